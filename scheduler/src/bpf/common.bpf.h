@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scx_arbor: state shared by every concern (topology, tunables, per-CPU and
+ * per-task contexts, counters). The concerns themselves live in their own
+ * files: load.bpf.h (load and utilisation), idle.bpf.h (wake-up placement),
+ * balance.bpf.h (newidle and periodic balancing); main.bpf.c wires them to
+ * sched_ext's callbacks.
+ */
+#ifndef __ARBOR_COMMON_BPF_H
+#define __ARBOR_COMMON_BPF_H
+
+#include <scx/common.bpf.h>
+#include "intf.h"
+#include "policy.h"
+
+/* ---- Topology and tunables, written once by the Rust side (rodata) ---- */
+const volatile u32 nr_cpus = 1;			/* nr_cpu_ids */
+const volatile u32 nr_llcs = 1;
+const volatile u32 nr_nodes = 1;
+const volatile u32 smt_width = 1;
+const volatile u32 cpu_llc[MAX_CPUS];
+const volatile u32 cpu_node[MAX_CPUS];
+const volatile u32 cpu_core[MAX_CPUS];		/* globally unique core id */
+const volatile u32 cpu_cap[MAX_CPUS];		/* capacity, 1024 = biggest */
+const volatile u32 llc_nr_cpus[MAX_LLCS];
+const volatile s32 llc_cpus[MAX_LLCS][MAX_LLC_CPUS];
+const volatile u32 llc_node[MAX_LLCS];
+
+const volatile u64 slice_ns = 3000000;		/* EEVDF base slice, scaled */
+const volatile u64 migration_cost_ns = 500000;	/* sysctl_sched_migration_cost */
+const volatile u64 balance_interval_ns = 4000000;
+const volatile u32 imbalance_pct = 117;
+
+/* ---- Run-time switchable (bss): features, like sched_features ---- */
+volatile u32 features;
+
+/* ---- Counters: one row per CPU, summed by the Rust side ---- */
+u64 stats[MAX_CPUS][ARBOR_NR_STATS];
+
+static __always_inline bool feat(enum arbor_feature f)
+{
+	return features & (1u << f);
+}
+
+static __always_inline void stat_add(enum arbor_stat idx, u64 v)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+
+	if (cpu < MAX_CPUS && idx < ARBOR_NR_STATS)
+		stats[cpu][idx] += v;
+}
+
+static __always_inline void stat_inc(enum arbor_stat idx)
+{
+	stat_add(idx, 1);
+}
+
+/* One DSQ per CPU: it stands for the CPU's runqueue, so placement matters. */
+static __always_inline u64 cpu_dsq(s32 cpu)
+{
+	return (u64)cpu;
+}
+
+static __always_inline bool valid_cpu(s32 cpu)
+{
+	return cpu >= 0 && cpu < nr_cpus && cpu < MAX_CPUS;
+}
+
+static __always_inline u32 llc_of(s32 cpu)
+{
+	return cpu_llc[cpu & (MAX_CPUS - 1)] & (MAX_LLCS - 1);
+}
+
+static __always_inline u32 node_of(s32 cpu)
+{
+	return cpu_node[cpu & (MAX_CPUS - 1)] & (MAX_NODES - 1);
+}
+
+static __always_inline bool share_llc(s32 a, s32 b)
+{
+	return llc_of(a) == llc_of(b);
+}
+
+/* ---- Per-CPU context: what the kernel keeps in struct rq ---- */
+struct cpu_ctx {
+	u64 load_avg;		/* PELT of the runnable weight (1024 = one nice-0 task) */
+	u64 load_val;		/* the signal in effect since pelt_ts */
+	u64 util_avg;		/* PELT of "a task is running" x 1024 */
+	u64 pelt_ts;
+	u32 nr_running;		/* tasks accounted here: running + queued */
+	u32 weight_sum;		/* their weights (100 = nice 0) */
+	u64 running_since;	/* 0 when no task runs */
+	u64 curr_deadline;	/* deadline of the running task */
+	u64 idle_stamp;		/* when the CPU went idle, 0 when busy */
+	u64 avg_idle;		/* kernel's rq->avg_idle */
+	u64 lvl_cost[NR_LEVELS];	/* worst recent newidle cost per level */
+	u64 cost_decay_ts;
+	u64 next_busy_balance;
+	u32 balance_req;	/* set by the periodic balancer: pull ungated */
+	u32 idle;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MAX_CPUS);
+	__type(key, u32);
+	__type(value, struct cpu_ctx);
+} cpu_ctxs SEC(".maps");
+
+static __always_inline struct cpu_ctx *lookup_cpu_ctx(s32 cpu)
+{
+	u32 key = cpu;
+
+	return bpf_map_lookup_elem(&cpu_ctxs, &key);
+}
+
+/* ---- Per-LLC context: the kernel's sched_domain_shared ---- */
+struct llc_ctx {
+	u32 has_idle_cores;	/* hint: some core of this LLC is fully idle */
+	u32 nr_idle_scan;	/* SIS_UTIL depth, refreshed by the periodic balancer */
+	u64 util_sum;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MAX_LLCS);
+	__type(key, u32);
+	__type(value, struct llc_ctx);
+} llc_ctxs SEC(".maps");
+
+static __always_inline struct llc_ctx *lookup_llc_ctx(u32 llc)
+{
+	return bpf_map_lookup_elem(&llc_ctxs, &llc);
+}
+
+/* ---- Per-task context: what the kernel keeps in task_struct / sched_entity ---- */
+struct task_ctx {
+	u64 util_avg;		/* PELT of running x 1024 */
+	u64 runnable_avg;	/* PELT of runnable x 1024 */
+	u64 pelt_ts;
+	u64 vruntime;
+	u64 deadline;
+	u64 last_ran;		/* end of the last stint: cache hotness */
+	u64 flip_decay_ts;
+	u32 wakee_flips;
+	s32 last_wakee;
+	s32 recent_used_cpu;
+	s32 last_cpu;
+	s32 acct_cpu;		/* CPU whose nr_running counts us, -1 if none */
+	u32 acct_weight;
+	u32 waiting;		/* runnable but not running */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_ctx);
+} task_ctxs SEC(".maps");
+
+static __always_inline struct task_ctx *lookup_task_ctx(const struct task_struct *p)
+{
+	return bpf_task_storage_get(&task_ctxs, (struct task_struct *)p, 0, 0);
+}
+
+/* ---- Scratch space too large for the 512-byte BPF stack ---- */
+struct scratch {
+	struct llc_snapshot snap;
+	u32 g_idle[MAX_LLCS];
+	u64 g_util[MAX_LLCS];
+	s32 g_id[MAX_LLCS];
+	u64 c_stamp[MAX_LLC_CPUS];
+	u64 c_load[MAX_LLC_CPUS];
+	s32 c_id[MAX_LLC_CPUS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct scratch);
+} scratch_map SEC(".maps");
+
+static __always_inline struct scratch *get_scratch(void)
+{
+	u32 key = 0;
+
+	return bpf_map_lookup_elem(&scratch_map, &key);
+}
+
+#endif /* __ARBOR_COMMON_BPF_H */

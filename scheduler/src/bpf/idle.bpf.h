@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scx_arbor: where a waking or new task goes (baseline: select_task_rq_fair).
+ *
+ * This file gathers live state (idle masks, loads, hints) and hands it to the
+ * pure rules of policy.h; it holds no decision of its own beyond the order in
+ * which the kernel asks its questions.
+ */
+#ifndef __ARBOR_IDLE_BPF_H
+#define __ARBOR_IDLE_BPF_H
+
+#include "common.bpf.h"
+#include "load.bpf.h"
+
+static __always_inline bool cpu_idle_now(const struct cpumask *idle, s32 cpu)
+{
+	return valid_cpu(cpu) && bpf_cpumask_test_cpu(cpu, idle);
+}
+
+static __always_inline bool allowed(const struct task_struct *p, s32 cpu)
+{
+	return valid_cpu(cpu) && bpf_cpumask_test_cpu(cpu, p->cpus_ptr);
+}
+
+/*
+ * has_idle_cores hint (baseline: set_idle_cores/test_idle_cores). Set when a
+ * CPU goes idle and finds its whole core idle, cleared when a scan for an
+ * idle core comes back empty. It saves a full-LLC core scan on busy LLCs.
+ */
+static __always_inline void update_idle_core_hint(s32 cpu)
+{
+	u32 llc = llc_of(cpu), n = llc_nr_cpus[llc], i;
+	u32 core = cpu_core[cpu & (MAX_CPUS - 1)];
+	struct llc_ctx *lc;
+
+	bpf_for(i, 0, MAX_LLC_CPUS) {
+		s32 sib;
+		struct cpu_ctx *sc;
+
+		if (i >= n)
+			break;
+		sib = llc_cpus[llc][i];
+		if (sib == cpu || !valid_cpu(sib) || cpu_core[sib & (MAX_CPUS - 1)] != core)
+			continue;
+		sc = lookup_cpu_ctx(sib);
+		if (!sc || !sc->idle)
+			return;
+	}
+	lc = lookup_llc_ctx(llc);
+	if (lc && !lc->has_idle_cores)
+		lc->has_idle_cores = 1;
+}
+
+/* Fill `s` with the target's LLC: ids, cores, and which allowed CPUs are idle. */
+static __always_inline void snapshot_llc(struct llc_snapshot *s, const struct task_struct *p,
+					 const struct cpumask *idle, u32 llc)
+{
+	u32 n = llc_nr_cpus[llc & (MAX_LLCS - 1)], i;
+
+	s->nr = n < MAX_LLC_CPUS ? n : MAX_LLC_CPUS;
+	s->smt_width = smt_width;
+	s->idle_mask = 0;
+	bpf_for(i, 0, MAX_LLC_CPUS) {
+		s32 c;
+
+		if (i >= s->nr)
+			break;
+		c = llc_cpus[llc & (MAX_LLCS - 1)][i];
+		s->cpu[i] = c;
+		s->core[i] = valid_cpu(c) ? cpu_core[c & (MAX_CPUS - 1)] : (u32)-1;
+		if (cpu_idle_now(idle, c) && allowed(p, c))
+			s->idle_mask |= 1ULL << i;
+	}
+}
+
+/*
+ * select_idle_sibling() (baseline), steps 1-4, 6, 7, 8. Step 5 (asymmetric
+ * capacity) arrives with seed 004. Returns a CPU; *found_idle tells whether
+ * the CPU was idle when chosen.
+ */
+static __always_inline s32 select_idle_sibling(struct task_struct *p, struct task_ctx *tctx,
+					       s32 prev, s32 target, bool *found_idle)
+{
+	const struct cpumask *idle;
+	struct scratch *sc;
+	struct llc_ctx *lc;
+	s32 recent, cpu = -1, this = bpf_get_smp_processor_id();
+	struct task_struct *cur;
+	u8 clear_hint = 0, found_core = 0;
+	bool has_idle_core = false;
+
+	*found_idle = false;
+	idle = scx_bpf_get_idle_cpumask();
+
+	/* 1. target itself if idle */
+	if (cpu_idle_now(idle, target) && allowed(p, target)) {
+		cpu = target;
+		goto found;
+	}
+	/* 2. prev, if it shares target's cache and is idle */
+	if (prev != target && share_llc(prev, target) && cpu_idle_now(idle, prev) &&
+	    allowed(p, prev)) {
+		cpu = prev;
+		goto found;
+	}
+	/*
+	 * 3. a per-CPU kthread woke us on prev and is about to sleep (e.g. an
+	 *    IO completion): prev will be free in a moment, stay there.
+	 */
+	cur = (struct task_struct *)bpf_get_current_task_btf();
+	if ((cur->flags & PF_KTHREAD) && cur->nr_cpus_allowed == 1 && prev == this) {
+		struct cpu_ctx *c = lookup_cpu_ctx(this);
+
+		if (c && c->nr_running <= 1 && allowed(p, prev)) {
+			scx_bpf_put_idle_cpumask(idle);
+			return prev;
+		}
+	}
+	/* 4. the CPU the task used before prev, if it is cache-near and idle */
+	recent = tctx->recent_used_cpu;
+	tctx->recent_used_cpu = prev;
+	if (recent != prev && recent != target && valid_cpu(recent) &&
+	    share_llc(recent, target) && cpu_idle_now(idle, recent) && allowed(p, recent)) {
+		cpu = recent;
+		goto found;
+	}
+
+	lc = lookup_llc_ctx(llc_of(target));
+	sc = get_scratch();
+	if (!lc || !sc) {
+		scx_bpf_put_idle_cpumask(idle);
+		return target;
+	}
+
+	/* 6. with SMT and no idle core anywhere: prev's idle sibling */
+	if (smt_width > 1) {
+		has_idle_core = lc->has_idle_cores;
+		if (!has_idle_core && share_llc(prev, target)) {
+			u32 core = cpu_core[prev & (MAX_CPUS - 1)], llc = llc_of(prev), i;
+
+			bpf_for(i, 0, MAX_LLC_CPUS) {
+				s32 c;
+
+				if (i >= llc_nr_cpus[llc])
+					break;
+				c = llc_cpus[llc][i];
+				if (c != prev && valid_cpu(c) && cpu_core[c & (MAX_CPUS - 1)] == core &&
+				    cpu_idle_now(idle, c) && allowed(p, c)) {
+					cpu = c;
+					goto found;
+				}
+			}
+		}
+	}
+
+	/* 7. scan the LLC (policy.h: arbor_select_idle_cpu) */
+	snapshot_llc(&sc->snap, p, idle, llc_of(target));
+	cpu = arbor_select_idle_cpu(&sc->snap, target, has_idle_core, feat(FEAT_SIS_UTIL),
+				    lc->nr_idle_scan, &clear_hint, &found_core);
+	if (clear_hint)
+		lc->has_idle_cores = 0;
+	if (cpu >= 0) {
+		if (found_core)
+			stat_inc(STAT_FOUND_IDLE_CORE);
+		else
+			stat_inc(STAT_FOUND_IDLE_CPU);
+		*found_idle = true;
+		scx_bpf_put_idle_cpumask(idle);
+		return cpu;
+	}
+
+	/* 8. nothing idle: target */
+	scx_bpf_put_idle_cpumask(idle);
+	stat_inc(STAT_NOFOUND_IDLE);
+	return target;
+
+found:
+	scx_bpf_put_idle_cpumask(idle);
+	stat_inc(STAT_FOUND_IDLE_CPU);
+	*found_idle = true;
+	return cpu;
+}
+
+/*
+ * Fork/exec slow path (baseline: find_idlest_group, then find_idlest_cpu):
+ * the idlest node, then its idlest LLC, then that LLC's idlest CPU.
+ */
+static __always_inline s32 select_idlest(struct task_struct *p, s32 prev, bool *found_idle)
+{
+	const struct cpumask *idle;
+	struct scratch *sc = get_scratch();
+	u64 now = bpf_ktime_get_ns();
+	s32 g, node = 0, llc = -1, cpu = prev;
+	u32 i, n, k;
+
+	*found_idle = false;
+	if (!sc)
+		return prev;
+	idle = scx_bpf_get_idle_cpumask();
+
+	/* idlest node: idle allowed CPUs and utilisation per node */
+	if (nr_nodes > 1) {
+		bpf_for(i, 0, MAX_NODES) {
+			if (i >= nr_nodes)
+				break;
+			sc->g_idle[i] = 0;
+			sc->g_util[i] = 0;
+		}
+		bpf_for(i, 0, MAX_CPUS) {
+			struct cpu_ctx *c;
+			u32 nd;
+
+			if (i >= nr_cpus)
+				break;
+			if (!allowed(p, i) || !(c = lookup_cpu_ctx(i)))
+				continue;
+			nd = node_of(i);
+			if (cpu_idle_now(idle, i))
+				sc->g_idle[nd]++;
+			sc->g_util[nd] += cpu_util(c, now);
+		}
+		g = arbor_idlest_group(nr_nodes, sc->g_idle, sc->g_util);
+		if (g >= 0)
+			node = g;
+	}
+
+	/* idlest LLC of that node */
+	n = 0;
+	bpf_for(i, 0, MAX_LLCS) {
+		if (i >= nr_llcs)
+			break;
+		if (llc_node[i] != node)
+			continue;
+		if (n >= MAX_LLCS)
+			break;
+		sc->g_id[n] = i;
+		sc->g_idle[n] = 0;
+		sc->g_util[n] = 0;
+		bpf_for(k, 0, MAX_LLC_CPUS) {
+			struct cpu_ctx *c;
+			s32 cc;
+
+			if (k >= llc_nr_cpus[i])
+				break;
+			cc = llc_cpus[i][k];
+			if (!allowed(p, cc) || !(c = lookup_cpu_ctx(cc)))
+				continue;
+			if (cpu_idle_now(idle, cc))
+				sc->g_idle[n]++;
+			sc->g_util[n] += cpu_util(c, now);
+		}
+		n++;
+	}
+	g = arbor_idlest_group(n, sc->g_idle, sc->g_util);
+	if (g >= 0 && g < MAX_LLCS)
+		llc = sc->g_id[g];
+	if (llc < 0 || llc >= MAX_LLCS)
+		goto out;
+
+	/* idlest CPU of that LLC */
+	n = 0;
+	bpf_for(k, 0, MAX_LLC_CPUS) {
+		struct cpu_ctx *c;
+		s32 cc;
+
+		if (k >= llc_nr_cpus[llc])
+			break;
+		cc = llc_cpus[llc][k];
+		if (!allowed(p, cc) || !(c = lookup_cpu_ctx(cc)))
+			continue;
+		if (n >= MAX_LLC_CPUS)
+			break;
+		sc->c_id[n] = cc;
+		sc->c_stamp[n] = cpu_idle_now(idle, cc) ? (c->idle_stamp ?: 1) : 0;
+		sc->c_load[n] = cpu_load(c, now);
+		n++;
+	}
+	g = arbor_idlest_cpu(n, sc->c_stamp, sc->c_load);
+	if (g >= 0 && g < MAX_LLC_CPUS) {
+		cpu = sc->c_id[g];
+		*found_idle = sc->c_stamp[g] != 0;
+	}
+out:
+	scx_bpf_put_idle_cpumask(idle);
+	return cpu;
+}
+
+/* Build wake_affine()'s inputs from live state (policy.h: arbor_wake_affine). */
+static __always_inline int wake_affine(struct task_struct *p, struct task_ctx *tctx,
+				       struct task_struct *waker, s32 this, s32 prev, bool sync)
+{
+	const struct cpumask *idle;
+	struct cpu_ctx *tc = lookup_cpu_ctx(this), *pc = lookup_cpu_ctx(prev);
+	struct task_ctx *wctx = lookup_task_ctx(waker);
+	struct wa_input in = {};
+	u64 now = bpf_ktime_get_ns();
+
+	if (!tc || !pc)
+		return WA_PREV;
+	idle = scx_bpf_get_idle_cpumask();
+	in.this_idle = cpu_idle_now(idle, this);
+	in.prev_idle = cpu_idle_now(idle, prev);
+	scx_bpf_put_idle_cpumask(idle);
+	in.share_cache = share_llc(this, prev);
+	in.sync = sync;
+	in.this_nr_running = tc->nr_running;
+	in.this_load = cpu_load(tc, now);
+	in.prev_load = cpu_load(pc, now);
+	in.task_load = task_load(p, tctx);
+	in.waker_load = wctx ? task_load(waker, wctx) : 0;
+	in.this_cap = cpu_cap[this & (MAX_CPUS - 1)] ?: 1024;
+	in.prev_cap = cpu_cap[prev & (MAX_CPUS - 1)] ?: 1024;
+	in.imbalance_pct = imbalance_pct;
+	in.features = features;
+	return arbor_wake_affine(&in);
+}
+
+#endif /* __ARBOR_IDLE_BPF_H */

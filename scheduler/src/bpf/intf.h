@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scx_arbor: what the BPF side and the Rust side agree on.
+ *
+ * Everything here is read by bindgen (through scx_cargo) to produce
+ * bpf_intf.rs, so the Rust side never restates a number or an index.
+ */
+#ifndef __ARBOR_INTF_H
+#define __ARBOR_INTF_H
+
+#ifndef __VMLINUX_H__
+#include <stdint.h>
+#include <stdbool.h>
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef int32_t s32;
+typedef uint64_t u64;
+typedef int64_t s64;
+#endif
+
+enum arbor_limits {
+	MAX_CPUS	= 512,	/* Power11 has 224; leave room */
+	MAX_LLCS	= 128,
+	MAX_NODES	= 16,
+	MAX_LLC_CPUS	= 64,	/* CPUs scanned in one LLC (select_idle_cpu) */
+	MAX_SMT		= 8,	/* POWER10 SMT8 */
+	NR_LEVELS	= 4,	/* SMT, LLC, node, machine */
+};
+
+/* Balancing levels, bottom-up, as the kernel's sched domains. */
+enum arbor_level {
+	LVL_SMT		= 0,
+	LVL_LLC		= 1,
+	LVL_NODE	= 2,
+	LVL_MACHINE	= 3,
+};
+
+/*
+ * Feature bits, like the kernel's sched_features. The Rust side owns names,
+ * defaults and one-line meanings (features.rs); BPF reads the bitmask from
+ * the writable `features` variable in .bss, so it can be switched at run time.
+ */
+enum arbor_feature {
+	FEAT_WA_IDLE	= 0,	/* wake_affine: idle-CPU stage */
+	FEAT_WA_WEIGHT	= 1,	/* wake_affine: effective-load stage */
+	FEAT_WA_BIAS	= 2,	/* wake_affine: imbalance_pct bias in favour of prev */
+	FEAT_WAKE_WIDE	= 3,	/* wake_wide: skip wake_affine for 1:N wakers */
+	FEAT_SIS_UTIL	= 4,	/* select_idle_cpu scan depth from LLC utilisation */
+	FEAT_NEWIDLE	= 5,	/* pull work when a CPU goes idle */
+	NR_FEATURES	= 6,
+};
+
+/*
+ * Cumulative counters. Names in stats.rs are the lower-case forms of these,
+ * in the same order; a unit test checks that they match.
+ */
+enum arbor_stat {
+	STAT_WAKEUPS = 0,
+	STAT_WAKE_WIDE,
+	STAT_AFFINE_ATTEMPTS,
+	STAT_AFFINE_MOVES,
+	STAT_FOUND_IDLE_CORE,
+	STAT_FOUND_IDLE_CPU,
+	STAT_NOFOUND_IDLE,
+	STAT_NEWIDLE_PULLS,
+	STAT_NEWIDLE_FAILS,
+	STAT_MIGRATIONS_SAME_LLC,
+	STAT_MIGRATIONS_CROSS_LLC,
+	STAT_MIGRATIONS_CROSS_NODE,
+	STAT_IDLE_WHILE_QUEUED_NS,
+	STAT_BUSY_NS,
+	STAT_IDLE_NS,
+	/* not in the list, but needed to read the others */
+	STAT_FORK_EXEC_SLOWPATH,
+	STAT_PERIODIC_KICKS,
+	STAT_BUSY_PULLS,
+	ARBOR_NR_STATS,
+};
+
+/* Results of the pure decision functions in policy.h. */
+enum wa_result {
+	WA_NONE = 0,	/* no opinion: fall through to the next stage */
+	WA_THIS = 1,	/* pull to the waker's CPU */
+	WA_PREV = 2,	/* stay near prev */
+};
+
+/* Inputs of wake_affine(), gathered by the BPF side from live state. */
+struct wa_input {
+	u64 this_load;		/* PELT load of the waker's CPU */
+	u64 prev_load;		/* PELT load of prev */
+	u64 task_load;		/* the wakee's load */
+	u64 waker_load;		/* the waker's own load (used when sync) */
+	u32 this_cap;		/* capacity of this / prev, 1024 = biggest */
+	u32 prev_cap;
+	u32 this_nr_running;	/* tasks on the waker's CPU, running included */
+	u32 imbalance_pct;	/* sd->imbalance_pct, 117 by default */
+	u32 features;		/* FEAT_* bitmask */
+	u8 this_idle;
+	u8 prev_idle;
+	u8 share_cache;		/* this and prev in one LLC */
+	u8 sync;
+};
+
+/* One LLC as select_idle_cpu() sees it at one instant. */
+struct llc_snapshot {
+	u32 nr;				/* CPUs in the LLC */
+	u32 smt_width;			/* threads per core (1 without SMT) */
+	s32 cpu[MAX_LLC_CPUS];		/* CPU ids, in id order */
+	u32 core[MAX_LLC_CPUS];		/* core id of each */
+	u64 idle_mask;			/* bit i: cpu[i] idle */
+};
+
+#endif /* __ARBOR_INTF_H */

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scx_arbor: load and utilisation tracking.
+ *
+ * sched_ext does not expose CFS's PELT signals, so we keep our own
+ * (baseline.md): per task a utilisation (fraction of time running) and a
+ * runnable average (fraction of time running or waiting); per CPU the
+ * number and weight of tasks accounted to it, a PELT average of that weight
+ * (the kernel's cpu_load) and of "some task is running" (cpu_util).
+ * All averages halve every 32 ms (policy.h: arbor_pelt_accum).
+ */
+#ifndef __ARBOR_LOAD_BPF_H
+#define __ARBOR_LOAD_BPF_H
+
+#include "common.bpf.h"
+
+/* Weight-scaled load of a task: 1024 for an always-runnable nice-0 task. */
+static __always_inline u64 task_load(const struct task_struct *p, const struct task_ctx *tctx)
+{
+	return tctx->runnable_avg * p->scx.weight / 100;
+}
+
+/* Advance a task's averages to now; `running`/`runnable` is its state since pelt_ts. */
+static __always_inline void task_pelt(struct task_ctx *tctx, u64 now, bool running, bool runnable)
+{
+	u64 delta = now > tctx->pelt_ts ? now - tctx->pelt_ts : 0;
+
+	tctx->util_avg = arbor_pelt_accum(tctx->util_avg, delta, running ? 1024 : 0);
+	tctx->runnable_avg = arbor_pelt_accum(tctx->runnable_avg, delta, runnable ? 1024 : 0);
+	tctx->pelt_ts = now;
+}
+
+/*
+ * Advance a CPU's averages to now. Only the owning CPU writes them (from its
+ * own callbacks); other CPUs read them extrapolated (cpu_load / cpu_util).
+ */
+static __always_inline void cpu_pelt(struct cpu_ctx *c, u64 now)
+{
+	u64 delta = now > c->pelt_ts ? now - c->pelt_ts : 0;
+
+	c->load_avg = arbor_pelt_accum(c->load_avg, delta, c->load_val);
+	c->util_avg = arbor_pelt_accum(c->util_avg, delta, c->running_since ? 1024 : 0);
+	c->load_val = (u64)c->weight_sum * 1024 / 100;
+	c->pelt_ts = now;
+}
+
+static __always_inline u64 cpu_load(struct cpu_ctx *c, u64 now)
+{
+	u64 delta = now > c->pelt_ts ? now - c->pelt_ts : 0;
+
+	return arbor_pelt_accum(c->load_avg, delta, (u64)c->weight_sum * 1024 / 100);
+}
+
+static __always_inline u64 cpu_util(struct cpu_ctx *c, u64 now)
+{
+	u64 delta = now > c->pelt_ts ? now - c->pelt_ts : 0;
+
+	return arbor_pelt_accum(c->util_avg, delta, c->running_since ? 1024 : 0);
+}
+
+/*
+ * Per-CPU task accounting (the kernel's rq->nr_running and load weight).
+ * A task is accounted to one CPU from the moment it becomes runnable until it
+ * sleeps; when another CPU picks it up, the account moves with it.
+ */
+static __always_inline void acct_remove(struct task_ctx *tctx)
+{
+	struct cpu_ctx *c;
+
+	if (!valid_cpu(tctx->acct_cpu))
+		return;
+	c = lookup_cpu_ctx(tctx->acct_cpu);
+	if (c) {
+		__sync_fetch_and_sub(&c->nr_running, 1);
+		__sync_fetch_and_sub(&c->weight_sum, tctx->acct_weight);
+	}
+	tctx->acct_cpu = -1;
+}
+
+static __always_inline void acct_add(struct task_ctx *tctx, const struct task_struct *p, s32 cpu)
+{
+	struct cpu_ctx *c;
+
+	if (tctx->acct_cpu == cpu)
+		return;
+	acct_remove(tctx);
+	if (!valid_cpu(cpu) || !(c = lookup_cpu_ctx(cpu)))
+		return;
+	tctx->acct_weight = p->scx.weight;
+	__sync_fetch_and_add(&c->nr_running, 1);
+	__sync_fetch_and_add(&c->weight_sum, tctx->acct_weight);
+	tctx->acct_cpu = cpu;
+}
+
+/*
+ * The work-conservation gap, `idle_while_queued_ns`: the integral over time
+ * of min(idle CPUs, runnable tasks waiting in some queue). Each unit is one
+ * CPU idling while a task that could have used it waited. It is updated at
+ * every change of either count, under one lock.
+ */
+struct gap_state {
+	struct bpf_spin_lock lock;
+	s32 nr_idle;
+	s32 nr_waiting;
+	u64 last_ts;
+	u64 total_ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct gap_state);
+} gap_map SEC(".maps");
+
+/* Read by the Rust side: a copy of gap_state.total_ns. */
+u64 gap_total_ns;
+
+static __always_inline void gap_update(s32 d_idle, s32 d_waiting)
+{
+	struct gap_state *g;
+	u32 key = 0;
+	u64 now = bpf_ktime_get_ns(), total;
+	s32 m;
+
+	g = bpf_map_lookup_elem(&gap_map, &key);
+	if (!g)
+		return;
+	bpf_spin_lock(&g->lock);
+	m = g->nr_idle < g->nr_waiting ? g->nr_idle : g->nr_waiting;
+	if (m > 0 && g->last_ts && now > g->last_ts)
+		g->total_ns += (now - g->last_ts) * (u64)m;
+	g->last_ts = now;
+	g->nr_idle += d_idle;
+	g->nr_waiting += d_waiting;
+	if (g->nr_idle < 0)
+		g->nr_idle = 0;
+	if (g->nr_waiting < 0)
+		g->nr_waiting = 0;
+	total = g->total_ns;
+	bpf_spin_unlock(&g->lock);
+	gap_total_ns = total;
+}
+
+static __always_inline void set_waiting(struct task_ctx *tctx, bool waiting)
+{
+	if (tctx->waiting == waiting)
+		return;
+	tctx->waiting = waiting;
+	gap_update(0, waiting ? 1 : -1);
+}
+
+#endif /* __ARBOR_LOAD_BPF_H */

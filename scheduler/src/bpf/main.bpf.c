@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scx_arbor: a topology-aware sched_ext scheduler.
+ *
+ * The stock kernel's fair-task placement (baseline.md), ported to
+ * sched_ext: every CPU has its own deadline-ordered queue (DSQ); wake-ups
+ * are placed by wake_wide / wake_affine / select_idle_sibling, new tasks by
+ * the idlest-group slow path; idle CPUs pull through a cost-bounded newidle
+ * walk and a periodic balancer kicks idle CPUs towards queued work.
+ *
+ * This file wires sched_ext's callbacks to the concerns:
+ *   policy.h       pure decision rules (shared with the unit tests)
+ *   load.bpf.h     load and utilisation averages, per-CPU accounting
+ *   idle.bpf.h     wake-up and fork placement
+ *   balance.bpf.h  newidle, busy and periodic balancing
+ */
+#include "common.bpf.h"
+#include "load.bpf.h"
+#include "idle.bpf.h"
+#include "balance.bpf.h"
+
+char _license[] SEC("license") = "GPL";
+
+UEI_DEFINE(uei);
+
+/* The kernel's WF_EXEC; sched_ext passes it through but names no SCX_WAKE_EXEC. */
+#define ARBOR_WAKE_EXEC 0x02
+
+/* The furthest vruntime any task has reached: where sleepers rejoin. */
+static u64 vtime_now;
+
+/*
+ * EEVDF-like ordering: a task's virtual deadline is its vruntime plus its
+ * slice scaled by weight (heavier tasks get nearer deadlines). Waking tasks
+ * may lag at most one slice behind vtime_now, so a long sleep buys no more
+ * than one slice of priority (the kernel's place_entity lag clamp).
+ */
+static __always_inline u64 task_deadline(struct task_struct *p, struct task_ctx *tctx)
+{
+	u64 floor = vtime_now > slice_ns ? vtime_now - slice_ns : 0;
+
+	if (tctx->vruntime < floor)
+		tctx->vruntime = floor;
+	tctx->deadline = tctx->vruntime + slice_ns * 100 / (p->scx.weight ?: 1);
+	return tctx->deadline;
+}
+
+s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
+{
+	struct task_struct *waker = (struct task_struct *)bpf_get_current_task_btf();
+	s32 this = bpf_get_smp_processor_id(), target = prev_cpu, cpu;
+	struct task_ctx *tctx = lookup_task_ctx(p), *wctx;
+	bool sync, want_affine = true, found_idle = false;
+
+	if (!tctx || !valid_cpu(prev_cpu))
+		return prev_cpu;
+
+	/* New tasks have no cache to go back to: spread them (slow path). */
+	if (wake_flags & (SCX_WAKE_FORK | ARBOR_WAKE_EXEC)) {
+		stat_inc(STAT_FORK_EXEC_SLOWPATH);
+		cpu = select_idlest(p, prev_cpu, &found_idle);
+		goto out;
+	}
+
+	stat_inc(STAT_WAKEUPS);
+	sync = (wake_flags & SCX_WAKE_SYNC) && !(waker->flags & PF_EXITING);
+
+	/* wake_wide (baseline): record the waker's flip, then test both sides. */
+	wctx = lookup_task_ctx(waker);
+	if (wctx && !(waker->flags & PF_KTHREAD)) {
+		arbor_record_wakee(&wctx->wakee_flips, &wctx->flip_decay_ts, &wctx->last_wakee,
+				   p->pid, bpf_ktime_get_ns());
+		if (feat(FEAT_WAKE_WIDE) &&
+		    arbor_wake_wide(wctx->wakee_flips, tctx->wakee_flips,
+				    llc_nr_cpus[llc_of(this)])) {
+			want_affine = false;
+			stat_inc(STAT_WAKE_WIDE);
+		}
+	}
+	if (!allowed(p, this))
+		want_affine = false;
+
+	/* wake_affine (baseline): this or prev, only when they differ. */
+	if (want_affine && this != prev_cpu) {
+		stat_inc(STAT_AFFINE_ATTEMPTS);
+		if (wake_affine(p, tctx, waker, this, prev_cpu, sync) == WA_THIS) {
+			target = this;
+			stat_inc(STAT_AFFINE_MOVES);
+		}
+	}
+
+	cpu = select_idle_sibling(p, tctx, prev_cpu, target, &found_idle);
+out:
+	if (!allowed(p, cpu))
+		return prev_cpu;
+	/*
+	 * An idle CPU we could claim runs the task at once: insert it straight
+	 * into that CPU's local queue. Otherwise enqueue() queues it on `cpu`.
+	 */
+	if (found_idle && scx_bpf_test_and_clear_cpu_idle(cpu)) {
+		task_deadline(p, tctx);
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, 0);
+	}
+	return cpu;
+}
+
+void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
+{
+	struct task_ctx *tctx = lookup_task_ctx(p);
+	s32 cpu = scx_bpf_task_cpu(p);
+	struct cpu_ctx *c;
+	u64 deadline;
+
+	/*
+	 * A task must land in a queue that a CPU it may run on will drain:
+	 * migration-disabled tasks stay where they are; if affinity changed
+	 * under us, pick an allowed CPU (idle if possible).
+	 */
+	if (!is_migration_disabled(p) && !allowed(p, cpu)) {
+		cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+		if (cpu < 0)
+			cpu = scx_bpf_pick_any_cpu(p->cpus_ptr, 0);
+	}
+	if (!tctx || !valid_cpu(cpu)) {
+		scx_bpf_dsq_insert(p, SCX_DSQ_GLOBAL, slice_ns, enq_flags);
+		return;
+	}
+
+	acct_add(tctx, p, cpu);
+	deadline = task_deadline(p, tctx);
+	scx_bpf_dsq_insert_vtime(p, cpu_dsq(cpu), slice_ns, deadline, enq_flags);
+
+	/*
+	 * Wake the CPU if idle; if busy, preempt its task when ours has the
+	 * earlier deadline (EEVDF's wakeup preemption).
+	 */
+	c = lookup_cpu_ctx(cpu);
+	if (c && c->running_since && deadline < c->curr_deadline)
+		scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
+	else
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+}
+
+void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
+{
+	struct cpu_ctx *cc = lookup_cpu_ctx(cpu);
+	bool prev_runnable = prev && (prev->scx.flags & SCX_TASK_QUEUED);
+	enum pull_kind kind;
+	u64 now;
+
+	/* Our own queue first: that is where placement put our tasks. */
+	if (scx_bpf_dsq_move_to_local(cpu_dsq(cpu), 0))
+		return;
+	if (!cc)
+		return;
+
+	now = bpf_ktime_get_ns();
+	if (cc->balance_req) {
+		cc->balance_req = 0;
+		kind = PULL_KICKED;
+	} else if (prev_runnable) {
+		/* busy balance at most once per balance interval */
+		if (now < cc->next_busy_balance)
+			return;
+		cc->next_busy_balance = now + balance_interval_ns;
+		kind = PULL_BUSY;
+	} else {
+		if (!feat(FEAT_NEWIDLE))
+			return;
+		kind = PULL_NEWIDLE;
+	}
+
+	if (balance(cpu, cc, kind)) {
+		stat_inc(kind == PULL_BUSY ? STAT_BUSY_PULLS : STAT_NEWIDLE_PULLS);
+		return;
+	}
+	if (kind != PULL_BUSY)
+		stat_inc(STAT_NEWIDLE_FAILS);
+}
+
+void BPF_STRUCT_OPS(arbor_runnable, struct task_struct *p, u64 enq_flags)
+{
+	struct task_ctx *tctx = lookup_task_ctx(p);
+	u64 now = bpf_ktime_get_ns();
+
+	if (!tctx)
+		return;
+	/* it was asleep since pelt_ts */
+	task_pelt(tctx, now, false, false);
+	set_waiting(tctx, true);
+	acct_add(tctx, p, scx_bpf_task_cpu(p));
+}
+
+void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
+{
+	struct task_ctx *tctx = lookup_task_ctx(p);
+	s32 cpu = bpf_get_smp_processor_id();
+	struct cpu_ctx *c = lookup_cpu_ctx(cpu);
+	u64 now = bpf_ktime_get_ns();
+
+	if (!tctx || !c)
+		return;
+
+	/* count migrations by distance (what placement costs in cache) */
+	if (valid_cpu(tctx->last_cpu) && tctx->last_cpu != cpu) {
+		if (node_of(tctx->last_cpu) != node_of(cpu))
+			stat_inc(STAT_MIGRATIONS_CROSS_NODE);
+		else if (!share_llc(tctx->last_cpu, cpu))
+			stat_inc(STAT_MIGRATIONS_CROSS_LLC);
+		else
+			stat_inc(STAT_MIGRATIONS_SAME_LLC);
+	}
+	tctx->last_cpu = cpu;
+
+	task_pelt(tctx, now, false, true);	/* it was waiting */
+	set_waiting(tctx, false);
+	acct_add(tctx, p, cpu);
+
+	cpu_pelt(c, now);
+	c->running_since = now;
+	c->curr_deadline = tctx->deadline;
+	if (tctx->vruntime > vtime_now)
+		vtime_now = tctx->vruntime;
+}
+
+void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
+{
+	struct task_ctx *tctx = lookup_task_ctx(p);
+	s32 cpu = bpf_get_smp_processor_id();
+	struct cpu_ctx *c = lookup_cpu_ctx(cpu);
+	u64 now = bpf_ktime_get_ns(), ran;
+
+	if (!tctx || !c)
+		return;
+	ran = c->running_since && now > c->running_since ? now - c->running_since : 0;
+	stat_add(STAT_BUSY_NS, ran);
+
+	/* charge the run to vruntime, scaled by weight */
+	tctx->vruntime += ran * 100 / (p->scx.weight ?: 1);
+	tctx->last_ran = now;
+	task_pelt(tctx, now, true, true);
+
+	cpu_pelt(c, now);
+	c->running_since = 0;
+	if (runnable)
+		set_waiting(tctx, true);
+}
+
+void BPF_STRUCT_OPS(arbor_quiescent, struct task_struct *p, u64 deq_flags)
+{
+	struct task_ctx *tctx = lookup_task_ctx(p);
+
+	if (!tctx)
+		return;
+	set_waiting(tctx, false);
+	acct_remove(tctx);
+}
+
+void BPF_STRUCT_OPS(arbor_update_idle, s32 cpu, bool idle)
+{
+	struct cpu_ctx *c = lookup_cpu_ctx(cpu);
+	u64 now = bpf_ktime_get_ns();
+
+	if (!c)
+		return;
+	if (idle) {
+		if (c->idle)
+			return;
+		c->idle = 1;
+		c->idle_stamp = now;
+		cpu_pelt(c, now);
+		gap_update(1, 0);
+		update_idle_core_hint(cpu);
+	} else {
+		u64 dur, cap;
+
+		if (!c->idle)
+			return;
+		c->idle = 0;
+		dur = c->idle_stamp && now > c->idle_stamp ? now - c->idle_stamp : 0;
+		c->idle_stamp = 0;
+		stat_add(STAT_IDLE_NS, dur);
+		gap_update(-1, 0);
+		/* rq->avg_idle, capped at twice the worst balance cost seen */
+		c->avg_idle = arbor_update_avg(c->avg_idle, dur);
+		cap = 2 * migration_cost_ns;
+		if (2 * c->lvl_cost[LVL_MACHINE] > cap)
+			cap = 2 * c->lvl_cost[LVL_MACHINE];
+		if (c->avg_idle > cap)
+			c->avg_idle = cap;
+	}
+}
+
+void BPF_STRUCT_OPS(arbor_enable, struct task_struct *p)
+{
+	struct task_ctx *tctx = lookup_task_ctx(p);
+
+	if (tctx)
+		tctx->vruntime = vtime_now;
+}
+
+s32 BPF_STRUCT_OPS(arbor_init_task, struct task_struct *p, struct scx_init_task_args *args)
+{
+	struct task_ctx *tctx;
+
+	tctx = bpf_task_storage_get(&task_ctxs, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!tctx)
+		return -ENOMEM;
+	tctx->acct_cpu = -1;
+	tctx->last_cpu = -1;
+	tctx->recent_used_cpu = -1;
+	tctx->last_wakee = -1;
+	tctx->pelt_ts = bpf_ktime_get_ns();
+	/* a new task starts as if it had run half the time (kernel: post_init_entity_util_avg) */
+	tctx->util_avg = 512;
+	tctx->runnable_avg = 512;
+	return 0;
+}
+
+void BPF_STRUCT_OPS(arbor_exit_task, struct task_struct *p, struct scx_exit_task_args *args)
+{
+	struct task_ctx *tctx = lookup_task_ctx(p);
+
+	if (!tctx)
+		return;
+	set_waiting(tctx, false);
+	acct_remove(tctx);
+}
+
+s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
+{
+	u32 cpu;
+	s32 err;
+
+	bpf_for(cpu, 0, MAX_CPUS) {
+		struct cpu_ctx *c;
+
+		if (cpu >= nr_cpus)
+			break;
+		err = scx_bpf_create_dsq(cpu_dsq(cpu), cpu_node[cpu]);
+		if (err) {
+			scx_bpf_error("failed to create DSQ %d: %d", cpu, err);
+			return err;
+		}
+		c = lookup_cpu_ctx(cpu);
+		if (c)
+			c->avg_idle = 2 * migration_cost_ns;
+	}
+	return start_balance_timer();
+}
+
+void BPF_STRUCT_OPS(arbor_exit, struct scx_exit_info *ei)
+{
+	UEI_RECORD(uei, ei);
+}
+
+SCX_OPS_DEFINE(arbor_ops,
+	       .select_cpu	= (void *)arbor_select_cpu,
+	       .enqueue		= (void *)arbor_enqueue,
+	       .dispatch	= (void *)arbor_dispatch,
+	       .runnable	= (void *)arbor_runnable,
+	       .running		= (void *)arbor_running,
+	       .stopping	= (void *)arbor_stopping,
+	       .quiescent	= (void *)arbor_quiescent,
+	       .update_idle	= (void *)arbor_update_idle,
+	       .enable		= (void *)arbor_enable,
+	       .init_task	= (void *)arbor_init_task,
+	       .exit_task	= (void *)arbor_exit_task,
+	       .init		= (void *)arbor_init,
+	       .exit		= (void *)arbor_exit,
+	       .flags		= SCX_OPS_KEEP_BUILTIN_IDLE,
+	       .name		= "arbor");

@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scx_arbor: the placement decisions, as pure functions.
+ *
+ * Every rule that decides where a task goes lives here, written once and
+ * compiled twice: into the BPF program (main.bpf.c includes this file) and
+ * natively into the Rust crate (policy.c), where unit tests drive it with
+ * crafted topologies and loads. So the tests exercise the code the kernel
+ * runs, not a copy. Nothing here may call a BPF helper or touch a map:
+ * inputs come in as arguments, results go out as return values.
+ *
+ * Each rule names its source. "baseline" = the stock kernel's fair-class
+ * placement (kernel/sched/fair.c, ~6.17-7.2), as restated in
+ * shared/reference/baseline.md.
+ */
+#ifndef __ARBOR_POLICY_H
+#define __ARBOR_POLICY_H
+
+#include "intf.h"
+
+#ifdef __bpf__
+#define ARBOR_POLICY static __always_inline
+/* open-coded iterator: the verifier checks the body once, not per iteration */
+#define POLICY_FOR(i, start, end) bpf_for(i, start, end)
+#else
+#define ARBOR_POLICY
+#define POLICY_FOR(i, start, end) for ((i) = (start); (i) < (end); (i)++)
+#endif
+
+#define SCHED_CAPACITY_SCALE	1024
+#define NSEC_PER_MSEC		1000000ULL
+
+/* ------------------------------------------------------------------ */
+/* wake_wide (baseline, since 3.12: it replaced seed 001's throttle)   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * record_wakee(): a task that keeps waking different tasks accumulates
+ * "flips". They are halved at most once a second so the count reflects the
+ * recent pattern. Called on the waker's state for each wakeup it issues.
+ */
+ARBOR_POLICY void arbor_record_wakee(u32 *flips, u64 *decay_ts, s32 *last_wakee,
+				     s32 wakee, u64 now)
+{
+	if (now > *decay_ts + 1000 * NSEC_PER_MSEC) {
+		*flips >>= 1;
+		*decay_ts = now;
+	}
+	if (*last_wakee != wakee) {
+		*last_wakee = wakee;
+		*flips += 1;
+	}
+}
+
+/*
+ * wake_wide(): a 1:N waker (one server, many clients) flips often and its
+ * wakees flip rarely. Pulling all N wakees onto the waker's LLC would
+ * overload it, so such wakeups skip wake_affine. The LLC size is the
+ * factor: a pattern wider than one LLC cannot be served from it.
+ * Wide when min(flips) >= llc_size and max(flips) >= min * llc_size.
+ */
+ARBOR_POLICY bool arbor_wake_wide(u32 waker_flips, u32 wakee_flips, u32 llc_size)
+{
+	u32 master = waker_flips, slave = wakee_flips;
+
+	if (master < slave) {
+		u32 t = master;
+		master = slave;
+		slave = t;
+	}
+	if (slave < llc_size || (u64)master < (u64)slave * llc_size)
+		return false;
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* wake_affine (baseline): pull the wakee to the waker's CPU, or not?  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * WA_IDLE: idleness answers first, because an idle CPU needs no load
+ * arithmetic. If the waker's CPU is idle and shares the LLC with prev, the
+ * cache is shared anyway: take prev if it is idle too (it may hold the
+ * wakee's private cache), else this. A sync wakeup from a CPU running only
+ * the waker means the waker is about to sleep: this. Otherwise an idle prev
+ * wins. No answer otherwise.
+ */
+ARBOR_POLICY int arbor_wa_idle(const struct wa_input *in)
+{
+	if (in->this_idle && in->share_cache)
+		return in->prev_idle ? WA_PREV : WA_THIS;
+	if (in->sync && in->this_nr_running == 1)
+		return WA_THIS;
+	if (in->prev_idle)
+		return WA_PREV;
+	return WA_NONE;
+}
+
+/*
+ * WA_WEIGHT (+ WA_BIAS): move the wakee to this only if this would stay
+ * less loaded than prev, capacities considered. On a sync wakeup the
+ * waker's own load is taken off this (it is going to sleep), and if the
+ * waker is all of this CPU's load, this wins outright. WA_BIAS demands
+ * half of imbalance_pct's margin before leaving prev (its cache is warm).
+ * A sync wakeup adds 1 to prev's side: ties go to this.
+ */
+ARBOR_POLICY int arbor_wa_weight(const struct wa_input *in)
+{
+	s64 this_eff = (s64)in->this_load;
+	s64 prev_eff;
+
+	if (in->sync) {
+		if ((s64)in->waker_load > this_eff)
+			return WA_THIS;
+		this_eff -= (s64)in->waker_load;
+	}
+	this_eff += (s64)in->task_load;
+	if (in->features & (1u << FEAT_WA_BIAS))
+		this_eff *= 100;
+	this_eff *= in->prev_cap;
+
+	prev_eff = (s64)in->prev_load - (s64)in->task_load;
+	if (in->features & (1u << FEAT_WA_BIAS))
+		prev_eff *= 100 + ((s64)in->imbalance_pct - 100) / 2;
+	prev_eff *= in->this_cap;
+	if (in->sync)
+		prev_eff += 1;
+
+	return this_eff < prev_eff ? WA_THIS : WA_NONE;
+}
+
+/*
+ * wake_affine(): WA_IDLE, then WA_WEIGHT if WA_IDLE had no answer. Anything
+ * but an explicit WA_THIS keeps the wakee around prev.
+ */
+ARBOR_POLICY int arbor_wake_affine(const struct wa_input *in)
+{
+	int r = WA_NONE;
+
+	if (in->features & (1u << FEAT_WA_IDLE))
+		r = arbor_wa_idle(in);
+	if (r == WA_NONE && (in->features & (1u << FEAT_WA_WEIGHT)))
+		r = arbor_wa_weight(in);
+	return r == WA_THIS ? WA_THIS : WA_PREV;
+}
+
+/* ------------------------------------------------------------------ */
+/* select_idle_sibling (baseline)                                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * SIS_UTIL: the busier the LLC, the less likely an idle CPU exists, so scan
+ * fewer CPUs. With x = per-CPU utilisation / 1024 and pct = imbalance_pct:
+ *   nr = llc_weight * (1 - (x * pct/100)^2)
+ * 0 means "do not scan". Busy LLCs (x*pct/100 >= 1) are not scanned at all.
+ */
+ARBOR_POLICY u32 arbor_sis_util_nr_scan(u32 llc_weight, u64 llc_util_sum, u32 imbalance_pct)
+{
+	u64 x, tmp, y;
+
+	if (!llc_weight)
+		return 0;
+	x = llc_util_sum / llc_weight;
+	if (x > SCHED_CAPACITY_SCALE)
+		x = SCHED_CAPACITY_SCALE;
+	tmp = x * x * imbalance_pct * imbalance_pct;
+	tmp /= 10000ULL * SCHED_CAPACITY_SCALE;
+	if (tmp > SCHED_CAPACITY_SCALE)
+		tmp = SCHED_CAPACITY_SCALE;
+	y = (SCHED_CAPACITY_SCALE - tmp) * llc_weight;
+	return (u32)(y / SCHED_CAPACITY_SCALE);
+}
+
+/* Is every SMT sibling of llc index i idle? */
+ARBOR_POLICY bool arbor_core_idle(const struct llc_snapshot *s, u32 i)
+{
+	s32 j; u32 nr = s->nr < MAX_LLC_CPUS ? s->nr : MAX_LLC_CPUS;
+	u32 core = s->core[i & (MAX_LLC_CPUS - 1)];
+
+	POLICY_FOR(j, 0, MAX_LLC_CPUS) {
+		if ((u32)j >= nr)
+			break;
+		if (s->core[j] == core && !(s->idle_mask & (1ULL << j)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * select_idle_cpu(): scan the target's LLC, starting after target and
+ * wrapping, so that concurrent wakeups on neighbouring CPUs spread out
+ * instead of all grabbing the first idle CPU.
+ *  - has_idle_core hint set: look for a fully idle core (an idle SMT thread
+ *    on a busy core shares its pipeline); remember the first idle CPU as a
+ *    fallback; if no idle core was found the hint was stale: clear it.
+ *  - otherwise: the first idle CPU, scanning at most nr_scan CPUs when
+ *    SIS_UTIL limits the depth (nr_scan = 0: don't scan).
+ * Returns a CPU id or -1. *clear_hint = 1 when the hint must be cleared,
+ * *found_core = 1 when the result is a fully idle core.
+ */
+ARBOR_POLICY s32 arbor_select_idle_cpu(const struct llc_snapshot *s, s32 target,
+				       bool has_idle_core, bool sis_util, u32 nr_scan,
+				       u8 *clear_hint, u8 *found_core)
+{
+	u32 nr = s->nr < MAX_LLC_CPUS ? s->nr : MAX_LLC_CPUS;
+	u32 start = 0;
+	s32 k;
+	s32 idle_cpu = -1;
+
+	*clear_hint = 0;
+	*found_core = 0;
+	if (!nr)
+		return -1;
+	if (sis_util && !has_idle_core && nr_scan == 0)
+		return -1;
+
+	POLICY_FOR(k, 0, MAX_LLC_CPUS) {
+		if ((u32)k >= nr)
+			break;
+		if (s->cpu[k] == target) {
+			start = k + 1;
+			break;
+		}
+	}
+
+	POLICY_FOR(k, 0, MAX_LLC_CPUS) {
+		u32 i;
+
+		if ((u32)k >= nr)
+			break;
+		i = (start + k) % nr;
+		i &= MAX_LLC_CPUS - 1;
+		if (has_idle_core) {
+			if (!(s->idle_mask & (1ULL << i)))
+				continue;
+			if (arbor_core_idle(s, i)) {
+				*found_core = 1;
+				return s->cpu[i];
+			}
+			if (idle_cpu < 0)
+				idle_cpu = s->cpu[i];
+		} else {
+			if (sis_util && (u32)k >= nr_scan)
+				return -1;
+			if (s->idle_mask & (1ULL << i))
+				return s->cpu[i];
+		}
+	}
+	if (has_idle_core)
+		*clear_hint = 1;
+	return idle_cpu;
+}
+
+/* ------------------------------------------------------------------ */
+/* Fork/exec slow path (baseline: find_idlest_group / _cpu)            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The idlest group: most idle CPUs, then least utilisation. A new task has
+ * no cache footprint to respect, so spreading it is free.
+ */
+ARBOR_POLICY s32 arbor_idlest_group(u32 n, const u32 *nr_idle, const u64 *util)
+{
+	s32 best = -1, i;
+
+	POLICY_FOR(i, 0, MAX_LLCS) {
+		if ((u32)i >= n)
+			break;
+		if (best < 0 || nr_idle[i] > nr_idle[best] ||
+		    (nr_idle[i] == nr_idle[best] && util[i] < util[best]))
+			best = i;
+	}
+	return best;
+}
+
+/*
+ * The idlest CPU of a group: an idle CPU, the most recently idled one first
+ * (its cache is warmest, and without cpuidle state data that is the
+ * kernel's tie-break); if none is idle, the least loaded.
+ * idle_stamp[i] = 0 means "busy".
+ */
+ARBOR_POLICY s32 arbor_idlest_cpu(u32 n, const u64 *idle_stamp, const u64 *load)
+{
+	s32 best_idle = -1, best_busy = -1, i;
+
+	POLICY_FOR(i, 0, MAX_LLC_CPUS) {
+		if ((u32)i >= n)
+			break;
+		if (idle_stamp[i]) {
+			if (best_idle < 0 || idle_stamp[i] > idle_stamp[best_idle])
+				best_idle = i;
+		} else if (best_busy < 0 || load[i] < load[best_busy]) {
+			best_busy = i;
+		}
+	}
+	return best_idle >= 0 ? best_idle : best_busy;
+}
+
+/* ------------------------------------------------------------------ */
+/* Newidle balance cost bound (baseline: sched_balance_newidle)        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A CPU about to idle for avg_idle ns should not spend longer than that
+ * looking for work: each level is tried only while the cost spent so far
+ * plus that level's worst recent cost fits in the expected idle time.
+ */
+ARBOR_POLICY bool arbor_newidle_level_ok(u64 avg_idle, u64 spent, u64 level_cost)
+{
+	return avg_idle >= spent + level_cost;
+}
+
+/* update_avg(): the kernel's 1/8 exponential moving average. */
+ARBOR_POLICY u64 arbor_update_avg(u64 avg, u64 sample)
+{
+	s64 diff = (s64)sample - (s64)avg;
+
+	return (u64)((s64)avg + diff / 8);
+}
+
+/* ------------------------------------------------------------------ */
+/* Ordering and accounting                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Base slice, as the kernel scales sysctl_sched_base_slice (0.75 ms) with
+ * SCHED_TUNABLESCALING_LOG: x (1 + log2(min(ncpus, 8))), i.e. 3 ms at 8+.
+ */
+ARBOR_POLICY u64 arbor_base_slice_ns(u32 ncpus, u64 base_ns)
+{
+	u32 n = ncpus < 8 ? ncpus : 8, lg = 0;
+
+	while (n > 1 && lg < 8) {
+		n >>= 1;
+		lg++;
+	}
+	return base_ns * (1 + lg);
+}
+
+/*
+ * PELT-like decay: a signal loses half its weight every 32 ms, as the
+ * kernel's load tracking. y^k for k < 32, scaled by 2^32.
+ */
+#define PELT_PERIOD_NS	(1ULL << 20)	/* ~1 ms, as the kernel's 1024 us */
+static const u32 arbor_pelt_y[32] = {
+	0u /* y^0 = 1: not multiplied */, 4202935003u, 4112874773u, 4024744348u, 3938502376u,
+	3854108391u, 3771522796u, 3690706840u, 3611622603u, 3534232978u,
+	3458501653u, 3384393094u, 3311872529u, 3240905930u, 3171459999u,
+	3103502151u, 3037000500u, 2971923842u, 2908241642u, 2845924021u,
+	2784941738u, 2725266179u, 2666869345u, 2609723834u, 2553802834u,
+	2499080105u, 2445529972u, 2393127307u, 2341847524u, 2291666561u,
+	2242560872u, 2194507417u,
+};
+
+/* val * y^(delta / period), sub-period remainders interpolated linearly. */
+ARBOR_POLICY u64 arbor_pelt_decay(u64 val, u64 delta_ns)
+{
+	u64 periods = delta_ns / PELT_PERIOD_NS;
+	u64 rem = delta_ns % PELT_PERIOD_NS;
+
+	if (periods >= 63 * 32)
+		return 0;
+	val >>= periods / 32;
+	if (periods % 32)
+		val = (val * arbor_pelt_y[periods % 32] + (1ULL << 31)) >> 32;	/* rounded: */
+	/* truncating here would make a 100%-busy signal settle ~4% low */
+	/* y = 1 - 0.0214 per period: interpolate within the period */
+	val -= (val * 22 / 1024) * rem / PELT_PERIOD_NS;
+	return val;
+}
+
+/*
+ * Advance an average by delta_ns during which the signal was `value`
+ * (e.g. 1024 while running, 0 while not): avg = avg*d + value*(1-d).
+ */
+ARBOR_POLICY u64 arbor_pelt_accum(u64 avg, u64 delta_ns, u64 value)
+{
+	u64 decayed_avg = arbor_pelt_decay(avg, delta_ns);
+	u64 decayed_val = arbor_pelt_decay(value, delta_ns);
+
+	return decayed_avg + (value - decayed_val);
+}
+
+#endif /* __ARBOR_POLICY_H */

@@ -1,0 +1,158 @@
+//! Feature switches, like the kernel's `sched_features`: each has a name (the
+//! kernel's where one exists), a default and a one-line meaning. `-f NAME`
+//! turns one on, `-f NO_NAME` off. The result is a bitmask the BPF program
+//! reads from its `features` variable, so it can change at run time.
+
+use anyhow::{bail, Result};
+
+use crate::bpf_intf;
+
+pub struct Feature {
+    pub name: &'static str,
+    pub bit: u32,
+    pub default: bool,
+    pub help: &'static str,
+}
+
+pub const FEATURES: &[Feature] = &[
+    Feature {
+        name: "WA_IDLE",
+        bit: bpf_intf::arbor_feature_FEAT_WA_IDLE,
+        default: true,
+        help: "wake_affine: decide this-vs-prev by idleness first (baseline)",
+    },
+    Feature {
+        name: "WA_WEIGHT",
+        bit: bpf_intf::arbor_feature_FEAT_WA_WEIGHT,
+        default: true,
+        help: "wake_affine: else pull to this only if its effective load stays lower (baseline)",
+    },
+    Feature {
+        name: "WA_BIAS",
+        bit: bpf_intf::arbor_feature_FEAT_WA_BIAS,
+        default: true,
+        help: "wake_affine: favour prev by half of imbalance_pct in WA_WEIGHT (baseline)",
+    },
+    Feature {
+        name: "WAKE_WIDE",
+        bit: bpf_intf::arbor_feature_FEAT_WAKE_WIDE,
+        default: true,
+        help: "skip wake_affine for 1:N wakers detected by wakee flips (baseline)",
+    },
+    Feature {
+        name: "SIS_UTIL",
+        bit: bpf_intf::arbor_feature_FEAT_SIS_UTIL,
+        default: true,
+        help: "limit the idle-CPU scan depth by LLC utilisation (baseline)",
+    },
+    Feature {
+        name: "NEWIDLE",
+        bit: bpf_intf::arbor_feature_FEAT_NEWIDLE,
+        default: true,
+        help:
+            "a CPU going idle pulls queued work, SMT->LLC->node->machine, cost-bounded (baseline)",
+    },
+];
+
+pub fn default_mask() -> u32 {
+    FEATURES
+        .iter()
+        .filter(|f| f.default)
+        .fold(0, |m, f| m | (1 << f.bit))
+}
+
+fn valid_names() -> String {
+    FEATURES
+        .iter()
+        .map(|f| f.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Applies `-f` specs (each may hold several, comma-separated) on top of `mask`.
+pub fn apply(mut mask: u32, specs: &[String]) -> Result<u32> {
+    for spec in specs.iter().flat_map(|s| s.split(',')) {
+        let spec = spec.trim();
+        if spec.is_empty() {
+            continue;
+        }
+        let upper = spec.to_ascii_uppercase();
+        let (name, on) = match upper.strip_prefix("NO_") {
+            Some(rest) if FEATURES.iter().any(|f| f.name == rest) => (rest.to_string(), false),
+            _ => (upper.clone(), true),
+        };
+        match FEATURES.iter().find(|f| f.name == name) {
+            Some(f) if on => mask |= 1 << f.bit,
+            Some(f) => mask &= !(1 << f.bit),
+            None => bail!(
+                "unknown feature '{spec}'; valid: {} (prefix NO_ to disable)",
+                valid_names()
+            ),
+        }
+    }
+    Ok(mask)
+}
+
+/// `NAME` or `NO_NAME` for each feature, as the kernel's sched_features file.
+pub fn describe(mask: u32) -> String {
+    FEATURES
+        .iter()
+        .map(|f| {
+            if mask & (1 << f.bit) != 0 {
+                f.name.to_string()
+            } else {
+                format!("NO_{}", f.name)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+pub fn list() -> String {
+    let mut out = String::from("FEATURE          DEFAULT  MEANING\n");
+    for f in FEATURES {
+        out += &format!(
+            "{:<16} {:<8} {}\n",
+            f.name,
+            if f.default { "on" } else { "off" },
+            f.help
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bits_are_distinct_and_cover_the_bpf_enum() {
+        let mut seen = 0u32;
+        for f in FEATURES {
+            assert_eq!(seen & (1 << f.bit), 0, "{} shares a bit", f.name);
+            seen |= 1 << f.bit;
+        }
+        assert_eq!(FEATURES.len() as u32, bpf_intf::arbor_feature_NR_FEATURES);
+    }
+
+    #[test]
+    fn no_prefix_turns_off_and_name_turns_on() {
+        let d = default_mask();
+        let m = apply(d, &["NO_WA_IDLE".into()]).unwrap();
+        assert_eq!(m & (1 << bpf_intf::arbor_feature_FEAT_WA_IDLE), 0);
+        let m2 = apply(m, &["wa_idle".into()]).unwrap();
+        assert_eq!(m2, d);
+        let m3 = apply(d, &["NO_SIS_UTIL,NO_NEWIDLE".into()]).unwrap();
+        assert_eq!(describe(m3).matches("NO_").count(), 2);
+    }
+
+    #[test]
+    fn unknown_name_is_an_error_naming_it_and_the_valid_ones() {
+        let e = apply(default_mask(), &["NO_SUCH".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("NO_SUCH") && e.contains("WA_WEIGHT"), "{e}");
+        assert!(!e.contains('\n'));
+        assert!(apply(0, &["NO_".into()]).is_err());
+    }
+}

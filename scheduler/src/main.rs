@@ -1,0 +1,316 @@
+//! scx_arbor: a topology-aware sched_ext scheduler. The stock kernel's
+//! fair-task placement, ported to BPF, with every heuristic switchable
+//! (`-f`) and counted (`--stats`).
+
+mod bpf_intf;
+mod bpf_skel;
+mod features;
+mod policy;
+mod stats;
+mod topology;
+
+use std::fs;
+use std::mem::MaybeUninit;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use bpf_skel::*;
+use clap::Parser;
+use libbpf_rs::OpenObject;
+use log::{info, warn};
+use scx_stats::prelude::*;
+use scx_utils::{scx_ops_attach, scx_ops_load, scx_ops_open, uei_exited, uei_report, UserExitInfo};
+
+use crate::stats::Metrics;
+use crate::topology::Topo;
+
+const SCHEDULER_NAME: &str = "scx_arbor";
+
+/// Topology-aware sched_ext scheduler: the stock kernel's placement, each
+/// heuristic switchable like sched_features and observable through counters.
+#[derive(Debug, Parser)]
+#[command(name = "scx_arbor", version)]
+struct Opts {
+    /// Turn a feature on (NAME) or off (NO_NAME); repeatable, or comma-separated.
+    #[arg(short = 'f', long = "feature", value_name = "[NO_]NAME")]
+    features: Vec<String>,
+
+    /// Print every feature with its default and meaning, then exit.
+    #[arg(long)]
+    list_features: bool,
+
+    /// sd->imbalance_pct: how much busier a CPU must be to lose a task (kernel: 117).
+    #[arg(long, default_value_t = 117, value_parser = clap::value_parser!(u32).range(100..=1000))]
+    imbalance_pct: u32,
+
+    /// Time slice in µs; 0 = the kernel's base slice scaled by CPU count
+    /// (base × (1 + log2(min(ncpus, 8))), 3000 µs on 8+ CPUs).
+    #[arg(long, default_value_t = 0)]
+    slice_us: u64,
+
+    /// The kernel's sysctl_sched_base_slice in µs, scaled as above when --slice-us is 0.
+    #[arg(long, default_value_t = 750, value_parser = clap::value_parser!(u64).range(50..=100_000))]
+    base_slice_us: u64,
+
+    /// A task that ran within this many µs is cache-hot: not pulled across LLCs (kernel: 500).
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(0..=100_000))]
+    migration_cost_us: u64,
+
+    /// Period of the periodic balancer, in ms.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    balance_interval_ms: u64,
+
+    /// Print counters every SECS seconds while running.
+    #[arg(long, value_name = "SECS")]
+    stats: Option<f64>,
+
+    /// Attach to a running scx_arbor and print its counters every SECS seconds.
+    #[arg(long, value_name = "SECS")]
+    monitor: Option<f64>,
+
+    /// At exit, write every cumulative counter as one JSON object to FILE.
+    #[arg(long, value_name = "FILE")]
+    stats_json: Option<PathBuf>,
+
+    /// Unload after SECS seconds (for scripts; default: run until SIGINT/SIGTERM).
+    #[arg(long, value_name = "SECS")]
+    run_secs: Option<f64>,
+
+    /// Bytes of the kernel's debug dump to print if the scheduler is ejected.
+    #[arg(long, default_value_t = 0)]
+    exit_dump_len: u32,
+
+    /// Print the topology and settings at start; twice (-vv) also libbpf's
+    /// and the verifier's logs.
+    #[arg(short, long, action = clap::ArgAction::Count)]
+    verbose: u8,
+}
+
+struct Scheduler<'a> {
+    skel: BpfSkel<'a>,
+    struct_ops: Option<libbpf_rs::Link>,
+    stats_server: StatsServer<(), Metrics>,
+}
+
+fn check_environment() -> Result<()> {
+    if !std::path::Path::new("/sys/kernel/sched_ext").exists() {
+        bail!(
+            "this kernel ({}) has no sched_ext (CONFIG_SCHED_CLASS_EXT); run scx_arbor in a VM: arbor vm -- scx_arbor",
+            fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default().trim()
+        );
+    }
+    if unsafe { libc::geteuid() } != 0 {
+        bail!(
+            "scx_arbor must run as root (loading a BPF scheduler needs CAP_SYS_ADMIN and CAP_BPF)"
+        );
+    }
+    let state = fs::read_to_string("/sys/kernel/sched_ext/state").unwrap_or_default();
+    if state.trim() != "disabled" {
+        let ops = fs::read_to_string("/sys/kernel/sched_ext/root/ops").unwrap_or_default();
+        bail!(
+            "another sched_ext scheduler is {} ({}); stop it first",
+            state.trim(),
+            ops.trim()
+        );
+    }
+    Ok(())
+}
+
+impl<'a> Scheduler<'a> {
+    fn init(
+        opts: &Opts,
+        feats: u32,
+        topo: &Topo,
+        open_object: &'a mut MaybeUninit<OpenObject>,
+    ) -> Result<Self> {
+        let mut builder = BpfSkelBuilder::default();
+        builder.obj_builder.debug(opts.verbose > 1);
+        let mut skel = scx_ops_open!(builder, open_object, arbor_ops, None)?;
+        skel.struct_ops.arbor_ops_mut().exit_dump_len = opts.exit_dump_len;
+
+        let rodata = skel
+            .maps
+            .rodata_data
+            .as_mut()
+            .context("BPF rodata missing")?;
+        rodata.nr_cpus = topo.nr_cpu_ids() as u32;
+        rodata.nr_llcs = topo.nr_llcs as u32;
+        rodata.nr_nodes = topo.nr_nodes as u32;
+        rodata.smt_width = topo.smt_width as u32;
+        for c in topo.all() {
+            rodata.cpu_llc[c.id] = c.llc as u32;
+            rodata.cpu_node[c.id] = c.node as u32;
+            rodata.cpu_core[c.id] = c.core as u32;
+            rodata.cpu_cap[c.id] = c.capacity;
+        }
+        for (llc, cpus) in topo.llcs().iter().enumerate() {
+            rodata.llc_nr_cpus[llc] = cpus.len() as u32;
+            rodata.llc_node[llc] = topo.llc_node(llc) as u32;
+            for (i, &c) in cpus.iter().enumerate() {
+                rodata.llc_cpus[llc][i] = c as i32;
+            }
+        }
+        rodata.slice_ns = slice_ns(opts, topo);
+        rodata.migration_cost_ns = opts.migration_cost_us * 1000;
+        rodata.balance_interval_ns = opts.balance_interval_ms * 1_000_000;
+        rodata.imbalance_pct = opts.imbalance_pct;
+        skel.maps
+            .bss_data
+            .as_mut()
+            .context("BPF bss missing")?
+            .features = feats;
+
+        let mut skel = scx_ops_load!(skel, arbor_ops, uei)?;
+        let struct_ops = Some(scx_ops_attach!(skel, arbor_ops)?);
+        let stats_server = StatsServer::new(stats::server_data()).launch()?;
+        Ok(Self {
+            skel,
+            struct_ops,
+            stats_server,
+        })
+    }
+
+    fn metrics(&self) -> Result<Metrics> {
+        let bss = self
+            .skel
+            .maps
+            .bss_data
+            .as_ref()
+            .context("BPF bss missing")?;
+        let mut sums = vec![0u64; stats::NAMES.len()];
+        for row in bss.stats.iter() {
+            for (s, v) in sums.iter_mut().zip(row.iter()) {
+                *s += *v;
+            }
+        }
+        sums[bpf_intf::arbor_stat_STAT_IDLE_WHILE_QUEUED_NS as usize] = bss.gap_total_ns;
+        Metrics::from_values(&sums)
+    }
+
+    fn run(&mut self, opts: &Opts, shutdown: Arc<AtomicBool>) -> Result<UserExitInfo> {
+        let (res_ch, req_ch) = self.stats_server.channels();
+        let start = Instant::now();
+        let deadline = opts.run_secs.map(Duration::from_secs_f64);
+        while !shutdown.load(Ordering::Relaxed) && !uei_exited!(&self.skel, uei) {
+            if deadline.is_some_and(|d| start.elapsed() >= d) {
+                break;
+            }
+            match req_ch.recv_timeout(Duration::from_millis(100)) {
+                Ok(()) => res_ch.send(self.metrics()?)?,
+                Err(crossbeam::channel::RecvTimeoutError::Timeout) => {}
+                Err(e) => Err(e)?,
+            }
+        }
+        let final_metrics = self.metrics()?;
+        let _ = self.struct_ops.take();
+        if let Some(path) = &opts.stats_json {
+            let json = serde_json::to_string_pretty(&final_metrics.values()?)?;
+            fs::write(path, json + "\n").with_context(|| format!("writing {}", path.display()))?;
+        }
+        info!(
+            "final: busy {:.1}% idle_while_queued {:.2}% of CPU time, {} wakeups",
+            final_metrics.busy_pct(),
+            final_metrics.gap_pct(),
+            final_metrics.wakeups
+        );
+        uei_report!(&self.skel, uei)
+    }
+}
+
+fn slice_ns(opts: &Opts, topo: &Topo) -> u64 {
+    if opts.slice_us > 0 {
+        opts.slice_us * 1000
+    } else {
+        policy::base_slice_ns(topo.all().count() as u32, opts.base_slice_us * 1000)
+    }
+}
+
+fn main() {
+    if let Err(e) = real_main() {
+        // One line, no backtrace: the error chain joined.
+        let msg = format!("{e:#}").replace('\n', " ");
+        eprintln!("scx_arbor: error: {msg}");
+        std::process::exit(1);
+    }
+}
+
+fn real_main() -> Result<()> {
+    let opts = Opts::parse();
+
+    if opts.list_features {
+        print!("{}", features::list());
+        return Ok(());
+    }
+    let feats = features::apply(features::default_mask(), &opts.features)?;
+
+    simplelog::TermLogger::init(
+        simplelog::LevelFilter::Info,
+        simplelog::ConfigBuilder::new()
+            .set_time_level(simplelog::LevelFilter::Error)
+            .set_location_level(simplelog::LevelFilter::Off)
+            .set_target_level(simplelog::LevelFilter::Off)
+            .set_thread_level(simplelog::LevelFilter::Off)
+            .build(),
+        simplelog::TerminalMode::Stderr,
+        simplelog::ColorChoice::Never,
+    )?;
+
+    let shutdown = Arc::new(AtomicBool::new(false));
+    let sd = shutdown.clone();
+    ctrlc::set_handler(move || sd.store(true, Ordering::Relaxed))
+        .context("installing the SIGINT/SIGTERM handler")?;
+
+    if let Some(intv) = opts.monitor {
+        if intv <= 0.0 {
+            bail!("--monitor needs a positive interval");
+        }
+        return stats::monitor(Duration::from_secs_f64(intv), shutdown);
+    }
+
+    check_environment()?;
+    let topo = Topo::from_system()?;
+    if opts.verbose > 0 {
+        eprint!("{topo}");
+        eprintln!(
+            "asymmetric capacities: {}",
+            if topo.asymmetric() { "yes" } else { "no" }
+        );
+        eprintln!(
+            "features: {}\nslice {} µs, imbalance_pct {}, migration_cost {} µs, balance interval {} ms",
+            features::describe(feats),
+            slice_ns(&opts, &topo) / 1000,
+            opts.imbalance_pct,
+            opts.migration_cost_us,
+            opts.balance_interval_ms
+        );
+    }
+
+    if let Some(intv) = opts.stats {
+        if intv <= 0.0 {
+            bail!("--stats needs a positive interval");
+        }
+        let sd = shutdown.clone();
+        std::thread::spawn(move || {
+            // the server starts with the scheduler; retry until it is up
+            std::thread::sleep(Duration::from_millis(500));
+            if let Err(e) = stats::monitor(Duration::from_secs_f64(intv), sd) {
+                warn!("stats monitor stopped: {e:#}");
+            }
+        });
+    }
+
+    let mut open_object = MaybeUninit::uninit();
+    let mut sched = Scheduler::init(&opts, feats, &topo, &mut open_object)?;
+    info!("{SCHEDULER_NAME} loaded: {}", features::describe(feats));
+    // uei_report! prints sched_ext's exit reason (and dump) and fails when
+    // the kernel ejected us rather than we unloading ourselves.
+    sched
+        .run(&opts, shutdown)
+        .context("the kernel ejected scx_arbor")?;
+    drop(sched);
+    info!("{SCHEDULER_NAME} unloaded");
+    Ok(())
+}

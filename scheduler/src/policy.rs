@@ -1,0 +1,416 @@
+//! The placement rules of `bpf/policy.h`, compiled natively (build.rs) and
+//! called here through FFI: the unit tests below drive the exact code the BPF
+//! program runs, on crafted topologies and loads.
+
+use crate::bpf_intf::{llc_snapshot, wa_input};
+
+#[allow(dead_code)]
+mod ffi {
+    use crate::bpf_intf::{llc_snapshot, wa_input};
+    extern "C" {
+        pub fn arbor_record_wakee(
+            flips: *mut u32,
+            decay_ts: *mut u64,
+            last_wakee: *mut i32,
+            wakee: i32,
+            now: u64,
+        );
+        pub fn arbor_wake_wide(waker_flips: u32, wakee_flips: u32, llc_size: u32) -> bool;
+        pub fn arbor_wa_idle(input: *const wa_input) -> i32;
+        pub fn arbor_wa_weight(input: *const wa_input) -> i32;
+        pub fn arbor_wake_affine(input: *const wa_input) -> i32;
+        pub fn arbor_sis_util_nr_scan(
+            llc_weight: u32,
+            llc_util_sum: u64,
+            imbalance_pct: u32,
+        ) -> u32;
+        pub fn arbor_select_idle_cpu(
+            s: *const llc_snapshot,
+            target: i32,
+            has_idle_core: bool,
+            sis_util: bool,
+            nr_scan: u32,
+            clear_hint: *mut u8,
+            found_core: *mut u8,
+        ) -> i32;
+        pub fn arbor_idlest_group(n: u32, nr_idle: *const u32, util: *const u64) -> i32;
+        pub fn arbor_idlest_cpu(n: u32, idle_stamp: *const u64, load: *const u64) -> i32;
+        pub fn arbor_newidle_level_ok(avg_idle: u64, spent: u64, level_cost: u64) -> bool;
+        pub fn arbor_update_avg(avg: u64, sample: u64) -> u64;
+        pub fn arbor_base_slice_ns(ncpus: u32, base_ns: u64) -> u64;
+        pub fn arbor_pelt_decay(val: u64, delta_ns: u64) -> u64;
+        pub fn arbor_pelt_accum(avg: u64, delta_ns: u64, value: u64) -> u64;
+    }
+}
+
+pub fn base_slice_ns(ncpus: u32, base_ns: u64) -> u64 {
+    unsafe { ffi::arbor_base_slice_ns(ncpus, base_ns) }
+}
+
+#[allow(dead_code)]
+pub fn wake_affine(input: &wa_input) -> i32 {
+    unsafe { ffi::arbor_wake_affine(input) }
+}
+
+#[allow(dead_code)]
+pub fn select_idle_cpu(
+    s: &llc_snapshot,
+    target: i32,
+    has_idle_core: bool,
+    sis_util: bool,
+    nr_scan: u32,
+) -> (i32, bool, bool) {
+    let (mut clear, mut core) = (0u8, 0u8);
+    let cpu = unsafe {
+        ffi::arbor_select_idle_cpu(
+            s,
+            target,
+            has_idle_core,
+            sis_util,
+            nr_scan,
+            &mut clear,
+            &mut core,
+        )
+    };
+    (cpu, clear != 0, core != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ffi::*;
+    use super::*;
+    use crate::bpf_intf::*;
+
+    const THIS: i32 = wa_result_WA_THIS as i32;
+    const PREV: i32 = wa_result_WA_PREV as i32;
+    const NONE: i32 = wa_result_WA_NONE as i32;
+
+    fn all_feats() -> u32 {
+        (1 << arbor_feature_FEAT_WA_IDLE)
+            | (1 << arbor_feature_FEAT_WA_WEIGHT)
+            | (1 << arbor_feature_FEAT_WA_BIAS)
+    }
+
+    fn wa() -> wa_input {
+        wa_input {
+            this_load: 0,
+            prev_load: 0,
+            task_load: 0,
+            waker_load: 0,
+            this_cap: 1024,
+            prev_cap: 1024,
+            this_nr_running: 1,
+            imbalance_pct: 117,
+            features: all_feats(),
+            this_idle: 0,
+            prev_idle: 0,
+            share_cache: 0,
+            sync: 0,
+        }
+    }
+
+    // ---- wake_wide ----
+
+    #[test]
+    fn wake_wide_thresholds() {
+        unsafe {
+            // slave below llc_size: not wide
+            assert!(!arbor_wake_wide(100, 3, 4));
+            // slave == llc_size and master >= slave * llc_size: wide
+            assert!(arbor_wake_wide(16, 4, 4));
+            // master just below slave * llc_size: not wide
+            assert!(!arbor_wake_wide(15, 4, 4));
+            // symmetric in its arguments
+            assert!(arbor_wake_wide(4, 16, 4));
+            // two tasks waking each other (1:1) never go wide
+            assert!(!arbor_wake_wide(1, 1, 4));
+        }
+    }
+
+    #[test]
+    fn wakee_flips_count_changes_and_halve_once_a_second() {
+        let (mut flips, mut ts, mut last) = (0u32, 0u64, -1i32);
+        unsafe {
+            arbor_record_wakee(&mut flips, &mut ts, &mut last, 10, 1);
+            arbor_record_wakee(&mut flips, &mut ts, &mut last, 10, 2); // same wakee: no flip
+            arbor_record_wakee(&mut flips, &mut ts, &mut last, 11, 3);
+            assert_eq!(flips, 2);
+            flips = 8;
+            arbor_record_wakee(&mut flips, &mut ts, &mut last, 11, 2_000_000_000);
+            assert_eq!(flips, 4, "halved after a second, same wakee adds nothing");
+            assert_eq!(ts, 2_000_000_000);
+            arbor_record_wakee(&mut flips, &mut ts, &mut last, 12, 2_500_000_000);
+            assert_eq!(flips, 5, "no second halving within the second");
+        }
+    }
+
+    // ---- WA_IDLE, one case per branch ----
+
+    #[test]
+    fn wa_idle_this_idle_sharing_cache_prefers_idle_prev() {
+        let mut i = wa();
+        i.this_idle = 1;
+        i.share_cache = 1;
+        i.prev_idle = 1;
+        assert_eq!(unsafe { arbor_wa_idle(&i) }, PREV);
+        i.prev_idle = 0;
+        assert_eq!(unsafe { arbor_wa_idle(&i) }, THIS);
+    }
+
+    #[test]
+    fn wa_idle_sync_with_lone_waker_pulls() {
+        let mut i = wa();
+        i.sync = 1;
+        i.this_nr_running = 1;
+        assert_eq!(unsafe { arbor_wa_idle(&i) }, THIS);
+        i.this_nr_running = 2;
+        assert_eq!(unsafe { arbor_wa_idle(&i) }, NONE);
+    }
+
+    #[test]
+    fn wa_idle_idle_prev_wins_across_caches() {
+        let mut i = wa();
+        i.this_idle = 1; // idle but not sharing cache: first rule does not apply
+        i.prev_idle = 1;
+        assert_eq!(unsafe { arbor_wa_idle(&i) }, PREV);
+    }
+
+    #[test]
+    fn wa_idle_no_opinion_when_nothing_idle() {
+        let i = wa();
+        assert_eq!(unsafe { arbor_wa_idle(&i) }, NONE);
+    }
+
+    // ---- WA_WEIGHT / WA_BIAS ----
+
+    #[test]
+    fn wa_weight_bias_keeps_task_on_slightly_busier_prev() {
+        // this 1000 + task 100 = 1100 (x100); prev 1250 - 100 = 1150 (x108).
+        // 110000 < 124200: without the bias 1100 < 1150 too -> both pull.
+        let mut i = wa();
+        i.this_load = 1000;
+        i.prev_load = 1250;
+        i.task_load = 100;
+        assert_eq!(unsafe { arbor_wa_weight(&i) }, THIS);
+        // prev only 5% busier than this would become: the bias keeps it on prev
+        // when prev_eff*108 <= this_eff*100 fails only without bias.
+        i.prev_load = 1180; // prev_eff 1080: 1100*100=110000 vs 1080*108=116640 -> THIS with bias
+        assert_eq!(unsafe { arbor_wa_weight(&i) }, THIS);
+        i.features &= !(1 << arbor_feature_FEAT_WA_BIAS);
+        // without the bias: 1100 < 1080 is false -> no pull
+        assert_eq!(unsafe { arbor_wa_weight(&i) }, NONE);
+    }
+
+    #[test]
+    fn wa_weight_bias_threshold_is_half_imbalance_pct() {
+        // this_eff = 1000*100, prev_eff = x*108: pull iff x > 925.9
+        let mut i = wa();
+        i.this_load = 1000;
+        i.task_load = 0;
+        i.prev_load = 926;
+        assert_eq!(unsafe { arbor_wa_weight(&i) }, THIS);
+        i.prev_load = 925;
+        assert_eq!(unsafe { arbor_wa_weight(&i) }, NONE);
+        i.imbalance_pct = 125; // bias 112: pull iff x > 892.8
+        i.prev_load = 893;
+        assert_eq!(unsafe { arbor_wa_weight(&i) }, THIS);
+    }
+
+    #[test]
+    fn wa_weight_sync_removes_waker_and_breaks_ties_to_this() {
+        let mut i = wa();
+        i.features &= !(1 << arbor_feature_FEAT_WA_BIAS);
+        i.this_load = 500;
+        i.prev_load = 500;
+        i.task_load = 0;
+        // equal loads: not sync -> no pull (strict <)
+        assert_eq!(unsafe { arbor_wa_weight(&i) }, NONE);
+        // sync adds 1 to prev's side: tie goes to this
+        i.sync = 1;
+        assert_eq!(unsafe { arbor_wa_weight(&i) }, THIS);
+        // sync: the waker's load leaves this
+        i.sync = 1;
+        i.this_load = 900;
+        i.waker_load = 500; // this_eff = 400 < 500
+        assert_eq!(unsafe { arbor_wa_weight(&i) }, THIS);
+        // sync and the waker is more than all of this: pull outright
+        i.this_load = 100;
+        i.waker_load = 200;
+        i.prev_load = 0;
+        assert_eq!(unsafe { arbor_wa_weight(&i) }, THIS);
+    }
+
+    #[test]
+    fn wa_weight_respects_capacity() {
+        let mut i = wa();
+        i.features &= !(1 << arbor_feature_FEAT_WA_BIAS);
+        i.this_load = 400;
+        i.prev_load = 500;
+        // equal capacity: 400 < 500 -> pull
+        assert_eq!(unsafe { arbor_wa_weight(&i) }, THIS);
+        // this is a little CPU (430): 400*1024 < 500*430 is false
+        i.this_cap = 430;
+        assert_eq!(unsafe { arbor_wa_weight(&i) }, NONE);
+    }
+
+    #[test]
+    fn wake_affine_combines_stages_and_features() {
+        let mut i = wa();
+        i.prev_idle = 1;
+        i.this_load = 0;
+        i.prev_load = 5000;
+        // WA_IDLE says prev (idle) although weights favour this
+        assert_eq!(unsafe { arbor_wake_affine(&i) }, PREV);
+        // without WA_IDLE, WA_WEIGHT pulls
+        i.features &= !(1 << arbor_feature_FEAT_WA_IDLE);
+        assert_eq!(unsafe { arbor_wake_affine(&i) }, THIS);
+        // with neither stage: never pull
+        i.features = 0;
+        assert_eq!(unsafe { arbor_wake_affine(&i) }, PREV);
+    }
+
+    // ---- SIS_UTIL ----
+
+    #[test]
+    fn sis_util_scan_depth() {
+        unsafe {
+            // idle LLC: scan everything
+            assert_eq!(arbor_sis_util_nr_scan(8, 0, 117), 8);
+            // 50% per CPU: 1 - (0.5*1.17)^2 = 0.657775 -> 5 of 8
+            assert_eq!(arbor_sis_util_nr_scan(8, 8 * 512, 117), 5);
+            // 85.5% (x*1.17 ~ 1): nothing
+            assert_eq!(arbor_sis_util_nr_scan(8, 8 * 876, 117), 0);
+            // fully busy: nothing
+            assert_eq!(arbor_sis_util_nr_scan(8, 8 * 1024, 117), 0);
+            // empty LLC
+            assert_eq!(arbor_sis_util_nr_scan(0, 0, 117), 0);
+        }
+    }
+
+    // ---- select_idle_cpu and the has_idle_cores hint ----
+
+    /// One LLC of 4 cores x 2 threads, CPUs 0..8, core = cpu / 2.
+    fn snap(idle: &[usize]) -> llc_snapshot {
+        let mut s: llc_snapshot = unsafe { std::mem::zeroed() };
+        s.nr = 8;
+        s.smt_width = 2;
+        for i in 0..8 {
+            s.cpu[i] = i as i32;
+            s.core[i] = (i / 2) as u32;
+        }
+        for &i in idle {
+            s.idle_mask |= 1 << i;
+        }
+        s
+    }
+
+    #[test]
+    fn scan_starts_after_target_and_wraps() {
+        let s = snap(&[1, 6]);
+        assert_eq!(select_idle_cpu(&s, 2, false, false, 0), (6, false, false));
+        assert_eq!(select_idle_cpu(&s, 6, false, false, 0), (1, false, false));
+    }
+
+    #[test]
+    fn idle_core_preferred_over_idle_thread_when_hinted() {
+        // CPU 3 idle alone on core 1 (its sibling 2 busy); core 3 (6,7) fully idle
+        let s = snap(&[3, 6, 7]);
+        assert_eq!(select_idle_cpu(&s, 2, true, true, 0), (6, false, true));
+        // without the hint the first idle CPU wins
+        assert_eq!(select_idle_cpu(&s, 2, false, false, 0), (3, false, false));
+    }
+
+    #[test]
+    fn stale_idle_core_hint_is_cleared_and_idle_thread_used() {
+        let s = snap(&[3]);
+        assert_eq!(select_idle_cpu(&s, 0, true, true, 0), (3, true, false));
+        // nothing idle at all: -1, hint cleared
+        let s = snap(&[]);
+        assert_eq!(select_idle_cpu(&s, 0, true, true, 0), (-1, true, false));
+    }
+
+    #[test]
+    fn sis_util_limits_the_scan() {
+        let s = snap(&[7]);
+        // from target 0, CPU 7 is the 7th scanned
+        assert_eq!(select_idle_cpu(&s, 0, false, true, 6).0, -1);
+        assert_eq!(select_idle_cpu(&s, 0, false, true, 7).0, 7);
+        // depth 0: no scan at all, even with idle CPUs right after target
+        let s = snap(&[1]);
+        assert_eq!(select_idle_cpu(&s, 0, false, true, 0).0, -1);
+        // SIS_UTIL off: unlimited
+        assert_eq!(select_idle_cpu(&s, 0, false, false, 0).0, 1);
+    }
+
+    // ---- slow path ----
+
+    #[test]
+    fn idlest_group_most_idle_then_least_util() {
+        unsafe {
+            let idle = [1u32, 3, 3];
+            let util = [100u64, 900, 400];
+            assert_eq!(arbor_idlest_group(3, idle.as_ptr(), util.as_ptr()), 2);
+            let idle = [0u32, 0];
+            let util = [700u64, 300];
+            assert_eq!(arbor_idlest_group(2, idle.as_ptr(), util.as_ptr()), 1);
+            assert_eq!(arbor_idlest_group(0, idle.as_ptr(), util.as_ptr()), -1);
+        }
+    }
+
+    #[test]
+    fn idlest_cpu_prefers_most_recently_idle_then_least_loaded() {
+        unsafe {
+            let stamp = [0u64, 50, 90, 0];
+            let load = [10u64, 999, 999, 0];
+            assert_eq!(arbor_idlest_cpu(4, stamp.as_ptr(), load.as_ptr()), 2);
+            let stamp = [0u64; 3];
+            let load = [300u64, 100, 200];
+            assert_eq!(arbor_idlest_cpu(3, stamp.as_ptr(), load.as_ptr()), 1);
+        }
+    }
+
+    // ---- newidle, averages, slice ----
+
+    #[test]
+    fn newidle_cost_bound() {
+        unsafe {
+            assert!(arbor_newidle_level_ok(1000, 300, 700));
+            assert!(!arbor_newidle_level_ok(1000, 301, 700));
+        }
+    }
+
+    #[test]
+    fn update_avg_moves_an_eighth() {
+        unsafe {
+            assert_eq!(arbor_update_avg(800, 0), 700);
+            assert_eq!(arbor_update_avg(0, 800), 100);
+        }
+    }
+
+    #[test]
+    fn base_slice_scales_with_log2_cpus_capped_at_8() {
+        assert_eq!(base_slice_ns(1, 750_000), 750_000);
+        assert_eq!(base_slice_ns(2, 750_000), 1_500_000);
+        assert_eq!(base_slice_ns(4, 750_000), 2_250_000);
+        assert_eq!(base_slice_ns(8, 750_000), 3_000_000);
+        assert_eq!(base_slice_ns(224, 750_000), 3_000_000);
+    }
+
+    #[test]
+    fn pelt_halves_in_32ms_and_converges() {
+        unsafe {
+            let half = arbor_pelt_decay(1024, 32 << 20);
+            assert!((511..=512).contains(&half), "{half}");
+            assert_eq!(arbor_pelt_decay(1024, 0), 1024);
+            // a task running 100% converges to ~1024
+            let mut a = 0;
+            for _ in 0..400 {
+                a = arbor_pelt_accum(a, 1 << 20, 1024);
+            }
+            assert!(a > 1000 && a <= 1024, "{a}");
+            // half a period decays by about half a period's worth
+            let d = arbor_pelt_decay(1 << 20, 1 << 19);
+            assert!(d < 1 << 20 && d > (1 << 20) - 12_000, "{d}");
+        }
+    }
+}

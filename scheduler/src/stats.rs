@@ -1,0 +1,235 @@
+//! Counters: read from the BPF program's per-CPU rows, summed, and exposed
+//! three ways: an interval table (`--stats`), an scx_stats server that
+//! `--monitor` attaches to, and one JSON object of cumulative values at exit
+//! (`--stats-json`). Counter names are the contract the benchmarks and the
+//! simulator use.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Result;
+use scx_stats::prelude::*;
+use scx_stats_derive::{stat_doc, Stats};
+use serde::{Deserialize, Serialize};
+
+/// Names of the BPF counters, in `enum arbor_stat` order (intf.h).
+pub const NAMES: &[&str] = &[
+    "wakeups",
+    "wake_wide",
+    "affine_attempts",
+    "affine_moves",
+    "found_idle_core",
+    "found_idle_cpu",
+    "nofound_idle",
+    "newidle_pulls",
+    "newidle_fails",
+    "migrations_same_llc",
+    "migrations_cross_llc",
+    "migrations_cross_node",
+    "idle_while_queued_ns",
+    "busy_ns",
+    "idle_ns",
+    "fork_exec_slowpath",
+    "periodic_kicks",
+    "busy_pulls",
+];
+
+#[stat_doc]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, Stats, PartialEq)]
+#[serde(deny_unknown_fields)]
+#[stat(top)]
+pub struct Metrics {
+    #[stat(desc = "Wake-ups placed (fork/exec excluded)")]
+    pub wakeups: u64,
+    #[stat(desc = "Wake-ups judged wide (wake_affine skipped)")]
+    pub wake_wide: u64,
+    #[stat(desc = "wake_affine decisions taken")]
+    pub affine_attempts: u64,
+    #[stat(desc = "wake_affine decisions that pulled to the waker's CPU")]
+    pub affine_moves: u64,
+    #[stat(desc = "Idle-CPU scans that found a fully idle core")]
+    pub found_idle_core: u64,
+    #[stat(desc = "Wake-ups placed on an idle CPU (not a scanned idle core)")]
+    pub found_idle_cpu: u64,
+    #[stat(desc = "Wake-ups that found no idle CPU")]
+    pub nofound_idle: u64,
+    #[stat(desc = "Tasks pulled by a CPU going idle (or kicked to balance)")]
+    pub newidle_pulls: u64,
+    #[stat(desc = "Idle balancing attempts that pulled nothing")]
+    pub newidle_fails: u64,
+    #[stat(desc = "Task migrations within an LLC")]
+    pub migrations_same_llc: u64,
+    #[stat(desc = "Task migrations across LLCs within a node")]
+    pub migrations_cross_llc: u64,
+    #[stat(desc = "Task migrations across NUMA nodes")]
+    pub migrations_cross_node: u64,
+    #[stat(desc = "CPU-ns spent idle while a runnable task waited in a queue")]
+    pub idle_while_queued_ns: u64,
+    #[stat(desc = "CPU-ns spent running tasks")]
+    pub busy_ns: u64,
+    #[stat(desc = "CPU-ns spent idle")]
+    pub idle_ns: u64,
+    #[stat(desc = "Fork/exec placements through the idlest-group slow path")]
+    pub fork_exec_slowpath: u64,
+    #[stat(desc = "Idle CPUs kicked by the periodic balancer")]
+    pub periodic_kicks: u64,
+    #[stat(desc = "Tasks pulled by busy CPUs to fix an imbalance")]
+    pub busy_pulls: u64,
+}
+
+impl Metrics {
+    /// Builds from counter values in `NAMES` order.
+    pub fn from_values(values: &[u64]) -> Result<Self> {
+        let map: BTreeMap<&str, u64> = NAMES.iter().copied().zip(values.iter().copied()).collect();
+        Ok(serde_json::from_value(serde_json::to_value(map)?)?)
+    }
+
+    pub fn values(&self) -> Result<BTreeMap<String, u64>> {
+        Ok(serde_json::from_value(serde_json::to_value(self)?)?)
+    }
+
+    pub fn delta(&self, prev: &Self) -> Result<Self> {
+        let (a, b) = (self.values()?, prev.values()?);
+        let v: Vec<u64> = NAMES.iter().map(|n| a[*n].saturating_sub(b[*n])).collect();
+        Self::from_values(&v)
+    }
+
+    /// idle_while_queued_ns as a share of all CPU time (busy + idle), in %.
+    pub fn gap_pct(&self) -> f64 {
+        let total = self.busy_ns + self.idle_ns;
+        if total == 0 {
+            0.0
+        } else {
+            100.0 * self.idle_while_queued_ns as f64 / total as f64
+        }
+    }
+
+    pub fn busy_pct(&self) -> f64 {
+        let total = self.busy_ns + self.idle_ns;
+        if total == 0 {
+            0.0
+        } else {
+            100.0 * self.busy_ns as f64 / total as f64
+        }
+    }
+
+    pub const HEADER: &'static str = "   wakeups   wide  aff_try aff_move idlecore  idlecpu  noidle  nipull  nifail  mig_llc mig_xllc mig_xnode busy% gap%";
+
+    pub fn format<W: Write>(&self, w: &mut W) -> Result<()> {
+        writeln!(
+            w,
+            "{:>10} {:>6} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7} {:>7} {:>8} {:>8} {:>9} {:>5.1} {:>4.1}",
+            self.wakeups,
+            self.wake_wide,
+            self.affine_attempts,
+            self.affine_moves,
+            self.found_idle_core,
+            self.found_idle_cpu,
+            self.nofound_idle,
+            self.newidle_pulls,
+            self.newidle_fails,
+            self.migrations_same_llc,
+            self.migrations_cross_llc,
+            self.migrations_cross_node,
+            self.busy_pct(),
+            self.gap_pct()
+        )?;
+        Ok(())
+    }
+}
+
+/// The scx_stats server: each reader gets deltas since its previous read.
+pub fn server_data() -> StatsServerData<(), Metrics> {
+    let open: Box<dyn StatsOpener<(), Metrics>> = Box::new(move |(req_ch, res_ch)| {
+        req_ch.send(())?;
+        let mut prev = res_ch.recv()?;
+        let read: Box<dyn StatsReader<(), Metrics>> = Box::new(move |_args, (req_ch, res_ch)| {
+            req_ch.send(())?;
+            let cur = res_ch.recv()?;
+            let d = cur.delta(&prev)?;
+            prev = cur;
+            d.to_json()
+        });
+        Ok(read)
+    });
+    StatsServerData::new()
+        .add_meta(Metrics::meta())
+        .add_ops("top", StatsOps { open, close: None })
+}
+
+/// Prints an interval table from a running instance (ours or another process's).
+pub fn monitor(intv: Duration, shutdown: Arc<AtomicBool>) -> Result<()> {
+    let mut n = 0u64;
+    scx_utils::monitor_stats::<Metrics>(
+        &[],
+        intv,
+        || shutdown.load(Ordering::Relaxed),
+        |m| {
+            let mut out = std::io::stdout();
+            if n % 20 == 0 {
+                writeln!(out, "{}", Metrics::HEADER)?;
+            }
+            n += 1;
+            m.format(&mut out)
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bpf_intf;
+
+    #[test]
+    fn names_match_the_bpf_enum() {
+        assert_eq!(NAMES.len(), bpf_intf::arbor_stat_ARBOR_NR_STATS as usize);
+        assert_eq!(NAMES[bpf_intf::arbor_stat_STAT_WAKEUPS as usize], "wakeups");
+        assert_eq!(
+            NAMES[bpf_intf::arbor_stat_STAT_NEWIDLE_FAILS as usize],
+            "newidle_fails"
+        );
+        assert_eq!(
+            NAMES[bpf_intf::arbor_stat_STAT_MIGRATIONS_CROSS_NODE as usize],
+            "migrations_cross_node"
+        );
+        assert_eq!(
+            NAMES[bpf_intf::arbor_stat_STAT_IDLE_WHILE_QUEUED_NS as usize],
+            "idle_while_queued_ns"
+        );
+        assert_eq!(NAMES[bpf_intf::arbor_stat_STAT_IDLE_NS as usize], "idle_ns");
+        assert_eq!(
+            NAMES[bpf_intf::arbor_stat_STAT_BUSY_PULLS as usize],
+            "busy_pulls"
+        );
+    }
+
+    #[test]
+    fn every_name_is_a_metrics_field_and_back() {
+        let vals: Vec<u64> = (1..=NAMES.len() as u64).collect();
+        let m = Metrics::from_values(&vals).unwrap();
+        let back = m.values().unwrap();
+        assert_eq!(back.len(), NAMES.len());
+        for (i, n) in NAMES.iter().enumerate() {
+            assert_eq!(back[*n], vals[i], "{n}");
+        }
+    }
+
+    #[test]
+    fn delta_and_shares() {
+        let mut a = Metrics::default();
+        a.busy_ns = 300;
+        a.idle_ns = 100;
+        a.idle_while_queued_ns = 40;
+        let mut b = a.clone();
+        b.busy_ns = 900;
+        b.idle_ns = 100;
+        b.idle_while_queued_ns = 40;
+        let d = b.delta(&a).unwrap();
+        assert_eq!((d.busy_ns, d.idle_ns, d.idle_while_queued_ns), (600, 0, 0));
+        assert!((a.gap_pct() - 10.0).abs() < 1e-9);
+        assert!((a.busy_pct() - 75.0).abs() < 1e-9);
+    }
+}
