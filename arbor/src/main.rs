@@ -1,1 +1,94 @@
-fn main() {}
+//! arbor: scx_arbor's toolkit. `arbor vm` boots a sched_ext-capable guest
+//! with a chosen topology and runs a command in it. (Benchmarks and the
+//! simulator will join as `arbor bench` and `arbor sim`.)
+
+mod vm;
+
+use anyhow::{bail, Result};
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "arbor", version, about = "scx_arbor's toolkit: VM runner (benchmarks and simulator to come)")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Boot a guest kernel with sched_ext under QEMU/TCG and run a command in it.
+    Vm {
+        /// A preset (see --list-topologies) or sockets=S,dies=D,cores=C,threads=T,nodes=N,mem=M.
+        #[arg(short, long, default_value = "2s2c2t")]
+        topology: String,
+        /// Guest kernel version under /usr/lib/modules (default: the one install-deps.sh unpacked).
+        #[arg(long)]
+        kernel: Option<String>,
+        /// List the topology presets and exit.
+        #[arg(long)]
+        list_topologies: bool,
+        /// Show the guest's boot log.
+        #[arg(short, long)]
+        verbose: bool,
+        /// The command to run in the guest, in the current directory: one
+        /// argument is a shell line, several are quoted one by one.
+        #[arg(last = true)]
+        command: Vec<String>,
+    },
+}
+
+fn main() {
+    match real_main() {
+        Ok(code) => std::process::exit(code),
+        Err(e) => {
+            eprintln!("arbor: error: {}", format!("{e:#}").replace('\n', " "));
+            std::process::exit(2);
+        }
+    }
+}
+
+fn real_main() -> Result<i32> {
+    let cli = Cli::parse();
+    match cli.cmd {
+        Cmd::Vm { topology, kernel, list_topologies, verbose, command } => {
+            if list_topologies {
+                for (name, spec, what) in vm::PRESETS {
+                    println!("{name:<10} {what:<44} {spec}");
+                }
+                return Ok(0);
+            }
+            let topo = vm::VmTopology::parse(&topology)?;
+            if command.is_empty() {
+                bail!("no command given: arbor vm [--topology T] -- COMMAND [ARGS...]");
+            }
+            // One argument is a shell line (like ssh): `arbor vm -- 'a && b'`.
+            // Several are quoted one by one: `arbor vm -- hackbench -g 2`.
+            let cmdline = if command.len() == 1 {
+                command[0].clone()
+            } else {
+                command.iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" ")
+            };
+            vm::run(&topo, kernel.as_deref(), &cmdline, verbose)
+        }
+    }
+}
+
+/// Quotes one argument for the guest's shell.
+fn shell_quote(a: &str) -> String {
+    if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c)) {
+        a.to_string()
+    } else {
+        format!("'{}'", a.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn shell_quote_keeps_plain_words_and_quotes_the_rest() {
+        assert_eq!(super::shell_quote("hackbench"), "hackbench");
+        assert_eq!(super::shell_quote("a b"), "'a b'");
+        assert_eq!(super::shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(super::shell_quote(""), "''");
+    }
+}

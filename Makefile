@@ -1,0 +1,45 @@
+# scx_arbor: two set-up commands.
+#   make run   install what is missing, build, run scx_arbor under a short
+#              demo workload (natively if this kernel has sched_ext, else in
+#              a VM) and print an EEVDF-vs-scx_arbor table
+#   make test  install what is missing, run every test (unit + VM)
+
+SHELL := /bin/bash
+CARGO ?= $(shell command -v cargo 2>/dev/null || echo $(HOME)/.cargo/bin/cargo)
+TOPOLOGY ?= 2s2c2t
+SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+
+.PHONY: all deps build run test unit-test vm-test demo fmt clean
+
+all: build
+
+deps:
+	$(SUDO) bash scripts/install-deps.sh
+
+build: deps
+	$(CARGO) build --release --locked
+
+# Unit tests: the placement rules (policy.h, compiled natively), features,
+# counters, topology parsing, CLI errors.
+unit-test: build
+	$(CARGO) test --release --locked
+
+# VM tests: load scx_arbor in a sched_ext guest and check what it did.
+vm-test: build
+	./target/release/arbor vm --topology $(TOPOLOGY) -- tests/vm/suite.sh
+
+test: unit-test vm-test
+
+run: build
+	@if [ -e /sys/kernel/sched_ext ] && [ "$$(id -u)" -eq 0 ]; then \
+		scripts/demo.sh; \
+	else \
+		echo "This kernel has no sched_ext: running the demo in a $(TOPOLOGY) VM."; \
+		./target/release/arbor vm --topology $(TOPOLOGY) -- scripts/demo.sh; \
+	fi
+
+fmt:
+	$(CARGO) fmt --all
+
+clean:
+	$(CARGO) clean

@@ -1,0 +1,292 @@
+//! The VM runner: boots a Debian kernel with sched_ext under QEMU's TCG
+//! through virtme-ng, with a chosen CPU topology, runs one command inside
+//! with the host's files visible (copy-on-write), streams its output and
+//! returns its exit code.
+//!
+//! Why TCG: these machines have /dev/kvm but nested KVM does not work
+//! (shared/reference/environment.md); TCG is slow but faithful.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+
+/// A guest topology: sockets x dies x cores x threads, NUMA nodes, memory.
+/// Each die has its own L3 (LLC) when the guest CPU reports an Intel
+/// vendor, which is how QEMU expresses "2 LLCs in one node".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VmTopology {
+    pub sockets: u32,
+    pub dies: u32,
+    pub cores: u32,
+    pub threads: u32,
+    pub nodes: u32,
+    pub mem_mb: u32,
+}
+
+/// Named presets: (name, spec, what it models).
+pub const PRESETS: &[(&str, &str, &str)] = &[
+    ("1s2c2t", "sockets=1,cores=2,threads=2,nodes=1,mem=2G", "4 CPUs, SMT2, one LLC"),
+    ("2s2c2t", "sockets=2,cores=2,threads=2,nodes=2,mem=4G", "8 CPUs, 2 sockets = 2 LLCs, 2 NUMA nodes"),
+    ("1s2d2c2t", "sockets=1,dies=2,cores=2,threads=2,nodes=1,mem=4G", "8 CPUs, one node, 2 LLCs (one per die)"),
+    ("1s4c1t", "sockets=1,cores=4,threads=1,nodes=1,mem=2G", "4 CPUs, no SMT, one LLC"),
+    ("2s4c1t", "sockets=2,cores=4,threads=1,nodes=2,mem=4G", "8 CPUs, no SMT, 2 LLCs, 2 nodes"),
+];
+
+/// Under TCG every vCPU is a host thread; past this it stops being useful.
+pub const MAX_VCPUS: u32 = 64;
+
+impl VmTopology {
+    pub fn nr_cpus(&self) -> u32 {
+        self.sockets * self.dies * self.cores * self.threads
+    }
+
+    pub fn nr_llcs(&self) -> u32 {
+        self.sockets * self.dies
+    }
+
+    /// A preset name or `key=value,...` with keys sockets, dies, cores,
+    /// threads, nodes, mem (e.g. 512M, 4G).
+    pub fn parse(s: &str) -> Result<Self> {
+        let spec = PRESETS.iter().find(|p| p.0 == s).map(|p| p.1).unwrap_or(s);
+        if !spec.contains('=') {
+            let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
+            bail!(
+                "unknown topology '{s}': use a preset ({}) or sockets=S,dies=D,cores=C,threads=T,nodes=N,mem=M",
+                names.join(", ")
+            );
+        }
+        let mut t = VmTopology { sockets: 1, dies: 1, cores: 1, threads: 1, nodes: 1, mem_mb: 0 };
+        for kv in spec.split(',').filter(|kv| !kv.is_empty()) {
+            let (k, v) = kv
+                .split_once('=')
+                .with_context(|| format!("topology: '{kv}' is not key=value"))?;
+            let num = |v: &str| -> Result<u32> {
+                v.trim()
+                    .parse::<u32>()
+                    .with_context(|| format!("topology: {k}={v} is not a whole number"))
+            };
+            match k.trim() {
+                "sockets" => t.sockets = num(v)?,
+                "dies" => t.dies = num(v)?,
+                "cores" => t.cores = num(v)?,
+                "threads" => t.threads = num(v)?,
+                "nodes" => t.nodes = num(v)?,
+                "mem" => t.mem_mb = parse_mem(v)?,
+                other => bail!("topology: unknown key '{other}' (sockets, dies, cores, threads, nodes, mem)"),
+            }
+        }
+        if t.mem_mb == 0 {
+            t.mem_mb = (1024 * t.nodes).max(2048);
+        }
+        t.validate()?;
+        Ok(t)
+    }
+
+    /// Rejects what QEMU cannot build or what would not boot usefully.
+    pub fn validate(&self) -> Result<()> {
+        for (k, v) in [("sockets", self.sockets), ("dies", self.dies), ("cores", self.cores), ("threads", self.threads), ("nodes", self.nodes)] {
+            if v == 0 {
+                bail!("topology: {k} must be at least 1");
+            }
+        }
+        if self.threads > 8 {
+            bail!("topology: threads={} per core is more than any real CPU has (max 8)", self.threads);
+        }
+        let n = self.nr_cpus();
+        if n > MAX_VCPUS {
+            bail!("topology: {n} CPUs is more than the {MAX_VCPUS} a TCG guest can usefully run here");
+        }
+        if self.nodes > self.nr_llcs() || self.nr_llcs() % self.nodes != 0 {
+            bail!(
+                "topology: {} NUMA nodes cannot each hold whole LLCs of {} sockets x {} dies",
+                self.nodes,
+                self.sockets,
+                self.dies
+            );
+        }
+        if self.mem_mb % self.nodes != 0 || self.mem_mb / self.nodes < 256 {
+            bail!(
+                "topology: mem={}M must split evenly into {} nodes of at least 256M",
+                self.mem_mb,
+                self.nodes
+            );
+        }
+        if self.mem_mb > 16 * 1024 {
+            bail!("topology: mem={}M leaves too little of the host's memory (max 16G)", self.mem_mb);
+        }
+        Ok(())
+    }
+
+    /// virtme-ng arguments for this topology.
+    pub fn vng_args(&self) -> Vec<String> {
+        let n = self.nr_cpus();
+        let mut a = vec![
+            "--cpus".into(),
+            n.to_string(),
+            "--memory".into(),
+            format!("{}M", self.mem_mb),
+            // An Intel vendor makes QEMU report one L3 per die; the default
+            // (AMD-like) model reports one L3 per socket and warns about SMT.
+            format!(
+                "--qemu-opts=-cpu qemu64,vendor=GenuineIntel -smp {n},sockets={},dies={},cores={},threads={}",
+                self.sockets, self.dies, self.cores, self.threads
+            ),
+        ];
+        if self.nodes > 1 {
+            let per = n / self.nodes;
+            for node in 0..self.nodes {
+                a.push("--numa".into());
+                a.push(format!("{}M,cpus={}-{}", self.mem_mb / self.nodes, node * per, node * per + per - 1));
+            }
+        }
+        a
+    }
+}
+
+impl fmt::Display for VmTopology {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} CPUs ({} socket(s) x {} die(s) x {} core(s) x {} thread(s)), {} LLC(s), {} node(s), {}M",
+            self.nr_cpus(),
+            self.sockets,
+            self.dies,
+            self.cores,
+            self.threads,
+            self.nr_llcs(),
+            self.nodes,
+            self.mem_mb
+        )
+    }
+}
+
+fn parse_mem(v: &str) -> Result<u32> {
+    let v = v.trim();
+    let (num, mult) = match v.chars().last() {
+        Some('G') | Some('g') => (&v[..v.len() - 1], 1024),
+        Some('M') | Some('m') => (&v[..v.len() - 1], 1),
+        _ => (v, 1),
+    };
+    let n: u32 = num
+        .parse()
+        .with_context(|| format!("topology: mem={v} is not a size like 512M or 4G"))?;
+    Ok(n * mult)
+}
+
+/// Where scripts/install-deps.sh records the guest kernel it unpacked.
+const KERNEL_STAMP: &str = "/var/lib/scx-arbor/kernel-version";
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap_or(Path::new(".")).to_path_buf()
+}
+
+fn installed_kernel() -> Option<String> {
+    let v = std::fs::read_to_string(KERNEL_STAMP).ok()?.trim().to_string();
+    let ok = Path::new(&format!("/usr/lib/modules/{v}/vmlinuz")).exists();
+    ok.then_some(v)
+}
+
+fn have(cmd: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {cmd} >/dev/null 2>&1")])
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+}
+
+/// Runs scripts/install-deps.sh if the VM stack or the guest kernel is missing.
+pub fn ensure_deps() -> Result<String> {
+    if !(have("vng") && have("qemu-system-x86_64") && installed_kernel().is_some()) {
+        if unsafe { libc_geteuid() } != 0 {
+            bail!("the VM stack is not installed and installing it needs root: run sudo scripts/install-deps.sh");
+        }
+        let script = repo_root().join("scripts/install-deps.sh");
+        eprintln!("arbor: installing the VM stack ({})", script.display());
+        let st = Command::new("bash").arg(&script).status().context("running install-deps.sh")?;
+        if !st.success() {
+            bail!("scripts/install-deps.sh failed ({st})");
+        }
+    }
+    installed_kernel().context("no guest kernel after install-deps.sh; see its output")
+}
+
+extern "C" {
+    #[link_name = "geteuid"]
+    fn libc_geteuid() -> u32;
+}
+
+/// Boots the guest and runs `cmd` (a shell command line) in it, in the
+/// current directory; returns the command's exit code.
+pub fn run(topo: &VmTopology, kernel: Option<&str>, cmd: &str, verbose: bool) -> Result<i32> {
+    let kver = match kernel {
+        Some(k) => k.to_string(),
+        None => ensure_deps()?,
+    };
+    let image = format!("/usr/lib/modules/{kver}/vmlinuz");
+    if !Path::new(&image).exists() {
+        bail!("kernel image {image} not found (scripts/install-deps.sh unpacks one)");
+    }
+    let mut c = Command::new("vng");
+    c.arg("--run").arg(&image).arg("--disable-kvm");
+    c.args(topo.vng_args());
+    if verbose {
+        c.arg("--verbose");
+    }
+    c.arg("--exec").arg(cmd);
+    c.stdin(std::process::Stdio::null());
+    eprintln!("arbor vm: booting {kver} with {topo} under TCG");
+    let st = c.status().context("starting vng (virtme-ng)")?;
+    match st.code() {
+        Some(code) => Ok(code),
+        None => bail!("vng was killed by a signal"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_parse_and_validate() {
+        for (name, _, _) in PRESETS {
+            let t = VmTopology::parse(name).unwrap();
+            t.validate().unwrap();
+        }
+        let t = VmTopology::parse("2s2c2t").unwrap();
+        assert_eq!((t.nr_cpus(), t.nr_llcs(), t.nodes), (8, 2, 2));
+        let t = VmTopology::parse("1s2d2c2t").unwrap();
+        assert_eq!((t.nr_cpus(), t.nr_llcs(), t.nodes), (8, 2, 1));
+    }
+
+    #[test]
+    fn explicit_form() {
+        let t = VmTopology::parse("sockets=2,cores=3,threads=1,nodes=2,mem=3G").unwrap();
+        assert_eq!((t.nr_cpus(), t.mem_mb), (6, 3072));
+        let args = t.vng_args().join(" ");
+        assert!(args.contains("-smp 6,sockets=2,dies=1,cores=3,threads=1"), "{args}");
+        assert!(args.contains("--numa 1536M,cpus=0-2 --numa 1536M,cpus=3-5"), "{args}");
+    }
+
+    #[test]
+    fn impossible_topologies_are_rejected_with_a_reason() {
+        let cases = [
+            ("nosuch", "unknown topology"),
+            ("sockets=0,cores=2", "sockets must be at least 1"),
+            ("sockets=1,cores=2,nodes=2", "NUMA nodes"),
+            ("sockets=3,cores=2,nodes=2", "NUMA nodes"),
+            ("sockets=2,cores=32,threads=2", "TCG"),
+            ("cores=2,threads=16", "threads=16"),
+            ("cores=2,mem=100M", "256M"),
+            ("cores=2,mem=lots", "not a size"),
+            ("cores=two", "not a whole number"),
+            ("cores=2,llcs=2", "unknown key"),
+        ];
+        for (spec, want) in cases {
+            let e = VmTopology::parse(spec).unwrap_err().to_string();
+            assert!(e.contains(want), "{spec}: {e}");
+            assert!(!e.contains('\n'), "{spec}: multi-line error");
+        }
+    }
+}

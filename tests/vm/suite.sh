@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# VM tests: load scx_arbor in a sched_ext guest and check what it did.
+# Run by `make test` as: arbor vm --topology 2s2c2t -- tests/vm/suite.sh
+# Prints PASS/FAIL per check and ends with "N passed, N failed".
+set -u
+. "$(dirname "$0")/lib.sh"
+
+PASS=0
+FAIL=0
+pass() { echo "PASS: $*"; PASS=$((PASS + 1)); }
+fail() { echo "FAIL: $*"; FAIL=$((FAIL + 1)); [ -n "${SLOG:-}" ] && [ -f "$SLOG" ] && tail -n 20 "$SLOG" | sed 's/^/    | /'; }
+check() { local d=$1; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
+NCPU=$(nproc)
+STRESS_SECS=${STRESS_SECS:-30}
+
+# ---- the guest's topology from sysfs, in scx_arbor's summary form ----
+sysfs_topology() {
+	local cpus cores llcs nodes smt
+	cpus=$(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)
+	cores=$(for c in /sys/devices/system/cpu/cpu[0-9]*/topology; do
+		echo "$(cat $c/physical_package_id)-$(cat $c/core_id)"; done | sort -u | wc -l)
+	llcs=$(cat /sys/devices/system/cpu/cpu[0-9]*/cache/index3/shared_cpu_list 2>/dev/null | sort -u | wc -l)
+	nodes=$(ls -d /sys/devices/system/node/node[0-9]* | wc -l)
+	smt=$(for c in /sys/devices/system/cpu/cpu[0-9]*/topology/thread_siblings_list; do
+		awk -F'[,-]' '{ if (NF == 1) print 1; else if ($0 ~ /-/) print $2 - $1 + 1; else print NF }' $c; done | sort -n | tail -1)
+	echo "topology: cpus=$cpus cores=$cores llcs=$llcs nodes=$nodes smt=$smt"
+}
+
+echo "== guest: $(uname -r), $NCPU CPUs; scx_arbor: $ARBOR_BIN"
+check "kernel has sched_ext and it is idle" test "$(sched_state)" = disabled
+
+# ---- 1. load, report topology, survive stress-ng + hackbench, unload on SIGINT ----
+J=/tmp/arbor-suite.json
+rm -f $J
+if start_sched -v --stats 5 --stats-json $J; then
+	pass "loads: sched_ext state enabled, root/ops names arbor"
+	want=$(sysfs_topology)
+	got=$(grep '^topology:' "$SLOG")
+	check "reported topology equals the guest's ($want)" test "$got" = "$want"
+	stress-ng --aggressive -M -c "$NCPU" -f "$NCPU" --affinity 1 --affinity-delay 1 \
+		--affinity-pin -t "$STRESS_SECS" >/tmp/arbor-stress.log 2>&1
+	check "stress-ng ${STRESS_SECS}s (--aggressive, affinity churn) completed" test $? -eq 0
+	hackbench -g 4 -l 100 >/dev/null 2>&1
+	check "hackbench after stress-ng completed" test $? -eq 0
+	check "not ejected: still enabled and running" sh -c "[ \"\$(cat $SCX/state)\" = enabled ] && kill -0 $SPID"
+	check "--stats prints an interval table" grep -q 'wakeups .*gap%' "$SLOG"
+	# --monitor attaches to the running instance
+	timeout 8 "$ARBOR_BIN" --monitor 1 >/tmp/arbor-monitor.log 2>&1
+	check "--monitor attaches and prints counters" sh -c "grep -q 'gap%' /tmp/arbor-monitor.log && [ \$(grep -c '^ *[0-9]' /tmp/arbor-monitor.log) -ge 2 ]"
+	stop_sched
+	check "SIGINT unloads cleanly (exit 0, state disabled)" test "$SRC" -eq 0 -a "$(sched_state)" = disabled
+	check "unload reason is user space, not an ejection" grep -q 'unregistered from user space' "$SLOG"
+	check "--stats-json written at exit" test -s $J
+	missing=""
+	for k in wakeups wake_wide affine_attempts affine_moves found_idle_core found_idle_cpu \
+		nofound_idle newidle_pulls newidle_fails migrations_same_llc migrations_cross_llc \
+		migrations_cross_node idle_while_queued_ns busy_ns idle_ns; do
+		grep -q "\"$k\":" $J 2>/dev/null || missing="$missing $k"
+	done
+	check "--stats-json holds every counter${missing:+ (missing:$missing)}" test -z "$missing"
+	w=$(json_get $J wakeups); b=$(json_get $J busy_ns); i=$(json_get $J idle_ns); p=$(json_get $J newidle_pulls)
+	check "counters moved: wakeups=$w busy_ns=$b idle_ns=$i newidle_pulls=$p all > 0" \
+		test "${w:-0}" -gt 0 -a "${b:-0}" -gt 0 -a "${i:-0}" -gt 0 -a "${p:-0}" -gt 0
+else
+	fail "loads: sched_ext state enabled, root/ops names arbor"
+	kill -INT "$SPID" 2>/dev/null
+fi
+
+# ---- 2. every feature switched off still runs the same load ----
+for f in $("$ARBOR_BIN" --list-features | awk 'NR > 1 { print $1 }'); do
+	J=/tmp/arbor-no-$f.json
+	if start_sched -f "NO_$f" --stats-json $J; then
+		hackbench -g 2 -l 50 >/dev/null 2>&1
+		hb=$?
+		perf bench sched pipe -l 2000 >/dev/null 2>&1
+		pb=$?
+		alive=$([ "$(sched_state)" = enabled ] && kill -0 $SPID && echo yes)
+		stop_sched
+		check "NO_$f: hackbench + perf pipe run, not ejected, clean unload" \
+			test "$hb" -eq 0 -a "$pb" -eq 0 -a "$alive" = yes -a "$SRC" -eq 0
+		case $f in
+		WAKE_WIDE) check "NO_WAKE_WIDE: no wakeup judged wide" test "$(json_get $J wake_wide)" = 0 ;;
+		NEWIDLE) check "NO_NEWIDLE: idle CPUs balance only when kicked (pulls + fails <= kicks)" \
+			test "$(( $(json_get $J newidle_pulls) + $(json_get $J newidle_fails) ))" -le "$(json_get $J periodic_kicks)" ;;
+		esac
+	else
+		fail "NO_$f: loads"
+		kill -INT "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null
+	fi
+done
+# with both wake_affine stages off, wake_affine never pulls
+J=/tmp/arbor-no-wa.json
+if start_sched -f NO_WA_IDLE,NO_WA_WEIGHT --stats-json $J; then
+	hackbench -g 2 -l 50 >/dev/null 2>&1
+	stop_sched
+	check "NO_WA_IDLE,NO_WA_WEIGHT: affine_attempts > 0 but affine_moves = 0" \
+		test "$(json_get $J affine_attempts)" -gt 0 -a "$(json_get $J affine_moves)" = 0
+else
+	fail "NO_WA_IDLE,NO_WA_WEIGHT: loads"
+fi
+
+# ---- 3. an ejection is reported with the kernel's reason and a non-zero exit ----
+if start_sched; then
+	echo S >/proc/sysrq-trigger	# sysrq-S: the kernel disables the BPF scheduler
+	wait "$SPID"
+	rc=$?
+	check "ejection (sysrq-S): non-zero exit and sched_ext's reason printed" \
+		sh -c "[ $rc -ne 0 ] && grep -qi 'sysrq' '$SLOG'"
+	for i in $(seq 1 40); do [ "$(sched_state)" = disabled ] && break; sleep 0.25; done
+else
+	fail "ejection test: loads"
+fi
+
+# ---- 4. bad input: one clear line, non-zero exit ----
+one_line_error() { # expect-substring, args...
+	local want=$1; shift
+	local out rc
+	out=$("$@" 2>&1 >/dev/null); rc=$?
+	[ $rc -ne 0 ] && [ "$(printf '%s\n' "$out" | grep -c .)" -eq 1 ] && printf '%s' "$out" | grep -q -- "$want"
+}
+check "unknown feature: one line naming it" one_line_error "NO_SUCH" "$ARBOR_BIN" -f NO_SUCH
+check "imbalance-pct out of range rejected" sh -c "! '$ARBOR_BIN' --imbalance-pct 50 >/dev/null 2>&1"
+check "non-root: one line saying root is needed" one_line_error "root" \
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$ARBOR_BIN"
+if start_sched; then
+	check "second instance while one runs: one line, non-zero" one_line_error "another sched_ext scheduler" "$ARBOR_BIN"
+	stop_sched
+fi
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
