@@ -15,12 +15,14 @@ start_sched() {
 	SPID=$!
 	local i
 	for i in $(seq 1 240); do
-		if [ "$(sched_state)" = enabled ] && [ "$(sched_ops)" = arbor ]; then
+		# scx_utils names the ops "arbor_<version>_<target>"
+		if [ "$(sched_state)" = enabled ] && [[ "$(sched_ops)" == arbor* ]]; then
 			return 0
 		fi
 		kill -0 "$SPID" 2>/dev/null || { wait "$SPID"; return 1; }
 		sleep 0.25
 	done
+	kill -INT "$SPID" 2>/dev/null; wait "$SPID"
 	return 1
 }
 
