@@ -8,7 +8,11 @@ use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "arbor", version, about = "scx_arbor's toolkit: VM runner (benchmarks and simulator to come)")]
+#[command(
+    name = "arbor",
+    version,
+    about = "scx_arbor's toolkit: VM runner (benchmarks and simulator to come)"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -50,7 +54,13 @@ fn main() {
 fn real_main() -> Result<i32> {
     let cli = Cli::parse();
     match cli.cmd {
-        Cmd::Vm { topology, kernel, list_topologies, verbose, command } => {
+        Cmd::Vm {
+            topology,
+            kernel,
+            list_topologies,
+            verbose,
+            command,
+        } => {
             if list_topologies {
                 for (name, spec, what) in vm::PRESETS {
                     println!("{name:<10} {what:<44} {spec}");
@@ -66,7 +76,11 @@ fn real_main() -> Result<i32> {
             let cmdline = if command.len() == 1 {
                 command[0].clone()
             } else {
-                command.iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" ")
+                command
+                    .iter()
+                    .map(|a| shell_quote(a))
+                    .collect::<Vec<_>>()
+                    .join(" ")
             };
             vm::run(&topo, kernel.as_deref(), &cmdline, verbose)
         }
@@ -75,7 +89,10 @@ fn real_main() -> Result<i32> {
 
 /// Quotes one argument for the guest's shell.
 fn shell_quote(a: &str) -> String {
-    if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c)) {
+    if !a.is_empty()
+        && a.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+    {
         a.to_string()
     } else {
         format!("'{}'", a.replace('\'', "'\\''"))

@@ -27,11 +27,31 @@ pub struct VmTopology {
 
 /// Named presets: (name, spec, what it models).
 pub const PRESETS: &[(&str, &str, &str)] = &[
-    ("1s2c2t", "sockets=1,cores=2,threads=2,nodes=1,mem=2G", "4 CPUs, SMT2, one LLC"),
-    ("2s2c2t", "sockets=2,cores=2,threads=2,nodes=2,mem=4G", "8 CPUs, 2 sockets = 2 LLCs, 2 NUMA nodes"),
-    ("1s2d2c2t", "sockets=1,dies=2,cores=2,threads=2,nodes=1,mem=4G", "8 CPUs, one node, 2 LLCs (one per die)"),
-    ("1s4c1t", "sockets=1,cores=4,threads=1,nodes=1,mem=2G", "4 CPUs, no SMT, one LLC"),
-    ("2s4c1t", "sockets=2,cores=4,threads=1,nodes=2,mem=4G", "8 CPUs, no SMT, 2 LLCs, 2 nodes"),
+    (
+        "1s2c2t",
+        "sockets=1,cores=2,threads=2,nodes=1,mem=2G",
+        "4 CPUs, SMT2, one LLC",
+    ),
+    (
+        "2s2c2t",
+        "sockets=2,cores=2,threads=2,nodes=2,mem=4G",
+        "8 CPUs, 2 sockets = 2 LLCs, 2 NUMA nodes",
+    ),
+    (
+        "1s2d2c2t",
+        "sockets=1,dies=2,cores=2,threads=2,nodes=1,mem=4G",
+        "8 CPUs, one node, 2 LLCs (one per die)",
+    ),
+    (
+        "1s4c1t",
+        "sockets=1,cores=4,threads=1,nodes=1,mem=2G",
+        "4 CPUs, no SMT, one LLC",
+    ),
+    (
+        "2s4c1t",
+        "sockets=2,cores=4,threads=1,nodes=2,mem=4G",
+        "8 CPUs, no SMT, 2 LLCs, 2 nodes",
+    ),
 ];
 
 /// Under TCG every vCPU is a host thread; past this it stops being useful.
@@ -57,7 +77,14 @@ impl VmTopology {
                 names.join(", ")
             );
         }
-        let mut t = VmTopology { sockets: 1, dies: 1, cores: 1, threads: 1, nodes: 1, mem_mb: 0 };
+        let mut t = VmTopology {
+            sockets: 1,
+            dies: 1,
+            cores: 1,
+            threads: 1,
+            nodes: 1,
+            mem_mb: 0,
+        };
         for kv in spec.split(',').filter(|kv| !kv.is_empty()) {
             let (k, v) = kv
                 .split_once('=')
@@ -74,7 +101,9 @@ impl VmTopology {
                 "threads" => t.threads = num(v)?,
                 "nodes" => t.nodes = num(v)?,
                 "mem" => t.mem_mb = parse_mem(v)?,
-                other => bail!("topology: unknown key '{other}' (sockets, dies, cores, threads, nodes, mem)"),
+                other => bail!(
+                    "topology: unknown key '{other}' (sockets, dies, cores, threads, nodes, mem)"
+                ),
             }
         }
         if t.mem_mb == 0 {
@@ -86,17 +115,28 @@ impl VmTopology {
 
     /// Rejects what QEMU cannot build or what would not boot usefully.
     pub fn validate(&self) -> Result<()> {
-        for (k, v) in [("sockets", self.sockets), ("dies", self.dies), ("cores", self.cores), ("threads", self.threads), ("nodes", self.nodes)] {
+        for (k, v) in [
+            ("sockets", self.sockets),
+            ("dies", self.dies),
+            ("cores", self.cores),
+            ("threads", self.threads),
+            ("nodes", self.nodes),
+        ] {
             if v == 0 {
                 bail!("topology: {k} must be at least 1");
             }
         }
         if self.threads > 8 {
-            bail!("topology: threads={} per core is more than any real CPU has (max 8)", self.threads);
+            bail!(
+                "topology: threads={} per core is more than any real CPU has (max 8)",
+                self.threads
+            );
         }
         let n = self.nr_cpus();
         if n > MAX_VCPUS {
-            bail!("topology: {n} CPUs is more than the {MAX_VCPUS} a TCG guest can usefully run here");
+            bail!(
+                "topology: {n} CPUs is more than the {MAX_VCPUS} a TCG guest can usefully run here"
+            );
         }
         if self.nodes > self.nr_llcs() || self.nr_llcs() % self.nodes != 0 {
             bail!(
@@ -114,7 +154,10 @@ impl VmTopology {
             );
         }
         if self.mem_mb > 16 * 1024 {
-            bail!("topology: mem={}M leaves too little of the host's memory (max 16G)", self.mem_mb);
+            bail!(
+                "topology: mem={}M leaves too little of the host's memory (max 16G)",
+                self.mem_mb
+            );
         }
         Ok(())
     }
@@ -138,7 +181,12 @@ impl VmTopology {
             let per = n / self.nodes;
             for node in 0..self.nodes {
                 a.push("--numa".into());
-                a.push(format!("{}M,cpus={}-{}", self.mem_mb / self.nodes, node * per, node * per + per - 1));
+                a.push(format!(
+                    "{}M,cpus={}-{}",
+                    self.mem_mb / self.nodes,
+                    node * per,
+                    node * per + per - 1
+                ));
             }
         }
         a
@@ -179,11 +227,17 @@ fn parse_mem(v: &str) -> Result<u32> {
 const KERNEL_STAMP: &str = "/var/lib/scx-arbor/kernel-version";
 
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap_or(Path::new(".")).to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap_or(Path::new("."))
+        .to_path_buf()
 }
 
 fn installed_kernel() -> Option<String> {
-    let v = std::fs::read_to_string(KERNEL_STAMP).ok()?.trim().to_string();
+    let v = std::fs::read_to_string(KERNEL_STAMP)
+        .ok()?
+        .trim()
+        .to_string();
     let ok = Path::new(&format!("/usr/lib/modules/{v}/vmlinuz")).exists();
     ok.then_some(v)
 }
@@ -204,7 +258,10 @@ pub fn ensure_deps() -> Result<String> {
         }
         let script = repo_root().join("scripts/install-deps.sh");
         eprintln!("arbor: installing the VM stack ({})", script.display());
-        let st = Command::new("bash").arg(&script).status().context("running install-deps.sh")?;
+        let st = Command::new("bash")
+            .arg(&script)
+            .status()
+            .context("running install-deps.sh")?;
         if !st.success() {
             bail!("scripts/install-deps.sh failed ({st})");
         }
@@ -265,8 +322,14 @@ mod tests {
         let t = VmTopology::parse("sockets=2,cores=3,threads=1,nodes=2,mem=3G").unwrap();
         assert_eq!((t.nr_cpus(), t.mem_mb), (6, 3072));
         let args = t.vng_args().join(" ");
-        assert!(args.contains("-smp 6,sockets=2,dies=1,cores=3,threads=1"), "{args}");
-        assert!(args.contains("--numa 1536M,cpus=0-2 --numa 1536M,cpus=3-5"), "{args}");
+        assert!(
+            args.contains("-smp 6,sockets=2,dies=1,cores=3,threads=1"),
+            "{args}"
+        );
+        assert!(
+            args.contains("--numa 1536M,cpus=0-2 --numa 1536M,cpus=3-5"),
+            "{args}"
+        );
     }
 
     #[test]

@@ -165,6 +165,12 @@ impl<'a> Scheduler<'a> {
 
         let mut skel = scx_ops_load!(skel, arbor_ops, uei)?;
         let struct_ops = Some(scx_ops_attach!(skel, arbor_ops)?);
+        // The periodic balancer starts only now that sched_ext is fully up.
+        skel.maps
+            .bss_data
+            .as_mut()
+            .context("BPF bss missing")?
+            .timer_go = 1;
         let stats_server = StatsServer::new(stats::server_data()).launch()?;
         Ok(Self {
             skel,
@@ -205,6 +211,12 @@ impl<'a> Scheduler<'a> {
             }
         }
         let final_metrics = self.metrics()?;
+        // Stop the periodic balancer before sched_ext starts tearing down,
+        // and give an armed timer time to fire once and see the flag.
+        if let Some(bss) = self.skel.maps.bss_data.as_mut() {
+            bss.timer_stop = 1;
+        }
+        std::thread::sleep(Duration::from_millis(3 * opts.balance_interval_ms + 10));
         let _ = self.struct_ops.take();
         if let Some(path) = &opts.stats_json {
             let json = serde_json::to_string_pretty(&final_metrics.values()?)?;

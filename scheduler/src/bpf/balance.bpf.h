@@ -189,7 +189,7 @@ static __always_inline void refresh_llc_scan(u64 now)
 	}
 }
 
-static __always_inline void kick_idle_near(s32 busy, const struct cpumask *idle)
+static __always_inline void kick_idle_near(s32 busy)
 {
 	s32 best = -1;
 	u32 best_lvl = NR_LEVELS, i;
@@ -199,7 +199,9 @@ static __always_inline void kick_idle_near(s32 busy, const struct cpumask *idle)
 
 		if (i >= nr_cpus)
 			break;
-		if (i == busy || !bpf_cpumask_test_cpu(i, idle))
+		struct cpu_ctx *ic;
+
+		if (i == busy || !(ic = lookup_cpu_ctx(i)) || !ic->idle)
 			continue;
 		lvl = in_level(busy, i, LVL_SMT) ? LVL_SMT :
 		      in_level(busy, i, LVL_LLC) ? LVL_LLC :
@@ -219,33 +221,45 @@ static __always_inline void kick_idle_near(s32 busy, const struct cpumask *idle)
 	}
 }
 
+/*
+ * The timer runs only while the scheduler is fully up: user space sets
+ * timer_go after attaching (the first tick then starts the timer) and
+ * timer_stop before detaching (ops.exit sets it too, for ejections). A timer
+ * that fires while sched_ext is flipping its static keys during enable or
+ * disable has crashed TCG guests (int3 in check_builtin_idle_enabled), so it
+ * also reads idleness from our own per-CPU flags, not the kfunc.
+ */
+volatile u32 timer_go, timer_stop;
+static u32 timer_started;
+
 static int balance_timerfn(void *map, int *key, struct bpf_timer *timer)
 {
-	const struct cpumask *idle;
 	u64 now = bpf_ktime_get_ns();
 	u32 i;
 
+	if (timer_stop)
+		return 0;
 	refresh_llc_scan(now);
-
-	idle = scx_bpf_get_idle_cpumask();
 	bpf_for(i, 0, MAX_CPUS) {
 		if (i >= nr_cpus)
 			break;
 		if (scx_bpf_dsq_nr_queued(cpu_dsq(i)) > 0)
-			kick_idle_near(i, idle);
+			kick_idle_near(i);
 	}
-	scx_bpf_put_idle_cpumask(idle);
-
 	bpf_timer_start(timer, balance_interval_ns, 0);
 	return 0;
 }
 
-static __always_inline s32 start_balance_timer(void)
+/* Called from ops.tick: starts the timer once user space said go. */
+static __always_inline s32 maybe_start_balance_timer(void)
 {
 	struct bpf_timer *timer;
 	u32 key = 0;
 	s32 err;
 
+	if (!timer_go || timer_stop || timer_started ||
+	    __sync_val_compare_and_swap(&timer_started, 0, 1) != 0)
+		return 0;
 	timer = bpf_map_lookup_elem(&balance_timer_map, &key);
 	if (!timer)
 		return -ESRCH;

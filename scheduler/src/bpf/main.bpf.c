@@ -346,11 +346,17 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
 		if (c)
 			c->avg_idle = 2 * migration_cost_ns;
 	}
-	return start_balance_timer();
+	return 0;
+}
+
+void BPF_STRUCT_OPS(arbor_tick, struct task_struct *p)
+{
+	maybe_start_balance_timer();
 }
 
 void BPF_STRUCT_OPS(arbor_exit, struct scx_exit_info *ei)
 {
+	timer_stop = 1;
 	UEI_RECORD(uei, ei);
 }
 
@@ -363,6 +369,7 @@ SCX_OPS_DEFINE(arbor_ops,
 	       .stopping	= (void *)arbor_stopping,
 	       .quiescent	= (void *)arbor_quiescent,
 	       .update_idle	= (void *)arbor_update_idle,
+	       .tick		= (void *)arbor_tick,
 	       .enable		= (void *)arbor_enable,
 	       .init_task	= (void *)arbor_init_task,
 	       .exit_task	= (void *)arbor_exit_task,

@@ -1,0 +1,77 @@
+//! The command line as a user meets it on any machine: listing features,
+//! rejecting bad input with one line and a non-zero exit, and refusing to
+//! start on a kernel without sched_ext.
+
+use std::process::Command;
+
+fn arbor(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_scx_arbor"))
+        .args(args)
+        .output()
+        .expect("run scx_arbor");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn list_features_prints_each_with_default_and_meaning() {
+    let (rc, out, _) = arbor(&["--list-features"]);
+    assert_eq!(rc, 0);
+    for name in [
+        "WA_IDLE",
+        "WA_WEIGHT",
+        "WA_BIAS",
+        "WAKE_WIDE",
+        "SIS_UTIL",
+        "NEWIDLE",
+    ] {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("{name} missing:\n{out}"));
+        assert!(line.contains(" on ") || line.contains(" off "), "{line}");
+        assert!(line.split_whitespace().count() > 3, "no meaning: {line}");
+    }
+}
+
+#[test]
+fn unknown_feature_is_one_line_naming_it_and_the_valid_names() {
+    let (rc, _, err) = arbor(&["-f", "WA_IDLE", "-f", "NO_BOGUS"]);
+    assert_ne!(rc, 0);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("NO_BOGUS") && err.contains("SIS_UTIL"),
+        "{err}"
+    );
+}
+
+#[test]
+fn out_of_range_tunables_are_rejected() {
+    for args in [
+        &["--imbalance-pct", "99"][..],
+        &["--balance-interval-ms", "0"],
+        &["--migration-cost-us", "x"],
+    ] {
+        let (rc, _, err) = arbor(args);
+        assert_ne!(rc, 0, "{args:?} accepted");
+        assert!(!err.is_empty());
+    }
+}
+
+#[test]
+fn refuses_to_start_without_sched_ext_or_root() {
+    if std::path::Path::new("/sys/kernel/sched_ext").exists() {
+        eprintln!("this kernel has sched_ext; the VM tests cover the privileged paths");
+        return;
+    }
+    let (rc, _, err) = arbor(&["--run-secs", "1"]);
+    assert_ne!(rc, 0);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("no sched_ext") && err.contains("arbor vm"),
+        "{err}"
+    );
+}
