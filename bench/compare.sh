@@ -10,10 +10,10 @@ set -u
 RUNS=${1:-3}
 ARBOR_FLAGS=${ARBOR_FLAGS:-}
 WORKLOADS=(
-	"hackbench-1g|hackbench -g 1 -l 300|time"
-	"hackbench-2g|hackbench -g 2 -l 300|time"
-	"hackbench-4g|hackbench -g 4 -l 300|time"
-	"perf-pipe|perf bench sched pipe -l 20000|pipe"
+	"hackbench-1g|hackbench -g 1 -l ${LOOPS:-100}|time"
+	"hackbench-2g|hackbench -g 2 -l ${LOOPS:-100}|time"
+	"hackbench-4g|hackbench -g 4 -l ${LOOPS:-100}|time"
+	"perf-pipe|perf bench sched pipe -l ${PIPE_LOOPS:-10000}|pipe"
 )
 OUT=$(mktemp -d /tmp/arbor-compare.XXXXXX)
 
@@ -38,7 +38,9 @@ for w in "${WORKLOADS[@]}"; do
 		echo "arbor $name $(metric $kind $OUT/raw)" >>"$OUT/results"
 		j="$OUT/$name.$r.json"
 		echo "gap $name $(json_get $j idle_while_queued_ns) $(json_get $j busy_ns) $(json_get $j idle_ns)" >>"$OUT/results"
-		printf '.'
+		printf '%s run %s: eevdf %s s, arbor %s s\n' "$name" "$r" \
+			"$(awk -v n="$name" '$1=="eevdf" && $2==n { v=$3 } END { print v }' "$OUT/results")" \
+			"$(awk -v n="$name" '$1=="arbor" && $2==n { v=$3 } END { print v }' "$OUT/results")"
 	done
 done
 echo

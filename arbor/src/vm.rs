@@ -173,7 +173,7 @@ impl VmTopology {
             // An Intel vendor makes QEMU report one L3 per die; the default
             // (AMD-like) model reports one L3 per socket and warns about SMT.
             format!(
-                "--qemu-opts=-cpu qemu64,vendor=GenuineIntel -smp {n},sockets={},dies={},cores={},threads={}",
+                "--qemu-opts=-accel tcg,thread=single -cpu qemu64,vendor=GenuineIntel -smp {n},sockets={},dies={},cores={},threads={}",
                 self.sockets, self.dies, self.cores, self.threads
             ),
         ];
