@@ -10,7 +10,10 @@ use crate::bpf_intf;
 pub struct Feature {
     pub name: &'static str,
     pub bit: u32,
+    /// On in the `default` profile (and in `seeds`, for seed features).
     pub default: bool,
+    /// Which seed proposed it (None: the stock kernel's baseline).
+    pub seed: Option<&'static str>,
     pub help: &'static str,
 }
 
@@ -19,46 +22,120 @@ pub const FEATURES: &[Feature] = &[
         name: "WA_IDLE",
         bit: bpf_intf::arbor_feature_FEAT_WA_IDLE,
         default: true,
+        seed: None,
         help: "wake_affine: decide this-vs-prev by idleness first (baseline)",
     },
     Feature {
         name: "WA_WEIGHT",
         bit: bpf_intf::arbor_feature_FEAT_WA_WEIGHT,
         default: true,
+        seed: None,
         help: "wake_affine: else pull to this only if its effective load stays lower (baseline)",
     },
     Feature {
         name: "WA_BIAS",
         bit: bpf_intf::arbor_feature_FEAT_WA_BIAS,
         default: true,
+        seed: None,
         help: "wake_affine: favour prev by half of imbalance_pct in WA_WEIGHT (baseline)",
     },
     Feature {
         name: "WAKE_WIDE",
         bit: bpf_intf::arbor_feature_FEAT_WAKE_WIDE,
         default: true,
+        seed: None,
         help: "skip wake_affine for 1:N wakers detected by wakee flips (baseline)",
     },
     Feature {
         name: "SIS_UTIL",
         bit: bpf_intf::arbor_feature_FEAT_SIS_UTIL,
         default: true,
+        seed: None,
         help: "limit the idle-CPU scan depth by LLC utilisation (baseline)",
     },
     Feature {
         name: "NEWIDLE",
         bit: bpf_intf::arbor_feature_FEAT_NEWIDLE,
         default: true,
+        seed: None,
         help:
             "a CPU going idle pulls queued work, SMT->LLC->node->machine, cost-bounded (baseline)",
     },
+    Feature {
+        name: "WA_IDLER_LLC",
+        bit: bpf_intf::arbor_feature_FEAT_WA_IDLER_LLC,
+        default: true,
+        seed: Some("000"),
+        help: "wake_affine across LLCs: prefer the LLC with the smaller busy fraction (seed 000)",
+    },
+    Feature {
+        name: "WA_WAKER",
+        bit: bpf_intf::arbor_feature_FEAT_WA_WAKER,
+        default: false,
+        seed: Some("000"),
+        help: "with WA_IDLER_LLC: any free CPU in the waker's LLC wins (seed 000, off there too)",
+    },
+    Feature {
+        name: "WA_THROTTLE",
+        bit: bpf_intf::arbor_feature_FEAT_WA_THROTTLE,
+        default: true,
+        seed: Some("001"),
+        help: "after a failed wake_affine, none for --wake-affine-interval-ms (seed 001)",
+    },
+    Feature {
+        name: "STEAL",
+        bit: bpf_intf::arbor_feature_FEAT_STEAL,
+        default: true,
+        seed: Some("003"),
+        help: "a CPU going idle steals from an overloaded CPU of its LLC, siblings first (seed 003)",
+    },
+    Feature {
+        name: "ASYM_WAKE_CAP",
+        bit: bpf_intf::arbor_feature_FEAT_ASYM_WAKE_CAP,
+        default: true,
+        seed: Some("004"),
+        help: "asymmetric CPUs: a wakee too big for prev/this is placed by spare capacity (seed 004)",
+    },
+    Feature {
+        name: "ASYM_IDLE_CAPACITY",
+        bit: bpf_intf::arbor_feature_FEAT_ASYM_IDLE_CAPACITY,
+        default: true,
+        seed: Some("004"),
+        help: "asymmetric CPUs: idle search takes the first idle CPU the task fits (mainline 5.7)",
+    },
+    Feature {
+        name: "ASYM_MISFIT",
+        bit: bpf_intf::arbor_feature_FEAT_ASYM_MISFIT,
+        default: true,
+        seed: Some("004"),
+        help: "asymmetric CPUs: at tick, move a task that does not fit to a CPU >= 5% bigger (mainline)",
+    },
 ];
 
+/// Named starting points for `-f`:
+/// - `stock`: the kernel's baseline, every seed mechanism off;
+/// - `seeds`: each seed mechanism with its seed's own default;
+/// - `default`: what we recommend. For now it equals `seeds`: no
+///   measurement has yet shown a reason to depart from a seed's default.
+pub const PROFILES: &[&str] = &["default", "stock", "seeds"];
+
+pub fn profile_mask(name: &str) -> Result<u32> {
+    let mask = |with_seeds: bool| {
+        FEATURES
+            .iter()
+            .filter(|f| f.default && (f.seed.is_none() || with_seeds))
+            .fold(0u32, |m, f| m | (1 << f.bit))
+    };
+    match name {
+        "stock" => Ok(mask(false)),
+        "seeds" | "default" => Ok(mask(true)),
+        other => bail!("unknown profile '{other}'; valid: {}", PROFILES.join(", ")),
+    }
+}
+
+#[cfg(test)]
 pub fn default_mask() -> u32 {
-    FEATURES
-        .iter()
-        .filter(|f| f.default)
-        .fold(0, |m, f| m | (1 << f.bit))
+    profile_mask("default").unwrap()
 }
 
 fn valid_names() -> String {
@@ -109,15 +186,20 @@ pub fn describe(mask: u32) -> String {
 }
 
 pub fn list() -> String {
-    let mut out = String::from("FEATURE          DEFAULT  MEANING\n");
+    let mut out = String::from("FEATURE             DEFAULT  SOURCE    MEANING\n");
     for f in FEATURES {
         out += &format!(
-            "{:<16} {:<8} {}\n",
+            "{:<19} {:<8} {:<9} {}\n",
             f.name,
             if f.default { "on" } else { "off" },
+            f.seed
+                .map(|s| format!("seed {s}"))
+                .unwrap_or_else(|| "baseline".into()),
             f.help
         );
     }
+    out +=
+        "profiles: stock = baseline only; seeds = each seed's default; default = seeds (for now)\n";
     out
 }
 
@@ -143,7 +225,31 @@ mod tests {
         let m2 = apply(m, &["wa_idle".into()]).unwrap();
         assert_eq!(m2, d);
         let m3 = apply(d, &["NO_SIS_UTIL,NO_NEWIDLE".into()]).unwrap();
-        assert_eq!(describe(m3).matches("NO_").count(), 2);
+        assert_eq!(
+            describe(m3).matches("NO_").count(),
+            describe(d).matches("NO_").count() + 2
+        );
+    }
+
+    #[test]
+    fn profiles() {
+        let stock = profile_mask("stock").unwrap();
+        let seeds = profile_mask("seeds").unwrap();
+        assert_eq!(stock & (1 << bpf_intf::arbor_feature_FEAT_STEAL), 0);
+        assert_ne!(seeds & (1 << bpf_intf::arbor_feature_FEAT_STEAL), 0);
+        assert_eq!(
+            seeds & (1 << bpf_intf::arbor_feature_FEAT_WA_WAKER),
+            0,
+            "seed 000 ships WA_WAKER off"
+        );
+        assert_eq!(stock & seeds, stock, "seeds builds on stock");
+        for f in FEATURES.iter().filter(|f| f.seed.is_none()) {
+            assert_ne!(stock & (1 << f.bit), 0, "{} missing from stock", f.name);
+        }
+        assert!(profile_mask("fast")
+            .unwrap_err()
+            .to_string()
+            .contains("stock"));
     }
 
     #[test]

@@ -34,6 +34,11 @@ const SCHEDULER_NAME: &str = "scx_arbor";
 #[derive(Debug, Parser)]
 #[command(name = "scx_arbor", version)]
 struct Opts {
+    /// Start from a profile: stock (baseline only), seeds (each seed's
+    /// defaults) or default (ours); -f flags apply on top.
+    #[arg(short = 'p', long, default_value = "default")]
+    profile: String,
+
     /// Turn a feature on (NAME) or off (NO_NAME); repeatable, or comma-separated.
     #[arg(short = 'f', long = "feature", value_name = "[NO_]NAME")]
     features: Vec<String>,
@@ -58,6 +63,24 @@ struct Opts {
     /// A task that ran within this many µs is cache-hot: not pulled across LLCs (kernel: 500).
     #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(0..=100_000))]
     migration_cost_us: u64,
+
+    /// Seed 001 (WA_THROTTLE): after a failed wake_affine, skip it for this
+    /// many ms for that wakee; 0 disables the throttle.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(0..=10_000))]
+    wake_affine_interval_ms: u64,
+
+    /// Seed 003 (STEAL): steal only if the CPU's average idle time is at least this (µs).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    steal_cost_us: u64,
+
+    /// Seed 003 (STEAL): disabled on machines with more NUMA nodes than this.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    steal_node_limit: u32,
+
+    /// Seed 004: override CPU capacities, e.g. 0-1:1024,2-4:430 (1..=1024;
+    /// CPUs not named keep their sysfs capacity).
+    #[arg(long, value_name = "LIST:CAP,...")]
+    cpu_capacity: Option<String>,
 
     /// Period of the periodic balancer, in ms.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=1000))]
@@ -157,6 +180,10 @@ impl<'a> Scheduler<'a> {
         rodata.migration_cost_ns = opts.migration_cost_us * 1000;
         rodata.balance_interval_ns = opts.balance_interval_ms * 1_000_000;
         rodata.imbalance_pct = opts.imbalance_pct;
+        rodata.wake_affine_interval_ns = opts.wake_affine_interval_ms * 1_000_000;
+        rodata.steal_cost_ns = opts.steal_cost_us * 1000;
+        rodata.steal_node_limit = opts.steal_node_limit;
+        rodata.asym = topo.asymmetric();
         skel.maps
             .bss_data
             .as_mut()
@@ -256,7 +283,7 @@ fn real_main() -> Result<()> {
         print!("{}", features::list());
         return Ok(());
     }
-    let feats = features::apply(features::default_mask(), &opts.features)?;
+    let feats = features::apply(features::profile_mask(&opts.profile)?, &opts.features)?;
 
     simplelog::TermLogger::init(
         simplelog::LevelFilter::Info,
@@ -283,7 +310,10 @@ fn real_main() -> Result<()> {
     }
 
     check_environment()?;
-    let topo = Topo::from_system()?;
+    let mut topo = Topo::from_system()?;
+    if let Some(spec) = &opts.cpu_capacity {
+        topo.override_capacity(spec)?;
+    }
     if opts.verbose > 0 {
         eprint!("{topo}");
         eprintln!(
@@ -291,12 +321,17 @@ fn real_main() -> Result<()> {
             if topo.asymmetric() { "yes" } else { "no" }
         );
         eprintln!(
-            "features: {}\nslice {} µs, imbalance_pct {}, migration_cost {} µs, balance interval {} ms",
+            "profile {}, features: {}\nslice {} µs, imbalance_pct {}, migration_cost {} µs, \
+             balance interval {} ms, wake_affine_interval {} ms, steal_cost {} µs, steal_node_limit {}",
+            opts.profile,
             features::describe(feats),
             slice_ns(&opts, &topo) / 1000,
             opts.imbalance_pct,
             opts.migration_cost_us,
-            opts.balance_interval_ms
+            opts.balance_interval_ms,
+            opts.wake_affine_interval_ms,
+            opts.steal_cost_us,
+            opts.steal_node_limit
         );
     }
 

@@ -2,11 +2,11 @@
 //! called here through FFI: the unit tests below drive the exact code the BPF
 //! program runs, on crafted topologies and loads.
 
-use crate::bpf_intf::{llc_snapshot, wa_input};
+use crate::bpf_intf::{llc_snapshot, wa_input, wa_output};
 
 #[allow(dead_code)]
 mod ffi {
-    use crate::bpf_intf::{llc_snapshot, wa_input};
+    use crate::bpf_intf::{llc_snapshot, wa_input, wa_output};
     extern "C" {
         pub fn arbor_record_wakee(
             flips: *mut u32,
@@ -18,7 +18,33 @@ mod ffi {
         pub fn arbor_wake_wide(waker_flips: u32, wakee_flips: u32, llc_size: u32) -> bool;
         pub fn arbor_wa_idle(input: *const wa_input) -> i32;
         pub fn arbor_wa_weight(input: *const wa_input) -> i32;
-        pub fn arbor_wake_affine(input: *const wa_input) -> i32;
+        pub fn arbor_wake_affine(input: *const wa_input, out: *mut wa_output) -> i32;
+        pub fn arbor_wa_idler_llc(input: *const wa_input) -> i32;
+        pub fn arbor_wa_throttled(input: *const wa_input) -> bool;
+        pub fn arbor_steal_allowed(
+            avg_idle: u64,
+            steal_cost: u64,
+            nr_nodes: u32,
+            node_limit: u32,
+        ) -> bool;
+        pub fn arbor_steal_order(s: *const llc_snapshot, this: i32, order: *mut u32) -> u32;
+        pub fn arbor_fits(util: u64, cap: u32) -> bool;
+        pub fn arbor_wake_cap(util: u64, cap_prev: u32, cap_this: u32) -> bool;
+        pub fn arbor_capacity_pick(
+            n: u32,
+            cap: *const u32,
+            cpu_util: *const u64,
+            idle_mask: u64,
+            task_util: u64,
+        ) -> i32;
+        pub fn arbor_select_idle_capacity(
+            n: u32,
+            cap: *const u32,
+            idle_mask: u64,
+            task_util: u64,
+            start: u32,
+        ) -> i32;
+        pub fn arbor_misfit_target(cur_cap: u32, n: u32, cap: *const u32, idle_mask: u64) -> i32;
         pub fn arbor_sis_util_nr_scan(
             llc_weight: u32,
             llc_util_sum: u64,
@@ -47,9 +73,22 @@ pub fn base_slice_ns(ncpus: u32, base_ns: u64) -> u64 {
     unsafe { ffi::arbor_base_slice_ns(ncpus, base_ns) }
 }
 
+/// wake_affine with its explanation (which stage decided, throttle deadline).
 #[allow(dead_code)]
-pub fn wake_affine(input: &wa_input) -> i32 {
-    unsafe { ffi::arbor_wake_affine(input) }
+pub fn wake_affine(input: &wa_input) -> (i32, wa_output) {
+    let mut out: wa_output = unsafe { std::mem::zeroed() };
+    let r = unsafe { ffi::arbor_wake_affine(input, &mut out) };
+    (r, out)
+}
+
+#[allow(dead_code)]
+pub fn steal_order(s: &llc_snapshot, this: i32) -> Vec<i32> {
+    let mut order = [0u32; 64];
+    let n = unsafe { ffi::arbor_steal_order(s, this, order.as_mut_ptr()) };
+    order[..n as usize]
+        .iter()
+        .map(|&i| s.cpu[i as usize])
+        .collect()
 }
 
 #[allow(dead_code)]
@@ -93,6 +132,13 @@ mod tests {
 
     fn wa() -> wa_input {
         wa_input {
+            now: 0,
+            next_wake_affine: 0,
+            throttle_ns: 0,
+            this_llc_busy: 0,
+            this_llc_size: 4,
+            prev_llc_busy: 0,
+            prev_llc_size: 4,
             this_load: 0,
             prev_load: 0,
             task_load: 0,
@@ -259,14 +305,230 @@ mod tests {
         i.prev_idle = 1;
         i.this_load = 0;
         i.prev_load = 5000;
+        i.share_cache = 1;
         // WA_IDLE says prev (idle) although weights favour this
-        assert_eq!(unsafe { arbor_wake_affine(&i) }, PREV);
+        let (r, o) = wake_affine(&i);
+        assert_eq!((r, o.why), (PREV, wa_why_WHY_IDLE));
         // without WA_IDLE, WA_WEIGHT pulls
         i.features &= !(1 << arbor_feature_FEAT_WA_IDLE);
-        assert_eq!(unsafe { arbor_wake_affine(&i) }, THIS);
+        let (r, o) = wake_affine(&i);
+        assert_eq!((r, o.why), (THIS, wa_why_WHY_WEIGHT));
         // with neither stage: never pull
         i.features = 0;
-        assert_eq!(unsafe { arbor_wake_affine(&i) }, PREV);
+        assert_eq!(wake_affine(&i).0, PREV);
+    }
+
+    // ---- seed 000: WA_IDLER_LLC / WA_WAKER ----
+
+    fn idler(tb: u32, ts: u32, pb: u32, ps: u32) -> wa_input {
+        let mut i = wa();
+        i.features |= 1 << arbor_feature_FEAT_WA_IDLER_LLC;
+        i.this_llc_busy = tb;
+        i.this_llc_size = ts;
+        i.prev_llc_busy = pb;
+        i.prev_llc_size = ps;
+        i
+    }
+
+    #[test]
+    fn idler_llc_both_full_has_no_opinion() {
+        assert_eq!(unsafe { arbor_wa_idler_llc(&idler(4, 4, 4, 4)) }, NONE);
+        // even with WA_WAKER
+        let mut i = idler(4, 4, 4, 4);
+        i.features |= 1 << arbor_feature_FEAT_WA_WAKER;
+        assert_eq!(unsafe { arbor_wa_idler_llc(&i) }, NONE);
+    }
+
+    #[test]
+    fn idler_llc_compares_busy_fractions() {
+        // diff = 1*4 - 3*4 < 0: this is idler
+        assert_eq!(unsafe { arbor_wa_idler_llc(&idler(1, 4, 3, 4)) }, THIS);
+        // diff > 0: prev is idler
+        assert_eq!(unsafe { arbor_wa_idler_llc(&idler(3, 4, 1, 4)) }, PREV);
+        // diff = 0: tie
+        assert_eq!(unsafe { arbor_wa_idler_llc(&idler(2, 4, 2, 4)) }, NONE);
+        // fractions, not counts: 2/8 busy beats 1/2 busy
+        assert_eq!(unsafe { arbor_wa_idler_llc(&idler(2, 8, 1, 2)) }, THIS);
+    }
+
+    #[test]
+    fn idler_llc_sync_credits_the_waker_one_cpu() {
+        let mut i = idler(2, 4, 2, 4);
+        i.sync = 1; // diff = 8 - 1 - 8 < 0
+        assert_eq!(unsafe { arbor_wa_idler_llc(&i) }, THIS);
+    }
+
+    #[test]
+    fn wa_waker_takes_any_free_waker_llc() {
+        let mut i = idler(3, 4, 0, 4);
+        assert_eq!(unsafe { arbor_wa_idler_llc(&i) }, PREV);
+        i.features |= 1 << arbor_feature_FEAT_WA_WAKER;
+        assert_eq!(unsafe { arbor_wa_idler_llc(&i) }, THIS);
+    }
+
+    #[test]
+    fn idler_llc_sits_between_wa_idle_and_wa_weight_and_only_across_llcs() {
+        // WA_WEIGHT alone would pull (this unloaded), idler says prev
+        let mut i = idler(3, 4, 1, 4);
+        i.prev_load = 5000;
+        let (r, o) = wake_affine(&i);
+        assert_eq!(
+            (r, o.why, o.idler as i32),
+            (PREV, wa_why_WHY_IDLER_LLC, PREV)
+        );
+        // a tie falls through to WA_WEIGHT
+        let mut t = idler(2, 4, 2, 4);
+        t.prev_load = 5000;
+        let (r, o) = wake_affine(&t);
+        assert_eq!((r, o.why, o.idler as i32), (THIS, wa_why_WHY_WEIGHT, NONE));
+        // same LLC: the idler stage does not run
+        i.share_cache = 1;
+        let (r, o) = wake_affine(&i);
+        assert_eq!((r, o.idler as i32), (THIS, NONE));
+        // WA_IDLE answers first
+        let mut j = idler(3, 4, 1, 4);
+        j.prev_idle = 1;
+        assert_eq!(wake_affine(&j).1.why, wa_why_WHY_IDLE);
+    }
+
+    // ---- seed 001: WA_THROTTLE ----
+
+    #[test]
+    fn throttle_window_open_closed_disabled() {
+        let mut i = wa();
+        i.features |= 1 << arbor_feature_FEAT_WA_THROTTLE;
+        i.throttle_ns = 1_000_000;
+        i.prev_load = 5000; // WA_WEIGHT would pull
+        i.now = 10;
+        i.next_wake_affine = 20; // inside the window
+        let (r, o) = wake_affine(&i);
+        assert_eq!(
+            (r, o.why, o.next_wake_affine),
+            (PREV, wa_why_WHY_THROTTLED, 20)
+        );
+        // window passed: wake_affine runs and succeeds; deadline unchanged
+        i.now = 20;
+        let (r, o) = wake_affine(&i);
+        assert_eq!((r, o.next_wake_affine), (THIS, 20));
+        // a failure opens a new window now + interval
+        i.prev_load = 0;
+        i.this_load = 5000;
+        let (r, o) = wake_affine(&i);
+        assert_eq!((r, o.next_wake_affine), (PREV, 1_000_020));
+        // interval 0 or feature off: never throttled, no window
+        for (ns, feat) in [(0u64, true), (1_000_000, false)] {
+            let mut k = i;
+            k.throttle_ns = ns;
+            if !feat {
+                k.features &= !(1 << arbor_feature_FEAT_WA_THROTTLE);
+            }
+            k.now = 10;
+            k.next_wake_affine = 20;
+            assert!(!unsafe { arbor_wa_throttled(&k) });
+            assert_eq!(wake_affine(&k).1.next_wake_affine, 20);
+        }
+    }
+
+    // ---- seed 003: STEAL ----
+
+    #[test]
+    fn steal_siblings_first_then_wrap_from_this_cpu() {
+        // overloaded: 1 (sibling of 0), 2, 6; this = 5 (core 2 with 4)
+        let s = snap(&[1, 2, 6]);
+        assert_eq!(steal_order(&s, 5), vec![6, 1, 2]);
+        // this = 0: its sibling 1 first, then 2, 6
+        assert_eq!(steal_order(&s, 0), vec![1, 2, 6]);
+        // this = 3 (core 1 with 2): sibling 2 first, then from 4 wrapping
+        assert_eq!(steal_order(&s, 3), vec![2, 6, 1]);
+        // nothing overloaded: nothing to try
+        assert!(steal_order(&snap(&[]), 3).is_empty());
+    }
+
+    #[test]
+    fn steal_skipped_under_cost_or_above_node_limit() {
+        unsafe {
+            assert!(arbor_steal_allowed(10_000, 10_000, 2, 2));
+            assert!(!arbor_steal_allowed(9_999, 10_000, 2, 2));
+            assert!(!arbor_steal_allowed(50_000, 10_000, 3, 2));
+        }
+    }
+
+    // ---- seed 004: capacity ----
+
+    #[test]
+    fn fits_margin_is_80_percent() {
+        unsafe {
+            // 430 * 1024 / 1280 = 344
+            assert!(arbor_fits(343, 430));
+            assert!(!arbor_fits(344, 430));
+            assert!(arbor_fits(818, 1024));
+            assert!(!arbor_fits(820, 1024));
+            // wake_cap uses the smaller of prev and this
+            assert!(arbor_wake_cap(400, 1024, 430));
+            assert!(!arbor_wake_cap(300, 1024, 430));
+        }
+    }
+
+    #[test]
+    fn capacity_pick_spare_then_load() {
+        let cap = [1024u32, 1024, 430, 430];
+        let util = [900u64, 100, 0, 0];
+        unsafe {
+            // idle 1 and 2: spare 924 vs 430 -> 1
+            assert_eq!(
+                arbor_capacity_pick(4, cap.as_ptr(), util.as_ptr(), 0b0110, 400),
+                1
+            );
+            // only little 2 idle, spare 430 > 600/2 -> 2
+            assert_eq!(
+                arbor_capacity_pick(4, cap.as_ptr(), util.as_ptr(), 0b0100, 600),
+                2
+            );
+            // spare 430 < 900/2: least util/cap instead -> 3 (0/430)
+            let util2 = [900u64, 100, 50, 0];
+            assert_eq!(
+                arbor_capacity_pick(4, cap.as_ptr(), util2.as_ptr(), 0b0100, 900),
+                3
+            );
+        }
+    }
+
+    #[test]
+    fn select_idle_capacity_first_fit_else_biggest() {
+        let cap = [1024u32, 1024, 430, 430];
+        unsafe {
+            // util 300 fits 430: first idle from start=2 -> 2
+            assert_eq!(
+                arbor_select_idle_capacity(4, cap.as_ptr(), 0b1101, 300, 2),
+                2
+            );
+            // util 600 fits only big: scanning from 2 wraps to 0
+            assert_eq!(
+                arbor_select_idle_capacity(4, cap.as_ptr(), 0b1101, 600, 2),
+                0
+            );
+            // util 1000 fits nothing: biggest idle
+            assert_eq!(
+                arbor_select_idle_capacity(4, cap.as_ptr(), 0b1100, 1000, 0),
+                2
+            );
+            assert_eq!(arbor_select_idle_capacity(4, cap.as_ptr(), 0, 100, 0), -1);
+        }
+    }
+
+    #[test]
+    fn misfit_target_needs_5_percent_more_prefers_idle() {
+        let cap = [1024u32, 1024, 430, 450, 1000];
+        unsafe {
+            // from 430: 450 is only 4.7% bigger -> not a target; idle big 1 wins
+            assert_eq!(arbor_misfit_target(430, 5, cap.as_ptr(), 0b01010), 1);
+            // no idle candidate: the biggest
+            assert_eq!(arbor_misfit_target(430, 5, cap.as_ptr(), 0), 0);
+            // from the biggest: nothing bigger
+            assert_eq!(arbor_misfit_target(1024, 5, cap.as_ptr(), 0b11111), -1);
+            // from 1000: 1024 is 2.4% bigger -> none
+            assert_eq!(arbor_misfit_target(1000, 5, cap.as_ptr(), 0b11111), -1);
+        }
     }
 
     // ---- SIS_UTIL ----

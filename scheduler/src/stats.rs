@@ -35,6 +35,15 @@ pub const NAMES: &[&str] = &[
     "fork_exec_slowpath",
     "periodic_kicks",
     "busy_pulls",
+    "idler_llc_this",
+    "idler_llc_prev",
+    "idler_llc_tie",
+    "affine_throttled",
+    "steal",
+    "steal_fail",
+    "capacity_placements",
+    "misfit_tasks",
+    "misfit_migrations",
 ];
 
 #[stat_doc]
@@ -78,6 +87,24 @@ pub struct Metrics {
     pub periodic_kicks: u64,
     #[stat(desc = "Tasks pulled by busy CPUs to fix an imbalance")]
     pub busy_pulls: u64,
+    #[stat(desc = "Seed 000: cross-LLC wake-ups sent to the waker's (idler) LLC")]
+    pub idler_llc_this: u64,
+    #[stat(desc = "Seed 000: cross-LLC wake-ups kept in prev's (idler) LLC")]
+    pub idler_llc_prev: u64,
+    #[stat(desc = "Seed 000: no opinion (tie or both LLCs full): WA_WEIGHT decided")]
+    pub idler_llc_tie: u64,
+    #[stat(desc = "Seed 001: wake_affine skipped inside the wakee's throttle window")]
+    pub affine_throttled: u64,
+    #[stat(desc = "Seed 003: tasks stolen from an overloaded CPU by a CPU going idle")]
+    pub steal: u64,
+    #[stat(desc = "Seed 003: steal attempts that found nothing")]
+    pub steal_fail: u64,
+    #[stat(desc = "Seed 004: wake-ups placed by capacity (wake_cap or select_idle_capacity)")]
+    pub capacity_placements: u64,
+    #[stat(desc = "Seed 004: running tasks found not to fit their CPU")]
+    pub misfit_tasks: u64,
+    #[stat(desc = "Seed 004: misfit tasks moved to a CPU >= 5% bigger")]
+    pub misfit_migrations: u64,
 }
 
 impl Metrics {
@@ -116,12 +143,12 @@ impl Metrics {
         }
     }
 
-    pub const HEADER: &'static str = "   wakeups   wide  aff_try aff_move idlecore  idlecpu  noidle  nipull  nifail  mig_llc mig_xllc mig_xnode busy% gap%";
+    pub const HEADER: &'static str = "   wakeups   wide  aff_try aff_move idlecore  idlecpu  noidle  nipull  nifail  mig_llc mig_xllc mig_xnode busy% gap% | idler t/p/tie  thrott  steal/fail  cap misfit/mig";
 
     pub fn format<W: Write>(&self, w: &mut W) -> Result<()> {
         writeln!(
             w,
-            "{:>10} {:>6} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7} {:>7} {:>8} {:>8} {:>9} {:>5.1} {:>4.1}",
+            "{:>10} {:>6} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7} {:>7} {:>8} {:>8} {:>9} {:>5.1} {:>4.1} | {}/{}/{} {} {}/{} {} {}/{}",
             self.wakeups,
             self.wake_wide,
             self.affine_attempts,
@@ -135,7 +162,16 @@ impl Metrics {
             self.migrations_cross_llc,
             self.migrations_cross_node,
             self.busy_pct(),
-            self.gap_pct()
+            self.gap_pct(),
+            self.idler_llc_this,
+            self.idler_llc_prev,
+            self.idler_llc_tie,
+            self.affine_throttled,
+            self.steal,
+            self.steal_fail,
+            self.capacity_placements,
+            self.misfit_tasks,
+            self.misfit_migrations
         )?;
         Ok(())
     }

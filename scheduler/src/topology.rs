@@ -164,6 +164,46 @@ impl Topo {
         m
     }
 
+    /// Applies `--cpu-capacity LIST:CAP,...` (e.g. `0-1:1024,2-4:430`):
+    /// every CPU named must exist, each at most once, CAP in 1..=1024.
+    pub fn override_capacity(&mut self, spec: &str) -> Result<()> {
+        let mut seen = std::collections::BTreeSet::new();
+        // "0-1:1024,2-4:430" -> "0-1:1024", "2-4:430"; a list may hold commas
+        let mut groups: Vec<String> = Vec::new();
+        for part in spec.split(',') {
+            match groups.last_mut() {
+                Some(last) if !last.contains(':') => {
+                    last.push(',');
+                    last.push_str(part);
+                }
+                _ => groups.push(part.to_string()),
+            }
+        }
+        for g in groups {
+            let (list, cap) = g.rsplit_once(':').with_context(|| {
+                format!("--cpu-capacity: '{g}' is not LIST:CAP (e.g. 0-1:1024,2-4:430)")
+            })?;
+            let cap: u32 = cap
+                .trim()
+                .parse()
+                .ok()
+                .filter(|c| (1..=1024).contains(c))
+                .with_context(|| {
+                    format!("--cpu-capacity: capacity '{cap}' is not a number in 1..=1024")
+                })?;
+            for cpu in parse_cpulist(list)? {
+                if !seen.insert(cpu) {
+                    bail!("--cpu-capacity: CPU {cpu} is given twice");
+                }
+                match self.cpus.get_mut(cpu).and_then(|c| c.as_mut()) {
+                    Some(c) => c.capacity = cap,
+                    None => bail!("--cpu-capacity: CPU {cpu} does not exist on this machine"),
+                }
+            }
+        }
+        Ok(())
+    }
+
     pub fn asymmetric(&self) -> bool {
         let caps: Vec<u32> = self.all().map(|c| c.capacity).collect();
         let (lo, hi) = (
@@ -173,6 +213,29 @@ impl Topo {
         // seeds.md §5: capacities within 1/8 of the max count as symmetric
         (hi - lo) * 8 >= hi
     }
+}
+
+/// Parses a CPU list like `0-3,8,10-11`.
+pub fn parse_cpulist(s: &str) -> Result<Vec<usize>> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim) {
+        let num = |x: &str| -> Result<usize> {
+            x.trim()
+                .parse()
+                .with_context(|| format!("'{x}' in CPU list '{s}' is not a CPU number"))
+        };
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (num(a)?, num(b)?);
+                if a > b {
+                    bail!("CPU range '{part}' runs backwards");
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(num(part)?),
+        }
+    }
+    Ok(out)
 }
 
 /// Compresses a sorted list of ids into ranges: 0-3,8,10-11.
@@ -271,6 +334,27 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("LLC 0"));
+    }
+
+    #[test]
+    fn capacity_override() {
+        let mut t = two_socket();
+        t.override_capacity("0-1:1024,2-4:430").unwrap();
+        let caps: Vec<u32> = t.all().map(|c| c.capacity).collect();
+        assert_eq!(caps, vec![1024, 1024, 430, 430, 430, 1024, 1024, 1024]);
+        assert!(t.asymmetric());
+        for (bad, want) in [
+            ("0-1:2000", "1..=1024"),
+            ("0-1:0", "1..=1024"),
+            ("0-9:512", "CPU 8 does not exist"),
+            ("0-1:512,1:256", "given twice"),
+            ("3-1:512", "backwards"),
+            ("x:512", "not a CPU number"),
+            ("0-1", "not LIST:CAP"),
+        ] {
+            let e = two_socket().override_capacity(bad).unwrap_err().to_string();
+            assert!(e.contains(want), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -30,6 +30,10 @@ const volatile u64 slice_ns = 3000000;		/* EEVDF base slice, scaled */
 const volatile u64 migration_cost_ns = 500000;	/* sysctl_sched_migration_cost */
 const volatile u64 balance_interval_ns = 4000000;
 const volatile u32 imbalance_pct = 117;
+const volatile u64 wake_affine_interval_ns = 1000000;	/* seed 001 */
+const volatile u64 steal_cost_ns = 10000;		/* seed 003 */
+const volatile u32 steal_node_limit = 2;		/* seed 003 */
+const volatile bool asym = false;	/* seed 004: capacities differ by >= 1/8 */
 
 /* ---- Run-time switchable (bss): features, like sched_features ---- */
 volatile u32 features;
@@ -98,6 +102,15 @@ struct cpu_ctx {
 	u64 next_busy_balance;
 	u32 balance_req;	/* set by the periodic balancer: pull ungated */
 	u32 idle;
+	/*
+	 * seed 003: >= 2 tasks accounted here. The seed keeps these bits in a
+	 * "sparse" per-LLC mask, few CPUs per cache line, because every 1<->2
+	 * transition writes the mask and stealers read it. Keeping each CPU's
+	 * bit in its own cpu_ctx is that layout taken to its end: a transition
+	 * dirties only the CPU's own line; a stealer reads one line per CPU of
+	 * its LLC, which it would read anyway to check the CPU's queue.
+	 */
+	u32 overloaded;
 };
 
 struct {
@@ -116,6 +129,7 @@ static __always_inline struct cpu_ctx *lookup_cpu_ctx(s32 cpu)
 
 /* ---- Per-LLC context: the kernel's sched_domain_shared ---- */
 struct llc_ctx {
+	s32 nr_busy;		/* seed 000: CPUs not idle, exact on every transition */
 	u32 has_idle_cores;	/* hint: some core of this LLC is fully idle */
 	u32 nr_idle_scan;	/* SIS_UTIL depth, refreshed by the periodic balancer */
 	u64 util_sum;
@@ -149,6 +163,8 @@ struct task_ctx {
 	s32 acct_cpu;		/* CPU whose nr_running counts us, -1 if none */
 	u32 acct_weight;
 	u32 waiting;		/* runnable but not running */
+	u64 next_wake_affine;	/* seed 001: no wake_affine before this time */
+	s32 misfit_cpu;		/* seed 004: bigger CPU chosen at tick, -1 if none */
 };
 
 struct {
@@ -166,6 +182,9 @@ static __always_inline struct task_ctx *lookup_task_ctx(const struct task_struct
 /* ---- Scratch space too large for the 512-byte BPF stack ---- */
 struct scratch {
 	struct llc_snapshot snap;
+	u32 order[MAX_LLC_CPUS];
+	u32 a_cap[MAX_LLC_CPUS];
+	u64 a_util[MAX_LLC_CPUS];
 	u32 g_idle[MAX_LLCS];
 	u64 g_util[MAX_LLCS];
 	s32 g_id[MAX_LLCS];

@@ -11,6 +11,7 @@
 
 #include "common.bpf.h"
 #include "load.bpf.h"
+#include "capacity.bpf.h"
 
 static __always_inline bool cpu_idle_now(const struct cpumask *idle, s32 cpu)
 {
@@ -74,9 +75,10 @@ static __always_inline void snapshot_llc(struct llc_snapshot *s, const struct ta
 }
 
 /*
- * select_idle_sibling() (baseline), steps 1-4, 6, 7, 8. Step 5 (asymmetric
- * capacity) arrives with seed 004. Returns a CPU; *found_idle tells whether
- * the CPU was idle when chosen.
+ * select_idle_sibling() (baseline), steps 1-8; on asymmetric machines with
+ * ASYM_IDLE_CAPACITY, steps 1, 2 and 4 also require the task to fit, and
+ * step 5 (select_idle_capacity) ends the search. Returns a CPU;
+ * *found_idle tells whether the CPU was idle when chosen.
  */
 static __always_inline s32 select_idle_sibling(struct task_struct *p, struct task_ctx *tctx,
 					       s32 prev, s32 target, bool *found_idle)
@@ -89,17 +91,20 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 	u8 clear_hint = 0, found_core = 0;
 	bool has_idle_core = false;
 
+	bool asym_idle = asym && feat(FEAT_ASYM_IDLE_CAPACITY);
+
 	*found_idle = false;
 	idle = scx_bpf_get_idle_cpumask();
 
 	/* 1. target itself if idle */
-	if (cpu_idle_now(idle, target) && allowed(p, target)) {
+	if (cpu_idle_now(idle, target) && allowed(p, target) &&
+	    (!asym_idle || task_fits(tctx, target))) {
 		cpu = target;
 		goto found;
 	}
 	/* 2. prev, if it shares target's cache and is idle */
 	if (prev != target && share_llc(prev, target) && cpu_idle_now(idle, prev) &&
-	    allowed(p, prev)) {
+	    allowed(p, prev) && (!asym_idle || task_fits(tctx, prev))) {
 		cpu = prev;
 		goto found;
 	}
@@ -120,9 +125,24 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 	recent = tctx->recent_used_cpu;
 	tctx->recent_used_cpu = prev;
 	if (recent != prev && recent != target && valid_cpu(recent) &&
-	    share_llc(recent, target) && cpu_idle_now(idle, recent) && allowed(p, recent)) {
+	    share_llc(recent, target) && cpu_idle_now(idle, recent) && allowed(p, recent) &&
+	    (!asym_idle || task_fits(tctx, recent))) {
 		cpu = recent;
 		goto found;
+	}
+
+	/* 5. asymmetric capacity (mainline): the first idle CPU that fits */
+	if (asym_idle) {
+		cpu = select_idle_capacity(p, tctx, idle, target);
+		scx_bpf_put_idle_cpumask(idle);
+		if (cpu >= 0) {
+			stat_inc(STAT_CAPACITY_PLACEMENTS);
+			stat_inc(STAT_FOUND_IDLE_CPU);
+			*found_idle = true;
+			return cpu;
+		}
+		stat_inc(STAT_NOFOUND_IDLE);
+		return target;
 	}
 
 	lc = lookup_llc_ctx(llc_of(target));
@@ -291,16 +311,26 @@ static __always_inline int wake_affine(struct task_struct *p, struct task_ctx *t
 {
 	const struct cpumask *idle;
 	struct cpu_ctx *tc = lookup_cpu_ctx(this), *pc = lookup_cpu_ctx(prev);
+	struct llc_ctx *tl = lookup_llc_ctx(llc_of(this)), *pl = lookup_llc_ctx(llc_of(prev));
 	struct task_ctx *wctx = lookup_task_ctx(waker);
 	struct wa_input in = {};
+	struct wa_output out = {};
 	u64 now = bpf_ktime_get_ns();
+	int r;
 
-	if (!tc || !pc)
+	if (!tc || !pc || !tl || !pl)
 		return WA_PREV;
 	idle = scx_bpf_get_idle_cpumask();
 	in.this_idle = cpu_idle_now(idle, this);
 	in.prev_idle = cpu_idle_now(idle, prev);
 	scx_bpf_put_idle_cpumask(idle);
+	in.now = now;
+	in.next_wake_affine = tctx->next_wake_affine;
+	in.throttle_ns = wake_affine_interval_ns;
+	in.this_llc_busy = tl->nr_busy;
+	in.this_llc_size = llc_nr_cpus[llc_of(this)];
+	in.prev_llc_busy = pl->nr_busy;
+	in.prev_llc_size = llc_nr_cpus[llc_of(prev)];
 	in.share_cache = share_llc(this, prev);
 	in.sync = sync;
 	in.this_nr_running = tc->nr_running;
@@ -312,7 +342,18 @@ static __always_inline int wake_affine(struct task_struct *p, struct task_ctx *t
 	in.prev_cap = cpu_cap[prev & (MAX_CPUS - 1)] ?: 1024;
 	in.imbalance_pct = imbalance_pct;
 	in.features = features;
-	return arbor_wake_affine(&in);
+
+	r = arbor_wake_affine(&in, &out);
+	tctx->next_wake_affine = out.next_wake_affine;
+	if (out.why == WHY_THROTTLED)
+		stat_inc(STAT_AFFINE_THROTTLED);
+	else if (out.why == WHY_IDLER_TIE)
+		stat_inc(STAT_IDLER_LLC_TIE);
+	if (out.idler == WA_THIS)
+		stat_inc(STAT_IDLER_LLC_THIS);
+	else if (out.idler == WA_PREV)
+		stat_inc(STAT_IDLER_LLC_PREV);
+	return r;
 }
 
 #endif /* __ARBOR_IDLE_BPF_H */

@@ -48,7 +48,15 @@ enum arbor_feature {
 	FEAT_WAKE_WIDE	= 3,	/* wake_wide: skip wake_affine for 1:N wakers */
 	FEAT_SIS_UTIL	= 4,	/* select_idle_cpu scan depth from LLC utilisation */
 	FEAT_NEWIDLE	= 5,	/* pull work when a CPU goes idle */
-	NR_FEATURES	= 6,
+	/* the seed mechanisms (shared/reference/seeds.md) */
+	FEAT_WA_IDLER_LLC = 6,	/* seed 000: prefer the idler LLC across LLCs */
+	FEAT_WA_WAKER	= 7,	/* seed 000: prefer the waker's LLC if not full */
+	FEAT_WA_THROTTLE = 8,	/* seed 001: no wake_affine for a while after a failure */
+	FEAT_STEAL	= 9,	/* seed 003: steal from overloaded CPUs when going idle */
+	FEAT_ASYM_WAKE_CAP = 10,	/* seed 004: slow path when the task does not fit */
+	FEAT_ASYM_IDLE_CAPACITY = 11,	/* mainline 5.7: select_idle_capacity */
+	FEAT_ASYM_MISFIT = 12,	/* mainline: move misfit tasks to bigger CPUs */
+	NR_FEATURES	= 13,
 };
 
 /*
@@ -75,6 +83,19 @@ enum arbor_stat {
 	STAT_FORK_EXEC_SLOWPATH,
 	STAT_PERIODIC_KICKS,
 	STAT_BUSY_PULLS,
+	/* seed 000 */
+	STAT_IDLER_LLC_THIS,
+	STAT_IDLER_LLC_PREV,
+	STAT_IDLER_LLC_TIE,
+	/* seed 001 */
+	STAT_AFFINE_THROTTLED,
+	/* seed 003 */
+	STAT_STEAL,
+	STAT_STEAL_FAIL,
+	/* seed 004 */
+	STAT_CAPACITY_PLACEMENTS,
+	STAT_MISFIT_TASKS,
+	STAT_MISFIT_MIGRATIONS,
 	ARBOR_NR_STATS,
 };
 
@@ -85,8 +106,25 @@ enum wa_result {
 	WA_PREV = 2,	/* stay near prev */
 };
 
+/* Which stage of wake_affine() decided (struct wa_output.why). */
+enum wa_why {
+	WHY_NONE = 0,		/* no stage had an opinion: prev */
+	WHY_THROTTLED,		/* seed 001: inside the wakee's throttle window */
+	WHY_IDLE,		/* WA_IDLE */
+	WHY_IDLER_LLC,		/* seed 000: the busy-fraction comparison */
+	WHY_IDLER_TIE,		/* seed 000 had no opinion (tie or both full) */
+	WHY_WEIGHT,		/* WA_WEIGHT */
+};
+
 /* Inputs of wake_affine(), gathered by the BPF side from live state. */
 struct wa_input {
+	u64 now;
+	u64 next_wake_affine;	/* seed 001: the wakee's throttle deadline */
+	u64 throttle_ns;	/* seed 001: wake_affine_interval, 0 = off */
+	u32 this_llc_busy;	/* seed 000: busy CPUs and size of each LLC */
+	u32 this_llc_size;
+	u32 prev_llc_busy;
+	u32 prev_llc_size;
 	u64 this_load;		/* PELT load of the waker's CPU */
 	u64 prev_load;		/* PELT load of prev */
 	u64 task_load;		/* the wakee's load */
@@ -100,6 +138,12 @@ struct wa_input {
 	u8 prev_idle;
 	u8 share_cache;		/* this and prev in one LLC */
 	u8 sync;
+};
+
+struct wa_output {
+	u32 why;		/* enum wa_why */
+	u32 idler;		/* seed 000's own verdict: WA_THIS/WA_PREV/WA_NONE, if it ran */
+	u64 next_wake_affine;	/* seed 001: updated throttle deadline */
 };
 
 /* One LLC as select_idle_cpu() sees it at one instant. */

@@ -20,12 +20,18 @@ static __always_inline u64 task_load(const struct task_struct *p, const struct t
 	return tctx->runnable_avg * p->scx.weight / 100;
 }
 
-/* Advance a task's averages to now; `running`/`runnable` is its state since pelt_ts. */
-static __always_inline void task_pelt(struct task_ctx *tctx, u64 now, bool running, bool runnable)
+/*
+ * Advance a task's averages to now; `run_cap` is the capacity of the CPU it
+ * ran on since pelt_ts (0 if it did not run), `runnable` whether it was
+ * runnable. Utilisation is capacity-invariant as in the kernel: running on
+ * a CPU of capacity 430 accrues at most 430, so a CPU-bound task on a
+ * little CPU shows as "does not fit" (seed 004).
+ */
+static __always_inline void task_pelt(struct task_ctx *tctx, u64 now, u32 run_cap, bool runnable)
 {
 	u64 delta = now > tctx->pelt_ts ? now - tctx->pelt_ts : 0;
 
-	tctx->util_avg = arbor_pelt_accum(tctx->util_avg, delta, running ? 1024 : 0);
+	tctx->util_avg = arbor_pelt_accum(tctx->util_avg, delta, run_cap);
 	tctx->runnable_avg = arbor_pelt_accum(tctx->runnable_avg, delta, runnable ? 1024 : 0);
 	tctx->pelt_ts = now;
 }
@@ -71,7 +77,9 @@ static __always_inline void acct_remove(struct task_ctx *tctx)
 		return;
 	c = lookup_cpu_ctx(tctx->acct_cpu);
 	if (c) {
-		__sync_fetch_and_sub(&c->nr_running, 1);
+		/* seed 003: cleared when the count drops below 2 */
+		if (__sync_fetch_and_sub(&c->nr_running, 1) <= 2 && c->overloaded)
+			c->overloaded = 0;
 		__sync_fetch_and_sub(&c->weight_sum, tctx->acct_weight);
 	}
 	tctx->acct_cpu = -1;
@@ -87,7 +95,9 @@ static __always_inline void acct_add(struct task_ctx *tctx, const struct task_st
 	if (!valid_cpu(cpu) || !(c = lookup_cpu_ctx(cpu)))
 		return;
 	tctx->acct_weight = p->scx.weight;
-	__sync_fetch_and_add(&c->nr_running, 1);
+	/* seed 003: set on the 1 -> 2 transition */
+	if (__sync_fetch_and_add(&c->nr_running, 1) >= 1 && !c->overloaded)
+		c->overloaded = 1;
 	__sync_fetch_and_add(&c->weight_sum, tctx->acct_weight);
 	tctx->acct_cpu = cpu;
 }

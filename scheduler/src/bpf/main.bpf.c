@@ -18,6 +18,8 @@
 #include "load.bpf.h"
 #include "idle.bpf.h"
 #include "balance.bpf.h"
+#include "steal.bpf.h"
+#include "capacity.bpf.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -80,6 +82,19 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	if (!allowed(p, this))
 		want_affine = false;
 
+	/*
+	 * ASYM_WAKE_CAP (seed 004): a task too big for the smaller of prev and
+	 * this would be kept small by the affine path: place it by capacity.
+	 */
+	if (asym && feat(FEAT_ASYM_WAKE_CAP) &&
+	    arbor_wake_cap(tctx->util_avg, cap_of(prev_cpu), cap_of(this))) {
+		cpu = select_by_capacity(p, tctx, &found_idle);
+		if (cpu >= 0) {
+			stat_inc(STAT_CAPACITY_PLACEMENTS);
+			goto out;
+		}
+	}
+
 	/* wake_affine (baseline): this or prev, only when they differ. */
 	if (want_affine && this != prev_cpu) {
 		stat_inc(STAT_AFFINE_ATTEMPTS);
@@ -116,6 +131,11 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	 * migration-disabled tasks stay where they are; if affinity changed
 	 * under us, pick an allowed CPU (idle if possible).
 	 */
+	/* ASYM_MISFIT: the tick chose a bigger CPU for this task */
+	if (tctx && tctx->misfit_cpu >= 0 && !is_migration_disabled(p) &&
+	    allowed(p, tctx->misfit_cpu))
+		cpu = tctx->misfit_cpu;
+
 	if (!is_migration_disabled(p) && !allowed(p, cpu)) {
 		cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
 		if (cpu < 0)
@@ -139,6 +159,17 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 		scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
 	else
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+}
+
+/* seed 003: the last resort before idling */
+static __always_inline void steal(s32 cpu, struct cpu_ctx *cc)
+{
+	int r = try_steal(cpu, cc);
+
+	if (r > 0)
+		stat_inc(STAT_STEAL);
+	else if (r == 0)
+		stat_inc(STAT_STEAL_FAIL);
 }
 
 void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
@@ -165,8 +196,10 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 		cc->next_busy_balance = now + balance_interval_ns;
 		kind = PULL_BUSY;
 	} else {
-		if (!feat(FEAT_NEWIDLE))
+		if (!feat(FEAT_NEWIDLE)) {
+			steal(cpu, cc);
 			return;
+		}
 		kind = PULL_NEWIDLE;
 	}
 
@@ -176,6 +209,8 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 	}
 	if (kind != PULL_BUSY)
 		stat_inc(STAT_NEWIDLE_FAILS);
+	if (kind != PULL_BUSY)
+		steal(cpu, cc);
 }
 
 void BPF_STRUCT_OPS(arbor_runnable, struct task_struct *p, u64 enq_flags)
@@ -186,7 +221,7 @@ void BPF_STRUCT_OPS(arbor_runnable, struct task_struct *p, u64 enq_flags)
 	if (!tctx)
 		return;
 	/* it was asleep since pelt_ts */
-	task_pelt(tctx, now, false, false);
+	task_pelt(tctx, now, 0, false);
 	set_waiting(tctx, true);
 	acct_add(tctx, p, scx_bpf_task_cpu(p));
 }
@@ -210,9 +245,16 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 		else
 			stat_inc(STAT_MIGRATIONS_SAME_LLC);
 	}
+	/* ASYM_MISFIT: count the move if it reached a >= 5% bigger CPU */
+	if (tctx->misfit_cpu >= 0) {
+		if (valid_cpu(tctx->last_cpu) &&
+		    (u64)cap_of(cpu) * 1024 > (u64)cap_of(tctx->last_cpu) * 1078)
+			stat_inc(STAT_MISFIT_MIGRATIONS);
+		tctx->misfit_cpu = -1;
+	}
 	tctx->last_cpu = cpu;
 
-	task_pelt(tctx, now, false, true);	/* it was waiting */
+	task_pelt(tctx, now, 0, true);	/* it was waiting */
 	set_waiting(tctx, false);
 	acct_add(tctx, p, cpu);
 
@@ -238,7 +280,7 @@ void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 	/* charge the run to vruntime, scaled by weight */
 	tctx->vruntime += ran * 100 / (p->scx.weight ?: 1);
 	tctx->last_ran = now;
-	task_pelt(tctx, now, true, true);
+	task_pelt(tctx, now, cpu_cap[cpu & (MAX_CPUS - 1)] ?: 1024, true);
 
 	cpu_pelt(c, now);
 	c->running_since = 0;
@@ -256,6 +298,15 @@ void BPF_STRUCT_OPS(arbor_quiescent, struct task_struct *p, u64 deq_flags)
 	acct_remove(tctx);
 }
 
+/* seed 000: per-LLC busy CPUs, moved on every idle <-> busy transition */
+static __always_inline void llc_busy_add(s32 cpu, s32 d)
+{
+	struct llc_ctx *lc = lookup_llc_ctx(llc_of(cpu));
+
+	if (lc)
+		__sync_fetch_and_add(&lc->nr_busy, d);
+}
+
 void BPF_STRUCT_OPS(arbor_update_idle, s32 cpu, bool idle)
 {
 	struct cpu_ctx *c = lookup_cpu_ctx(cpu);
@@ -268,6 +319,7 @@ void BPF_STRUCT_OPS(arbor_update_idle, s32 cpu, bool idle)
 			return;
 		c->idle = 1;
 		c->idle_stamp = now;
+		llc_busy_add(cpu, -1);
 		cpu_pelt(c, now);
 		gap_update(1, 0);
 		update_idle_core_hint(cpu);
@@ -277,6 +329,7 @@ void BPF_STRUCT_OPS(arbor_update_idle, s32 cpu, bool idle)
 		if (!c->idle)
 			return;
 		c->idle = 0;
+		llc_busy_add(cpu, 1);
 		dur = c->idle_stamp && now > c->idle_stamp ? now - c->idle_stamp : 0;
 		c->idle_stamp = 0;
 		stat_add(STAT_IDLE_NS, dur);
@@ -310,6 +363,7 @@ s32 BPF_STRUCT_OPS(arbor_init_task, struct task_struct *p, struct scx_init_task_
 	tctx->last_cpu = -1;
 	tctx->recent_used_cpu = -1;
 	tctx->last_wakee = -1;
+	tctx->misfit_cpu = -1;
 	tctx->pelt_ts = bpf_ktime_get_ns();
 	/* a new task starts as if it had run half the time (kernel: post_init_entity_util_avg) */
 	tctx->util_avg = 512;
@@ -332,6 +386,17 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
 	u32 cpu;
 	s32 err;
 
+	/* every CPU starts busy; update_idle() moves the counts from here */
+	bpf_for(cpu, 0, MAX_LLCS) {
+		struct llc_ctx *lc;
+
+		if (cpu >= nr_llcs)
+			break;
+		lc = lookup_llc_ctx(cpu);
+		if (lc)
+			lc->nr_busy = llc_nr_cpus[cpu];
+	}
+
 	bpf_for(cpu, 0, MAX_CPUS) {
 		struct cpu_ctx *c;
 
@@ -351,7 +416,11 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
 
 void BPF_STRUCT_OPS(arbor_tick, struct task_struct *p)
 {
+	struct task_ctx *tctx = lookup_task_ctx(p);
+
 	maybe_start_balance_timer();
+	if (tctx)
+		check_misfit(p, tctx, scx_bpf_task_cpu(p));
 }
 
 void BPF_STRUCT_OPS(arbor_exit, struct scx_exit_info *ei)

@@ -130,18 +130,82 @@ ARBOR_POLICY int arbor_wa_weight(const struct wa_input *in)
 }
 
 /*
- * wake_affine(): WA_IDLE, then WA_WEIGHT if WA_IDLE had no answer. Anything
- * but an explicit WA_THIS keeps the wakee around prev.
+ * WA_IDLER_LLC (seed 000, POWER10): with LLCs of 4 threads the waker's or
+ * prev's LLC is often busy, and cache affinity is worth less than a shorter
+ * wait. Across LLCs, prefer the one with the smaller busy *fraction*
+ * (t_busy/t_size vs p_busy/p_size, cross-multiplied); a sync wakeup credits
+ * the waker's LLC one CPU (the waker is about to sleep). Ties, and two full
+ * LLCs, have no opinion: WA_WEIGHT decides.
+ * WA_WAKER (seed 000, off by default): any free CPU in the waker's LLC wins.
+ * The seed compared "both full" as t_busy == p_size (a slip when sizes
+ * differ); we compare each LLC with its own size, as the spec says.
  */
-ARBOR_POLICY int arbor_wake_affine(const struct wa_input *in)
+ARBOR_POLICY int arbor_wa_idler_llc(const struct wa_input *in)
+{
+	s64 tb = in->this_llc_busy, ts = in->this_llc_size;
+	s64 pb = in->prev_llc_busy, ps = in->prev_llc_size;
+	s64 diff;
+
+	if (tb >= ts && pb >= ps)
+		return WA_NONE;
+	if ((in->features & (1u << FEAT_WA_WAKER)) && tb < ts)
+		return WA_THIS;
+	diff = tb * ps - (in->sync ? 1 : 0) - pb * ts;
+	if (diff == 0)
+		return WA_NONE;
+	return diff < 0 ? WA_THIS : WA_PREV;
+}
+
+/*
+ * WA_THROTTLE (seed 001, pgbench on 12 CPUs): pulling a wakee to its waker
+ * is not free, and a failed attempt is pure cost. After a failure, the
+ * wakee gets no wake_affine for `throttle_ns`: it stays around prev.
+ * (Superseded upstream by wake_wide; both are kept here.)
+ */
+ARBOR_POLICY bool arbor_wa_throttled(const struct wa_input *in)
+{
+	return (in->features & (1u << FEAT_WA_THROTTLE)) && in->throttle_ns &&
+	       in->now < in->next_wake_affine;
+}
+
+/*
+ * wake_affine(): [seed 001 throttle], WA_IDLE, [seed 000 idler LLC, only
+ * across LLCs], then WA_WEIGHT, each consulted only if the previous had no
+ * answer. Anything but an explicit WA_THIS keeps the wakee around prev.
+ */
+ARBOR_POLICY int arbor_wake_affine(const struct wa_input *in, struct wa_output *out)
 {
 	int r = WA_NONE;
 
-	if (in->features & (1u << FEAT_WA_IDLE))
+	out->why = WHY_NONE;
+	out->idler = WA_NONE;
+	out->next_wake_affine = in->next_wake_affine;
+
+	if (arbor_wa_throttled(in)) {
+		out->why = WHY_THROTTLED;
+		return WA_PREV;
+	}
+	if (in->features & (1u << FEAT_WA_IDLE)) {
 		r = arbor_wa_idle(in);
-	if (r == WA_NONE && (in->features & (1u << FEAT_WA_WEIGHT)))
+		if (r != WA_NONE)
+			out->why = WHY_IDLE;
+	}
+	if (r == WA_NONE && (in->features & (1u << FEAT_WA_IDLER_LLC)) && !in->share_cache) {
+		r = arbor_wa_idler_llc(in);
+		out->idler = r;
+		out->why = r != WA_NONE ? WHY_IDLER_LLC : WHY_IDLER_TIE;
+	}
+	if (r == WA_NONE && (in->features & (1u << FEAT_WA_WEIGHT))) {
 		r = arbor_wa_weight(in);
-	return r == WA_THIS ? WA_THIS : WA_PREV;
+		if (r != WA_NONE)
+			out->why = WHY_WEIGHT;
+	}
+	if (r == WA_THIS)
+		return WA_THIS;
+	/* seed 001: a failed wake_affine opens the throttle window */
+	if ((in->features & (1u << FEAT_WA_THROTTLE)) && in->throttle_ns)
+		out->next_wake_affine = in->now + in->throttle_ns;
+	return WA_PREV;
 }
 
 /* ------------------------------------------------------------------ */
@@ -379,6 +443,172 @@ ARBOR_POLICY u64 arbor_pelt_accum(u64 avg, u64 delta_ns, u64 value)
 	u64 decayed_val = arbor_pelt_decay(value, delta_ns);
 
 	return decayed_avg + (value - decayed_val);
+}
+
+/* ------------------------------------------------------------------ */
+/* STEAL (seed 003): take queued work from an overloaded CPU           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Steal only when it can pay off and stay cheap: the CPU expects to idle at
+ * least steal_cost, and the machine has no more NUMA nodes than
+ * steal_node_limit (on big multi-node machines the seed saw regressions;
+ * cross-node moves are left to the balancer).
+ */
+ARBOR_POLICY bool arbor_steal_allowed(u64 avg_idle, u64 steal_cost, u32 nr_nodes, u32 node_limit)
+{
+	return avg_idle >= steal_cost && nr_nodes <= node_limit;
+}
+
+/*
+ * The order in which an idle CPU looks for a victim in its LLC: overloaded
+ * SMT siblings first (they share L1/L2: the cheapest move), then the LLC's
+ * overloaded CPUs starting after this CPU and wrapping, so that idle CPUs
+ * spread over victims instead of all hitting the lowest-numbered one.
+ * s->idle_mask carries the *overloaded* bits here. Writes LLC indices into
+ * order[] and returns how many.
+ */
+ARBOR_POLICY u32 arbor_steal_order(const struct llc_snapshot *s, s32 this, u32 *order)
+{
+	u32 nr = s->nr < MAX_LLC_CPUS ? s->nr : MAX_LLC_CPUS, n = 0, start = 0, this_core = (u32)-1;
+	s32 k;
+
+	POLICY_FOR(k, 0, MAX_LLC_CPUS) {
+		if ((u32)k >= nr)
+			break;
+		if (s->cpu[k] == this) {
+			start = k + 1;
+			this_core = s->core[k];
+			break;
+		}
+	}
+	/* pass 0: SMT siblings; pass 1: the rest of the LLC */
+	POLICY_FOR(k, 0, 2 * MAX_LLC_CPUS) {
+		u32 pass = (u32)k / MAX_LLC_CPUS, j = (u32)k % MAX_LLC_CPUS, i;
+		bool sib;
+
+		if (j >= nr)
+			continue;
+		i = ((start + j) % nr) & (MAX_LLC_CPUS - 1);
+		if (s->cpu[i] == this || !(s->idle_mask & (1ULL << i)))
+			continue;
+		sib = s->core[i] == this_core;
+		if ((pass == 0) != sib)
+			continue;
+		if (n < MAX_LLC_CPUS)
+			order[n++ & (MAX_LLC_CPUS - 1)] = i;
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Asymmetric capacity (seed 004 and mainline's successors)            */
+/* ------------------------------------------------------------------ */
+
+/* A task fits a CPU when its utilisation leaves ~20% headroom: util*1280 < cap*1024. */
+ARBOR_POLICY bool arbor_fits(u64 util, u32 cap)
+{
+	return util * 1280 < (u64)cap * 1024;
+}
+
+/*
+ * Seed 004 (wake_cap): if the task does not fit the smaller of prev and
+ * this, the affine fast path would keep it on a CPU too small for it: take
+ * the capacity-aware slow path instead. Only on asymmetric machines.
+ */
+ARBOR_POLICY bool arbor_wake_cap(u64 util, u32 cap_prev, u32 cap_this)
+{
+	u32 min_cap = cap_prev < cap_this ? cap_prev : cap_this;
+
+	return !arbor_fits(util, min_cap);
+}
+
+/*
+ * Capacity-aware pick over n CPUs (the seed's slow path, used by
+ * ASYM_WAKE_CAP): the idle CPU with most spare capacity (cap - util) if
+ * that spare exceeds half the task's util; otherwise the least loaded CPU
+ * by util/cap. Returns an index, -1 if n == 0.
+ */
+ARBOR_POLICY s32 arbor_capacity_pick(u32 n, const u32 *cap, const u64 *cpu_util,
+				     u64 idle_mask, u64 task_util)
+{
+	s32 best_spare = -1, best_load = -1, i;
+	s64 spare_max = 0;
+
+	POLICY_FOR(i, 0, MAX_LLC_CPUS) {
+		s64 spare;
+
+		if ((u32)i >= n)
+			break;
+		spare = (s64)cap[i] - (s64)cpu_util[i];
+		if ((idle_mask & (1ULL << i)) && (best_spare < 0 || spare > spare_max)) {
+			best_spare = i;
+			spare_max = spare;
+		}
+		/* compare util/cap by cross-multiplying */
+		if (best_load < 0 || cpu_util[i] * cap[best_load] < cpu_util[best_load] * cap[i])
+			best_load = i;
+	}
+	if (best_spare >= 0 && spare_max > (s64)(task_util / 2))
+		return best_spare;
+	return best_load;
+}
+
+/*
+ * select_idle_capacity() (mainline 5.7, ASYM_IDLE_CAPACITY): scan from the
+ * target, wrapping, for the first idle CPU the task fits; if none fits,
+ * the idle CPU with the highest capacity. -1 if nothing is idle.
+ */
+ARBOR_POLICY s32 arbor_select_idle_capacity(u32 n, const u32 *cap, u64 idle_mask,
+					    u64 task_util, u32 start)
+{
+	s32 best = -1, k;
+	u32 best_cap = 0;
+
+	POLICY_FOR(k, 0, MAX_LLC_CPUS) {
+		u32 i;
+
+		if ((u32)k >= n)
+			break;
+		i = ((start + k) % n) & (MAX_LLC_CPUS - 1);
+		if (!(idle_mask & (1ULL << i)))
+			continue;
+		if (arbor_fits(task_util, cap[i]))
+			return i;
+		if (best < 0 || cap[i] > best_cap) {
+			best = i;
+			best_cap = cap[i];
+		}
+	}
+	return best;
+}
+
+/*
+ * Misfit (mainline, ASYM_MISFIT): a running task that does not fit its CPU
+ * should move to a CPU with at least ~5% more capacity (cap*1024 >
+ * cur*1078), preferring an idle one, then the biggest. Returns an index or
+ * -1 when no CPU is big enough.
+ */
+ARBOR_POLICY s32 arbor_misfit_target(u32 cur_cap, u32 n, const u32 *cap, u64 idle_mask)
+{
+	s32 best = -1, i;
+	bool best_idle = false;
+
+	POLICY_FOR(i, 0, MAX_LLC_CPUS) {
+		bool idle;
+
+		if ((u32)i >= n)
+			break;
+		if ((u64)cap[i] * 1024 <= (u64)cur_cap * 1078)
+			continue;
+		idle = idle_mask & (1ULL << i);
+		if (best < 0 || (idle && !best_idle) ||
+		    (idle == best_idle && cap[i] > cap[best])) {
+			best = i;
+			best_idle = idle;
+		}
+	}
+	return best;
 }
 
 #endif /* __ARBOR_POLICY_H */

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scx_arbor: asymmetric CPU capacity (seed 004 and its mainline successors).
+ *
+ * On big.LITTLE-like machines a task's CPU must be big enough for it:
+ *  - ASYM_WAKE_CAP (seed 004, wake_cap): a wakee that does not fit the
+ *    smaller of prev and the waker's CPU skips the affine fast path and is
+ *    placed by spare capacity;
+ *  - ASYM_IDLE_CAPACITY (mainline 5.7, select_idle_capacity): the idle-CPU
+ *    search looks for the first idle CPU the task fits;
+ *  - ASYM_MISFIT (mainline): at each tick a running task that no longer
+ *    fits is sent to a CPU >= 5% bigger.
+ * All three act only when capacities differ by >= 1/8 (`asym`). The scans
+ * cover the first MAX_LLC_CPUS CPUs, plenty for big.LITTLE parts.
+ */
+#ifndef __ARBOR_CAPACITY_BPF_H
+#define __ARBOR_CAPACITY_BPF_H
+
+#include "common.bpf.h"
+#include "load.bpf.h"
+
+static __always_inline u32 cap_of(s32 cpu)
+{
+	return cpu_cap[cpu & (MAX_CPUS - 1)] ?: 1024;
+}
+
+/* Does p fit cpu? Always true on symmetric machines. */
+static __always_inline bool task_fits(struct task_ctx *tctx, s32 cpu)
+{
+	return !asym || arbor_fits(tctx->util_avg, cap_of(cpu));
+}
+
+/* Fill the scratch arrays with capacity, utilisation and allowed-idle bits. */
+static __always_inline u32 capacity_snapshot(struct scratch *sc, const struct task_struct *p,
+					     const struct cpumask *idle, u64 *idle_mask)
+{
+	u64 now = bpf_ktime_get_ns();
+	u32 n = nr_cpus < MAX_LLC_CPUS ? nr_cpus : MAX_LLC_CPUS, i;
+
+	*idle_mask = 0;
+	bpf_for(i, 0, MAX_LLC_CPUS) {
+		struct cpu_ctx *c;
+
+		if (i >= n)
+			break;
+		c = lookup_cpu_ctx(i);
+		sc->a_cap[i] = cap_of(i);
+		sc->a_util[i] = c ? cpu_util(c, now) : 0;
+		if (bpf_cpumask_test_cpu(i, p->cpus_ptr) && bpf_cpumask_test_cpu(i, idle))
+			*idle_mask |= 1ULL << i;
+	}
+	return n;
+}
+
+/* ASYM_WAKE_CAP's slow path: a CPU by spare capacity. -1 if none. */
+static __always_inline s32 select_by_capacity(struct task_struct *p, struct task_ctx *tctx,
+					      bool *found_idle)
+{
+	struct scratch *sc = get_scratch();
+	const struct cpumask *idle;
+	u64 mask;
+	u32 n;
+	s32 i;
+
+	*found_idle = false;
+	if (!sc)
+		return -1;
+	idle = scx_bpf_get_idle_cpumask();
+	n = capacity_snapshot(sc, p, idle, &mask);
+	scx_bpf_put_idle_cpumask(idle);
+	i = arbor_capacity_pick(n, sc->a_cap, sc->a_util, mask, tctx->util_avg);
+	if (i < 0 || i >= MAX_LLC_CPUS || !bpf_cpumask_test_cpu(i, p->cpus_ptr))
+		return -1;
+	*found_idle = mask & (1ULL << i);
+	return i;
+}
+
+/* ASYM_IDLE_CAPACITY: select_idle_capacity from target. -1 if nothing idle. */
+static __always_inline s32 select_idle_capacity(struct task_struct *p, struct task_ctx *tctx,
+						const struct cpumask *idle, s32 target)
+{
+	struct scratch *sc = get_scratch();
+	u64 mask;
+	u32 n;
+
+	if (!sc)
+		return -1;
+	n = capacity_snapshot(sc, p, idle, &mask);
+	return arbor_select_idle_capacity(n, sc->a_cap, mask, tctx->util_avg,
+					  target >= 0 ? (u32)target : 0);
+}
+
+/*
+ * ASYM_MISFIT, at tick: if the running task does not fit its CPU and a CPU
+ * >= 5% bigger exists, remember it and end the slice; enqueue() then
+ * queues the task there (running() counts the migration).
+ */
+static __always_inline void check_misfit(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
+{
+	struct scratch *sc;
+	const struct cpumask *idle;
+	u64 mask;
+	u32 n;
+	s32 t;
+
+	if (!asym || !feat(FEAT_ASYM_MISFIT) || task_fits(tctx, cpu) || p->nr_cpus_allowed == 1)
+		return;
+	if (tctx->misfit_cpu >= 0 || !(sc = get_scratch()))
+		return;
+	idle = scx_bpf_get_idle_cpumask();
+	n = capacity_snapshot(sc, p, idle, &mask);
+	scx_bpf_put_idle_cpumask(idle);
+	t = arbor_misfit_target(cap_of(cpu), n, sc->a_cap, mask);
+	if (t < 0 || t >= MAX_LLC_CPUS || !bpf_cpumask_test_cpu(t, p->cpus_ptr))
+		return;
+	tctx->misfit_cpu = t;
+	stat_inc(STAT_MISFIT_TASKS);
+	p->scx.slice = 0;	/* reschedule now: enqueue() moves it */
+}
+
+#endif /* __ARBOR_CAPACITY_BPF_H */
