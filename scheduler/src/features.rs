@@ -110,6 +110,20 @@ pub const FEATURES: &[Feature] = &[
         seed: Some("004"),
         help: "asymmetric CPUs: at tick, move a task that does not fit to a CPU >= 5% bigger (mainline)",
     },
+    Feature {
+        name: "CACHE_LB",
+        bit: bpf_intf::arbor_feature_FEAT_CACHE_LB,
+        default: true,
+        seed: Some("002"),
+        help: "aggregate a process's threads in its hottest LLC; balancing keeps them there (seed 002)",
+    },
+    Feature {
+        name: "CACHE_WAKE",
+        bit: bpf_intf::arbor_feature_FEAT_CACHE_WAKE,
+        default: false,
+        seed: Some("002"),
+        help: "with CACHE_LB: wake tasks into their preferred LLC (seed 002 RFC; dropped upstream)",
+    },
 ];
 
 /// Named starting points for `-f`:

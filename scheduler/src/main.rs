@@ -82,6 +82,27 @@ struct Opts {
     #[arg(long, value_name = "LIST:CAP,...")]
     cpu_capacity: Option<String>,
 
+    /// Seed 002 (CACHE_LB): an LLC is "full" for aggregation above this % utilisation.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=100))]
+    llc_aggr_pct: u32,
+
+    /// Seed 002: a move into/out of the preferred LLC needs this % of imbalance.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    llc_imb_pct: u32,
+
+    /// Seed 002: occupancy halves, and the hottest LLC is rescanned, every epoch (ms).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    llc_epoch_ms: u64,
+
+    /// Seed 002: a preference not refreshed for this many epochs is dropped.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    llc_timeout_epochs: u32,
+
+    /// Seed 002: widen the "threads x SMT width fit in 80% of the LLC" limit
+    /// by this %; 0 = the limit as is, >= 100 = no limit.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    llc_tolerance: u32,
+
     /// Period of the periodic balancer, in ms.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=1000))]
     balance_interval_ms: u64,
@@ -184,6 +205,11 @@ impl<'a> Scheduler<'a> {
         rodata.steal_cost_ns = opts.steal_cost_us * 1000;
         rodata.steal_node_limit = opts.steal_node_limit;
         rodata.asym = topo.asymmetric();
+        rodata.llc_aggr_pct = opts.llc_aggr_pct;
+        rodata.llc_imb_pct = opts.llc_imb_pct;
+        rodata.llc_epoch_ns = opts.llc_epoch_ms * 1_000_000;
+        rodata.llc_timeout_epochs = opts.llc_timeout_epochs;
+        rodata.llc_tolerance = opts.llc_tolerance;
         skel.maps
             .bss_data
             .as_mut()
@@ -220,7 +246,39 @@ impl<'a> Scheduler<'a> {
             }
         }
         sums[bpf_intf::arbor_stat_STAT_IDLE_WHILE_QUEUED_NS as usize] = bss.gap_total_ns;
-        Metrics::from_values(&sums)
+        let mut m = Metrics::from_values(&sums)?;
+        m.llc_prefs = self.llc_prefs(5);
+        Ok(m)
+    }
+
+    /// Seed 002: "pid:llc" for the `n` processes with the most recent run
+    /// time that have a preferred LLC.
+    fn llc_prefs(&self, n: usize) -> String {
+        use libbpf_rs::MapCore;
+        let map = &self.skel.maps.proc_ctxs;
+        let mut procs: Vec<(u64, u32, i32)> = Vec::new();
+        for key in map.keys() {
+            let Ok(Some(val)) = map.lookup(&key, libbpf_rs::MapFlags::ANY) else {
+                continue;
+            };
+            if key.len() < 4 || val.len() < std::mem::size_of::<bpf_intf::proc_ctx_head>() {
+                continue;
+            }
+            let tgid = u32::from_ne_bytes([key[0], key[1], key[2], key[3]]);
+            // SAFETY: the value starts with the fields of proc_ctx_head (intf.h)
+            let head: bpf_intf::proc_ctx_head =
+                unsafe { std::ptr::read_unaligned(val.as_ptr() as *const bpf_intf::proc_ctx_head) };
+            if head.pref_llc >= 0 {
+                procs.push((head.total_rt, tgid, head.pref_llc));
+            }
+        }
+        procs.sort_unstable_by(|a, b| b.cmp(a));
+        procs
+            .iter()
+            .take(n)
+            .map(|(_, pid, llc)| format!("{pid}:{llc}"))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     fn run(&mut self, opts: &Opts, shutdown: Arc<AtomicBool>) -> Result<UserExitInfo> {

@@ -45,6 +45,29 @@ mod ffi {
             start: u32,
         ) -> i32;
         pub fn arbor_misfit_target(cur_cap: u32, n: u32, cap: *const u32, idle_mask: u64) -> i32;
+        pub fn arbor_cache_pick_pref(n: u32, occ: *const u64, cur: i32) -> i32;
+        pub fn arbor_cache_eligible(
+            nr_threads: u32,
+            smt: u32,
+            llc_size: u32,
+            tolerance: u32,
+        ) -> bool;
+        pub fn arbor_cache_allow_into(
+            du: u64,
+            dc: u64,
+            su: u64,
+            sc: u64,
+            aggr: u32,
+            imb: u32,
+        ) -> bool;
+        pub fn arbor_cache_allow_out(
+            pu: u64,
+            pc: u64,
+            du: u64,
+            dc: u64,
+            aggr: u32,
+            imb: u32,
+        ) -> bool;
         pub fn arbor_sis_util_nr_scan(
             llc_weight: u32,
             llc_util_sum: u64,
@@ -528,6 +551,67 @@ mod tests {
             assert_eq!(arbor_misfit_target(1024, 5, cap.as_ptr(), 0b11111), -1);
             // from 1000: 1024 is 2.4% bigger -> none
             assert_eq!(arbor_misfit_target(1000, 5, cap.as_ptr(), 0b11111), -1);
+        }
+    }
+
+    // ---- seed 002: CACHE_LB ----
+
+    #[test]
+    fn hottest_llc_switches_only_past_twice() {
+        unsafe {
+            let occ = [300u64, 500, 0];
+            // no preference yet: the hottest
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), -1), 1);
+            // current 0 at 300: 500 is not > 600 -> keep 0
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0), 0);
+            let occ = [300u64, 601, 0];
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0), 1);
+            // exactly 2x is not enough
+            let occ = [300u64, 600, 0];
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0), 0);
+            // no occupancy anywhere: keep what we had
+            let occ = [0u64; 3];
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 2), 2);
+        }
+    }
+
+    #[test]
+    fn cache_eligibility_threads_smt_tolerance() {
+        unsafe {
+            // single-threaded: never
+            assert!(!arbor_cache_eligible(1, 1, 8, 1000));
+            // 3 threads x SMT1 = 3 <= 0.8*4 = 3.2
+            assert!(arbor_cache_eligible(3, 1, 4, 0));
+            // 2 threads x SMT2 = 4 > 3.2: refused, tolerance 25% allows 4
+            assert!(!arbor_cache_eligible(2, 2, 4, 0));
+            assert!(arbor_cache_eligible(2, 2, 4, 25));
+            // POWER-like SMT8: 2 threads need 16 CPUs
+            assert!(!arbor_cache_eligible(2, 8, 8, 0));
+            // >= 100: limits ignored
+            assert!(arbor_cache_eligible(64, 8, 4, 100));
+        }
+    }
+
+    #[test]
+    fn aggregation_refused_over_aggr_and_imb_in_both_directions() {
+        let cap = 4096u64; // 4 CPUs
+        unsafe {
+            // into: dst 60% (over 50%), src 20%: dst is >20% busier -> refused
+            assert!(!arbor_cache_allow_into(2458, cap, 819, cap, 50, 20));
+            // into: dst 40% (under threshold) -> allowed even if busier than src
+            assert!(arbor_cache_allow_into(1638, cap, 409, cap, 50, 20));
+            // into: dst 55%, src 50%: over but only 10% busier -> allowed
+            assert!(arbor_cache_allow_into(2253, cap, 2048, cap, 50, 20));
+            // into: both over -> ordinary balancing decides (allowed)
+            assert!(arbor_cache_allow_into(4000, cap, 2100, cap, 50, 20));
+            // out: pref under threshold -> refused (stay aggregated)
+            assert!(!arbor_cache_allow_out(1638, cap, 0, cap, 50, 20));
+            // out: pref 60%, dst 55%: over but not 20% busier -> refused
+            assert!(!arbor_cache_allow_out(2458, cap, 2253, cap, 50, 20));
+            // out: pref 70%, dst 20% -> allowed
+            assert!(arbor_cache_allow_out(2867, cap, 819, cap, 50, 20));
+            // out: a lower aggr_pct (Tim Chen's suggestion for SMT) makes pref "over" sooner
+            assert!(arbor_cache_allow_out(1638, cap, 0, cap, 30, 20));
         }
     }
 

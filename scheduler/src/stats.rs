@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use scx_stats::prelude::*;
 use scx_stats_derive::{stat_doc, Stats};
 use serde::{Deserialize, Serialize};
@@ -44,6 +44,9 @@ pub const NAMES: &[&str] = &[
     "capacity_placements",
     "misfit_tasks",
     "misfit_migrations",
+    "llc_pref_tasks_in",
+    "llc_pref_tasks_out",
+    "llc_migrations_refused",
 ];
 
 #[stat_doc]
@@ -105,6 +108,15 @@ pub struct Metrics {
     pub misfit_tasks: u64,
     #[stat(desc = "Seed 004: misfit tasks moved to a CPU >= 5% bigger")]
     pub misfit_migrations: u64,
+    #[stat(desc = "Seed 002: switch-ins of tasks inside their process's preferred LLC")]
+    pub llc_pref_tasks_in: u64,
+    #[stat(desc = "Seed 002: switch-ins of tasks outside their process's preferred LLC")]
+    pub llc_pref_tasks_out: u64,
+    #[stat(desc = "Seed 002: migrations refused to keep or avoid aggregation")]
+    pub llc_migrations_refused: u64,
+    #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
+    #[serde(default)]
+    pub llc_prefs: String,
 }
 
 impl Metrics {
@@ -114,14 +126,22 @@ impl Metrics {
         Ok(serde_json::from_value(serde_json::to_value(map)?)?)
     }
 
+    /// The numeric counters by name (`llc_prefs`, a label, is left out).
     pub fn values(&self) -> Result<BTreeMap<String, u64>> {
-        Ok(serde_json::from_value(serde_json::to_value(self)?)?)
+        let v = serde_json::to_value(self)?;
+        let obj = v.as_object().context("metrics are not an object")?;
+        Ok(obj
+            .iter()
+            .filter_map(|(k, v)| v.as_u64().map(|n| (k.clone(), n)))
+            .collect())
     }
 
     pub fn delta(&self, prev: &Self) -> Result<Self> {
         let (a, b) = (self.values()?, prev.values()?);
         let v: Vec<u64> = NAMES.iter().map(|n| a[*n].saturating_sub(b[*n])).collect();
-        Self::from_values(&v)
+        let mut d = Self::from_values(&v)?;
+        d.llc_prefs = self.llc_prefs.clone();
+        Ok(d)
     }
 
     /// idle_while_queued_ns as a share of all CPU time (busy + idle), in %.
@@ -143,12 +163,12 @@ impl Metrics {
         }
     }
 
-    pub const HEADER: &'static str = "   wakeups   wide  aff_try aff_move idlecore  idlecpu  noidle  nipull  nifail  mig_llc mig_xllc mig_xnode busy% gap% | idler t/p/tie  thrott  steal/fail  cap misfit/mig";
+    pub const HEADER: &'static str = "   wakeups   wide  aff_try aff_move idlecore  idlecpu  noidle  nipull  nifail  mig_llc mig_xllc mig_xnode busy% gap% | idler t/p/tie  thrott  steal/fail  cap misfit/mig  llc in/out/refused  pid:llc";
 
     pub fn format<W: Write>(&self, w: &mut W) -> Result<()> {
         writeln!(
             w,
-            "{:>10} {:>6} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7} {:>7} {:>8} {:>8} {:>9} {:>5.1} {:>4.1} | {}/{}/{} {} {}/{} {} {}/{}",
+            "{:>10} {:>6} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7} {:>7} {:>8} {:>8} {:>9} {:>5.1} {:>4.1} | {}/{}/{} {} {}/{} {} {}/{} {}/{}/{} {}",
             self.wakeups,
             self.wake_wide,
             self.affine_attempts,
@@ -171,7 +191,11 @@ impl Metrics {
             self.steal_fail,
             self.capacity_placements,
             self.misfit_tasks,
-            self.misfit_migrations
+            self.misfit_migrations,
+            self.llc_pref_tasks_in,
+            self.llc_pref_tasks_out,
+            self.llc_migrations_refused,
+            self.llc_prefs
         )?;
         Ok(())
     }

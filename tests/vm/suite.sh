@@ -127,5 +127,8 @@ if start_sched; then
 	stop_sched
 fi
 
+# ---- 5. the seed mechanisms, on vs off ----
+. "$(dirname "$0")/seeds.sh"
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

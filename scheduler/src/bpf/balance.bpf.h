@@ -18,6 +18,7 @@
 
 #include "common.bpf.h"
 #include "load.bpf.h"
+#include "cache.bpf.h"
 
 enum pull_kind {
 	PULL_NEWIDLE,	/* the CPU would go idle */
@@ -87,6 +88,9 @@ static __always_inline bool pull_from(s32 this, s32 src, u32 level)
 			continue;
 		tctx = lookup_task_ctx(p);
 		if (level > LVL_LLC && tctx && now - tctx->last_ran < migration_cost_ns)
+			continue;
+		/* seed 002: keep aggregated threads in their preferred LLC */
+		if (!cache_allow_move(p, src, this, now))
 			continue;
 		if (scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0))
 			return true;

@@ -105,7 +105,7 @@ static __always_inline void check_misfit(struct task_struct *p, struct task_ctx 
 
 	if (!asym || !feat(FEAT_ASYM_MISFIT) || task_fits(tctx, cpu) || p->nr_cpus_allowed == 1)
 		return;
-	if (tctx->misfit_cpu >= 0 || !(sc = get_scratch()))
+	if (tctx->move_cpu >= 0 || !(sc = get_scratch()))
 		return;
 	idle = scx_bpf_get_idle_cpumask();
 	n = capacity_snapshot(sc, p, idle, &mask);
@@ -113,7 +113,8 @@ static __always_inline void check_misfit(struct task_struct *p, struct task_ctx 
 	t = arbor_misfit_target(cap_of(cpu), n, sc->a_cap, mask);
 	if (t < 0 || t >= MAX_LLC_CPUS || !bpf_cpumask_test_cpu(t, p->cpus_ptr))
 		return;
-	tctx->misfit_cpu = t;
+	tctx->move_cpu = t;
+	tctx->move_misfit = 1;
 	stat_inc(STAT_MISFIT_TASKS);
 	p->scx.slice = 0;	/* reschedule now: enqueue() moves it */
 }

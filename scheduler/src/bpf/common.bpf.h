@@ -111,6 +111,8 @@ struct cpu_ctx {
 	 * its LLC, which it would read anyway to check the CPU's queue.
 	 */
 	u32 overloaded;
+	u64 cache_rt;		/* seed 002: decayed run time on this CPU */
+	u64 cache_epoch;
 };
 
 struct {
@@ -164,7 +166,8 @@ struct task_ctx {
 	u32 acct_weight;
 	u32 waiting;		/* runnable but not running */
 	u64 next_wake_affine;	/* seed 001: no wake_affine before this time */
-	s32 misfit_cpu;		/* seed 004: bigger CPU chosen at tick, -1 if none */
+	s32 move_cpu;		/* chosen at tick (seed 004 misfit, seed 002 aggregation), -1 if none */
+	u32 move_misfit;	/* the move is a misfit migration */
 };
 
 struct {

@@ -56,7 +56,9 @@ enum arbor_feature {
 	FEAT_ASYM_WAKE_CAP = 10,	/* seed 004: slow path when the task does not fit */
 	FEAT_ASYM_IDLE_CAPACITY = 11,	/* mainline 5.7: select_idle_capacity */
 	FEAT_ASYM_MISFIT = 12,	/* mainline: move misfit tasks to bigger CPUs */
-	NR_FEATURES	= 13,
+	FEAT_CACHE_LB	= 13,	/* seed 002: aggregate a process in its hottest LLC */
+	FEAT_CACHE_WAKE	= 14,	/* seed 002 RFC: steer wake-ups to the preferred LLC */
+	NR_FEATURES	= 15,
 };
 
 /*
@@ -96,6 +98,10 @@ enum arbor_stat {
 	STAT_CAPACITY_PLACEMENTS,
 	STAT_MISFIT_TASKS,
 	STAT_MISFIT_MIGRATIONS,
+	/* seed 002 */
+	STAT_LLC_PREF_TASKS_IN,
+	STAT_LLC_PREF_TASKS_OUT,
+	STAT_LLC_MIGRATIONS_REFUSED,
 	ARBOR_NR_STATS,
 };
 
@@ -144,6 +150,18 @@ struct wa_output {
 	u32 why;		/* enum wa_why */
 	u32 idler;		/* seed 000's own verdict: WA_THIS/WA_PREV/WA_NONE, if it ran */
 	u64 next_wake_affine;	/* seed 001: updated throttle deadline */
+};
+
+/*
+ * Seed 002: the first fields of the BPF side's per-process context
+ * (cache.bpf.h, struct proc_ctx), which --monitor reads from the map.
+ */
+struct proc_ctx_head {
+	u64 epoch;		/* epoch of the last decay of rt[] */
+	u64 scan_ts;		/* last hottest-LLC scan */
+	s32 pref_llc;		/* -1: none */
+	u32 nr_threads;
+	u64 total_rt;		/* decayed run time, all CPUs */
 };
 
 /* One LLC as select_idle_cpu() sees it at one instant. */

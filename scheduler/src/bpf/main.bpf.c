@@ -104,6 +104,22 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 		}
 	}
 
+	/*
+	 * CACHE_WAKE (seed 002's RFC, off by default): wake into the process's
+	 * preferred LLC when it has an idle CPU and the move is allowed.
+	 */
+	if (feat(FEAT_CACHE_WAKE)) {
+		u64 now = bpf_ktime_get_ns();
+		s32 pref = cache_pref(p, now), c;
+
+		if (pref >= 0 && (u32)pref != llc_of(target) &&
+		    (c = idle_cpu_in_llc(p, pref)) >= 0 && cache_allow_move(p, target, c, now)) {
+			cpu = c;
+			found_idle = true;
+			goto out;
+		}
+	}
+
 	cpu = select_idle_sibling(p, tctx, prev_cpu, target, &found_idle);
 out:
 	if (!allowed(p, cpu))
@@ -131,10 +147,10 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	 * migration-disabled tasks stay where they are; if affinity changed
 	 * under us, pick an allowed CPU (idle if possible).
 	 */
-	/* ASYM_MISFIT: the tick chose a bigger CPU for this task */
-	if (tctx && tctx->misfit_cpu >= 0 && !is_migration_disabled(p) &&
-	    allowed(p, tctx->misfit_cpu))
-		cpu = tctx->misfit_cpu;
+	/* the tick chose a CPU for this task (seed 004 misfit, seed 002 aggregation) */
+	if (tctx && tctx->move_cpu >= 0 && !is_migration_disabled(p) &&
+	    allowed(p, tctx->move_cpu))
+		cpu = tctx->move_cpu;
 
 	if (!is_migration_disabled(p) && !allowed(p, cpu)) {
 		cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
@@ -246,13 +262,23 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 			stat_inc(STAT_MIGRATIONS_SAME_LLC);
 	}
 	/* ASYM_MISFIT: count the move if it reached a >= 5% bigger CPU */
-	if (tctx->misfit_cpu >= 0) {
-		if (valid_cpu(tctx->last_cpu) &&
+	if (tctx->move_cpu >= 0) {
+		if (tctx->move_misfit && valid_cpu(tctx->last_cpu) &&
 		    (u64)cap_of(cpu) * 1024 > (u64)cap_of(tctx->last_cpu) * 1078)
 			stat_inc(STAT_MISFIT_MIGRATIONS);
-		tctx->misfit_cpu = -1;
+		tctx->move_cpu = -1;
+		tctx->move_misfit = 0;
 	}
 	tctx->last_cpu = cpu;
+
+	/* seed 002: is the task running inside its process's preferred LLC? */
+	{
+		s32 pref = cache_pref(p, now);
+
+		if (pref >= 0)
+			stat_inc((u32)pref == llc_of(cpu) ? STAT_LLC_PREF_TASKS_IN :
+							     STAT_LLC_PREF_TASKS_OUT);
+	}
 
 	task_pelt(tctx, now, 0, true);	/* it was waiting */
 	set_waiting(tctx, false);
@@ -280,6 +306,7 @@ void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 	/* charge the run to vruntime, scaled by weight */
 	tctx->vruntime += ran * 100 / (p->scx.weight ?: 1);
 	tctx->last_ran = now;
+	cache_account(p, cpu, c, ran, now);
 	task_pelt(tctx, now, cpu_cap[cpu & (MAX_CPUS - 1)] ?: 1024, true);
 
 	cpu_pelt(c, now);
@@ -363,7 +390,7 @@ s32 BPF_STRUCT_OPS(arbor_init_task, struct task_struct *p, struct scx_init_task_
 	tctx->last_cpu = -1;
 	tctx->recent_used_cpu = -1;
 	tctx->last_wakee = -1;
-	tctx->misfit_cpu = -1;
+	tctx->move_cpu = -1;
 	tctx->pelt_ts = bpf_ktime_get_ns();
 	/* a new task starts as if it had run half the time (kernel: post_init_entity_util_avg) */
 	tctx->util_avg = 512;
@@ -419,8 +446,11 @@ void BPF_STRUCT_OPS(arbor_tick, struct task_struct *p)
 	struct task_ctx *tctx = lookup_task_ctx(p);
 
 	maybe_start_balance_timer();
-	if (tctx)
+	if (tctx) {
 		check_misfit(p, tctx, scx_bpf_task_cpu(p));
+		if (feat(FEAT_CACHE_LB))
+			cache_aggregate(p, tctx, scx_bpf_task_cpu(p));
+	}
 }
 
 void BPF_STRUCT_OPS(arbor_exit, struct scx_exit_info *ei)

@@ -611,4 +611,94 @@ ARBOR_POLICY s32 arbor_misfit_target(u32 cur_cap, u32 n, const u32 *cap, u64 idl
 	return best;
 }
 
+/* ------------------------------------------------------------------ */
+/* CACHE_LB (seed 002, merged in 7.2 as CONFIG_SCHED_CACHE)            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The hottest LLC of a process: the one where its threads' occupancy sums
+ * highest. The preference moves only when the new LLC scores more than
+ * twice the current one, so two near-equal LLCs do not make the process
+ * bounce (and drag its working set) back and forth.
+ */
+ARBOR_POLICY s32 arbor_cache_pick_pref(u32 n, const u64 *occ, s32 cur)
+{
+	s32 best = -1, i;
+
+	POLICY_FOR(i, 0, MAX_LLCS) {
+		if ((u32)i >= n)
+			break;
+		if (occ[i] && (best < 0 || occ[i] > occ[best]))
+			best = i;
+	}
+	if (best < 0)
+		return cur;
+	if (cur < 0 || (u32)cur >= n || cur >= MAX_LLCS)
+		return best;
+	if (best != cur && occ[best] > 2 * occ[cur & (MAX_LLCS - 1)])
+		return best;
+	return cur;
+}
+
+/*
+ * Aggregation must not pack a process beyond what its LLC can hold: single
+ * threads gain nothing, and threads x SMT width (each thread wants a whole
+ * core) must fit in 80% of the LLC's CPUs; `tolerance` (percent) widens
+ * that, >= 100 ignores it (the merged series' llc_aggr_tolerance). The
+ * SMT scaling is the merged fix for the seed's Power11 SMT8 regression.
+ */
+ARBOR_POLICY bool arbor_cache_eligible(u32 nr_threads, u32 smt, u32 llc_size, u32 tolerance)
+{
+	if (nr_threads < 2)
+		return false;
+	if (tolerance >= 100)
+		return true;
+	return (u64)nr_threads * smt * 100 * 100 <= (u64)llc_size * 80 * (100 + tolerance);
+}
+
+/* An LLC is over the aggregation threshold when util*100 >= cap*aggr_pct. */
+ARBOR_POLICY bool arbor_cache_over(u64 util, u64 cap, u32 aggr_pct)
+{
+	return util * 100 >= cap * aggr_pct;
+}
+
+/* util_a/cap_a > util_b/cap_b * (100 + imb_pct)/100, cross-multiplied. */
+ARBOR_POLICY bool arbor_cache_busier(u64 ua, u64 ca, u64 ub, u64 cb, u32 imb_pct)
+{
+	return ua * cb * 100 > ub * ca * (100 + imb_pct);
+}
+
+/*
+ * Moving a task INTO its preferred LLC (dst) from src: refused only when
+ * dst is over the threshold and more than imb_pct busier than src (it
+ * would overload the preferred LLC). Both over: ordinary balancing decides.
+ */
+ARBOR_POLICY bool arbor_cache_allow_into(u64 dst_util, u64 dst_cap, u64 src_util, u64 src_cap,
+					 u32 aggr_pct, u32 imb_pct)
+{
+	bool dst_over = arbor_cache_over(dst_util, dst_cap, aggr_pct);
+	bool src_over = arbor_cache_over(src_util, src_cap, aggr_pct);
+
+	if (dst_over && src_over)
+		return true;
+	return !(dst_over && arbor_cache_busier(dst_util, dst_cap, src_util, src_cap, imb_pct));
+}
+
+/*
+ * Moving a task OUT of its preferred LLC (src = pref) to dst: refused
+ * unless the preferred LLC is over the threshold and more than imb_pct
+ * busier than dst (hysteresis: aggregation is sticky). Both over: ordinary
+ * balancing decides.
+ */
+ARBOR_POLICY bool arbor_cache_allow_out(u64 pref_util, u64 pref_cap, u64 dst_util, u64 dst_cap,
+					u32 aggr_pct, u32 imb_pct)
+{
+	bool pref_over = arbor_cache_over(pref_util, pref_cap, aggr_pct);
+	bool dst_over = arbor_cache_over(dst_util, dst_cap, aggr_pct);
+
+	if (pref_over && dst_over)
+		return true;
+	return pref_over && arbor_cache_busier(pref_util, pref_cap, dst_util, dst_cap, imb_pct);
+}
+
 #endif /* __ARBOR_POLICY_H */

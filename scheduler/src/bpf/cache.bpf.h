@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scx_arbor: CACHE_LB / CACHE_WAKE (seed 002, "cache aware scheduling",
+ * merged for Linux 7.2 as CONFIG_SCHED_CACHE).
+ *
+ * Threads of one process share data; on machines with many small LLCs
+ * (Power11: 4 threads per LLC) they run faster in one LLC than spread. So:
+ *  - account each process's run time per CPU, and each CPU's total, both
+ *    halving every epoch: occupancy = 1024 * proc_rt / cpu_rt;
+ *  - once an epoch, find the process's hottest LLC (highest occupancy sum,
+ *    2x hysteresis: policy.h arbor_cache_pick_pref) if it is eligible
+ *    (policy.h arbor_cache_eligible); forget it after `timeout` epochs
+ *    without a scan;
+ *  - move its threads into that LLC (at tick, onto an idle CPU there,
+ *    unless that would overload it: arbor_cache_allow_into), and let the
+ *    balancer move them out only when the preferred LLC is overloaded
+ *    (arbor_cache_allow_out);
+ *  - CACHE_WAKE (the RFC's wake-up steering, dropped upstream because it
+ *    fought the balancer; off by default): wake into the preferred LLC.
+ */
+#ifndef __ARBOR_CACHE_BPF_H
+#define __ARBOR_CACHE_BPF_H
+
+#include "common.bpf.h"
+#include "load.bpf.h"
+
+const volatile u64 llc_epoch_ns = 10000000;	/* 10 ms */
+const volatile u32 llc_timeout_epochs = 5;
+const volatile u32 llc_aggr_pct = 50;
+const volatile u32 llc_imb_pct = 20;
+const volatile u32 llc_tolerance = 0;
+
+struct proc_ctx {
+	/* epoch, scan_ts, pref_llc, nr_threads, total_rt: read by --monitor */
+	struct proc_ctx_head h;
+	u64 rt[MAX_CPUS];	/* decayed run time per CPU */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 4096);
+	__type(key, u32);	/* tgid */
+	__type(value, struct proc_ctx);
+} proc_ctxs SEC(".maps");
+
+/* never written: the initial value of a new proc_ctx */
+static struct proc_ctx proc_zero;
+
+/* scratch for the per-LLC occupancy sums */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u64[MAX_LLCS]);
+} occ_scratch SEC(".maps");
+
+static __always_inline u64 halve_by(u64 v, u64 epochs)
+{
+	return epochs >= 63 ? 0 : v >> epochs;
+}
+
+/* A CPU's decayed total run time, brought to epoch e. */
+static __always_inline u64 cpu_rt_at(struct cpu_ctx *c, u64 e)
+{
+	return halve_by(c->cache_rt, e > c->cache_epoch ? e - c->cache_epoch : 0);
+}
+
+/* Called from stopping(): charge `ran` ns on `cpu` to p's process and the CPU. */
+static __always_inline void cache_account(struct task_struct *p, s32 cpu, struct cpu_ctx *c,
+					  u64 ran, u64 now)
+{
+	struct proc_ctx *pc;
+	u32 tgid = p->tgid;
+	u64 e = now / llc_epoch_ns;
+
+	if (!feat(FEAT_CACHE_LB) || !valid_cpu(cpu))
+		return;
+	c->cache_rt = cpu_rt_at(c, e) + ran;
+	c->cache_epoch = e;
+
+	pc = bpf_map_lookup_elem(&proc_ctxs, &tgid);
+	if (!pc) {
+		/* too big for the stack: insert a zeroed copy, then fill it */
+		bpf_map_update_elem(&proc_ctxs, &tgid, &proc_zero, BPF_NOEXIST);
+		pc = bpf_map_lookup_elem(&proc_ctxs, &tgid);
+		if (!pc)
+			return;
+		pc->h.pref_llc = -1;
+		pc->h.epoch = e;
+		pc->h.scan_ts = now;
+	}
+	if (pc->h.epoch < e) {
+		u64 d = e - pc->h.epoch;
+		u32 i;
+
+		bpf_for(i, 0, MAX_CPUS) {
+			if (i >= nr_cpus)
+				break;
+			pc->rt[i] = halve_by(pc->rt[i], d);
+		}
+		pc->h.total_rt = halve_by(pc->h.total_rt, d);
+		pc->h.epoch = e;
+	}
+	pc->rt[cpu & (MAX_CPUS - 1)] += ran;
+	pc->h.total_rt += ran;
+
+	/* at most one scan per epoch per process */
+	if (now < pc->h.scan_ts + llc_epoch_ns)
+		return;
+	pc->h.scan_ts = now;
+	pc->h.nr_threads = BPF_CORE_READ(p, signal, nr_threads);
+	if (!arbor_cache_eligible(pc->h.nr_threads, smt_width, llc_nr_cpus[llc_of(cpu)], llc_tolerance)) {
+		pc->h.pref_llc = -1;
+		return;
+	}
+	{
+		u64 *occ;
+		u32 key = 0, i;
+
+		occ = bpf_map_lookup_elem(&occ_scratch, &key);
+		if (!occ)
+			return;
+		bpf_for(i, 0, MAX_LLCS) {
+			if (i >= nr_llcs)
+				break;
+			occ[i] = 0;
+		}
+		bpf_for(i, 0, MAX_CPUS) {
+			struct cpu_ctx *cc;
+			u64 crt;
+
+			if (i >= nr_cpus)
+				break;
+			cc = lookup_cpu_ctx(i);
+			if (!cc || !pc->rt[i])
+				continue;
+			crt = cpu_rt_at(cc, e);
+			if (crt)
+				occ[llc_of(i)] += pc->rt[i] * 1024 / crt;
+		}
+		pc->h.pref_llc = arbor_cache_pick_pref(nr_llcs, occ, pc->h.pref_llc);
+	}
+}
+
+/* p's preferred LLC, or -1 (feature off, no preference, or it timed out). */
+static __always_inline s32 cache_pref(const struct task_struct *p, u64 now)
+{
+	struct proc_ctx *pc;
+	u32 tgid = p->tgid;
+
+	if (!feat(FEAT_CACHE_LB))
+		return -1;
+	pc = bpf_map_lookup_elem(&proc_ctxs, &tgid);
+	if (!pc || pc->h.pref_llc < 0)
+		return -1;
+	if (now > pc->h.scan_ts + llc_timeout_epochs * llc_epoch_ns)
+		return -1;
+	return pc->h.pref_llc;
+}
+
+static __always_inline u64 llc_util(u32 llc)
+{
+	struct llc_ctx *lc = lookup_llc_ctx(llc);
+
+	return lc ? lc->util_sum : 0;
+}
+
+static __always_inline u64 llc_cap(u32 llc)
+{
+	return (u64)llc_nr_cpus[llc & (MAX_LLCS - 1)] * 1024;
+}
+
+/* May p move from src's LLC to dst's? Counts refusals. */
+static __always_inline bool cache_allow_move(const struct task_struct *p, s32 src, s32 dst, u64 now)
+{
+	u32 sl = llc_of(src), dl = llc_of(dst);
+	s32 pref;
+	bool ok = true;
+
+	if (sl == dl || (pref = cache_pref(p, now)) < 0)
+		return true;
+	if ((u32)pref == dl)
+		ok = arbor_cache_allow_into(llc_util(dl), llc_cap(dl), llc_util(sl), llc_cap(sl),
+					    llc_aggr_pct, llc_imb_pct);
+	else if ((u32)pref == sl)
+		ok = arbor_cache_allow_out(llc_util(sl), llc_cap(sl), llc_util(dl), llc_cap(dl),
+					   llc_aggr_pct, llc_imb_pct);
+	if (!ok)
+		stat_inc(STAT_LLC_MIGRATIONS_REFUSED);
+	return ok;
+}
+
+/* An idle CPU of `llc` that p may use, from our own idle flags; -1 if none. */
+static __always_inline s32 idle_cpu_in_llc(const struct task_struct *p, u32 llc)
+{
+	u32 k;
+
+	bpf_for(k, 0, MAX_LLC_CPUS) {
+		struct cpu_ctx *c;
+		s32 cpu;
+
+		if (k >= llc_nr_cpus[llc & (MAX_LLCS - 1)])
+			break;
+		cpu = llc_cpus[llc & (MAX_LLCS - 1)][k];
+		if (!valid_cpu(cpu) || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+			continue;
+		c = lookup_cpu_ctx(cpu);
+		if (c && c->idle)
+			return cpu;
+	}
+	return -1;
+}
+
+/*
+ * At tick: a task running outside its process's preferred LLC moves to an
+ * idle CPU there, if the move is allowed. Like misfit, it ends the slice
+ * and enqueue() places it on tctx->move_cpu.
+ */
+static __always_inline void cache_aggregate(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
+{
+	u64 now = bpf_ktime_get_ns();
+	s32 pref, dst;
+
+	if (tctx->move_cpu >= 0 || p->nr_cpus_allowed == 1 || is_migration_disabled(p))
+		return;
+	pref = cache_pref(p, now);
+	if (pref < 0 || (u32)pref == llc_of(cpu))
+		return;
+	dst = idle_cpu_in_llc(p, pref);
+	if (dst < 0 || !cache_allow_move(p, cpu, dst, now))
+		return;
+	tctx->move_cpu = dst;
+	p->scx.slice = 0;
+}
+
+#endif /* __ARBOR_CACHE_BPF_H */

@@ -1,0 +1,77 @@
+# VM tests of the seed mechanisms, each on vs off in the same guest boot.
+# Sourced by suite.sh (uses its pass/fail/check helpers and lib.sh).
+
+# run_counted FLAGS -- COMMAND...: run COMMAND under scx_arbor with FLAGS and
+# leave the cumulative counters in $J. Returns non-zero if loading failed.
+run_counted() {
+	local flags=()
+	while [ "$1" != "--" ]; do flags+=("$1"); shift; done
+	shift
+	J=$(mktemp /tmp/arbor-seed.XXXXXX.json)
+	start_sched "${flags[@]}" --stats-json "$J" || return 1
+	"$@" >/dev/null 2>&1
+	stop_sched
+	[ "$SRC" -eq 0 ]
+}
+
+# ---- seed 003: STEAL ----
+if run_counted -f STEAL -- hackbench -g 4 -l 100; then
+	on=$(json_get $J steal)
+	run_counted -f NO_STEAL -- hackbench -g 4 -l 100
+	off=$(json_get $J steal)
+	check "STEAL: hackbench steals with STEAL (steal=$on), never without (steal=$off)" \
+		test "${on:-0}" -gt 0 -a "${off:-1}" = 0
+else
+	fail "STEAL: loads and runs hackbench"
+fi
+
+# ---- seed 000: WA_IDLER_LLC; seed 001: WA_THROTTLE ----
+# hackbench's 1:N messaging wakes across both LLCs of the guest.
+if run_counted -f WA_IDLER_LLC,WA_THROTTLE -- hackbench -g 2 -l 100; then
+	it=$(json_get $J idler_llc_this); ip=$(json_get $J idler_llc_prev); tie=$(json_get $J idler_llc_tie)
+	th=$(json_get $J affine_throttled)
+	run_counted -f NO_WA_IDLER_LLC,NO_WA_THROTTLE -- hackbench -g 2 -l 100
+	it0=$(json_get $J idler_llc_this); ip0=$(json_get $J idler_llc_prev); tie0=$(json_get $J idler_llc_tie)
+	th0=$(json_get $J affine_throttled)
+	check "WA_IDLER_LLC: cross-LLC verdicts on (this=$it prev=$ip tie=$tie), none off ($it0/$ip0/$tie0)" \
+		test $((it + ip + tie)) -gt 0 -a $((it0 + ip0 + tie0)) = 0
+	check "WA_THROTTLE: throttled wake-ups on ($th), none off ($th0)" \
+		test "${th:-0}" -gt 0 -a "${th0:-1}" = 0
+else
+	fail "WA_IDLER_LLC/WA_THROTTLE: loads and runs hackbench"
+fi
+
+# ---- seed 004: ASYM_* with CPUs 4-7 declared little ----
+# A CPU-bound thread started on little CPU 6, then allowed everywhere: with
+# ASYM_MISFIT it must move to a big CPU (0-3) and stay; without, it stays.
+asym_run() { # flags... ; sets BIG (share of samples on CPUs 0-3, %), J
+	J=$(mktemp /tmp/arbor-seed.XXXXXX.json)
+	start_sched --cpu-capacity 0-3:1024,4-7:430 "$@" --stats-json "$J" || return 1
+	taskset -c 6 sh -c 'while :; do :; done' &
+	local pid=$! big=0 n=0 i cpu
+	sleep 1
+	taskset -p -c 0-7 $pid >/dev/null
+	sleep 2
+	for i in $(seq 1 20); do
+		cpu=$(ps -o psr= -p $pid | tr -d ' ')
+		[ "$cpu" -lt 4 ] && big=$((big + 1))
+		n=$((n + 1))
+		sleep 0.2
+	done
+	kill $pid; wait $pid 2>/dev/null
+	stop_sched
+	BIG=$((100 * big / n))
+}
+if asym_run; then
+	big_on=$BIG; mm=$(json_get $J misfit_migrations); mt=$(json_get $J misfit_tasks)
+	asym_run -f NO_ASYM_MISFIT,NO_ASYM_WAKE_CAP,NO_ASYM_IDLE_CAPACITY
+	big_off=$BIG; mm0=$(json_get $J misfit_migrations)
+	check "ASYM_MISFIT: CPU-bound thread from little CPU 6 runs on big CPUs ${big_on}% of samples (misfit_tasks=$mt, misfit_migrations=$mm); off: ${big_off}%, migrations=$mm0" \
+		test "$big_on" -ge 90 -a "${mm:-0}" -gt 0 -a "$big_off" -le 10 -a "${mm0:-1}" = 0
+else
+	fail "ASYM: loads with --cpu-capacity"
+fi
+check "--cpu-capacity with a CPU that does not exist: one line" \
+	one_line_error "does not exist" "$ARBOR_BIN" --cpu-capacity 0-99:512
+check "--profile unknown: one line naming the profiles" \
+	one_line_error "stock" "$ARBOR_BIN" --profile fast
