@@ -606,8 +606,10 @@ mod tests {
             assert!(arbor_cache_allow_into(4000, cap, 2100, cap, 50, 20));
             // out: pref under threshold -> refused (stay aggregated)
             assert!(!arbor_cache_allow_out(1638, cap, 0, cap, 50, 20));
-            // out: pref 60%, dst 55%: over but not 20% busier -> refused
-            assert!(!arbor_cache_allow_out(2458, cap, 2253, cap, 50, 20));
+            // out: pref 52% (over), dst 48% (under): not 20% busier -> refused
+            assert!(!arbor_cache_allow_out(2130, cap, 1966, cap, 50, 20));
+            // out: both over -> ordinary balancing decides (allowed)
+            assert!(arbor_cache_allow_out(2458, cap, 2253, cap, 50, 20));
             // out: pref 70%, dst 20% -> allowed
             assert!(arbor_cache_allow_out(2867, cap, 819, cap, 50, 20));
             // out: a lower aggr_pct (Tim Chen's suggestion for SMT) makes pref "over" sooner
