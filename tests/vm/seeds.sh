@@ -75,3 +75,45 @@ check "--cpu-capacity with a CPU that does not exist: one line" \
 	one_line_error "does not exist" "$ARBOR_BIN" --cpu-capacity 0-99:512
 check "--profile unknown: one line naming the profiles" \
 	one_line_error "stock" "$ARBOR_BIN" --profile fast
+
+# ---- seed 002: CACHE_LB ----
+# Two processes of 2 CPU-bound threads each (sysbench cpu) on a 2-LLC guest.
+# Sampled with ps: the share of samples where each process has all its
+# running threads in one LLC, and where the two processes use different LLCs.
+# --llc-tolerance 25: 2 threads x SMT2 = 4 CPUs would not pass the 80% limit
+# of a 4-CPU LLC otherwise.
+cache_run() { # flags... ; sets SAME, APART (percent), J
+	J=$(mktemp /tmp/arbor-seed.XXXXXX.json)
+	start_sched --llc-tolerance 25 "$@" --stats-json "$J" || return 1
+	sysbench cpu --threads=2 --time=16 run >/dev/null 2>&1 &
+	local p1=$!
+	sysbench cpu --threads=2 --time=16 run >/dev/null 2>&1 &
+	local p2=$!
+	sleep 5
+	local same=0 apart=0 n=0 i l1 l2
+	local per_llc=$(( $(nproc) / $(cat /sys/devices/system/cpu/cpu[0-9]*/cache/index3/shared_cpu_list | sort -u | wc -l) ))
+	for i in $(seq 1 25); do
+		l1=$(ps -L -o psr=,stat= -p $p1 | awk -v d=$per_llc '$2 ~ /^R/ { print int($1 / d) }' | sort -u)
+		l2=$(ps -L -o psr=,stat= -p $p2 | awk -v d=$per_llc '$2 ~ /^R/ { print int($1 / d) }' | sort -u)
+		n=$((n + 1))
+		if [ "$(echo "$l1" | wc -w)" = 1 ] && [ "$(echo "$l2" | wc -w)" = 1 ]; then
+			same=$((same + 1))
+			[ "$l1" != "$l2" ] && apart=$((apart + 1))
+		fi
+		sleep 0.3
+	done
+	wait $p1 $p2
+	stop_sched
+	SAME=$((100 * same / n))
+	APART=$((100 * apart / n))
+}
+if cache_run -f CACHE_LB; then
+	s_on=$SAME; a_on=$APART
+	pin=$(json_get $J llc_pref_tasks_in); pout=$(json_get $J llc_pref_tasks_out)
+	cache_run -f NO_CACHE_LB
+	s_off=$SAME; a_off=$APART
+	check "CACHE_LB: each process in one LLC ${s_on}% of samples, in different LLCs ${a_on}% (switch-ins in/out of preferred LLC: $pin/$pout); off: ${s_off}%, ${a_off}%" \
+		test "$s_on" -ge 60 -a "$s_on" -ge $((s_off + 20)) -a "${pin:-0}" -gt "${pout:-0}"
+else
+	fail "CACHE_LB: loads"
+fi

@@ -68,12 +68,12 @@ else
 fi
 
 # ---- 2. every feature switched off still runs the same load ----
-for f in $("$ARBOR_BIN" --list-features | awk 'NR > 1 { print $1 }'); do
+for f in $("$ARBOR_BIN" --list-features | awk 'NR > 1 && $1 ~ /^[A-Z_]+$/ { print $1 }'); do
 	J=/tmp/arbor-no-$f.json
 	if start_sched -f "NO_$f" --stats-json $J; then
-		hackbench -g 2 -l 50 >/dev/null 2>&1
+		hackbench -g 2 -l 30 >/dev/null 2>&1
 		hb=$?
-		perf bench sched pipe -l 2000 >/dev/null 2>&1
+		perf bench sched pipe -l 1000 >/dev/null 2>&1
 		pb=$?
 		alive=$([ "$(sched_state)" = enabled ] && kill -0 $SPID && echo yes)
 		stop_sched
@@ -88,9 +88,9 @@ for f in $("$ARBOR_BIN" --list-features | awk 'NR > 1 { print $1 }'); do
 		fail "NO_$f: loads"
 	fi
 done
-# with both wake_affine stages off, wake_affine never pulls
+# with both wake_affine stages off (and no seed stage), wake_affine never pulls
 J=/tmp/arbor-no-wa.json
-if start_sched -f NO_WA_IDLE,NO_WA_WEIGHT --stats-json $J; then
+if start_sched --profile stock -f NO_WA_IDLE,NO_WA_WEIGHT --stats-json $J; then
 	hackbench -g 2 -l 50 >/dev/null 2>&1
 	stop_sched
 	check "NO_WA_IDLE,NO_WA_WEIGHT: affine_attempts > 0 but affine_moves = 0" \
