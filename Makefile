@@ -25,7 +25,10 @@ unit-test: build
 	$(CARGO) test --release --locked
 
 # VM tests: load scx_arbor in a sched_ext guest and check what it did.
-vm-test: build
+target/arbor-spin: tests/vm/spin.c
+	mkdir -p target && cc -O2 -pthread -o $@ $<
+
+vm-test: build target/arbor-spin
 	./target/release/arbor vm --topology $(TOPOLOGY) -- tests/vm/suite.sh
 
 test: unit-test vm-test

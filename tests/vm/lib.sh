@@ -14,7 +14,8 @@ start_sched() {
 	"$ARBOR_BIN" "$@" >"$SLOG" 2>&1 &
 	SPID=$!
 	local i
-	for i in $(seq 1 240); do
+	# up to 3 minutes: under TCG, verifying and attaching takes 5-70 s
+	for i in $(seq 1 720); do
 		# scx_utils names the ops "arbor_<version>_<target>"
 		if [ "$(sched_state)" = enabled ] && [[ "$(sched_ops)" == arbor* ]]; then
 			return 0
