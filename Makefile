@@ -5,6 +5,8 @@
 #   make test  install what is missing, run every test (unit + VM)
 
 SHELL := /bin/bash
+# rustup's default location, in case the caller's PATH lacks it (e.g. CI)
+export PATH := $(HOME)/.cargo/bin:$(PATH)
 CARGO ?= $(shell command -v cargo 2>/dev/null || echo $(HOME)/.cargo/bin/cargo)
 TOPOLOGY ?= 2s2c2t
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
