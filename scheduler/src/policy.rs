@@ -45,9 +45,11 @@ mod ffi {
             start: u32,
         ) -> i32;
         pub fn arbor_misfit_target(cur_cap: u32, n: u32, cap: *const u32, idle_mask: u64) -> i32;
-        pub fn arbor_cache_pick_pref(n: u32, occ: *const u64, cur: i32) -> i32;
+        pub fn arbor_cache_pick_pref(n: u32, occ: *const u64, cur: i32, over_mask: u64) -> i32;
+        pub fn arbor_cache_nr_running(total_rt: u64, now: u64, epoch: u64) -> u32;
         pub fn arbor_cache_eligible(
             nr_threads: u32,
+            nr_running: u32,
             smt: u32,
             llc_size: u32,
             tolerance: u32,
@@ -561,34 +563,84 @@ mod tests {
         unsafe {
             let occ = [300u64, 500, 0];
             // no preference yet: the hottest
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), -1), 1);
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), -1, 0), 1);
             // current 0 at 300: 500 is not > 600 -> keep 0
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0), 0);
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, 0), 0);
             let occ = [300u64, 601, 0];
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0), 1);
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, 0), 1);
             // exactly 2x is not enough
             let occ = [300u64, 600, 0];
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0), 0);
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, 0), 0);
             // no occupancy anywhere: keep what we had
             let occ = [0u64; 3];
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 2), 2);
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 2, 0), 2);
+        }
+    }
+
+    #[test]
+    fn hottest_llc_room_rule_for_full_llcs() {
+        unsafe {
+            // split evenly, LLC 0 full (bit 0), LLC 1 has room: a process
+            // without preference, or preferring the full one, takes LLC 1
+            let occ = [512u64, 512, 0];
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), -1, 0b01), 1);
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, 0b01), 1);
+            // the same split with nothing full: ties keep the first / current
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), -1, 0), 0);
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, 0), 0);
+            // both full: ordinary hysteresis, keep the current
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, 0b11), 0);
+            // just aggregated into the full LLC 0; LLC 1 holds decaying run
+            // time below half of LLC 0's: stay
+            let occ = [1024u64, 511, 0];
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, 0b01), 0);
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), -1, 0b01), 0);
+            // exactly half is as hot
+            let occ = [1024u64, 512, 0];
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, 0b01), 1);
+            // the LLC with room must be one the process runs in (occ > 0)
+            let occ = [1024u64, 0, 0];
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, 0b001), 0);
+            // of two LLCs with room, the hotter one
+            let occ = [800u64, 500, 700];
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, 0b001), 2);
         }
     }
 
     #[test]
     fn cache_eligibility_threads_smt_tolerance() {
         unsafe {
-            // single-threaded: never
-            assert!(!arbor_cache_eligible(1, 1, 8, 1000));
-            // 3 threads x SMT1 = 3 <= 0.8*4 = 3.2
-            assert!(arbor_cache_eligible(3, 1, 4, 0));
-            // 2 threads x SMT2 = 4 > 3.2: refused, tolerance 25% allows 4
-            assert!(!arbor_cache_eligible(2, 2, 4, 0));
-            assert!(arbor_cache_eligible(2, 2, 4, 25));
-            // POWER-like SMT8: 2 threads need 16 CPUs
-            assert!(!arbor_cache_eligible(2, 8, 8, 0));
+            // single-threaded: never, whatever the limits
+            assert!(!arbor_cache_eligible(1, 1, 1, 8, 1000));
+            // 3 running x SMT1 = 3 <= 0.8*4 = 3.2
+            assert!(arbor_cache_eligible(3, 3, 1, 4, 0));
+            // 2 running x SMT2 = 4 > 3.2: refused, tolerance 25% allows 4
+            assert!(!arbor_cache_eligible(2, 2, 2, 4, 0));
+            assert!(arbor_cache_eligible(2, 2, 2, 4, 25));
+            // 40 threads of which 3 run: the running ones count
+            assert!(arbor_cache_eligible(40, 3, 1, 4, 0));
+            assert!(!arbor_cache_eligible(40, 4, 1, 4, 0));
+            // POWER-like SMT8: 2 running threads need 16 CPUs
+            assert!(!arbor_cache_eligible(2, 2, 8, 8, 0));
             // >= 100: limits ignored
-            assert!(arbor_cache_eligible(64, 8, 4, 100));
+            assert!(arbor_cache_eligible(64, 64, 8, 4, 100));
+        }
+    }
+
+    #[test]
+    fn cache_running_threads_from_decayed_run_time() {
+        let e = 10_000_000u64;
+        unsafe {
+            // 2 threads always running, 3 ms into the current epoch:
+            // full epochs sum to 2*e, the current one adds 2*3 ms
+            assert_eq!(arbor_cache_nr_running(2 * e + 2 * 3_000_000, 7 * e + 3_000_000, e), 2);
+            // at the epoch boundary
+            assert_eq!(arbor_cache_nr_running(3 * e, 5 * e, e), 3);
+            // a thread running a quarter of the time rounds to 0, half to 1
+            assert_eq!(arbor_cache_nr_running(e / 4, 5 * e, e), 0);
+            assert_eq!(arbor_cache_nr_running(e / 2, 5 * e, e), 1);
+            // no epoch (misconfigured): no division by zero
+            assert_eq!(arbor_cache_nr_running(e, 5, 0), 0);
         }
     }
 

@@ -8,7 +8,8 @@
  *  - account each process's run time per CPU, and each CPU's total, both
  *    halving every epoch: occupancy = 1024 * proc_rt / cpu_rt;
  *  - once an epoch, find the process's hottest LLC (highest occupancy sum,
- *    2x hysteresis: policy.h arbor_cache_pick_pref) if it is eligible
+ *    2x hysteresis, and a room rule for full LLCs: policy.h
+ *    arbor_cache_pick_pref) if it is eligible
  *    (policy.h arbor_cache_eligible); forget it after `timeout` epochs
  *    without a scan;
  *  - move its threads into that LLC (at tick, onto an idle CPU there,
@@ -66,6 +67,18 @@ static __always_inline u64 cpu_rt_at(struct cpu_ctx *c, u64 e)
 	return halve_by(c->cache_rt, e > c->cache_epoch ? e - c->cache_epoch : 0);
 }
 
+static __always_inline u64 llc_util(u32 llc)
+{
+	struct llc_ctx *lc = lookup_llc_ctx(llc);
+
+	return lc ? lc->util_sum : 0;
+}
+
+static __always_inline u64 llc_cap(u32 llc)
+{
+	return (u64)llc_nr_cpus[llc & (MAX_LLCS - 1)] * 1024;
+}
+
 /* Called from stopping(): charge `ran` ns on `cpu` to p's process and the CPU. */
 static __always_inline void cache_account(struct task_struct *p, s32 cpu, struct cpu_ctx *c,
 					  u64 ran, u64 now)
@@ -110,12 +123,14 @@ static __always_inline void cache_account(struct task_struct *p, s32 cpu, struct
 		return;
 	pc->h.scan_ts = now;
 	pc->h.nr_threads = BPF_CORE_READ(p, signal, nr_threads);
-	if (!arbor_cache_eligible(pc->h.nr_threads, smt_width, llc_nr_cpus[llc_of(cpu)], llc_tolerance)) {
+	if (!arbor_cache_eligible(pc->h.nr_threads,
+				  arbor_cache_nr_running(pc->h.total_rt, now, llc_epoch_ns),
+				  smt_width, llc_nr_cpus[llc_of(cpu)], llc_tolerance)) {
 		pc->h.pref_llc = -1;
 		return;
 	}
 	{
-		u64 *occ;
+		u64 *occ, over = 0;
 		u32 key = 0, i;
 
 		occ = bpf_map_lookup_elem(&occ_scratch, &key);
@@ -125,6 +140,8 @@ static __always_inline void cache_account(struct task_struct *p, s32 cpu, struct
 			if (i >= nr_llcs)
 				break;
 			occ[i] = 0;
+			if (arbor_cache_over(llc_util(i), llc_cap(i), llc_aggr_pct))
+				over |= 1ULL << i;
 		}
 		bpf_for(i, 0, MAX_CPUS) {
 			struct cpu_ctx *cc;
@@ -139,7 +156,7 @@ static __always_inline void cache_account(struct task_struct *p, s32 cpu, struct
 			if (crt)
 				occ[llc_of(i)] += pc->rt[i] * 1024 / crt;
 		}
-		pc->h.pref_llc = arbor_cache_pick_pref(nr_llcs, occ, pc->h.pref_llc);
+		pc->h.pref_llc = arbor_cache_pick_pref(nr_llcs, occ, pc->h.pref_llc, over);
 	}
 }
 
@@ -157,18 +174,6 @@ static __always_inline s32 cache_pref(const struct task_struct *p, u64 now)
 	if (now > pc->h.scan_ts + llc_timeout_epochs * llc_epoch_ns)
 		return -1;
 	return pc->h.pref_llc;
-}
-
-static __always_inline u64 llc_util(u32 llc)
-{
-	struct llc_ctx *lc = lookup_llc_ctx(llc);
-
-	return lc ? lc->util_sum : 0;
-}
-
-static __always_inline u64 llc_cap(u32 llc)
-{
-	return (u64)llc_nr_cpus[llc & (MAX_LLCS - 1)] * 1024;
 }
 
 /* May p move from src's LLC to dst's? Counts refusals. */

@@ -171,7 +171,10 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	 * earlier deadline (EEVDF's wakeup preemption).
 	 */
 	c = lookup_cpu_ctx(cpu);
-	if (c && c->running_since && deadline < c->curr_deadline)
+	if (enq_flags & SCX_ENQ_LAST)
+		/* the CPU is about to idle with this task queued: reschedule it */
+		scx_bpf_kick_cpu(cpu, 0);
+	else if (c && c->running_since && deadline < c->curr_deadline)
 		scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
 	else
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
@@ -474,5 +477,13 @@ SCX_OPS_DEFINE(arbor_ops,
 	       .exit_task	= (void *)arbor_exit_task,
 	       .init		= (void *)arbor_init,
 	       .exit		= (void *)arbor_exit,
-	       .flags		= SCX_OPS_KEEP_BUILTIN_IDLE,
+	       /*
+		* ENQ_LAST: a task whose slice ends with nothing else to run comes
+		* back through enqueue() (and stopping/running) instead of being
+		* silently kept on its CPU. Without it a lone CPU-bound task is
+		* never re-placed: the tick's misfit (seed 004) and aggregation
+		* (seed 002) moves, which end its slice, would be ignored, and its
+		* run time would never be charged to its process (seed 002).
+		*/
+	       .flags		= SCX_OPS_KEEP_BUILTIN_IDLE | SCX_OPS_ENQ_LAST,
 	       .name		= "arbor");

@@ -620,40 +620,87 @@ ARBOR_POLICY s32 arbor_misfit_target(u32 cur_cap, u32 n, const u32 *cap, u64 idl
  * highest. The preference moves only when the new LLC scores more than
  * twice the current one, so two near-equal LLCs do not make the process
  * bounce (and drag its working set) back and forth.
+ *
+ * Room rule (ours, not in the seed): when the hottest LLC is over the
+ * aggregation threshold (bit i of over_mask) and the process runs about as
+ * much (at least half as much) in an LLC that is not, prefer that one.
+ * Without it, two processes split evenly across two LLCs both pick the
+ * first LLC on the tie; allow_into then refuses the second process's
+ * threads (the LLC is full of the first), and it stays split for good. The
+ * seed leaves that to the kernel's active balancing, which we do not have.
+ * The "half as much" bound keeps a process that has just aggregated from
+ * chasing the decaying run time it left behind.
  */
-ARBOR_POLICY s32 arbor_cache_pick_pref(u32 n, const u64 *occ, s32 cur)
+ARBOR_POLICY s32 arbor_cache_pick_pref(u32 n, const u64 *occ, s32 cur, u64 over_mask)
 {
-	s32 best = -1, i;
+	/* indices and their values kept apart: the verifier wants bounded reads */
+	s32 best = -1, room = -1, i;
+	u64 best_occ = 0, room_occ = 0, cur_occ;
 
 	POLICY_FOR(i, 0, MAX_LLCS) {
+		u64 o;
+
 		if ((u32)i >= n)
 			break;
-		if (occ[i] && (best < 0 || occ[i] > occ[best]))
+		o = occ[i & (MAX_LLCS - 1)];
+		if (!o)
+			continue;
+		if (best < 0 || o > best_occ) {
 			best = i;
+			best_occ = o;
+		}
+		if (!(over_mask & (1ULL << i)) && (room < 0 || o > room_occ)) {
+			room = i;
+			room_occ = o;
+		}
 	}
 	if (best < 0)
 		return cur;
-	if (cur < 0 || (u32)cur >= n || cur >= MAX_LLCS)
+	if (cur < 0 || (u32)cur >= n || cur >= MAX_LLCS) {
+		if ((over_mask & (1ULL << best)) && room >= 0 && 2 * room_occ >= best_occ)
+			return room;
 		return best;
-	if (best != cur && occ[best] > 2 * occ[cur & (MAX_LLCS - 1)])
+	}
+	cur_occ = occ[cur & (MAX_LLCS - 1)];
+	/* the current LLC is full and an LLC with room is as hot: move */
+	if ((over_mask & (1ULL << cur)) && room >= 0 && room != cur && 2 * room_occ >= cur_occ)
+		return room;
+	if (best != cur && best_occ > 2 * cur_occ)
 		return best;
 	return cur;
 }
 
 /*
- * Aggregation must not pack a process beyond what its LLC can hold: single
- * threads gain nothing, and threads x SMT width (each thread wants a whole
- * core) must fit in 80% of the LLC's CPUs; `tolerance` (percent) widens
- * that, >= 100 ignores it (the merged series' llc_aggr_tolerance). The
- * SMT scaling is the merged fix for the seed's Power11 SMT8 regression.
+ * Aggregation must not pack a process beyond what its LLC can hold:
+ * single-threaded processes gain nothing, and the process's average number
+ * of running threads x SMT width (each thread wants a whole core) must fit
+ * in 80% of the LLC's CPUs; `tolerance` (percent) widens that, >= 100
+ * ignores it (the merged series' llc_aggr_tolerance). Running threads, not
+ * threads: a process's sleeping threads (a main thread in join(), a pool's
+ * idle workers) take no CPU. The SMT scaling is the merged fix for the
+ * seed's Power11 SMT8 regression.
  */
-ARBOR_POLICY bool arbor_cache_eligible(u32 nr_threads, u32 smt, u32 llc_size, u32 tolerance)
+ARBOR_POLICY bool arbor_cache_eligible(u32 nr_threads, u32 nr_running, u32 smt, u32 llc_size,
+				       u32 tolerance)
 {
 	if (nr_threads < 2)
 		return false;
 	if (tolerance >= 100)
 		return true;
-	return (u64)nr_threads * smt * 100 * 100 <= (u64)llc_size * 80 * (100 + tolerance);
+	return (u64)nr_running * smt * 100 * 100 <= (u64)llc_size * 80 * (100 + tolerance);
+}
+
+/*
+ * A process's average number of running threads, from its decayed run time
+ * (halved every epoch). With N threads always running, the full epochs sum
+ * to N * epoch and the current one adds N * (now % epoch): divide by that
+ * window, rounding to the nearest.
+ */
+ARBOR_POLICY u32 arbor_cache_nr_running(u64 total_rt, u64 now, u64 epoch)
+{
+	u64 win = epoch + (epoch ? now % epoch : 0);
+
+	return win ? (total_rt + win / 2) / win : 0;
 }
 
 /* An LLC is over the aggregation threshold when util*100 >= cap*aggr_pct. */
