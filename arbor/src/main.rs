@@ -1,7 +1,9 @@
 //! arbor: scx_arbor's toolkit. `arbor vm` boots a sched_ext-capable guest
-//! with a chosen topology and runs a command in it. (Benchmarks and the
-//! simulator will join as `arbor bench` and `arbor sim`.)
+//! with a chosen topology and runs a command in it; `arbor bench` runs real
+//! workloads under EEVDF, scx_arbor and its peers there and reports tables.
+//! (The simulator will join as `arbor sim`.)
 
+mod bench;
 mod vm;
 
 use anyhow::{bail, Result};
@@ -11,7 +13,7 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "arbor",
     version,
-    about = "scx_arbor's toolkit: VM runner (benchmarks and simulator to come)"
+    about = "scx_arbor's toolkit: VM runner and benchmark harness (simulator to come)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -39,6 +41,9 @@ enum Cmd {
         #[arg(last = true)]
         command: Vec<String>,
     },
+    /// Real workloads under EEVDF, scx_arbor profiles and peer schedulers,
+    /// side by side, in one guest boot (try --list, --quick).
+    Bench(bench::BenchArgs),
 }
 
 fn main() {
@@ -54,6 +59,7 @@ fn main() {
 fn real_main() -> Result<i32> {
     let cli = Cli::parse();
     match cli.cmd {
+        Cmd::Bench(a) => bench::main(a),
         Cmd::Vm {
             topology,
             kernel,

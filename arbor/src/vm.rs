@@ -277,6 +277,18 @@ extern "C" {
 /// Boots the guest and runs `cmd` (a shell command line) in it, in the
 /// current directory; returns the command's exit code.
 pub fn run(topo: &VmTopology, kernel: Option<&str>, cmd: &str, verbose: bool) -> Result<i32> {
+    run_with(topo, kernel, cmd, verbose, None)
+}
+
+/// Like `run`, but hands each line the guest prints on stdout to `on_line`
+/// instead of passing it through.
+pub fn run_with(
+    topo: &VmTopology,
+    kernel: Option<&str>,
+    cmd: &str,
+    verbose: bool,
+    on_line: Option<&mut dyn FnMut(&str)>,
+) -> Result<i32> {
     let kver = match kernel {
         Some(k) => k.to_string(),
         None => ensure_deps()?,
@@ -294,7 +306,20 @@ pub fn run(topo: &VmTopology, kernel: Option<&str>, cmd: &str, verbose: bool) ->
     c.arg("--exec").arg(cmd);
     c.stdin(std::process::Stdio::null());
     eprintln!("arbor vm: booting {kver} with {topo} under TCG");
-    let st = c.status().context("starting vng (virtme-ng)")?;
+    let st = match on_line {
+        None => c.status().context("starting vng (virtme-ng)")?,
+        Some(f) => {
+            use std::io::BufRead;
+            c.stdout(std::process::Stdio::piped());
+            let mut child = c.spawn().context("starting vng (virtme-ng)")?;
+            let out = child.stdout.take().context("vng's stdout")?;
+            for line in std::io::BufReader::new(out).split(b'\n') {
+                let line = line.context("reading the guest's output")?;
+                f(String::from_utf8_lossy(&line).trim_end_matches('\r'));
+            }
+            child.wait().context("waiting for vng")?
+        }
+    };
     match st.code() {
         Some(code) => Ok(code),
         None => bail!("vng was killed by a signal"),

@@ -11,7 +11,7 @@ mod topology;
 
 use std::fs;
 use std::mem::MaybeUninit;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -115,7 +115,8 @@ struct Opts {
     #[arg(long, value_name = "SECS")]
     monitor: Option<f64>,
 
-    /// At exit, write every cumulative counter as one JSON object to FILE.
+    /// At exit (and on SIGUSR1, as a snapshot), write every cumulative
+    /// counter as one JSON object to FILE.
     #[arg(long, value_name = "FILE")]
     stats_json: Option<PathBuf>,
 
@@ -289,6 +290,13 @@ impl<'a> Scheduler<'a> {
             if deadline.is_some_and(|d| start.elapsed() >= d) {
                 break;
             }
+            // SIGUSR1: write a snapshot of the counters to --stats-json now
+            // (arbor bench takes one before and after each workload).
+            if SNAPSHOT.swap(false, Ordering::Relaxed) {
+                if let Some(path) = &opts.stats_json {
+                    write_json(path, &self.metrics()?)?;
+                }
+            }
             match req_ch.recv_timeout(Duration::from_millis(100)) {
                 Ok(()) => res_ch.send(self.metrics()?)?,
                 Err(crossbeam::channel::RecvTimeoutError::Timeout) => {}
@@ -304,8 +312,7 @@ impl<'a> Scheduler<'a> {
         std::thread::sleep(Duration::from_millis(3 * opts.balance_interval_ms + 10));
         let _ = self.struct_ops.take();
         if let Some(path) = &opts.stats_json {
-            let json = serde_json::to_string_pretty(&final_metrics.values()?)?;
-            fs::write(path, json + "\n").with_context(|| format!("writing {}", path.display()))?;
+            write_json(path, &final_metrics)?;
         }
         info!(
             "final: busy {:.1}% idle_while_queued {:.2}% of CPU time, {} wakeups",
@@ -315,6 +322,21 @@ impl<'a> Scheduler<'a> {
         );
         uei_report!(&self.skel, uei)
     }
+}
+
+/// Set by SIGUSR1: write a counter snapshot to --stats-json.
+static SNAPSHOT: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_sigusr1(_: libc::c_int) {
+    SNAPSHOT.store(true, Ordering::Relaxed);
+}
+
+/// Writes the counters as JSON, atomically (a reader never sees half a file).
+fn write_json(path: &Path, m: &Metrics) -> Result<()> {
+    let json = serde_json::to_string_pretty(&m.values()?)?;
+    let tmp = path.with_extension("json.tmp");
+    fs::write(&tmp, json + "\n").with_context(|| format!("writing {}", tmp.display()))?;
+    fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
 }
 
 fn slice_ns(opts: &Opts, topo: &Topo) -> u64 {
@@ -357,6 +379,10 @@ fn real_main() -> Result<()> {
 
     let shutdown = Arc::new(AtomicBool::new(false));
     let sd = shutdown.clone();
+    // SAFETY: the handler only stores to an atomic.
+    unsafe {
+        libc::signal(libc::SIGUSR1, on_sigusr1 as *const () as libc::sighandler_t);
+    }
     ctrlc::set_handler(move || sd.store(true, Ordering::Relaxed))
         .context("installing the SIGINT/SIGTERM handler")?;
 

@@ -1,0 +1,390 @@
+//! `arbor bench`: real workloads under EEVDF, scx_arbor's profiles and the
+//! peer schedulers, in one guest boot, repetitions interleaved across
+//! schedulers (A B C A B C ...), reported as seed-style tables.
+//!
+//! The host parses and checks everything, writes a plan, boots the guest
+//! with bench/guest.sh (which runs the plan and prints `@R` result lines),
+//! then aggregates: report.md, results.json, results.csv, charts/*.png.
+
+pub mod report;
+pub mod seeds;
+pub mod spec;
+
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand};
+
+use crate::vm;
+use report::{Report, Row};
+use spec::{Sched, SchedSpec, Workload};
+
+pub const DEFAULT_SCHEDS: &[&str] = &[
+    "eevdf",
+    "arbor:stock",
+    "arbor:default",
+    "bpfland",
+    "cosmos",
+    "lavd",
+    "p2dq",
+    "rusty",
+];
+/// Kept short: under TCG each sched_ext load takes about a minute, and the
+/// default run loads 7 of them 3 times.
+pub const DEFAULT_WORKLOADS: &[&str] = &[
+    "hackbench:g=2,l=100",
+    "perf-messaging:g=2,l=50,mode=thread",
+    "perf-pipe:l=5000",
+    "pgbench:clients=8,time=5",
+    "wakeprobe:t=4",
+];
+const QUICK_SCHEDS: &[&str] = &["eevdf", "arbor:default"];
+const QUICK_WORKLOADS: &[&str] = &["hackbench:g=1,l=50", "wakeprobe:m=1,w=2,t=2"];
+
+#[derive(Args)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    pub what: Option<BenchCmd>,
+    /// Guest topology (a preset of `arbor vm --list-topologies` or the explicit form).
+    #[arg(short, long, global = true)]
+    pub topology: Option<String>,
+    /// A scheduler; repeat for several, the first is the baseline:
+    /// eevdf[:NO_FEAT,key=val], arbor[:PROFILE][:FEAT,NO_FEAT], bpfland, cosmos, lavd, p2dq, rusty.
+    #[arg(short, long = "sched", value_name = "SPEC")]
+    pub scheds: Vec<String>,
+    /// A workload; repeat for several (see --list).
+    #[arg(short, long = "workload", value_name = "SPEC")]
+    pub workloads: Vec<String>,
+    /// Repetitions per (scheduler, workload), interleaved across schedulers.
+    #[arg(short, long, global = true)]
+    pub reps: Option<u32>,
+    /// Where to write the report (default: target/bench/<date>-<time>).
+    #[arg(short, long, global = true, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// A smoke run: EEVDF vs scx_arbor, two short workloads, one repetition, 1s2c2t.
+    #[arg(long)]
+    pub quick: bool,
+    /// Skip the PNG charts.
+    #[arg(long, global = true)]
+    pub no_charts: bool,
+    /// List schedulers, workloads and reproducible seeds, and exit.
+    #[arg(long)]
+    pub list: bool,
+}
+
+#[derive(Subcommand)]
+pub enum BenchCmd {
+    /// Re-run a seed's experiment scaled to a VM: idler-llc,
+    /// wake-affine-throttle, cache-aware, steal, asym-capacity.
+    Reproduce { seed: String },
+}
+
+/// Everything one boot runs.
+struct Plan {
+    topo: vm::VmTopology,
+    scheds: Vec<SchedSpec>,
+    workloads: Vec<Workload>,
+    reps: u32,
+    arbor_flags: String,
+    title: String,
+    published: Option<(String, String)>,
+}
+
+fn repo() -> PathBuf {
+    vm::repo_root()
+}
+
+/// The scx_arbor binary the guest runs: target/release/scx_arbor, or
+/// $SCX_ARBOR_BIN (e.g. a build in another target directory).
+fn arbor_bin() -> PathBuf {
+    std::env::var_os("SCX_ARBOR_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target/release/scx_arbor"))
+}
+
+/// scx_arbor's feature names, from the binary itself.
+fn arbor_features() -> Result<Vec<String>> {
+    let bin = arbor_bin();
+    let out = Command::new(&bin)
+        .arg("--list-features")
+        .output()
+        .with_context(|| format!("running {} (build it with `make build`)", bin.display()))?;
+    if !out.status.success() {
+        bail!("{} --list-features failed", bin.display());
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| w.chars().all(|c| c.is_ascii_uppercase() || c == '_') && w.len() > 1)
+        .map(|w| w.to_string())
+        .collect())
+}
+
+pub fn main(a: BenchArgs) -> Result<i32> {
+    if a.list {
+        println!("schedulers: eevdf[:NO_FEAT,FEAT,key=value]  arbor[:stock|seeds|default][:FEAT,NO_FEAT,...]  {}", spec::PEERS.join("  "));
+        println!("workloads:  {}", spec::WORKLOADS);
+        println!("reproduce:  {}", seeds::names());
+        println!("default:    -t 2s2c2t -r 3 {}", DEFAULT_SCHEDS.iter().map(|s| format!("-s {s}")).collect::<Vec<_>>().join(" "));
+        println!("            {}", DEFAULT_WORKLOADS.iter().map(|s| format!("-w {s}")).collect::<Vec<_>>().join(" "));
+        return Ok(0);
+    }
+    let feats = arbor_features()?;
+    let reps = a.reps.unwrap_or(if a.quick { 1 } else { 3 });
+    if reps == 0 || reps > 100 {
+        bail!("--reps must be in 1..100, got {reps}");
+    }
+    let (topo_s, scheds, workloads, arbor_flags, title, published) = match &a.what {
+        Some(BenchCmd::Reproduce { seed }) => {
+            if !a.scheds.is_empty() || !a.workloads.is_empty() || a.quick {
+                bail!("reproduce runs the seed's own schedulers and workloads; drop -s/-w/--quick");
+            }
+            let r = seeds::find(seed)
+                .with_context(|| format!("unknown seed '{seed}' (known: {})", seeds::names()))?;
+            (
+                a.topology.clone().unwrap_or(r.topology.to_string()),
+                r.scheds.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+                r.workloads.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+                r.arbor_flags.to_string(),
+                format!("Seed {}: reproduce {}", r.seed, r.name),
+                Some((r.published.to_string(), r.scaling.to_string())),
+            )
+        }
+        None => {
+            let pick = |given: &Vec<String>, quick: &[&str], def: &[&str]| -> Vec<String> {
+                if !given.is_empty() {
+                    given.clone()
+                } else if a.quick {
+                    quick.iter().map(|s| s.to_string()).collect()
+                } else {
+                    def.iter().map(|s| s.to_string()).collect()
+                }
+            };
+            (
+                a.topology.clone().unwrap_or(if a.quick { "1s2c2t" } else { "2s2c2t" }.into()),
+                pick(&a.scheds, QUICK_SCHEDS, DEFAULT_SCHEDS),
+                pick(&a.workloads, QUICK_WORKLOADS, DEFAULT_WORKLOADS),
+                String::new(),
+                if a.quick { "Quick smoke run".into() } else { "arbor bench".into() },
+                None,
+            )
+        }
+    };
+    let topo = vm::VmTopology::parse(&topo_s)?;
+    let ncpu = topo.nr_cpus();
+    let scheds = scheds
+        .iter()
+        .map(|s| SchedSpec::parse(s, &feats))
+        .collect::<Result<Vec<_>>>()?;
+    let workloads = workloads
+        .iter()
+        .map(|w| Workload::parse(w, ncpu))
+        .collect::<Result<Vec<_>>>()?;
+    for (i, s) in scheds.iter().enumerate() {
+        if scheds[..i].iter().any(|t| t.label == s.label) {
+            bail!("scheduler '{}' is given twice", s.label);
+        }
+    }
+    for (i, w) in workloads.iter().enumerate() {
+        if workloads[..i].iter().any(|t| t.label == w.label) {
+            bail!("workload '{}' is given twice", w.label);
+        }
+    }
+    let plan = Plan {
+        topo,
+        scheds,
+        workloads,
+        reps,
+        arbor_flags,
+        title,
+        published,
+    };
+    run(&plan, &a)
+}
+
+fn install_peers(plan: &Plan) -> Result<()> {
+    let peers: Vec<&str> = plan
+        .scheds
+        .iter()
+        .filter_map(|s| match &s.sched {
+            Sched::Peer { name } => Some(name.as_str()),
+            _ => None,
+        })
+        .collect();
+    if peers.is_empty() {
+        return Ok(());
+    }
+    let st = Command::new("bash")
+        .arg(repo().join("scripts/install-peers.sh"))
+        .args(&peers)
+        .status()
+        .context("running scripts/install-peers.sh")?;
+    if !st.success() {
+        bail!("a peer scheduler failed to build (see the lines above); nothing was run");
+    }
+    Ok(())
+}
+
+fn stamp() -> String {
+    Command::new("date")
+        .arg("+%Y%m%d-%H%M%S")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| std::process::id().to_string())
+}
+
+fn git_commit() -> String {
+    Command::new("git")
+        .args(["-C", &repo().display().to_string(), "rev-parse", "--short", "HEAD"])
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default()
+}
+
+fn run(plan: &Plan, a: &BenchArgs) -> Result<i32> {
+    install_peers(plan)?;
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| repo().join("target/bench").join(stamp()));
+    if out.exists() {
+        bail!("{} exists; give another --out", out.display());
+    }
+    // Results go to DIR.partial and are renamed to DIR only when complete,
+    // so a crashed run never looks like a result.
+    let partial = PathBuf::from(format!("{}.partial", out.display()));
+    let _ = fs::remove_dir_all(&partial);
+    fs::create_dir_all(&partial).with_context(|| format!("creating {}", partial.display()))?;
+
+    // the plan, read by bench/guest.sh (the repo is visible in the guest)
+    let plan_dir = repo().join("target/bench/.plan");
+    let _ = fs::remove_dir_all(&plan_dir);
+    fs::create_dir_all(&plan_dir)?;
+    let mut f = fs::File::create(plan_dir.join("scheds"))?;
+    for s in &plan.scheds {
+        writeln!(f, "{}", s.plan_line(&repo()))?;
+    }
+    let mut f = fs::File::create(plan_dir.join("workloads"))?;
+    for w in &plan.workloads {
+        writeln!(f, "{}", w.plan_line())?;
+    }
+    let pg_scales: Vec<String> = {
+        let mut v: Vec<u32> = plan.workloads.iter().filter_map(|w| w.needs_pg).collect();
+        v.sort();
+        v.dedup();
+        v.iter().map(|x| x.to_string()).collect()
+    };
+    fs::write(
+        plan_dir.join("settings"),
+        format!(
+            "REPS={}\nPG_SCALES='{}'\nARBOR_EXTRA='{}'\nARBOR_BIN='{}'\n",
+            plan.reps,
+            pg_scales.join(" "),
+            plan.arbor_flags,
+            arbor_bin().display()
+        ),
+    )?;
+
+    let total = plan.reps as usize * plan.scheds.len() * plan.workloads.len();
+    eprintln!(
+        "arbor bench: {} on {}: {} schedulers x {} workloads x {} reps = {} runs",
+        plan.title,
+        plan.topo,
+        plan.scheds.len(),
+        plan.workloads.len(),
+        plan.reps,
+        total
+    );
+    let mut rows: Vec<Row> = Vec::new();
+    let mut log = fs::File::create(partial.join("guest.log"))?;
+    let mut err: Option<anyhow::Error> = None;
+    let mut done = 0usize;
+    let mut on_line = |line: &str| {
+        let _ = writeln!(log, "{line}");
+        if let Some(p) = line.strip_prefix("@P ") {
+            if p.starts_with("done ") {
+                done += 1;
+            }
+            eprintln!("[{done}/{total}] {p}");
+        } else {
+            match Row::parse(line) {
+                Ok(Some(r)) => rows.push(r),
+                Ok(None) => {}
+                Err(e) => err = Some(e),
+            }
+        }
+    };
+    let guest = repo().join("bench/guest.sh");
+    let cmd = format!("bash {} {}", guest.display(), plan_dir.display());
+    let code = vm::run_with(&plan.topo, None, &cmd, false, Some(&mut on_line))?;
+    if let Some(e) = err {
+        return Err(e);
+    }
+    if code != 0 {
+        bail!(
+            "the guest run failed (exit {code}); its log is in {}/guest.log, no report written",
+            partial.display()
+        );
+    }
+    if rows.is_empty() {
+        bail!("the guest printed no results; see {}/guest.log", partial.display());
+    }
+
+    let scheds: Vec<String> = plan.scheds.iter().map(|s| s.label.clone()).collect();
+    let wl: Vec<(String, String)> = plan
+        .workloads
+        .iter()
+        .map(|w| (w.label.clone(), w.primary.to_string()))
+        .collect();
+    let rep = Report::build(&rows, &scheds, &wl);
+    let cmdline = std::env::args().collect::<Vec<_>>().join(" ");
+    let commit = git_commit();
+    let mut md = format!(
+        "# {}\n\n- command: `{}`\n- commit: `{}`\n- topology: {} (QEMU TCG, one boot), {} repetitions interleaved across schedulers\n",
+        plan.title, cmdline, commit, plan.topo, plan.reps
+    );
+    if let Some((p, s)) = &plan.published {
+        md += &format!("- **the seed's published result:** {p}\n- scaled to the VM: {s}\n");
+    }
+    md += "\n";
+    md += &rep.markdown();
+    let meta = serde_json::json!({
+        "title": plan.title, "command": cmdline, "commit": commit,
+        "topology": plan.topo.to_string(), "reps": plan.reps,
+        "published": plan.published.as_ref().map(|p| &p.0),
+    });
+    fs::write(partial.join("results.json"), rep.json(&rows, &meta)?)?;
+    fs::write(partial.join("results.csv"), Report::csv(&rows))?;
+    if !a.no_charts {
+        match charts(&partial) {
+            Ok(n) => md += &format!("\nCharts: {n} PNG files in `charts/`.\n"),
+            Err(e) => eprintln!("arbor bench: warning: no charts: {e:#}"),
+        }
+    }
+    fs::write(partial.join("report.md"), &md)?;
+    fs::rename(&partial, &out).with_context(|| format!("renaming to {}", out.display()))?;
+    println!("{md}");
+    eprintln!("arbor bench: report in {}", out.display());
+    Ok(0)
+}
+
+/// One PNG per workload (primary metric, schedulers side by side, stdev
+/// error bars), drawn by bench/plot.py with matplotlib.
+fn charts(dir: &Path) -> Result<usize> {
+    let out = Command::new("/usr/bin/python3")
+        .arg(repo().join("bench/plot.py"))
+        .arg(dir.join("results.json"))
+        .arg(dir.join("charts"))
+        .output()
+        .context("running /usr/bin/python3 bench/plot.py (python3-matplotlib)")?;
+    if !out.status.success() {
+        bail!("{}", String::from_utf8_lossy(&out.stderr).trim());
+    }
+    Ok(fs::read_dir(dir.join("charts"))?.count())
+}

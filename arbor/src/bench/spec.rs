@@ -1,0 +1,435 @@
+//! What `arbor bench` runs: scheduler specs (`eevdf:NO_SIS_UTIL`,
+//! `arbor:stock:STEAL`, `lavd`) and workload specs (`hackbench:g=4,mode=thread`),
+//! parsed and checked on the host so a typo fails before a guest boots.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+
+/// The peers `arbor bench` knows how to install (scripts/install-peers.sh).
+pub const PEERS: &[&str] = &["bpfland", "cosmos", "lavd", "p2dq", "rusty"];
+pub const PROFILES: &[&str] = &["stock", "seeds", "default"];
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Sched {
+    /// No sched_ext scheduler; tokens are written to debugfs: `NO_SIS_UTIL`
+    /// to sched/features, `key=value` to sched/<key>.
+    Eevdf { tokens: Vec<String> },
+    /// scx_arbor with a profile and `-f` features.
+    Arbor { profile: Option<String>, feats: Vec<String> },
+    /// A peer scheduler from .peers/bin, with its defaults.
+    Peer { name: String },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SchedSpec {
+    pub label: String,
+    pub sched: Sched,
+}
+
+fn is_feature_name(t: &str) -> bool {
+    !t.is_empty()
+        && t.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+impl SchedSpec {
+    /// `known_feats`: scx_arbor's feature names (from `scx_arbor --list-features`).
+    pub fn parse(s: &str, known_feats: &[String]) -> Result<Self> {
+        let s = s.trim();
+        let mut parts = s.split(':');
+        let head = parts.next().unwrap_or_default();
+        let rest: Vec<&str> = parts.collect();
+        let sched = match head {
+            "eevdf" => {
+                let mut tokens = Vec::new();
+                for part in &rest {
+                    for t in part.split(',').filter(|t| !t.is_empty()) {
+                        let ok = match t.split_once('=') {
+                            Some((k, v)) => {
+                                !k.is_empty()
+                                    && !v.is_empty()
+                                    && k.chars().all(|c| {
+                                        c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'
+                                    })
+                                    && v.chars().all(|c| c.is_ascii_alphanumeric())
+                            }
+                            None => is_feature_name(t),
+                        };
+                        if !ok {
+                            bail!("scheduler '{s}': '{t}' is neither a sched feature (NAME or NO_NAME) nor a debugfs setting (key=value)");
+                        }
+                        tokens.push(t.to_string());
+                    }
+                }
+                Sched::Eevdf { tokens }
+            }
+            "arbor" => {
+                if rest.len() > 2 {
+                    bail!("scheduler '{s}': arbor takes at most a profile and a feature list: arbor[:PROFILE][:FEAT,NO_FEAT,...]");
+                }
+                let mut profile = None;
+                let mut feats = Vec::new();
+                for (i, part) in rest.iter().enumerate() {
+                    if i == 0 && PROFILES.contains(part) {
+                        profile = Some(part.to_string());
+                        continue;
+                    }
+                    if i == 0 && !part.is_empty() && !is_feature_name(part.split(',').next().unwrap_or("")) {
+                        bail!("scheduler '{s}': unknown profile '{part}' (profiles: {})", PROFILES.join(", "));
+                    }
+                    for f in part.split(',').filter(|f| !f.is_empty()) {
+                        let base = f.strip_prefix("NO_").unwrap_or(f);
+                        if !known_feats.iter().any(|k| k == base) {
+                            bail!("scheduler '{s}': unknown scx_arbor feature '{f}' (features: {})", known_feats.join(", "));
+                        }
+                        feats.push(f.to_string());
+                    }
+                }
+                Sched::Arbor { profile, feats }
+            }
+            p if PEERS.contains(&p) => {
+                if !rest.is_empty() {
+                    bail!("scheduler '{s}': peers run with their defaults; options are not supported");
+                }
+                Sched::Peer { name: p.to_string() }
+            }
+            _ => bail!(
+                "unknown scheduler '{s}' (known: eevdf[:FEAT,key=val], arbor[:PROFILE][:FEATS], {})",
+                PEERS.join(", ")
+            ),
+        };
+        Ok(SchedSpec {
+            label: s.to_string(),
+            sched,
+        })
+    }
+
+    /// One line of the guest plan: label, kind, argument.
+    pub fn plan_line(&self, repo: &Path) -> String {
+        let (kind, arg) = match &self.sched {
+            Sched::Eevdf { tokens } => ("eevdf", tokens.join(",")),
+            Sched::Arbor { profile, feats } => {
+                let mut a = Vec::new();
+                if let Some(p) = profile {
+                    a.push(format!("--profile {p}"));
+                }
+                if !feats.is_empty() {
+                    a.push(format!("-f {}", feats.join(",")));
+                }
+                ("arbor", a.join(" "))
+            }
+            Sched::Peer { name } => (
+                "peer",
+                repo.join(".peers/bin")
+                    .join(format!("scx_{name}"))
+                    .display()
+                    .to_string(),
+            ),
+        };
+        format!("{}\t{kind}\t{arg}", self.label)
+    }
+}
+
+/// A workload: how to run it in the guest and how to read its result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Workload {
+    pub label: String,
+    /// hackbench, perf, sysbench, pgbench, wakeprobe, stress-ng, rt-app:
+    /// tells the guest how to parse the output
+    pub parser: &'static str,
+    pub command: String,
+    /// the metric charts and the headline table use
+    pub primary: &'static str,
+    /// pgbench needs a PostgreSQL server in the guest
+    pub needs_pg: Option<u32>,
+}
+
+/// Is a bigger value better for this metric?
+pub fn higher_is_better(metric: &str) -> bool {
+    matches!(metric, "eps" | "tps" | "rps" | "bogo_ops_s" | "busy_pct")
+}
+
+/// Units for the table headers.
+pub fn unit(metric: &str) -> &'static str {
+    match metric {
+        "time_s" => "s",
+        "eps" => "events/s",
+        "tps" => "transactions/s",
+        "rps" => "requests/s",
+        "bogo_ops_s" => "bogo ops/s",
+        "lat_ms" => "ms",
+        m if m.ends_with("_us") => "us",
+        _ => "",
+    }
+}
+
+struct Opts<'a> {
+    spec: &'a str,
+    kv: BTreeMap<String, String>,
+}
+
+impl Opts<'_> {
+    fn take_u32(&mut self, key: &str, def: u32, lo: u32, hi: u32) -> Result<u32> {
+        match self.kv.remove(key) {
+            None => Ok(def),
+            Some(v) => match v.parse::<u32>() {
+                Ok(x) if (lo..=hi).contains(&x) => Ok(x),
+                _ => bail!("workload '{}': {key}={v} is not an integer in {lo}..{hi}", self.spec),
+            },
+        }
+    }
+    fn take_choice(&mut self, key: &str, choices: &[&'static str]) -> Result<&'static str> {
+        match self.kv.remove(key) {
+            None => Ok(choices[0]),
+            Some(v) => choices
+                .iter()
+                .find(|c| **c == v)
+                .copied()
+                .with_context(|| format!("workload '{}': {key}={v} is not one of {}", self.spec, choices.join(", "))),
+        }
+    }
+    fn done(&self) -> Result<()> {
+        if let Some(k) = self.kv.keys().next() {
+            bail!("workload '{}': unknown option '{k}'", self.spec);
+        }
+        Ok(())
+    }
+}
+
+pub const WORKLOADS: &str = "hackbench[:g=,l=,mode=process|thread,ipc=pipe|socket], \
+perf-messaging[:g=,l=,mode=process|thread,ipc=socket|pipe], perf-pipe[:l=], \
+sysbench[:threads=,time=], pgbench[:clients=,scale=,mode=select|tpcb,time=], \
+wakeprobe[:m=,w=,t=,k=], stress-ng[:stressor=cpu|switch|pipe|cache,n=,t=], rt-app:FILE.json";
+
+impl Workload {
+    /// `ncpu`: the guest's CPU count (defaults scale with it).
+    pub fn parse(s: &str, ncpu: u32) -> Result<Self> {
+        let s = s.trim();
+        let (name, args) = s.split_once(':').unwrap_or((s, ""));
+        if name == "rt-app" {
+            let path = Path::new(args);
+            if args.is_empty() {
+                bail!("workload '{s}': rt-app needs a JSON file: rt-app:FILE.json");
+            }
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("workload '{s}': reading {args}"))?;
+            serde_json::from_str::<serde_json::Value>(&text)
+                .with_context(|| format!("workload '{s}': {args} is not valid JSON"))?;
+            let abs = std::fs::canonicalize(path).with_context(|| format!("workload '{s}': {args}"))?;
+            return Ok(Workload {
+                label: s.to_string(),
+                parser: "rt-app",
+                command: format!("rt-app {}", abs.display()),
+                primary: "time_s",
+                needs_pg: None,
+            });
+        }
+        let mut kv = BTreeMap::new();
+        for a in args.split(',').filter(|a| !a.is_empty()) {
+            let (k, v) = a
+                .split_once('=')
+                .with_context(|| format!("workload '{s}': option '{a}' is not key=value"))?;
+            kv.insert(k.to_string(), v.to_string());
+        }
+        let mut o = Opts { spec: s, kv };
+        let w = match name {
+            "hackbench" => {
+                let g = o.take_u32("g", 2, 1, 100)?;
+                let l = o.take_u32("l", 200, 1, 1_000_000)?;
+                let mode = o.take_choice("mode", &["process", "thread"])?;
+                let ipc = o.take_choice("ipc", &["pipe", "socket"])?;
+                let mut c = format!("hackbench -g {g} -l {l}");
+                if mode == "thread" {
+                    c += " -T";
+                }
+                if ipc == "pipe" {
+                    c += " -p";
+                }
+                ("hackbench", c, "time_s", None)
+            }
+            "perf-messaging" => {
+                let g = o.take_u32("g", 2, 1, 100)?;
+                let l = o.take_u32("l", 100, 1, 1_000_000)?;
+                let mode = o.take_choice("mode", &["process", "thread"])?;
+                let ipc = o.take_choice("ipc", &["socket", "pipe"])?;
+                let mut c = format!("perf bench sched messaging -g {g} -l {l}");
+                if mode == "thread" {
+                    c += " -t";
+                }
+                if ipc == "pipe" {
+                    c += " -p";
+                }
+                ("perf", c, "time_s", None)
+            }
+            "perf-pipe" => {
+                let l = o.take_u32("l", 20000, 1, 10_000_000)?;
+                ("perf", format!("perf bench sched pipe -l {l}"), "time_s", None)
+            }
+            "sysbench" => {
+                let t = o.take_u32("threads", ncpu, 1, 1024)?;
+                let time = o.take_u32("time", 5, 1, 3600)?;
+                (
+                    "sysbench",
+                    format!("sysbench cpu --threads={t} --time={time} run"),
+                    "eps",
+                    None,
+                )
+            }
+            "pgbench" => {
+                let c = o.take_u32("clients", 8, 1, 256)?;
+                let scale = o.take_u32("scale", 4, 1, 1000)?;
+                let mode = o.take_choice("mode", &["select", "tpcb"])?;
+                let time = o.take_u32("time", 10, 1, 3600)?;
+                let j = c.min(ncpu);
+                let sel = if mode == "select" { " -S" } else { "" };
+                (
+                    "pgbench",
+                    format!("pgbench -h /tmp/arbor-pg -n{sel} -c {c} -j {j} -T {time} bench{scale}"),
+                    "tps",
+                    Some(scale),
+                )
+            }
+            "wakeprobe" => {
+                let m = o.take_u32("m", 2, 1, 64)?;
+                let w = o.take_u32("w", (ncpu / 2).max(1), 1, 256)?;
+                let t = o.take_u32("t", 5, 1, 3600)?;
+                let k = o.take_u32("k", 64, 0, 65536)?;
+                (
+                    "wakeprobe",
+                    format!("@WAKEPROBE@ -m {m} -w {w} -t {t} -k {k}"),
+                    "p99_us",
+                    None,
+                )
+            }
+            "stress-ng" => {
+                let st = o.take_choice("stressor", &["cpu", "switch", "pipe", "cache"])?;
+                let n = o.take_u32("n", ncpu, 1, 1024)?;
+                let t = o.take_u32("t", 5, 1, 3600)?;
+                (
+                    "stress-ng",
+                    format!("stress-ng --{st} {n} -t {t} --metrics-brief"),
+                    "bogo_ops_s",
+                    None,
+                )
+            }
+            _ => bail!("unknown workload '{name}' (known: {WORKLOADS})"),
+        };
+        o.done()?;
+        Ok(Workload {
+            label: s.to_string(),
+            parser: w.0,
+            command: w.1,
+            primary: w.2,
+            needs_pg: w.3,
+        })
+    }
+
+    pub fn plan_line(&self) -> String {
+        format!("{}\t{}\t{}\t{}", self.label, self.parser, self.primary, self.command)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn feats() -> Vec<String> {
+        ["STEAL", "CACHE_LB", "WA_IDLE"].iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn scheduler_specs_parse() {
+        let f = feats();
+        assert_eq!(
+            SchedSpec::parse("eevdf", &f).unwrap().sched,
+            Sched::Eevdf { tokens: vec![] }
+        );
+        assert_eq!(
+            SchedSpec::parse("eevdf:NO_SIS_UTIL,llc_balancing=0", &f).unwrap().sched,
+            Sched::Eevdf {
+                tokens: vec!["NO_SIS_UTIL".into(), "llc_balancing=0".into()]
+            }
+        );
+        assert_eq!(
+            SchedSpec::parse("arbor:stock:STEAL,NO_WA_IDLE", &f).unwrap().sched,
+            Sched::Arbor {
+                profile: Some("stock".into()),
+                feats: vec!["STEAL".into(), "NO_WA_IDLE".into()]
+            }
+        );
+        assert_eq!(
+            SchedSpec::parse("arbor:CACHE_LB", &f).unwrap().sched,
+            Sched::Arbor { profile: None, feats: vec!["CACHE_LB".into()] }
+        );
+        assert_eq!(
+            SchedSpec::parse("lavd", &f).unwrap().sched,
+            Sched::Peer { name: "lavd".into() }
+        );
+        let p = SchedSpec::parse("rusty", &f).unwrap().plan_line(Path::new("/r"));
+        assert_eq!(p, "rusty\tpeer\t/r/.peers/bin/scx_rusty");
+        let p = SchedSpec::parse("arbor:seeds:STEAL", &f).unwrap().plan_line(Path::new("/r"));
+        assert_eq!(p, "arbor:seeds:STEAL\tarbor\t--profile seeds -f STEAL");
+    }
+
+    #[test]
+    fn bad_scheduler_specs_say_what_is_wrong() {
+        let f = feats();
+        let e = |s: &str| format!("{:#}", SchedSpec::parse(s, &f).unwrap_err());
+        assert!(e("cfs").contains("unknown scheduler 'cfs'"));
+        assert!(e("arbor:fast").contains("unknown profile 'fast'"));
+        assert!(e("arbor:stock:STEEL").contains("unknown scx_arbor feature 'STEEL'"));
+        assert!(e("eevdf:sis util").contains("neither a sched feature"));
+        assert!(e("lavd:--performance").contains("defaults"));
+        assert!(e("arbor:stock:STEAL:X").contains("at most"));
+    }
+
+    #[test]
+    fn workload_specs_build_commands() {
+        let w = Workload::parse("hackbench:g=4,mode=thread", 8).unwrap();
+        assert_eq!(w.command, "hackbench -g 4 -l 200 -T -p");
+        assert_eq!(w.primary, "time_s");
+        let w = Workload::parse("hackbench:ipc=socket", 8).unwrap();
+        assert_eq!(w.command, "hackbench -g 2 -l 200");
+        let w = Workload::parse("perf-messaging:mode=thread,g=2,l=50", 8).unwrap();
+        assert_eq!(w.command, "perf bench sched messaging -g 2 -l 50 -t");
+        let w = Workload::parse("sysbench", 8).unwrap();
+        assert_eq!(w.command, "sysbench cpu --threads=8 --time=5 run");
+        assert!(higher_is_better(w.primary));
+        let w = Workload::parse("pgbench:clients=16,scale=2", 8).unwrap();
+        assert_eq!(w.command, "pgbench -h /tmp/arbor-pg -n -S -c 16 -j 8 -T 10 bench2");
+        assert_eq!(w.needs_pg, Some(2));
+        let w = Workload::parse("pgbench:mode=tpcb,clients=1", 8).unwrap();
+        assert_eq!(w.command, "pgbench -h /tmp/arbor-pg -n -c 1 -j 1 -T 10 bench4");
+        let w = Workload::parse("wakeprobe:t=3", 8).unwrap();
+        assert_eq!(w.command, "@WAKEPROBE@ -m 2 -w 4 -t 3 -k 64");
+        assert!(!higher_is_better(w.primary));
+        let w = Workload::parse("stress-ng:stressor=switch,n=2", 8).unwrap();
+        assert_eq!(w.command, "stress-ng --switch 2 -t 5 --metrics-brief");
+    }
+
+    #[test]
+    fn bad_workload_specs_say_what_is_wrong() {
+        let e = |s: &str| format!("{:#}", Workload::parse(s, 8).unwrap_err());
+        assert!(e("tbench").contains("unknown workload 'tbench'"));
+        assert!(e("hackbench:g=0").contains("g=0 is not an integer in 1..100"));
+        assert!(e("hackbench:groups=2").contains("unknown option 'groups'"));
+        assert!(e("hackbench:g").contains("not key=value"));
+        assert!(e("pgbench:mode=fast").contains("mode=fast is not one of select, tpcb"));
+        assert!(e("rt-app").contains("needs a JSON file"));
+        assert!(e("rt-app:/nonexistent.json").contains("reading /nonexistent.json"));
+        let dir = std::env::temp_dir().join(format!("arbor-spec-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bad = dir.join("bad.json");
+        std::fs::write(&bad, "{ \"tasks\": ").unwrap();
+        assert!(e(&format!("rt-app:{}", bad.display())).contains("is not valid JSON"));
+        let good = dir.join("good.json");
+        std::fs::write(&good, "{ \"tasks\": {} }").unwrap();
+        assert_eq!(
+            Workload::parse(&format!("rt-app:{}", good.display()), 8).unwrap().parser,
+            "rt-app"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

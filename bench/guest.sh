@@ -1,0 +1,263 @@
+#!/usr/bin/env bash
+# Guest side of `arbor bench`: runs a plan written by the host and prints
+#   @P <progress text>
+#   @R<TAB>rep<TAB>scheduler<TAB>workload<TAB>metric<TAB>value
+# Not meant to be run by hand; see `arbor bench --help`.
+#
+# Per repetition, each scheduler in turn (A B C A B C ...) is loaded once and
+# runs every workload; around each workload we read /proc/stat (busy %,
+# context switches), perf's cpu-migrations, and scx_arbor's counters (a
+# SIGUSR1 snapshot before and after). A scheduler that is ejected is marked
+# (metric "ejected") and reloaded for the next workload.
+set -u
+PLAN=${1:?usage: guest.sh PLAN_DIR}
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+. "$PLAN/settings"
+SCX=/sys/kernel/sched_ext
+W=$(mktemp -d /tmp/arbor-bench.XXXXXX)
+exec 9<> <(:)	# for read -t as a sleep without exec (execs are slow under TCG)
+nap() { read -r -t "$1" -u 9; }
+say() { echo "@P $*"; }
+emit() { printf '@R\t%s\t%s\t%s\t%s\t%s\n' "$REP" "$LABEL" "$WL" "$1" "$2"; }
+
+mapfile -t SCHEDS <"$PLAN/scheds"
+mapfile -t WORKLOADS <"$PLAN/workloads"
+
+# the wake-up latency probe, built here (cc is in the guest: the host's root)
+WAKEPROBE=$W/wakeprobe
+cc -O2 -pthread -o "$WAKEPROBE" "$REPO/bench/probe/wakeprobe.c" || { say "error: cannot build wakeprobe"; exit 1; }
+
+# ---- PostgreSQL for pgbench: one server per boot, a database per scale ----
+if [ -n "${PG_SCALES:-}" ]; then
+	PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)
+	[ -x "$PGBIN/initdb" ] || { say "error: PostgreSQL is not installed (scripts/install-deps.sh installs it)"; exit 1; }
+	say "starting PostgreSQL ($PGBIN)"
+	mkdir -p /tmp/arbor-pg && chown postgres /tmp/arbor-pg
+	as_pg() { runuser -u postgres -- "$@"; }
+	as_pg "$PGBIN/initdb" -D /tmp/arbor-pg/data -A trust >/tmp/arbor-pg/initdb.log 2>&1 ||
+		{ say "error: initdb failed: $(tail -n1 /tmp/arbor-pg/initdb.log)"; exit 1; }
+	as_pg "$PGBIN/pg_ctl" -D /tmp/arbor-pg/data -l /tmp/arbor-pg/log -w -t 300 \
+		-o "-k /tmp/arbor-pg -c listen_addresses= -c max_connections=200 -c shared_buffers=256MB -c fsync=off" start >/dev/null ||
+		{ say "error: PostgreSQL did not start: $(tail -n2 /tmp/arbor-pg/log)"; exit 1; }
+	for s in $PG_SCALES; do
+		say "pgbench: initialising bench$s (scale $s)"
+		as_pg "$PGBIN/createdb" -h /tmp/arbor-pg "bench$s" &&
+			as_pg pgbench -h /tmp/arbor-pg -i -q -s "$s" "bench$s" >/tmp/arbor-pg/init$s.log 2>&1 ||
+			{ say "error: pgbench -i failed: $(tail -n1 /tmp/arbor-pg/init$s.log)"; exit 1; }
+	done
+fi
+
+# ---- schedulers ----
+# eevdf tokens: NAME / NO_NAME -> /sys/kernel/debug/sched/features,
+# key=value -> /sys/kernel/debug/sched/key; undone after the repetition.
+UNDO=()
+eevdf_apply() {
+	local t k v old
+	UNDO=()
+	[ -n "$1" ] || return 0
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug || return 1
+	for t in ${1//,/ }; do
+		if [[ $t == *=* ]]; then
+			k=${t%%=*}; v=${t#*=}
+			[ -e "/sys/kernel/debug/sched/$k" ] || { say "error: eevdf: no /sys/kernel/debug/sched/$k in this kernel"; return 1; }
+			read -r old <"/sys/kernel/debug/sched/$k"
+			echo "$v" >"/sys/kernel/debug/sched/$k" || { say "error: eevdf: cannot set $k=$v"; return 1; }
+			UNDO+=("$k=$old")
+		else
+			echo "$t" >/sys/kernel/debug/sched/features 2>/dev/null || { say "error: eevdf: this kernel has no sched feature $t"; return 1; }
+			if [[ $t == NO_* ]]; then UNDO+=("${t#NO_}"); else UNDO+=("NO_$t"); fi
+		fi
+	done
+}
+eevdf_undo() {
+	local t
+	for t in "${UNDO[@]}"; do
+		if [[ $t == *=* ]]; then echo "${t#*=}" >"/sys/kernel/debug/sched/${t%%=*}"
+		else echo "$t" >/sys/kernel/debug/sched/features; fi
+	done
+	UNDO=()
+}
+
+SPID=
+# sched_start KIND ARG: load a sched_ext scheduler, wait until it is enabled
+sched_start() {
+	local kind=$1 arg=$2 i
+	SLOG=$W/sched.log
+	SJSON=$W/stats.json
+	rm -f "$SJSON"
+	case $kind in
+	arbor)
+		# shellcheck disable=SC2086
+		"$ARBOR_BIN" $arg $ARBOR_EXTRA --stats-json "$SJSON" >"$SLOG" 2>&1 &
+		;;
+	peer)
+		[ -x "$arg" ] || { say "error: $arg is not installed"; return 1; }
+		"$arg" >"$SLOG" 2>&1 &
+		;;
+	esac
+	SPID=$!
+	# up to 4 minutes: verifying and attaching is slow under TCG
+	for i in $(seq 1 960); do
+		if [ "$(cat $SCX/state 2>/dev/null)" = enabled ]; then
+			return 0
+		fi
+		kill -0 "$SPID" 2>/dev/null || { wait "$SPID"; SPID=; return 1; }
+		nap 0.25
+	done
+	kill -INT "$SPID"; wait "$SPID"; SPID=
+	return 1
+}
+sched_stop() {
+	[ -n "$SPID" ] || return 0
+	kill -INT "$SPID" 2>/dev/null
+	wait "$SPID" 2>/dev/null
+	SPID=
+	local i
+	for i in $(seq 1 80); do
+		[ "$(cat $SCX/state 2>/dev/null)" = disabled ] && return 0
+		nap 0.25
+	done
+}
+sched_alive() {
+	[ -n "$SPID" ] && kill -0 "$SPID" 2>/dev/null && [ "$(cat $SCX/state 2>/dev/null)" = enabled ]
+}
+
+# scx_arbor counters: a snapshot via SIGUSR1 into $1 (flat JSON, one per line)
+arbor_snapshot() {
+	local i
+	rm -f "$SJSON"
+	kill -USR1 "$SPID" 2>/dev/null || return 1
+	for i in $(seq 1 40); do
+		[ -s "$SJSON" ] && { cp "$SJSON" "$1"; return 0; }
+		nap 0.1
+	done
+	return 1
+}
+# emit the per-workload delta of every integer counter (not the *_ns sums)
+arbor_deltas() {
+	local -A before
+	local k v
+	while read -r k v; do before[$k]=$v; done < <(flat_json "$1")
+	while read -r k v; do
+		[ -n "${before[$k]:-}" ] || continue
+		case $k in *_ns) continue ;; esac
+		emit "c:$k" $((v - before[$k]))
+	done < <(flat_json "$2")
+}
+flat_json() { sed -n 's/^ *"\([a-z_0-9]*\)": *\([0-9][0-9]*\),\{0,1\}$/\1 \2/p' "$1"; }
+
+# BPF run time per op of the loaded scheduler (kernel.bpf_stats_enabled)
+bpf_snapshot() {
+	bpftool -j prog show 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+for p in json.load(sys.stdin):
+    if p.get("type") == "struct_ops" and "run_cnt" in p:
+        print(p.get("name", "?"), p["run_time_ns"], p["run_cnt"])' >"$1" 2>/dev/null
+}
+bpf_deltas() {
+	awk 'NR == FNR { t[$1] = $2; c[$1] = $3; next }
+	     ($3 - c[$1]) > 0 { printf "%s %.0f\n", $1, ($2 - t[$1]) / ($3 - c[$1]) }' "$1" "$2" |
+	while read -r op ns; do emit "bpf:$op" "$ns"; done
+}
+echo 1 >/proc/sys/kernel/bpf_stats_enabled 2>/dev/null
+
+# /proc/stat: BUSY (jiffies not idle/iowait), TOTAL, CTXT
+procstat() {
+	local k u n s i io irq sirq st rest
+	while read -r k u n s i io irq sirq st rest; do
+		case $k in
+		cpu) TOTAL=$((u + n + s + i + io + irq + sirq + st)); BUSY=$((TOTAL - i - io)) ;;
+		ctxt) CTXT=$u ;;
+		esac
+	done </proc/stat
+}
+
+# the workload's own numbers
+parse_result() { # parser file
+	local f=$2
+	case $1 in
+	hackbench) awk '/^Time:/ { print "time_s", $2 }' "$f" ;;
+	perf) awk '/Total time:/ { print "time_s", $3 }' "$f" ;;
+	sysbench) awk '/events per second:/ { print "eps", $4 }' "$f" ;;
+	pgbench) awk '/^tps = / { print "tps", $3 } /^latency average = / { print "lat_ms", $4 }' "$f" ;;
+	wakeprobe) tr -d '{}",' <"$f" | tr ' ' '\n' | paste - - | awk -F'\t' '$1 != "samples:" { sub(":", "", $1); print $1, $2 }' ;;
+	stress-ng) awk '/metrc:/ && $4 ~ /^[a-z-]+$/ && $5 ~ /^[0-9]+$/ { print "bogo_ops_s", $9 }' "$f" ;;
+	rt-app) ;;	# wall time only
+	esac
+}
+
+ncpu=$(nproc)
+say "guest: $(uname -r), $ncpu CPUs, ${#SCHEDS[@]} schedulers x ${#WORKLOADS[@]} workloads x $REPS reps"
+for REP in $(seq 1 "$REPS"); do
+	for sl in "${SCHEDS[@]}"; do
+		IFS=$'\t' read -r LABEL kind arg <<<"$sl"
+		loaded=1
+		if [ "$kind" = eevdf ]; then
+			eevdf_apply "$arg" || exit 1
+		else
+			say "rep $REP: loading $LABEL"
+			sched_start "$kind" "$arg" || { say "warning: $LABEL failed to load: $(tail -n2 "$SLOG" | tr '\n' ' ')"; loaded=0; }
+			[ "$loaded" = 1 ] && bpf_snapshot "$W/bpf0"
+		fi
+		for wl in "${WORKLOADS[@]}"; do
+			IFS=$'\t' read -r WL parser primary cmd <<<"$wl"
+			cmd=${cmd//@WAKEPROBE@/$WAKEPROBE}
+			if [ "$kind" != eevdf ] && [ "$loaded" = 0 ]; then
+				# not running: try once more, else record the failure
+				sched_start "$kind" "$arg" && loaded=1
+				if [ "$loaded" = 0 ]; then
+					emit ejected 1; emit "$primary" nan
+					say "done rep $REP $LABEL $WL: FAILED (scheduler not loaded)"
+					continue
+				fi
+			fi
+			[ "$kind" = arbor ] && arbor_snapshot "$W/c0"
+			procstat; b0=$BUSY; t0=$TOTAL; x0=$CTXT
+			s0=$EPOCHREALTIME
+			if [ "$parser" = pgbench ]; then
+				# shellcheck disable=SC2086
+				perf stat -a -x, -e cpu-migrations -o "$W/perf" -- runuser -u postgres -- $cmd >"$W/out" 2>&1
+			else
+				# shellcheck disable=SC2086
+				perf stat -a -x, -e cpu-migrations -o "$W/perf" -- $cmd >"$W/out" 2>&1
+			fi
+			rc=$?
+			s1=$EPOCHREALTIME
+			procstat
+			wall=$(awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%.3f", b - a }')
+			ej=0
+			if [ "$kind" != eevdf ] && ! sched_alive; then
+				ej=1
+				say "warning: $LABEL was ejected during $WL (rep $REP): $(grep -i -m1 -E 'error|stall|exit' "$SLOG")"
+			fi
+			emit ejected $ej
+			got=0
+			while read -r m v; do
+				[ -n "$m" ] && [ -n "$v" ] && { emit "$m" "$v"; got=1; }
+			done < <(parse_result "$parser" "$W/out")
+			if [ "$parser" = rt-app ]; then emit time_s "$wall"; got=1; fi
+			if [ $got = 0 ] || [ $rc -ne 0 ]; then
+				say "warning: $WL under $LABEL (rep $REP): exit $rc, no result: $(tail -n2 "$W/out" | tr '\n' ' ')"
+			fi
+			emit wall_s "$wall"
+			emit busy_pct "$(awk -v b=$((BUSY - b0)) -v t=$((TOTAL - t0)) 'BEGIN { printf "%.1f", (t ? 100 * b / t : 0) }')"
+			emit ctxsw_per_s "$(awk -v c=$((CTXT - x0)) -v w="$wall" 'BEGIN { printf "%.0f", (w > 0 ? c / w : 0) }')"
+			mig=$(awk -F, '/cpu-migrations/ { print $1 }' "$W/perf" 2>/dev/null)
+			[[ $mig =~ ^[0-9]+$ ]] && emit migr_per_s "$(awk -v c="$mig" -v w="$wall" 'BEGIN { printf "%.0f", (w > 0 ? c / w : 0) }')"
+			if [ "$kind" = arbor ] && [ $ej = 0 ] && arbor_snapshot "$W/c1"; then
+				arbor_deltas "$W/c0" "$W/c1"
+			fi
+			say "done rep $REP $LABEL $WL (${wall}s)"
+			if [ $ej = 1 ]; then sched_stop; loaded=0; fi
+		done
+		if [ "$kind" = eevdf ]; then
+			eevdf_undo
+		elif [ "$loaded" = 1 ]; then
+			bpf_snapshot "$W/bpf1"
+			WL="(all)"
+			bpf_deltas "$W/bpf0" "$W/bpf1"
+			sched_stop
+		fi
+	done
+done
+say "finished"
