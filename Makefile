@@ -11,7 +11,7 @@ CARGO ?= $(shell command -v cargo 2>/dev/null || echo $(HOME)/.cargo/bin/cargo)
 TOPOLOGY ?= 2s2c2t
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: all deps build run test unit-test vm-test demo fmt clean
+.PHONY: all deps build run test unit-test vm-test bench-quick bench peers demo fmt clean
 
 all: build
 
@@ -33,7 +33,20 @@ target/arbor-spin: tests/vm/spin.c
 vm-test: build target/arbor-spin
 	./target/release/arbor vm --topology $(TOPOLOGY) -- tests/vm/suite.sh
 
-test: unit-test vm-test
+# The benchmark harness's one-boot smoke run: EEVDF vs scx_arbor, two
+# short workloads; fails if any step of the harness does.
+bench-quick: build
+	rm -rf target/bench/quick
+	./target/release/arbor bench --quick --out target/bench/quick
+
+# The documented default suite (peers are built on first use, ~30 min).
+bench: build
+	./target/release/arbor bench
+
+peers:
+	bash scripts/install-peers.sh
+
+test: unit-test vm-test bench-quick
 
 run: build
 	@if [ -e /sys/kernel/sched_ext ] && [ "$$(id -u)" -eq 0 ]; then \

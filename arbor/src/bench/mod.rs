@@ -371,6 +371,25 @@ fn run(plan: &Plan, a: &BenchArgs) -> Result<i32> {
     fs::rename(&partial, &out).with_context(|| format!("renaming to {}", out.display()))?;
     println!("{md}");
     eprintln!("arbor bench: report in {}", out.display());
+    // Every cell must hold a result; for --quick (make test) a missing one,
+    // or an ejection, fails the run.
+    let missing: Vec<String> = wl
+        .iter()
+        .flat_map(|(w, m)| scheds.iter().map(move |s| (w, m, s)))
+        .filter(|(w, m, s)| {
+            rep.cells
+                .get(&((*w).clone(), (*m).clone(), (*s).clone()))
+                .is_none_or(|c| c.n == 0 || c.ejected > 0)
+        })
+        .map(|(w, _, s)| format!("{w} under {s}"))
+        .collect();
+    if !missing.is_empty() {
+        eprintln!(
+            "arbor bench: no result (failed or ejected) for: {}",
+            missing.join("; ")
+        );
+        return Ok(if a.quick { 1 } else { 0 });
+    }
     Ok(0)
 }
 

@@ -162,6 +162,20 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	}
 
+	/*
+	 * ENQ_LAST: the task's slice ended and its CPU has nothing else to
+	 * run. Unless the tick asked for a move, it keeps its CPU: insert it
+	 * into the CPU's local queue, where no idle CPU can pull it (in our
+	 * DSQ, newidle and steal would make a lone task wander), and kick the
+	 * CPU, which is about to idle, so that it runs it.
+	 */
+	if ((enq_flags & SCX_ENQ_LAST) && tctx->move_cpu < 0 && cpu == scx_bpf_task_cpu(p)) {
+		task_deadline(p, tctx);
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, enq_flags);
+		scx_bpf_kick_cpu(cpu, 0);
+		return;
+	}
+
 	acct_add(tctx, p, cpu);
 	deadline = task_deadline(p, tctx);
 	scx_bpf_dsq_insert_vtime(p, cpu_dsq(cpu), slice_ns, deadline, enq_flags);
@@ -171,10 +185,7 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	 * earlier deadline (EEVDF's wakeup preemption).
 	 */
 	c = lookup_cpu_ctx(cpu);
-	if (enq_flags & SCX_ENQ_LAST)
-		/* the CPU is about to idle with this task queued: reschedule it */
-		scx_bpf_kick_cpu(cpu, 0);
-	else if (c && c->running_since && deadline < c->curr_deadline)
+	if (c && c->running_since && deadline < c->curr_deadline)
 		scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
 	else
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
