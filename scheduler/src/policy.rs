@@ -633,7 +633,10 @@ mod tests {
         unsafe {
             // 2 threads always running, 3 ms into the current epoch:
             // full epochs sum to 2*e, the current one adds 2*3 ms
-            assert_eq!(arbor_cache_nr_running(2 * e + 2 * 3_000_000, 7 * e + 3_000_000, e), 2);
+            assert_eq!(
+                arbor_cache_nr_running(2 * e + 2 * 3_000_000, 7 * e + 3_000_000, e),
+                2
+            );
             // at the epoch boundary
             assert_eq!(arbor_cache_nr_running(3 * e, 5 * e, e), 3);
             // a thread running a quarter of the time rounds to 0, half to 1

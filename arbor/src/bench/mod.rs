@@ -128,8 +128,22 @@ pub fn main(a: BenchArgs) -> Result<i32> {
         println!("schedulers: eevdf[:NO_FEAT,FEAT,key=value]  arbor[:stock|seeds|default][:FEAT,NO_FEAT,...]  {}", spec::PEERS.join("  "));
         println!("workloads:  {}", spec::WORKLOADS);
         println!("reproduce:  {}", seeds::names());
-        println!("default:    -t 2s2c2t -r 3 {}", DEFAULT_SCHEDS.iter().map(|s| format!("-s {s}")).collect::<Vec<_>>().join(" "));
-        println!("            {}", DEFAULT_WORKLOADS.iter().map(|s| format!("-w {s}")).collect::<Vec<_>>().join(" "));
+        println!(
+            "default:    -t 2s2c2t -r 3 {}",
+            DEFAULT_SCHEDS
+                .iter()
+                .map(|s| format!("-s {s}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        println!(
+            "            {}",
+            DEFAULT_WORKLOADS
+                .iter()
+                .map(|s| format!("-w {s}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
         return Ok(0);
     }
     let feats = arbor_features()?;
@@ -147,7 +161,10 @@ pub fn main(a: BenchArgs) -> Result<i32> {
             (
                 a.topology.clone().unwrap_or(r.topology.to_string()),
                 r.scheds.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
-                r.workloads.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+                r.workloads
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect::<Vec<_>>(),
                 r.arbor_flags.to_string(),
                 format!("Seed {}: reproduce {}", r.seed, r.name),
                 Some((r.published.to_string(), r.scaling.to_string())),
@@ -164,11 +181,17 @@ pub fn main(a: BenchArgs) -> Result<i32> {
                 }
             };
             (
-                a.topology.clone().unwrap_or(if a.quick { "1s2c2t" } else { "2s2c2t" }.into()),
+                a.topology
+                    .clone()
+                    .unwrap_or(if a.quick { "1s2c2t" } else { "2s2c2t" }.into()),
                 pick(&a.scheds, QUICK_SCHEDS, DEFAULT_SCHEDS),
                 pick(&a.workloads, QUICK_WORKLOADS, DEFAULT_WORKLOADS),
                 String::new(),
-                if a.quick { "Quick smoke run".into() } else { "arbor bench".into() },
+                if a.quick {
+                    "Quick smoke run".into()
+                } else {
+                    "arbor bench".into()
+                },
                 None,
             )
         }
@@ -240,7 +263,13 @@ fn stamp() -> String {
 
 fn git_commit() -> String {
     Command::new("git")
-        .args(["-C", &repo().display().to_string(), "rev-parse", "--short", "HEAD"])
+        .args([
+            "-C",
+            &repo().display().to_string(),
+            "rev-parse",
+            "--short",
+            "HEAD",
+        ])
         .output()
         .ok()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
@@ -333,7 +362,10 @@ fn run(plan: &Plan, a: &BenchArgs) -> Result<i32> {
         );
     }
     if rows.is_empty() {
-        bail!("the guest printed no results; see {}/guest.log", partial.display());
+        bail!(
+            "the guest printed no results; see {}/guest.log",
+            partial.display()
+        );
     }
 
     let scheds: Vec<String> = plan.scheds.iter().map(|s| s.label.clone()).collect();

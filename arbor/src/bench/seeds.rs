@@ -85,8 +85,14 @@ mod tests {
     #[test]
     fn every_preset_is_valid() {
         let feats: Vec<String> = [
-            "WA_IDLER_LLC", "WA_WAKER", "WA_THROTTLE", "CACHE_LB", "STEAL", "ASYM_WAKE_CAP",
-            "ASYM_IDLE_CAPACITY", "ASYM_MISFIT",
+            "WA_IDLER_LLC",
+            "WA_WAKER",
+            "WA_THROTTLE",
+            "CACHE_LB",
+            "STEAL",
+            "ASYM_WAKE_CAP",
+            "ASYM_IDLE_CAPACITY",
+            "ASYM_MISFIT",
         ]
         .iter()
         .map(|s| s.to_string())

@@ -17,7 +17,10 @@ pub enum Sched {
     /// to sched/features, `key=value` to sched/<key>.
     Eevdf { tokens: Vec<String> },
     /// scx_arbor with a profile and `-f` features.
-    Arbor { profile: Option<String>, feats: Vec<String> },
+    Arbor {
+        profile: Option<String>,
+        feats: Vec<String>,
+    },
     /// A peer scheduler from .peers/bin, with its defaults.
     Peer { name: String },
 }
@@ -176,18 +179,23 @@ impl Opts<'_> {
             None => Ok(def),
             Some(v) => match v.parse::<u32>() {
                 Ok(x) if (lo..=hi).contains(&x) => Ok(x),
-                _ => bail!("workload '{}': {key}={v} is not an integer in {lo}..{hi}", self.spec),
+                _ => bail!(
+                    "workload '{}': {key}={v} is not an integer in {lo}..{hi}",
+                    self.spec
+                ),
             },
         }
     }
     fn take_choice(&mut self, key: &str, choices: &[&'static str]) -> Result<&'static str> {
         match self.kv.remove(key) {
             None => Ok(choices[0]),
-            Some(v) => choices
-                .iter()
-                .find(|c| **c == v)
-                .copied()
-                .with_context(|| format!("workload '{}': {key}={v} is not one of {}", self.spec, choices.join(", "))),
+            Some(v) => choices.iter().find(|c| **c == v).copied().with_context(|| {
+                format!(
+                    "workload '{}': {key}={v} is not one of {}",
+                    self.spec,
+                    choices.join(", ")
+                )
+            }),
         }
     }
     fn done(&self) -> Result<()> {
@@ -217,7 +225,8 @@ impl Workload {
                 .with_context(|| format!("workload '{s}': reading {args}"))?;
             serde_json::from_str::<serde_json::Value>(&text)
                 .with_context(|| format!("workload '{s}': {args} is not valid JSON"))?;
-            let abs = std::fs::canonicalize(path).with_context(|| format!("workload '{s}': {args}"))?;
+            let abs =
+                std::fs::canonicalize(path).with_context(|| format!("workload '{s}': {args}"))?;
             return Ok(Workload {
                 label: s.to_string(),
                 parser: "rt-app",
@@ -265,7 +274,12 @@ impl Workload {
             }
             "perf-pipe" => {
                 let l = o.take_u32("l", 20000, 1, 10_000_000)?;
-                ("perf", format!("perf bench sched pipe -l {l}"), "time_s", None)
+                (
+                    "perf",
+                    format!("perf bench sched pipe -l {l}"),
+                    "time_s",
+                    None,
+                )
             }
             "sysbench" => {
                 let t = o.take_u32("threads", ncpu, 1, 1024)?;
@@ -286,7 +300,9 @@ impl Workload {
                 let sel = if mode == "select" { " -S" } else { "" };
                 (
                     "pgbench",
-                    format!("pgbench -h /tmp/arbor-pg -n{sel} -c {c} -j {j} -T {time} bench{scale}"),
+                    format!(
+                        "pgbench -h /tmp/arbor-pg -n{sel} -c {c} -j {j} -T {time} bench{scale}"
+                    ),
                     "tps",
                     Some(scale),
                 )
@@ -327,7 +343,10 @@ impl Workload {
     }
 
     pub fn plan_line(&self) -> String {
-        format!("{}\t{}\t{}\t{}", self.label, self.parser, self.primary, self.command)
+        format!(
+            "{}\t{}\t{}\t{}",
+            self.label, self.parser, self.primary, self.command
+        )
     }
 }
 
@@ -336,7 +355,10 @@ mod tests {
     use super::*;
 
     fn feats() -> Vec<String> {
-        ["STEAL", "CACHE_LB", "WA_IDLE"].iter().map(|s| s.to_string()).collect()
+        ["STEAL", "CACHE_LB", "WA_IDLE"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
     }
 
     #[test]
@@ -347,13 +369,17 @@ mod tests {
             Sched::Eevdf { tokens: vec![] }
         );
         assert_eq!(
-            SchedSpec::parse("eevdf:NO_SIS_UTIL,llc_balancing=0", &f).unwrap().sched,
+            SchedSpec::parse("eevdf:NO_SIS_UTIL,llc_balancing=0", &f)
+                .unwrap()
+                .sched,
             Sched::Eevdf {
                 tokens: vec!["NO_SIS_UTIL".into(), "llc_balancing=0".into()]
             }
         );
         assert_eq!(
-            SchedSpec::parse("arbor:stock:STEAL,NO_WA_IDLE", &f).unwrap().sched,
+            SchedSpec::parse("arbor:stock:STEAL,NO_WA_IDLE", &f)
+                .unwrap()
+                .sched,
             Sched::Arbor {
                 profile: Some("stock".into()),
                 feats: vec!["STEAL".into(), "NO_WA_IDLE".into()]
@@ -361,15 +387,24 @@ mod tests {
         );
         assert_eq!(
             SchedSpec::parse("arbor:CACHE_LB", &f).unwrap().sched,
-            Sched::Arbor { profile: None, feats: vec!["CACHE_LB".into()] }
+            Sched::Arbor {
+                profile: None,
+                feats: vec!["CACHE_LB".into()]
+            }
         );
         assert_eq!(
             SchedSpec::parse("lavd", &f).unwrap().sched,
-            Sched::Peer { name: "lavd".into() }
+            Sched::Peer {
+                name: "lavd".into()
+            }
         );
-        let p = SchedSpec::parse("rusty", &f).unwrap().plan_line(Path::new("/r"));
+        let p = SchedSpec::parse("rusty", &f)
+            .unwrap()
+            .plan_line(Path::new("/r"));
         assert_eq!(p, "rusty\tpeer\t/r/.peers/bin/scx_rusty");
-        let p = SchedSpec::parse("arbor:seeds:STEAL", &f).unwrap().plan_line(Path::new("/r"));
+        let p = SchedSpec::parse("arbor:seeds:STEAL", &f)
+            .unwrap()
+            .plan_line(Path::new("/r"));
         assert_eq!(p, "arbor:seeds:STEAL\tarbor\t--profile seeds -f STEAL");
     }
 
@@ -398,10 +433,16 @@ mod tests {
         assert_eq!(w.command, "sysbench cpu --threads=8 --time=5 run");
         assert!(higher_is_better(w.primary));
         let w = Workload::parse("pgbench:clients=16,scale=2", 8).unwrap();
-        assert_eq!(w.command, "pgbench -h /tmp/arbor-pg -n -S -c 16 -j 8 -T 10 bench2");
+        assert_eq!(
+            w.command,
+            "pgbench -h /tmp/arbor-pg -n -S -c 16 -j 8 -T 10 bench2"
+        );
         assert_eq!(w.needs_pg, Some(2));
         let w = Workload::parse("pgbench:mode=tpcb,clients=1", 8).unwrap();
-        assert_eq!(w.command, "pgbench -h /tmp/arbor-pg -n -c 1 -j 1 -T 10 bench4");
+        assert_eq!(
+            w.command,
+            "pgbench -h /tmp/arbor-pg -n -c 1 -j 1 -T 10 bench4"
+        );
         let w = Workload::parse("wakeprobe:t=3", 8).unwrap();
         assert_eq!(w.command, "@WAKEPROBE@ -m 2 -w 4 -t 3 -k 64");
         assert!(!higher_is_better(w.primary));
@@ -427,7 +468,9 @@ mod tests {
         let good = dir.join("good.json");
         std::fs::write(&good, "{ \"tasks\": {} }").unwrap();
         assert_eq!(
-            Workload::parse(&format!("rt-app:{}", good.display()), 8).unwrap().parser,
+            Workload::parse(&format!("rt-app:{}", good.display()), 8)
+                .unwrap()
+                .parser,
             "rt-app"
         );
         std::fs::remove_dir_all(&dir).unwrap();
