@@ -214,13 +214,10 @@ for REP in $(seq 1 "$REPS"); do
 			[ "$kind" = arbor ] && arbor_snapshot "$W/c0"
 			procstat; b0=$BUSY; t0=$TOTAL; x0=$CTXT
 			s0=$EPOCHREALTIME
-			if [ "$parser" = pgbench ]; then
-				# shellcheck disable=SC2086
-				perf stat -a -x, -e cpu-migrations -o "$W/perf" -- runuser -u postgres -- $cmd >"$W/out" 2>&1
-			else
-				# shellcheck disable=SC2086
-				perf stat -a -x, -e cpu-migrations -o "$W/perf" -- $cmd >"$W/out" 2>&1
-			fi
+			runas=()	# pgbench talks to the server as its owner
+			[ "$parser" = pgbench ] && runas=(runuser -u postgres --)
+			# shellcheck disable=SC2086
+			perf stat -a -x, -e cpu-migrations -o "$W/perf" -- "${runas[@]}" $cmd >"$W/out" 2>&1
 			rc=$?
 			s1=$EPOCHREALTIME
 			procstat

@@ -30,10 +30,14 @@ impl Row {
         if f.len() != 5 {
             bail!("malformed result line from the guest: {line:?}");
         }
-        let rep = f[0].parse().map_err(|_| anyhow::anyhow!("bad rep in {line:?}"))?;
+        let rep = f[0]
+            .parse()
+            .map_err(|_| anyhow::anyhow!("bad rep in {line:?}"))?;
         let value = match f[4] {
             "nan" | "" => f64::NAN,
-            v => v.parse().map_err(|_| anyhow::anyhow!("bad value in {line:?}"))?,
+            v => v
+                .parse()
+                .map_err(|_| anyhow::anyhow!("bad value in {line:?}"))?,
         };
         Ok(Some(Row {
             rep,
@@ -121,7 +125,9 @@ impl Report {
                 if &s == first {
                     continue;
                 }
-                let base = cells.get(&(w.clone(), m.clone(), first.clone())).map(|c| c.mean);
+                let base = cells
+                    .get(&(w.clone(), m.clone(), first.clone()))
+                    .map(|c| c.mean);
                 if let (Some(b), Some(c)) = (base, cells.get_mut(&(w, m, s))) {
                     if b.is_finite() && b != 0.0 && c.mean.is_finite() {
                         c.change_pct = Some((c.mean - b) / b * 100.0);
@@ -176,6 +182,17 @@ impl Report {
         }
     }
 
+    /// A table's header: the leading columns, then one per scheduler.
+    fn header(&self, o: &mut String, lead: &[&str]) {
+        let cols: Vec<&str> = lead
+            .iter()
+            .copied()
+            .chain(self.scheds.iter().map(|s| s.as_str()))
+            .collect();
+        let _ = writeln!(o, "| {} |", cols.join(" | "));
+        let _ = writeln!(o, "|{}", "---|".repeat(cols.len()));
+    }
+
     /// The headline table: one row per workload (its primary metric), one
     /// column per scheduler; then the secondary metrics per workload.
     pub fn markdown(&self) -> String {
@@ -185,17 +202,13 @@ impl Report {
             o,
             "Mean ± stdev over the runs; in brackets the change against `{first}`, signed so that **+ is better** (as in the seeds' tables).\n"
         );
-        let _ = write!(o, "| workload | metric |");
-        for s in &self.scheds {
-            let _ = write!(o, " {s} |");
-        }
-        let _ = write!(o, "\n|---|---|");
-        for _ in &self.scheds {
-            let _ = write!(o, "---|");
-        }
-        o.push('\n');
+        self.header(&mut o, &["workload", "metric"]);
         for (w, primary) in &self.workloads {
-            let dir = if higher_is_better(primary) { "higher" } else { "lower" };
+            let dir = if higher_is_better(primary) {
+                "higher"
+            } else {
+                "lower"
+            };
             let _ = write!(o, "| `{w}` | {primary} ({}, {dir} better) |", unit(primary));
             for s in &self.scheds {
                 let _ = write!(o, " {} |", self.cell_text(w, primary, s));
@@ -209,15 +222,8 @@ impl Report {
             ws.push("(all)"); // per-load numbers: BPF ns per op call
         }
         for w in ws {
-            let _ = write!(o, "\n#### `{w}`\n\n| metric |");
-            for s in &self.scheds {
-                let _ = write!(o, " {s} |");
-            }
-            let _ = write!(o, "\n|---|");
-            for _ in &self.scheds {
-                let _ = write!(o, "---|");
-            }
-            o.push('\n');
+            let _ = write!(o, "\n#### `{w}`\n\n");
+            self.header(&mut o, &["metric"]);
             for m in self.metrics.get(w).into_iter().flatten() {
                 let _ = write!(o, "| {m} |");
                 for s in &self.scheds {
@@ -240,7 +246,11 @@ impl Report {
                 q(&r.sched),
                 q(&r.workload),
                 q(&r.metric),
-                if r.value.is_finite() { r.value.to_string() } else { String::new() }
+                if r.value.is_finite() {
+                    r.value.to_string()
+                } else {
+                    String::new()
+                }
             );
         }
         o
@@ -281,7 +291,10 @@ impl Report {
 /// Results of a workload (signed "+ is better"), as opposed to system
 /// figures and counters (plain change).
 fn is_performance(m: &str) -> bool {
-    matches!(m, "time_s" | "wall_s" | "eps" | "tps" | "rps" | "bogo_ops_s" | "lat_ms") || m.ends_with("_us")
+    matches!(
+        m,
+        "time_s" | "wall_s" | "eps" | "tps" | "rps" | "bogo_ops_s" | "lat_ms"
+    ) || m.ends_with("_us")
 }
 
 fn finite(x: f64) -> Option<f64> {
@@ -293,7 +306,13 @@ mod tests {
     use super::*;
 
     fn row(rep: u32, s: &str, w: &str, m: &str, v: f64) -> Row {
-        Row { rep, sched: s.into(), workload: w.into(), metric: m.into(), value: v }
+        Row {
+            rep,
+            sched: s.into(),
+            workload: w.into(),
+            metric: m.into(),
+            value: v,
+        }
     }
 
     #[test]
@@ -302,9 +321,17 @@ mod tests {
             Row::parse("@R\t2\teevdf\thackbench\ttime_s\t1.5").unwrap(),
             Some(row(2, "eevdf", "hackbench", "time_s", 1.5))
         );
-        assert!(Row::parse("@R\t2\teevdf\thackbench\ttime_s\tnan").unwrap().unwrap().value.is_nan());
+        assert!(Row::parse("@R\t2\teevdf\thackbench\ttime_s\tnan")
+            .unwrap()
+            .unwrap()
+            .value
+            .is_nan());
         // an empty value (a number the guest could not read) is missing, not an error
-        assert!(Row::parse("@R\t2\teevdf\thackbench\tmigr_per_s\t").unwrap().unwrap().value.is_nan());
+        assert!(Row::parse("@R\t2\teevdf\thackbench\tmigr_per_s\t")
+            .unwrap()
+            .unwrap()
+            .value
+            .is_nan());
         assert_eq!(Row::parse("PASS: something").unwrap(), None);
         assert!(Row::parse("@R\t2\teevdf\thackbench").is_err());
         assert!(Row::parse("@R\tx\teevdf\thackbench\ttime_s\t1").is_err());
@@ -322,8 +349,14 @@ mod tests {
             row(1, "arbor", "sb", "ejected", 1.0),
             row(1, "lavd", "sb", "eps", f64::NAN),
         ];
-        let s: Vec<String> = ["eevdf", "arbor", "lavd"].iter().map(|s| s.to_string()).collect();
-        let w = vec![("hb".to_string(), "time_s".to_string()), ("sb".to_string(), "eps".to_string())];
+        let s: Vec<String> = ["eevdf", "arbor", "lavd"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let w = vec![
+            ("hb".to_string(), "time_s".to_string()),
+            ("sb".to_string(), "eps".to_string()),
+        ];
         let r = Report::build(&rows, &s, &w);
         let c = &r.cells[&("hb".into(), "time_s".into(), "arbor".into())];
         assert_eq!(c.n, 2);
