@@ -69,6 +69,22 @@ static __always_inline u64 cpu_util(struct cpu_ctx *c, u64 now)
  * A task is accounted to one CPU from the moment it becomes runnable until it
  * sleeps; when another CPU picks it up, the account moves with it.
  */
+/*
+ * How many CPUs are overloaded (>= 2 tasks accounted): the kernel's
+ * rd->overloaded, as a count. A CPU about to idle with none overloaded
+ * anywhere has nothing to pull, so newidle balancing and STEAL skip their
+ * scans (baseline: sched_balance_newidle returns early when the root domain
+ * is not overloaded). Each CPU's flag flips by compare-and-swap, so the
+ * count moves once per flip and cannot drift.
+ */
+static u32 nr_overloaded;
+
+static __always_inline void set_overloaded(struct cpu_ctx *c, u32 on)
+{
+	if (__sync_val_compare_and_swap(&c->overloaded, !on, on) == !on)
+		__sync_fetch_and_add(&nr_overloaded, on ? 1 : -1);
+}
+
 static __always_inline void acct_remove(struct task_ctx *tctx)
 {
 	struct cpu_ctx *c;
@@ -78,8 +94,8 @@ static __always_inline void acct_remove(struct task_ctx *tctx)
 	c = lookup_cpu_ctx(tctx->acct_cpu);
 	if (c) {
 		/* seed 003: cleared when the count drops below 2 */
-		if (__sync_fetch_and_sub(&c->nr_running, 1) <= 2 && c->overloaded)
-			c->overloaded = 0;
+		if (__sync_fetch_and_sub(&c->nr_running, 1) <= 2)
+			set_overloaded(c, 0);
 		__sync_fetch_and_sub(&c->weight_sum, tctx->acct_weight);
 	}
 	tctx->acct_cpu = -1;
@@ -96,8 +112,8 @@ static __always_inline void acct_add(struct task_ctx *tctx, const struct task_st
 		return;
 	tctx->acct_weight = p->scx.weight;
 	/* seed 003: set on the 1 -> 2 transition */
-	if (__sync_fetch_and_add(&c->nr_running, 1) >= 1 && !c->overloaded)
-		c->overloaded = 1;
+	if (__sync_fetch_and_add(&c->nr_running, 1) >= 1)
+		set_overloaded(c, 1);
 	__sync_fetch_and_add(&c->weight_sum, tctx->acct_weight);
 	tctx->acct_cpu = cpu;
 }

@@ -226,6 +226,13 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 		cc->next_busy_balance = now + balance_interval_ns;
 		kind = PULL_BUSY;
 	} else {
+		/*
+		 * Baseline (sched_balance_newidle): with no CPU overloaded there
+		 * is nothing queued to pull; skip the scans. A task queued on an
+		 * idle CPU belongs to that CPU, which was kicked to run it.
+		 */
+		if (!READ_ONCE(nr_overloaded))
+			return;
 		if (!feat(FEAT_NEWIDLE)) {
 			steal(cpu, cc);
 			return;
