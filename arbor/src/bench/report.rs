@@ -156,6 +156,12 @@ impl Report {
     }
 
     fn cell_text(&self, w: &str, m: &str, s: &str) -> String {
+        self.cell_text_vs(w, m, s, None)
+    }
+
+    /// A cell's text; `base` names the scheduler a counter's plain change is
+    /// taken against (the first of its family), else the report's first.
+    fn cell_text_vs(&self, w: &str, m: &str, s: &str, base: Option<&str>) -> String {
         match self.cells.get(&(w.into(), m.into(), s.into())) {
             None => "–".into(),
             Some(c) => {
@@ -164,7 +170,17 @@ impl Report {
                 } else {
                     format!("{} ± {}", Self::fmt_num(c.mean), Self::fmt_num(c.stdev))
                 };
-                if let Some(p) = c.change_pct {
+                let change = match base {
+                    Some(b) if b != s => self
+                        .cells
+                        .get(&(w.into(), m.into(), b.into()))
+                        .map(|bc| bc.mean)
+                        .filter(|b| b.is_finite() && *b != 0.0 && c.mean.is_finite())
+                        .map(|b| (c.mean - b) / b * 100.0),
+                    Some(_) => None,
+                    None => c.change_pct,
+                };
+                if let Some(p) = change {
                     if is_performance(m) {
                         // the seeds' sign: + means better
                         let better = if higher_is_better(m) { p } else { -p };
@@ -183,26 +199,51 @@ impl Report {
     }
 
     /// A table's header: the leading columns, then one per scheduler.
-    fn header(&self, o: &mut String, lead: &[&str]) {
-        let cols: Vec<&str> = lead
-            .iter()
-            .copied()
-            .chain(self.scheds.iter().map(|s| s.as_str()))
-            .collect();
+    fn header(o: &mut String, lead: &[&str], scheds: &[&str]) {
+        let cols: Vec<&str> = lead.iter().chain(scheds.iter()).copied().collect();
         let _ = writeln!(o, "| {} |", cols.join(" | "));
         let _ = writeln!(o, "|{}", "---|".repeat(cols.len()));
     }
 
+    /// Schedulers grouped by the set of own metrics (counters, BPF ops) they
+    /// reported for workload `w`: one family per scheduler binary, so that
+    /// arbor's profiles share a table and each peer gets its own.
+    fn families<'a>(&'a self, w: &str, ms: &'a [String]) -> Vec<(Vec<&'a str>, Vec<&'a str>)> {
+        let mut fams: Vec<(Vec<&str>, Vec<&str>)> = Vec::new();
+        for s in &self.scheds {
+            let mine: Vec<&str> = ms
+                .iter()
+                .filter(|m| {
+                    is_own(m)
+                        && self
+                            .cells
+                            .contains_key(&(w.into(), (*m).clone(), s.clone()))
+                })
+                .map(|m| m.as_str())
+                .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            match fams.iter_mut().find(|f| f.0 == mine) {
+                Some(f) => f.1.push(s),
+                None => fams.push((mine, vec![s])),
+            }
+        }
+        fams
+    }
+
     /// The headline table: one row per workload (its primary metric), one
-    /// column per scheduler; then the secondary metrics per workload.
+    /// column per scheduler; then the secondary metrics per workload, and
+    /// each scheduler family's own counters in a table of its own.
     pub fn markdown(&self) -> String {
         let mut o = String::new();
         let first = self.scheds.first().cloned().unwrap_or_default();
+        let all: Vec<&str> = self.scheds.iter().map(|s| s.as_str()).collect();
         let _ = writeln!(
             o,
             "Mean ± stdev over the runs; in brackets the change against `{first}`, signed so that **+ is better** (as in the seeds' tables).\n"
         );
-        self.header(&mut o, &["workload", "metric"]);
+        Self::header(&mut o, &["workload", "metric"], &all);
         for (w, primary) in &self.workloads {
             let dir = if higher_is_better(primary) {
                 "higher"
@@ -216,20 +257,37 @@ impl Report {
             o.push('\n');
         }
         o.push_str("\n### Per workload: every metric\n\nWorkload results are signed + = better; system figures and counters show the plain change (Δ).\n");
-        o.push_str("busy_pct: CPU busy %; ctxsw_per_s: context switches/s; migr_per_s: task migrations/s (perf, system-wide); c:NAME: scx_arbor counters per run; bpf:OP: ns per call of the scheduler's BPF op (whole load).\n");
+        o.push_str("busy_pct: CPU busy %; ctxsw_per_s: context switches/s; migr_per_s: task migrations/s (perf, system-wide). ");
+        o.push_str("Below each workload's table, each scheduler's own counters over the run (c:NAME; scx_arbor's from its SIGUSR1 snapshots, a peer's from its scx_stats server, the interval covering the run), with the change against the family's first column; under `(all)`, bpf:OP is ns per call of the scheduler's BPF op over the whole load.\n");
         let mut ws: Vec<&str> = self.workloads.iter().map(|(w, _)| w.as_str()).collect();
         if self.metrics.contains_key("(all)") {
             ws.push("(all)"); // per-load numbers: BPF ns per op call
         }
         for w in ws {
-            let _ = write!(o, "\n#### `{w}`\n\n");
-            self.header(&mut o, &["metric"]);
-            for m in self.metrics.get(w).into_iter().flatten() {
-                let _ = write!(o, "| {m} |");
-                for s in &self.scheds {
-                    let _ = write!(o, " {} |", self.cell_text(w, m, s));
-                }
+            let ms: &[String] = self.metrics.get(w).map(|v| v.as_slice()).unwrap_or(&[]);
+            let _ = write!(o, "\n#### `{w}`\n");
+            let common: Vec<&String> = ms.iter().filter(|m| !is_own(m)).collect();
+            if !common.is_empty() {
                 o.push('\n');
+                Self::header(&mut o, &["metric"], &all);
+                for m in common {
+                    let _ = write!(o, "| {m} |");
+                    for s in &self.scheds {
+                        let _ = write!(o, " {} |", self.cell_text(w, m, s));
+                    }
+                    o.push('\n');
+                }
+            }
+            for (mets, ss) in self.families(w, ms) {
+                let _ = write!(o, "\nOwn counters: {}\n\n", ss.join(", "));
+                Self::header(&mut o, &["counter"], &ss);
+                for m in mets {
+                    let _ = write!(o, "| {m} |");
+                    for s in &ss {
+                        let _ = write!(o, " {} |", self.cell_text_vs(w, m, s, Some(ss[0])));
+                    }
+                    o.push('\n');
+                }
             }
         }
         o
@@ -297,6 +355,11 @@ fn is_performance(m: &str) -> bool {
     ) || m.ends_with("_us")
 }
 
+/// A scheduler's own numbers (its counters, its BPF ops), shown per family.
+fn is_own(m: &str) -> bool {
+    m.starts_with("c:") || m.starts_with("bpf:")
+}
+
 fn finite(x: f64) -> Option<f64> {
     x.is_finite().then_some(x)
 }
@@ -335,6 +398,37 @@ mod tests {
         assert_eq!(Row::parse("PASS: something").unwrap(), None);
         assert!(Row::parse("@R\t2\teevdf\thackbench").is_err());
         assert!(Row::parse("@R\tx\teevdf\thackbench\ttime_s\t1").is_err());
+    }
+
+    #[test]
+    fn own_counters_get_one_table_per_scheduler_family() {
+        let rows = vec![
+            row(1, "eevdf", "hb", "time_s", 10.0),
+            row(1, "arbor:stock", "hb", "time_s", 9.0),
+            row(1, "arbor:stock", "hb", "c:steal", 0.0),
+            row(1, "arbor:stock", "hb", "c:wakeups", 100.0),
+            row(1, "arbor:default", "hb", "time_s", 8.0),
+            row(1, "arbor:default", "hb", "c:steal", 50.0),
+            row(1, "arbor:default", "hb", "c:wakeups", 150.0),
+            row(1, "lavd", "hb", "time_s", 7.0),
+            row(1, "lavd", "hb", "c:nr_sched", 42.0),
+        ];
+        let s: Vec<String> = ["eevdf", "arbor:stock", "arbor:default", "lavd"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let r = Report::build(&rows, &s, &[("hb".into(), "time_s".into())]);
+        let md = r.markdown();
+        // the common table has no counter rows
+        assert!(!md.contains("| c:steal | –"), "{md}");
+        // arbor's profiles share one table, with the change against the first
+        assert!(md.contains("Own counters: arbor:stock, arbor:default\n\n| counter | arbor:stock | arbor:default |"), "{md}");
+        assert!(
+            md.contains("| c:wakeups | 100.0 ± 0.000 | 150.0 ± 0.000 (Δ+50.0%) |"),
+            "{md}"
+        );
+        // the peer gets its own, without arbor's columns
+        assert!(md.contains("Own counters: lavd\n\n| counter | lavd |\n|---|---|\n| c:nr_sched | 42.0 ± 0.000 |"), "{md}");
     }
 
     #[test]
