@@ -80,6 +80,8 @@ pub enum BenchCmd {
     /// Re-run a seed's experiment scaled to a VM: idler-llc,
     /// wake-affine-throttle, cache-aware, steal, asym-capacity.
     Reproduce { seed: String },
+    /// Rebuild a finished run's report.md, CSV and charts from its results.json.
+    Render { dir: PathBuf },
 }
 
 /// Everything one boot runs.
@@ -146,6 +148,9 @@ pub fn main(a: BenchArgs) -> Result<i32> {
         );
         return Ok(0);
     }
+    if let Some(BenchCmd::Render { dir }) = &a.what {
+        return render(dir, a.no_charts);
+    }
     let feats = arbor_features()?;
     let reps = a.reps.unwrap_or(if a.quick { 1 } else { 3 });
     if reps == 0 || reps > 100 {
@@ -170,7 +175,8 @@ pub fn main(a: BenchArgs) -> Result<i32> {
                 Some((r.published.to_string(), r.scaling.to_string())),
             )
         }
-        None => {
+        // (render has returned above)
+        None | Some(BenchCmd::Render { .. }) => {
             let pick = |given: &Vec<String>, quick: &[&str], def: &[&str]| -> Vec<String> {
                 if !given.is_empty() {
                     given.clone()
@@ -261,14 +267,18 @@ fn stamp() -> String {
         .unwrap_or_else(|| std::process::id().to_string())
 }
 
+/// The commit the run measures, read when the run starts (a commit made
+/// while a long run goes on must not be credited with its numbers), with
+/// "-dirty" when tracked files differ from it.
 fn git_commit() -> String {
     Command::new("git")
         .args([
             "-C",
             &repo().display().to_string(),
-            "rev-parse",
-            "--short",
-            "HEAD",
+            "describe",
+            "--always",
+            "--dirty",
+            "--abbrev=7",
         ])
         .output()
         .ok()
@@ -277,6 +287,7 @@ fn git_commit() -> String {
 }
 
 fn run(plan: &Plan, a: &BenchArgs) -> Result<i32> {
+    let commit = git_commit();
     install_peers(plan)?;
     let out = a
         .out
@@ -374,32 +385,15 @@ fn run(plan: &Plan, a: &BenchArgs) -> Result<i32> {
         .iter()
         .map(|w| (w.label.clone(), w.primary.to_string()))
         .collect();
-    let rep = Report::build(&rows, &scheds, &wl);
     let cmdline = std::env::args().collect::<Vec<_>>().join(" ");
-    let commit = git_commit();
-    let mut md = format!(
-        "# {}\n\n- command: `{}`\n- commit: `{}`\n- topology: {} (QEMU TCG, one boot), {} repetitions interleaved across schedulers\n",
-        plan.title, cmdline, commit, plan.topo, plan.reps
-    );
-    if let Some((p, s)) = &plan.published {
-        md += &format!("- **the seed's published result:** {p}\n- scaled to the VM: {s}\n");
-    }
-    md += "\n";
-    md += &rep.markdown();
     let meta = serde_json::json!({
         "title": plan.title, "command": cmdline, "commit": commit,
         "topology": plan.topo.to_string(), "reps": plan.reps,
         "published": plan.published.as_ref().map(|p| &p.0),
+        "scaling": plan.published.as_ref().map(|p| &p.1),
+        "arbor_bin": std::env::var_os("SCX_ARBOR_BIN").map(|b| b.to_string_lossy().to_string()),
     });
-    fs::write(partial.join("results.json"), rep.json(&rows, &meta)?)?;
-    fs::write(partial.join("results.csv"), Report::csv(&rows))?;
-    if !a.no_charts {
-        match charts(&partial) {
-            Ok(n) => md += &format!("\nCharts: {n} PNG files in `charts/`.\n"),
-            Err(e) => eprintln!("arbor bench: warning: no charts: {e:#}"),
-        }
-    }
-    fs::write(partial.join("report.md"), &md)?;
+    let (rep, md) = write_report(&partial, &rows, &scheds, &wl, &meta, a.no_charts)?;
     fs::rename(&partial, &out).with_context(|| format!("renaming to {}", out.display()))?;
     println!("{md}");
     eprintln!("arbor bench: report in {}", out.display());
@@ -422,6 +416,97 @@ fn run(plan: &Plan, a: &BenchArgs) -> Result<i32> {
         );
         return Ok(if a.quick { 1 } else { 0 });
     }
+    Ok(0)
+}
+
+/// Writes report.md, results.json, results.csv and the charts of one run
+/// into `dir`; returns the aggregate and the markdown.
+fn write_report(
+    dir: &Path,
+    rows: &[Row],
+    scheds: &[String],
+    wl: &[(String, String)],
+    meta: &serde_json::Value,
+    no_charts: bool,
+) -> Result<(Report, String)> {
+    let rep = Report::build(rows, scheds, wl);
+    let text = |k: &str| {
+        meta.get(k)
+            .and_then(|v| v.as_str())
+            .unwrap_or("?")
+            .to_string()
+    };
+    let mut md = format!(
+        "# {}\n\n- command: `{}`\n- commit: `{}`\n- topology: {} (QEMU TCG, one boot), {} repetitions interleaved across schedulers\n",
+        text("title"),
+        text("command"),
+        text("commit"),
+        text("topology"),
+        meta.get("reps").and_then(|v| v.as_u64()).unwrap_or(0)
+    );
+    if let Some(bin) = meta.get("arbor_bin").and_then(|v| v.as_str()) {
+        md += &format!("- scx_arbor binary: `{bin}` (SCX_ARBOR_BIN)\n");
+    }
+    if let Some(p) = meta.get("published").and_then(|v| v.as_str()) {
+        md += &format!("- **the seed's published result:** {p}\n");
+        if let Some(s) = meta.get("scaling").and_then(|v| v.as_str()) {
+            md += &format!("- scaled to the VM: {s}\n");
+        }
+    }
+    md += "\n";
+    md += &rep.markdown();
+    fs::write(dir.join("results.json"), rep.json(rows, meta)?)?;
+    fs::write(dir.join("results.csv"), Report::csv(rows))?;
+    if !no_charts {
+        match charts(dir) {
+            Ok(n) => md += &format!("\nCharts: {n} PNG files in `charts/`.\n"),
+            Err(e) => eprintln!("arbor bench: warning: no charts: {e:#}"),
+        }
+    }
+    fs::write(dir.join("report.md"), &md)?;
+    Ok((rep, md))
+}
+
+/// `arbor bench render DIR`: rebuild a finished run's report from its
+/// results.json (the raw rows), e.g. after the report's layout changed.
+fn render(dir: &Path, no_charts: bool) -> Result<i32> {
+    let path = dir.join("results.json");
+    let text = fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let j: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
+    let strs = |v: &serde_json::Value, k: &str| v.get(k).and_then(|x| x.as_str()).map(String::from);
+    let scheds: Vec<String> = j["schedulers"]
+        .as_array()
+        .with_context(|| format!("{}: no \"schedulers\" list", path.display()))?
+        .iter()
+        .filter_map(|s| s.as_str().map(String::from))
+        .collect();
+    let wl: Vec<(String, String)> = j["workloads"]
+        .as_array()
+        .with_context(|| format!("{}: no \"workloads\" list", path.display()))?
+        .iter()
+        .filter_map(|w| Some((strs(w, "workload")?, strs(w, "primary")?)))
+        .collect();
+    let rows: Vec<Row> = j["raw"]
+        .as_array()
+        .with_context(|| format!("{}: no \"raw\" rows", path.display()))?
+        .iter()
+        .map(|r| {
+            Some(Row {
+                rep: r.get("rep")?.as_u64()? as u32,
+                sched: strs(r, "scheduler")?,
+                workload: strs(r, "workload")?,
+                metric: strs(r, "metric")?,
+                value: r.get("value")?.as_f64().unwrap_or(f64::NAN),
+            })
+        })
+        .collect::<Option<_>>()
+        .with_context(|| format!("{}: a malformed raw row", path.display()))?;
+    if scheds.is_empty() || wl.is_empty() || rows.is_empty() {
+        bail!("{}: no results to render", path.display());
+    }
+    let (_, md) = write_report(dir, &rows, &scheds, &wl, &j["meta"], no_charts)?;
+    println!("{md}");
     Ok(0)
 }
 
