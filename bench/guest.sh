@@ -6,8 +6,9 @@
 #
 # Per repetition, each scheduler in turn (A B C A B C ...) is loaded once and
 # runs every workload; around each workload we read /proc/stat (busy %,
-# context switches), perf's cpu-migrations, and scx_arbor's counters (a
-# SIGUSR1 snapshot before and after). A scheduler that is ejected is marked
+# context switches), perf's cpu-migrations, and the scheduler's own counters
+# (scx_arbor: a SIGUSR1 snapshot before and after; a peer: its scx_stats
+# server, over the run). A scheduler that is ejected is marked
 # (metric "ejected") and reloaded for the next workload.
 set -u
 PLAN=${1:?usage: guest.sh PLAN_DIR}
@@ -144,6 +145,34 @@ arbor_deltas() {
 		emit "c:$k" $((v - before[$k]))
 	done < <(flat_json "$2")
 }
+# a peer's own counters over one run: bench/peer_stats.py opens an interval
+# on the peer's scx_stats server, sleeps through the run, and closes it on
+# SIGUSR1. Without a server (or if it fails) the run simply has no counters.
+peer_stats_begin() {
+	local i
+	PSPID=
+	rm -f "$W/ps.out"
+	/usr/bin/python3 "$REPO/bench/peer_stats.py" >"$W/ps.out" 2>"$W/ps.err" &
+	PSPID=$!
+	for i in $(seq 1 200); do
+		[ "$(head -n1 "$W/ps.out" 2>/dev/null)" = ready ] && return 0
+		kill -0 "$PSPID" 2>/dev/null || break
+		nap 0.2
+	done
+	say "warning: no counters from $LABEL: $(head -n1 "$W/ps.err" 2>/dev/null)"
+	kill "$PSPID" 2>/dev/null; wait "$PSPID" 2>/dev/null; PSPID=
+	return 1
+}
+peer_stats_end() {
+	local k v
+	[ -n "$PSPID" ] || return 0
+	kill -USR1 "$PSPID" 2>/dev/null
+	wait "$PSPID" 2>/dev/null || { PSPID=; return 1; }
+	PSPID=
+	while read -r k v; do
+		[ "$k" = ready ] || emit "c:$k" "$v"
+	done <"$W/ps.out"
+}
 flat_json() { sed -n 's/^ *"\([a-z_0-9]*\)": *\([0-9][0-9]*\),\{0,1\}$/\1 \2/p' "$1"; }
 
 # BPF run time per op of the loaded scheduler (kernel.bpf_stats_enabled)
@@ -212,6 +241,7 @@ for REP in $(seq 1 "$REPS"); do
 				fi
 			fi
 			[ "$kind" = arbor ] && arbor_snapshot "$W/c0"
+			[ "$kind" = peer ] && peer_stats_begin
 			procstat; b0=$BUSY; t0=$TOTAL; x0=$CTXT
 			s0=$EPOCHREALTIME
 			runas=()	# pgbench talks to the server as its owner
@@ -244,6 +274,7 @@ for REP in $(seq 1 "$REPS"); do
 			if [ "$kind" = arbor ] && [ $ej = 0 ] && arbor_snapshot "$W/c1"; then
 				arbor_deltas "$W/c0" "$W/c1"
 			fi
+			[ "$kind" = peer ] && peer_stats_end
 			say "done rep $REP $LABEL $WL (${wall}s)"
 			if [ $ej = 1 ]; then sched_stop; loaded=0; fi
 		done
