@@ -25,6 +25,7 @@ build: deps
 # counters, topology parsing, CLI errors.
 unit-test: build
 	$(CARGO) test --release --locked
+	/usr/bin/python3 bench/test_peer_stats.py
 
 # VM tests: load scx_arbor in a sched_ext guest and check what it did.
 target/arbor-spin: tests/vm/spin.c
