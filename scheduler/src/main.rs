@@ -47,6 +47,15 @@ struct Opts {
     #[arg(long)]
     list_features: bool,
 
+    /// Switch features of the running scx_arbor, like writing to the
+    /// kernel's sched/features: e.g. NO_STEAL,WA_THROTTLE; prints the result.
+    #[arg(long, value_name = "[NO_]NAME,...", conflicts_with_all = ["show_features", "list_features"])]
+    set_features: Option<String>,
+
+    /// Print the running scx_arbor's feature switches (NAME on, NO_NAME off).
+    #[arg(long)]
+    show_features: bool,
+
     /// sd->imbalance_pct: how much busier a CPU must be to lose a task (kernel: 117).
     #[arg(long, default_value_t = 117, value_parser = clap::value_parser!(u32).range(100..=1000))]
     imbalance_pct: u32,
@@ -137,7 +146,7 @@ struct Opts {
 struct Scheduler<'a> {
     skel: BpfSkel<'a>,
     struct_ops: Option<libbpf_rs::Link>,
-    stats_server: StatsServer<(), Metrics>,
+    stats_server: StatsServer<stats::Req, stats::Res>,
 }
 
 fn check_environment() -> Result<()> {
@@ -282,6 +291,28 @@ impl<'a> Scheduler<'a> {
             .join(" ")
     }
 
+    /// Applies `[NO_]NAME,...` to the live mask (the BPF side reads it on
+    /// every decision, so the change acts at once); returns the mask in force.
+    fn switch_features(&mut self, set: Option<&str>) -> std::result::Result<String, String> {
+        let bss = self
+            .skel
+            .maps
+            .bss_data
+            .as_mut()
+            .ok_or_else(|| "BPF bss missing".to_string())?;
+        let cur = bss.features;
+        if let Some(spec) = set {
+            let new = features::apply(cur, &[spec.to_string()]).map_err(|e| format!("{e:#}"))?;
+            if new != cur {
+                // a single aligned 32-bit store into the mmapped bss
+                unsafe { std::ptr::write_volatile(&mut bss.features, new) };
+                info!("features switched ({spec}): {}", features::describe(new));
+            }
+            return Ok(features::describe(new));
+        }
+        Ok(features::describe(cur))
+    }
+
     fn run(&mut self, opts: &Opts, shutdown: Arc<AtomicBool>) -> Result<UserExitInfo> {
         let (res_ch, req_ch) = self.stats_server.channels();
         let start = Instant::now();
@@ -298,7 +329,12 @@ impl<'a> Scheduler<'a> {
                 }
             }
             match req_ch.recv_timeout(Duration::from_millis(100)) {
-                Ok(()) => res_ch.send(self.metrics()?)?,
+                Ok(stats::Req::Metrics) => {
+                    res_ch.send(stats::Res::Metrics(Box::new(self.metrics()?)))?
+                }
+                Ok(stats::Req::Features(set)) => {
+                    res_ch.send(stats::Res::Features(self.switch_features(set.as_deref())))?
+                }
                 Err(crossbeam::channel::RecvTimeoutError::Timeout) => {}
                 Err(e) => Err(e)?,
             }
@@ -361,6 +397,27 @@ fn real_main() -> Result<()> {
 
     if opts.list_features {
         print!("{}", features::list());
+        return Ok(());
+    }
+    if opts.show_features || opts.set_features.is_some() {
+        if let Some(spec) = &opts.set_features {
+            features::apply(0, &[spec.clone()])?; // names checked before asking
+        }
+        if !Path::new("/sys/kernel/sched_ext").exists() {
+            bail!("this kernel has no sched_ext, so no scx_arbor is running here");
+        }
+        let ops = fs::read_to_string("/sys/kernel/sched_ext/root/ops").unwrap_or_default();
+        if !ops.starts_with("arbor") {
+            bail!(
+                "no scx_arbor is running (sched_ext runs: {})",
+                if ops.trim().is_empty() {
+                    "nothing"
+                } else {
+                    ops.trim()
+                }
+            );
+        }
+        println!("{}", stats::live_features(opts.set_features.as_deref())?);
         return Ok(());
     }
     let feats = features::apply(features::profile_mask(&opts.profile)?, &opts.features)?;

@@ -75,3 +75,20 @@ fn refuses_to_start_without_sched_ext_or_root() {
         "{err}"
     );
 }
+
+#[test]
+fn live_feature_switch_checks_names_first_and_needs_a_running_instance() {
+    // a bad name is refused before anything is asked of a running instance
+    let (rc, _, err) = arbor(&["--set-features", "NO_STEAL,NO_BOGUS"]);
+    assert_ne!(rc, 0);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("NO_BOGUS"), "{err}");
+    // with no scx_arbor running (this host may lack sched_ext): one line
+    if !std::path::Path::new("/sys/kernel/sched_ext/root/ops").exists() {
+        let (rc, out, err) = arbor(&["--show-features"]);
+        assert_ne!(rc, 0);
+        assert!(out.is_empty(), "{out}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.contains("no scx_arbor is running"), "{err}");
+    }
+}

@@ -44,3 +44,16 @@ stop_sched() {
 json_get() {
 	sed -n "s/^ *\"$2\": *\([0-9]*\).*/\1/p" "$1"
 }
+
+# counters_now FILE: the running scheduler's cumulative counters, written to
+# FILE (its --stats-json path) on SIGUSR1. Returns non-zero if none came.
+counters_now() {
+	local i
+	rm -f "$1"
+	kill -USR1 "$SPID" 2>/dev/null || return 1
+	for i in $(seq 1 100); do
+		[ -s "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}

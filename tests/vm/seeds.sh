@@ -14,15 +14,36 @@ run_counted() {
 	[ "$SRC" -eq 0 ]
 }
 
-# ---- seed 003: STEAL ----
-if run_counted -f STEAL -- hackbench -g 4 -l 100; then
-	on=$(json_get $J steal)
-	run_counted -f NO_STEAL -- hackbench -g 4 -l 100
-	off=$(json_get $J steal)
-	check "STEAL: hackbench steals with STEAL (steal=$on), never without (steal=$off)" \
-		test "${on:-0}" -gt 0 -a "${off:-1}" = 0
+# ---- seed 003: STEAL, switched off and on again in the running instance ----
+# One load; between runs, `scx_arbor --set-features` flips the live mask,
+# which also tests the run-time switch where it acts.
+steal_delta() { # sets D: steals during one hackbench
+	local a b
+	counters_now "$J" && a=$(json_get "$J" steal)
+	hackbench -g 4 -l 100 >/dev/null 2>&1
+	counters_now "$J" && b=$(json_get "$J" steal)
+	D=$(( ${b:-0} - ${a:-0} ))
+	[ -n "$a" ] && [ -n "$b" ]
+}
+J=$(mktemp /tmp/arbor-seed.XXXXXX.json)
+if start_sched -f STEAL --stats-json "$J"; then
+	steal_delta && on=$D || on=
+	shown=$("$ARBOR_BIN" --set-features NO_STEAL 2>&1)
+	check "live switch: --set-features NO_STEAL answers with the new mask" \
+		grep -qw NO_STEAL <<<"$shown"
+	steal_delta && off=$D || off=
+	"$ARBOR_BIN" --set-features STEAL >/dev/null 2>&1
+	steal_delta && again=$D || again=
+	check "live switch: --show-features reports STEAL back on" \
+		sh -c "'$ARBOR_BIN' --show-features | grep -qw STEAL"
+	check "live switch: a bad name is refused, the mask untouched" \
+		sh -c "! '$ARBOR_BIN' --set-features NO_BOGUS 2>/dev/null && '$ARBOR_BIN' --show-features | grep -qw STEAL"
+	stop_sched
+	check "STEAL: hackbench steals with STEAL (steal=$on), none after NO_STEAL ($off), again after STEAL ($again)" \
+		test "${on:-0}" -gt 0 -a "${off:-1}" = 0 -a "${again:-0}" -gt 0
+	check "STEAL: scx_arbor exited cleanly after the switches" test "$SRC" -eq 0
 else
-	fail "STEAL: loads and runs hackbench"
+	fail "STEAL: loads"
 fi
 
 # ---- seed 000: WA_IDLER_LLC; seed 001: WA_THROTTLE ----
