@@ -14,10 +14,8 @@ set -u
 PLAN=${1:?usage: guest.sh PLAN_DIR}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$PLAN/settings"
-SCX=/sys/kernel/sched_ext
+. "$REPO/tests/vm/lib.sh"	# nap, start_sched_cmd, stop_sched, sched_alive, counters_now
 W=$(mktemp -d /tmp/arbor-bench.XXXXXX)
-exec 9<> <(:)	# for read -t as a sleep without exec (execs are slow under TCG)
-nap() { read -r -t "$1" -u 9; }
 say() { echo "@P $*"; }
 emit() { printf '@R\t%s\t%s\t%s\t%s\t%s\n' "$REP" "$LABEL" "$WL" "$1" "$2"; }
 
@@ -79,61 +77,26 @@ eevdf_undo() {
 	UNDO=()
 }
 
-SPID=
-# sched_start KIND ARG: load a sched_ext scheduler, wait until it is enabled
+# sched_start KIND ARG: load a sched_ext scheduler (lib.sh), wait until it is enabled
 sched_start() {
-	local kind=$1 arg=$2 i
-	SLOG=$W/sched.log
+	local kind=$1 arg=$2
 	SJSON=$W/stats.json
 	rm -f "$SJSON"
 	case $kind in
 	arbor)
 		# shellcheck disable=SC2086
-		"$ARBOR_BIN" $arg $ARBOR_EXTRA --stats-json "$SJSON" >"$SLOG" 2>&1 &
+		start_sched_cmd arbor "$ARBOR_BIN" $arg $ARBOR_EXTRA --stats-json "$SJSON"
 		;;
 	peer)
 		[ -x "$arg" ] || { say "error: $arg is not installed"; return 1; }
-		"$arg" >"$SLOG" 2>&1 &
+		# the peers' ops are named after them: scx_lavd -> "lavd"
+		start_sched_cmd "${arg##*/scx_}" "$arg"
 		;;
 	esac
-	SPID=$!
-	# up to 4 minutes: verifying and attaching is slow under TCG
-	for i in $(seq 1 960); do
-		if [ "$(cat $SCX/state 2>/dev/null)" = enabled ]; then
-			return 0
-		fi
-		kill -0 "$SPID" 2>/dev/null || { wait "$SPID"; SPID=; return 1; }
-		nap 0.25
-	done
-	kill -INT "$SPID"; wait "$SPID"; SPID=
-	return 1
-}
-sched_stop() {
-	[ -n "$SPID" ] || return 0
-	kill -INT "$SPID" 2>/dev/null
-	wait "$SPID" 2>/dev/null
-	SPID=
-	local i
-	for i in $(seq 1 80); do
-		[ "$(cat $SCX/state 2>/dev/null)" = disabled ] && return 0
-		nap 0.25
-	done
-}
-sched_alive() {
-	[ -n "$SPID" ] && kill -0 "$SPID" 2>/dev/null && [ "$(cat $SCX/state 2>/dev/null)" = enabled ]
 }
 
 # scx_arbor counters: a snapshot via SIGUSR1 into $1 (flat JSON, one per line)
-arbor_snapshot() {
-	local i
-	rm -f "$SJSON"
-	kill -USR1 "$SPID" 2>/dev/null || return 1
-	for i in $(seq 1 40); do
-		[ -s "$SJSON" ] && { cp "$SJSON" "$1"; return 0; }
-		nap 0.1
-	done
-	return 1
-}
+arbor_snapshot() { counters_now "$SJSON" && cp "$SJSON" "$1"; }
 # emit the per-workload delta of every integer counter (not the *_ns sums)
 arbor_deltas() {
 	local -A before
@@ -276,7 +239,7 @@ for REP in $(seq 1 "$REPS"); do
 			fi
 			[ "$kind" = peer ] && peer_stats_end
 			say "done rep $REP $LABEL $WL (${wall}s)"
-			if [ $ej = 1 ]; then sched_stop; loaded=0; fi
+			if [ $ej = 1 ]; then stop_sched; loaded=0; fi
 		done
 		if [ "$kind" = eevdf ]; then
 			eevdf_undo
@@ -284,7 +247,7 @@ for REP in $(seq 1 "$REPS"); do
 			bpf_snapshot "$W/bpf1"
 			WL="(all)"
 			bpf_deltas "$W/bpf0" "$W/bpf1"
-			sched_stop
+			stop_sched
 		fi
 	done
 done

@@ -7,37 +7,56 @@ SCX=/sys/kernel/sched_ext
 sched_state() { cat $SCX/state 2>/dev/null; }
 sched_ops() { cat $SCX/root/ops 2>/dev/null; }
 
-# start_sched ARGS...: start scx_arbor in the background and wait until the
-# kernel reports it enabled. Sets SPID and SLOG. Returns non-zero on failure.
-start_sched() {
+# nap SECS: sleep without an exec (under TCG each exec costs up to seconds,
+# more than the naps themselves): read -t on a pipe nobody writes to.
+exec {NAP_FD}<> <(:)
+nap() { read -r -t "$1" -u "$NAP_FD"; }
+
+# start_sched_cmd OPS CMD ARGS...: start a sched_ext scheduler in the
+# background and wait until the kernel reports it enabled with an ops name
+# starting with OPS (scx_utils names them "<name>_<version>_<target>").
+# Sets SPID and SLOG. Returns non-zero on failure.
+start_sched_cmd() {
+	local ops=$1 i
+	shift
 	SLOG=$(mktemp /tmp/arbor-sched.XXXXXX)
-	"$ARBOR_BIN" "$@" >"$SLOG" 2>&1 &
+	"$@" >"$SLOG" 2>&1 &
 	SPID=$!
-	local i
-	# up to 3 minutes: under TCG, verifying and attaching takes 5-70 s
-	for i in $(seq 1 720); do
-		# scx_utils names the ops "arbor_<version>_<target>"
-		if [ "$(sched_state)" = enabled ] && [[ "$(sched_ops)" == arbor* ]]; then
+	# up to 4 minutes: under TCG, verifying and attaching takes 5-75 s
+	for i in $(seq 1 960); do
+		if [ "$(sched_state)" = enabled ] && [[ "$(sched_ops)" == "$ops"* ]]; then
 			return 0
 		fi
-		kill -0 "$SPID" 2>/dev/null || { wait "$SPID"; return 1; }
-		sleep 0.25
+		kill -0 "$SPID" 2>/dev/null || { wait "$SPID"; SPID=; return 1; }
+		nap 0.25
 	done
-	kill -INT "$SPID" 2>/dev/null; wait "$SPID"
+	kill -INT "$SPID" 2>/dev/null; wait "$SPID"; SPID=
 	return 1
 }
 
-# stop_sched: SIGINT the scheduler, wait for it; sets SRC to its exit code.
+# start_sched ARGS...: scx_arbor with ARGS.
+start_sched() { start_sched_cmd arbor "$ARBOR_BIN" "$@"; }
+
+# stop_sched: SIGINT the scheduler, wait for it and for sched_ext to be
+# disabled; sets SRC to its exit code.
 stop_sched() {
+	local i
+	SRC=0
+	[ -n "${SPID:-}" ] || return 0
 	kill -INT "$SPID" 2>/dev/null
 	wait "$SPID"
 	SRC=$?
-	local i
-	for i in $(seq 1 40); do
+	SPID=
+	for i in $(seq 1 80); do
 		[ "$(sched_state)" = disabled ] && return 0
-		sleep 0.25
+		nap 0.25
 	done
 	return 1
+}
+
+# sched_alive: the scheduler we started still runs and sched_ext is enabled.
+sched_alive() {
+	[ -n "${SPID:-}" ] && kill -0 "$SPID" 2>/dev/null && [ "$(sched_state)" = enabled ]
 }
 
 # json_get FILE KEY: a top-level integer from a flat JSON object.
@@ -45,7 +64,7 @@ json_get() {
 	sed -n "s/^ *\"$2\": *\([0-9]*\).*/\1/p" "$1"
 }
 
-# counters_now FILE: the running scheduler's cumulative counters, written to
+# counters_now FILE: the running scx_arbor's cumulative counters, written to
 # FILE (its --stats-json path) on SIGUSR1. Returns non-zero if none came.
 counters_now() {
 	local i
@@ -53,7 +72,7 @@ counters_now() {
 	kill -USR1 "$SPID" 2>/dev/null || return 1
 	for i in $(seq 1 100); do
 		[ -s "$1" ] && return 0
-		sleep 0.1
+		nap 0.1
 	done
 	return 1
 }

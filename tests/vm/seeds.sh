@@ -152,26 +152,23 @@ cache_run() { # flags... ; sets SAME, APART (percent), J
 	# both spinning threads of both processes must exist before unpinning
 	# (a cold first exec under TCG takes seconds): spin has 3 tasks
 	local t=0 tasks
-	exec 9<> <(:)
 	while [ $t -lt 200 ]; do
 		tasks=(/proc/$p1/task/* /proc/$p2/task/*)
 		[ ${#tasks[@]} -ge 6 ] && break
-		read -r -t 0.1 -u 9
+		nap 0.1
 		t=$((t + 1))
 	done
-	exec 9<&-
-	sleep 1
+	nap 1
 	taskset -a -p -c "0-$(($(nproc) - 1))" $p1 >/dev/null
 	taskset -a -p -c "0-$(($(nproc) - 1))" $p2 >/dev/null
-	sleep 3
+	nap 3
 	local same=0 apart=0 n=0 i
 	# Sample with bash builtins only: under TCG every exec (ps, awk, sleep)
 	# costs seconds, longer than the sampling interval.
-	exec 9<> <(:)
 	for i in $(seq 1 30); do
 		llc_of_threads $p1; l1=$LLC
 		llc_of_threads $p2; l2=$LLC
-		read -r -t 0.3 -u 9
+		nap 0.3
 		[ -z "$l1" ] || [ -z "$l2" ] && continue
 		n=$((n + 1))
 		if [ "$l1" != x ] && [ "$l2" != x ]; then
@@ -179,7 +176,6 @@ cache_run() { # flags... ; sets SAME, APART (percent), J
 			[ "$l1" != "$l2" ] && apart=$((apart + 1))
 		fi
 	done
-	exec 9<&-
 	kill $p1 $p2 2>/dev/null
 	wait $p1 $p2 2>/dev/null
 	stop_sched

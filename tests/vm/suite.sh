@@ -106,7 +106,7 @@ if start_sched; then
 	rc=$?
 	check "ejection (sysrq-S): non-zero exit and sched_ext's reason printed" \
 		sh -c "[ $rc -ne 0 ] && grep -qi 'sysrq' '$SLOG'"
-	for i in $(seq 1 40); do [ "$(sched_state)" = disabled ] && break; sleep 0.25; done
+	for i in $(seq 1 40); do [ "$(sched_state)" = disabled ] && break; nap 0.25; done
 else
 	fail "ejection test: loads"
 fi
@@ -126,6 +126,8 @@ if start_sched; then
 	check "second instance while one runs: one line, non-zero" one_line_error "another sched_ext scheduler" "$ARBOR_BIN"
 	stop_sched
 fi
+check "live switch with no scx_arbor running: one line, non-zero" \
+	one_line_error "no scx_arbor is running" "$ARBOR_BIN" --set-features NO_STEAL
 
 # ---- 5. the seed mechanisms, on vs off ----
 . "$(dirname "$0")/seeds.sh"
