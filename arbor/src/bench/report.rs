@@ -378,6 +378,10 @@ mod tests {
         }
     }
 
+    fn names(s: &[&str]) -> Vec<String> {
+        s.iter().map(|s| s.to_string()).collect()
+    }
+
     #[test]
     fn parses_guest_lines_and_rejects_malformed_ones() {
         assert_eq!(
@@ -413,10 +417,7 @@ mod tests {
             row(1, "lavd", "hb", "time_s", 7.0),
             row(1, "lavd", "hb", "c:nr_sched", 42.0),
         ];
-        let s: Vec<String> = ["eevdf", "arbor:stock", "arbor:default", "lavd"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let s = names(&["eevdf", "arbor:stock", "arbor:default", "lavd"]);
         let r = Report::build(&rows, &s, &[("hb".into(), "time_s".into())]);
         let md = r.markdown();
         // the common table has no counter rows
@@ -443,10 +444,7 @@ mod tests {
             row(1, "arbor", "sb", "ejected", 1.0),
             row(1, "lavd", "sb", "eps", f64::NAN),
         ];
-        let s: Vec<String> = ["eevdf", "arbor", "lavd"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let s = names(&["eevdf", "arbor", "lavd"]);
         let w = vec![
             ("hb".to_string(), "time_s".to_string()),
             ("sb".to_string(), "eps".to_string()),
