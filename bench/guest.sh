@@ -164,6 +164,70 @@ procstat() {
 	done </proc/stat
 }
 
+# ---- migrations by distance ----
+# Every task migration (the sched_migrate_task tracepoint, recorded by perf
+# around the workload) is classed by how far it went: within an SMT core,
+# within an LLC, across LLCs of a node, across nodes. The classes come from
+# sysfs: "cpu core-key llc-key node" per line.
+CPU_CLASSES=$W/cpu-classes
+for d in /sys/devices/system/cpu/cpu[0-9]*; do
+	c=${d##*cpu} pkg=0 core=$c llc= node=0
+	read -r pkg <"$d/topology/physical_package_id" 2>/dev/null
+	read -r core <"$d/topology/core_id" 2>/dev/null
+	for ix in 3 2; do
+		[ -r "$d/cache/index$ix/id" ] && { read -r llc <"$d/cache/index$ix/id"; llc="L$ix.$pkg.$llc"; break; }
+	done
+	[ -n "$llc" ] || llc="P$pkg"	# no cache ids: the package is the LLC
+	for n in "$d"/node[0-9]*; do [ -e "$n" ] && node=${n##*node}; done
+	echo "$c $pkg.$core $llc $node"
+done >"$CPU_CLASSES"
+mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+# the tracepoint when perf can record it, else perf stat's count (no distances)
+if perf record -q -a -e sched:sched_migrate_task -o "$W/probe.data" -- true >/dev/null 2>&1; then
+	MIGR=trace
+else
+	MIGR=count
+	say "warning: perf cannot record sched:sched_migrate_task; migrations are counted, not classed by distance"
+fi
+# run_measured CMD...: the workload under perf; output in $W/out
+run_measured() {
+	if [ $MIGR = trace ]; then
+		perf record -q -a -e sched:sched_migrate_task -o "$W/perf.data" -- "$@" >"$W/out" 2>&1
+	else
+		perf stat -a -x, -e cpu-migrations -o "$W/perf" -- "$@" >"$W/out" 2>&1
+	fi
+}
+# emit_migrations WALL: migrations per second, in total and by distance
+emit_migrations() {
+	local wall=$1 k v
+	if [ $MIGR = count ]; then
+		v=$(awk -F, '/cpu-migrations/ { print $1 }' "$W/perf" 2>/dev/null)
+		[[ $v =~ ^[0-9]+$ ]] && emit migr_per_s "$(awk -v c="$v" -v w="$wall" 'BEGIN { printf "%.0f", (w > 0 ? c / w : 0) }')"
+		return
+	fi
+	while read -r k v; do emit "$k" "$v"; done < <(
+		perf script -i "$W/perf.data" -F trace 2>/dev/null | awk -v w="$wall" '
+		NR == FNR { core[$1] = $2; llc[$1] = $3; node[$1] = $4; next }
+		{
+			o = d = ""
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^orig_cpu=/) o = substr($i, 10)
+				if ($i ~ /^dest_cpu=/) d = substr($i, 10)
+			}
+			if (o == "" || d == "") next
+			n++
+			if (core[o] == core[d]) smt++
+			else if (llc[o] == llc[d]) l++
+			else if (node[o] == node[d]) x++
+			else z++
+		}
+		END {
+			if (w <= 0) exit
+			printf "migr_per_s %.1f\nmigr_smt_per_s %.1f\nmigr_llc_per_s %.1f\nmigr_xllc_per_s %.1f\nmigr_xnode_per_s %.1f\n",
+				n / w, smt / w, l / w, x / w, z / w
+		}' "$CPU_CLASSES" -)
+}
+
 # the workload's own numbers
 parse_result() { # parser file
 	local f=$2
@@ -210,7 +274,7 @@ for REP in $(seq 1 "$REPS"); do
 			runas=()	# pgbench talks to the server as its owner
 			[ "$parser" = pgbench ] && runas=(runuser -u postgres --)
 			# shellcheck disable=SC2086
-			perf stat -a -x, -e cpu-migrations -o "$W/perf" -- "${runas[@]}" $cmd >"$W/out" 2>&1
+			run_measured "${runas[@]}" $cmd
 			rc=$?
 			s1=$EPOCHREALTIME
 			procstat
@@ -232,8 +296,7 @@ for REP in $(seq 1 "$REPS"); do
 			emit wall_s "$wall"
 			emit busy_pct "$(awk -v b=$((BUSY - b0)) -v t=$((TOTAL - t0)) 'BEGIN { printf "%.1f", (t ? 100 * b / t : 0) }')"
 			emit ctxsw_per_s "$(awk -v c=$((CTXT - x0)) -v w="$wall" 'BEGIN { printf "%.0f", (w > 0 ? c / w : 0) }')"
-			mig=$(awk -F, '/cpu-migrations/ { print $1 }' "$W/perf" 2>/dev/null)
-			[[ $mig =~ ^[0-9]+$ ]] && emit migr_per_s "$(awk -v c="$mig" -v w="$wall" 'BEGIN { printf "%.0f", (w > 0 ? c / w : 0) }')"
+			emit_migrations "$wall"
 			if [ "$kind" = arbor ] && [ $ej = 0 ] && arbor_snapshot "$W/c1"; then
 				arbor_deltas "$W/c0" "$W/c1"
 			fi
