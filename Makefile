@@ -26,6 +26,7 @@ build: deps
 unit-test: build
 	$(CARGO) test --release --locked
 	/usr/bin/python3 bench/test_peer_stats.py
+	bash bench/test_migrations.sh
 
 # VM tests: load scx_arbor in a sched_ext guest and check what it did.
 target/arbor-spin: tests/vm/spin.c

@@ -206,26 +206,8 @@ emit_migrations() {
 		return
 	fi
 	while read -r k v; do emit "$k" "$v"; done < <(
-		perf script -i "$W/perf.data" -F trace 2>/dev/null | awk -v w="$wall" '
-		NR == FNR { core[$1] = $2; llc[$1] = $3; node[$1] = $4; next }
-		{
-			o = d = ""
-			for (i = 1; i <= NF; i++) {
-				if ($i ~ /^orig_cpu=/) o = substr($i, 10)
-				if ($i ~ /^dest_cpu=/) d = substr($i, 10)
-			}
-			if (o == "" || d == "") next
-			n++
-			if (core[o] == core[d]) smt++
-			else if (llc[o] == llc[d]) l++
-			else if (node[o] == node[d]) x++
-			else z++
-		}
-		END {
-			if (w <= 0) exit
-			printf "migr_per_s %.1f\nmigr_smt_per_s %.1f\nmigr_llc_per_s %.1f\nmigr_xllc_per_s %.1f\nmigr_xnode_per_s %.1f\n",
-				n / w, smt / w, l / w, x / w, z / w
-		}' "$CPU_CLASSES" -)
+		perf script -i "$W/perf.data" -F trace 2>/dev/null |
+			awk -v w="$wall" -f "$REPO/bench/migrations.awk" "$CPU_CLASSES" -)
 }
 
 # the workload's own numbers
