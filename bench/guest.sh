@@ -165,7 +165,7 @@ procstat() {
 }
 
 # ---- migrations by distance ----
-# Every task migration (the sched_migrate_task tracepoint, recorded by perf
+# Every task migration (the sched_migrate_task tracepoint, enabled in tracefs
 # around the workload) is classed by how far it went: within an SMT core,
 # within an LLC, across LLCs of a node, across nodes. The classes come from
 # sysfs: "cpu core-key llc-key node" per line.
@@ -181,21 +181,29 @@ for d in /sys/devices/system/cpu/cpu[0-9]*; do
 	for n in "$d"/node[0-9]*; do [ -e "$n" ] && node=${n##*node}; done
 	echo "$c $pkg.$core $llc $node"
 done >"$CPU_CLASSES"
-mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-# the tracepoint when perf can record it, else perf stat's count (no distances)
-if perf record -q -a -e sched:sched_migrate_task -o "$W/probe.data" -- true >/dev/null 2>&1; then
+TRACE=/sys/kernel/tracing
+mountpoint -q $TRACE || mount -t tracefs nodev $TRACE 2>/dev/null
+# The tracepoint straight from tracefs (no perf process to start and stop
+# around each run: under TCG that added ~20 s per run); perf stat's count,
+# without distances, if tracefs cannot be used.
+if [ -w $TRACE/events/sched/sched_migrate_task/enable ] && echo 8192 >$TRACE/buffer_size_kb 2>/dev/null; then
 	MIGR=trace
 else
 	MIGR=count
-	say "warning: perf cannot record sched:sched_migrate_task; migrations are counted, not classed by distance"
+	say "warning: no tracefs; migrations are counted by perf, not classed by distance"
 fi
-# run_measured CMD...: the workload under perf; output in $W/out
+# run_measured CMD...: the workload, its migrations recorded; output in $W/out
 run_measured() {
+	local rc
 	if [ $MIGR = trace ]; then
-		perf record -q -a -e sched:sched_migrate_task -o "$W/perf.data" -- "$@" >"$W/out" 2>&1
-	else
-		perf stat -a -x, -e cpu-migrations -o "$W/perf" -- "$@" >"$W/out" 2>&1
+		: >$TRACE/trace	# clears the buffers
+		echo 1 >$TRACE/events/sched/sched_migrate_task/enable
+		"$@" >"$W/out" 2>&1
+		rc=$?
+		echo 0 >$TRACE/events/sched/sched_migrate_task/enable
+		return $rc
 	fi
+	perf stat -a -x, -e cpu-migrations -o "$W/perf" -- "$@" >"$W/out" 2>&1
 }
 # emit_migrations WALL: migrations per second, in total and by distance
 emit_migrations() {
@@ -206,8 +214,11 @@ emit_migrations() {
 		return
 	fi
 	while read -r k v; do emit "$k" "$v"; done < <(
-		perf script -i "$W/perf.data" -F trace 2>/dev/null |
-			awk -v w="$wall" -f "$REPO/bench/migrations.awk" "$CPU_CLASSES" -)
+		awk -v w="$wall" -f "$REPO/bench/migrations.awk" "$CPU_CLASSES" $TRACE/trace)
+	# events lost to a full buffer would make the rates too low: say so
+	local lost
+	lost=$(awk '/^overrun:/ { s += $2 } END { print s + 0 }' $TRACE/per_cpu/cpu*/stats 2>/dev/null)
+	[ "${lost:-0}" = 0 ] || say "warning: $lost migration events lost (trace buffer full) in $WL under $LABEL"
 }
 
 # the workload's own numbers

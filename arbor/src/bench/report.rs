@@ -257,7 +257,7 @@ impl Report {
             o.push('\n');
         }
         o.push_str("\n### Per workload: every metric\n\nWorkload results are signed + = better; system figures and counters show the plain change (Δ).\n");
-        o.push_str("busy_pct: CPU busy %; ctxsw_per_s: context switches/s; migr_per_s: task migrations/s, system-wide, and by distance: migr_smt_per_s within a core, migr_llc_per_s within an LLC, migr_xllc_per_s across LLCs of a node, migr_xnode_per_s across nodes (perf, sched_migrate_task). ");
+        o.push_str("busy_pct: CPU busy %; ctxsw_per_s: context switches/s; migr_per_s: task migrations/s, system-wide, and by distance: migr_smt_per_s within a core, migr_llc_per_s within an LLC, migr_xllc_per_s across LLCs of a node, migr_xnode_per_s across nodes (the sched_migrate_task tracepoint). ");
         o.push_str("Below each workload's table, each scheduler's own counters over the run (c:NAME; scx_arbor's from its SIGUSR1 snapshots, a peer's from its scx_stats server, the interval covering the run), with the change against the family's first column; under `(all)`, bpf:OP is ns per call of the scheduler's BPF op over the whole load.\n");
         let mut ws: Vec<&str> = self.workloads.iter().map(|(w, _)| w.as_str()).collect();
         if self.metrics.contains_key("(all)") {
