@@ -129,20 +129,31 @@ pub const FEATURES: &[Feature] = &[
 /// Named starting points for `-f`:
 /// - `stock`: the kernel's baseline, every seed mechanism off;
 /// - `seeds`: each seed mechanism with its seed's own default;
-/// - `default`: what we recommend. For now it equals `seeds`: no
-///   measurement has yet shown a reason to depart from a seed's default.
+/// - `default`: what we recommend: `seeds` without the mechanisms in
+///   `NOT_IN_DEFAULT`, each left out because a measurement said so.
 pub const PROFILES: &[&str] = &["default", "stock", "seeds"];
 
+/// Seed mechanisms that `default` leaves off although their seed turns them
+/// on, with the measurement behind it.
+pub const NOT_IN_DEFAULT: &[(&str, &str)] = &[(
+    "STEAL",
+    "it doubled wake-up tail latency and did not speed up hackbench \
+     (wakeprobe p99 5035 -> 2895 us without it, EEVDF 2973; hackbench 6.20 -> 5.67 s; \
+     docs/measurements/2026-11-22-issue4-bench.md, section 5)",
+)];
+
 pub fn profile_mask(name: &str) -> Result<u32> {
-    let mask = |with_seeds: bool| {
+    let mask = |with_seeds: bool, leave_out: &[(&str, &str)]| {
         FEATURES
             .iter()
             .filter(|f| f.default && (f.seed.is_none() || with_seeds))
+            .filter(|f| !leave_out.iter().any(|(n, _)| *n == f.name))
             .fold(0u32, |m, f| m | (1 << f.bit))
     };
     match name {
-        "stock" => Ok(mask(false)),
-        "seeds" | "default" => Ok(mask(true)),
+        "stock" => Ok(mask(false, &[])),
+        "seeds" => Ok(mask(true, &[])),
+        "default" => Ok(mask(true, NOT_IN_DEFAULT)),
         other => bail!("unknown profile '{other}'; valid: {}", PROFILES.join(", ")),
     }
 }
@@ -200,12 +211,13 @@ pub fn describe(mask: u32) -> String {
 }
 
 pub fn list() -> String {
+    let def = profile_mask("default").unwrap_or(0);
     let mut out = String::from("FEATURE             DEFAULT  SOURCE    MEANING\n");
     for f in FEATURES {
         out += &format!(
             "{:<19} {:<8} {:<9} {}\n",
             f.name,
-            if f.default { "on" } else { "off" },
+            if def & (1 << f.bit) != 0 { "on" } else { "off" },
             f.seed
                 .map(|s| format!("seed {s}"))
                 .unwrap_or_else(|| "baseline".into()),
@@ -213,7 +225,10 @@ pub fn list() -> String {
         );
     }
     out +=
-        "profiles: stock = baseline only; seeds = each seed's default; default = seeds (for now)\n";
+        "profiles: stock = baseline only; seeds = each seed's default; default = seeds without:\n";
+    for (name, why) in NOT_IN_DEFAULT {
+        out += &format!("  {name}: {why}\n");
+    }
     out
 }
 
@@ -257,6 +272,18 @@ mod tests {
             "seed 000 ships WA_WAKER off"
         );
         assert_eq!(stock & seeds, stock, "seeds builds on stock");
+        let def = default_mask();
+        assert_eq!(
+            def & (1 << bpf_intf::arbor_feature_FEAT_STEAL),
+            0,
+            "default leaves STEAL out"
+        );
+        assert_eq!(
+            def | (1 << bpf_intf::arbor_feature_FEAT_STEAL),
+            seeds,
+            "and only STEAL"
+        );
+        assert!(list().contains("STEAL               off"), "{}", list());
         for f in FEATURES.iter().filter(|f| f.seed.is_none()) {
             assert_ne!(stock & (1 << f.bit), 0, "{} missing from stock", f.name);
         }
