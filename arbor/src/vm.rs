@@ -7,8 +7,9 @@
 //! (shared/reference/environment.md); TCG is slow but faithful.
 
 use std::fmt;
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 
@@ -304,22 +305,33 @@ pub fn run_with(
         c.arg("--verbose");
     }
     c.arg("--exec").arg(cmd);
-    c.stdin(std::process::Stdio::null());
+    // vng's QEMU writes to /proc/self/fd/1 and /proc/self/fd/2 through
+    // "file" chardevs, which open with O_TRUNC: a log file the user
+    // redirected us into (`make test > log`, even `>>`) was emptied at
+    // every boot. So the guest always talks to pipes, and we copy.
+    c.stdin(Stdio::null());
+    c.stdout(Stdio::piped());
+    c.stderr(Stdio::piped());
     eprintln!("arbor vm: booting {kver} with {topo} under TCG");
-    let st = match on_line {
-        None => c.status().context("starting vng (virtme-ng)")?,
-        Some(f) => {
-            use std::io::BufRead;
-            c.stdout(std::process::Stdio::piped());
-            let mut child = c.spawn().context("starting vng (virtme-ng)")?;
-            let out = child.stdout.take().context("vng's stdout")?;
-            for line in std::io::BufReader::new(out).split(b'\n') {
-                let line = line.context("reading the guest's output")?;
-                f(String::from_utf8_lossy(&line).trim_end_matches('\r'));
+    let mut child = c.spawn().context("starting vng (virtme-ng)")?;
+    let mut err = child.stderr.take().context("vng's stderr")?;
+    let copy_err = std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::stderr()));
+    let out = child.stdout.take().context("vng's stdout")?;
+    let mut on_line = on_line;
+    let mut stdout = std::io::stdout();
+    for line in BufReader::new(out).split(b'\n') {
+        let line = line.context("reading the guest's output")?;
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim_end_matches('\r');
+        match on_line.as_mut() {
+            Some(f) => f(text),
+            None => {
+                let _ = writeln!(stdout, "{text}");
             }
-            child.wait().context("waiting for vng")?
         }
-    };
+    }
+    let st = child.wait().context("waiting for vng")?;
+    let _ = copy_err.join();
     match st.code() {
         Some(code) => Ok(code),
         None => bail!("vng was killed by a signal"),
