@@ -129,9 +129,7 @@ impl Report {
                     .get(&(w.clone(), m.clone(), first.clone()))
                     .map(|c| c.mean);
                 if let (Some(b), Some(c)) = (base, cells.get_mut(&(w, m, s))) {
-                    if b.is_finite() && b != 0.0 && c.mean.is_finite() {
-                        c.change_pct = Some((c.mean - b) / b * 100.0);
-                    }
+                    c.change_pct = pct_change(c.mean, b);
                 }
             }
         }
@@ -174,9 +172,7 @@ impl Report {
                     Some(b) if b != s => self
                         .cells
                         .get(&(w.into(), m.into(), b.into()))
-                        .map(|bc| bc.mean)
-                        .filter(|b| b.is_finite() && *b != 0.0 && c.mean.is_finite())
-                        .map(|b| (c.mean - b) / b * 100.0),
+                        .and_then(|bc| pct_change(c.mean, bc.mean)),
                     Some(_) => None,
                     None => c.change_pct,
                 };
@@ -353,6 +349,12 @@ fn is_performance(m: &str) -> bool {
         m,
         "time_s" | "wall_s" | "eps" | "tps" | "rps" | "bogo_ops_s" | "lat_ms"
     ) || m.ends_with("_us")
+}
+
+/// % change of `mean` against `base`; none when either is not a number or
+/// the base is zero.
+fn pct_change(mean: f64, base: f64) -> Option<f64> {
+    (base.is_finite() && base != 0.0 && mean.is_finite()).then(|| (mean - base) / base * 100.0)
 }
 
 /// A scheduler's own numbers (its counters, its BPF ops), shown per family.
