@@ -130,22 +130,16 @@ pub fn main(a: BenchArgs) -> Result<i32> {
         println!("schedulers: eevdf[:NO_FEAT,FEAT,key=value]  arbor[:stock|seeds|default][:FEAT,NO_FEAT,...]  {}", spec::PEERS.join("  "));
         println!("workloads:  {}", spec::WORKLOADS);
         println!("reproduce:  {}", seeds::names());
-        println!(
-            "default:    -t 2s2c2t -r 3 {}",
-            DEFAULT_SCHEDS
+        // "-s a -s b ...": a list as the repeated flag that gives it
+        let flags = |flag: &str, items: &[&str]| {
+            items
                 .iter()
-                .map(|s| format!("-s {s}"))
+                .map(|s| format!("{flag} {s}"))
                 .collect::<Vec<_>>()
                 .join(" ")
-        );
-        println!(
-            "            {}",
-            DEFAULT_WORKLOADS
-                .iter()
-                .map(|s| format!("-w {s}"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        );
+        };
+        println!("default:    -t 2s2c2t -r 3 {}", flags("-s", DEFAULT_SCHEDS));
+        println!("            {}", flags("-w", DEFAULT_WORKLOADS));
         return Ok(0);
     }
     if let Some(BenchCmd::Render { dir }) = &a.what {
