@@ -37,21 +37,26 @@ start_sched_cmd() {
 # start_sched ARGS...: scx_arbor with ARGS.
 start_sched() { start_sched_cmd arbor "$ARBOR_BIN" "$@"; }
 
+# wait_disabled N: wait up to N quarter-seconds for sched_ext to be disabled.
+wait_disabled() {
+	local i
+	for i in $(seq 1 "$1"); do
+		[ "$(sched_state)" = disabled ] && return 0
+		nap 0.25
+	done
+	return 1
+}
+
 # stop_sched: SIGINT the scheduler, wait for it and for sched_ext to be
 # disabled; sets SRC to its exit code.
 stop_sched() {
-	local i
 	SRC=0
 	[ -n "${SPID:-}" ] || return 0
 	kill -INT "$SPID" 2>/dev/null
 	wait "$SPID"
 	SRC=$?
 	SPID=
-	for i in $(seq 1 80); do
-		[ "$(sched_state)" = disabled ] && return 0
-		nap 0.25
-	done
-	return 1
+	wait_disabled 80
 }
 
 # sched_alive: the scheduler we started still runs and sched_ext is enabled.

@@ -106,7 +106,7 @@ if start_sched; then
 	rc=$?
 	check "ejection (sysrq-S): non-zero exit and sched_ext's reason printed" \
 		sh -c "[ $rc -ne 0 ] && grep -qi 'sysrq' '$SLOG'"
-	for i in $(seq 1 40); do [ "$(sched_state)" = disabled ] && break; nap 0.25; done
+	wait_disabled 40
 else
 	fail "ejection test: loads"
 fi
