@@ -112,13 +112,16 @@ arbor_deltas() {
 # on the peer's scx_stats server, sleeps through the run, and closes it on
 # SIGUSR1. Without a server (or if it fails) the run simply has no counters.
 peer_stats_begin() {
-	local i
+	local i first
 	PSPID=
 	rm -f "$W/ps.out"
 	/usr/bin/python3 "$REPO/bench/peer_stats.py" >"$W/ps.out" 2>"$W/ps.err" &
 	PSPID=$!
 	for i in $(seq 1 200); do
-		[ "$(head -n1 "$W/ps.out" 2>/dev/null)" = ready ] && return 0
+		# a builtin read, not head: under TCG every exec costs
+		first=
+		read -r first <"$W/ps.out" 2>/dev/null
+		[ "$first" = ready ] && return 0
 		kill -0 "$PSPID" 2>/dev/null || break
 		nap 0.2
 	done
