@@ -2,12 +2,7 @@
 //! fair-task placement, ported to BPF, with every heuristic switchable
 //! (`-f`) and counted (`--stats`).
 
-mod bpf_intf;
 mod bpf_skel;
-mod features;
-mod policy;
-mod stats;
-mod topology;
 
 use std::fs;
 use std::mem::MaybeUninit;
@@ -24,8 +19,10 @@ use log::{info, warn};
 use scx_stats::prelude::*;
 use scx_utils::{scx_ops_attach, scx_ops_load, scx_ops_open, uei_exited, uei_report, UserExitInfo};
 
-use crate::stats::Metrics;
-use crate::topology::Topo;
+use scx_arbor::knobs::{Knobs, Rodata};
+use scx_arbor::stats::Metrics;
+use scx_arbor::topology::Topo;
+use scx_arbor::{bpf_intf, features, stats};
 
 const SCHEDULER_NAME: &str = "scx_arbor";
 
@@ -56,65 +53,8 @@ struct Opts {
     #[arg(long)]
     show_features: bool,
 
-    /// sd->imbalance_pct: how much busier a CPU must be to lose a task (kernel: 117).
-    #[arg(long, default_value_t = 117, value_parser = clap::value_parser!(u32).range(100..=1000))]
-    imbalance_pct: u32,
-
-    /// Time slice in µs; 0 = the kernel's base slice scaled by CPU count
-    /// (base × (1 + log2(min(ncpus, 8))), 3000 µs on 8+ CPUs).
-    #[arg(long, default_value_t = 0)]
-    slice_us: u64,
-
-    /// The kernel's sysctl_sched_base_slice in µs, scaled as above when --slice-us is 0.
-    #[arg(long, default_value_t = 750, value_parser = clap::value_parser!(u64).range(50..=100_000))]
-    base_slice_us: u64,
-
-    /// A task that ran within this many µs is cache-hot: not pulled across LLCs (kernel: 500).
-    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(0..=100_000))]
-    migration_cost_us: u64,
-
-    /// Seed 001 (WA_THROTTLE): after a failed wake_affine, skip it for this
-    /// many ms for that wakee; 0 disables the throttle.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(0..=10_000))]
-    wake_affine_interval_ms: u64,
-
-    /// Seed 003 (STEAL): steal only if the CPU's average idle time is at least this (µs).
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
-    steal_cost_us: u64,
-
-    /// Seed 003 (STEAL): disabled on machines with more NUMA nodes than this.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1024))]
-    steal_node_limit: u32,
-
-    /// Seed 004: override CPU capacities, e.g. 0-1:1024,2-4:430 (1..=1024;
-    /// CPUs not named keep their sysfs capacity).
-    #[arg(long, value_name = "LIST:CAP,...")]
-    cpu_capacity: Option<String>,
-
-    /// Seed 002 (CACHE_LB): an LLC is "full" for aggregation above this % utilisation.
-    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=100))]
-    llc_aggr_pct: u32,
-
-    /// Seed 002: a move into/out of the preferred LLC needs this % of imbalance.
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(0..=1000))]
-    llc_imb_pct: u32,
-
-    /// Seed 002: occupancy halves, and the hottest LLC is rescanned, every epoch (ms).
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=10_000))]
-    llc_epoch_ms: u64,
-
-    /// Seed 002: a preference not refreshed for this many epochs is dropped.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    llc_timeout_epochs: u32,
-
-    /// Seed 002: widen the "threads x SMT width fit in 80% of the LLC" limit
-    /// by this %; 0 = the limit as is, >= 100 = no limit.
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1000))]
-    llc_tolerance: u32,
-
-    /// Period of the periodic balancer, in ms.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=1000))]
-    balance_interval_ms: u64,
+    #[command(flatten)]
+    knobs: Knobs,
 
     /// Print counters every SECS seconds while running.
     #[arg(long, value_name = "SECS")]
@@ -190,36 +130,37 @@ impl<'a> Scheduler<'a> {
             .rodata_data
             .as_mut()
             .context("BPF rodata missing")?;
-        rodata.nr_cpus = topo.nr_cpu_ids() as u32;
-        rodata.nr_llcs = topo.nr_llcs as u32;
-        rodata.nr_nodes = topo.nr_nodes as u32;
-        rodata.smt_width = topo.smt_width as u32;
-        for c in topo.all() {
-            rodata.cpu_llc[c.id] = c.llc as u32;
-            rodata.cpu_node[c.id] = c.node as u32;
-            rodata.cpu_core[c.id] = c.core as u32;
-            rodata.cpu_cap[c.id] = c.capacity;
+        let rd = Rodata::new(&opts.knobs, topo);
+        rodata.nr_cpus = rd.nr_cpus;
+        rodata.nr_llcs = rd.nr_llcs;
+        rodata.nr_nodes = rd.nr_nodes;
+        rodata.smt_width = rd.smt_width;
+        for &(id, llc, node, core, cap) in &rd.cpus {
+            rodata.cpu_llc[id] = llc;
+            rodata.cpu_node[id] = node;
+            rodata.cpu_core[id] = core;
+            rodata.cpu_cap[id] = cap;
         }
-        for (llc, cpus) in topo.llcs().iter().enumerate() {
+        for (llc, (cpus, node)) in rd.llcs.iter().enumerate() {
             rodata.llc_nr_cpus[llc] = cpus.len() as u32;
-            rodata.llc_node[llc] = topo.llc_node(llc) as u32;
+            rodata.llc_node[llc] = *node;
             for (i, &c) in cpus.iter().enumerate() {
-                rodata.llc_cpus[llc][i] = c as i32;
+                rodata.llc_cpus[llc][i] = c;
             }
         }
-        rodata.slice_ns = slice_ns(opts, topo);
-        rodata.migration_cost_ns = opts.migration_cost_us * 1000;
-        rodata.balance_interval_ns = opts.balance_interval_ms * 1_000_000;
-        rodata.imbalance_pct = opts.imbalance_pct;
-        rodata.wake_affine_interval_ns = opts.wake_affine_interval_ms * 1_000_000;
-        rodata.steal_cost_ns = opts.steal_cost_us * 1000;
-        rodata.steal_node_limit = opts.steal_node_limit;
-        rodata.asym = topo.asymmetric();
-        rodata.llc_aggr_pct = opts.llc_aggr_pct;
-        rodata.llc_imb_pct = opts.llc_imb_pct;
-        rodata.llc_epoch_ns = opts.llc_epoch_ms * 1_000_000;
-        rodata.llc_timeout_epochs = opts.llc_timeout_epochs;
-        rodata.llc_tolerance = opts.llc_tolerance;
+        rodata.slice_ns = rd.slice_ns;
+        rodata.migration_cost_ns = rd.migration_cost_ns;
+        rodata.balance_interval_ns = rd.balance_interval_ns;
+        rodata.imbalance_pct = rd.imbalance_pct;
+        rodata.wake_affine_interval_ns = rd.wake_affine_interval_ns;
+        rodata.steal_cost_ns = rd.steal_cost_ns;
+        rodata.steal_node_limit = rd.steal_node_limit;
+        rodata.asym = rd.asym;
+        rodata.llc_aggr_pct = rd.llc_aggr_pct;
+        rodata.llc_imb_pct = rd.llc_imb_pct;
+        rodata.llc_epoch_ns = rd.llc_epoch_ns;
+        rodata.llc_timeout_epochs = rd.llc_timeout_epochs;
+        rodata.llc_tolerance = rd.llc_tolerance;
         skel.maps
             .bss_data
             .as_mut()
@@ -352,7 +293,7 @@ impl<'a> Scheduler<'a> {
         if let Some(bss) = self.skel.maps.bss_data.as_mut() {
             bss.timer_stop = 1;
         }
-        std::thread::sleep(Duration::from_millis(3 * opts.balance_interval_ms + 10));
+        std::thread::sleep(Duration::from_millis(3 * opts.knobs.balance_interval_ms + 10));
         let _ = self.struct_ops.take();
         if let Some(path) = &opts.stats_json {
             write_json(path, &final_metrics)?;
@@ -380,14 +321,6 @@ fn write_json(path: &Path, m: &Metrics) -> Result<()> {
     let tmp = path.with_extension("json.tmp");
     fs::write(&tmp, json + "\n").with_context(|| format!("writing {}", tmp.display()))?;
     fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
-}
-
-fn slice_ns(opts: &Opts, topo: &Topo) -> u64 {
-    if opts.slice_us > 0 {
-        opts.slice_us * 1000
-    } else {
-        policy::base_slice_ns(topo.all().count() as u32, opts.base_slice_us * 1000)
-    }
 }
 
 fn main() {
@@ -459,9 +392,7 @@ fn real_main() -> Result<()> {
 
     check_environment()?;
     let mut topo = Topo::from_system()?;
-    if let Some(spec) = &opts.cpu_capacity {
-        topo.override_capacity(spec)?;
-    }
+    opts.knobs.apply_capacity(&mut topo)?;
     if opts.verbose > 0 {
         eprint!("{topo}");
         eprintln!(
@@ -473,13 +404,13 @@ fn real_main() -> Result<()> {
              balance interval {} ms, wake_affine_interval {} ms, steal_cost {} µs, steal_node_limit {}",
             opts.profile,
             features::describe(feats),
-            slice_ns(&opts, &topo) / 1000,
-            opts.imbalance_pct,
-            opts.migration_cost_us,
-            opts.balance_interval_ms,
-            opts.wake_affine_interval_ms,
-            opts.steal_cost_us,
-            opts.steal_node_limit
+            opts.knobs.slice_ns(&topo) / 1000,
+            opts.knobs.imbalance_pct,
+            opts.knobs.migration_cost_us,
+            opts.knobs.balance_interval_ms,
+            opts.knobs.wake_affine_interval_ms,
+            opts.knobs.steal_cost_us,
+            opts.knobs.steal_node_limit
         );
     }
 

@@ -1,0 +1,212 @@
+//! scx_arbor's tunables, and the BPF read-only data they become. One source
+//! for both the loader (`scx_arbor`) and the simulator (`arbor sim`), which
+//! take the same flags and must give the BPF code the same values.
+
+use anyhow::Result;
+use clap::Args;
+
+use crate::policy;
+use crate::topology::Topo;
+
+/// The tunables, as command-line flags (flattened into each front end).
+#[derive(Debug, Clone, Args)]
+pub struct Knobs {
+    /// sd->imbalance_pct: how much busier a CPU must be to lose a task (kernel: 117).
+    #[arg(long, default_value_t = 117, value_parser = clap::value_parser!(u32).range(100..=1000))]
+    pub imbalance_pct: u32,
+
+    /// Time slice in µs; 0 = the kernel's base slice scaled by CPU count
+    /// (base × (1 + log2(min(ncpus, 8))), 3000 µs on 8+ CPUs).
+    #[arg(long, default_value_t = 0)]
+    pub slice_us: u64,
+
+    /// The kernel's sysctl_sched_base_slice in µs, scaled as above when --slice-us is 0.
+    #[arg(long, default_value_t = 750, value_parser = clap::value_parser!(u64).range(50..=100_000))]
+    pub base_slice_us: u64,
+
+    /// A task that ran within this many µs is cache-hot: not pulled across LLCs (kernel: 500).
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(0..=100_000))]
+    pub migration_cost_us: u64,
+
+    /// Seed 001 (WA_THROTTLE): after a failed wake_affine, skip it for this
+    /// many ms for that wakee; 0 disables the throttle.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(0..=10_000))]
+    pub wake_affine_interval_ms: u64,
+
+    /// Seed 003 (STEAL): steal only if the CPU's average idle time is at least this (µs).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    pub steal_cost_us: u64,
+
+    /// Seed 003 (STEAL): disabled on machines with more NUMA nodes than this.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub steal_node_limit: u32,
+
+    /// Seed 004: override CPU capacities, e.g. 0-1:1024,2-4:430 (1..=1024;
+    /// CPUs not named keep their sysfs capacity).
+    #[arg(long, value_name = "LIST:CAP,...")]
+    pub cpu_capacity: Option<String>,
+
+    /// Seed 002 (CACHE_LB): an LLC is "full" for aggregation above this % utilisation.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub llc_aggr_pct: u32,
+
+    /// Seed 002: a move into/out of the preferred LLC needs this % of imbalance.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub llc_imb_pct: u32,
+
+    /// Seed 002: occupancy halves, and the hottest LLC is rescanned, every epoch (ms).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub llc_epoch_ms: u64,
+
+    /// Seed 002: a preference not refreshed for this many epochs is dropped.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub llc_timeout_epochs: u32,
+
+    /// Seed 002: widen the "threads x SMT width fit in 80% of the LLC" limit
+    /// by this %; 0 = the limit as is, >= 100 = no limit.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub llc_tolerance: u32,
+
+    /// Period of the periodic balancer, in ms.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub balance_interval_ms: u64,
+}
+
+impl Default for Knobs {
+    fn default() -> Self {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Only {
+            #[command(flatten)]
+            k: Knobs,
+        }
+        Only::parse_from(["knobs"]).k
+    }
+}
+
+impl Knobs {
+    /// The slice in ns: --slice-us, or the kernel's scaled base slice.
+    pub fn slice_ns(&self, topo: &Topo) -> u64 {
+        if self.slice_us > 0 {
+            self.slice_us.saturating_mul(1000)
+        } else {
+            policy::base_slice_ns(topo.all().count() as u32, self.base_slice_us * 1000)
+        }
+    }
+
+    /// The machine with --cpu-capacity applied.
+    pub fn apply_capacity(&self, topo: &mut Topo) -> Result<()> {
+        if let Some(spec) = &self.cpu_capacity {
+            topo.override_capacity(spec)?;
+        }
+        Ok(())
+    }
+}
+
+/// The BPF program's read-only globals (common.bpf.h, cache.bpf.h), by
+/// their C names. The loader copies them into the skeleton; the simulator
+/// writes them into the natively compiled program's symbols.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rodata {
+    pub nr_cpus: u32,
+    pub nr_llcs: u32,
+    pub nr_nodes: u32,
+    pub smt_width: u32,
+    /// (cpu id, llc, node, core, capacity) of every CPU
+    pub cpus: Vec<(usize, u32, u32, u32, u32)>,
+    /// CPU ids of each LLC, and the node of each LLC
+    pub llcs: Vec<(Vec<i32>, u32)>,
+    pub slice_ns: u64,
+    pub migration_cost_ns: u64,
+    pub balance_interval_ns: u64,
+    pub imbalance_pct: u32,
+    pub wake_affine_interval_ns: u64,
+    pub steal_cost_ns: u64,
+    pub steal_node_limit: u32,
+    pub asym: bool,
+    pub llc_aggr_pct: u32,
+    pub llc_imb_pct: u32,
+    pub llc_epoch_ns: u64,
+    pub llc_timeout_epochs: u32,
+    pub llc_tolerance: u32,
+}
+
+impl Rodata {
+    pub fn new(k: &Knobs, topo: &Topo) -> Rodata {
+        Rodata {
+            nr_cpus: topo.nr_cpu_ids() as u32,
+            nr_llcs: topo.nr_llcs as u32,
+            nr_nodes: topo.nr_nodes as u32,
+            smt_width: topo.smt_width as u32,
+            cpus: topo
+                .all()
+                .map(|c| (c.id, c.llc as u32, c.node as u32, c.core as u32, c.capacity))
+                .collect(),
+            llcs: topo
+                .llcs()
+                .iter()
+                .enumerate()
+                .map(|(l, cpus)| (cpus.iter().map(|&c| c as i32).collect(), topo.llc_node(l) as u32))
+                .collect(),
+            slice_ns: k.slice_ns(topo),
+            migration_cost_ns: k.migration_cost_us * 1000,
+            balance_interval_ns: k.balance_interval_ms * 1_000_000,
+            imbalance_pct: k.imbalance_pct,
+            wake_affine_interval_ns: k.wake_affine_interval_ms * 1_000_000,
+            steal_cost_ns: k.steal_cost_us * 1000,
+            steal_node_limit: k.steal_node_limit,
+            asym: topo.asymmetric(),
+            llc_aggr_pct: k.llc_aggr_pct,
+            llc_imb_pct: k.llc_imb_pct,
+            llc_epoch_ns: k.llc_epoch_ms * 1_000_000,
+            llc_timeout_epochs: k.llc_timeout_epochs,
+            llc_tolerance: k.llc_tolerance,
+        }
+    }
+
+    /// Every scalar global as (C name, native-endian bytes), and every array
+    /// element as (C name, byte offset, bytes). The simulator writes these.
+    pub fn scalars(&self) -> Vec<(&'static str, Vec<u8>)> {
+        let u32b = |v: u32| v.to_ne_bytes().to_vec();
+        let u64b = |v: u64| v.to_ne_bytes().to_vec();
+        vec![
+            ("nr_cpus", u32b(self.nr_cpus)),
+            ("nr_llcs", u32b(self.nr_llcs)),
+            ("nr_nodes", u32b(self.nr_nodes)),
+            ("smt_width", u32b(self.smt_width)),
+            ("slice_ns", u64b(self.slice_ns)),
+            ("migration_cost_ns", u64b(self.migration_cost_ns)),
+            ("balance_interval_ns", u64b(self.balance_interval_ns)),
+            ("imbalance_pct", u32b(self.imbalance_pct)),
+            ("wake_affine_interval_ns", u64b(self.wake_affine_interval_ns)),
+            ("steal_cost_ns", u64b(self.steal_cost_ns)),
+            ("steal_node_limit", u32b(self.steal_node_limit)),
+            ("asym", vec![self.asym as u8]),
+            ("llc_aggr_pct", u32b(self.llc_aggr_pct)),
+            ("llc_imb_pct", u32b(self.llc_imb_pct)),
+            ("llc_epoch_ns", u64b(self.llc_epoch_ns)),
+            ("llc_timeout_epochs", u32b(self.llc_timeout_epochs)),
+            ("llc_tolerance", u32b(self.llc_tolerance)),
+        ]
+    }
+
+    /// Array elements: (C name, element offset in bytes, bytes).
+    pub fn array_elems(&self) -> Vec<(&'static str, usize, Vec<u8>)> {
+        let max_llc_cpus = crate::bpf_intf::arbor_limits_MAX_LLC_CPUS as usize;
+        let mut v = Vec::new();
+        for &(id, llc, node, core, cap) in &self.cpus {
+            v.push(("cpu_llc", id * 4, llc.to_ne_bytes().to_vec()));
+            v.push(("cpu_node", id * 4, node.to_ne_bytes().to_vec()));
+            v.push(("cpu_core", id * 4, core.to_ne_bytes().to_vec()));
+            v.push(("cpu_cap", id * 4, cap.to_ne_bytes().to_vec()));
+        }
+        for (l, (cpus, node)) in self.llcs.iter().enumerate() {
+            v.push(("llc_nr_cpus", l * 4, (cpus.len() as u32).to_ne_bytes().to_vec()));
+            v.push(("llc_node", l * 4, node.to_ne_bytes().to_vec()));
+            for (i, c) in cpus.iter().enumerate() {
+                v.push(("llc_cpus", (l * max_llc_cpus + i) * 4, c.to_ne_bytes().to_vec()));
+            }
+        }
+        v
+    }
+}
