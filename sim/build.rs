@@ -1,0 +1,53 @@
+// Compiles each simulated scheduler (its BPF C, unmodified, plus the shim)
+// into one shared object, which the simulator embeds and loads afresh for
+// every run (so each run starts from the program's initial globals).
+//
+// It also records the scheduler sources the native build used (the
+// compiler's dependency list), which a test compares with the BPF object's.
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn main() {
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let shim = manifest.join("shim");
+    let bpf = manifest.join("../scheduler/src/bpf");
+    // clang-19 is what scripts/install-deps.sh installs for the BPF build;
+    // the native build uses the same compiler when it is there.
+    let cc = if Command::new("clang-19").arg("--version").output().is_ok() {
+        "clang-19".to_string()
+    } else {
+        cc::Build::new().get_compiler().path().display().to_string()
+    };
+    let so = out.join("libsched_arbor.so");
+    let dep = out.join("sched_arbor.d");
+    let status = Command::new(&cc)
+        .args(["-O2", "-g", "-fPIC", "-shared", "-Wall"])
+        .args(["-Werror=implicit-function-declaration", "-Werror=int-conversion"])
+        .args(["-Wno-unused-function", "-Wno-unused-variable", "-Wno-macro-redefined"])
+        .arg("-Wl,-Bsymbolic")
+        .arg("-I").arg(shim.join("include"))
+        .arg("-I").arg(&bpf)
+        .arg("-MD").arg("-MF").arg(&dep)
+        .arg(shim.join("sched_arbor.c"))
+        .arg(shim.join("shim.c"))
+        .arg("-o").arg(&so)
+        .status()
+        .unwrap_or_else(|e| panic!("running {cc}: {e}"));
+    if !status.success() {
+        panic!("compiling scheduler/src/bpf natively against the sim shim failed");
+    }
+    println!("cargo:rustc-env=SIM_SCHED_ARBOR_SO={}", so.display());
+    println!("cargo:rustc-env=SIM_SCHED_ARBOR_DEPS={}", dep.display());
+    for d in [&shim, &shim.join("include/scx"), &bpf] {
+        rerun_dir(d);
+    }
+}
+
+fn rerun_dir(d: &Path) {
+    for e in std::fs::read_dir(d).unwrap().flatten() {
+        if e.path().is_file() {
+            println!("cargo:rerun-if-changed={}", e.path().display());
+        }
+    }
+}

@@ -1,0 +1,663 @@
+//! The sched_ext core, modelled on kernel/sched/ext/ext.c and idle.c of
+//! Linux 7.2.13 (docs/sim/ext-semantics.md gives the line of each rule,
+//! cited below as "ext.c:N" / "idle.c:N" / "checklist N"), driving a
+//! simulated machine in discrete events with nanosecond resolution.
+//!
+//! Every CPU advances at once: a CPU is a timeline of task runs, each
+//! progressing at the CPU's speed (capacity x SMT sharing x data-sharing
+//! slowdown), with the costs of switching, waking and refilling caches
+//! added where they occur.
+
+pub mod cache;
+pub mod dsq;
+pub mod kfuncs;
+pub mod ops;
+pub mod run;
+pub mod stats;
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+
+use crate::cost::CostModel;
+use crate::machine::Machine;
+use crate::sched::abi::{self, CpuMask, Signal, TaskStruct};
+use crate::workload::{Effects, Ns, Step, TaskId, TaskSpec, Workload};
+use cache::{CacheModel, Warmth};
+use dsq::{Dsq, DsqRef};
+pub use ops::Ops;
+use stats::Stats;
+
+/// Run settings that are not the machine, the costs or the workload.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub hz: u32,
+    /// Stop at this simulated time even if the workload is not finished.
+    pub time_limit: Ns,
+    /// sched_ext's watchdog timeout (scx_watchdog_timeout, 30 s).
+    pub watchdog_ns: Ns,
+    /// Keep a per-CPU timeline for --trace.
+    pub trace: bool,
+    /// Sweep all invariants every this many ns of simulated time.
+    pub sweep_ns: Ns,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { hz: 1000, time_limit: 60_000_000_000, watchdog_ns: 30_000_000_000, trace: false, sweep_ns: 10_000_000 }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskState {
+    /// Not yet started.
+    New,
+    /// Asleep or blocked.
+    Sleeping,
+    /// Runnable, held by the BPF scheduler (enqueue inserted nowhere).
+    Bpf,
+    /// Runnable, in a DSQ.
+    Queued(DsqRef),
+    Running(usize),
+    Exited,
+}
+
+pub struct Task {
+    pub spec: TaskSpec,
+    pub ts: Box<TaskStruct>,
+    pub state: TaskState,
+    /// The CPU it is assigned to (task_cpu(p)).
+    pub cpu: usize,
+    /// The CPU it last ran on.
+    pub last_ran: Option<usize>,
+    pub warmth: Warmth,
+    /// Work left in the current Run step (ns at full speed).
+    pub remaining: f64,
+    /// It has a Run step in progress.
+    pub in_run: bool,
+    /// When it last became runnable (watchdog) and when it was woken (latency).
+    pub runnable_at: Ns,
+    pub woken_at: Option<Ns>,
+    /// Data its waker wrote for it: (waker's CPU, bytes).
+    pub message: Option<(usize, u64)>,
+    /// Generation of its sleep timer.
+    pub timer_gen: u64,
+    /// A dispatch-buffer or direct-dispatch entry refers to this queueing.
+    pub qseq: u64,
+}
+
+/// A direct or buffered insert (ext.c: ddsp / dispatch buffer).
+#[derive(Clone, Copy, Debug)]
+pub struct Insert {
+    pub task: TaskId,
+    pub dsq: u64,
+    pub slice: u64,
+    pub vtime: Option<u64>,
+    pub flags: u64,
+    pub qseq: u64,
+}
+
+pub struct Cpu {
+    pub curr: Option<TaskId>,
+    pub local: Dsq,
+    /// When the current run's progress (re)started, after any stall.
+    pub seg_start: Ns,
+    pub rate: f64,
+    pub gen: u64,
+    /// When the slice was last charged (update_curr_scx).
+    pub slice_ts: Ns,
+    pub busy_since: Option<Ns>,
+    pub idle_since: Option<Ns>,
+    pub busy_ns: u64,
+    pub idle_ns: u64,
+    pub resched_at: Option<Ns>,
+    pub tick_armed: bool,
+    /// Index of the idle state entered, and the last idle period (predictor).
+    pub cstate: usize,
+    pub last_idle_ns: u64,
+    /// Extra time charged to this CPU by callbacks and wake-ups in the
+    /// current step, added before its next run.
+    pub pending_stall: f64,
+    pub trace_start: Ns,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    /// A CPU goes through the scheduler (resched_curr delivered).
+    Resched(usize),
+    /// The running task's Run step ends (if `gen` still matches).
+    RunEnd(usize, u64),
+    Tick(usize),
+    /// A sleeping task's timer fires.
+    Wake(TaskId, u64),
+    /// A task starts (spawned at its start time).
+    Start(TaskId),
+    /// A BPF timer fires.
+    BpfTimer(usize, u64),
+    Sweep,
+}
+
+/// Why a run stopped early.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stop {
+    Finished,
+    TimeLimit,
+    /// The scheduler was ejected (scx_bpf_error, watchdog, bad kfunc use).
+    Ejected(String),
+    /// An invariant was violated: a bug in the scheduler or the model.
+    Invariant(String),
+}
+
+pub struct Core {
+    pub now: Ns,
+    pub cfg: Config,
+    pub machine: Machine,
+    pub cost: CostModel,
+    pub cpus: Vec<Cpu>,
+    pub tasks: Vec<Task>,
+    pub cache: CacheModel,
+    /// One global DSQ per NUMA node (ext.c:354-357, checklist 10).
+    global: Vec<Dsq>,
+    user: BTreeMap<u64, Dsq>,
+    idle_mask: Box<CpuMask>,
+    smt_mask: Box<CpuMask>,
+    all_mask: Box<CpuMask>,
+    /// Idle tasks (swapper/N), one per CPU: `current` when a CPU is idle.
+    idle_tasks: Vec<Box<TaskStruct>>,
+    signals: BTreeMap<u32, Box<Signal>>,
+    events: BinaryHeap<Reverse<(Ns, u64, Ev)>>,
+    seq: u64,
+    /// The CPU whose callback is running, and whether it is select_cpu /
+    /// enqueue (direct dispatch) or dispatch (buffered).
+    pub this_cpu: usize,
+    ctx: Ctx,
+    ddsp: Option<Insert>,
+    dispatch_buf: Vec<Insert>,
+    iters: Vec<Option<(u64, Vec<TaskId>, usize)>>,
+    pub timers: Vec<(u64 /*armed gen*/, usize /*cpu*/)>,
+    /// BPF timers by address (native schedulers), index = timer id.
+    pub timer_ptrs: Vec<usize>,
+    /// The native scheduler's live count of helper calls in a callback.
+    pub calls_ptr: Option<*const u64>,
+    pub stop: Option<Stop>,
+    pub ops_flags: u64,
+    pub stats: Stats,
+    /// ns spent inside the current callback (helper and kfunc calls).
+    pub cb_ns: f64,
+    ops_name: String,
+    cpu_core: Vec<usize>,
+    core_cpus: Vec<Vec<usize>>,
+    cpu_node: Vec<usize>,
+    /// The last events, for invariant reports.
+    recent: std::collections::VecDeque<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ctx {
+    None,
+    SelectCpu,
+    Enqueue,
+    Dispatch,
+    Other,
+}
+
+impl Core {
+    pub fn new(machine: Machine, cost: CostModel, cfg: Config) -> anyhow::Result<Core> {
+        machine.validate()?;
+        let n = machine.nr_cpus();
+        if n > abi::MAX_CPUS {
+            anyhow::bail!("{} CPUs exceed the simulator's maximum of {}", n, abi::MAX_CPUS);
+        }
+        if cfg.hz == 0 || cfg.hz > 10_000 {
+            anyhow::bail!("--hz must be in 1..=10000 (got {})", cfg.hz);
+        }
+        let nodes = machine.cpus.iter().map(|c| c.node).max().unwrap_or(0) + 1;
+        let cores = machine.cpus.iter().map(|c| c.core).max().unwrap_or(0) + 1;
+        let mut core_cpus = vec![Vec::new(); cores];
+        for c in &machine.cpus {
+            core_cpus[c.core].push(c.id);
+        }
+        let mut all = CpuMask::empty();
+        for c in 0..n {
+            all.set(c, true);
+        }
+        let idle_tasks = (0..n)
+            .map(|c| {
+                let mut ts = Box::new(new_task_struct(0, 0, PF_IDLE_FLAGS, 100));
+                ts.cpus_mask.set(c, true);
+                ts.cpus_ptr = &ts.cpus_mask;
+                ts.nr_cpus_allowed = 1;
+                ts.sim_id = u32::MAX;
+                ts
+            })
+            .collect();
+        let cpus = (0..n)
+            .map(|_| Cpu {
+                curr: None,
+                local: Dsq::default(),
+                seg_start: 0,
+                rate: 1.0,
+                gen: 0,
+                slice_ts: 0,
+                busy_since: None,
+                idle_since: Some(0),
+                busy_ns: 0,
+                idle_ns: 0,
+                resched_at: None,
+                tick_armed: false,
+                cstate: 0,
+                last_idle_ns: 0,
+                pending_stall: 0.0,
+                trace_start: 0,
+            })
+            .collect();
+        let mut idle_mask = Box::new(CpuMask::empty());
+        for c in 0..n {
+            idle_mask.set(c, true);
+        }
+        let mut smt_mask = Box::new(CpuMask::empty());
+        for c in 0..n {
+            smt_mask.set(c, true);
+        }
+        Ok(Core {
+            now: 0,
+            cache: CacheModel::new(&machine),
+            cpu_core: machine.cpus.iter().map(|c| c.core).collect(),
+            cpu_node: machine.cpus.iter().map(|c| c.node).collect(),
+            core_cpus,
+            cfg,
+            cost,
+            cpus,
+            tasks: Vec::new(),
+            global: (0..nodes).map(|_| Dsq::default()).collect(),
+            user: BTreeMap::new(),
+            idle_mask,
+            smt_mask,
+            all_mask: Box::new(all),
+            idle_tasks,
+            signals: BTreeMap::new(),
+            events: BinaryHeap::new(),
+            seq: 0,
+            this_cpu: 0,
+            ctx: Ctx::None,
+            ddsp: None,
+            dispatch_buf: Vec::new(),
+            iters: Vec::new(),
+            timers: Vec::new(),
+            timer_ptrs: Vec::new(),
+            calls_ptr: None,
+            stop: None,
+            ops_flags: 0,
+            stats: Stats::new(n),
+            cb_ns: 0.0,
+            ops_name: String::new(),
+            recent: Default::default(),
+            machine,
+        })
+    }
+
+    pub fn nr_cpus(&self) -> usize {
+        self.cpus.len()
+    }
+
+    fn push(&mut self, at: Ns, ev: Ev) {
+        self.seq += 1;
+        self.events.push(Reverse((at, self.seq, ev)));
+    }
+
+    fn note(&mut self, s: impl FnOnce() -> String) {
+        if self.recent.len() >= 16 {
+            self.recent.pop_front();
+        }
+        let line = format!("{:>12} ns  {}", self.now, s());
+        self.recent.push_back(line);
+    }
+
+    /// Stops the run: the scheduler is ejected (first reason wins).
+    pub fn eject(&mut self, why: String) {
+        if self.stop.is_none() {
+            self.stop = Some(Stop::Ejected(why));
+        }
+    }
+
+    /// Stops the run: an invariant failed. Names the task, CPU and time,
+    /// and the last events.
+    pub fn violation(&mut self, what: String) {
+        if self.stop.is_none() {
+            let last: Vec<String> = self.recent.iter().cloned().collect();
+            self.stop = Some(Stop::Invariant(format!(
+                "{what} at {} ns; last events:\n  {}",
+                self.now,
+                last.join("\n  ")
+            )));
+        }
+    }
+
+    pub fn task_ptr(&mut self, t: TaskId) -> *mut TaskStruct {
+        &mut *self.tasks[t].ts as *mut TaskStruct
+    }
+
+    pub fn task_of(&self, p: *const TaskStruct) -> Option<TaskId> {
+        if p.is_null() {
+            return None;
+        }
+        // SAFETY: every task_struct the shim sees was made by this core
+        let id = unsafe { (*p).sim_id } as usize;
+        (id < self.tasks.len()).then_some(id)
+    }
+
+    /// The task running on `cpu`'s behalf (bpf_get_current_task_btf): the
+    /// running task, or the CPU's idle task.
+    pub fn current_ptr(&mut self, cpu: usize) -> *mut TaskStruct {
+        match self.cpus[cpu].curr {
+            Some(t) => self.task_ptr(t),
+            None => &mut *self.idle_tasks[cpu] as *mut TaskStruct,
+        }
+    }
+
+    pub fn idle_mask_ptr(&self) -> *const CpuMask {
+        &*self.idle_mask
+    }
+
+    pub fn smt_mask_ptr(&self) -> *const CpuMask {
+        &*self.smt_mask
+    }
+
+    fn allowed(&self, t: TaskId, cpu: usize) -> bool {
+        cpu < self.cpus.len() && self.tasks[t].ts.cpus_mask.test(cpu)
+    }
+
+    // ---------------------------------------------------------------
+    // Callbacks: cost accounting around every call into the scheduler
+    // ---------------------------------------------------------------
+
+    /// Runs one callback on `cpu` in context `ctx`, charging its cost.
+    fn call<R>(&mut self, cpu: usize, ctx: Ctx, f: impl FnOnce(&mut Core) -> R) -> R {
+        let (saved_cpu, saved_ctx, saved_ns) = (self.this_cpu, self.ctx, self.cb_ns);
+        self.this_cpu = cpu;
+        self.ctx = ctx;
+        self.cb_ns = 0.0;
+        let r = f(self);
+        let spent = self.cost.bpf_callback_ns + self.cb_ns;
+        self.cpus[cpu].pending_stall += spent;
+        self.stats.bpf_ns += spent;
+        self.stats.callbacks += 1;
+        self.this_cpu = saved_cpu;
+        self.ctx = saved_ctx;
+        self.cb_ns = saved_ns;
+        r
+    }
+
+    /// The shim counted `calls` helper/kfunc calls in the callback.
+    pub fn charge_calls(&mut self, calls: u64) {
+        self.cb_ns += calls as f64 * self.cost.bpf_call_ns;
+    }
+
+    // ---------------------------------------------------------------
+    // Tasks: creation, wake-up, enqueue (ext.c do_enqueue_task)
+    // ---------------------------------------------------------------
+
+    /// Adds the workload's tasks; each starts at its start time.
+    pub fn spawn(&mut self, ops: &mut dyn Ops, specs: Vec<TaskSpec>) -> anyhow::Result<()> {
+        for (i, s) in specs.into_iter().enumerate() {
+            let pid = 1000 + i as i32;
+            let tgid = s.tgid as i32;
+            let mut ts = Box::new(new_task_struct(pid, tgid, 0, s.weight));
+            ts.sim_id = i as u32;
+            match &s.cpus {
+                Some(list) => {
+                    for &c in list {
+                        if c >= self.cpus.len() {
+                            anyhow::bail!("task '{}' is pinned to CPU {c}, which the machine does not have", s.name);
+                        }
+                        ts.cpus_mask.set(c, true);
+                    }
+                }
+                None => ts.cpus_mask = *self.all_mask,
+            }
+            ts.cpus_ptr = &ts.cpus_mask;
+            ts.nr_cpus_allowed = (0..self.cpus.len()).filter(|&c| ts.cpus_mask.test(c)).count() as i32;
+            if ts.nr_cpus_allowed == 0 {
+                anyhow::bail!("task '{}' may run on no CPU", s.name);
+            }
+            let sig = self.signals.entry(s.tgid).or_insert_with(|| Box::new(Signal { nr_threads: 0 }));
+            sig.nr_threads += 1;
+            ts.signal = &mut **sig as *mut Signal;
+            let start = s.start_at;
+            let first = (0..self.cpus.len()).find(|&c| ts.cpus_mask.test(c)).unwrap_or(0);
+            self.tasks.push(Task {
+                spec: s,
+                ts,
+                state: TaskState::New,
+                cpu: first,
+                last_ran: None,
+                warmth: Warmth::default(),
+                remaining: 0.0,
+                in_run: false,
+                runnable_at: 0,
+                woken_at: None,
+                message: None,
+                timer_gen: 0,
+                qseq: 0,
+            });
+            self.push(start, Ev::Start(i));
+        }
+        let _ = ops;
+        Ok(())
+    }
+
+    fn arm_sleep(&mut self, t: TaskId, ns: Ns) {
+        self.tasks[t].timer_gen += 1;
+        let g = self.tasks[t].timer_gen;
+        self.push(self.now + ns.max(1), Ev::Wake(t, g));
+    }
+
+    fn apply_effects(&mut self, ops: &mut dyn Ops, fx: &Effects, waker_cpu: usize) {
+        for &(w, sync, bytes) in &fx.wakes {
+            if w >= self.tasks.len() || self.tasks[w].state != TaskState::Sleeping {
+                continue; // ttwu on a task that is not asleep does nothing
+            }
+            self.cpus[waker_cpu].pending_stall += self.cost.wakeup_ns;
+            self.tasks[w].message = (bytes > 0).then_some((waker_cpu, bytes));
+            let flags = abi::SCX_WAKE_TTWU | if sync { abi::SCX_WAKE_SYNC } else { 0 };
+            self.wake_up(ops, w, waker_cpu, flags, 0);
+        }
+    }
+
+    /// try_to_wake_up(): select_task_rq_scx, then enqueue_task_scx.
+    fn wake_up(&mut self, ops: &mut dyn Ops, t: TaskId, waker_cpu: usize, wake_flags: u64, _f: u64) {
+        let prev = self.tasks[t].cpu;
+        let mut cpu = prev;
+        // checklist 2: no select_cpu for pinned or migration-disabled tasks
+        if self.tasks[t].ts.nr_cpus_allowed > 1 && self.tasks[t].ts.migration_disabled == 0 {
+            self.ddsp = None;
+            let r = self.call(waker_cpu, Ctx::SelectCpu, |c| ops.select_cpu(c, t, prev, wake_flags));
+            if let Some(sel) = r {
+                // checklist 4: an out-of-range CPU aborts the scheduler
+                if sel < 0 || sel as usize >= self.cpus.len() {
+                    self.eject(format!("select_cpu returned invalid CPU {sel} for {}", self.tasks[t].spec.name));
+                    return;
+                }
+                cpu = sel as usize;
+            }
+        }
+        // checklist 3: a disallowed CPU is replaced by select_fallback_rq
+        if !self.allowed(t, cpu) {
+            cpu = (0..self.cpus.len()).find(|&c| self.allowed(t, c)).unwrap_or(prev);
+            self.ddsp = None;
+        }
+        self.tasks[t].cpu = cpu;
+        self.tasks[t].woken_at = Some(self.now);
+        self.stats.wakeups += 1;
+        self.note(|| format!("wake {t} -> cpu {cpu} (flags {wake_flags:#x})"));
+        self.enqueue_task(ops, t, waker_cpu, abi::SCX_ENQ_WAKEUP);
+    }
+
+    /// enqueue_task_scx: ops.runnable, then do_enqueue_task.
+    fn enqueue_task(&mut self, ops: &mut dyn Ops, t: TaskId, on_cpu: usize, enq_flags: u64) {
+        self.tasks[t].runnable_at = self.now;
+        self.tasks[t].ts.scx.flags |= abi::SCX_TASK_QUEUED;
+        self.tasks[t].state = TaskState::Bpf;
+        self.stats.set_waiting(t, true, self.now);
+        self.call(on_cpu, Ctx::Other, |c| ops.runnable(c, t, enq_flags));
+        self.do_enqueue(ops, t, on_cpu, enq_flags);
+    }
+
+    /// do_enqueue_task (ext.c:1916-1993, checklist 5-9): a direct dispatch
+    /// recorded by select_cpu wins; else ops.enqueue; its insert is
+    /// applied at once; nothing inserted leaves the task with the BPF side.
+    fn do_enqueue(&mut self, ops: &mut dyn Ops, t: TaskId, on_cpu: usize, enq_flags: u64) {
+        self.tasks[t].qseq += 1;
+        if let Some(d) = self.ddsp.take() {
+            if d.task == t {
+                self.apply_insert(d, self.tasks[t].cpu, true);
+                return;
+            }
+        }
+        let has = self.call(on_cpu, Ctx::Enqueue, |c| ops.enqueue(c, t, enq_flags));
+        if !has {
+            // no ops.enqueue: the global DSQ (checklist 7, no-op-global)
+            let d = Insert { task: t, dsq: abi::SCX_DSQ_GLOBAL, slice: abi::SCX_SLICE_DFL, vtime: None, flags: enq_flags, qseq: self.tasks[t].qseq };
+            self.apply_insert(d, self.tasks[t].cpu, true);
+            return;
+        }
+        if let Some(d) = self.ddsp.take() {
+            if d.task == t {
+                self.apply_insert(d, self.tasks[t].cpu, true);
+            }
+        }
+    }
+
+    /// Puts a task into the DSQ an insert names. `local_cpu` is the CPU
+    /// SCX_DSQ_LOCAL means in this context. Returns whether it was inserted.
+    fn apply_insert(&mut self, d: Insert, local_cpu: usize, _direct: bool) -> bool {
+        let t = d.task;
+        // ext.c:8960-8963: slice 0 keeps the residual slice (1 ns if none)
+        let ts = &mut self.tasks[t].ts;
+        ts.scx.slice = if d.slice == 0 { ts.scx.slice.max(1) } else { d.slice };
+        if let Some(v) = d.vtime {
+            ts.scx.dsq_vtime = v;
+        }
+        let target = if d.dsq == abi::SCX_DSQ_LOCAL {
+            DsqRef::Local(local_cpu)
+        } else if d.dsq & abi::SCX_DSQ_LOCAL_ON == abi::SCX_DSQ_LOCAL_ON {
+            let c = (d.dsq & 0xffff_ffff) as usize;
+            if c >= self.cpus.len() {
+                self.eject(format!("invalid CPU {c} in SCX_DSQ_LOCAL_ON"));
+                return false;
+            }
+            DsqRef::Local(c)
+        } else if d.dsq == abi::SCX_DSQ_GLOBAL {
+            DsqRef::Global
+        } else if d.dsq & abi::SCX_DSQ_FLAG_BUILTIN != 0 {
+            self.eject(format!("invalid built-in DSQ {:#x}", d.dsq));
+            return false;
+        } else {
+            if !self.user.contains_key(&d.dsq) {
+                self.eject(format!("non-existent DSQ {:#x} for {}", d.dsq, self.tasks[t].spec.name));
+                return false;
+            }
+            DsqRef::User(d.dsq)
+        };
+        // checklist 11: vtime ordering on a built-in DSQ is an error
+        if d.vtime.is_some() && !matches!(target, DsqRef::User(_)) {
+            self.eject("cannot use vtime ordering for built-in DSQs".into());
+            return false;
+        }
+        // checklist 21: a local DSQ outside the task's cpumask is an error
+        if let DsqRef::Local(c) = target {
+            if !self.allowed(t, c) {
+                self.eject(format!(
+                    "SCX_DSQ_LOCAL[_ON] to CPU {c}, which {} may not run on",
+                    self.tasks[t].spec.name
+                ));
+                return false;
+            }
+        }
+        self.enqueue_on(t, target, d.flags, d.vtime)
+    }
+
+    fn enqueue_on(&mut self, t: TaskId, target: DsqRef, flags: u64, vtime: Option<u64>) -> bool {
+        if let TaskState::Queued(q) = self.tasks[t].state {
+            self.violation(format!("task {} inserted into {target:?} while already in {q:?}", self.tasks[t].spec.name));
+            return false;
+        }
+        if let TaskState::Running(c) = self.tasks[t].state {
+            self.violation(format!("task {} inserted into {target:?} while running on CPU {c}", self.tasks[t].spec.name));
+            return false;
+        }
+        let head = flags & (abi::SCX_ENQ_HEAD | abi::SCX_ENQ_PREEMPT) != 0;
+        let res = match target {
+            DsqRef::Local(c) => self.cpus[c].local.insert(t, None, head),
+            DsqRef::Global => {
+                let node = self.cpu_node[self.tasks[t].cpu];
+                self.global[node].insert(t, None, head)
+            }
+            DsqRef::User(id) => match self.user.get_mut(&id) {
+                Some(q) => q.insert(t, vtime, head),
+                None => Err(format!("non-existent DSQ {id:#x}")),
+            },
+        };
+        if let Err(e) = res {
+            self.eject(e);
+            return false;
+        }
+        self.tasks[t].state = TaskState::Queued(target);
+        self.note(|| format!("insert {t} into {target:?}"));
+        if let DsqRef::Local(c) = target {
+            self.tasks[t].cpu = c;
+            // ext.c:1507-1525 (checklist 37, 38): an idle CPU is rescheduled;
+            // a busy one only with SCX_ENQ_PREEMPT
+            if flags & abi::SCX_ENQ_PREEMPT != 0 {
+                if let Some(r) = self.cpus[c].curr {
+                    self.tasks[r].ts.scx.slice = 0;
+                }
+                self.resched(c);
+            } else if self.cpus[c].curr.is_none() {
+                self.resched(c);
+            }
+        }
+        true
+    }
+
+    // ---------------------------------------------------------------
+    // Rescheduling (resched_curr) and schedule() on a CPU
+    // ---------------------------------------------------------------
+
+    /// resched_curr(cpu): the CPU will go through the scheduler; from
+    /// another CPU after an IPI, from idle after leaving its idle state.
+    pub fn resched(&mut self, cpu: usize) {
+        let delay = if cpu == self.this_cpu && self.ctx != Ctx::None {
+            0.0
+        } else {
+            let mut d = self.cost.ipi_ns;
+            if self.cpus[cpu].curr.is_none() {
+                d += self.machine.idle_states.get(self.cpus[cpu].cstate).map(|s| s.exit_ns as f64).unwrap_or(0.0);
+            }
+            d
+        };
+        let at = self.now + delay as Ns;
+        if self.cpus[cpu].resched_at.is_some_and(|r| r <= at) {
+            return;
+        }
+        self.cpus[cpu].resched_at = Some(at);
+        self.push(at, Ev::Resched(cpu));
+    }
+}
+
+const PF_IDLE_FLAGS: u32 = abi::PF_KTHREAD;
+
+fn new_task_struct(pid: i32, tgid: i32, flags: u32, weight: u32) -> TaskStruct {
+    TaskStruct {
+        pid,
+        tgid,
+        flags,
+        nr_cpus_allowed: 0,
+        migration_disabled: 0,
+        cpus_ptr: std::ptr::null(),
+        signal: std::ptr::null_mut(),
+        scx: abi::ScxEntity { flags: 0, weight, slice: abi::SCX_SLICE_DFL, dsq_vtime: 0 },
+        sim_id: 0,
+        cpus_mask: CpuMask::empty(),
+        sim_storage: [std::ptr::null_mut(); abi::MAX_TASK_STORAGE],
+    }
+}

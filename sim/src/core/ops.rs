@@ -1,0 +1,35 @@
+//! The scheduler as the core calls it: sched_ext's callbacks
+//! (struct sched_ext_ops). The native BPF scheduler implements it by
+//! calling its compiled C (sched/native.rs); tests implement it in Rust to
+//! drive the core with crafted schedulers, including broken ones.
+
+use super::Core;
+use crate::workload::TaskId;
+
+pub trait Ops {
+    fn name(&self) -> &str;
+    /// SCX_OPS_* flags.
+    fn flags(&self) -> u64;
+    fn init(&mut self, core: &mut Core) -> Result<(), String>;
+    fn init_task(&mut self, core: &mut Core, t: TaskId, fork: bool) -> Result<(), String>;
+    fn enable(&mut self, core: &mut Core, t: TaskId);
+    fn exit_task(&mut self, core: &mut Core, t: TaskId);
+    /// None: the scheduler has no select_cpu (the core keeps prev).
+    fn select_cpu(&mut self, core: &mut Core, t: TaskId, prev: usize, wake_flags: u64) -> Option<i32>;
+    /// False: no enqueue callback (the core inserts into the global DSQ).
+    fn enqueue(&mut self, core: &mut Core, t: TaskId, enq_flags: u64) -> bool;
+    /// False: no dispatch callback.
+    fn dispatch(&mut self, core: &mut Core, cpu: usize, prev: Option<TaskId>) -> bool;
+    fn runnable(&mut self, core: &mut Core, t: TaskId, enq_flags: u64);
+    fn running(&mut self, core: &mut Core, t: TaskId);
+    fn stopping(&mut self, core: &mut Core, t: TaskId, runnable: bool);
+    fn quiescent(&mut self, core: &mut Core, t: TaskId, deq_flags: u64);
+    fn tick(&mut self, core: &mut Core, t: TaskId);
+    fn update_idle(&mut self, core: &mut Core, cpu: usize, idle: bool);
+    /// A BPF timer the scheduler armed has fired.
+    fn timer(&mut self, core: &mut Core, timer: usize);
+    /// The scheduler is being unloaded (or ejected: `reason`).
+    fn exit(&mut self, core: &mut Core, reason: &str);
+    /// Its own counters (for scx_arbor: the --stats-json names).
+    fn counters(&self) -> Vec<(String, u64)>;
+}

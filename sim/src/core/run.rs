@@ -1,0 +1,659 @@
+//! The event loop, schedule() on a CPU (ext.c balance_one, pick_task_scx,
+//! put_prev_task_scx, set_next_task_scx), task progress, ticks, and the
+//! invariants and watchdog checked during every run.
+
+use super::*;
+
+impl Core {
+    // ---------------------------------------------------------------
+    // Progress of running tasks
+    // ---------------------------------------------------------------
+
+    fn busy_threads(&self, core: usize) -> usize {
+        self.core_cpus[core].iter().filter(|&&c| self.cpus[c].curr.is_some()).count()
+    }
+
+    /// Speed of the task running on `cpu`: capacity x SMT share x the
+    /// slowdown from sharing data across LLCs.
+    fn rate_of(&self, cpu: usize) -> f64 {
+        let Some(t) = self.cpus[cpu].curr else { return 1.0 };
+        let cap = self.machine.cpus[cpu].capacity as f64 / 1024.0;
+        let k = self.busy_threads(self.cpu_core[cpu]).max(1);
+        let smt = self.machine.smt.throughput.get(k - 1).copied().unwrap_or(1.0);
+        let spec = &self.tasks[t].spec;
+        let slow = if spec.shared_lines_per_us > 0.0 {
+            let away = self.stats.proc_away(spec.tgid, self.cache.llc_of(cpu));
+            self.cache.sharing_slowdown(spec.shared_lines_per_us, away)
+        } else {
+            0.0
+        };
+        cap * smt / (1.0 + slow)
+    }
+
+    /// Brings the running task's remaining work up to now.
+    fn settle(&mut self, cpu: usize) {
+        let Some(t) = self.cpus[cpu].curr else { return };
+        let c = &mut self.cpus[cpu];
+        if self.now > c.seg_start {
+            let done = (self.now - c.seg_start) as f64 * c.rate;
+            self.tasks[t].remaining = (self.tasks[t].remaining - done).max(0.0);
+            c.seg_start = self.now;
+        }
+    }
+
+    fn arm_run_end(&mut self, cpu: usize) {
+        let Some(t) = self.cpus[cpu].curr else { return };
+        if !self.tasks[t].in_run {
+            return;
+        }
+        let rate = self.rate_of(cpu);
+        let c = &mut self.cpus[cpu];
+        c.rate = rate;
+        c.gen += 1;
+        let end = c.seg_start + (self.tasks[t].remaining / rate).ceil() as Ns;
+        let g = c.gen;
+        self.push(end.max(self.now), Ev::RunEnd(cpu, g));
+    }
+
+    /// Before a CPU of `core` starts or stops running: settle its siblings
+    /// at their current speed.
+    fn core_settle(&mut self, core: usize) {
+        for i in 0..self.core_cpus[core].len() {
+            let c = self.core_cpus[core][i];
+            self.settle(c);
+        }
+    }
+
+    /// After: re-time their ends at the new speed.
+    fn core_rearm(&mut self, core: usize, except: usize) {
+        for i in 0..self.core_cpus[core].len() {
+            let c = self.core_cpus[core][i];
+            if c != except {
+                self.arm_run_end(c);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------
+    // Idle state (idle.c: update_builtin_idle, checklist 32-34)
+    // ---------------------------------------------------------------
+
+    fn set_idle_bits(&mut self, cpu: usize, idle: bool) {
+        self.idle_mask.set(cpu, idle);
+        let core = self.cpu_core[cpu];
+        if idle {
+            if self.core_cpus[core].iter().all(|&c| self.idle_mask.test(c)) {
+                for i in 0..self.core_cpus[core].len() {
+                    let c = self.core_cpus[core][i];
+                    self.smt_mask.set(c, true);
+                }
+            }
+        } else {
+            for i in 0..self.core_cpus[core].len() {
+                let c = self.core_cpus[core][i];
+                self.smt_mask.set(c, false);
+            }
+        }
+    }
+
+    /// Clears a CPU's idle bit and its core's SMT bits (a claim).
+    pub fn claim_idle(&mut self, cpu: usize) -> bool {
+        let core = self.cpu_core[cpu];
+        for i in 0..self.core_cpus[core].len() {
+            let c = self.core_cpus[core][i];
+            self.smt_mask.set(c, false);
+        }
+        let was = self.idle_mask.test(cpu);
+        self.idle_mask.set(cpu, false);
+        was
+    }
+
+    // ---------------------------------------------------------------
+    // schedule()
+    // ---------------------------------------------------------------
+
+    /// The CPU goes through the scheduler. `blocked`: its task just left
+    /// the runqueue (sleep or exit) and is `prev` for ops.dispatch.
+    fn schedule(&mut self, ops: &mut dyn Ops, wl: &mut dyn Workload, x: usize, blocked: Option<TaskId>) {
+        let was_idle = self.cpus[x].curr.is_none() && blocked.is_none();
+        let prev = self.cpus[x].curr;
+        if let Some(p) = prev {
+            self.settle(x);
+            self.charge_slice(x, p);
+        }
+        let prev_queued = prev.is_some_and(|p| self.tasks[p].ts.scx.flags & abi::SCX_TASK_QUEUED != 0);
+        let prev_for_dispatch = prev.or(blocked);
+
+        // balance_one (ext.c:2841-3003)
+        let mut keep = prev_queued && prev.is_some_and(|p| self.tasks[p].ts.scx.slice > 0);
+        let mut have = keep || !self.cpus[x].local.is_empty() || self.consume_global(x);
+        if !have && self.stop.is_none() {
+            let mut loops = 32;
+            loop {
+                self.dispatch_buf.clear();
+                let defined = self.call(x, Ctx::Dispatch, |c| ops.dispatch(c, x, prev_for_dispatch));
+                let produced = self.flush_dispatch(x);
+                if !defined {
+                    break;
+                }
+                if prev_queued && prev.is_some_and(|p| self.tasks[p].ts.scx.slice > 0) {
+                    keep = true;
+                    have = true;
+                    break;
+                }
+                if !self.cpus[x].local.is_empty() || self.consume_global(x) {
+                    have = true;
+                    break;
+                }
+                loops -= 1;
+                if produced == 0 || loops == 0 || self.stop.is_some() {
+                    break;
+                }
+            }
+            // checklist 16: nothing found, no ENQ_LAST: keep prev, refilled
+            if !have && prev_queued && self.ops_flags & abi::SCX_OPS_ENQ_LAST == 0 {
+                keep = true;
+            }
+        }
+        if self.stop.is_some() {
+            return;
+        }
+
+        if keep {
+            let p = prev.expect("keep implies prev");
+            if self.tasks[p].ts.scx.slice == 0 {
+                self.tasks[p].ts.scx.slice = abi::SCX_SLICE_DFL;
+            }
+            // it goes on running; any stall charged here delays it
+            self.cpus[x].seg_start = self.cpus[x].seg_start.max(self.now) + self.cpus[x].pending_stall as Ns;
+            self.cpus[x].pending_stall = 0.0;
+            self.arm_run_end(x);
+            return;
+        }
+
+        let next = self.cpus[x].local.pop_first();
+        let core = self.cpu_core[x];
+        self.core_settle(core);
+
+        // put_prev_task_scx (ext.c:3145-3193, checklist 17-19)
+        if let Some(p) = prev {
+            self.cpus[x].curr = None;
+            self.switch_out(x, p);
+            if prev_queued {
+                self.tasks[p].state = TaskState::Bpf;
+                self.stats.set_waiting(p, true, self.now);
+                self.tasks[p].runnable_at = self.now;
+                self.call(x, Ctx::Other, |c| ops.stopping(c, p, true));
+                self.ddsp = None;
+                if self.tasks[p].ts.scx.slice > 0 {
+                    self.enqueue_on(p, DsqRef::Local(x), abi::SCX_ENQ_HEAD, None);
+                } else if next.is_none() && self.ops_flags & abi::SCX_OPS_ENQ_LAST != 0 {
+                    self.do_enqueue(ops, p, x, abi::SCX_ENQ_LAST);
+                } else {
+                    self.do_enqueue(ops, p, x, 0);
+                }
+            }
+        }
+
+        match next {
+            Some(n) => {
+                if was_idle {
+                    self.leave_idle(ops, x);
+                }
+                self.switch_in(ops, wl, x, n);
+            }
+            None => {
+                if !was_idle {
+                    self.enter_idle(ops, x, true);
+                } else {
+                    // a kicked idle CPU found nothing: back to idle, no notify
+                    self.set_idle_bits(x, true);
+                }
+            }
+        }
+        self.core_rearm(core, usize::MAX);
+    }
+
+    fn charge_slice(&mut self, x: usize, t: TaskId) {
+        let used = self.now.saturating_sub(self.cpus[x].slice_ts);
+        self.cpus[x].slice_ts = self.now;
+        let s = &mut self.tasks[t].ts.scx.slice;
+        if *s != u64::MAX {
+            *s = s.saturating_sub(used); // checklist 25, 26
+        }
+    }
+
+    /// consume_global_dsq: the first task of this node's global DSQ that
+    /// may run here.
+    fn consume_global(&mut self, x: usize) -> bool {
+        let node = self.cpu_node[x];
+        let pick = self.global[node].order().into_iter().find(|&t| self.allowed(t, x));
+        match pick {
+            Some(t) => {
+                self.global[node].remove(t);
+                self.tasks[t].state = TaskState::Bpf;
+                self.enqueue_on(t, DsqRef::Local(x), 0, None);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// flush_dispatch_buf (ext.c:2735-2767, checklist 20): inserts made in
+    /// ops.dispatch, applied if the task is still queued as it was.
+    fn flush_dispatch(&mut self, x: usize) -> usize {
+        let buf = std::mem::take(&mut self.dispatch_buf);
+        let mut n = 0;
+        for d in buf {
+            let t = d.task;
+            if self.tasks[t].qseq != d.qseq || self.tasks[t].ts.scx.flags & abi::SCX_TASK_QUEUED == 0 {
+                continue;
+            }
+            match self.tasks[t].state {
+                TaskState::Bpf => {}
+                TaskState::Queued(q) => {
+                    self.dsq_remove(t, q);
+                    self.tasks[t].state = TaskState::Bpf;
+                }
+                _ => continue,
+            }
+            if self.apply_insert(d, x, false) {
+                n += 1;
+            }
+        }
+        n
+    }
+
+    pub(super) fn dsq_remove(&mut self, t: TaskId, q: DsqRef) -> bool {
+        match q {
+            DsqRef::Local(c) => self.cpus[c].local.remove(t),
+            DsqRef::Global => self.global.iter_mut().any(|g| g.remove(t)),
+            DsqRef::User(id) => self.user.get_mut(&id).is_some_and(|d| d.remove(t)),
+        }
+    }
+
+    /// set_next_task_scx: the task starts running on x.
+    fn switch_in(&mut self, ops: &mut dyn Ops, wl: &mut dyn Workload, x: usize, t: TaskId) {
+        if !self.allowed(t, x) {
+            self.violation(format!("task {} runs on CPU {x}, outside its affinity", self.tasks[t].spec.name));
+            return;
+        }
+        if let TaskState::Running(c) = self.tasks[t].state {
+            self.violation(format!("task {} picked on CPU {x} while running on CPU {c}", self.tasks[t].spec.name));
+            return;
+        }
+        self.tasks[t].state = TaskState::Running(x);
+        self.tasks[t].cpu = x;
+        self.stats.set_waiting(t, false, self.now);
+        self.cpus[x].curr = Some(t);
+        self.cpus[x].slice_ts = self.now;
+        self.cpus[x].trace_start = self.now;
+        if let Some(w) = self.tasks[t].woken_at.take() {
+            self.stats.wake_latency(self.now - w);
+            wl.on_run(t, w, self.now);
+        }
+        let dist = self.tasks[t].last_ran.map(|l| self.cache.distance(l, x));
+        if let Some(d) = dist {
+            self.stats.migration(d);
+        }
+        self.tasks[t].last_ran = Some(x);
+        self.call(x, Ctx::Other, |c| ops.running(c, t));
+
+        let mut stall = self.cpus[x].pending_stall + self.cost.ctx_switch_ns;
+        self.cpus[x].pending_stall = 0.0;
+        let ws = self.tasks[t].spec.working_set;
+        let mut w = std::mem::take(&mut self.tasks[t].warmth);
+        stall += self.cache.switch_in(&mut w, ws, x);
+        self.tasks[t].warmth = w;
+        if let Some((from, bytes)) = self.tasks[t].message.take() {
+            stall += self.cache.message_cost(bytes, from, x);
+        }
+        self.stats.stall_ns += stall;
+        self.cpus[x].seg_start = self.now + stall as Ns;
+        if !self.cpus[x].tick_armed {
+            self.cpus[x].tick_armed = true;
+            let period = 1_000_000_000 / self.cfg.hz as u64;
+            self.push((self.now / period + 1) * period, Ev::Tick(x));
+        }
+        if !self.tasks[t].in_run {
+            // it was woken: it now runs its own code (the workload's next step)
+            self.advance(ops, wl, x, t);
+        }
+    }
+
+    fn switch_out(&mut self, x: usize, t: TaskId) {
+        let ran = self.now.saturating_sub(self.cpus[x].trace_start);
+        self.stats.task_ran(self.tasks[t].spec.tgid, self.cache.llc_of(x), ran, self.now);
+        if self.cfg.trace && ran > 0 {
+            self.stats.trace.push((x, t, self.cpus[x].trace_start, ran));
+        }
+        let mut w = std::mem::take(&mut self.tasks[t].warmth);
+        self.cache.switch_out(&mut w);
+        self.tasks[t].warmth = w;
+    }
+
+    fn leave_idle(&mut self, ops: &mut dyn Ops, x: usize) {
+        if let Some(s) = self.cpus[x].idle_since.take() {
+            self.cpus[x].idle_ns += self.now - s;
+            self.cpus[x].last_idle_ns = self.now - s;
+        }
+        self.cpus[x].busy_since = Some(self.now);
+        self.stats.set_idle(x, false, self.now);
+        self.call(x, Ctx::Other, |c| ops.update_idle(c, x, false));
+        self.set_idle_bits(x, false);
+    }
+
+    fn enter_idle(&mut self, ops: &mut dyn Ops, x: usize, notify: bool) {
+        if let Some(s) = self.cpus[x].busy_since.take() {
+            self.cpus[x].busy_ns += self.now - s;
+        }
+        self.cpus[x].idle_since = Some(self.now);
+        self.cpus[x].pending_stall = 0.0;
+        self.cpus[x].gen += 1;
+        // the deepest state whose target residency the last idle period met
+        let predicted = self.cpus[x].last_idle_ns;
+        self.cpus[x].cstate = self
+            .machine
+            .idle_states
+            .iter()
+            .rposition(|s| s.residency_ns <= predicted)
+            .unwrap_or(0);
+        self.stats.set_idle(x, true, self.now);
+        self.set_idle_bits(x, true);
+        if notify {
+            self.call(x, Ctx::Other, |c| ops.update_idle(c, x, true));
+        }
+    }
+
+    // ---------------------------------------------------------------
+    // A task's own code: the workload's steps
+    // ---------------------------------------------------------------
+
+    /// Runs the workload's next steps for t on x until it computes, sleeps,
+    /// blocks or exits.
+    fn advance(&mut self, ops: &mut dyn Ops, wl: &mut dyn Workload, x: usize, t: TaskId) {
+        loop {
+            let mut fx = Effects::default();
+            let step = wl.next(t, self.now, &mut fx);
+            self.apply_effects(ops, &fx, x);
+            if self.stop.is_some() {
+                return;
+            }
+            match step {
+                Step::Run(0) => continue,
+                Step::Run(w) => {
+                    self.tasks[t].remaining = w as f64;
+                    self.tasks[t].in_run = true;
+                    let c = &mut self.cpus[x];
+                    c.seg_start = c.seg_start.max(self.now) + c.pending_stall as Ns;
+                    c.pending_stall = 0.0;
+                    self.arm_run_end(x);
+                    return;
+                }
+                Step::Sleep(ns) => {
+                    self.arm_sleep(t, ns);
+                    self.block(ops, wl, x, t, false);
+                    return;
+                }
+                Step::Block => {
+                    self.block(ops, wl, x, t, false);
+                    return;
+                }
+                Step::Exit => {
+                    self.block(ops, wl, x, t, true);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// dequeue_task_scx for a sleep or exit: stopping(false), quiescent,
+    /// then the CPU schedules.
+    fn block(&mut self, ops: &mut dyn Ops, wl: &mut dyn Workload, x: usize, t: TaskId, exit: bool) {
+        self.settle(x);
+        self.charge_slice(x, t);
+        self.tasks[t].in_run = false;
+        self.tasks[t].ts.scx.flags &= !abi::SCX_TASK_QUEUED;
+        self.call(x, Ctx::Other, |c| ops.stopping(c, t, false));
+        self.call(x, Ctx::Other, |c| ops.quiescent(c, t, abi::SCX_DEQ_SLEEP));
+        self.tasks[t].state = TaskState::Sleeping;
+        let core = self.cpu_core[x];
+        self.core_settle(core);
+        self.cpus[x].curr = None;
+        self.switch_out(x, t);
+        if exit {
+            self.exit_task(ops, t);
+        }
+        self.cpus[x].resched_at = None;
+        self.schedule(ops, wl, x, Some(t));
+        self.core_rearm(core, usize::MAX);
+    }
+
+    pub(super) fn exit_task(&mut self, ops: &mut dyn Ops, t: TaskId) {
+        let cpu = self.tasks[t].cpu;
+        self.call(cpu, Ctx::Other, |c| ops.exit_task(c, t));
+        self.tasks[t].state = TaskState::Exited;
+        if let Some(s) = self.signals.get_mut(&self.tasks[t].spec.tgid) {
+            s.nr_threads -= 1;
+        }
+    }
+
+    // ---------------------------------------------------------------
+    // The event loop
+    // ---------------------------------------------------------------
+
+    /// Runs the workload under the scheduler until it finishes, the time
+    /// limit passes, the scheduler is ejected or an invariant fails.
+    pub fn run(&mut self, ops: &mut dyn Ops, wl: &mut dyn Workload, mut progress: impl FnMut(Ns)) -> Stop {
+        self.ops_flags = ops.flags();
+        self.ops_name = ops.name().to_string();
+        if let Err(e) = self.call(0, Ctx::Other, |c| ops.init(c)) {
+            return Stop::Ejected(format!("ops.init failed: {e}"));
+        }
+        // every CPU starts idle (the scheduler sees each go idle once)
+        for x in 0..self.cpus.len() {
+            self.call(x, Ctx::Other, |c| ops.update_idle(c, x, true));
+        }
+        if let Err(e) = self.spawn(ops, wl.tasks()) {
+            return Stop::Invariant(format!("{e:#}"));
+        }
+        self.push(self.cfg.sweep_ns, Ev::Sweep);
+        let mut next_progress = 0;
+        while let Some(Reverse((at, _, ev))) = self.events.pop() {
+            if at > self.cfg.time_limit {
+                self.now = self.cfg.time_limit;
+                self.stop.get_or_insert(Stop::TimeLimit);
+                break;
+            }
+            self.now = at;
+            self.stats.events += 1;
+            if at >= next_progress {
+                progress(at);
+                next_progress = at + 100_000_000;
+            }
+            self.ctx = Ctx::None;
+            self.handle(ops, wl, ev);
+            if self.stop.is_some() {
+                break;
+            }
+            if wl.finished() {
+                self.stop = Some(Stop::Finished);
+                break;
+            }
+        }
+        let stop = self.stop.clone().unwrap_or(Stop::Finished);
+        let reason = match &stop {
+            Stop::Ejected(r) => r.clone(),
+            _ => String::new(),
+        };
+        self.call(0, Ctx::Other, |c| ops.exit(c, &reason));
+        self.finish_accounting();
+        stop
+    }
+
+    fn handle(&mut self, ops: &mut dyn Ops, wl: &mut dyn Workload, ev: Ev) {
+        match ev {
+            Ev::Resched(x) => {
+                if self.cpus[x].resched_at != Some(self.now) {
+                    return; // superseded by an earlier one
+                }
+                self.cpus[x].resched_at = None;
+                self.this_cpu = x;
+                self.schedule(ops, wl, x, None);
+            }
+            Ev::RunEnd(x, g) => {
+                if self.cpus[x].gen != g {
+                    return;
+                }
+                let Some(t) = self.cpus[x].curr else { return };
+                self.settle(x);
+                if self.tasks[t].remaining > 0.5 {
+                    self.arm_run_end(x);
+                    return;
+                }
+                self.tasks[t].in_run = false;
+                self.this_cpu = x;
+                self.advance(ops, wl, x, t);
+            }
+            Ev::Tick(x) => self.tick(ops, x),
+            Ev::Wake(t, g) => {
+                if self.tasks[t].timer_gen != g || self.tasks[t].state != TaskState::Sleeping {
+                    return;
+                }
+                // the timer interrupt runs on the CPU the task slept on
+                let on = self.tasks[t].cpu;
+                self.this_cpu = on;
+                self.wake_up(ops, t, on, abi::SCX_WAKE_TTWU, 0);
+            }
+            Ev::Start(t) => {
+                self.this_cpu = self.tasks[t].cpu;
+                let cpu = self.tasks[t].cpu;
+                let r = self.call(cpu, Ctx::Other, |c| ops.init_task(c, t, true));
+                if let Err(e) = r {
+                    self.eject(format!("ops.init_task failed for {}: {e}", self.tasks[t].spec.name));
+                    return;
+                }
+                self.call(cpu, Ctx::Other, |c| ops.enable(c, t));
+                self.tasks[t].state = TaskState::Sleeping;
+                self.wake_up(ops, t, cpu, abi::SCX_WAKE_FORK, 0);
+            }
+            Ev::BpfTimer(i, g) => {
+                if self.timers.get(i).map(|t| t.0) != Some(g) {
+                    return;
+                }
+                let cpu = self.timers[i].1;
+                self.this_cpu = cpu;
+                self.call(cpu, Ctx::Other, |c| ops.timer(c, i));
+            }
+            Ev::Sweep => {
+                self.sweep();
+                self.push(self.now + self.cfg.sweep_ns, Ev::Sweep);
+            }
+        }
+    }
+
+    /// task_tick_scx (ext.c:3727-3746): charge the slice, ops.tick, resched
+    /// at 0. Idle CPUs stop ticking (NOHZ idle).
+    fn tick(&mut self, ops: &mut dyn Ops, x: usize) {
+        let Some(t) = self.cpus[x].curr else {
+            self.cpus[x].tick_armed = false;
+            return;
+        };
+        self.this_cpu = x;
+        self.settle(x);
+        self.charge_slice(x, t);
+        self.call(x, Ctx::Other, |c| ops.tick(c, t));
+        let stall = self.cpus[x].pending_stall + self.cost.tick_ns;
+        self.cpus[x].pending_stall = 0.0;
+        self.cpus[x].seg_start = self.cpus[x].seg_start.max(self.now) + stall as Ns;
+        self.arm_run_end(x);
+        if self.tasks[t].ts.scx.slice == 0 {
+            self.resched(x);
+        }
+        let period = 1_000_000_000 / self.cfg.hz as u64;
+        self.push(self.now + period, Ev::Tick(x));
+    }
+
+    /// The invariants, over the whole machine, and sched_ext's watchdog.
+    pub fn sweep(&mut self) {
+        let mut seen = vec![0u32; self.tasks.len()];
+        for c in 0..self.cpus.len() {
+            for t in self.cpus[c].local.order() {
+                seen[t] += 1;
+            }
+        }
+        for g in &self.global {
+            for t in g.order() {
+                seen[t] += 1;
+            }
+        }
+        for d in self.user.values() {
+            for t in d.order() {
+                seen[t] += 1;
+            }
+        }
+        for (c, cpu) in self.cpus.iter().enumerate() {
+            if let Some(t) = cpu.curr {
+                seen[t] += 1;
+                if self.tasks[t].state != TaskState::Running(c) {
+                    let msg = format!("CPU {c} runs task {} whose state is {:?}", self.tasks[t].spec.name, self.tasks[t].state);
+                    return self.violation(msg);
+                }
+            }
+        }
+        for t in 0..self.tasks.len() {
+            let want = match self.tasks[t].state {
+                TaskState::Queued(_) | TaskState::Running(_) => 1,
+                _ => 0,
+            };
+            if seen[t] != want {
+                let msg = format!(
+                    "task {} ({:?}) is running or queued {} times, not {want}",
+                    self.tasks[t].spec.name, self.tasks[t].state, seen[t]
+                );
+                return self.violation(msg);
+            }
+            // checklist 39: the watchdog
+            if matches!(self.tasks[t].state, TaskState::Queued(_) | TaskState::Bpf)
+                && self.now.saturating_sub(self.tasks[t].runnable_at) > self.cfg.watchdog_ns
+            {
+                let msg = format!(
+                    "runnable task stall ({}[{}] failed to run for {:.3}s)",
+                    self.tasks[t].spec.name,
+                    self.tasks[t].ts.pid,
+                    (self.now - self.tasks[t].runnable_at) as f64 / 1e9
+                );
+                return self.eject(msg);
+            }
+        }
+    }
+
+    fn finish_accounting(&mut self) {
+        let now = self.now;
+        for x in 0..self.cpus.len() {
+            if let Some(s) = self.cpus[x].busy_since.take() {
+                self.cpus[x].busy_ns += now - s;
+                self.cpus[x].busy_since = Some(now);
+            }
+            if let Some(s) = self.cpus[x].idle_since.take() {
+                self.cpus[x].idle_ns += now - s;
+                self.cpus[x].idle_since = Some(now);
+            }
+            if let Some(t) = self.cpus[x].curr {
+                let ran = now.saturating_sub(self.cpus[x].trace_start);
+                if self.cfg.trace && ran > 0 {
+                    self.stats.trace.push((x, t, self.cpus[x].trace_start, ran));
+                }
+            }
+            // invariant: busy + idle = elapsed on every CPU
+            let total = self.cpus[x].busy_ns + self.cpus[x].idle_ns;
+            if total != now && self.stop.as_ref().is_none_or(|s| !matches!(s, Stop::Invariant(_))) {
+                self.stop = Some(Stop::Invariant(format!(
+                    "CPU {x}: busy {} + idle {} = {total} ns, but {now} ns elapsed",
+                    self.cpus[x].busy_ns, self.cpus[x].idle_ns
+                )));
+            }
+        }
+        self.stats.close(now);
+    }
+}

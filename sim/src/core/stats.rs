@@ -1,0 +1,203 @@
+//! What the simulator measures on its own, independent of the scheduler's
+//! counters: wake-up latency, runqueue wait, migrations by distance, busy
+//! time, idle-while-queued, and the per-process LLC occupancy that the
+//! data-sharing cost reads.
+
+use std::collections::BTreeMap;
+
+use super::cache::Distance;
+use crate::workload::{Ns, TaskId};
+
+/// Log-scale histogram: 16 buckets per power of two (~4% resolution).
+#[derive(Clone, Debug, Default)]
+pub struct Hist {
+    counts: BTreeMap<u32, u64>,
+    pub n: u64,
+    pub sum: f64,
+}
+
+impl Hist {
+    fn bucket(v: u64) -> u32 {
+        if v < 16 {
+            return v as u32;
+        }
+        let e = 63 - v.leading_zeros(); // >= 4
+        let m = (v >> (e - 4)) & 15;
+        (e - 3) * 16 + m as u32
+    }
+    fn value(b: u32) -> f64 {
+        if b < 16 {
+            return b as f64;
+        }
+        let e = b / 16 + 3;
+        let m = (b % 16) as u64;
+        (((16 + m) << (e - 4)) as f64) + ((1u64 << (e - 4)) as f64) / 2.0
+    }
+    pub fn add(&mut self, v: u64) {
+        *self.counts.entry(Self::bucket(v)).or_default() += 1;
+        self.n += 1;
+        self.sum += v as f64;
+    }
+    /// The q-quantile (0..=1), NaN when empty.
+    pub fn quantile(&self, q: f64) -> f64 {
+        if self.n == 0 {
+            return f64::NAN;
+        }
+        let want = ((self.n as f64) * q).ceil().max(1.0) as u64;
+        let mut seen = 0;
+        for (&b, &c) in &self.counts {
+            seen += c;
+            if seen >= want {
+                return Self::value(b);
+            }
+        }
+        f64::NAN
+    }
+}
+
+/// Decayed run time of one process per LLC (for the sharing cost).
+#[derive(Clone, Debug, Default)]
+struct ProcOcc {
+    per_llc: BTreeMap<usize, f64>,
+    ts: Ns,
+}
+
+/// Time constant of a process's LLC occupancy. Estimate: the shared lines
+/// follow the threads that touch them; we take the share of the process's
+/// running over the last ~10 ms (docs/sim/cost-model.md).
+const OCC_TAU_NS: f64 = 10_000_000.0;
+
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub events: u64,
+    pub callbacks: u64,
+    pub bpf_ns: f64,
+    pub stall_ns: f64,
+    pub wakeups: u64,
+    pub wake_lat: Hist,
+    pub mig_core: u64,
+    pub mig_llc: u64,
+    pub mig_cross_llc: u64,
+    pub mig_cross_node: u64,
+    pub wait_ns: u64,
+    waiting: BTreeMap<TaskId, Ns>,
+    nr_idle: u64,
+    gap_ts: Ns,
+    pub gap_ns: u64,
+    procs: BTreeMap<u32, ProcOcc>,
+    /// (cpu, task, start, duration) of every run, for --trace
+    pub trace: Vec<(usize, TaskId, Ns, Ns)>,
+}
+
+impl Stats {
+    pub fn new(ncpus: usize) -> Stats {
+        Stats { nr_idle: ncpus as u64, ..Default::default() }
+    }
+
+    fn gap_advance(&mut self, now: Ns) {
+        let m = self.nr_idle.min(self.waiting.len() as u64);
+        self.gap_ns += m * now.saturating_sub(self.gap_ts);
+        self.gap_ts = now;
+    }
+
+    pub fn set_waiting(&mut self, t: TaskId, waiting: bool, now: Ns) {
+        self.gap_advance(now);
+        if waiting {
+            self.waiting.entry(t).or_insert(now);
+        } else if let Some(since) = self.waiting.remove(&t) {
+            self.wait_ns += now - since;
+        }
+    }
+
+    pub fn set_idle(&mut self, _cpu: usize, idle: bool, now: Ns) {
+        self.gap_advance(now);
+        if idle {
+            self.nr_idle += 1;
+        } else {
+            self.nr_idle = self.nr_idle.saturating_sub(1);
+        }
+    }
+
+    pub fn wake_latency(&mut self, ns: Ns) {
+        self.wake_lat.add(ns);
+    }
+
+    pub fn migration(&mut self, d: Distance) {
+        match d {
+            Distance::SameCpu => {}
+            Distance::SameCore => self.mig_core += 1,
+            Distance::SameLlc => self.mig_llc += 1,
+            Distance::CrossLlc => self.mig_cross_llc += 1,
+            Distance::CrossNode => self.mig_cross_node += 1,
+        }
+    }
+
+    pub fn task_ran(&mut self, tgid: u32, llc: usize, ran: Ns, now: Ns) {
+        let p = self.procs.entry(tgid).or_default();
+        let f = (-(now.saturating_sub(p.ts) as f64) / OCC_TAU_NS).exp();
+        for v in p.per_llc.values_mut() {
+            *v *= f;
+        }
+        *p.per_llc.entry(llc).or_default() += ran as f64;
+        p.ts = now;
+    }
+
+    /// Share of the process's recent running outside `llc` (0 if none yet).
+    pub fn proc_away(&self, tgid: u32, llc: usize) -> f64 {
+        let Some(p) = self.procs.get(&tgid) else { return 0.0 };
+        let total: f64 = p.per_llc.values().sum();
+        if total <= 0.0 {
+            return 0.0;
+        }
+        1.0 - p.per_llc.get(&llc).copied().unwrap_or(0.0) / total
+    }
+
+    pub fn close(&mut self, now: Ns) {
+        self.gap_advance(now);
+        let open: Vec<(TaskId, Ns)> = self.waiting.iter().map(|(&t, &s)| (t, s)).collect();
+        for (_, s) in open {
+            self.wait_ns += now.saturating_sub(s);
+        }
+        self.waiting.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_quantiles_within_resolution() {
+        let mut h = Hist::default();
+        for v in 1..=10_000u64 {
+            h.add(v * 1000);
+        }
+        for (q, want) in [(0.5, 5_000_000.0), (0.99, 9_900_000.0)] {
+            let got = h.quantile(q);
+            assert!((got - want).abs() / want < 0.05, "q{q}: {got} vs {want}");
+        }
+        assert!(Hist::default().quantile(0.5).is_nan());
+    }
+
+    #[test]
+    fn gap_integrates_min_of_idle_and_waiting() {
+        let mut s = Stats::new(2); // 2 idle CPUs
+        s.set_waiting(7, true, 100);
+        s.set_waiting(8, true, 100);
+        s.set_waiting(9, true, 100); // 3 waiting, 2 idle: gap 2 per ns
+        s.set_idle(0, false, 200);   // 1 idle
+        s.close(300);
+        assert_eq!(s.gap_ns, 2 * 100 + 100);
+        assert_eq!(s.wait_ns, 3 * 200);
+    }
+
+    #[test]
+    fn process_occupancy() {
+        let mut s = Stats::default();
+        s.task_ran(1, 0, 3_000_000, 10_000_000);
+        s.task_ran(1, 1, 1_000_000, 10_000_000);
+        assert!((s.proc_away(1, 0) - 0.25).abs() < 1e-9);
+        assert!((s.proc_away(1, 1) - 0.75).abs() < 1e-9);
+        assert_eq!(s.proc_away(2, 0), 0.0);
+    }
+}

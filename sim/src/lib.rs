@@ -1,0 +1,16 @@
+//! arbor sim: sched_ext BPF schedulers, compiled natively and unmodified,
+//! on simulated machines of any size, in parallel simulated time.
+//!
+//! - `machine`, `presets`, `cost`: the machine and its costs;
+//! - `core`: the sched_ext core (ext.c / idle.c) and the event loop;
+//! - `sched`: the schedulers (scx_arbor's BPF C via the shim);
+//! - `workload`: what the tasks do;
+//! - `run`: one simulation, from specs to result rows.
+
+pub mod core;
+pub mod cost;
+pub mod machine;
+pub mod presets;
+pub mod run;
+pub mod sched;
+pub mod workload;

@@ -1,0 +1,185 @@
+//! The simulated machine: its CPUs (core, LLC, node, capacity), NUMA
+//! distances, caches and SMT sharing. Presets live in `presets.rs`; a
+//! snapshot of a real machine is read by `snapshot.rs`. Everything the
+//! scheduler sees of the machine goes through `scx_arbor::topology::Topo`,
+//! the same type scx_arbor builds from sysfs.
+
+use anyhow::{bail, Result};
+use serde::Serialize;
+
+/// One CPU. `core` and `llc` are machine-wide ids (not per socket).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CpuSpec {
+    pub id: usize,
+    pub core: usize,
+    pub llc: usize,
+    pub node: usize,
+    /// 1..=1024, 1024 = the biggest CPU (the kernel's cpu_capacity).
+    pub capacity: u32,
+}
+
+/// Caches and memory, as a task's working set sees them. Latencies are
+/// load-to-use, in ns, for one 64-byte line; `mlp` is how many misses a
+/// refill keeps in flight at once (memory-level parallelism), so refilling
+/// N lines from a level costs N * latency / mlp.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CacheSpec {
+    pub line_bytes: u64,
+    /// Private to a core (shared by its SMT threads): L2 on x86 and POWER, the
+    /// cluster L2 on small ARM parts is modelled as the LLC instead.
+    pub core_bytes: u64,
+    /// One LLC (shared by the CPUs of an LLC).
+    pub llc_bytes: u64,
+    pub core_hit_ns: f64,
+    pub llc_hit_ns: f64,
+    /// A line held by another LLC of the same node (cache-to-cache transfer).
+    pub remote_llc_ns: f64,
+    /// Local DRAM.
+    pub dram_ns: f64,
+    /// DRAM of another node, at the SLIT distance 20 (scaled linearly by
+    /// distance / 20 beyond the local latency for other distances).
+    pub remote_dram_ns: f64,
+    pub mlp: f64,
+    /// Where each number comes from.
+    pub source: &'static str,
+}
+
+/// SMT sharing: `throughput[k-1]` is the speed of each busy thread of a
+/// core when k of its threads are busy (1.0 for k = 1).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SmtSpec {
+    pub throughput: Vec<f64>,
+    pub source: &'static str,
+}
+
+/// One idle state (C-state): entered when the CPU expects to stay idle at
+/// least `residency_ns`; leaving it costs `exit_ns` before the CPU runs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct IdleState {
+    pub name: &'static str,
+    pub exit_ns: u64,
+    pub residency_ns: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Machine {
+    pub name: String,
+    /// One line: what the machine is, and where its shape comes from.
+    pub about: String,
+    pub cpus: Vec<CpuSpec>,
+    /// SLIT distances, `node_distance[a][b]`, 10 = local.
+    pub node_distance: Vec<Vec<u32>>,
+    pub cache: CacheSpec,
+    pub smt: SmtSpec,
+    /// Shallowest first; the first one has residency 0 (polling / WFI).
+    pub idle_states: Vec<IdleState>,
+    /// Where the idle states come from.
+    pub idle_source: &'static str,
+}
+
+impl Machine {
+    pub fn nr_cpus(&self) -> usize {
+        self.cpus.len()
+    }
+
+    /// Checks that the machine is possible; one-line errors.
+    pub fn validate(&self) -> Result<()> {
+        if self.cpus.is_empty() {
+            bail!("machine '{}' has no CPUs", self.name);
+        }
+        for (i, c) in self.cpus.iter().enumerate() {
+            if c.id != i {
+                bail!("machine '{}': CPU ids must be 0..n in order (found {} at {i})", self.name, c.id);
+            }
+            if !(1..=1024).contains(&c.capacity) {
+                bail!("machine '{}': CPU {} has capacity {}, outside 1..=1024", self.name, c.id, c.capacity);
+            }
+        }
+        let nodes = self.cpus.iter().map(|c| c.node).max().unwrap_or(0) + 1;
+        if self.node_distance.len() != nodes || self.node_distance.iter().any(|r| r.len() != nodes) {
+            bail!("machine '{}': the node distance table must be {nodes}x{nodes}", self.name);
+        }
+        for a in 0..nodes {
+            if self.node_distance[a][a] != 10 {
+                bail!("machine '{}': node {a}'s distance to itself must be 10", self.name);
+            }
+            for b in 0..nodes {
+                if a != b && self.node_distance[a][b] <= 10 {
+                    bail!("machine '{}': distance {a}->{b} must exceed 10", self.name);
+                }
+            }
+        }
+        // an SMT core and an LLC never straddle a node; a core never straddles an LLC
+        for a in &self.cpus {
+            for b in &self.cpus {
+                if a.core == b.core && a.llc != b.llc {
+                    bail!("machine '{}': core {} spans two LLCs", self.name, a.core);
+                }
+                if a.llc == b.llc && a.node != b.node {
+                    bail!("machine '{}': LLC {} spans two nodes", self.name, a.llc);
+                }
+            }
+        }
+        let width = self.smt_width();
+        if self.smt.throughput.len() < width {
+            bail!("machine '{}': SMT throughput given for {} threads, cores have {width}", self.name, self.smt.throughput.len());
+        }
+        Ok(())
+    }
+
+    pub fn smt_width(&self) -> usize {
+        let mut per_core = std::collections::BTreeMap::new();
+        for c in &self.cpus {
+            *per_core.entry(c.core).or_insert(0usize) += 1;
+        }
+        per_core.values().copied().max().unwrap_or(1)
+    }
+
+    /// The scheduler's view, built by the same code scx_arbor uses on sysfs.
+    pub fn topo(&self) -> Result<scx_arbor::topology::Topo> {
+        let raw: Vec<_> = self
+            .cpus
+            .iter()
+            .map(|c| (c.id, c.core, c.llc, c.node, c.capacity))
+            .collect();
+        scx_arbor::topology::Topo::from_raw(&raw)
+    }
+}
+
+/// Builds a regular machine: `nodes` x `llcs_per_node` x `cores_per_llc` x
+/// `smt` threads, numbered as Linux numbers x86 (all first threads of every
+/// core, then all second threads: CPU n and n + ncores are siblings) when
+/// `x86_numbering`, else consecutively (POWER, ARM: siblings are adjacent).
+pub struct Shape {
+    pub nodes: usize,
+    pub llcs_per_node: usize,
+    pub cores_per_llc: usize,
+    pub smt: usize,
+    pub x86_numbering: bool,
+}
+
+impl Shape {
+    pub fn cpus(&self, capacity: impl Fn(usize) -> u32) -> Vec<CpuSpec> {
+        let cores = self.nodes * self.llcs_per_node * self.cores_per_llc;
+        let n = cores * self.smt;
+        (0..n)
+            .map(|id| {
+                let (core, _thread) = if self.x86_numbering {
+                    (id % cores, id / cores)
+                } else {
+                    (id / self.smt, id % self.smt)
+                };
+                let llc = core / self.cores_per_llc;
+                let node = llc / self.llcs_per_node;
+                CpuSpec { id, core, llc, node, capacity: capacity(core) }
+            })
+            .collect()
+    }
+}
+
+/// A symmetric distance table: 10 on the diagonal, `remote` elsewhere.
+pub fn flat_distance(nodes: usize, remote: u32) -> Vec<Vec<u32>> {
+    (0..nodes)
+        .map(|a| (0..nodes).map(|b| if a == b { 10 } else { remote }).collect())
+        .collect()
+}

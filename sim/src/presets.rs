@@ -1,0 +1,823 @@
+//! Named machines for `arbor sim`: the machines the seeds ran on, two
+//! reference servers, and the `arbor vm` guest shapes. Every number names
+//! its source; numbers with no published figure say "estimate:" and why.
+//! The full tables, with URLs, are in docs/sim/cost-model.md. These values
+//! were fixed before any seed was reproduced and are never tuned towards a
+//! seed's result.
+
+use anyhow::{bail, Result};
+
+use crate::machine::{flat_distance, CacheSpec, CpuSpec, IdleState, Machine, Shape, SmtSpec};
+
+pub struct Preset {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub build: fn() -> Machine,
+}
+
+const KIB: u64 = 1024;
+const MIB: u64 = 1024 * 1024;
+
+/// The known presets, in a stable order.
+pub fn all() -> Vec<Preset> {
+    vec![
+        Preset {
+            name: "power10",
+            about: POWER10_ABOUT,
+            build: power10,
+        },
+        Preset {
+            name: "x86-12",
+            about: X86_12_ABOUT,
+            build: x86_12,
+        },
+        Preset {
+            name: "power11",
+            about: POWER11_ABOUT,
+            build: power11,
+        },
+        Preset {
+            name: "spr-2s",
+            about: SPR_ABOUT,
+            build: spr_2s,
+        },
+        Preset {
+            name: "e5-2630v4",
+            about: E5_2630V4_ABOUT,
+            build: e5_2630v4,
+        },
+        Preset {
+            name: "xeon-44",
+            about: XEON44_ABOUT,
+            build: xeon_44,
+        },
+        Preset {
+            name: "xeon-88",
+            about: XEON88_ABOUT,
+            build: xeon_88,
+        },
+        Preset {
+            name: "hikey",
+            about: HIKEY_ABOUT,
+            build: hikey,
+        },
+        Preset {
+            name: "tc2",
+            about: TC2_ABOUT,
+            build: tc2,
+        },
+        Preset {
+            name: "epyc",
+            about: EPYC_ABOUT,
+            build: epyc,
+        },
+        Preset {
+            name: "2s2c2t",
+            about: VM_2S2C2T_ABOUT,
+            build: vm_2s2c2t,
+        },
+        Preset {
+            name: "1s2c2t",
+            about: VM_1S2C2T_ABOUT,
+            build: vm_1s2c2t,
+        },
+    ]
+}
+
+/// The machine of the preset `name`; an unknown name is a one-line error
+/// listing the known ones.
+pub fn find(name: &str) -> Result<Machine> {
+    let presets = all();
+    match presets.iter().find(|p| p.name == name) {
+        Some(p) => Ok((p.build)()),
+        None => bail!(
+            "unknown machine preset '{name}' (known: {})",
+            presets
+                .iter()
+                .map(|p| p.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+fn machine(
+    name: &str,
+    about: &str,
+    cpus: Vec<CpuSpec>,
+    node_distance: Vec<Vec<u32>>,
+    cache: CacheSpec,
+    smt: SmtSpec,
+    (idle_states, idle_source): (Vec<IdleState>, &'static str),
+) -> Machine {
+    Machine {
+        name: name.to_string(),
+        about: about.to_string(),
+        cpus,
+        node_distance,
+        cache,
+        smt,
+        idle_states,
+        idle_source,
+    }
+}
+
+/// `CacheSpec::remote_dram_ns` is the latency at SLIT distance 20, scaled
+/// linearly with distance beyond the local latency. Given the published (or
+/// estimated) latency `remote` at the machine's real distance `d`, this is
+/// the value to store so that the model gives `remote` back at `d`.
+fn remote_at_slit20(local: f64, remote: f64, d: u32) -> f64 {
+    local + (remote - local) * 20.0 / d as f64
+}
+
+/// Nanoseconds from microseconds, for the kernel's idle tables (in us).
+fn us(v: u64) -> u64 {
+    v * 1000
+}
+
+fn idle(name: &'static str, exit_us: u64, residency_us: u64) -> IdleState {
+    IdleState {
+        name,
+        exit_ns: us(exit_us),
+        residency_ns: us(residency_us),
+    }
+}
+
+// ---------------------------------------------------------------- SMT
+
+fn smt_intel2() -> SmtSpec {
+    SmtSpec {
+        throughput: vec![1.0, 0.6],
+        source: "estimate: Intel's Hyper-Threading paper (Marr et al., 'Hyper-Threading \
+                 Technology Architecture and Microarchitecture', Intel Technology Journal 6(1), \
+                 2002) reports up to 30% more throughput from the second thread; 0.6 per thread \
+                 (1.2x per core) is taken as the typical, not the best, case",
+    }
+}
+
+fn smt_zen3() -> SmtSpec {
+    SmtSpec {
+        throughput: vec![1.0, 0.61],
+        source: "estimate: press SMT on/off comparisons of Zen 3 (e.g. AnandTech's SMT study \
+                 of the Ryzen 9 5950X, Dec 2020) report roughly +20-25% on throughput \
+                 workloads (not re-checked for this table); 0.61 per thread = 1.22x per core",
+    }
+}
+
+/// One 4-thread group of a POWER10/Power11 SMT8 core (see `power_cpus`).
+fn smt_power_group() -> SmtSpec {
+    SmtSpec {
+        throughput: vec![1.0, 0.75, 0.58, 0.48],
+        source: "estimate: per-thread speed when 1..4 threads of one 4-thread group (half an \
+                 SMT8 core, its own execution slices) are busy, chosen so the group's total is \
+                 1.0/1.5/1.75/1.9x single-thread, the SMT2/SMT4 scaling range IBM describes for \
+                 POWER8/9 in the Redbook 'Performance Optimization and Tuning Techniques for IBM \
+                 Power Systems Processors' (SG24-8171, SMT section); no POWER10 per-k table was \
+                 found",
+    }
+}
+
+fn smt_none(what: &'static str) -> SmtSpec {
+    SmtSpec {
+        throughput: vec![1.0],
+        source: what,
+    }
+}
+
+// ---------------------------------------------------------------- idle states
+
+fn idle_intel_snb() -> (Vec<IdleState>, &'static str) {
+    (
+        vec![
+            idle("POLL", 0, 0),
+            idle("C1", 2, 2),
+            idle("C1E", 10, 20),
+            idle("C3", 80, 211),
+            idle("C6", 104, 345),
+        ],
+        "Linux drivers/idle/intel_idle.c, snb_cstates (used for SANDYBRIDGE_X); POLL from \
+         drivers/cpuidle/poll_state.c; C7 omitted (server parts do not advertise it in CPUID \
+         leaf 5 - assumption)",
+    )
+}
+
+fn idle_intel_bdx() -> (Vec<IdleState>, &'static str) {
+    (
+        vec![
+            idle("POLL", 0, 0),
+            idle("C1", 2, 2),
+            idle("C1E", 10, 20),
+            idle("C6", 133, 400),
+        ],
+        "Linux drivers/idle/intel_idle.c, bdw_cstates via idle_cpu_bdx (BROADWELL_X, \
+         use_acpi): C1 2/2, C1E 10/20, C6 133/400 us; C3 (40/100) left out because idle_cpu_bdx \
+         keeps only the states the BIOS _CST lists and server BIOSes typically list C1/C1E/C6 \
+         (assumption); C7s-C10 are client-only",
+    )
+}
+
+fn idle_intel_spr() -> (Vec<IdleState>, &'static str) {
+    (
+        vec![
+            idle("POLL", 0, 0),
+            idle("C1", 1, 1),
+            idle("C1E", 2, 4),
+            idle("C6", 290, 800),
+        ],
+        "Linux drivers/idle/intel_idle.c, spr_cstates (SAPPHIRERAPIDS_X): C1 1/1, C1E 2/4, \
+         C6 290/800 us (package-C6 worst case; 190/600 if the BIOS disables PC6)",
+    )
+}
+
+fn idle_amd_acpi() -> (Vec<IdleState>, &'static str) {
+    (
+        vec![idle("POLL", 0, 0), idle("C1", 1, 2), idle("C2", 400, 800)],
+        "acpi_idle (drivers/acpi/processor_idle.c: target residency = latency x \
+         latency_factor 2) with the _CST EPYC firmware commonly reports (C1 FFH MWAIT 1 us, \
+         C2 I/O-port 400 us, as shown by `cpupower idle-info` on Rome/Milan); firmware-dependent \
+         - estimate",
+    )
+}
+
+fn idle_pseries() -> (Vec<IdleState>, &'static str) {
+    (
+        vec![idle("snooze", 0, 0), idle("CEDE", 10, 100)],
+        "Linux drivers/cpuidle/cpuidle-pseries.c, dedicated_states: snooze 0/0, CEDE 10/100 us \
+         (PowerVM LPAR). On POWER10+ fixup_cede0_latency() may lower CEDE to the firmware's \
+         smallest extended-CEDE latency (residency 10x); the firmware value is unknown here, so \
+         the default is kept",
+    )
+}
+
+fn idle_hikey() -> (Vec<IdleState>, &'static str) {
+    (
+        vec![
+            idle("WFI", 1, 0),
+            idle("cpu-sleep", 950, 1000),
+            idle("cluster-sleep", 1500, 2700),
+        ],
+        "Linux arch/arm64/boot/dts/hisilicon/hi6220.dtsi idle-states: CPU_SLEEP entry 700 + exit \
+         250 us (no wakeup-latency, so drivers/cpuidle/dt_idle_states.c uses entry+exit = 950), \
+         min-residency 1000; CLUSTER_SLEEP wakeup-latency 1500, min-residency 2700. WFI is the \
+         ARM cpuidle state 0 (exit 1 us; kernel residency 1 us, 0 here as the model's polling \
+         state)",
+    )
+}
+
+fn idle_tc2() -> (Vec<IdleState>, &'static str) {
+    (
+        vec![idle("WFI", 1, 0), idle("cluster-sleep", 1700, 2000)],
+        "Linux arch/arm/boot/dts/arm/vexpress-v2p-ca15_a7.dts: cluster-sleep-big entry 1000 + \
+         exit 700 us (entry+exit per dt_idle_states.c), min-residency 2000. The little cluster's \
+         state (1000+500 = 1500 us, residency 2500) differs; the model keeps one table per \
+         machine and uses the A15 one. WFI exit 1 us (ARM cpuidle state 0)",
+    )
+}
+
+// ---------------------------------------------------------------- POWER
+
+/// POWER10/Power11 under PowerVM: an SMT8 core appears as two 4-thread
+/// groups ("small cores") that each have their own L2; the groups are the
+/// even and the odd threads of the core (arch/powerpc/kernel/smp.c,
+/// parse_thread_groups: ibm,thread-groups lists {8,10,12,14} and
+/// {9,11,13,15} for L1 and L2 sharing). The model's core and LLC are that
+/// group, so a core never spans two LLCs. CPUs are numbered consecutively
+/// per SMT8 core (8c .. 8c+7).
+fn power_cpus(nodes: usize, smt8_cores_per_node: usize) -> Vec<CpuSpec> {
+    let big = nodes * smt8_cores_per_node;
+    (0..big * 8)
+        .map(|id| {
+            let b = id / 8;
+            let group = 2 * b + (id % 8) % 2;
+            CpuSpec {
+                id,
+                core: group,
+                llc: group,
+                node: b / smt8_cores_per_node,
+                capacity: 1024,
+            }
+        })
+        .collect()
+}
+
+fn power_cache(remote_dram_ns: f64) -> CacheSpec {
+    CacheSpec {
+        line_bytes: 128,
+        core_bytes: MIB,
+        llc_bytes: 4 * MIB,
+        core_hit_ns: 4.0,
+        llc_hit_ns: 10.0,
+        remote_llc_ns: 30.0,
+        dram_ns: 100.0,
+        remote_dram_ns,
+        mlp: 12.0,
+        source: "line 128 B (POWER ISA cache block). Sizes: IBM POWER10 (Hot Chips 32, 2020, \
+                 Starke/Thompto) gives 2 MB L2 and an 8 MB L3 region per SMT8 core; Linux reports \
+                 both as shared by one 4-thread group, so each group gets half: 1 MB core cache, \
+                 4 MB LLC (estimate). Latencies are estimates - no published POWER10 load-to-use \
+                 table was found: L2 4 ns (~15 cycles at ~3.9 GHz), local L3 region 10 ns, a line \
+                 in another group's L3 on the chip 30 ns, OMI DRAM 100 ns, other chip 180 ns. \
+                 mlp 12: estimate (L1 miss queue per group not published here). Power11 is taken \
+                 to be the same core and caches",
+    }
+}
+
+const POWER10_ABOUT: &str = "POWER10 PowerVM LPAR as in seed 000: 8 SMT8 cores = 64 CPUs \
+     (the seed's tables are labelled '8CORE'; its JVM spans 6-8 big cores), 1 node; each SMT8 \
+     core is two 4-thread groups (even/odd threads) with their own L2 = LLC of 4 CPUs, 16 LLCs";
+
+fn power10() -> Machine {
+    machine(
+        "power10",
+        POWER10_ABOUT,
+        power_cpus(1, 8),
+        flat_distance(1, 40),
+        power_cache(remote_at_slit20(100.0, 180.0, 40)),
+        smt_power_group(),
+        idle_pseries(),
+    )
+}
+
+const POWER11_ABOUT: &str = "Power11 LPAR as in seed 002: 28 SMT8 cores = 224 CPUs, LLC of 4 \
+     threads (56 LLCs). Nodes: 2 x 14 cores (a Power11 chip has at most 16 cores, so 28 cores \
+     span at least two chips; PowerVM shows a chip as a node - assumption, the seed does not \
+     say), SLIT 10/40 (PowerVM form-1 associativity doubles the distance per level, \
+     arch/powerpc/mm/numa.c)";
+
+fn power11() -> Machine {
+    machine(
+        "power11",
+        POWER11_ABOUT,
+        power_cpus(2, 14),
+        flat_distance(2, 40),
+        power_cache(remote_at_slit20(100.0, 180.0, 40)),
+        smt_power_group(),
+        idle_pseries(),
+    )
+}
+
+// ---------------------------------------------------------------- Intel
+
+fn x86(nodes: usize, llcs_per_node: usize, cores_per_llc: usize, smt: usize) -> Vec<CpuSpec> {
+    Shape {
+        nodes,
+        llcs_per_node,
+        cores_per_llc,
+        smt,
+        x86_numbering: true,
+    }
+    .cpus(|_| 1024)
+}
+
+const X86_12_ABOUT: &str = "12-CPU x86 server of seed 001 (2013): modelled as one Sandy \
+     Bridge-EP socket, 6 cores x SMT2 (e.g. Xeon E5-2640), one 15 MB LLC, one node - the seed \
+     says only '12 cpu X86 server', so the part is an assumption";
+
+fn x86_12() -> Machine {
+    machine(
+        "x86-12",
+        X86_12_ABOUT,
+        x86(1, 1, 6, 2),
+        flat_distance(1, 21),
+        CacheSpec {
+            line_bytes: 64,
+            core_bytes: 256 * KIB,
+            llc_bytes: 15 * MIB,
+            core_hit_ns: 4.8,
+            llc_hit_ns: 12.0,
+            remote_llc_ns: 60.0,
+            dram_ns: 80.0,
+            remote_dram_ns: 120.0,
+            mlp: 10.0,
+            source: "Sandy Bridge-E: L2 12 cycles, L3 30 cycles (The Tech Report, Core i7-3960X \
+                     review, 'Memory subsystem performance', 2011), at 2.5 GHz = 4.8 / 12 ns; \
+                     256 KB L2, 2.5 MB L3 per core (Intel E5-2600 datasheet); 10 L1D fill \
+                     buffers (Intel 64 and IA-32 Architectures Optimization Reference Manual, \
+                     Sandy Bridge chapter) = mlp. estimate: DRAM 80 ns (no source for this \
+                     machine). remote_llc_ns and remote_dram_ns unused (one LLC, one node)",
+        },
+        smt_intel2(),
+        idle_intel_snb(),
+    )
+}
+
+fn broadwell_ep_cache(llc_bytes: u64, llc_hit_ns: f64) -> CacheSpec {
+    CacheSpec {
+        line_bytes: 64,
+        core_bytes: 256 * KIB,
+        llc_bytes,
+        core_hit_ns: 5.5,
+        llc_hit_ns,
+        remote_llc_ns: 60.0,
+        dram_ns: 85.0,
+        remote_dram_ns: remote_at_slit20(85.0, 135.0, 21),
+        mlp: 10.0,
+        source: "Broadwell-EP: 256 KB L2 at 12 cycles (Intel Optimization Reference Manual, \
+                 Broadwell = Haswell cache latencies) = 5.5 ns at 2.2 GHz; 2.5 MB L3 per core \
+                 (Intel ARK: E5-2630 v4 25 MB, E5-2699 v4 55 MB); 10 L1D fill buffers = mlp. \
+                 estimate: L3 hit 20 ns on the 10-core die, 25 ns on the 22-core die (longer \
+                 ring); DRAM 85 ns local, 135 ns remote socket (typical Intel MLC idle latencies \
+                 for 2-socket E5 v4, cf. Fujitsu white paper 'Memory Performance of Xeon E5-2600 \
+                 v4 (Broadwell-EP) based Systems', 2016) - remote stored at SLIT 20 per the \
+                 model's linear scaling. remote_llc_ns unused (one LLC per node)",
+    }
+}
+
+const E5_2630V4_ABOUT: &str = "Xeon E5-2630 v4 as seed 003 ran it ('1 socket * 10 cores * 2 \
+     hyperthreads = 20 CPUs'): 20 CPUs, one 25 MB LLC, one node; CPU n and n+10 are siblings";
+
+fn e5_2630v4() -> Machine {
+    machine(
+        "e5-2630v4",
+        E5_2630V4_ABOUT,
+        x86(1, 1, 10, 2),
+        flat_distance(1, 21),
+        broadwell_ep_cache(25 * MIB, 20.0),
+        smt_intel2(),
+        idle_intel_bdx(),
+    )
+}
+
+const XEON44_ABOUT: &str = "Xeon E5-2699 v4 as seed 003 ran it ('1 socket * 22 cores * 2 \
+     hyperthreads = 44 CPUs'): 44 CPUs, one 55 MB LLC (no cluster-on-die), one node";
+
+fn xeon_44() -> Machine {
+    machine(
+        "xeon-44",
+        XEON44_ABOUT,
+        x86(1, 1, 22, 2),
+        flat_distance(1, 21),
+        broadwell_ep_cache(55 * MIB, 25.0),
+        smt_intel2(),
+        idle_intel_bdx(),
+    )
+}
+
+const XEON88_ABOUT: &str = "2 x Xeon E5-2699 v4 as seed 003 ran it ('2 sockets * 22 cores * 2 \
+     hyperthreads = 88 CPUs'): 88 CPUs, one 55 MB LLC and one node per socket, SLIT 10/21 \
+     (typical 2-socket Intel BIOS); CPU n and n+44 are siblings";
+
+fn xeon_88() -> Machine {
+    machine(
+        "xeon-88",
+        XEON88_ABOUT,
+        x86(2, 1, 22, 2),
+        flat_distance(2, 21),
+        broadwell_ep_cache(55 * MIB, 25.0),
+        smt_intel2(),
+        idle_intel_bdx(),
+    )
+}
+
+const SPR_ABOUT: &str = "2-socket Sapphire Rapids (Xeon Platinum 8480+ class, 56 cores x SMT2 \
+     per socket = 224 CPUs) in SNC4 mode: 8 nodes of 14 cores, each its own LLC of 28 CPUs \
+     (a quarter of the 105 MB L3). SNC4 because scx_arbor scans at most 64 CPUs per LLC today \
+     (a whole socket is 112) and because with SNC Linux itself clips the LLC domain to the \
+     sub-NUMA node (x86 match_llc); SLIT 10 / 12 same socket / 21 other socket";
+
+fn spr_2s() -> Machine {
+    let nodes = 8;
+    let distance = (0..nodes)
+        .map(|a| {
+            (0..nodes)
+                .map(|b| {
+                    if a == b {
+                        10
+                    } else if a / 4 == b / 4 {
+                        12
+                    } else {
+                        21
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    machine(
+        "spr-2s",
+        SPR_ABOUT,
+        x86(8, 1, 14, 2),
+        distance,
+        CacheSpec {
+            line_bytes: 64,
+            core_bytes: 2 * MIB,
+            llc_bytes: 105 * MIB / 4,
+            core_hit_ns: 5.0,
+            llc_hit_ns: 28.0,
+            remote_llc_ns: 60.0,
+            dram_ns: 100.0,
+            remote_dram_ns: remote_at_slit20(100.0, 190.0, 21),
+            mlp: 16.0,
+            source: "Sapphire Rapids: 2 MB L2, 1.875 MB L3 per core (Intel ARK, 8480+: 105 MB); \
+                     L2 16 cycles (Intel Optimization Reference Manual, Golden Cove) = ~5 ns at \
+                     ~3 GHz; 16 L1D fill buffers (same manual, Golden Cove) = mlp. L3 and DRAM \
+                     from Chips and Cheese, 'Sapphire Rapids: Golden Cove Hits the Server' \
+                     (2023): L3 ~33 ns and DRAM ~107 ns without SNC; estimate: 28 ns L3 and \
+                     100 ns DRAM inside an SNC4 quarter, 190 ns to the other socket (stored at \
+                     SLIT 20 per the model's linear scaling; the model then gives ~154 ns to \
+                     another quarter of the same socket at distance 12). remote_llc_ns unused \
+                     (one LLC per node)",
+        },
+        smt_intel2(),
+        idle_intel_spr(),
+    )
+}
+
+// ---------------------------------------------------------------- AMD
+
+const EPYC_ABOUT: &str = "AMD EPYC 7763 (Zen 3 Milan), one socket in NPS1: 64 cores x SMT2 = \
+     128 CPUs, 8 CCDs each one 8-core CCX with a 32 MB L3 = 8 LLCs of 16 CPUs, 1 node; CPU n \
+     and n+64 are siblings";
+
+fn epyc() -> Machine {
+    machine(
+        "epyc",
+        EPYC_ABOUT,
+        x86(1, 8, 8, 2),
+        flat_distance(1, 32),
+        CacheSpec {
+            line_bytes: 64,
+            core_bytes: 512 * KIB,
+            llc_bytes: 32 * MIB,
+            core_hit_ns: 3.4,
+            llc_hit_ns: 13.0,
+            remote_llc_ns: 105.0,
+            dram_ns: 115.0,
+            remote_dram_ns: 170.0,
+            mlp: 24.0,
+            source: "Zen 3: 512 KB L2 at 12 cycles, 32 MB L3 per CCX at ~46 cycles (AMD Software \
+                     Optimization Guide for Family 19h; AnandTech Zen 3 and EPYC Milan reviews), \
+                     at 3.5 GHz boost = 3.4 / 13 ns; cross-CCD core-to-core ~100-110 ns \
+                     (AnandTech, 'AMD EPYC Milan Review', page 'Topology, Memory Subsystem & \
+                     Latency', 2021); DRAM: AnandTech measured ~122 ns full-random on Rome NPS1 \
+                     ('AMD Rome Second Generation EPYC Review', 2019) - estimate 115 ns for \
+                     Milan; mlp 24 outstanding L1D misses (Family 19h optimization guide, \
+                     approximate). remote_dram_ns unused (one node)",
+        },
+        smt_zen3(),
+        idle_amd_acpi(),
+    )
+}
+
+// ---------------------------------------------------------------- ARM
+
+const HIKEY_ABOUT: &str = "HiKey (HiSilicon Hi6220) as in seed 003: 8 x Cortex-A53 at up to \
+     1.2 GHz in 2 clusters of 4 (CPUs 0-3, 4-7), each cluster's 512 KB L2 an LLC, 1 node, \
+     capacity 1024 for all (SMP; the sched domains Vincent Guittot quotes are MC 0-3 / 4-7, DIE \
+     0-7)";
+
+fn hikey() -> Machine {
+    let cpus = Shape {
+        nodes: 1,
+        llcs_per_node: 2,
+        cores_per_llc: 4,
+        smt: 1,
+        x86_numbering: false,
+    }
+    .cpus(|_| 1024);
+    machine(
+        "hikey",
+        HIKEY_ABOUT,
+        cpus,
+        flat_distance(1, 20),
+        CacheSpec {
+            line_bytes: 64,
+            core_bytes: 32 * KIB,
+            llc_bytes: 512 * KIB,
+            core_hit_ns: 2.5,
+            llc_hit_ns: 12.5,
+            remote_llc_ns: 150.0,
+            dram_ns: 160.0,
+            remote_dram_ns: 160.0,
+            mlp: 3.0,
+            source: "Hi6220: 32 KB L1D per core, 512 KB L2 per cluster (HiKey / 96Boards \
+                     hardware docs; hi6220.dtsi has one next-level-cache per cluster); A53 L1 \
+                     hit 3 cycles (Cortex-A53 TRM) = 2.5 ns at 1.2 GHz. estimates: L2 hit ~15 \
+                     cycles = 12.5 ns, a line in the other cluster via the CCI snoop 150 ns, \
+                     LPDDR3 160 ns, mlp 3 (the in-order A53 keeps only a few line fills in \
+                     flight); remote_dram_ns unused (one node)",
+        },
+        smt_none("no SMT on Cortex-A53"),
+        idle_hikey(),
+    )
+}
+
+const TC2_ABOUT: &str = "ARM Versatile Express TC2 (V2P-CA15_A7) as in seed 004: CPUs 0-1 \
+     Cortex-A15 (capacity 1024), CPUs 2-4 Cortex-A7 (capacity 430), two clusters each with its \
+     own L2 = LLC, 1 node. 430 = 516 (A7 capacity-dmips-mhz in vexpress-v2p-ca15_a7.dts) x \
+     1.0 GHz / (1024 x 1.2 GHz), as drivers/base/arch_topology.c normalises it with the A15 and \
+     A7 top frequencies of the TC2 SPC tables";
+
+fn tc2() -> Machine {
+    let cpus = (0..5)
+        .map(|id| {
+            let big = id < 2;
+            CpuSpec {
+                id,
+                core: id,
+                llc: if big { 0 } else { 1 },
+                node: 0,
+                capacity: if big { 1024 } else { 430 },
+            }
+        })
+        .collect();
+    machine(
+        "tc2",
+        TC2_ABOUT,
+        cpus,
+        flat_distance(1, 20),
+        CacheSpec {
+            line_bytes: 64,
+            core_bytes: 32 * KIB,
+            llc_bytes: 512 * KIB,
+            core_hit_ns: 4.0,
+            llc_hit_ns: 20.0,
+            remote_llc_ns: 150.0,
+            dram_ns: 200.0,
+            remote_dram_ns: 200.0,
+            mlp: 4.0,
+            source: "TC2 (CoreTile Express A15x2 A7x3 TRM): 32 KB L1D per core; L2 1 MB on the \
+                     A15 cluster, 512 KB on the A7 cluster - the model holds one LLC size and \
+                     uses 512 KB (3 of the 5 CPUs). estimates: L1 ~4 ns, L2 ~20 cycles = 20 ns \
+                     at ~1 GHz, other cluster via CCI-400 150 ns, DRAM 200 ns on the test-chip \
+                     memory system, mlp 4; remote_dram_ns unused (one node)",
+        },
+        smt_none("no SMT on Cortex-A15/A7"),
+        idle_tc2(),
+    )
+}
+
+// ---------------------------------------------------------------- arbor vm
+
+/// The `arbor vm` guests (arbor/src/vm.rs PRESETS): QEMU numbers the threads
+/// of a core consecutively (CPU 0,1 = core 0), sockets in order, and
+/// virtme-ng's --numa puts CPUs node*per .. node*per+per-1 in each node.
+fn vm_cpus(sockets: usize, cores: usize, threads: usize) -> Vec<CpuSpec> {
+    Shape {
+        nodes: sockets,
+        llcs_per_node: 1,
+        cores_per_llc: cores,
+        smt: threads,
+        x86_numbering: false,
+    }
+    .cpus(|_| 1024)
+}
+
+fn vm_cache(cores_per_llc: u64) -> CacheSpec {
+    CacheSpec {
+        line_bytes: 64,
+        core_bytes: 2 * MIB,
+        llc_bytes: cores_per_llc * 1920 * KIB,
+        core_hit_ns: 5.0,
+        llc_hit_ns: 20.0,
+        remote_llc_ns: 60.0,
+        dram_ns: 100.0,
+        remote_dram_ns: 180.0,
+        mlp: 16.0,
+        source: "generic modern x86 = a Sapphire Rapids (Golden Cove) core, as in spr-2s: 2 MB \
+                 L2 at 16 cycles, 1.875 MB L3 per core (so a 2-core socket has a 3.75 MB LLC), \
+                 16 L1D fill buffers (Intel ARK; Intel Optimization Reference Manual). \
+                 estimates: 20 ns L3 hit for so small an LLC, DRAM 100 ns, other socket 180 ns at \
+                 SLIT 20; remote_llc_ns unused (one LLC per node)",
+    }
+}
+
+const VM_2S2C2T_ABOUT: &str = "the `arbor vm` 2s2c2t guest: 2 sockets x 2 cores x 2 threads = \
+     8 CPUs, an LLC and a node per socket (CPUs 0-3, 4-7), threads of a core numbered \
+     consecutively as QEMU does; SLIT 10/20 (no SLIT from QEMU, Linux's default remote \
+     distance); caches of a Sapphire Rapids-class core";
+
+fn vm_2s2c2t() -> Machine {
+    machine(
+        "2s2c2t",
+        VM_2S2C2T_ABOUT,
+        vm_cpus(2, 2, 2),
+        flat_distance(2, 20),
+        vm_cache(2),
+        smt_intel2(),
+        idle_intel_spr(),
+    )
+}
+
+const VM_1S2C2T_ABOUT: &str = "the `arbor vm` 1s2c2t guest: 1 socket x 2 cores x 2 threads = \
+     4 CPUs, one LLC, one node, threads of a core numbered consecutively as QEMU does; caches \
+     of a Sapphire Rapids-class core";
+
+fn vm_1s2c2t() -> Machine {
+    machine(
+        "1s2c2t",
+        VM_1S2C2T_ABOUT,
+        vm_cpus(1, 2, 2),
+        flat_distance(1, 20),
+        vm_cache(2),
+        smt_intel2(),
+        idle_intel_spr(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    fn count(m: &Machine, f: impl Fn(&CpuSpec) -> usize) -> usize {
+        m.cpus.iter().map(f).collect::<BTreeSet<_>>().len()
+    }
+
+    #[test]
+    fn every_preset_validates_and_builds_a_topo() {
+        for p in all() {
+            let m = (p.build)();
+            assert_eq!(m.name, p.name);
+            m.validate().unwrap_or_else(|e| panic!("{}: {e}", p.name));
+            m.topo().unwrap_or_else(|e| panic!("{}: {e}", p.name));
+            assert_eq!(m.idle_states[0].residency_ns, 0, "{}", p.name);
+            assert!(!m.cache.source.is_empty() && !m.smt.source.is_empty());
+        }
+    }
+
+    #[test]
+    fn cpu_counts_match_the_seeds() {
+        for (name, n) in [
+            ("power11", 224),
+            ("e5-2630v4", 20),
+            ("xeon-44", 44),
+            ("xeon-88", 88),
+            ("hikey", 8),
+            ("tc2", 5),
+            ("x86-12", 12),
+            ("power10", 64),
+            ("spr-2s", 224),
+            ("epyc", 128),
+            ("2s2c2t", 8),
+            ("1s2c2t", 4),
+        ] {
+            assert_eq!(find(name).unwrap().nr_cpus(), n, "{name}");
+        }
+    }
+
+    #[test]
+    fn shapes() {
+        // (name, LLCs, nodes, SMT width)
+        for (name, llcs, nodes, smt) in [
+            ("power10", 16, 1, 4),
+            ("power11", 56, 2, 4),
+            ("spr-2s", 8, 8, 2),
+            ("epyc", 8, 1, 2),
+            ("xeon-88", 2, 2, 2),
+            ("hikey", 2, 1, 1),
+            ("tc2", 2, 1, 1),
+            ("2s2c2t", 2, 2, 2),
+        ] {
+            let m = find(name).unwrap();
+            assert_eq!(count(&m, |c| c.llc), llcs, "{name} LLCs");
+            assert_eq!(count(&m, |c| c.node), nodes, "{name} nodes");
+            assert_eq!(m.smt_width(), smt, "{name} SMT");
+        }
+    }
+
+    #[test]
+    fn power11_llc_is_four_threads_interleaved() {
+        let m = find("power11").unwrap();
+        let llc0: Vec<usize> = m.cpus.iter().filter(|c| c.llc == 0).map(|c| c.id).collect();
+        assert_eq!(llc0, vec![0, 2, 4, 6]);
+        assert_eq!(m.cpus[112].node, 1);
+    }
+
+    #[test]
+    fn tc2_is_asymmetric() {
+        let m = find("tc2").unwrap();
+        assert!(m.topo().unwrap().asymmetric());
+        assert!(!find("hikey").unwrap().topo().unwrap().asymmetric());
+    }
+
+    #[test]
+    fn x86_numbering_puts_siblings_ncores_apart() {
+        let m = find("xeon-88").unwrap();
+        assert_eq!(m.cpus[0].core, m.cpus[44].core);
+        assert_ne!(m.cpus[0].core, m.cpus[1].core);
+        assert_eq!(m.cpus[22].node, 1);
+    }
+
+    #[test]
+    fn vm_numbering_matches_qemu() {
+        let m = find("2s2c2t").unwrap();
+        assert_eq!(m.cpus[0].core, m.cpus[1].core);
+        assert_ne!(m.cpus[1].core, m.cpus[2].core);
+        assert_eq!(m.cpus[3].node, 0);
+        assert_eq!(m.cpus[4].node, 1);
+    }
+
+    #[test]
+    fn spr_llcs_fit_the_scheduler() {
+        let m = find("spr-2s").unwrap();
+        assert!((0..8).all(|l| m.cpus.iter().filter(|c| c.llc == l).count() == 28));
+        assert_eq!(m.node_distance[0][3], 12);
+        assert_eq!(m.node_distance[0][4], 21);
+    }
+
+    #[test]
+    fn unknown_name_lists_the_presets() {
+        let e = find("cray-1").unwrap_err().to_string();
+        assert!(e.contains("power10") && e.contains("1s2c2t") && !e.contains('\n'));
+    }
+}

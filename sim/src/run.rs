@@ -1,0 +1,92 @@
+//! One simulation: a machine, a scheduler, a workload, a seed -> numbers.
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::core::{Config, Core, Stop};
+use crate::cost::CostModel;
+use crate::machine::Machine;
+use crate::sched::SchedSpec;
+use crate::workload::{spec as wspec, Metric, Ns};
+use scx_arbor::knobs::Knobs;
+
+pub struct RunSpec<'a> {
+    pub machine: &'a Machine,
+    pub cost: &'a CostModel,
+    pub cfg: Config,
+    pub sched: &'a SchedSpec,
+    pub knobs: &'a Knobs,
+    pub workload: &'a str,
+    pub seed: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Outcome {
+    /// "finished", "time limit", or why the run stopped early.
+    pub stop: String,
+    pub ok: bool,
+    pub ejected: bool,
+    pub sim_ns: Ns,
+    pub events: u64,
+    pub callbacks: u64,
+    /// The workload's metrics, then the simulator's own measures.
+    pub metrics: Vec<Metric>,
+    /// The scheduler's own counters (scx_arbor's --stats-json names).
+    pub counters: Vec<(String, u64)>,
+    /// (cpu, task name, start ns, duration ns) of each run, with --trace.
+    #[serde(skip)]
+    pub trace: Vec<(usize, String, Ns, Ns)>,
+}
+
+fn m(name: &str, value: f64, unit: &'static str, higher_is_better: bool) -> Metric {
+    Metric { name: name.into(), value, unit, higher_is_better }
+}
+
+pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
+    let topo = spec.machine.topo()?;
+    let mut wl = wspec::parse(spec.workload, spec.machine.nr_cpus(), spec.seed)?;
+    let mut ops = spec.sched.build(&topo, spec.knobs)?;
+    let mut core = Core::new(spec.machine.clone(), spec.cost.clone(), spec.cfg.clone())?;
+    let stop = core.run(ops.as_mut(), wl.as_mut(), progress);
+    let elapsed = core.now.max(1);
+    let mut metrics = wl.metrics(elapsed);
+    let st = &core.stats;
+    let ncpu = core.nr_cpus() as f64;
+    let busy: u64 = core.cpus.iter().map(|c| c.busy_ns).sum();
+    let wakeups = st.wakeups.max(1) as f64;
+    metrics.extend([
+        m("wake_p50_us", st.wake_lat.quantile(0.5) / 1e3, "us", false),
+        m("wake_p99_us", st.wake_lat.quantile(0.99) / 1e3, "us", false),
+        m("rq_wait_us_per_wakeup", st.wait_ns as f64 / 1e3 / wakeups, "us", false),
+        m("busy_pct", 100.0 * busy as f64 / (ncpu * elapsed as f64), "%", true),
+        m("idle_while_queued_pct", 100.0 * st.gap_ns as f64 / (ncpu * elapsed as f64), "%", false),
+        m("mig_smt_per_kwake", 1e3 * st.mig_core as f64 / wakeups, "", false),
+        m("mig_llc_per_kwake", 1e3 * st.mig_llc as f64 / wakeups, "", false),
+        m("mig_xllc_per_kwake", 1e3 * st.mig_cross_llc as f64 / wakeups, "", false),
+        m("mig_xnode_per_kwake", 1e3 * st.mig_cross_node as f64 / wakeups, "", false),
+        m("bpf_ns_per_callback", st.bpf_ns / st.callbacks.max(1) as f64, "ns", false),
+    ]);
+    let (stop_s, ok, ejected) = match &stop {
+        Stop::Finished => ("finished".to_string(), true, false),
+        Stop::TimeLimit => ("time limit".to_string(), true, false),
+        Stop::Ejected(r) => (format!("ejected: {r}"), false, true),
+        Stop::Invariant(r) => (format!("invariant violated: {r}"), false, false),
+    };
+    let trace = core
+        .stats
+        .trace
+        .iter()
+        .map(|&(c, t, s, d)| (c, core.tasks[t].spec.name.clone(), s, d))
+        .collect();
+    Ok(Outcome {
+        stop: stop_s,
+        ok,
+        ejected,
+        sim_ns: core.now,
+        events: core.stats.events,
+        callbacks: core.stats.callbacks,
+        metrics,
+        counters: ops.counters(),
+        trace,
+    })
+}

@@ -1,0 +1,164 @@
+//! The C side's types, mirrored: `struct task_struct` as the shim declares
+//! it (sim/shim/include/scx/common.bpf.h) and `struct sched_ext_ops`. A test
+//! checks the layout against the compiled shim (`sim_task_layout`).
+
+use std::ffi::{c_char, c_void};
+
+pub const MAX_CPUS: usize = 512;
+pub const MAX_TASK_STORAGE: usize = 4;
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CpuMask {
+    pub bits: [u64; MAX_CPUS / 64],
+}
+
+impl CpuMask {
+    pub const fn empty() -> CpuMask {
+        CpuMask { bits: [0; MAX_CPUS / 64] }
+    }
+    pub fn set(&mut self, cpu: usize, on: bool) {
+        let (w, b) = (cpu / 64, cpu % 64);
+        if on {
+            self.bits[w] |= 1 << b;
+        } else {
+            self.bits[w] &= !(1 << b);
+        }
+    }
+    pub fn test(&self, cpu: usize) -> bool {
+        cpu < MAX_CPUS && (self.bits[cpu / 64] >> (cpu % 64)) & 1 == 1
+    }
+}
+
+#[repr(C)]
+pub struct Signal {
+    pub nr_threads: i32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub struct ScxEntity {
+    pub flags: u32,
+    pub weight: u32,
+    pub slice: u64,
+    pub dsq_vtime: u64,
+}
+
+#[repr(C)]
+pub struct TaskStruct {
+    pub pid: i32,
+    pub tgid: i32,
+    pub flags: u32,
+    pub nr_cpus_allowed: i32,
+    pub migration_disabled: u16,
+    pub cpus_ptr: *const CpuMask,
+    pub signal: *mut Signal,
+    pub scx: ScxEntity,
+    pub sim_id: u32,
+    pub cpus_mask: CpuMask,
+    pub sim_storage: [*mut c_void; MAX_TASK_STORAGE],
+}
+
+pub const PF_EXITING: u32 = 0x0000_0004;
+pub const PF_KTHREAD: u32 = 0x0020_0000;
+
+pub const SCX_DSQ_FLAG_BUILTIN: u64 = 1 << 63;
+pub const SCX_DSQ_FLAG_LOCAL_ON: u64 = 1 << 62;
+pub const SCX_DSQ_GLOBAL: u64 = SCX_DSQ_FLAG_BUILTIN | 1;
+pub const SCX_DSQ_LOCAL: u64 = SCX_DSQ_FLAG_BUILTIN | 2;
+pub const SCX_DSQ_LOCAL_ON: u64 = SCX_DSQ_FLAG_BUILTIN | SCX_DSQ_FLAG_LOCAL_ON;
+pub const SCX_SLICE_DFL: u64 = 20_000_000;
+
+pub const SCX_WAKE_FORK: u64 = 0x04;
+pub const SCX_WAKE_TTWU: u64 = 0x08;
+pub const SCX_WAKE_SYNC: u64 = 0x10;
+
+pub const SCX_ENQ_WAKEUP: u64 = 1 << 0;
+pub const SCX_ENQ_HEAD: u64 = 1 << 4;
+pub const SCX_ENQ_PREEMPT: u64 = 1 << 32;
+pub const SCX_ENQ_LAST: u64 = 1 << 41;
+pub const SCX_DEQ_SLEEP: u64 = 1 << 0;
+
+pub const SCX_KICK_IDLE: u64 = 1 << 0;
+pub const SCX_KICK_PREEMPT: u64 = 1 << 1;
+pub const SCX_KICK_WAIT: u64 = 1 << 2;
+pub const SCX_PICK_IDLE_CORE: u64 = 1 << 0;
+
+pub const SCX_TASK_QUEUED: u32 = 1 << 0;
+
+pub const SCX_OPS_KEEP_BUILTIN_IDLE: u64 = 1 << 0;
+pub const SCX_OPS_ENQ_LAST: u64 = 1 << 1;
+
+#[repr(C)]
+pub struct InitTaskArgs {
+    pub fork: bool,
+}
+
+#[repr(C)]
+pub struct ExitTaskArgs {
+    pub cancelled: bool,
+}
+
+#[repr(C)]
+pub struct ExitInfo {
+    pub kind: i64,
+    pub exit_code: i64,
+    pub reason: *const c_char,
+    pub msg: *const c_char,
+}
+
+type P = *mut TaskStruct;
+
+#[repr(C)]
+pub struct SchedExtOps {
+    pub select_cpu: Option<unsafe extern "C" fn(P, i32, u64) -> i32>,
+    pub enqueue: Option<unsafe extern "C" fn(P, u64)>,
+    pub dequeue: Option<unsafe extern "C" fn(P, u64)>,
+    pub dispatch: Option<unsafe extern "C" fn(i32, P)>,
+    pub tick: Option<unsafe extern "C" fn(P)>,
+    pub runnable: Option<unsafe extern "C" fn(P, u64)>,
+    pub running: Option<unsafe extern "C" fn(P)>,
+    pub stopping: Option<unsafe extern "C" fn(P, bool)>,
+    pub quiescent: Option<unsafe extern "C" fn(P, u64)>,
+    pub update_idle: Option<unsafe extern "C" fn(i32, bool)>,
+    pub init_task: Option<unsafe extern "C" fn(P, *mut InitTaskArgs) -> i32>,
+    pub exit_task: Option<unsafe extern "C" fn(P, *mut ExitTaskArgs)>,
+    pub enable: Option<unsafe extern "C" fn(P)>,
+    pub disable: Option<unsafe extern "C" fn(P)>,
+    pub cpu_online: Option<unsafe extern "C" fn(i32)>,
+    pub cpu_offline: Option<unsafe extern "C" fn(i32)>,
+    pub init: Option<unsafe extern "C" fn() -> i32>,
+    pub exit: Option<unsafe extern "C" fn(*mut ExitInfo)>,
+    pub flags: u64,
+    pub timeout_ms: u32,
+    pub exit_dump_len: u32,
+    pub name: *const c_char,
+}
+
+/// The host table the shim calls (struct sim_host).
+#[repr(C)]
+pub struct SimHost {
+    pub ctx: *mut c_void,
+    pub ktime: unsafe extern "C" fn(*mut c_void) -> u64,
+    pub this_cpu: unsafe extern "C" fn(*mut c_void) -> i32,
+    pub current: unsafe extern "C" fn(*mut c_void) -> P,
+    pub task_cpu: unsafe extern "C" fn(*mut c_void, *const TaskStruct) -> i32,
+    pub dsq_insert: unsafe extern "C" fn(*mut c_void, P, u64, u64, u64, u64, bool),
+    pub dsq_move_to_local: unsafe extern "C" fn(*mut c_void, u64, u64) -> bool,
+    pub dsq_nr_queued: unsafe extern "C" fn(*mut c_void, u64) -> i32,
+    pub create_dsq: unsafe extern "C" fn(*mut c_void, u64, i32) -> i32,
+    pub kick_cpu: unsafe extern "C" fn(*mut c_void, i32, u64),
+    pub test_and_clear_cpu_idle: unsafe extern "C" fn(*mut c_void, i32) -> bool,
+    pub pick_idle_cpu: unsafe extern "C" fn(*mut c_void, *const CpuMask, u64) -> i32,
+    pub pick_any_cpu: unsafe extern "C" fn(*mut c_void, *const CpuMask, u64) -> i32,
+    pub get_idle_cpumask: unsafe extern "C" fn(*mut c_void) -> *const CpuMask,
+    pub get_idle_smtmask: unsafe extern "C" fn(*mut c_void) -> *const CpuMask,
+    pub put_idle_cpumask: unsafe extern "C" fn(*mut c_void, *const CpuMask),
+    pub error: unsafe extern "C" fn(*mut c_void, *const c_char),
+    pub iter_new: unsafe extern "C" fn(*mut c_void, u64, u64) -> u64,
+    pub iter_next: unsafe extern "C" fn(*mut c_void, u64) -> P,
+    pub iter_destroy: unsafe extern "C" fn(*mut c_void, u64),
+    pub dsq_move: unsafe extern "C" fn(*mut c_void, u64, P, u64, u64) -> bool,
+    pub timer_start: unsafe extern "C" fn(*mut c_void, *mut c_void, u64, u64) -> i32,
+    pub nr_cpu_slots: u32,
+}

@@ -1,0 +1,424 @@
+//! A sched_ext BPF scheduler compiled natively (sim/build.rs), loaded
+//! afresh for every run: the shared object is embedded in the binary,
+//! copied into an anonymous file and dlopen'ed, so each run starts from the
+//! program's initial globals and several runs can live in one process.
+//!
+//! Its read-only globals (the BPF program's .rodata, which the real loader
+//! writes before load) are written here by name, after making their pages
+//! writable.
+
+use std::ffi::{c_char, c_void, CStr, CString};
+
+use anyhow::{bail, Result};
+
+use super::abi::{self, CpuMask, SchedExtOps, SimHost, TaskStruct};
+use crate::core::{Core, Ops};
+use crate::workload::TaskId;
+
+/// The embedded shared object of scx_arbor's BPF scheduler.
+pub static ARBOR_SO: &[u8] = include_bytes!(env!("SIM_SCHED_ARBOR_SO"));
+
+pub struct Native {
+    handle: *mut c_void,
+    ops: *const SchedExtOps,
+    host: Box<SimHost>,
+    take_calls: unsafe extern "C" fn() -> u64,
+    release: unsafe extern "C" fn(*mut TaskStruct),
+    timer_fire: unsafe extern "C" fn(*mut c_void) -> i32,
+    nr_calls: *const u64,
+    name: String,
+    /// (name, per-CPU rows) of the counters: read from `stats`.
+    counter_names: Vec<&'static str>,
+}
+
+impl Drop for Native {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from dlopen and nothing of it is used after
+        unsafe { libc::dlclose(self.handle) };
+    }
+}
+
+fn dlerr() -> String {
+    // SAFETY: dlerror returns a thread-local string or null
+    unsafe {
+        let e = libc::dlerror();
+        if e.is_null() {
+            "unknown dl error".into()
+        } else {
+            CStr::from_ptr(e).to_string_lossy().into_owned()
+        }
+    }
+}
+
+impl Native {
+    /// Loads a fresh copy of the scheduler `so`.
+    pub fn load(so: &[u8], name: &str, counter_names: Vec<&'static str>) -> Result<Native> {
+        // SAFETY: plain libc calls on a file we create
+        let handle = unsafe {
+            let cname = CString::new("arbor-sim-sched").unwrap();
+            let fd = libc::memfd_create(cname.as_ptr(), 0);
+            if fd < 0 {
+                bail!("memfd_create failed: {}", std::io::Error::last_os_error());
+            }
+            let mut off = 0;
+            while off < so.len() {
+                let n = libc::write(fd, so[off..].as_ptr() as *const c_void, so.len() - off);
+                if n <= 0 {
+                    libc::close(fd);
+                    bail!("writing the scheduler object: {}", std::io::Error::last_os_error());
+                }
+                off += n as usize;
+            }
+            let path = CString::new(format!("/proc/self/fd/{fd}")).unwrap();
+            let h = libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL);
+            libc::close(fd);
+            if h.is_null() {
+                bail!("loading the natively compiled scheduler: {}", dlerr());
+            }
+            h
+        };
+        let sym = |n: &str| -> Result<*mut c_void> {
+            let c = CString::new(n).unwrap();
+            // SAFETY: handle is a live dlopen handle
+            let p = unsafe { libc::dlsym(handle, c.as_ptr()) };
+            if p.is_null() {
+                bail!("the scheduler object has no symbol '{n}'");
+            }
+            Ok(p)
+        };
+        // SAFETY: the symbols have these C signatures (sim/shim/shim.c)
+        unsafe {
+            let get_ops: unsafe extern "C" fn() -> *const SchedExtOps = std::mem::transmute(sym("sim_ops")?);
+            let layout: unsafe extern "C" fn(*mut u64) = std::mem::transmute(sym("sim_task_layout")?);
+            let mut l = [0u64; 8];
+            layout(l.as_mut_ptr());
+            check_layout(&l)?;
+            let host = Box::new(host_table());
+            let attach: unsafe extern "C" fn(*mut SimHost) = std::mem::transmute(sym("sim_attach")?);
+            let mut native = Native {
+                handle,
+                ops: get_ops(),
+                host,
+                take_calls: std::mem::transmute(sym("sim_take_calls")?),
+                release: std::mem::transmute(sym("sim_task_release")?),
+                timer_fire: std::mem::transmute(sym("sim_timer_fire")?),
+                nr_calls: sym("sim_nr_calls")? as *const u64,
+                name: name.to_string(),
+                counter_names,
+            };
+            attach(&mut *native.host);
+            Ok(native)
+        }
+    }
+
+    /// Writes `bytes` at `offset` into the global `name` (rodata included).
+    pub fn write_global(&mut self, name: &str, offset: usize, bytes: &[u8]) -> Result<()> {
+        let c = CString::new(name).unwrap();
+        // SAFETY: the symbol is a global of at least offset+len bytes (the
+        // names and offsets come from knobs::Rodata, which mirrors the C)
+        unsafe {
+            let p = libc::dlsym(self.handle, c.as_ptr()) as *mut u8;
+            if p.is_null() {
+                bail!("the scheduler has no global '{name}'");
+            }
+            let dst = p.add(offset);
+            make_writable(dst, bytes.len())?;
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst, bytes.len());
+        }
+        Ok(())
+    }
+
+    pub fn read_global<T: Copy>(&self, name: &str) -> Result<T> {
+        let c = CString::new(name).unwrap();
+        // SAFETY: the caller names a global of type T
+        unsafe {
+            let p = libc::dlsym(self.handle, c.as_ptr()) as *const T;
+            if p.is_null() {
+                bail!("the scheduler has no global '{name}'");
+            }
+            Ok(std::ptr::read_volatile(p))
+        }
+    }
+
+    fn global_ptr(&self, name: &str) -> Option<*const u8> {
+        let c = CString::new(name).ok()?;
+        // SAFETY: dlsym on a live handle
+        let p = unsafe { libc::dlsym(self.handle, c.as_ptr()) };
+        (!p.is_null()).then_some(p as *const u8)
+    }
+
+    /// Calls into the C with the host pointing at `core`, then charges the
+    /// helper calls it made.
+    fn enter<R>(&mut self, core: &mut Core, f: impl FnOnce(&SchedExtOps) -> R) -> R {
+        self.host.ctx = core as *mut Core as *mut c_void;
+        // SAFETY: ops points into the loaded object, alive while self is
+        let r = f(unsafe { &*self.ops });
+        // SAFETY: take_calls is the shim's counter reset
+        let calls = unsafe { (self.take_calls)() };
+        core.charge_calls(calls);
+        r
+    }
+}
+
+/// Makes the pages holding [p, p+len) writable (they may be .rodata).
+unsafe fn make_writable(p: *mut u8, len: usize) -> Result<()> {
+    let page = libc::sysconf(libc::_SC_PAGESIZE) as usize;
+    let start = (p as usize) & !(page - 1);
+    let end = (p as usize + len + page - 1) & !(page - 1);
+    if libc::mprotect(start as *mut c_void, end - start, libc::PROT_READ | libc::PROT_WRITE) != 0 {
+        bail!("mprotect of the scheduler's rodata failed: {}", std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+fn check_layout(l: &[u64; 8]) -> Result<()> {
+    use std::mem::{offset_of, size_of};
+    let want = [
+        size_of::<TaskStruct>() as u64,
+        offset_of!(TaskStruct, cpus_ptr) as u64,
+        offset_of!(TaskStruct, signal) as u64,
+        offset_of!(TaskStruct, scx) as u64,
+        offset_of!(TaskStruct, sim_id) as u64,
+        offset_of!(TaskStruct, cpus_mask) as u64,
+        offset_of!(TaskStruct, sim_storage) as u64,
+        size_of::<abi::ScxEntity>() as u64,
+    ];
+    if *l != want {
+        bail!("struct task_struct differs between the shim ({l:?}) and the simulator ({want:?})");
+    }
+    Ok(())
+}
+
+fn t_of(core: &mut Core, t: TaskId) -> *mut TaskStruct {
+    core.task_ptr(t)
+}
+
+impl Ops for Native {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn flags(&self) -> u64 {
+        // SAFETY: ops is alive
+        unsafe { (*self.ops).flags }
+    }
+    fn init(&mut self, core: &mut Core) -> Result<(), String> {
+        self.host.nr_cpu_slots = core.nr_cpus() as u32;
+        core.calls_ptr = Some(self.nr_calls);
+        let r = self.enter(core, |o| o.init.map(|f| unsafe { f() }).unwrap_or(0));
+        if r != 0 {
+            return Err(format!("error {r}"));
+        }
+        Ok(())
+    }
+    fn init_task(&mut self, core: &mut Core, t: TaskId, fork: bool) -> Result<(), String> {
+        let p = t_of(core, t);
+        let mut args = abi::InitTaskArgs { fork };
+        let r = self.enter(core, |o| o.init_task.map(|f| unsafe { f(p, &mut args) }).unwrap_or(0));
+        if r != 0 {
+            return Err(format!("error {r}"));
+        }
+        Ok(())
+    }
+    fn enable(&mut self, core: &mut Core, t: TaskId) {
+        let p = t_of(core, t);
+        self.enter(core, |o| o.enable.map(|f| unsafe { f(p) }));
+    }
+    fn exit_task(&mut self, core: &mut Core, t: TaskId) {
+        let p = t_of(core, t);
+        let mut args = abi::ExitTaskArgs { cancelled: false };
+        self.enter(core, |o| o.exit_task.map(|f| unsafe { f(p, &mut args) }));
+        // SAFETY: p is a live task_struct; its storage is no longer used
+        unsafe { (self.release)(p) };
+    }
+    fn select_cpu(&mut self, core: &mut Core, t: TaskId, prev: usize, wf: u64) -> Option<i32> {
+        let p = t_of(core, t);
+        self.enter(core, |o| o.select_cpu.map(|f| unsafe { f(p, prev as i32, wf) }))
+    }
+    fn enqueue(&mut self, core: &mut Core, t: TaskId, fl: u64) -> bool {
+        let p = t_of(core, t);
+        self.enter(core, |o| o.enqueue.map(|f| unsafe { f(p, fl) }).is_some())
+    }
+    fn dispatch(&mut self, core: &mut Core, cpu: usize, prev: Option<TaskId>) -> bool {
+        let p = prev.map(|t| t_of(core, t)).unwrap_or(std::ptr::null_mut());
+        self.enter(core, |o| o.dispatch.map(|f| unsafe { f(cpu as i32, p) }).is_some())
+    }
+    fn runnable(&mut self, core: &mut Core, t: TaskId, fl: u64) {
+        let p = t_of(core, t);
+        self.enter(core, |o| o.runnable.map(|f| unsafe { f(p, fl) }));
+    }
+    fn running(&mut self, core: &mut Core, t: TaskId) {
+        let p = t_of(core, t);
+        self.enter(core, |o| o.running.map(|f| unsafe { f(p) }));
+    }
+    fn stopping(&mut self, core: &mut Core, t: TaskId, runnable: bool) {
+        let p = t_of(core, t);
+        self.enter(core, |o| o.stopping.map(|f| unsafe { f(p, runnable) }));
+    }
+    fn quiescent(&mut self, core: &mut Core, t: TaskId, fl: u64) {
+        let p = t_of(core, t);
+        self.enter(core, |o| o.quiescent.map(|f| unsafe { f(p, fl) }));
+    }
+    fn tick(&mut self, core: &mut Core, t: TaskId) {
+        let p = t_of(core, t);
+        self.enter(core, |o| o.tick.map(|f| unsafe { f(p) }));
+    }
+    fn update_idle(&mut self, core: &mut Core, cpu: usize, idle: bool) {
+        self.enter(core, |o| o.update_idle.map(|f| unsafe { f(cpu as i32, idle) }));
+    }
+    fn timer(&mut self, core: &mut Core, timer: usize) {
+        let Some(&ptr) = core.timer_ptrs.get(timer) else { return };
+        let fire = self.timer_fire;
+        // SAFETY: ptr is the struct bpf_timer the program armed
+        self.enter(core, |_| unsafe { fire(ptr as *mut c_void) });
+    }
+    fn exit(&mut self, core: &mut Core, reason: &str) {
+        let r = CString::new(reason).unwrap_or_default();
+        let mut ei = abi::ExitInfo { kind: if reason.is_empty() { 1 } else { 1024 }, exit_code: 0, reason: r.as_ptr(), msg: r.as_ptr() };
+        self.enter(core, |o| o.exit.map(|f| unsafe { f(&mut ei) }));
+    }
+    fn counters(&self) -> Vec<(String, u64)> {
+        let Some(p) = self.global_ptr("stats") else { return Vec::new() };
+        let n = self.counter_names.len();
+        let rows = self.host.nr_cpu_slots as usize;
+        let mut sums = vec![0u64; n];
+        // SAFETY: `stats` is u64[MAX_CPUS][ARBOR_NR_STATS] (common.bpf.h)
+        unsafe {
+            let base = p as *const u64;
+            for r in 0..rows {
+                for (i, s) in sums.iter_mut().enumerate() {
+                    *s += std::ptr::read(base.add(r * n + i));
+                }
+            }
+        }
+        let mut out: Vec<(String, u64)> = self.counter_names.iter().map(|s| s.to_string()).zip(sums).collect();
+        if let Ok(gap) = self.read_global::<u64>("gap_total_ns") {
+            for (k, v) in out.iter_mut() {
+                if k == "idle_while_queued_ns" {
+                    *v = gap;
+                }
+            }
+        }
+        out
+    }
+}
+
+// ---------------------------------------------------------------------
+// The host table: each entry turns the C call into a Core kfunc.
+// ---------------------------------------------------------------------
+
+unsafe fn core<'a>(ctx: *mut c_void) -> &'a mut Core {
+    &mut *(ctx as *mut Core)
+}
+
+unsafe extern "C" fn h_ktime(ctx: *mut c_void) -> u64 {
+    core(ctx).kf_ktime()
+}
+unsafe extern "C" fn h_this_cpu(ctx: *mut c_void) -> i32 {
+    core(ctx).this_cpu as i32
+}
+unsafe extern "C" fn h_current(ctx: *mut c_void) -> *mut TaskStruct {
+    let c = core(ctx);
+    let cpu = c.this_cpu;
+    c.current_ptr(cpu)
+}
+unsafe extern "C" fn h_task_cpu(ctx: *mut c_void, p: *const TaskStruct) -> i32 {
+    let c = core(ctx);
+    match c.task_of(p) {
+        Some(t) => c.tasks[t].cpu as i32,
+        None => c.this_cpu as i32, // an idle task: its own CPU
+    }
+}
+unsafe extern "C" fn h_dsq_insert(ctx: *mut c_void, p: *mut TaskStruct, dsq: u64, slice: u64, vtime: u64, fl: u64, vt: bool) {
+    let c = core(ctx);
+    match c.task_of(p) {
+        Some(t) => c.kf_dsq_insert(t, dsq, slice, vt.then_some(vtime), fl),
+        None => c.eject("scx_bpf_dsq_insert of a task the simulator does not know".into()),
+    }
+}
+unsafe extern "C" fn h_move_to_local(ctx: *mut c_void, dsq: u64, _fl: u64) -> bool {
+    core(ctx).kf_move_to_local(dsq)
+}
+unsafe extern "C" fn h_nr_queued(ctx: *mut c_void, dsq: u64) -> i32 {
+    core(ctx).kf_nr_queued(dsq)
+}
+unsafe extern "C" fn h_create_dsq(ctx: *mut c_void, dsq: u64, node: i32) -> i32 {
+    core(ctx).kf_create_dsq(dsq, node)
+}
+unsafe extern "C" fn h_kick(ctx: *mut c_void, cpu: i32, fl: u64) {
+    core(ctx).kf_kick_cpu(cpu, fl)
+}
+unsafe extern "C" fn h_test_clear(ctx: *mut c_void, cpu: i32) -> bool {
+    core(ctx).kf_test_and_clear_idle(cpu)
+}
+unsafe extern "C" fn h_pick_idle(ctx: *mut c_void, m: *const CpuMask, fl: u64) -> i32 {
+    let mask = *m;
+    core(ctx).kf_pick_idle(&mask, fl)
+}
+unsafe extern "C" fn h_pick_any(ctx: *mut c_void, m: *const CpuMask, fl: u64) -> i32 {
+    let mask = *m;
+    core(ctx).kf_pick_any(&mask, fl)
+}
+unsafe extern "C" fn h_idle_mask(ctx: *mut c_void) -> *const CpuMask {
+    core(ctx).idle_mask_ptr()
+}
+unsafe extern "C" fn h_smt_mask(ctx: *mut c_void) -> *const CpuMask {
+    core(ctx).smt_mask_ptr()
+}
+unsafe extern "C" fn h_put_mask(_ctx: *mut c_void, _m: *const CpuMask) {}
+unsafe extern "C" fn h_error(ctx: *mut c_void, msg: *const c_char) {
+    let m = CStr::from_ptr(msg).to_string_lossy().into_owned();
+    core(ctx).eject(format!("scx_bpf_error: {m}"));
+}
+unsafe extern "C" fn h_iter_new(ctx: *mut c_void, dsq: u64, _fl: u64) -> u64 {
+    core(ctx).kf_iter_new(dsq)
+}
+unsafe extern "C" fn h_iter_next(ctx: *mut c_void, h: u64) -> *mut TaskStruct {
+    let c = core(ctx);
+    match c.kf_iter_next(h) {
+        Some(t) => c.task_ptr(t),
+        None => std::ptr::null_mut(),
+    }
+}
+unsafe extern "C" fn h_iter_destroy(ctx: *mut c_void, h: u64) {
+    core(ctx).kf_iter_destroy(h)
+}
+unsafe extern "C" fn h_dsq_move(ctx: *mut c_void, h: u64, p: *mut TaskStruct, dsq: u64, fl: u64) -> bool {
+    let c = core(ctx);
+    match c.task_of(p) {
+        Some(t) => c.kf_dsq_move(h, t, dsq, fl),
+        None => false,
+    }
+}
+unsafe extern "C" fn h_timer_start(ctx: *mut c_void, timer: *mut c_void, ns: u64, _fl: u64) -> i32 {
+    let c = core(ctx);
+    let id = c.timer_id(timer as usize);
+    c.kf_timer_start(id, ns)
+}
+
+fn host_table() -> SimHost {
+    SimHost {
+        ctx: std::ptr::null_mut(),
+        ktime: h_ktime,
+        this_cpu: h_this_cpu,
+        current: h_current,
+        task_cpu: h_task_cpu,
+        dsq_insert: h_dsq_insert,
+        dsq_move_to_local: h_move_to_local,
+        dsq_nr_queued: h_nr_queued,
+        create_dsq: h_create_dsq,
+        kick_cpu: h_kick,
+        test_and_clear_cpu_idle: h_test_clear,
+        pick_idle_cpu: h_pick_idle,
+        pick_any_cpu: h_pick_any,
+        get_idle_cpumask: h_idle_mask,
+        get_idle_smtmask: h_smt_mask,
+        put_idle_cpumask: h_put_mask,
+        error: h_error,
+        iter_new: h_iter_new,
+        iter_next: h_iter_next,
+        iter_destroy: h_iter_destroy,
+        dsq_move: h_dsq_move,
+        timer_start: h_timer_start,
+        nr_cpu_slots: 0,
+    }
+}

@@ -1,0 +1,120 @@
+//! Workloads: what the simulated tasks do. A workload creates tasks and,
+//! each time one of them finishes a step, says what it does next: run for
+//! some work, sleep, block until woken, or exit, and whom it wakes.
+//!
+//! The simulator owns time, CPUs and placement; a workload owns only its
+//! own logic (pipes, request queues, counters). It never sees CPUs: the
+//! costs of where a task ran (cache refill, SMT sharing, capacity) are the
+//! machine model's.
+
+pub mod channel;
+pub mod hackbench;
+pub mod hist;
+pub mod pgbench;
+pub mod pipe;
+pub mod schbench;
+pub mod spec;
+pub mod spinners;
+pub mod sysbench;
+pub mod testkit;
+pub mod wakeprobe;
+
+use serde::Serialize;
+
+/// A task, as the simulator knows it: an index into its task table.
+pub type TaskId = usize;
+
+/// Nanoseconds of simulated time.
+pub type Ns = u64;
+
+/// What a new task is. `tgid` groups threads into processes (seed 002
+/// aggregates by process); tasks of one process share `shared_bytes`.
+#[derive(Clone, Debug, Serialize)]
+pub struct TaskSpec {
+    pub name: String,
+    /// Process id; a process's first task has pid == tgid.
+    pub tgid: u32,
+    /// Nice-0 weight is 100 (sched_ext's p->scx.weight scale).
+    pub weight: u32,
+    /// CPUs it may run on; None = all.
+    pub cpus: Option<Vec<usize>>,
+    /// Private working set, bytes: refilled after a migration or after
+    /// others evicted it.
+    pub working_set: u64,
+    /// Bytes of data shared by all tasks of the process, and how many of
+    /// its lines a run touches per µs of work (0 = none).
+    pub shared_bytes: u64,
+    pub shared_lines_per_us: f64,
+    /// When it starts (ns after the run begins).
+    pub start_at: Ns,
+    /// Started by fork (SCX_WAKE_FORK placement) from the process's first
+    /// task rather than present from the beginning.
+    pub forked: bool,
+}
+
+impl TaskSpec {
+    pub fn new(name: impl Into<String>, tgid: u32) -> TaskSpec {
+        TaskSpec {
+            name: name.into(),
+            tgid,
+            weight: 100,
+            cpus: None,
+            working_set: 64 << 10,
+            shared_bytes: 0,
+            shared_lines_per_us: 0.0,
+            start_at: 0,
+            forked: true,
+        }
+    }
+}
+
+/// What a task does next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Compute for this much work: ns on a CPU of capacity 1024 running
+    /// alone on its core with a warm cache.
+    Run(Ns),
+    /// Sleep this long (a timer wakes it; not a sync wake-up).
+    Sleep(Ns),
+    /// Wait until another task wakes it; `next` is then called again.
+    Block,
+    Exit,
+}
+
+/// Side effects of a step, applied by the simulator in order.
+#[derive(Default, Debug)]
+pub struct Effects {
+    /// (task, sync, bytes of data the wakee will read that the waker wrote)
+    pub wakes: Vec<(TaskId, bool, u64)>,
+}
+
+impl Effects {
+    pub fn wake(&mut self, t: TaskId, sync: bool, bytes: u64) {
+        self.wakes.push((t, sync, bytes));
+    }
+}
+
+/// One named number a workload reports, with its metadata.
+#[derive(Clone, Debug, Serialize)]
+pub struct Metric {
+    pub name: String,
+    pub value: f64,
+    pub unit: &'static str,
+    pub higher_is_better: bool,
+}
+
+pub trait Workload {
+    /// Its tasks; task ids are their indices in this list.
+    fn tasks(&self) -> Vec<TaskSpec>;
+    /// Called when task `t` starts, and each time its previous step is
+    /// over (a Run finished, a Sleep ended, a Block was woken).
+    fn next(&mut self, t: TaskId, now: Ns, fx: &mut Effects) -> Step;
+    /// Called when task `t`, woken at `woken_at`, starts running at `now`
+    /// (wake-up latency probes use it).
+    fn on_run(&mut self, _t: TaskId, _woken_at: Ns, _now: Ns) {}
+    /// True once the workload has finished (all work done); the run may
+    /// also end at a time limit.
+    fn finished(&self) -> bool;
+    /// Its results, at the end of the run (`elapsed` = simulated time).
+    fn metrics(&self, elapsed: Ns) -> Vec<Metric>;
+}

@@ -1,0 +1,366 @@
+//! Workload specs for `arbor sim`: the same names and keys as `arbor bench`
+//! (arbor/src/bench/spec.rs) where a workload exists there, so one spec
+//! string describes both the measured and the simulated run
+//! (`hackbench:g=4,mode=thread`), plus simulator-only models (`schbench`,
+//! `spinners`) and keys for costs a model has to assume (`event_us`, `c`).
+
+use std::collections::BTreeMap;
+
+use anyhow::{bail, Context, Result};
+
+use super::channel::Ipc;
+use super::{hackbench, pgbench, pipe, schbench, spinners, sysbench, wakeprobe, Workload};
+
+/// Help text: every workload with its keys and defaults.
+pub const WORKLOADS: &str = "\
+hackbench[:g=2,l=200,mode=process|thread,ipc=pipe|socket]
+perf-messaging[:g=2,l=100,mode=process|thread,ipc=socket|pipe]
+perf-pipe[:l=20000,mode=process|thread]
+sysbench[:threads=NCPU,time=5,event_us=570]
+pgbench[:clients=8,scale=4,mode=select|tpcb,time=10,think_us=0,wal_us=0]
+wakeprobe[:m=2,w=NCPU/2,t=5,k=64]
+schbench[:m=2,w=ceil(NCPU/m),r=5,s=100,c=17000]
+spinners[:procs=2,threads=4,ws_kb=1024,work_us=1000,sleep_us=0,time=5,sweeps=1]
+(the first value of a choice is its default)";
+
+/// The label a spec is reported under (as `arbor bench` does: the spec
+/// itself, trimmed).
+pub fn label(spec: &str) -> String {
+    spec.trim().to_string()
+}
+
+/// The metric a workload is judged by, for a spec's workload name.
+pub fn primary_metric(spec: &str) -> Option<&'static str> {
+    let name = spec.trim().split(':').next().unwrap_or_default();
+    Some(match name {
+        "hackbench" | "perf-messaging" | "perf-pipe" => "time_s",
+        "sysbench" => "eps",
+        "pgbench" => "tps",
+        "wakeprobe" => "p99_us",
+        "schbench" => "wakeup_p99_us",
+        "spinners" => "work_per_s",
+        _ => return None,
+    })
+}
+
+/// The `key=value` options of one spec, consumed as they are read.
+struct Opts<'a> {
+    spec: &'a str,
+    kv: BTreeMap<String, String>,
+}
+
+impl Opts<'_> {
+    fn u32(&mut self, key: &str, def: u32, lo: u32, hi: u32) -> Result<u32> {
+        let Some(v) = self.kv.remove(key) else {
+            return Ok(def);
+        };
+        match v.parse::<u32>() {
+            Ok(x) if (lo..=hi).contains(&x) => Ok(x),
+            _ => bail!(
+                "workload '{}': {key}={v} is not an integer in {lo}..{hi}",
+                self.spec
+            ),
+        }
+    }
+
+    fn choice(&mut self, key: &str, choices: &[&'static str]) -> Result<&'static str> {
+        let Some(v) = self.kv.remove(key) else {
+            return Ok(choices[0]);
+        };
+        choices.iter().find(|c| **c == v).copied().with_context(|| {
+            format!(
+                "workload '{}': {key}={v} is not one of {}",
+                self.spec,
+                choices.join(", ")
+            )
+        })
+    }
+
+    fn done(&self) -> Result<()> {
+        if let Some(k) = self.kv.keys().next() {
+            bail!("workload '{}': unknown option '{k}'", self.spec);
+        }
+        Ok(())
+    }
+}
+
+fn ipc(s: &str) -> Ipc {
+    if s == "socket" {
+        Ipc::Socket
+    } else {
+        Ipc::Pipe
+    }
+}
+
+/// Builds the workload a spec names. `nr_cpus` scales defaults as `arbor
+/// bench` scales them with the guest's CPUs. `seed` is for models that
+/// draw random numbers; none of the current ones does (all are
+/// deterministic by construction), so the same spec always gives the same
+/// tasks and steps.
+pub fn parse(spec: &str, nr_cpus: usize, seed: u64) -> Result<Box<dyn Workload>> {
+    let _ = seed;
+    let s = spec.trim();
+    let ncpu = nr_cpus.clamp(1, u32::MAX as usize) as u32;
+    let (name, args) = s.split_once(':').unwrap_or((s, ""));
+    let mut kv = BTreeMap::new();
+    for a in args.split(',').filter(|a| !a.is_empty()) {
+        let (k, v) = a
+            .split_once('=')
+            .with_context(|| format!("workload '{s}': option '{a}' is not key=value"))?;
+        if kv.insert(k.to_string(), v.to_string()).is_some() {
+            bail!("workload '{s}': option '{k}' is given twice");
+        }
+    }
+    let mut o = Opts { spec: s, kv };
+    let w: Box<dyn Workload> = match name {
+        "hackbench" | "perf-messaging" => {
+            let (l_def, ipcs): (u32, &[&'static str]) = if name == "hackbench" {
+                (200, &["pipe", "socket"])
+            } else {
+                (100, &["socket", "pipe"])
+            };
+            let groups = o.u32("g", 2, 1, 100)?;
+            let loops = o.u32("l", l_def, 1, 1_000_000)?;
+            let mode = match o.choice("mode", &["process", "thread"])? {
+                "thread" => hackbench::Mode::Thread,
+                _ => hackbench::Mode::Process,
+            };
+            let ipc = ipc(o.choice("ipc", ipcs)?);
+            Box::new(hackbench::Hackbench::new(hackbench::Params {
+                name: if name == "hackbench" {
+                    "hackbench"
+                } else {
+                    "perf-messaging"
+                },
+                groups,
+                loops,
+                mode,
+                ipc,
+                capacity: None,
+            }))
+        }
+        "perf-pipe" => {
+            let l = o.u32("l", 20_000, 1, 10_000_000)?;
+            let mode = match o.choice("mode", &["process", "thread"])? {
+                "thread" => pipe::Mode::Thread,
+                _ => pipe::Mode::Process,
+            };
+            Box::new(pipe::PerfPipe::new(l, mode))
+        }
+        "sysbench" => {
+            let threads = o.u32("threads", ncpu.min(1024), 1, 1024)?;
+            let time = o.u32("time", 5, 1, 3600)?;
+            let ev = o.u32("event_us", sysbench::EVENT_US, 1, 1_000_000)?;
+            Box::new(sysbench::Sysbench::new(threads, time, ev))
+        }
+        "pgbench" => {
+            let clients = o.u32("clients", 8, 1, 256)?;
+            // the database size; accepted for bench compatibility, not modelled
+            o.u32("scale", 4, 1, 1000)?;
+            let mode = match o.choice("mode", &["select", "tpcb"])? {
+                "tpcb" => pgbench::Mode::Tpcb,
+                _ => pgbench::Mode::Select,
+            };
+            let time = o.u32("time", 10, 1, 3600)?;
+            let think = o.u32("think_us", 0, 0, 10_000_000)?;
+            let wal = o.u32("wal_us", 0, 0, 1_000_000)?;
+            let threads = clients.min(ncpu);
+            Box::new(pgbench::Pgbench::new(
+                clients, threads, mode, time, think, wal,
+            ))
+        }
+        "wakeprobe" => {
+            let m = o.u32("m", 2, 1, 64)?;
+            let w = o.u32("w", (ncpu / 2).max(1), 1, 256)?;
+            let t = o.u32("t", 5, 1, 3600)?;
+            let k = o.u32("k", 64, 0, 65536)?;
+            Box::new(wakeprobe::Wakeprobe::new(m, w, t, k))
+        }
+        "schbench" => {
+            let m = o.u32("m", 2, 1, 64)?;
+            let w = o.u32("w", ncpu.div_ceil(m).clamp(1, 1024), 1, 1024)?;
+            let r = o.u32("r", 5, 1, 3600)?;
+            let sl = o.u32("s", schbench::SLEEP_US, 0, 1_000_000)?;
+            let c = o.u32("c", schbench::CPUTIME_US, 1, 10_000_000)?;
+            Box::new(schbench::Schbench::new(m, w, r, sl, c))
+        }
+        "spinners" => Box::new(spinners::Spinners::new(spinners::Params {
+            procs: o.u32("procs", 2, 1, 256)?,
+            threads: o.u32("threads", 4, 1, 256)?,
+            ws_kb: o.u32("ws_kb", 1024, 0, 1 << 20)?,
+            work_us: o.u32("work_us", 1000, 1, 10_000_000)?,
+            sleep_us: o.u32("sleep_us", 0, 0, 10_000_000)?,
+            time_s: o.u32("time", 5, 1, 3600)?,
+            sweeps: o.u32("sweeps", 1, 0, 1000)?,
+        })),
+        "stress-ng" | "rt-app" => {
+            bail!("workload '{s}': {name} runs under `arbor bench` only; the simulator has no model of it")
+        }
+        _ => bail!(
+            "unknown workload '{name}' (known: {})",
+            WORKLOADS
+                .lines()
+                .filter(|l| !l.starts_with('('))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    o.done()?;
+    Ok(w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::drive;
+    use super::*;
+
+    fn err(s: &str) -> String {
+        match parse(s, 8, 1) {
+            Ok(_) => panic!("'{s}' parsed"),
+            Err(e) => format!("{e:#}"),
+        }
+    }
+
+    #[test]
+    fn every_listed_workload_parses_with_defaults() {
+        for name in [
+            "hackbench",
+            "perf-messaging",
+            "perf-pipe",
+            "sysbench",
+            "pgbench",
+            "wakeprobe",
+            "schbench",
+            "spinners",
+        ] {
+            let w = parse(name, 8, 1).unwrap_or_else(|e| panic!("{name}: {e:#}"));
+            assert!(!w.tasks().is_empty(), "{name}");
+            assert!(WORKLOADS.contains(name));
+            let primary = primary_metric(name).unwrap();
+            assert!(w.metrics(1).iter().any(|m| m.name == primary), "{name}");
+        }
+    }
+
+    #[test]
+    fn defaults_and_keys_follow_bench() {
+        // hackbench g=2: 80 tasks; g=4, thread mode: 160 sharing one tgid
+        assert_eq!(parse("hackbench", 8, 0).unwrap().tasks().len(), 80);
+        let t = parse("hackbench:g=4,mode=thread", 8, 0).unwrap().tasks();
+        assert_eq!(t.len(), 160);
+        assert!(t.iter().all(|s| s.tgid == t[0].tgid));
+        assert_eq!(parse("sysbench", 12, 0).unwrap().tasks().len(), 12);
+        assert_eq!(parse("sysbench:threads=3", 12, 0).unwrap().tasks().len(), 3);
+        // pgbench: min(clients, ncpu) threads + one backend per client
+        assert_eq!(parse("pgbench", 4, 0).unwrap().tasks().len(), 4 + 8);
+        assert_eq!(
+            parse("pgbench:clients=2,scale=10,mode=tpcb", 4, 0)
+                .unwrap()
+                .tasks()
+                .len(),
+            4
+        );
+        // wakeprobe: m * (1 + w), w = ncpu/2
+        assert_eq!(parse("wakeprobe", 8, 0).unwrap().tasks().len(), 2 * 5);
+        assert_eq!(
+            parse("wakeprobe:m=3,w=2,t=5,k=256", 8, 0)
+                .unwrap()
+                .tasks()
+                .len(),
+            9
+        );
+        // schbench: w = ceil(ncpu / m)
+        assert_eq!(parse("schbench", 7, 0).unwrap().tasks().len(), 2 * (1 + 4));
+        assert_eq!(
+            parse("schbench:m=3,w=2,r=1", 7, 0).unwrap().tasks().len(),
+            9
+        );
+        assert_eq!(
+            parse("spinners:procs=3,threads=2", 8, 0)
+                .unwrap()
+                .tasks()
+                .len(),
+            6
+        );
+        assert_eq!(label("  perf-pipe:l=5 "), "perf-pipe:l=5");
+    }
+
+    #[test]
+    fn bad_specs_say_what_is_wrong_in_one_line() {
+        let cases = [
+            (
+                "hackbench:x=1",
+                "workload 'hackbench:x=1': unknown option 'x'",
+            ),
+            (
+                "hackbench:g=0",
+                "workload 'hackbench:g=0': g=0 is not an integer in 1..100",
+            ),
+            (
+                "hackbench:l=ten",
+                "workload 'hackbench:l=ten': l=ten is not an integer in 1..1000000",
+            ),
+            (
+                "hackbench:g",
+                "workload 'hackbench:g': option 'g' is not key=value",
+            ),
+            (
+                "hackbench:g=1,g=2",
+                "workload 'hackbench:g=1,g=2': option 'g' is given twice",
+            ),
+            (
+                "pgbench:mode=fast",
+                "workload 'pgbench:mode=fast': mode=fast is not one of select, tpcb",
+            ),
+            (
+                "perf-messaging:ipc=shm",
+                "workload 'perf-messaging:ipc=shm': ipc=shm is not one of socket, pipe",
+            ),
+            (
+                "sysbench:threads=-1",
+                "workload 'sysbench:threads=-1': threads=-1 is not an integer in 1..1024",
+            ),
+            (
+                "schbench:m=2,t=3",
+                "workload 'schbench:m=2,t=3': unknown option 't'",
+            ),
+        ];
+        for (spec, want) in cases {
+            let e = err(spec);
+            assert_eq!(e, want);
+            assert!(!e.contains('\n'));
+        }
+        let e = err("tbench:x=1");
+        assert!(
+            e.starts_with("unknown workload 'tbench' (known: hackbench["),
+            "{e}"
+        );
+        assert!(!e.contains('\n'), "{e}");
+        assert!(err("stress-ng:n=2").contains("no model"));
+    }
+
+    #[test]
+    fn the_same_spec_gives_the_same_tasks_and_run() {
+        for spec in [
+            "hackbench:g=1,l=5,ipc=socket",
+            "pgbench:clients=3,mode=tpcb,time=1",
+            "schbench:m=1,w=3,r=1,c=500",
+            "wakeprobe:m=2,w=2,t=1",
+        ] {
+            let mut a = parse(spec, 4, 7).unwrap();
+            let mut b = parse(spec, 4, 7).unwrap();
+            let ta = serde_json::to_string(&a.tasks()).unwrap();
+            assert_eq!(ta, serde_json::to_string(&b.tasks()).unwrap());
+            let oa = drive(a.as_mut(), 3000, 30_000_000_000);
+            let ob = drive(b.as_mut(), 3000, 30_000_000_000);
+            assert_eq!(
+                (oa.end, oa.wakes, oa.run_ns.clone()),
+                (ob.end, ob.wakes, ob.run_ns.clone()),
+                "{spec}"
+            );
+            assert!(a.finished() && oa.exited == oa.tasks, "{spec}");
+            let ma: Vec<f64> = a.metrics(oa.end).iter().map(|m| m.value).collect();
+            let mb: Vec<f64> = b.metrics(ob.end).iter().map(|m| m.value).collect();
+            assert_eq!(ma, mb);
+        }
+    }
+}
