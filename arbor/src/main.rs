@@ -1,9 +1,10 @@
 //! arbor: scx_arbor's toolkit. `arbor vm` boots a sched_ext-capable guest
 //! with a chosen topology and runs a command in it; `arbor bench` runs real
 //! workloads under EEVDF, scx_arbor and its peers there and reports tables.
-//! (The simulator will join as `arbor sim`.)
+//! `arbor sim` runs scx_arbor's own BPF code on simulated machines.
 
 mod bench;
+mod sim;
 mod vm;
 
 use anyhow::{bail, Result};
@@ -13,7 +14,7 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "arbor",
     version,
-    about = "scx_arbor's toolkit: VM runner and benchmark harness (simulator to come)"
+    about = "scx_arbor's toolkit: VM runner, benchmark harness, simulator"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -44,6 +45,9 @@ enum Cmd {
     /// Real workloads under EEVDF, scx_arbor profiles and peer schedulers,
     /// side by side, in one guest boot (try --list, --quick).
     Bench(bench::BenchArgs),
+    /// scx_arbor's own BPF code on a simulated machine of any size, in
+    /// parallel simulated time (try --list).
+    Sim(sim::SimArgs),
 }
 
 fn main() {
@@ -60,6 +64,7 @@ fn real_main() -> Result<i32> {
     let cli = Cli::parse();
     match cli.cmd {
         Cmd::Bench(a) => bench::main(a),
+        Cmd::Sim(a) => sim::main(a),
         Cmd::Vm {
             topology,
             kernel,

@@ -151,7 +151,10 @@ pub struct Workload {
 
 /// Is a bigger value better for this metric?
 pub fn higher_is_better(metric: &str) -> bool {
-    matches!(metric, "eps" | "tps" | "rps" | "bogo_ops_s" | "busy_pct")
+    matches!(
+        metric,
+        "eps" | "tps" | "rps" | "bogo_ops_s" | "busy_pct" | "work_per_s"
+    )
 }
 
 /// Units for the table headers.

@@ -1,0 +1,268 @@
+//! `arbor sim`: scx_arbor's own BPF code on a simulated machine (the
+//! arbor_sim crate), with the same scheduler and workload names as
+//! `arbor bench`, and the same report (bench/report.rs).
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use arbor_sim::core::Config;
+use arbor_sim::cost::{CostModel, PARAMS};
+use arbor_sim::machine::Machine;
+use arbor_sim::run::{simulate, Outcome, RunSpec};
+use arbor_sim::sched::SchedSpec;
+use arbor_sim::{presets, workload};
+use clap::Args;
+use scx_arbor::knobs::Knobs;
+
+use crate::bench::report::{Report, Row};
+
+#[derive(Debug, Args)]
+pub struct SimArgs {
+    /// Machine preset (see --list).
+    #[arg(short, long, default_value = "x86-12")]
+    topology: String,
+    /// Scheduler, repeatable: arbor[:PROFILE][:FEAT,...], e.g. arbor:stock, arbor:seeds:NO_STEAL.
+    #[arg(short, long = "sched")]
+    scheds: Vec<String>,
+    /// Workload, repeatable, e.g. hackbench:g=4,l=1000 (see --list).
+    #[arg(short, long = "workload")]
+    workloads: Vec<String>,
+    /// Runs per (scheduler, workload), each with its own seed, in parallel.
+    #[arg(short, long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    reps: u32,
+    /// The first run's seed; run k uses seed + k.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Scheduler tick frequency.
+    #[arg(long, default_value_t = 1000)]
+    hz: u32,
+    /// Stop each run after this much simulated time (s).
+    #[arg(long, default_value_t = 60.0)]
+    time_limit: f64,
+    /// Override a cost-model parameter, NAME=VALUE (see --list).
+    #[arg(long = "cost", value_name = "NAME=VALUE")]
+    costs: Vec<String>,
+    /// Write a trace of the first run that ui.perfetto.dev opens.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// Write report.md, results.json and results.csv here.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// List presets, workloads and cost parameters, then exit.
+    #[arg(long)]
+    list: bool,
+    #[command(flatten)]
+    knobs: Knobs,
+}
+
+fn list() {
+    println!("Machine presets (-t):");
+    for p in presets::all() {
+        let m = (p.build)();
+        println!("  {:<10} {:>4} CPUs  {}", p.name, m.nr_cpus(), p.about);
+    }
+    println!("\nWorkloads (-w): {}", workload::spec::WORKLOADS);
+    println!("\nSchedulers (-s): arbor[:PROFILE][:[NO_]FEAT,...], profiles default, stock, seeds");
+    println!("\nCost parameters (--cost NAME=VALUE), defaults from docs/sim/cost-model.md:");
+    let d = CostModel::default();
+    let v = serde_json::to_value(&d).unwrap_or_default();
+    for (name, what, _src) in PARAMS {
+        println!("  {name:<16} {:>8}  {what}", v.get(*name).map(|x| x.to_string()).unwrap_or_default());
+    }
+}
+
+struct Job {
+    sched: usize,
+    workload: usize,
+    rep: u32,
+}
+
+pub fn main(a: SimArgs) -> Result<i32> {
+    if a.list {
+        list();
+        return Ok(0);
+    }
+    if !(a.time_limit.is_finite() && a.time_limit > 0.0 && a.time_limit <= 86_400.0) {
+        bail!("--time-limit must be a number of seconds in (0, 86400]");
+    }
+    let mut machine: Machine = presets::find(&a.topology)?;
+    if let Some(spec) = &a.knobs.cpu_capacity {
+        let mut topo = machine.topo()?;
+        topo.override_capacity(spec)?;
+        for c in machine.cpus.iter_mut() {
+            if let Some(Some(info)) = topo.cpus.get(c.id) {
+                c.capacity = info.capacity;
+            }
+        }
+    }
+    machine.validate()?;
+    let mut cost = CostModel::default();
+    for c in &a.costs {
+        cost.set(c)?;
+    }
+    let sched_names = if a.scheds.is_empty() { vec!["arbor:stock".into(), "arbor:default".into()] } else { a.scheds.clone() };
+    let scheds: Vec<SchedSpec> = sched_names.iter().map(|s| SchedSpec::parse(s)).collect::<Result<_>>()?;
+    let wl_names = if a.workloads.is_empty() { vec!["hackbench".to_string()] } else { a.workloads.clone() };
+    // check every workload spec before running anything
+    for w in &wl_names {
+        workload::spec::parse(w, machine.nr_cpus(), a.seed)?;
+    }
+    if let Some(dir) = &a.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let cfg = Config { hz: a.hz, time_limit: (a.time_limit * 1e9) as u64, trace: false, ..Config::default() };
+    if a.hz == 0 || a.hz > 10_000 {
+        bail!("--hz must be in 1..=10000");
+    }
+
+    let mut jobs = Vec::new();
+    for (wi, _) in wl_names.iter().enumerate() {
+        for rep in 0..a.reps {
+            for (si, _) in scheds.iter().enumerate() {
+                jobs.push(Job { sched: si, workload: wi, rep });
+            }
+        }
+    }
+    let total = jobs.len();
+    let tty = std::io::stderr().is_terminal();
+    let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(total).max(1);
+    let results: Vec<std::sync::Mutex<Option<Result<Outcome>>>> = (0..total).map(|_| std::sync::Mutex::new(None)).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let wall = std::time::Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            // a CPU's schedule() may run a chain of tasks that block at once:
+            // give the simulation a deep stack
+            let b = std::thread::Builder::new().stack_size(1 << 30);
+            let _ = b.spawn_scoped(s, || loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                if i >= total {
+                    break;
+                }
+                let j = &jobs[i];
+                let mut c = cfg.clone();
+                c.trace = i == 0 && a.trace.is_some();
+                let spec = RunSpec {
+                    machine: &machine,
+                    cost: &cost,
+                    cfg: c,
+                    sched: &scheds[j.sched],
+                    knobs: &a.knobs,
+                    workload: &wl_names[j.workload],
+                    seed: a.seed + j.rep as u64,
+                };
+                let limit = cfg.time_limit;
+                let r = simulate(&spec, |now| {
+                    if tty {
+                        let d = done.load(std::sync::atomic::Ordering::SeqCst);
+                        eprint!("\rarbor sim: {d}/{total} runs done; run {} at {:.2}/{:.0} s simulated   ", i + 1, now as f64 / 1e9, limit as f64 / 1e9);
+                    }
+                });
+                *results[i].lock().unwrap() = Some(r);
+                done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            });
+        }
+    });
+    if tty {
+        eprintln!("\rarbor sim: {total}/{total} runs done in {:.1} s{}", wall.elapsed().as_secs_f64(), " ".repeat(40));
+    }
+
+    let mut rows = Vec::new();
+    let mut failed = Vec::new();
+    let mut events = 0u64;
+    let mut outcomes = Vec::new();
+    for (i, r) in results.into_iter().enumerate() {
+        let j = &jobs[i];
+        let o = r.into_inner().unwrap().expect("every job ran")?;
+        let sched = scheds[j.sched].label.clone();
+        let wl = wl_names[j.workload].clone();
+        events += o.events;
+        if !o.ok {
+            failed.push(format!("{sched} on {wl} (seed {}): {}", a.seed + j.rep as u64, o.stop));
+        }
+        rows.push(Row { rep: j.rep, sched: sched.clone(), workload: wl.clone(), metric: "ejected".into(), value: if o.ejected { 1.0 } else { 0.0 } });
+        for m in &o.metrics {
+            rows.push(Row { rep: j.rep, sched: sched.clone(), workload: wl.clone(), metric: m.name.clone(), value: m.value });
+        }
+        for (k, v) in &o.counters {
+            rows.push(Row { rep: j.rep, sched: sched.clone(), workload: wl.clone(), metric: format!("c:{k}"), value: *v as f64 });
+        }
+        if i == 0 {
+            if let Some(path) = &a.trace {
+                write_trace(path, &o, &machine)?;
+            }
+        }
+        outcomes.push((sched, wl, j.rep, o));
+    }
+    let primary: Vec<(String, String)> = wl_names
+        .iter()
+        .map(|w| {
+            let first = outcomes.iter().find(|o| &o.1 == w).and_then(|o| o.3.metrics.first()).map(|m| m.name.clone()).unwrap_or_default();
+            (w.clone(), first)
+        })
+        .collect();
+    let report = Report::build(&rows, &sched_names, &primary);
+    let title = format!(
+        "# arbor sim: {} ({} CPUs), {} run(s) per cell, seeds {}..{}\n\nSimulated (not measured): scx_arbor's BPF code compiled natively, on the `{}` model. The VM shows function; the simulator shows placement.\n\n",
+        machine.name,
+        machine.nr_cpus(),
+        a.reps,
+        a.seed,
+        a.seed + a.reps as u64 - 1,
+        machine.name
+    );
+    let md = format!("{title}{}", report.markdown());
+    println!("{md}");
+    if let Some(dir) = &a.out {
+        let meta = serde_json::json!({
+            "machine": machine, "cost": cost, "hz": a.hz, "time_limit_s": a.time_limit,
+            "seed": a.seed, "reps": a.reps, "knobs": format!("{:?}", a.knobs),
+            "runs": outcomes.iter().map(|(s, w, r, o)| serde_json::json!({
+                "scheduler": s, "workload": w, "rep": r, "stop": o.stop,
+                "sim_ns": o.sim_ns, "events": o.events, "callbacks": o.callbacks})).collect::<Vec<_>>(),
+        });
+        std::fs::write(dir.join("report.md"), &md)?;
+        std::fs::write(dir.join("results.json"), report.json(&rows, &meta)?)?;
+        std::fs::write(dir.join("results.csv"), Report::csv(&rows))?;
+        eprintln!("arbor sim: report in {}", dir.display());
+    }
+    let secs = wall.elapsed().as_secs_f64();
+    eprintln!("arbor sim: {events} events in {secs:.2} s wall ({:.2} M events/s over {workers} thread(s))", events as f64 / secs / 1e6);
+    if !failed.is_empty() {
+        for f in &failed {
+            eprintln!("arbor sim: {f}");
+        }
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+/// Chrome trace-event JSON (ui.perfetto.dev opens it): a track per CPU, a
+/// slice per task run.
+fn write_trace(path: &Path, o: &Outcome, m: &Machine) -> Result<()> {
+    let mut f = std::io::BufWriter::new(
+        std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
+    );
+    write!(f, "{{\"displayTimeUnit\":\"ns\",\"traceEvents\":[")?;
+    let mut first = true;
+    for c in 0..m.nr_cpus() {
+        if !first {
+            write!(f, ",")?;
+        }
+        first = false;
+        write!(f, "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":{c},\"args\":{{\"name\":\"CPU {c}\"}}}}")?;
+    }
+    for (cpu, name, start, dur) in &o.trace {
+        write!(
+            f,
+            ",{{\"ph\":\"X\",\"pid\":1,\"tid\":{cpu},\"name\":{},\"ts\":{:.3},\"dur\":{:.3}}}",
+            serde_json::to_string(name)?,
+            *start as f64 / 1e3,
+            *dur as f64 / 1e3
+        )?;
+    }
+    writeln!(f, "]}}")?;
+    Ok(())
+}
