@@ -23,15 +23,27 @@ fn main() {
     let dep = out.join("sched_arbor.d");
     let status = Command::new(&cc)
         .args(["-O2", "-g", "-fPIC", "-shared", "-Wall"])
-        .args(["-Werror=implicit-function-declaration", "-Werror=int-conversion"])
-        .args(["-Wno-unused-function", "-Wno-unused-variable", "-Wno-macro-redefined"])
+        .args([
+            "-Werror=implicit-function-declaration",
+            "-Werror=int-conversion",
+        ])
+        .args([
+            "-Wno-unused-function",
+            "-Wno-unused-variable",
+            "-Wno-macro-redefined",
+        ])
         .arg("-Wl,-Bsymbolic")
-        .arg("-I").arg(shim.join("include"))
-        .arg("-I").arg(&bpf)
-        .arg("-MD").arg("-MF").arg(&dep)
+        .arg("-I")
+        .arg(shim.join("include"))
+        .arg("-I")
+        .arg(&bpf)
+        .arg("-MD")
+        .arg("-MF")
+        .arg(&dep)
         .arg(shim.join("sched_arbor.c"))
         .arg(shim.join("shim.c"))
-        .arg("-o").arg(&so)
+        .arg("-o")
+        .arg(&so)
         .status()
         .unwrap_or_else(|e| panic!("running {cc}: {e}"));
     if !status.success() {

@@ -68,7 +68,10 @@ fn list() {
     let d = CostModel::default();
     let v = serde_json::to_value(&d).unwrap_or_default();
     for (name, what, _src) in PARAMS {
-        println!("  {name:<16} {:>8}  {what}", v.get(*name).map(|x| x.to_string()).unwrap_or_default());
+        println!(
+            "  {name:<16} {:>8}  {what}",
+            v.get(*name).map(|x| x.to_string()).unwrap_or_default()
+        );
     }
 }
 
@@ -101,9 +104,20 @@ pub fn main(a: SimArgs) -> Result<i32> {
     for c in &a.costs {
         cost.set(c)?;
     }
-    let sched_names = if a.scheds.is_empty() { vec!["arbor:stock".into(), "arbor:default".into()] } else { a.scheds.clone() };
-    let scheds: Vec<SchedSpec> = sched_names.iter().map(|s| SchedSpec::parse(s)).collect::<Result<_>>()?;
-    let wl_names = if a.workloads.is_empty() { vec!["hackbench".to_string()] } else { a.workloads.clone() };
+    let sched_names = if a.scheds.is_empty() {
+        vec!["arbor:stock".into(), "arbor:default".into()]
+    } else {
+        a.scheds.clone()
+    };
+    let scheds: Vec<SchedSpec> = sched_names
+        .iter()
+        .map(|s| SchedSpec::parse(s))
+        .collect::<Result<_>>()?;
+    let wl_names = if a.workloads.is_empty() {
+        vec!["hackbench".to_string()]
+    } else {
+        a.workloads.clone()
+    };
     // check every workload spec before running anything
     for w in &wl_names {
         workload::spec::parse(w, machine.nr_cpus(), a.seed)?;
@@ -111,7 +125,12 @@ pub fn main(a: SimArgs) -> Result<i32> {
     if let Some(dir) = &a.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    let cfg = Config { hz: a.hz, time_limit: (a.time_limit * 1e9) as u64, trace: false, ..Config::default() };
+    let cfg = Config {
+        hz: a.hz,
+        time_limit: (a.time_limit * 1e9) as u64,
+        trace: false,
+        ..Config::default()
+    };
     if a.hz == 0 || a.hz > 10_000 {
         bail!("--hz must be in 1..=10000");
     }
@@ -120,14 +139,23 @@ pub fn main(a: SimArgs) -> Result<i32> {
     for (wi, _) in wl_names.iter().enumerate() {
         for rep in 0..a.reps {
             for (si, _) in scheds.iter().enumerate() {
-                jobs.push(Job { sched: si, workload: wi, rep });
+                jobs.push(Job {
+                    sched: si,
+                    workload: wi,
+                    rep,
+                });
             }
         }
     }
     let total = jobs.len();
     let tty = std::io::stderr().is_terminal();
-    let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(total).max(1);
-    let results: Vec<std::sync::Mutex<Option<Result<Outcome>>>> = (0..total).map(|_| std::sync::Mutex::new(None)).collect();
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(total)
+        .max(1);
+    let results: Vec<std::sync::Mutex<Option<Result<Outcome>>>> =
+        (0..total).map(|_| std::sync::Mutex::new(None)).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let done = std::sync::atomic::AtomicUsize::new(0);
     let wall = std::time::Instant::now();
@@ -166,7 +194,11 @@ pub fn main(a: SimArgs) -> Result<i32> {
         }
     });
     if tty {
-        eprintln!("\rarbor sim: {total}/{total} runs done in {:.1} s{}", wall.elapsed().as_secs_f64(), " ".repeat(40));
+        eprintln!(
+            "\rarbor sim: {total}/{total} runs done in {:.1} s{}",
+            wall.elapsed().as_secs_f64(),
+            " ".repeat(40)
+        );
     }
 
     let mut rows = Vec::new();
@@ -180,14 +212,36 @@ pub fn main(a: SimArgs) -> Result<i32> {
         let wl = wl_names[j.workload].clone();
         events += o.events;
         if !o.ok {
-            failed.push(format!("{sched} on {wl} (seed {}): {}", a.seed + j.rep as u64, o.stop));
+            failed.push(format!(
+                "{sched} on {wl} (seed {}): {}",
+                a.seed + j.rep as u64,
+                o.stop
+            ));
         }
-        rows.push(Row { rep: j.rep, sched: sched.clone(), workload: wl.clone(), metric: "ejected".into(), value: if o.ejected { 1.0 } else { 0.0 } });
+        rows.push(Row {
+            rep: j.rep,
+            sched: sched.clone(),
+            workload: wl.clone(),
+            metric: "ejected".into(),
+            value: if o.ejected { 1.0 } else { 0.0 },
+        });
         for m in &o.metrics {
-            rows.push(Row { rep: j.rep, sched: sched.clone(), workload: wl.clone(), metric: m.name.clone(), value: m.value });
+            rows.push(Row {
+                rep: j.rep,
+                sched: sched.clone(),
+                workload: wl.clone(),
+                metric: m.name.clone(),
+                value: m.value,
+            });
         }
         for (k, v) in &o.counters {
-            rows.push(Row { rep: j.rep, sched: sched.clone(), workload: wl.clone(), metric: format!("c:{k}"), value: *v as f64 });
+            rows.push(Row {
+                rep: j.rep,
+                sched: sched.clone(),
+                workload: wl.clone(),
+                metric: format!("c:{k}"),
+                value: *v as f64,
+            });
         }
         if i == 0 {
             if let Some(path) = &a.trace {
@@ -199,7 +253,12 @@ pub fn main(a: SimArgs) -> Result<i32> {
     let primary: Vec<(String, String)> = wl_names
         .iter()
         .map(|w| {
-            let first = outcomes.iter().find(|o| &o.1 == w).and_then(|o| o.3.metrics.first()).map(|m| m.name.clone()).unwrap_or_default();
+            let first = outcomes
+                .iter()
+                .find(|o| &o.1 == w)
+                .and_then(|o| o.3.metrics.first())
+                .map(|m| m.name.clone())
+                .unwrap_or_default();
             (w.clone(), first)
         })
         .collect();

@@ -28,9 +28,17 @@ fn smoke_run_is_deterministic() {
     let (a, b) = (tmpdir("a"), tmpdir("b"));
     let args = |d: &std::path::Path| {
         vec![
-            "sim".to_string(), "-t".into(), "2s2c2t".into(), "-s".into(), "arbor:stock".into(),
-            "-s".into(), "arbor:seeds".into(), "-w".into(), "hackbench:g=1,l=50".into(),
-            "--out".into(), d.display().to_string(),
+            "sim".to_string(),
+            "-t".into(),
+            "2s2c2t".into(),
+            "-s".into(),
+            "arbor:stock".into(),
+            "-s".into(),
+            "arbor:seeds".into(),
+            "-w".into(),
+            "hackbench:g=1,l=50".into(),
+            "--out".into(),
+            d.display().to_string(),
         ]
     };
     let run = |d: &std::path::Path| {
@@ -45,10 +53,18 @@ fn smoke_run_is_deterministic() {
     assert_eq!(rc, 0, "{err}");
     let ja = std::fs::read(a.join("results.json")).unwrap();
     let jb = std::fs::read(b.join("results.json")).unwrap();
-    assert!(ja == jb, "results.json differs between two runs with the same seed");
+    assert!(
+        ja == jb,
+        "results.json differs between two runs with the same seed"
+    );
     let v: serde_json::Value = serde_json::from_slice(&ja).unwrap();
     let cell = |metric: &str, sched: &str| {
-        v["cells"].as_array().unwrap().iter().find(|c| c["metric"] == metric && c["scheduler"] == sched).map(|c| c["mean"].as_f64().unwrap_or(f64::NAN))
+        v["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["metric"] == metric && c["scheduler"] == sched)
+            .map(|c| c["mean"].as_f64().unwrap_or(f64::NAN))
     };
     // 20 senders x 20 receivers x 50 loops
     assert_eq!(cell("messages", "arbor:stock"), Some(20000.0));

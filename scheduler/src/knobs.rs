@@ -146,7 +146,12 @@ impl Rodata {
                 .llcs()
                 .iter()
                 .enumerate()
-                .map(|(l, cpus)| (cpus.iter().map(|&c| c as i32).collect(), topo.llc_node(l) as u32))
+                .map(|(l, cpus)| {
+                    (
+                        cpus.iter().map(|&c| c as i32).collect(),
+                        topo.llc_node(l) as u32,
+                    )
+                })
                 .collect(),
             slice_ns: k.slice_ns(topo),
             migration_cost_ns: k.migration_cost_us * 1000,
@@ -178,7 +183,10 @@ impl Rodata {
             ("migration_cost_ns", u64b(self.migration_cost_ns)),
             ("balance_interval_ns", u64b(self.balance_interval_ns)),
             ("imbalance_pct", u32b(self.imbalance_pct)),
-            ("wake_affine_interval_ns", u64b(self.wake_affine_interval_ns)),
+            (
+                "wake_affine_interval_ns",
+                u64b(self.wake_affine_interval_ns),
+            ),
             ("steal_cost_ns", u64b(self.steal_cost_ns)),
             ("steal_node_limit", u32b(self.steal_node_limit)),
             ("asym", vec![self.asym as u8]),
@@ -201,10 +209,18 @@ impl Rodata {
             v.push(("cpu_cap", id * 4, cap.to_ne_bytes().to_vec()));
         }
         for (l, (cpus, node)) in self.llcs.iter().enumerate() {
-            v.push(("llc_nr_cpus", l * 4, (cpus.len() as u32).to_ne_bytes().to_vec()));
+            v.push((
+                "llc_nr_cpus",
+                l * 4,
+                (cpus.len() as u32).to_ne_bytes().to_vec(),
+            ));
             v.push(("llc_node", l * 4, node.to_ne_bytes().to_vec()));
             for (i, c) in cpus.iter().enumerate() {
-                v.push(("llc_cpus", (l * max_llc_cpus + i) * 4, c.to_ne_bytes().to_vec()));
+                v.push((
+                    "llc_cpus",
+                    (l * max_llc_cpus + i) * 4,
+                    c.to_ne_bytes().to_vec(),
+                ));
             }
         }
         v

@@ -293,7 +293,9 @@ impl<'a> Scheduler<'a> {
         if let Some(bss) = self.skel.maps.bss_data.as_mut() {
             bss.timer_stop = 1;
         }
-        std::thread::sleep(Duration::from_millis(3 * opts.knobs.balance_interval_ms + 10));
+        std::thread::sleep(Duration::from_millis(
+            3 * opts.knobs.balance_interval_ms + 10,
+        ));
         let _ = self.struct_ops.take();
         if let Some(path) = &opts.stats_json {
             write_json(path, &final_metrics)?;

@@ -89,19 +89,35 @@ impl Machine {
         }
         for (i, c) in self.cpus.iter().enumerate() {
             if c.id != i {
-                bail!("machine '{}': CPU ids must be 0..n in order (found {} at {i})", self.name, c.id);
+                bail!(
+                    "machine '{}': CPU ids must be 0..n in order (found {} at {i})",
+                    self.name,
+                    c.id
+                );
             }
             if !(1..=1024).contains(&c.capacity) {
-                bail!("machine '{}': CPU {} has capacity {}, outside 1..=1024", self.name, c.id, c.capacity);
+                bail!(
+                    "machine '{}': CPU {} has capacity {}, outside 1..=1024",
+                    self.name,
+                    c.id,
+                    c.capacity
+                );
             }
         }
         let nodes = self.cpus.iter().map(|c| c.node).max().unwrap_or(0) + 1;
-        if self.node_distance.len() != nodes || self.node_distance.iter().any(|r| r.len() != nodes) {
-            bail!("machine '{}': the node distance table must be {nodes}x{nodes}", self.name);
+        if self.node_distance.len() != nodes || self.node_distance.iter().any(|r| r.len() != nodes)
+        {
+            bail!(
+                "machine '{}': the node distance table must be {nodes}x{nodes}",
+                self.name
+            );
         }
         for a in 0..nodes {
             if self.node_distance[a][a] != 10 {
-                bail!("machine '{}': node {a}'s distance to itself must be 10", self.name);
+                bail!(
+                    "machine '{}': node {a}'s distance to itself must be 10",
+                    self.name
+                );
             }
             for b in 0..nodes {
                 if a != b && self.node_distance[a][b] <= 10 {
@@ -122,7 +138,11 @@ impl Machine {
         }
         let width = self.smt_width();
         if self.smt.throughput.len() < width {
-            bail!("machine '{}': SMT throughput given for {} threads, cores have {width}", self.name, self.smt.throughput.len());
+            bail!(
+                "machine '{}': SMT throughput given for {} threads, cores have {width}",
+                self.name,
+                self.smt.throughput.len()
+            );
         }
         Ok(())
     }
@@ -171,7 +191,13 @@ impl Shape {
                 };
                 let llc = core / self.cores_per_llc;
                 let node = llc / self.llcs_per_node;
-                CpuSpec { id, core, llc, node, capacity: capacity(core) }
+                CpuSpec {
+                    id,
+                    core,
+                    llc,
+                    node,
+                    capacity: capacity(core),
+                }
             })
             .collect()
     }
@@ -180,6 +206,10 @@ impl Shape {
 /// A symmetric distance table: 10 on the diagonal, `remote` elsewhere.
 pub fn flat_distance(nodes: usize, remote: u32) -> Vec<Vec<u32>> {
     (0..nodes)
-        .map(|a| (0..nodes).map(|b| if a == b { 10 } else { remote }).collect())
+        .map(|a| {
+            (0..nodes)
+                .map(|b| if a == b { 10 } else { remote })
+                .collect()
+        })
         .collect()
 }

@@ -39,7 +39,12 @@ pub struct Outcome {
 }
 
 fn m(name: &str, value: f64, unit: &'static str, higher_is_better: bool) -> Metric {
-    Metric { name: name.into(), value, unit, higher_is_better }
+    Metric {
+        name: name.into(),
+        value,
+        unit,
+        higher_is_better,
+    }
 }
 
 pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
@@ -57,14 +62,54 @@ pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
     metrics.extend([
         m("wake_p50_us", st.wake_lat.quantile(0.5) / 1e3, "us", false),
         m("wake_p99_us", st.wake_lat.quantile(0.99) / 1e3, "us", false),
-        m("rq_wait_us_per_wakeup", st.wait_ns as f64 / 1e3 / wakeups, "us", false),
-        m("busy_pct", 100.0 * busy as f64 / (ncpu * elapsed as f64), "%", true),
-        m("idle_while_queued_pct", 100.0 * st.gap_ns as f64 / (ncpu * elapsed as f64), "%", false),
-        m("mig_smt_per_kwake", 1e3 * st.mig_core as f64 / wakeups, "", false),
-        m("mig_llc_per_kwake", 1e3 * st.mig_llc as f64 / wakeups, "", false),
-        m("mig_xllc_per_kwake", 1e3 * st.mig_cross_llc as f64 / wakeups, "", false),
-        m("mig_xnode_per_kwake", 1e3 * st.mig_cross_node as f64 / wakeups, "", false),
-        m("bpf_ns_per_callback", st.bpf_ns / st.callbacks.max(1) as f64, "ns", false),
+        m(
+            "rq_wait_us_per_wakeup",
+            st.wait_ns as f64 / 1e3 / wakeups,
+            "us",
+            false,
+        ),
+        m(
+            "busy_pct",
+            100.0 * busy as f64 / (ncpu * elapsed as f64),
+            "%",
+            true,
+        ),
+        m(
+            "idle_while_queued_pct",
+            100.0 * st.gap_ns as f64 / (ncpu * elapsed as f64),
+            "%",
+            false,
+        ),
+        m(
+            "mig_smt_per_kwake",
+            1e3 * st.mig_core as f64 / wakeups,
+            "",
+            false,
+        ),
+        m(
+            "mig_llc_per_kwake",
+            1e3 * st.mig_llc as f64 / wakeups,
+            "",
+            false,
+        ),
+        m(
+            "mig_xllc_per_kwake",
+            1e3 * st.mig_cross_llc as f64 / wakeups,
+            "",
+            false,
+        ),
+        m(
+            "mig_xnode_per_kwake",
+            1e3 * st.mig_cross_node as f64 / wakeups,
+            "",
+            false,
+        ),
+        m(
+            "bpf_ns_per_callback",
+            st.bpf_ns / st.callbacks.max(1) as f64,
+            "ns",
+            false,
+        ),
     ]);
     let (stop_s, ok, ejected) = match &stop {
         Stop::Finished => ("finished".to_string(), true, false),

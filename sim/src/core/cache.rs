@@ -124,7 +124,12 @@ impl CacheModel {
             frac * (-(filled - snap).max(0.0) / size.max(1) as f64).exp()
         };
         let f_core = if w.core == Some(core) {
-            resident(w.core_frac, self.core_fill[core], w.core_fill_snap, s.core_bytes)
+            resident(
+                w.core_frac,
+                self.core_fill[core],
+                w.core_fill_snap,
+                s.core_bytes,
+            )
         } else {
             0.0
         };
@@ -183,7 +188,10 @@ impl CacheModel {
     }
 
     fn node_of_llc(&self, llc: usize) -> Option<usize> {
-        self.cpu_llc.iter().position(|&l| l == llc).map(|c| self.cpu_node[c])
+        self.cpu_llc
+            .iter()
+            .position(|&l| l == llc)
+            .map(|c| self.cpu_node[c])
     }
 }
 
@@ -194,7 +202,13 @@ mod tests {
 
     fn machine() -> Machine {
         // 2 nodes x 1 LLC x 2 cores x 2 threads, x86 numbering off
-        let shape = Shape { nodes: 2, llcs_per_node: 1, cores_per_llc: 2, smt: 2, x86_numbering: false };
+        let shape = Shape {
+            nodes: 2,
+            llcs_per_node: 1,
+            cores_per_llc: 2,
+            smt: 2,
+            x86_numbering: false,
+        };
         Machine {
             name: "t".into(),
             about: String::new(),
@@ -212,7 +226,10 @@ mod tests {
                 mlp: 4.0,
                 source: "test",
             },
-            smt: SmtSpec { throughput: vec![1.0, 0.6], source: "test" },
+            smt: SmtSpec {
+                throughput: vec![1.0, 0.6],
+                source: "test",
+            },
             idle_states: vec![],
             idle_source: "test",
         }
@@ -243,7 +260,10 @@ mod tests {
             costs.push(c.switch_in(&mut w, 256 << 10, dst));
         }
         // SMT sibling (shared core cache) < same LLC < other node
-        assert!(costs[0] < 1e-6 && costs[0] < costs[1] && costs[1] < costs[2], "{costs:?}");
+        assert!(
+            costs[0] < 1e-6 && costs[0] < costs[1] && costs[1] < costs[2],
+            "{costs:?}"
+        );
     }
 
     #[test]

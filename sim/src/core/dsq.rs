@@ -59,7 +59,10 @@ impl Dsq {
     }
 
     pub fn first(&self) -> Option<TaskId> {
-        self.fifo.front().copied().or_else(|| self.prio.values().next().copied())
+        self.fifo
+            .front()
+            .copied()
+            .or_else(|| self.prio.values().next().copied())
     }
 
     pub fn remove(&mut self, t: TaskId) -> bool {
@@ -82,7 +85,11 @@ impl Dsq {
 
     /// Tasks in dispatch order.
     pub fn order(&self) -> Vec<TaskId> {
-        self.fifo.iter().copied().chain(self.prio.values().copied()).collect()
+        self.fifo
+            .iter()
+            .copied()
+            .chain(self.prio.values().copied())
+            .collect()
     }
 
     pub fn contains(&self, t: TaskId) -> bool {

@@ -10,24 +10,45 @@ impl Core {
     /// scx_bpf_dsq_insert[_vtime]: in select_cpu and enqueue a direct
     /// dispatch, applied at enqueue (checklist 5); in dispatch buffered,
     /// applied after ops.dispatch returns (checklist 20).
-    pub fn kf_dsq_insert(&mut self, t: TaskId, dsq: u64, slice: u64, vtime: Option<u64>, flags: u64) {
-        let d = Insert { task: t, dsq, slice, vtime, flags, qseq: self.tasks[t].qseq };
+    pub fn kf_dsq_insert(
+        &mut self,
+        t: TaskId,
+        dsq: u64,
+        slice: u64,
+        vtime: Option<u64>,
+        flags: u64,
+    ) {
+        let d = Insert {
+            task: t,
+            dsq,
+            slice,
+            vtime,
+            flags,
+            qseq: self.tasks[t].qseq,
+        };
         match self.ctx {
             Ctx::SelectCpu | Ctx::Enqueue => {
                 if self.ddsp.is_some() {
-                    self.eject(format!("{}: a second direct dispatch of one task", self.ops_name));
+                    self.eject(format!(
+                        "{}: a second direct dispatch of one task",
+                        self.ops_name
+                    ));
                     return;
                 }
                 self.ddsp = Some(d);
             }
             Ctx::Dispatch => {
                 if self.dispatch_buf.len() >= 32 {
-                    self.eject("dispatch buffer overflow (more than 32 inserts in one ops.dispatch)".into());
+                    self.eject(
+                        "dispatch buffer overflow (more than 32 inserts in one ops.dispatch)"
+                            .into(),
+                    );
                     return;
                 }
                 self.dispatch_buf.push(d);
             }
-            _ => self.eject("scx_bpf_dsq_insert called outside select_cpu, enqueue and dispatch".into()),
+            _ => self
+                .eject("scx_bpf_dsq_insert called outside select_cpu, enqueue and dispatch".into()),
         }
     }
 
@@ -40,7 +61,9 @@ impl Core {
         }
         let x = self.this_cpu;
         let Some(q) = self.user.get(&dsq) else {
-            self.eject(format!("scx_bpf_dsq_move_to_local: non-existent DSQ {dsq:#x}"));
+            self.eject(format!(
+                "scx_bpf_dsq_move_to_local: non-existent DSQ {dsq:#x}"
+            ));
             return false;
         };
         let pick = q.order().into_iter().find(|&t| self.allowed(t, x));
@@ -105,7 +128,9 @@ impl Core {
     /// scx_bpf_test_and_clear_cpu_idle (idle.c:89-107, checklist 34).
     pub fn kf_test_and_clear_idle(&mut self, cpu: i32) -> bool {
         if cpu < 0 || cpu as usize >= self.cpus.len() {
-            self.eject(format!("scx_bpf_test_and_clear_cpu_idle: invalid CPU {cpu}"));
+            self.eject(format!(
+                "scx_bpf_test_and_clear_cpu_idle: invalid CPU {cpu}"
+            ));
             return false;
         }
         self.claim_idle(cpu as usize)
@@ -118,7 +143,9 @@ impl Core {
         let n = self.cpus.len();
         let start = (self.stats.events as usize) % n;
         let scan = |m: &CpuMask, core_only: bool, me: &Core| {
-            (0..n).map(|i| (start + i) % n).find(|&c| mask.test(c) && m.test(c) && (!core_only || me.smt_mask.test(c)))
+            (0..n)
+                .map(|i| (start + i) % n)
+                .find(|&c| mask.test(c) && m.test(c) && (!core_only || me.smt_mask.test(c)))
         };
         let mut pick = scan(&self.idle_mask, true, self);
         if pick.is_none() && flags & abi::SCX_PICK_IDLE_CORE == 0 {
@@ -139,7 +166,10 @@ impl Core {
         if c >= 0 {
             return c;
         }
-        (0..self.cpus.len()).find(|&c| mask.test(c)).map(|c| c as i32).unwrap_or(-(libc::EBUSY))
+        (0..self.cpus.len())
+            .find(|&c| mask.test(c))
+            .map(|c| c as i32)
+            .unwrap_or(-(libc::EBUSY))
     }
 
     /// bpf_iter_scx_dsq_new (checklist 23): it sees the tasks queued now.
@@ -150,16 +180,23 @@ impl Core {
                 // local DSQs may be iterated too (SCX_DSQ_LOCAL_ON)
                 if dsq & abi::SCX_DSQ_LOCAL_ON == abi::SCX_DSQ_LOCAL_ON {
                     let c = (dsq & 0xffff_ffff) as usize;
-                    self.cpus.get(c).map(|x| x.local.order()).unwrap_or_default()
+                    self.cpus
+                        .get(c)
+                        .map(|x| x.local.order())
+                        .unwrap_or_default()
                 } else {
                     Vec::new()
                 }
             }
         };
-        let slot = self.iters.iter().position(|s| s.is_none()).unwrap_or_else(|| {
-            self.iters.push(None);
-            self.iters.len() - 1
-        });
+        let slot = self
+            .iters
+            .iter()
+            .position(|s| s.is_none())
+            .unwrap_or_else(|| {
+                self.iters.push(None);
+                self.iters.len() - 1
+            });
         self.iters[slot] = Some((dsq, tasks, 0));
         slot as u64 + 1
     }
@@ -179,7 +216,10 @@ impl Core {
     }
 
     pub fn kf_iter_destroy(&mut self, h: u64) {
-        if let Some(s) = (h as usize).checked_sub(1).and_then(|i| self.iters.get_mut(i)) {
+        if let Some(s) = (h as usize)
+            .checked_sub(1)
+            .and_then(|i| self.iters.get_mut(i))
+        {
             *s = None;
         }
     }
@@ -187,7 +227,8 @@ impl Core {
     /// scx_bpf_dsq_move from an iterator (checklist 21): moves the task to
     /// the target at once; false if it left the DSQ it was iterated in.
     pub fn kf_dsq_move(&mut self, h: u64, t: TaskId, dsq: u64, flags: u64) -> bool {
-        let Some(Some((src, _, _))) = (h as usize).checked_sub(1).and_then(|i| self.iters.get(i)) else {
+        let Some(Some((src, _, _))) = (h as usize).checked_sub(1).and_then(|i| self.iters.get(i))
+        else {
             return false;
         };
         let src = dsq_ref(*src);
@@ -209,7 +250,14 @@ impl Core {
         }
         self.dsq_remove(t, src);
         self.tasks[t].state = TaskState::Bpf;
-        let d = Insert { task: t, dsq, slice: self.tasks[t].ts.scx.slice, vtime: None, flags, qseq: self.tasks[t].qseq };
+        let d = Insert {
+            task: t,
+            dsq,
+            slice: self.tasks[t].ts.scx.slice,
+            vtime: None,
+            flags,
+            qseq: self.tasks[t].qseq,
+        };
         self.apply_insert(d, x, false)
     }
 
@@ -227,7 +275,10 @@ impl Core {
     /// bpf_ktime_get_ns inside a callback: time advances with its cost.
     pub fn kf_ktime(&self) -> u64 {
         // SAFETY: calls_ptr points at the loaded scheduler's call counter
-        let live = self.calls_ptr.map(|p| unsafe { std::ptr::read_volatile(p) }).unwrap_or(0);
+        let live = self
+            .calls_ptr
+            .map(|p| unsafe { std::ptr::read_volatile(p) })
+            .unwrap_or(0);
         self.now + (self.cb_ns + live as f64 * self.cost.bpf_call_ns) as u64
     }
 

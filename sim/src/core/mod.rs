@@ -43,7 +43,13 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { hz: 1000, time_limit: 60_000_000_000, watchdog_ns: 30_000_000_000, trace: false, sweep_ns: 10_000_000 }
+        Config {
+            hz: 1000,
+            time_limit: 60_000_000_000,
+            watchdog_ns: 30_000_000_000,
+            trace: false,
+            sweep_ns: 10_000_000,
+        }
     }
 }
 
@@ -205,7 +211,11 @@ impl Core {
         machine.validate()?;
         let n = machine.nr_cpus();
         if n > abi::MAX_CPUS {
-            anyhow::bail!("{} CPUs exceed the simulator's maximum of {}", n, abi::MAX_CPUS);
+            anyhow::bail!(
+                "{} CPUs exceed the simulator's maximum of {}",
+                n,
+                abi::MAX_CPUS
+            );
         }
         if cfg.hz == 0 || cfg.hz > 10_000 {
             anyhow::bail!("--hz must be in 1..=10000 (got {})", cfg.hz);
@@ -407,7 +417,10 @@ impl Core {
                 Some(list) => {
                     for &c in list {
                         if c >= self.cpus.len() {
-                            anyhow::bail!("task '{}' is pinned to CPU {c}, which the machine does not have", s.name);
+                            anyhow::bail!(
+                                "task '{}' is pinned to CPU {c}, which the machine does not have",
+                                s.name
+                            );
                         }
                         ts.cpus_mask.set(c, true);
                     }
@@ -415,15 +428,22 @@ impl Core {
                 None => ts.cpus_mask = *self.all_mask,
             }
             ts.cpus_ptr = &ts.cpus_mask;
-            ts.nr_cpus_allowed = (0..self.cpus.len()).filter(|&c| ts.cpus_mask.test(c)).count() as i32;
+            ts.nr_cpus_allowed = (0..self.cpus.len())
+                .filter(|&c| ts.cpus_mask.test(c))
+                .count() as i32;
             if ts.nr_cpus_allowed == 0 {
                 anyhow::bail!("task '{}' may run on no CPU", s.name);
             }
-            let sig = self.signals.entry(s.tgid).or_insert_with(|| Box::new(Signal { nr_threads: 0 }));
+            let sig = self
+                .signals
+                .entry(s.tgid)
+                .or_insert_with(|| Box::new(Signal { nr_threads: 0 }));
             sig.nr_threads += 1;
             ts.signal = &mut **sig as *mut Signal;
             let start = s.start_at;
-            let first = (0..self.cpus.len()).find(|&c| ts.cpus_mask.test(c)).unwrap_or(0);
+            let first = (0..self.cpus.len())
+                .find(|&c| ts.cpus_mask.test(c))
+                .unwrap_or(0);
             self.tasks.push(Task {
                 spec: s,
                 ts,
@@ -464,17 +484,29 @@ impl Core {
     }
 
     /// try_to_wake_up(): select_task_rq_scx, then enqueue_task_scx.
-    fn wake_up(&mut self, ops: &mut dyn Ops, t: TaskId, waker_cpu: usize, wake_flags: u64, _f: u64) {
+    fn wake_up(
+        &mut self,
+        ops: &mut dyn Ops,
+        t: TaskId,
+        waker_cpu: usize,
+        wake_flags: u64,
+        _f: u64,
+    ) {
         let prev = self.tasks[t].cpu;
         let mut cpu = prev;
         // checklist 2: no select_cpu for pinned or migration-disabled tasks
         if self.tasks[t].ts.nr_cpus_allowed > 1 && self.tasks[t].ts.migration_disabled == 0 {
             self.ddsp = None;
-            let r = self.call(waker_cpu, Ctx::SelectCpu, |c| ops.select_cpu(c, t, prev, wake_flags));
+            let r = self.call(waker_cpu, Ctx::SelectCpu, |c| {
+                ops.select_cpu(c, t, prev, wake_flags)
+            });
             if let Some(sel) = r {
                 // checklist 4: an out-of-range CPU aborts the scheduler
                 if sel < 0 || sel as usize >= self.cpus.len() {
-                    self.eject(format!("select_cpu returned invalid CPU {sel} for {}", self.tasks[t].spec.name));
+                    self.eject(format!(
+                        "select_cpu returned invalid CPU {sel} for {}",
+                        self.tasks[t].spec.name
+                    ));
                     return;
                 }
                 cpu = sel as usize;
@@ -482,7 +514,9 @@ impl Core {
         }
         // checklist 3: a disallowed CPU is replaced by select_fallback_rq
         if !self.allowed(t, cpu) {
-            cpu = (0..self.cpus.len()).find(|&c| self.allowed(t, c)).unwrap_or(prev);
+            cpu = (0..self.cpus.len())
+                .find(|&c| self.allowed(t, c))
+                .unwrap_or(prev);
             self.ddsp = None;
         }
         self.tasks[t].cpu = cpu;
@@ -516,7 +550,14 @@ impl Core {
         let has = self.call(on_cpu, Ctx::Enqueue, |c| ops.enqueue(c, t, enq_flags));
         if !has {
             // no ops.enqueue: the global DSQ (checklist 7, no-op-global)
-            let d = Insert { task: t, dsq: abi::SCX_DSQ_GLOBAL, slice: abi::SCX_SLICE_DFL, vtime: None, flags: enq_flags, qseq: self.tasks[t].qseq };
+            let d = Insert {
+                task: t,
+                dsq: abi::SCX_DSQ_GLOBAL,
+                slice: abi::SCX_SLICE_DFL,
+                vtime: None,
+                flags: enq_flags,
+                qseq: self.tasks[t].qseq,
+            };
             self.apply_insert(d, self.tasks[t].cpu, true);
             return;
         }
@@ -533,7 +574,11 @@ impl Core {
         let t = d.task;
         // ext.c:8960-8963: slice 0 keeps the residual slice (1 ns if none)
         let ts = &mut self.tasks[t].ts;
-        ts.scx.slice = if d.slice == 0 { ts.scx.slice.max(1) } else { d.slice };
+        ts.scx.slice = if d.slice == 0 {
+            ts.scx.slice.max(1)
+        } else {
+            d.slice
+        };
         if let Some(v) = d.vtime {
             ts.scx.dsq_vtime = v;
         }
@@ -553,7 +598,10 @@ impl Core {
             return false;
         } else {
             if !self.user.contains_key(&d.dsq) {
-                self.eject(format!("non-existent DSQ {:#x} for {}", d.dsq, self.tasks[t].spec.name));
+                self.eject(format!(
+                    "non-existent DSQ {:#x} for {}",
+                    d.dsq, self.tasks[t].spec.name
+                ));
                 return false;
             }
             DsqRef::User(d.dsq)
@@ -578,11 +626,17 @@ impl Core {
 
     fn enqueue_on(&mut self, t: TaskId, target: DsqRef, flags: u64, vtime: Option<u64>) -> bool {
         if let TaskState::Queued(q) = self.tasks[t].state {
-            self.violation(format!("task {} inserted into {target:?} while already in {q:?}", self.tasks[t].spec.name));
+            self.violation(format!(
+                "task {} inserted into {target:?} while already in {q:?}",
+                self.tasks[t].spec.name
+            ));
             return false;
         }
         if let TaskState::Running(c) = self.tasks[t].state {
-            self.violation(format!("task {} inserted into {target:?} while running on CPU {c}", self.tasks[t].spec.name));
+            self.violation(format!(
+                "task {} inserted into {target:?} while running on CPU {c}",
+                self.tasks[t].spec.name
+            ));
             return false;
         }
         let head = flags & (abi::SCX_ENQ_HEAD | abi::SCX_ENQ_PREEMPT) != 0;
@@ -631,7 +685,12 @@ impl Core {
         } else {
             let mut d = self.cost.ipi_ns;
             if self.cpus[cpu].curr.is_none() {
-                d += self.machine.idle_states.get(self.cpus[cpu].cstate).map(|s| s.exit_ns as f64).unwrap_or(0.0);
+                d += self
+                    .machine
+                    .idle_states
+                    .get(self.cpus[cpu].cstate)
+                    .map(|s| s.exit_ns as f64)
+                    .unwrap_or(0.0);
             }
             d
         };
@@ -655,7 +714,12 @@ fn new_task_struct(pid: i32, tgid: i32, flags: u32, weight: u32) -> TaskStruct {
         migration_disabled: 0,
         cpus_ptr: std::ptr::null(),
         signal: std::ptr::null_mut(),
-        scx: abi::ScxEntity { flags: 0, weight, slice: abi::SCX_SLICE_DFL, dsq_vtime: 0 },
+        scx: abi::ScxEntity {
+            flags: 0,
+            weight,
+            slice: abi::SCX_SLICE_DFL,
+            dsq_vtime: 0,
+        },
         sim_id: 0,
         cpus_mask: CpuMask::empty(),
         sim_storage: [std::ptr::null_mut(); abi::MAX_TASK_STORAGE],

@@ -15,7 +15,13 @@ pub trait Ops {
     fn enable(&mut self, core: &mut Core, t: TaskId);
     fn exit_task(&mut self, core: &mut Core, t: TaskId);
     /// None: the scheduler has no select_cpu (the core keeps prev).
-    fn select_cpu(&mut self, core: &mut Core, t: TaskId, prev: usize, wake_flags: u64) -> Option<i32>;
+    fn select_cpu(
+        &mut self,
+        core: &mut Core,
+        t: TaskId,
+        prev: usize,
+        wake_flags: u64,
+    ) -> Option<i32>;
     /// False: no enqueue callback (the core inserts into the global DSQ).
     fn enqueue(&mut self, core: &mut Core, t: TaskId, enq_flags: u64) -> bool;
     /// False: no dispatch callback.

@@ -10,16 +10,27 @@ impl Core {
     // ---------------------------------------------------------------
 
     fn busy_threads(&self, core: usize) -> usize {
-        self.core_cpus[core].iter().filter(|&&c| self.cpus[c].curr.is_some()).count()
+        self.core_cpus[core]
+            .iter()
+            .filter(|&&c| self.cpus[c].curr.is_some())
+            .count()
     }
 
     /// Speed of the task running on `cpu`: capacity x SMT share x the
     /// slowdown from sharing data across LLCs.
     fn rate_of(&self, cpu: usize) -> f64 {
-        let Some(t) = self.cpus[cpu].curr else { return 1.0 };
+        let Some(t) = self.cpus[cpu].curr else {
+            return 1.0;
+        };
         let cap = self.machine.cpus[cpu].capacity as f64 / 1024.0;
         let k = self.busy_threads(self.cpu_core[cpu]).max(1);
-        let smt = self.machine.smt.throughput.get(k - 1).copied().unwrap_or(1.0);
+        let smt = self
+            .machine
+            .smt
+            .throughput
+            .get(k - 1)
+            .copied()
+            .unwrap_or(1.0);
         let spec = &self.tasks[t].spec;
         let slow = if spec.shared_lines_per_us > 0.0 {
             let away = self.stats.proc_away(spec.tgid, self.cache.llc_of(cpu));
@@ -114,14 +125,21 @@ impl Core {
 
     /// The CPU goes through the scheduler. `blocked`: its task just left
     /// the runqueue (sleep or exit) and is `prev` for ops.dispatch.
-    fn schedule(&mut self, ops: &mut dyn Ops, wl: &mut dyn Workload, x: usize, blocked: Option<TaskId>) {
+    fn schedule(
+        &mut self,
+        ops: &mut dyn Ops,
+        wl: &mut dyn Workload,
+        x: usize,
+        blocked: Option<TaskId>,
+    ) {
         let was_idle = self.cpus[x].curr.is_none() && blocked.is_none();
         let prev = self.cpus[x].curr;
         if let Some(p) = prev {
             self.settle(x);
             self.charge_slice(x, p);
         }
-        let prev_queued = prev.is_some_and(|p| self.tasks[p].ts.scx.flags & abi::SCX_TASK_QUEUED != 0);
+        let prev_queued =
+            prev.is_some_and(|p| self.tasks[p].ts.scx.flags & abi::SCX_TASK_QUEUED != 0);
         let prev_for_dispatch = prev.or(blocked);
 
         // balance_one (ext.c:2841-3003)
@@ -131,7 +149,8 @@ impl Core {
             let mut loops = 32;
             loop {
                 self.dispatch_buf.clear();
-                let defined = self.call(x, Ctx::Dispatch, |c| ops.dispatch(c, x, prev_for_dispatch));
+                let defined =
+                    self.call(x, Ctx::Dispatch, |c| ops.dispatch(c, x, prev_for_dispatch));
                 let produced = self.flush_dispatch(x);
                 if !defined {
                     break;
@@ -165,7 +184,8 @@ impl Core {
                 self.tasks[p].ts.scx.slice = abi::SCX_SLICE_DFL;
             }
             // it goes on running; any stall charged here delays it
-            self.cpus[x].seg_start = self.cpus[x].seg_start.max(self.now) + self.cpus[x].pending_stall as Ns;
+            self.cpus[x].seg_start =
+                self.cpus[x].seg_start.max(self.now) + self.cpus[x].pending_stall as Ns;
             self.cpus[x].pending_stall = 0.0;
             self.arm_run_end(x);
             return;
@@ -227,7 +247,10 @@ impl Core {
     /// may run here.
     fn consume_global(&mut self, x: usize) -> bool {
         let node = self.cpu_node[x];
-        let pick = self.global[node].order().into_iter().find(|&t| self.allowed(t, x));
+        let pick = self.global[node]
+            .order()
+            .into_iter()
+            .find(|&t| self.allowed(t, x));
         match pick {
             Some(t) => {
                 self.global[node].remove(t);
@@ -246,7 +269,9 @@ impl Core {
         let mut n = 0;
         for d in buf {
             let t = d.task;
-            if self.tasks[t].qseq != d.qseq || self.tasks[t].ts.scx.flags & abi::SCX_TASK_QUEUED == 0 {
+            if self.tasks[t].qseq != d.qseq
+                || self.tasks[t].ts.scx.flags & abi::SCX_TASK_QUEUED == 0
+            {
                 continue;
             }
             match self.tasks[t].state {
@@ -275,11 +300,17 @@ impl Core {
     /// set_next_task_scx: the task starts running on x.
     fn switch_in(&mut self, ops: &mut dyn Ops, wl: &mut dyn Workload, x: usize, t: TaskId) {
         if !self.allowed(t, x) {
-            self.violation(format!("task {} runs on CPU {x}, outside its affinity", self.tasks[t].spec.name));
+            self.violation(format!(
+                "task {} runs on CPU {x}, outside its affinity",
+                self.tasks[t].spec.name
+            ));
             return;
         }
         if let TaskState::Running(c) = self.tasks[t].state {
-            self.violation(format!("task {} picked on CPU {x} while running on CPU {c}", self.tasks[t].spec.name));
+            self.violation(format!(
+                "task {} picked on CPU {x} while running on CPU {c}",
+                self.tasks[t].spec.name
+            ));
             return;
         }
         self.tasks[t].state = TaskState::Running(x);
@@ -323,7 +354,8 @@ impl Core {
 
     fn switch_out(&mut self, x: usize, t: TaskId) {
         let ran = self.now.saturating_sub(self.cpus[x].trace_start);
-        self.stats.task_ran(self.tasks[t].spec.tgid, self.cache.llc_of(x), ran, self.now);
+        self.stats
+            .task_ran(self.tasks[t].spec.tgid, self.cache.llc_of(x), ran, self.now);
         if self.cfg.trace && ran > 0 {
             self.stats.trace.push((x, t, self.cpus[x].trace_start, ran));
         }
@@ -444,7 +476,12 @@ impl Core {
 
     /// Runs the workload under the scheduler until it finishes, the time
     /// limit passes, the scheduler is ejected or an invariant fails.
-    pub fn run(&mut self, ops: &mut dyn Ops, wl: &mut dyn Workload, mut progress: impl FnMut(Ns)) -> Stop {
+    pub fn run(
+        &mut self,
+        ops: &mut dyn Ops,
+        wl: &mut dyn Workload,
+        mut progress: impl FnMut(Ns),
+    ) -> Stop {
         self.ops_flags = ops.flags();
         self.ops_name = ops.name().to_string();
         if let Err(e) = self.call(0, Ctx::Other, |c| ops.init(c)) {
@@ -530,7 +567,10 @@ impl Core {
                 let cpu = self.tasks[t].cpu;
                 let r = self.call(cpu, Ctx::Other, |c| ops.init_task(c, t, true));
                 if let Err(e) = r {
-                    self.eject(format!("ops.init_task failed for {}: {e}", self.tasks[t].spec.name));
+                    self.eject(format!(
+                        "ops.init_task failed for {}: {e}",
+                        self.tasks[t].spec.name
+                    ));
                     return;
                 }
                 self.call(cpu, Ctx::Other, |c| ops.enable(c, t));
@@ -596,7 +636,10 @@ impl Core {
             if let Some(t) = cpu.curr {
                 seen[t] += 1;
                 if self.tasks[t].state != TaskState::Running(c) {
-                    let msg = format!("CPU {c} runs task {} whose state is {:?}", self.tasks[t].spec.name, self.tasks[t].state);
+                    let msg = format!(
+                        "CPU {c} runs task {} whose state is {:?}",
+                        self.tasks[t].spec.name, self.tasks[t].state
+                    );
                     return self.violation(msg);
                 }
             }
@@ -647,7 +690,12 @@ impl Core {
             }
             // invariant: busy + idle = elapsed on every CPU
             let total = self.cpus[x].busy_ns + self.cpus[x].idle_ns;
-            if total != now && self.stop.as_ref().is_none_or(|s| !matches!(s, Stop::Invariant(_))) {
+            if total != now
+                && self
+                    .stop
+                    .as_ref()
+                    .is_none_or(|s| !matches!(s, Stop::Invariant(_)))
+            {
                 self.stop = Some(Stop::Invariant(format!(
                     "CPU {x}: busy {} + idle {} = {total} ns, but {now} ns elapsed",
                     self.cpus[x].busy_ns, self.cpus[x].idle_ns

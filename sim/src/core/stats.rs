@@ -91,7 +91,10 @@ pub struct Stats {
 
 impl Stats {
     pub fn new(ncpus: usize) -> Stats {
-        Stats { nr_idle: ncpus as u64, ..Default::default() }
+        Stats {
+            nr_idle: ncpus as u64,
+            ..Default::default()
+        }
     }
 
     fn gap_advance(&mut self, now: Ns) {
@@ -144,7 +147,9 @@ impl Stats {
 
     /// Share of the process's recent running outside `llc` (0 if none yet).
     pub fn proc_away(&self, tgid: u32, llc: usize) -> f64 {
-        let Some(p) = self.procs.get(&tgid) else { return 0.0 };
+        let Some(p) = self.procs.get(&tgid) else {
+            return 0.0;
+        };
         let total: f64 = p.per_llc.values().sum();
         if total <= 0.0 {
             return 0.0;
@@ -185,7 +190,7 @@ mod tests {
         s.set_waiting(7, true, 100);
         s.set_waiting(8, true, 100);
         s.set_waiting(9, true, 100); // 3 waiting, 2 idle: gap 2 per ns
-        s.set_idle(0, false, 200);   // 1 idle
+        s.set_idle(0, false, 200); // 1 idle
         s.close(300);
         assert_eq!(s.gap_ns, 2 * 100 + 100);
         assert_eq!(s.wait_ns, 3 * 200);

@@ -15,7 +15,9 @@ pub struct CpuMask {
 
 impl CpuMask {
     pub const fn empty() -> CpuMask {
-        CpuMask { bits: [0; MAX_CPUS / 64] }
+        CpuMask {
+            bits: [0; MAX_CPUS / 64],
+        }
     }
     pub fn set(&mut self, cpu: usize, on: bool) {
         let (w, b) = (cpu / 64, cpu % 64);

@@ -33,13 +33,16 @@ impl SchedSpec {
             None => bail!("empty scheduler name"),
         }
         let profile = parts.next().filter(|p| !p.is_empty()).unwrap_or("default");
-        let mut mask = features::profile_mask(profile)
-            .with_context(|| format!("scheduler '{s}'"))?;
+        let mut mask =
+            features::profile_mask(profile).with_context(|| format!("scheduler '{s}'"))?;
         let feats: Vec<String> = parts.map(|p| p.to_string()).collect();
         if !feats.is_empty() {
             mask = features::apply(mask, &feats).with_context(|| format!("scheduler '{s}'"))?;
         }
-        Ok(SchedSpec { label: s.to_string(), features: mask })
+        Ok(SchedSpec {
+            label: s.to_string(),
+            features: mask,
+        })
     }
 
     /// Loads a fresh instance, configured for `topo` as scx_arbor would be.

@@ -65,7 +65,10 @@ impl Native {
                 let n = libc::write(fd, so[off..].as_ptr() as *const c_void, so.len() - off);
                 if n <= 0 {
                     libc::close(fd);
-                    bail!("writing the scheduler object: {}", std::io::Error::last_os_error());
+                    bail!(
+                        "writing the scheduler object: {}",
+                        std::io::Error::last_os_error()
+                    );
                 }
                 off += n as usize;
             }
@@ -88,13 +91,16 @@ impl Native {
         };
         // SAFETY: the symbols have these C signatures (sim/shim/shim.c)
         unsafe {
-            let get_ops: unsafe extern "C" fn() -> *const SchedExtOps = std::mem::transmute(sym("sim_ops")?);
-            let layout: unsafe extern "C" fn(*mut u64) = std::mem::transmute(sym("sim_task_layout")?);
+            let get_ops: unsafe extern "C" fn() -> *const SchedExtOps =
+                std::mem::transmute(sym("sim_ops")?);
+            let layout: unsafe extern "C" fn(*mut u64) =
+                std::mem::transmute(sym("sim_task_layout")?);
             let mut l = [0u64; 8];
             layout(l.as_mut_ptr());
             check_layout(&l)?;
             let host = Box::new(host_table());
-            let attach: unsafe extern "C" fn(*mut SimHost) = std::mem::transmute(sym("sim_attach")?);
+            let attach: unsafe extern "C" fn(*mut SimHost) =
+                std::mem::transmute(sym("sim_attach")?);
             let mut native = Native {
                 handle,
                 ops: get_ops(),
@@ -165,8 +171,16 @@ unsafe fn make_writable(p: *mut u8, len: usize) -> Result<()> {
     let page = libc::sysconf(libc::_SC_PAGESIZE) as usize;
     let start = (p as usize) & !(page - 1);
     let end = (p as usize + len + page - 1) & !(page - 1);
-    if libc::mprotect(start as *mut c_void, end - start, libc::PROT_READ | libc::PROT_WRITE) != 0 {
-        bail!("mprotect of the scheduler's rodata failed: {}", std::io::Error::last_os_error());
+    if libc::mprotect(
+        start as *mut c_void,
+        end - start,
+        libc::PROT_READ | libc::PROT_WRITE,
+    ) != 0
+    {
+        bail!(
+            "mprotect of the scheduler's rodata failed: {}",
+            std::io::Error::last_os_error()
+        );
     }
     Ok(())
 }
@@ -213,7 +227,9 @@ impl Ops for Native {
     fn init_task(&mut self, core: &mut Core, t: TaskId, fork: bool) -> Result<(), String> {
         let p = t_of(core, t);
         let mut args = abi::InitTaskArgs { fork };
-        let r = self.enter(core, |o| o.init_task.map(|f| unsafe { f(p, &mut args) }).unwrap_or(0));
+        let r = self.enter(core, |o| {
+            o.init_task.map(|f| unsafe { f(p, &mut args) }).unwrap_or(0)
+        });
         if r != 0 {
             return Err(format!("error {r}"));
         }
@@ -232,7 +248,9 @@ impl Ops for Native {
     }
     fn select_cpu(&mut self, core: &mut Core, t: TaskId, prev: usize, wf: u64) -> Option<i32> {
         let p = t_of(core, t);
-        self.enter(core, |o| o.select_cpu.map(|f| unsafe { f(p, prev as i32, wf) }))
+        self.enter(core, |o| {
+            o.select_cpu.map(|f| unsafe { f(p, prev as i32, wf) })
+        })
     }
     fn enqueue(&mut self, core: &mut Core, t: TaskId, fl: u64) -> bool {
         let p = t_of(core, t);
@@ -240,7 +258,9 @@ impl Ops for Native {
     }
     fn dispatch(&mut self, core: &mut Core, cpu: usize, prev: Option<TaskId>) -> bool {
         let p = prev.map(|t| t_of(core, t)).unwrap_or(std::ptr::null_mut());
-        self.enter(core, |o| o.dispatch.map(|f| unsafe { f(cpu as i32, p) }).is_some())
+        self.enter(core, |o| {
+            o.dispatch.map(|f| unsafe { f(cpu as i32, p) }).is_some()
+        })
     }
     fn runnable(&mut self, core: &mut Core, t: TaskId, fl: u64) {
         let p = t_of(core, t);
@@ -263,21 +283,32 @@ impl Ops for Native {
         self.enter(core, |o| o.tick.map(|f| unsafe { f(p) }));
     }
     fn update_idle(&mut self, core: &mut Core, cpu: usize, idle: bool) {
-        self.enter(core, |o| o.update_idle.map(|f| unsafe { f(cpu as i32, idle) }));
+        self.enter(core, |o| {
+            o.update_idle.map(|f| unsafe { f(cpu as i32, idle) })
+        });
     }
     fn timer(&mut self, core: &mut Core, timer: usize) {
-        let Some(&ptr) = core.timer_ptrs.get(timer) else { return };
+        let Some(&ptr) = core.timer_ptrs.get(timer) else {
+            return;
+        };
         let fire = self.timer_fire;
         // SAFETY: ptr is the struct bpf_timer the program armed
         self.enter(core, |_| unsafe { fire(ptr as *mut c_void) });
     }
     fn exit(&mut self, core: &mut Core, reason: &str) {
         let r = CString::new(reason).unwrap_or_default();
-        let mut ei = abi::ExitInfo { kind: if reason.is_empty() { 1 } else { 1024 }, exit_code: 0, reason: r.as_ptr(), msg: r.as_ptr() };
+        let mut ei = abi::ExitInfo {
+            kind: if reason.is_empty() { 1 } else { 1024 },
+            exit_code: 0,
+            reason: r.as_ptr(),
+            msg: r.as_ptr(),
+        };
         self.enter(core, |o| o.exit.map(|f| unsafe { f(&mut ei) }));
     }
     fn counters(&self) -> Vec<(String, u64)> {
-        let Some(p) = self.global_ptr("stats") else { return Vec::new() };
+        let Some(p) = self.global_ptr("stats") else {
+            return Vec::new();
+        };
         let n = self.counter_names.len();
         let rows = self.host.nr_cpu_slots as usize;
         let mut sums = vec![0u64; n];
@@ -290,7 +321,12 @@ impl Ops for Native {
                 }
             }
         }
-        let mut out: Vec<(String, u64)> = self.counter_names.iter().map(|s| s.to_string()).zip(sums).collect();
+        let mut out: Vec<(String, u64)> = self
+            .counter_names
+            .iter()
+            .map(|s| s.to_string())
+            .zip(sums)
+            .collect();
         if let Ok(gap) = self.read_global::<u64>("gap_total_ns") {
             for (k, v) in out.iter_mut() {
                 if k == "idle_while_queued_ns" {
@@ -328,7 +364,15 @@ unsafe extern "C" fn h_task_cpu(ctx: *mut c_void, p: *const TaskStruct) -> i32 {
         None => c.this_cpu as i32, // an idle task: its own CPU
     }
 }
-unsafe extern "C" fn h_dsq_insert(ctx: *mut c_void, p: *mut TaskStruct, dsq: u64, slice: u64, vtime: u64, fl: u64, vt: bool) {
+unsafe extern "C" fn h_dsq_insert(
+    ctx: *mut c_void,
+    p: *mut TaskStruct,
+    dsq: u64,
+    slice: u64,
+    vtime: u64,
+    fl: u64,
+    vt: bool,
+) {
     let c = core(ctx);
     match c.task_of(p) {
         Some(t) => c.kf_dsq_insert(t, dsq, slice, vt.then_some(vtime), fl),
@@ -382,7 +426,13 @@ unsafe extern "C" fn h_iter_next(ctx: *mut c_void, h: u64) -> *mut TaskStruct {
 unsafe extern "C" fn h_iter_destroy(ctx: *mut c_void, h: u64) {
     core(ctx).kf_iter_destroy(h)
 }
-unsafe extern "C" fn h_dsq_move(ctx: *mut c_void, h: u64, p: *mut TaskStruct, dsq: u64, fl: u64) -> bool {
+unsafe extern "C" fn h_dsq_move(
+    ctx: *mut c_void,
+    h: u64,
+    p: *mut TaskStruct,
+    dsq: u64,
+    fl: u64,
+) -> bool {
     let c = core(ctx);
     match c.task_of(p) {
         Some(t) => c.kf_dsq_move(h, t, dsq, fl),
