@@ -175,9 +175,14 @@ void *sim_task_storage(void **slot, u32 vsz, struct task_struct *p, u64 flags)
 
 /* ---- entry points for the simulator (Rust: sim/src/sched/native.rs) ---- */
 
-void sim_attach(struct sim_host *host)
+/* Returns -1 if this copy already serves a run: each run needs its own copy
+ * of the program's globals, so a loader that got a shared handle must fail. */
+int sim_attach(struct sim_host *host)
 {
+	if (sim_host)
+		return -1;
 	sim_host = host;
+	return 0;
 }
 
 u64 sim_take_calls(void)

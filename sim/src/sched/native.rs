@@ -20,6 +20,11 @@ pub static ARBOR_SO: &[u8] = include_bytes!(env!("SIM_SCHED_ARBOR_SO"));
 
 pub struct Native {
     handle: *mut c_void,
+    /// The memfd the object was loaded from, open as long as the handle is:
+    /// glibc's dlopen matches an already loaded object by path name, so a
+    /// reused fd number (`/proc/self/fd/N`) would hand a second run the first
+    /// run's copy, globals and all.
+    fd: i32,
     ops: *const SchedExtOps,
     host: Box<SimHost>,
     take_calls: unsafe extern "C" fn() -> u64,
@@ -34,7 +39,10 @@ pub struct Native {
 impl Drop for Native {
     fn drop(&mut self) {
         // SAFETY: the handle came from dlopen and nothing of it is used after
-        unsafe { libc::dlclose(self.handle) };
+        unsafe {
+            libc::dlclose(self.handle);
+            libc::close(self.fd);
+        }
     }
 }
 
@@ -54,7 +62,7 @@ impl Native {
     /// Loads a fresh copy of the scheduler `so`.
     pub fn load(so: &[u8], name: &str, counter_names: Vec<&'static str>) -> Result<Native> {
         // SAFETY: plain libc calls on a file we create
-        let handle = unsafe {
+        let (handle, fd) = unsafe {
             let cname = CString::new("arbor-sim-sched").unwrap();
             let fd = libc::memfd_create(cname.as_ptr(), 0);
             if fd < 0 {
@@ -74,11 +82,11 @@ impl Native {
             }
             let path = CString::new(format!("/proc/self/fd/{fd}")).unwrap();
             let h = libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL);
-            libc::close(fd);
             if h.is_null() {
+                libc::close(fd);
                 bail!("loading the natively compiled scheduler: {}", dlerr());
             }
-            h
+            (h, fd)
         };
         let sym = |n: &str| -> Result<*mut c_void> {
             let c = CString::new(n).unwrap();
@@ -99,10 +107,11 @@ impl Native {
             layout(l.as_mut_ptr());
             check_layout(&l)?;
             let host = Box::new(host_table());
-            let attach: unsafe extern "C" fn(*mut SimHost) =
+            let attach: unsafe extern "C" fn(*mut SimHost) -> i32 =
                 std::mem::transmute(sym("sim_attach")?);
             let mut native = Native {
                 handle,
+                fd,
                 ops: get_ops(),
                 host,
                 take_calls: std::mem::transmute(sym("sim_take_calls")?),
@@ -112,7 +121,9 @@ impl Native {
                 name: name.to_string(),
                 counter_names,
             };
-            attach(&mut *native.host);
+            if attach(&mut *native.host) != 0 {
+                bail!("internal: dlopen returned a scheduler copy another run is using");
+            }
             Ok(native)
         }
     }
@@ -470,5 +481,24 @@ fn host_table() -> SimHost {
         dsq_move: h_dsq_move,
         timer_start: h_timer_start,
         nr_cpu_slots: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two live loads are two copies: a run never shares the program's
+    /// globals with another (the fd-number reuse bug made the second load
+    /// return the first copy, and runs in parallel threads corrupted each other).
+    #[test]
+    fn two_loads_are_two_copies() {
+        let a = Native::load(ARBOR_SO, "a", vec![]).expect("first load");
+        let b = Native::load(ARBOR_SO, "b", vec![]).expect("second load");
+        assert_ne!(a.handle, b.handle);
+        assert_ne!(a.nr_calls, b.nr_calls);
+        drop(a);
+        let c = Native::load(ARBOR_SO, "c", vec![]).expect("load after a drop");
+        assert_ne!(b.handle, c.handle);
     }
 }
