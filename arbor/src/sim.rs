@@ -204,6 +204,7 @@ pub fn main(a: SimArgs) -> Result<i32> {
     let mut rows = Vec::new();
     let mut failed = Vec::new();
     let mut events = 0u64;
+    let mut cpu_s = 0.0f64;
     let mut outcomes = Vec::new();
     for (i, r) in results.into_iter().enumerate() {
         let j = &jobs[i];
@@ -211,6 +212,7 @@ pub fn main(a: SimArgs) -> Result<i32> {
         let sched = scheds[j.sched].label.clone();
         let wl = wl_names[j.workload].clone();
         events += o.events;
+        cpu_s += o.cpu_s;
         if !o.ok {
             failed.push(format!(
                 "{sched} on {wl} (seed {}): {}",
@@ -280,7 +282,8 @@ pub fn main(a: SimArgs) -> Result<i32> {
             "seed": a.seed, "reps": a.reps, "knobs": format!("{:?}", a.knobs),
             "runs": outcomes.iter().map(|(s, w, r, o)| serde_json::json!({
                 "scheduler": s, "workload": w, "rep": r, "stop": o.stop,
-                "sim_ns": o.sim_ns, "events": o.events, "callbacks": o.callbacks})).collect::<Vec<_>>(),
+                "sim_ns": o.sim_ns, "events": o.events, "callbacks": o.callbacks,
+                "state_changes": o.state_changes, "queue_events": o.queue_events})).collect::<Vec<_>>(),
         });
         std::fs::write(dir.join("report.md"), &md)?;
         std::fs::write(dir.join("results.json"), report.json(&rows, &meta)?)?;
@@ -288,7 +291,10 @@ pub fn main(a: SimArgs) -> Result<i32> {
         eprintln!("arbor sim: report in {}", dir.display());
     }
     let secs = wall.elapsed().as_secs_f64();
-    eprintln!("arbor sim: {events} events in {secs:.2} s wall ({:.2} M events/s over {workers} thread(s))", events as f64 / secs / 1e6);
+    eprintln!(
+        "arbor sim: {events} events (callbacks + task state changes) in {cpu_s:.2} s of CPU, {secs:.2} s wall over {workers} thread(s): {:.2} M events/s per core",
+        events as f64 / cpu_s.max(1e-9) / 1e6
+    );
     if !failed.is_empty() {
         for f in &failed {
             eprintln!("arbor sim: {f}");

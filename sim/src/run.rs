@@ -27,8 +27,16 @@ pub struct Outcome {
     pub ok: bool,
     pub ejected: bool,
     pub sim_ns: Ns,
+    /// Callbacks + task state changes: the unit for speed figures.
     pub events: u64,
     pub callbacks: u64,
+    pub state_changes: u64,
+    /// Entries taken from the event queue.
+    pub queue_events: u64,
+    /// CPU time the run took on its host thread (not deterministic: kept
+    /// out of results.json).
+    #[serde(skip)]
+    pub cpu_s: f64,
     /// The workload's metrics, then the simulator's own measures.
     pub metrics: Vec<Metric>,
     /// The scheduler's own counters (scx_arbor's --stats-json names).
@@ -47,7 +55,19 @@ fn m(name: &str, value: f64, unit: &'static str, higher_is_better: bool) -> Metr
     }
 }
 
+/// CPU time of the calling thread, in seconds.
+fn thread_cpu_s() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec we pass
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
+}
+
 pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
+    let cpu0 = thread_cpu_s();
     let topo = spec.machine.topo()?;
     let mut wl = wspec::parse(spec.workload, spec.machine.nr_cpus(), spec.seed)?;
     let mut ops = spec.sched.build(&topo, spec.knobs)?;
@@ -128,8 +148,11 @@ pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
         ok,
         ejected,
         sim_ns: core.now,
-        events: core.stats.events,
+        events: core.stats.callbacks + core.stats.state_changes,
         callbacks: core.stats.callbacks,
+        state_changes: core.stats.state_changes,
+        queue_events: core.stats.events,
+        cpu_s: thread_cpu_s() - cpu0,
         metrics,
         counters: ops.counters(),
         trace,

@@ -92,8 +92,103 @@ impl Dsq {
             .collect()
     }
 
+    /// The tasks in dispatch order, without allocating.
+    pub fn iter(&self) -> impl Iterator<Item = TaskId> + '_ {
+        self.fifo.iter().copied().chain(self.prio.values().copied())
+    }
+
     pub fn contains(&self, t: TaskId) -> bool {
         self.keys.contains_key(&t) || self.fifo.contains(&t)
+    }
+}
+
+/// The user DSQs (scx_bpf_create_dsq), found by id. Schedulers look them
+/// up on hot paths (scx_arbor counts every CPU's DSQ when balancing), so
+/// small ids index a table; any other id goes through a map.
+#[derive(Default, Debug)]
+pub struct UserDsqs {
+    /// id -> slot + 1 (0: none), for ids below DENSE
+    dense: Vec<u32>,
+    sparse: BTreeMap<u64, u32>,
+    qs: Vec<Dsq>,
+    /// qs[i].len(), kept in a compact array for scx_bpf_dsq_nr_queued
+    lens: Vec<u32>,
+}
+
+impl UserDsqs {
+    const DENSE: u64 = 1 << 16;
+
+    fn slot(&self, id: u64) -> Option<usize> {
+        if id < Self::DENSE {
+            match self.dense.get(id as usize) {
+                Some(&s) if s > 0 => Some(s as usize - 1),
+                _ => None,
+            }
+        } else {
+            self.sparse.get(&id).map(|&s| s as usize)
+        }
+    }
+
+    pub fn contains(&self, id: u64) -> bool {
+        self.slot(id).is_some()
+    }
+
+    pub fn get(&self, id: u64) -> Option<&Dsq> {
+        self.slot(id).map(|s| &self.qs[s])
+    }
+
+    /// Its number of queued tasks, None if it does not exist.
+    pub fn len(&self, id: u64) -> Option<usize> {
+        self.slot(id).map(|s| self.lens[s] as usize)
+    }
+
+    /// Dsq::insert on DSQ `id`.
+    pub fn insert(
+        &mut self,
+        id: u64,
+        t: TaskId,
+        vtime: Option<u64>,
+        head: bool,
+    ) -> Result<(), String> {
+        let s = self
+            .slot(id)
+            .ok_or_else(|| format!("non-existent DSQ {id:#x}"))?;
+        self.qs[s].insert(t, vtime, head)?;
+        self.lens[s] = self.qs[s].len() as u32;
+        Ok(())
+    }
+
+    /// Dsq::remove on DSQ `id`.
+    pub fn remove(&mut self, id: u64, t: TaskId) -> bool {
+        let Some(s) = self.slot(id) else { return false };
+        let hit = self.qs[s].remove(t);
+        self.lens[s] = self.qs[s].len() as u32;
+        hit
+    }
+
+    /// Creates an empty DSQ; false if the id exists.
+    pub fn create(&mut self, id: u64) -> bool {
+        if self.contains(id) {
+            return false;
+        }
+        let slot = self.qs.len() as u32;
+        self.qs.push(Dsq::default());
+        self.lens.push(0);
+        if id < Self::DENSE {
+            let i = id as usize;
+            if self.dense.len() <= i {
+                self.dense.resize(i + 1, 0);
+            }
+            self.dense[i] = slot + 1;
+        } else {
+            self.sparse.insert(id, slot);
+        }
+        true
+    }
+
+    /// All DSQs, in creation order.
+    pub fn values(&self) -> impl Iterator<Item = &Dsq> {
+        self.qs.iter()
     }
 }
 
@@ -102,6 +197,26 @@ mod tests {
     use super::*;
 
     /// ext.c dispatch_enqueue: a vtime DSQ orders by vtime, ties by insertion.
+    #[test]
+    fn user_dsqs_found_by_small_and_large_ids() {
+        let mut u = UserDsqs::default();
+        assert!(u.create(7));
+        assert!(u.create(1 << 40));
+        assert!(!u.create(7), "an id exists once");
+        assert!(u.contains(7) && u.contains(1 << 40));
+        assert!(!u.contains(6) && !u.contains(8) && !u.contains(1 << 39));
+        u.insert(1 << 40, 3, None, false).unwrap();
+        assert!(u.insert(8, 3, None, false).is_err());
+        assert_eq!(u.get(1 << 40).unwrap().len(), 1);
+        assert_eq!(u.len(1 << 40), Some(1));
+        assert_eq!(u.len(7), Some(0));
+        assert_eq!(u.len(8), None);
+        assert!(u.remove(1 << 40, 3));
+        assert!(!u.remove(1 << 40, 3));
+        assert_eq!(u.len(1 << 40), Some(0));
+        assert_eq!(u.values().count(), 2);
+    }
+
     #[test]
     fn vtime_order_and_ties() {
         let mut d = Dsq::default();

@@ -60,17 +60,17 @@ impl Core {
             return false;
         }
         let x = self.this_cpu;
-        let Some(q) = self.user.get(&dsq) else {
+        let Some(q) = self.user.get(dsq) else {
             self.eject(format!(
                 "scx_bpf_dsq_move_to_local: non-existent DSQ {dsq:#x}"
             ));
             return false;
         };
-        let pick = q.order().into_iter().find(|&t| self.allowed(t, x));
+        let pick = q.iter().find(|&t| self.allowed(t, x));
         match pick {
             Some(t) => {
                 self.dsq_remove(t, DsqRef::User(dsq));
-                self.tasks[t].state = TaskState::Bpf;
+                self.set_state(t, TaskState::Bpf);
                 self.enqueue_on(t, DsqRef::Local(x), 0, None)
             }
             None => false,
@@ -87,8 +87,8 @@ impl Core {
                 None => return -(libc::ENOENT),
             }
         } else {
-            match self.user.get(&dsq) {
-                Some(q) => q.len(),
+            match self.user.len(dsq) {
+                Some(n) => n,
                 None => return -(libc::ENOENT),
             }
         };
@@ -99,10 +99,9 @@ impl Core {
         if dsq & abi::SCX_DSQ_FLAG_BUILTIN != 0 {
             return -(libc::EINVAL);
         }
-        if self.user.contains_key(&dsq) {
+        if !self.user.create(dsq) {
             return -(libc::EEXIST);
         }
-        self.user.insert(dsq, Dsq::default());
         0
     }
 
@@ -174,7 +173,7 @@ impl Core {
 
     /// bpf_iter_scx_dsq_new (checklist 23): it sees the tasks queued now.
     pub fn kf_iter_new(&mut self, dsq: u64) -> u64 {
-        let tasks = match self.user.get(&dsq) {
+        let tasks = match self.user.get(dsq) {
             Some(q) => q.order(),
             None => {
                 // local DSQs may be iterated too (SCX_DSQ_LOCAL_ON)
@@ -249,7 +248,7 @@ impl Core {
             }
         }
         self.dsq_remove(t, src);
-        self.tasks[t].state = TaskState::Bpf;
+        self.set_state(t, TaskState::Bpf);
         let d = Insert {
             task: t,
             dsq,

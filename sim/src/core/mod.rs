@@ -13,6 +13,7 @@ pub mod dsq;
 pub mod kfuncs;
 pub mod ops;
 pub mod run;
+pub mod slots;
 pub mod stats;
 
 use std::cmp::Reverse;
@@ -91,6 +92,22 @@ pub struct Task {
     pub qseq: u64,
 }
 
+/// An event kept for the "last events" of a violation report.
+#[derive(Clone, Copy, Debug)]
+pub enum Note {
+    Wake { t: TaskId, cpu: usize, flags: u64 },
+    Insert { t: TaskId, target: DsqRef },
+}
+
+impl std::fmt::Display for Note {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Note::Wake { t, cpu, flags } => write!(f, "wake {t} -> cpu {cpu} (flags {flags:#x})"),
+            Note::Insert { t, target } => write!(f, "insert {t} into {target:?}"),
+        }
+    }
+}
+
 /// A direct or buffered insert (ext.c: ddsp / dispatch buffer).
 #[derive(Clone, Copy, Debug)]
 pub struct Insert {
@@ -163,7 +180,7 @@ pub struct Core {
     pub cache: CacheModel,
     /// One global DSQ per NUMA node (ext.c:354-357, checklist 10).
     global: Vec<Dsq>,
-    user: BTreeMap<u64, Dsq>,
+    user: dsq::UserDsqs,
     idle_mask: Box<CpuMask>,
     smt_mask: Box<CpuMask>,
     all_mask: Box<CpuMask>,
@@ -171,6 +188,8 @@ pub struct Core {
     idle_tasks: Vec<Box<TaskStruct>>,
     signals: BTreeMap<u32, Box<Signal>>,
     events: BinaryHeap<Reverse<(Ns, u64, Ev)>>,
+    /// Each CPU's pending RunEnd, outside the heap (see slots.rs).
+    run_ends: slots::CpuSlots,
     seq: u64,
     /// The CPU whose callback is running, and whether it is select_cpu /
     /// enqueue (direct dispatch) or dispatch (buffered).
@@ -194,7 +213,7 @@ pub struct Core {
     core_cpus: Vec<Vec<usize>>,
     cpu_node: Vec<usize>,
     /// The last events, for invariant reports.
-    recent: std::collections::VecDeque<String>,
+    recent: std::collections::VecDeque<(Ns, Note)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -279,13 +298,14 @@ impl Core {
             cpus,
             tasks: Vec::new(),
             global: (0..nodes).map(|_| Dsq::default()).collect(),
-            user: BTreeMap::new(),
+            user: Default::default(),
             idle_mask,
             smt_mask,
             all_mask: Box::new(all),
             idle_tasks,
             signals: BTreeMap::new(),
             events: BinaryHeap::new(),
+            run_ends: slots::CpuSlots::new(n),
             seq: 0,
             this_cpu: 0,
             ctx: Ctx::None,
@@ -314,12 +334,19 @@ impl Core {
         self.events.push(Reverse((at, self.seq, ev)));
     }
 
-    fn note(&mut self, s: impl FnOnce() -> String) {
+    /// Every change of a task's state goes through here (it is counted:
+    /// the speed figures' "events" are callbacks and state changes).
+    pub(crate) fn set_state(&mut self, t: TaskId, s: TaskState) {
+        self.tasks[t].state = s;
+        self.stats.state_changes += 1;
+    }
+
+    /// Remembers an event for a violation report (formatted only then).
+    fn note(&mut self, n: Note) {
         if self.recent.len() >= 16 {
             self.recent.pop_front();
         }
-        let line = format!("{:>12} ns  {}", self.now, s());
-        self.recent.push_back(line);
+        self.recent.push_back((self.now, n));
     }
 
     /// Stops the run: the scheduler is ejected (first reason wins).
@@ -333,7 +360,11 @@ impl Core {
     /// and the last events.
     pub fn violation(&mut self, what: String) {
         if self.stop.is_none() {
-            let last: Vec<String> = self.recent.iter().cloned().collect();
+            let last: Vec<String> = self
+                .recent
+                .iter()
+                .map(|(at, n)| format!("{at:>12} ns  {n}"))
+                .collect();
             self.stop = Some(Stop::Invariant(format!(
                 "{what} at {} ns; last events:\n  {}",
                 self.now,
@@ -522,7 +553,11 @@ impl Core {
         self.tasks[t].cpu = cpu;
         self.tasks[t].woken_at = Some(self.now);
         self.stats.wakeups += 1;
-        self.note(|| format!("wake {t} -> cpu {cpu} (flags {wake_flags:#x})"));
+        self.note(Note::Wake {
+            t,
+            cpu,
+            flags: wake_flags,
+        });
         self.enqueue_task(ops, t, waker_cpu, abi::SCX_ENQ_WAKEUP);
     }
 
@@ -530,7 +565,7 @@ impl Core {
     fn enqueue_task(&mut self, ops: &mut dyn Ops, t: TaskId, on_cpu: usize, enq_flags: u64) {
         self.tasks[t].runnable_at = self.now;
         self.tasks[t].ts.scx.flags |= abi::SCX_TASK_QUEUED;
-        self.tasks[t].state = TaskState::Bpf;
+        self.set_state(t, TaskState::Bpf);
         self.stats.set_waiting(t, true, self.now);
         self.call(on_cpu, Ctx::Other, |c| ops.runnable(c, t, enq_flags));
         self.do_enqueue(ops, t, on_cpu, enq_flags);
@@ -597,7 +632,7 @@ impl Core {
             self.eject(format!("invalid built-in DSQ {:#x}", d.dsq));
             return false;
         } else {
-            if !self.user.contains_key(&d.dsq) {
+            if !self.user.contains(d.dsq) {
                 self.eject(format!(
                     "non-existent DSQ {:#x} for {}",
                     d.dsq, self.tasks[t].spec.name
@@ -646,17 +681,14 @@ impl Core {
                 let node = self.cpu_node[self.tasks[t].cpu];
                 self.global[node].insert(t, None, head)
             }
-            DsqRef::User(id) => match self.user.get_mut(&id) {
-                Some(q) => q.insert(t, vtime, head),
-                None => Err(format!("non-existent DSQ {id:#x}")),
-            },
+            DsqRef::User(id) => self.user.insert(id, t, vtime, head),
         };
         if let Err(e) = res {
             self.eject(e);
             return false;
         }
-        self.tasks[t].state = TaskState::Queued(target);
-        self.note(|| format!("insert {t} into {target:?}"));
+        self.set_state(t, TaskState::Queued(target));
+        self.note(Note::Insert { t, target });
         if let DsqRef::Local(c) = target {
             self.tasks[t].cpu = c;
             // ext.c:1507-1525 (checklist 37, 38): an idle CPU is rescheduled;

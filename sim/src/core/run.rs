@@ -63,7 +63,8 @@ impl Core {
         c.gen += 1;
         let end = c.seg_start + (self.tasks[t].remaining / rate).ceil() as Ns;
         let g = c.gen;
-        self.push(end.max(self.now), Ev::RunEnd(cpu, g));
+        self.seq += 1;
+        self.run_ends.set(cpu, (end.max(self.now), self.seq), g);
     }
 
     /// Before a CPU of `core` starts or stops running: settle its siblings
@@ -200,7 +201,7 @@ impl Core {
             self.cpus[x].curr = None;
             self.switch_out(x, p);
             if prev_queued {
-                self.tasks[p].state = TaskState::Bpf;
+                self.set_state(p, TaskState::Bpf);
                 self.stats.set_waiting(p, true, self.now);
                 self.tasks[p].runnable_at = self.now;
                 self.call(x, Ctx::Other, |c| ops.stopping(c, p, true));
@@ -254,7 +255,7 @@ impl Core {
         match pick {
             Some(t) => {
                 self.global[node].remove(t);
-                self.tasks[t].state = TaskState::Bpf;
+                self.set_state(t, TaskState::Bpf);
                 self.enqueue_on(t, DsqRef::Local(x), 0, None);
                 true
             }
@@ -278,7 +279,7 @@ impl Core {
                 TaskState::Bpf => {}
                 TaskState::Queued(q) => {
                     self.dsq_remove(t, q);
-                    self.tasks[t].state = TaskState::Bpf;
+                    self.set_state(t, TaskState::Bpf);
                 }
                 _ => continue,
             }
@@ -293,7 +294,7 @@ impl Core {
         match q {
             DsqRef::Local(c) => self.cpus[c].local.remove(t),
             DsqRef::Global => self.global.iter_mut().any(|g| g.remove(t)),
-            DsqRef::User(id) => self.user.get_mut(&id).is_some_and(|d| d.remove(t)),
+            DsqRef::User(id) => self.user.remove(id, t),
         }
     }
 
@@ -313,7 +314,7 @@ impl Core {
             ));
             return;
         }
-        self.tasks[t].state = TaskState::Running(x);
+        self.set_state(t, TaskState::Running(x));
         self.tasks[t].cpu = x;
         self.stats.set_waiting(t, false, self.now);
         self.cpus[x].curr = Some(t);
@@ -382,6 +383,7 @@ impl Core {
         self.cpus[x].idle_since = Some(self.now);
         self.cpus[x].pending_stall = 0.0;
         self.cpus[x].gen += 1;
+        self.run_ends.clear(x);
         // the deepest state whose target residency the last idle period met
         let predicted = self.cpus[x].last_idle_ns;
         self.cpus[x].cstate = self
@@ -448,7 +450,7 @@ impl Core {
         self.tasks[t].ts.scx.flags &= !abi::SCX_TASK_QUEUED;
         self.call(x, Ctx::Other, |c| ops.stopping(c, t, false));
         self.call(x, Ctx::Other, |c| ops.quiescent(c, t, abi::SCX_DEQ_SLEEP));
-        self.tasks[t].state = TaskState::Sleeping;
+        self.set_state(t, TaskState::Sleeping);
         let core = self.cpu_core[x];
         self.core_settle(core);
         self.cpus[x].curr = None;
@@ -464,7 +466,7 @@ impl Core {
     pub(super) fn exit_task(&mut self, ops: &mut dyn Ops, t: TaskId) {
         let cpu = self.tasks[t].cpu;
         self.call(cpu, Ctx::Other, |c| ops.exit_task(c, t));
-        self.tasks[t].state = TaskState::Exited;
+        self.set_state(t, TaskState::Exited);
         if let Some(s) = self.signals.get_mut(&self.tasks[t].spec.tgid) {
             s.nr_threads -= 1;
         }
@@ -496,7 +498,7 @@ impl Core {
         }
         self.push(self.cfg.sweep_ns, Ev::Sweep);
         let mut next_progress = 0;
-        while let Some(Reverse((at, _, ev))) = self.events.pop() {
+        while let Some((at, ev)) = self.next_event() {
             if at > self.cfg.time_limit {
                 self.now = self.cfg.time_limit;
                 self.stop.get_or_insert(Stop::TimeLimit);
@@ -526,6 +528,23 @@ impl Core {
         self.call(0, Ctx::Other, |c| ops.exit(c, &reason));
         self.finish_accounting();
         stop
+    }
+
+    /// The earliest of the queue's head and the CPUs' run ends, in the
+    /// order (time, then sequence of arming) that one queue would give.
+    fn next_event(&mut self) -> Option<(Ns, Ev)> {
+        let head = self.events.peek().map(|Reverse((at, seq, _))| (*at, *seq));
+        match (head, self.run_ends.min()) {
+            (Some(h), Some((cpu, k, g))) if k < h => {
+                self.run_ends.clear(cpu);
+                Some((k.0, Ev::RunEnd(cpu, g)))
+            }
+            (None, Some((cpu, k, g))) => {
+                self.run_ends.clear(cpu);
+                Some((k.0, Ev::RunEnd(cpu, g)))
+            }
+            _ => self.events.pop().map(|Reverse((at, _, ev))| (at, ev)),
+        }
     }
 
     fn handle(&mut self, ops: &mut dyn Ops, wl: &mut dyn Workload, ev: Ev) {
@@ -574,7 +593,7 @@ impl Core {
                     return;
                 }
                 self.call(cpu, Ctx::Other, |c| ops.enable(c, t));
-                self.tasks[t].state = TaskState::Sleeping;
+                self.set_state(t, TaskState::Sleeping);
                 self.wake_up(ops, t, cpu, abi::SCX_WAKE_FORK, 0);
             }
             Ev::BpfTimer(i, g) => {

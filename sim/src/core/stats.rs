@@ -69,8 +69,12 @@ const OCC_TAU_NS: f64 = 10_000_000.0;
 
 #[derive(Clone, Debug, Default)]
 pub struct Stats {
+    /// Entries taken from the event queue.
     pub events: u64,
+    /// Calls of the scheduler's callbacks.
     pub callbacks: u64,
+    /// Changes of a task's state (woken, queued, running, blocked, ...).
+    pub state_changes: u64,
     pub bpf_ns: f64,
     pub stall_ns: f64,
     pub wakeups: u64,
