@@ -71,7 +71,11 @@ pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
     let topo = spec.machine.topo()?;
     let mut wl = wspec::parse(spec.workload, spec.machine.nr_cpus(), spec.seed)?;
     let mut ops = spec.sched.build(&topo, spec.knobs)?;
-    let mut core = Core::new(spec.machine.clone(), spec.cost.clone(), spec.cfg.clone())?;
+    let cfg = Config {
+        seed: spec.seed,
+        ..spec.cfg.clone()
+    };
+    let mut core = Core::new(spec.machine.clone(), spec.cost.clone(), cfg)?;
     let stop = core.run(ops.as_mut(), wl.as_mut(), progress);
     let elapsed = core.now.max(1);
     let mut metrics = wl.metrics(elapsed);

@@ -59,12 +59,20 @@ impl Core {
         }
         let rate = self.rate_of(cpu);
         let c = &mut self.cpus[cpu];
+        let end = (c.seg_start + (self.tasks[t].remaining / rate).ceil() as Ns).max(self.now);
+        // re-timing at an unchanged speed (a sibling's switch that left this
+        // core's busy count as it was) keeps the armed end: settle's float
+        // rounding may move it by a nanosecond, not more
+        if let Some(armed) = self.run_ends.armed(cpu) {
+            if c.rate == rate && armed.abs_diff(end) <= 1 {
+                return;
+            }
+        }
         c.rate = rate;
         c.gen += 1;
-        let end = c.seg_start + (self.tasks[t].remaining / rate).ceil() as Ns;
         let g = c.gen;
         self.seq += 1;
-        self.run_ends.set(cpu, (end.max(self.now), self.seq), g);
+        self.run_ends.set(cpu, (end, self.seq), g);
     }
 
     /// Before a CPU of `core` starts or stops running: settle its siblings

@@ -9,59 +9,77 @@ use crate::workload::Ns;
 /// (time, sequence number): the event queue's ordering key.
 pub type Key = (Ns, u64);
 
-const NONE: Key = (Ns::MAX, u64::MAX);
+const NONE: u128 = u128::MAX;
+
+fn pack(k: Key) -> u128 {
+    ((k.0 as u128) << 64) | k.1 as u128
+}
 
 pub struct CpuSlots {
     size: usize,
-    keys: Vec<Key>,
     gens: Vec<u64>,
-    /// tree[1] is the root; tree[size + i] is leaf i; each node holds the
-    /// leaf with the smallest key below it.
-    tree: Vec<u32>,
+    /// A tree in an array: node 1 is the root, node size + i is CPU i's
+    /// entry; each node holds the smallest (packed key, CPU) below it.
+    keys: Vec<u128>,
+    cpus: Vec<u32>,
 }
 
 impl CpuSlots {
     pub fn new(n: usize) -> CpuSlots {
         let size = n.max(1).next_power_of_two();
-        let mut s = CpuSlots {
-            size,
-            keys: vec![NONE; size],
-            gens: vec![0; size],
-            tree: vec![0; 2 * size],
-        };
+        let mut cpus = vec![0u32; 2 * size];
         for i in 0..size {
-            s.tree[size + i] = i as u32;
+            cpus[size + i] = i as u32;
         }
         for p in (1..size).rev() {
-            s.tree[p] = s.tree[2 * p];
+            cpus[p] = cpus[2 * p];
         }
-        s
+        CpuSlots {
+            size,
+            gens: vec![0; size],
+            keys: vec![NONE; 2 * size],
+            cpus,
+        }
     }
 
     /// Arms CPU `i`'s entry at `key`, replacing any earlier one.
     pub fn set(&mut self, i: usize, key: Key, gen: u64) {
-        self.keys[i] = key;
         self.gens[i] = gen;
-        let mut p = (self.size + i) / 2;
+        self.put(i, pack(key));
+    }
+
+    pub fn clear(&mut self, i: usize) {
+        self.put(i, NONE);
+    }
+
+    fn put(&mut self, i: usize, k: u128) {
+        let mut p = self.size + i;
+        self.keys[p] = k;
+        p /= 2;
         while p >= 1 {
-            let (l, r) = (self.tree[2 * p], self.tree[2 * p + 1]);
-            self.tree[p] = if self.keys[l as usize] <= self.keys[r as usize] {
-                l
-            } else {
-                r
-            };
+            let (a, b) = (2 * p, 2 * p + 1);
+            let w = if self.keys[a] <= self.keys[b] { a } else { b };
+            let (k, c) = (self.keys[w], self.cpus[w]);
+            if self.keys[p] == k && self.cpus[p] == c {
+                break; // unchanged here, so above too
+            }
+            self.keys[p] = k;
+            self.cpus[p] = c;
             p /= 2;
         }
     }
 
-    pub fn clear(&mut self, i: usize) {
-        self.set(i, NONE, 0);
+    /// CPU `i`'s armed time, if any.
+    pub fn armed(&self, i: usize) -> Option<Ns> {
+        let k = self.keys[self.size + i];
+        (k != NONE).then_some((k >> 64) as Ns)
     }
 
     /// The earliest armed entry: (CPU, key, generation).
     pub fn min(&self) -> Option<(usize, Key, u64)> {
-        let i = self.tree[1] as usize;
-        (self.keys[i] != NONE).then(|| (i, self.keys[i], self.gens[i]))
+        let k = self.keys[1];
+        let i = self.cpus[1] as usize;
+        (k != NONE).then(|| (i, ((k >> 64) as Ns, k as u64), self.gens[i]))
     }
 }
 
