@@ -3,24 +3,28 @@
 //! speed, and a heap would fill with the superseded times. Here re-arming
 //! replaces the CPU's entry, and the earliest entry is found in a
 //! tournament tree (O(log CPUs) to update, O(1) to read).
+//!
+//! The earliest time wins; two CPUs' ends at the same nanosecond leave in
+//! CPU order, and against the event queue an end is ordered by the sequence
+//! number it was armed with, as if it were in the queue.
 
 use crate::workload::Ns;
 
 /// (time, sequence number): the event queue's ordering key.
 pub type Key = (Ns, u64);
 
-const NONE: u128 = u128::MAX;
-
-fn pack(k: Key) -> u128 {
-    ((k.0 as u128) << 64) | k.1 as u128
-}
+const NONE: Ns = Ns::MAX;
 
 pub struct CpuSlots {
     size: usize,
+    /// Each CPU's entry: its sequence number (to order it against the
+    /// event queue's entries of the same time) and generation.
+    seqs: Vec<u64>,
     gens: Vec<u64>,
     /// A tree in an array: node 1 is the root, node size + i is CPU i's
-    /// entry; each node holds the smallest (packed key, CPU) below it.
-    keys: Vec<u128>,
+    /// time; each node holds the earliest (time, CPU) below it, the lower
+    /// CPU winning a tie (so entries of one time leave in CPU order).
+    times: Vec<Ns>,
     cpus: Vec<u32>,
 }
 
@@ -36,34 +40,36 @@ impl CpuSlots {
         }
         CpuSlots {
             size,
+            seqs: vec![0; size],
             gens: vec![0; size],
-            keys: vec![NONE; 2 * size],
+            times: vec![NONE; 2 * size],
             cpus,
         }
     }
 
     /// Arms CPU `i`'s entry at `key`, replacing any earlier one.
     pub fn set(&mut self, i: usize, key: Key, gen: u64) {
+        self.seqs[i] = key.1;
         self.gens[i] = gen;
-        self.put(i, pack(key));
+        self.put(i, key.0);
     }
 
     pub fn clear(&mut self, i: usize) {
         self.put(i, NONE);
     }
 
-    fn put(&mut self, i: usize, k: u128) {
+    fn put(&mut self, i: usize, t: Ns) {
         let mut p = self.size + i;
-        self.keys[p] = k;
+        self.times[p] = t;
         p /= 2;
         while p >= 1 {
             let (a, b) = (2 * p, 2 * p + 1);
-            let w = if self.keys[a] <= self.keys[b] { a } else { b };
-            let (k, c) = (self.keys[w], self.cpus[w]);
-            if self.keys[p] == k && self.cpus[p] == c {
+            let w = if self.times[a] <= self.times[b] { a } else { b };
+            let (t, c) = (self.times[w], self.cpus[w]);
+            if self.times[p] == t && self.cpus[p] == c {
                 break; // unchanged here, so above too
             }
-            self.keys[p] = k;
+            self.times[p] = t;
             self.cpus[p] = c;
             p /= 2;
         }
@@ -71,15 +77,15 @@ impl CpuSlots {
 
     /// CPU `i`'s armed time, if any.
     pub fn armed(&self, i: usize) -> Option<Ns> {
-        let k = self.keys[self.size + i];
-        (k != NONE).then_some((k >> 64) as Ns)
+        let t = self.times[self.size + i];
+        (t != NONE).then_some(t)
     }
 
     /// The earliest armed entry: (CPU, key, generation).
     pub fn min(&self) -> Option<(usize, Key, u64)> {
-        let k = self.keys[1];
+        let t = self.times[1];
         let i = self.cpus[1] as usize;
-        (k != NONE).then(|| (i, ((k >> 64) as Ns, k as u64), self.gens[i]))
+        (t != NONE).then(|| (i, (t, self.seqs[i]), self.gens[i]))
     }
 }
 
@@ -108,12 +114,13 @@ mod tests {
                     s.set(i, k, seq);
                     plain[i] = Some(k);
                 }
+                // the earliest time; a tie goes to the lower CPU
                 let want = plain
                     .iter()
                     .enumerate()
-                    .filter_map(|(i, k)| k.map(|k| (k, i)))
+                    .filter_map(|(i, k)| k.map(|k| (k.0, i, k)))
                     .min()
-                    .map(|(k, i)| (i, k));
+                    .map(|(_, i, k)| (i, k));
                 assert_eq!(s.min().map(|(i, k, _)| (i, k)), want, "n={n} step {seq}");
             }
         }
