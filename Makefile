@@ -11,7 +11,7 @@ CARGO ?= $(shell command -v cargo 2>/dev/null || echo $(HOME)/.cargo/bin/cargo)
 TOPOLOGY ?= 2s2c2t
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: all deps build run test unit-test vm-test bench-quick bench peers demo fmt clean
+.PHONY: all deps build run test unit-test vm-test bench-quick bench peers demo fmt clean sim-speed
 
 all: build
 
@@ -44,6 +44,11 @@ bench-quick: build
 # The documented default suite (peers are built on first use, ~30 min).
 bench: build
 	./target/release/arbor bench
+
+# The simulator's speed: events/s and memory as CPUs and tasks grow
+# (SIM_SECONDS=10 adds 10 simulated seconds of hackbench on power11).
+sim-speed: build
+	$(CARGO) run --release --locked -p arbor_sim --example speed -- $(SIM_SECONDS)
 
 peers:
 	bash scripts/install-peers.sh

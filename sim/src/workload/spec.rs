@@ -119,7 +119,7 @@ pub fn parse(spec: &str, nr_cpus: usize, seed: u64) -> Result<Box<dyn Workload>>
             } else {
                 (100, &["socket", "pipe"])
             };
-            let groups = o.u32("g", 2, 1, 100)?;
+            let groups = o.u32("g", 2, 1, 1000)?;
             let loops = o.u32("l", l_def, 1, 1_000_000)?;
             let mode = match o.choice("mode", &["process", "thread"])? {
                 "thread" => hackbench::Mode::Thread,
