@@ -2,8 +2,10 @@
 //! arbor_sim crate), with the same scheduler and workload names as
 //! `arbor bench`, and the same report (bench/report.rs).
 
-use std::io::{IsTerminal, Write};
+use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{bail, Context, Result};
 use arbor_sim::core::Config;
@@ -14,6 +16,7 @@ use arbor_sim::sched::SchedSpec;
 use arbor_sim::{presets, workload};
 use clap::Args;
 use scx_arbor::knobs::Knobs;
+use serde::{Deserialize, Serialize};
 
 use crate::bench::report::{Report, Row};
 
@@ -46,15 +49,65 @@ pub struct SimArgs {
     /// Write a trace of the first run that ui.perfetto.dev opens.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
-    /// Write report.md, results.json and results.csv here.
+    /// Write report.md, results.json, results.csv and charts/ here.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Skip the PNG charts (with --out).
+    #[arg(long)]
+    no_charts: bool,
     /// List presets, workloads and cost parameters, then exit.
     #[arg(long)]
     list: bool,
     #[command(flatten)]
     knobs: Knobs,
+    /// Internal: run only job N of this command's list and print its
+    /// outcome as JSON (how -r N runs its jobs in parallel processes).
+    #[arg(long, hide = true)]
+    job: Option<usize>,
 }
+
+/// What a job's process sends back: its Outcome, minus the trace (which
+/// the job with --trace writes itself).
+#[derive(Serialize, Deserialize)]
+struct JobOut {
+    stop: String,
+    ok: bool,
+    ejected: bool,
+    sim_ns: u64,
+    events: u64,
+    callbacks: u64,
+    state_changes: u64,
+    queue_events: u64,
+    cpu_s: f64,
+    /// (name, value), the workload's primary metric first
+    metrics: Vec<(String, f64)>,
+    counters: Vec<(String, u64)>,
+}
+
+impl From<&Outcome> for JobOut {
+    fn from(o: &Outcome) -> JobOut {
+        JobOut {
+            stop: o.stop.clone(),
+            ok: o.ok,
+            ejected: o.ejected,
+            sim_ns: o.sim_ns,
+            events: o.events,
+            callbacks: o.callbacks,
+            state_changes: o.state_changes,
+            queue_events: o.queue_events,
+            cpu_s: o.cpu_s,
+            metrics: o
+                .metrics
+                .iter()
+                .map(|m| (m.name.clone(), m.value))
+                .collect(),
+            counters: o.counters.clone(),
+        }
+    }
+}
+
+/// A job's process reports its simulated time on stderr with this prefix.
+const PROGRESS: &str = "@progress ";
 
 fn list() {
     println!("Machine presets (-t):");
@@ -148,48 +201,36 @@ pub fn main(a: SimArgs) -> Result<i32> {
         }
     }
     let total = jobs.len();
+    if let Some(i) = a.job {
+        return run_job(&a, &jobs, i, &machine, &cost, &cfg, &scheds, &wl_names);
+    }
     let tty = std::io::stderr().is_terminal();
     let workers = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
         .min(total)
         .max(1);
-    let results: Vec<std::sync::Mutex<Option<Result<Outcome>>>> =
+    let results: Vec<std::sync::Mutex<Option<Result<JobOut>>>> =
         (0..total).map(|_| std::sync::Mutex::new(None)).collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let done = std::sync::atomic::AtomicUsize::new(0);
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
     let wall = std::time::Instant::now();
+    let limit = cfg.time_limit;
     std::thread::scope(|s| {
         for _ in 0..workers {
-            // a CPU's schedule() may run a chain of tasks that block at once:
-            // give the simulation a deep stack
-            let b = std::thread::Builder::new().stack_size(1 << 30);
-            let _ = b.spawn_scoped(s, || loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
                 if i >= total {
                     break;
                 }
-                let j = &jobs[i];
-                let mut c = cfg.clone();
-                c.trace = i == 0 && a.trace.is_some();
-                let spec = RunSpec {
-                    machine: &machine,
-                    cost: &cost,
-                    cfg: c,
-                    sched: &scheds[j.sched],
-                    knobs: &a.knobs,
-                    workload: &wl_names[j.workload],
-                    seed: a.seed + j.rep as u64,
-                };
-                let limit = cfg.time_limit;
-                let r = simulate(&spec, |now| {
+                let r = spawn_job(i, |now| {
                     if tty {
-                        let d = done.load(std::sync::atomic::Ordering::SeqCst);
+                        let d = done.load(Ordering::SeqCst);
                         eprint!("\rarbor sim: {d}/{total} runs done; run {} at {:.2}/{:.0} s simulated   ", i + 1, now as f64 / 1e9, limit as f64 / 1e9);
                     }
                 });
                 *results[i].lock().unwrap() = Some(r);
-                done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                done.fetch_add(1, Ordering::SeqCst);
             });
         }
     });
@@ -227,13 +268,13 @@ pub fn main(a: SimArgs) -> Result<i32> {
             metric: "ejected".into(),
             value: if o.ejected { 1.0 } else { 0.0 },
         });
-        for m in &o.metrics {
+        for (name, value) in &o.metrics {
             rows.push(Row {
                 rep: j.rep,
                 sched: sched.clone(),
                 workload: wl.clone(),
-                metric: m.name.clone(),
-                value: m.value,
+                metric: name.clone(),
+                value: *value,
             });
         }
         for (k, v) in &o.counters {
@@ -245,11 +286,6 @@ pub fn main(a: SimArgs) -> Result<i32> {
                 value: *v as f64,
             });
         }
-        if i == 0 {
-            if let Some(path) = &a.trace {
-                write_trace(path, &o, &machine)?;
-            }
-        }
         outcomes.push((sched, wl, j.rep, o));
     }
     let primary: Vec<(String, String)> = wl_names
@@ -259,7 +295,7 @@ pub fn main(a: SimArgs) -> Result<i32> {
                 .iter()
                 .find(|o| &o.1 == w)
                 .and_then(|o| o.3.metrics.first())
-                .map(|m| m.name.clone())
+                .map(|m| m.0.clone())
                 .unwrap_or_default();
             (w.clone(), first)
         })
@@ -278,6 +314,7 @@ pub fn main(a: SimArgs) -> Result<i32> {
     println!("{md}");
     if let Some(dir) = &a.out {
         let meta = serde_json::json!({
+            "topology": format!("sim: {}", machine.name),
             "machine": machine, "cost": cost, "hz": a.hz, "time_limit_s": a.time_limit,
             "seed": a.seed, "reps": a.reps, "knobs": format!("{:?}", a.knobs),
             "runs": outcomes.iter().map(|(s, w, r, o)| serde_json::json!({
@@ -288,6 +325,13 @@ pub fn main(a: SimArgs) -> Result<i32> {
         std::fs::write(dir.join("report.md"), &md)?;
         std::fs::write(dir.join("results.json"), report.json(&rows, &meta)?)?;
         std::fs::write(dir.join("results.csv"), Report::csv(&rows))?;
+        if !a.no_charts {
+            // bench's charts, from the same results.json
+            match crate::bench::charts(dir) {
+                Ok(n) => eprintln!("arbor sim: {n} charts in {}", dir.join("charts").display()),
+                Err(e) => eprintln!("arbor sim: warning: no charts: {e:#}"),
+            }
+        }
         eprintln!("arbor sim: report in {}", dir.display());
     }
     let secs = wall.elapsed().as_secs_f64();
@@ -301,6 +345,95 @@ pub fn main(a: SimArgs) -> Result<i32> {
         }
         return Ok(1);
     }
+    Ok(0)
+}
+
+/// Runs job `i` of this same command in a child process (`--job i`),
+/// passing its progress lines to `progress`; returns what it printed.
+fn spawn_job(i: usize, mut progress: impl FnMut(u64)) -> Result<JobOut> {
+    let exe = std::env::current_exe().context("finding the arbor binary")?;
+    let mut child = Command::new(exe)
+        .args(std::env::args_os().skip(1))
+        .arg("--job")
+        .arg(i.to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("starting a simulation process")?;
+    let stdout = child.stdout.take().context("the job's stdout")?;
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let mut r = BufReader::new(stdout);
+        r.read_to_string(&mut s).map(|_| s)
+    });
+    let mut errors = Vec::new();
+    if let Some(err) = child.stderr.take() {
+        for line in BufReader::new(err).lines() {
+            let line = line.context("reading a job's stderr")?;
+            match line.strip_prefix(PROGRESS).and_then(|n| n.parse().ok()) {
+                Some(ns) => progress(ns),
+                None => errors.push(line),
+            }
+        }
+    }
+    let status = child.wait().context("waiting for a simulation process")?;
+    let text = out
+        .join()
+        .map_err(|_| anyhow::anyhow!("reading a job's output"))?
+        .context("reading a job's output")?;
+    if !status.success() {
+        let why = errors
+            .iter()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .cloned()
+            .unwrap_or_else(|| format!("the simulation process failed ({status})"));
+        bail!("{}", why.trim_start_matches("arbor: error: "));
+    }
+    serde_json::from_str(&text).context("a simulation process printed no result")
+}
+
+/// The body of `--job i`: one run, its outcome as JSON on stdout, its
+/// progress on stderr, and the trace if it is the first job.
+#[allow(clippy::too_many_arguments)]
+fn run_job(
+    a: &SimArgs,
+    jobs: &[Job],
+    i: usize,
+    machine: &Machine,
+    cost: &CostModel,
+    cfg: &Config,
+    scheds: &[SchedSpec],
+    wl_names: &[String],
+) -> Result<i32> {
+    let j = jobs
+        .get(i)
+        .with_context(|| format!("--job {i}: this command has {} jobs", jobs.len()))?;
+    let mut c = cfg.clone();
+    c.trace = i == 0 && a.trace.is_some();
+    let spec = RunSpec {
+        machine,
+        cost,
+        cfg: c,
+        sched: &scheds[j.sched],
+        knobs: &a.knobs,
+        workload: &wl_names[j.workload],
+        seed: a.seed + j.rep as u64,
+    };
+    // a CPU's schedule() may run a chain of tasks that block at once: give
+    // the simulation a deep stack
+    let o = std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(1 << 30)
+            .spawn_scoped(s, || simulate(&spec, |now| eprintln!("{PROGRESS}{now}")))
+            .context("starting the simulation thread")?
+            .join()
+            .map_err(|_| anyhow::anyhow!("the simulation panicked"))?
+    })?;
+    if let (0, Some(path)) = (i, &a.trace) {
+        write_trace(path, &o, machine)?;
+    }
+    println!("{}", serde_json::to_string(&JobOut::from(&o))?);
     Ok(0)
 }
 

@@ -506,7 +506,7 @@ fn render(dir: &Path, no_charts: bool) -> Result<i32> {
 
 /// One PNG per workload (primary metric, schedulers side by side, stdev
 /// error bars), drawn by bench/plot.py with matplotlib.
-fn charts(dir: &Path) -> Result<usize> {
+pub(crate) fn charts(dir: &Path) -> Result<usize> {
     let out = Command::new("/usr/bin/python3")
         .arg(repo().join("bench/plot.py"))
         .arg(dir.join("results.json"))
