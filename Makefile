@@ -1,7 +1,9 @@
 # scx_arbor: two set-up commands.
-#   make run   install what is missing, build, run scx_arbor under a short
-#              demo workload (natively if this kernel has sched_ext, else in
-#              a VM) and print an EEVDF-vs-scx_arbor table
+#   make run   install what is missing, build, print a simulated
+#              stock-vs-default placement table (arbor sim, seconds), then
+#              run scx_arbor under a short demo workload (natively if this
+#              kernel has sched_ext, else in a VM) and print an
+#              EEVDF-vs-scx_arbor table
 #   make test  install what is missing, run every test (unit + VM)
 
 SHELL := /bin/bash
@@ -55,7 +57,12 @@ peers:
 
 test: unit-test vm-test bench-quick
 
+# The placement comparison, simulated (seconds): seed 003's 88-CPU Xeon.
+SIM_DEMO ?= -t xeon-88 -s arbor:stock -s arbor:default -w hackbench:g=4,l=200 -w schbench:r=1 -r 3
+
 run: build
+	@echo "== Simulated placement (arbor sim $(SIM_DEMO)): the simulator shows placement; the VM below shows function."
+	./target/release/arbor sim $(SIM_DEMO)
 	@if [ -e /sys/kernel/sched_ext ] && [ "$$(id -u)" -eq 0 ]; then \
 		scripts/demo.sh; \
 	else \
