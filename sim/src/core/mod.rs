@@ -466,7 +466,7 @@ impl Core {
     // ---------------------------------------------------------------
 
     /// Adds the workload's tasks; each starts at its start time.
-    pub fn spawn(&mut self, ops: &mut dyn Ops, specs: Vec<TaskSpec>) -> anyhow::Result<()> {
+    pub fn spawn(&mut self, specs: Vec<TaskSpec>) -> anyhow::Result<()> {
         for (i, s) in specs.into_iter().enumerate() {
             let pid = 1000 + i as i32;
             let tgid = s.tgid as i32;
@@ -520,7 +520,6 @@ impl Core {
             });
             self.push(start, Ev::Start(i));
         }
-        let _ = ops;
         Ok(())
     }
 
@@ -538,19 +537,12 @@ impl Core {
             self.cpus[waker_cpu].pending_stall += self.cost.wakeup_ns;
             self.tasks[w].message = (bytes > 0).then_some((waker_cpu, bytes));
             let flags = abi::SCX_WAKE_TTWU | if sync { abi::SCX_WAKE_SYNC } else { 0 };
-            self.wake_up(ops, w, waker_cpu, flags, 0);
+            self.wake_up(ops, w, waker_cpu, flags);
         }
     }
 
     /// try_to_wake_up(): select_task_rq_scx, then enqueue_task_scx.
-    fn wake_up(
-        &mut self,
-        ops: &mut dyn Ops,
-        t: TaskId,
-        waker_cpu: usize,
-        wake_flags: u64,
-        _f: u64,
-    ) {
+    fn wake_up(&mut self, ops: &mut dyn Ops, t: TaskId, waker_cpu: usize, wake_flags: u64) {
         let prev = self.tasks[t].cpu;
         let mut cpu = prev;
         // checklist 2: no select_cpu for pinned or migration-disabled tasks

@@ -501,7 +501,7 @@ impl Core {
         for x in 0..self.cpus.len() {
             self.call(x, Ctx::Other, |c| ops.update_idle(c, x, true));
         }
-        if let Err(e) = self.spawn(ops, wl.tasks()) {
+        if let Err(e) = self.spawn(wl.tasks()) {
             return Stop::Invariant(format!("{e:#}"));
         }
         self.push(self.cfg.sweep_ns, Ev::Sweep);
@@ -587,7 +587,7 @@ impl Core {
                 // the timer interrupt runs on the CPU the task slept on
                 let on = self.tasks[t].cpu;
                 self.this_cpu = on;
-                self.wake_up(ops, t, on, abi::SCX_WAKE_TTWU, 0);
+                self.wake_up(ops, t, on, abi::SCX_WAKE_TTWU);
             }
             Ev::Start(t) => {
                 self.this_cpu = self.tasks[t].cpu;
@@ -602,7 +602,7 @@ impl Core {
                 }
                 self.call(cpu, Ctx::Other, |c| ops.enable(c, t));
                 self.set_state(t, TaskState::Sleeping);
-                self.wake_up(ops, t, cpu, abi::SCX_WAKE_FORK, 0);
+                self.wake_up(ops, t, cpu, abi::SCX_WAKE_FORK);
             }
             Ev::BpfTimer(i, g) => {
                 if self.timers.get(i).map(|t| t.0) != Some(g) {
