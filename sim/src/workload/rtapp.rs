@@ -107,8 +107,9 @@
 //!   rt-app's `wu_lat`; for one that came to the timer after its expiry: how
 //!   far after), and `late_pct`: the share of activations reached after
 //!   their expiry (rt-app's negative slack);
-//! - with suspend/wait/lock: `wakeup_p50_us`/`p99`: from the wake-up to
-//!   running, for wake-ups by another thread;
+//! - with suspend/wait/lock: `wakeups`, the wake-ups by another thread
+//!   (a resume, signal, broadcast or unlock) that got to run, and
+//!   `wakeup_p50_us`/`p99`: from such a wake-up to running;
 //! - when two or more tasks have timers (or waits), the same p99 per task,
 //!   `TASK.lateness_p99_us` (`TASK.wakeup_p99_us`).
 //!
@@ -1218,6 +1219,7 @@ impl Workload for RtApp {
         }
         let waiting: Vec<&Group> = self.groups.iter().filter(|g| g.has_wait).collect();
         if !waiting.is_empty() {
+            v.push(m("wakeups".into(), self.wakeup.count() as f64, ""));
             v.push(m("wakeup_p50_us".into(), us(&self.wakeup, 50.0), "us"));
             v.push(m("wakeup_p99_us".into(), us(&self.wakeup, 99.0), "us"));
         }
@@ -1392,6 +1394,7 @@ mod tests {
         assert_eq!(out.spurious_wakes, 0);
         assert_eq!(out.run_ns, vec![10 * MS, 10 * 100_000]);
         assert_eq!(metric(&w, 0, "wakeup_p99_us"), 5.0);
+        assert_eq!(metric(&w, 0, "wakeups"), 10.0);
         // the sleeper ran its 100 us after each resume: the last at 19 ms
         // + the wake-up; the waker then sleeps to 20 ms and ends
         assert_eq!(out.end, 20 * MS);
@@ -1447,6 +1450,7 @@ mod tests {
         assert_eq!(out.spurious_wakes, 0);
         assert_eq!(out.stuck, [0, 1]);
         assert_eq!(out.run_ns[..2], [300_000, 200_000]);
+        assert_eq!(metric(&w, 0, "wakeups"), 5.0);
     }
 
     #[test]
