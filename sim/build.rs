@@ -21,33 +21,51 @@ fn main() {
     };
     let so = out.join("libsched_arbor.so");
     let dep = out.join("sched_arbor.d");
+    // Each source is compiled on its own: with several sources and one
+    // -MF, clang writes each one's list over the previous one's, and the
+    // file would hold shim.c's headers instead of the scheduler's.
+    let mut objs = Vec::new();
+    for (src, dep) in [("sched_arbor.c", Some(&dep)), ("shim.c", None)] {
+        let obj = out.join(src.replace(".c", ".o"));
+        let mut cmd = Command::new(&cc);
+        cmd.args(["-O2", "-g", "-fPIC", "-Wall"])
+            .args([
+                "-Werror=implicit-function-declaration",
+                "-Werror=int-conversion",
+            ])
+            .args([
+                "-Wno-unused-function",
+                "-Wno-unused-variable",
+                "-Wno-macro-redefined",
+            ])
+            .arg("-I")
+            .arg(shim.join("include"))
+            .arg("-I")
+            .arg(&bpf);
+        if let Some(d) = dep {
+            cmd.arg("-MD").arg("-MF").arg(d);
+        }
+        let status = cmd
+            .arg("-c")
+            .arg(shim.join(src))
+            .arg("-o")
+            .arg(&obj)
+            .status()
+            .unwrap_or_else(|e| panic!("running {cc}: {e}"));
+        if !status.success() {
+            panic!("compiling scheduler/src/bpf natively against the sim shim failed ({src})");
+        }
+        objs.push(obj);
+    }
     let status = Command::new(&cc)
-        .args(["-O2", "-g", "-fPIC", "-shared", "-Wall"])
-        .args([
-            "-Werror=implicit-function-declaration",
-            "-Werror=int-conversion",
-        ])
-        .args([
-            "-Wno-unused-function",
-            "-Wno-unused-variable",
-            "-Wno-macro-redefined",
-        ])
-        .arg("-Wl,-Bsymbolic")
-        .arg("-I")
-        .arg(shim.join("include"))
-        .arg("-I")
-        .arg(&bpf)
-        .arg("-MD")
-        .arg("-MF")
-        .arg(&dep)
-        .arg(shim.join("sched_arbor.c"))
-        .arg(shim.join("shim.c"))
+        .args(["-shared", "-Wl,-Bsymbolic"])
+        .args(&objs)
         .arg("-o")
         .arg(&so)
         .status()
         .unwrap_or_else(|e| panic!("running {cc}: {e}"));
     if !status.success() {
-        panic!("compiling scheduler/src/bpf natively against the sim shim failed");
+        panic!("linking the native scheduler object failed");
     }
     println!("cargo:rustc-env=SIM_SCHED_ARBOR_SO={}", so.display());
     println!("cargo:rustc-env=SIM_SCHED_ARBOR_DEPS={}", dep.display());

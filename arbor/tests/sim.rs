@@ -74,9 +74,68 @@ fn smoke_run_is_deterministic() {
     let _ = std::fs::remove_dir_all(&b);
 }
 
+/// An rt-app file runs as a simulated workload: two periodic threads of
+/// 1 ms every 10 ms, 20 times, end after 20 periods.
+#[test]
+fn rt_app_file_runs() {
+    let d = tmpdir("rtapp");
+    std::fs::create_dir_all(&d).unwrap();
+    let f = d.join("periodic.json");
+    std::fs::write(
+        &f,
+        r#"{
+        /* rt-app's grammar, comments too */
+        "global": {"duration": -1, "default_policy": "SCHED_OTHER", "calibration": "CPU0"},
+        "tasks": {"periodic": {"instance": 2, "loop": 20, "run": 1000,
+            "timer": {"ref": "unique", "period": 10000}}}}"#,
+    )
+    .unwrap();
+    let spec = format!("rt-app:{}", f.display());
+    let out_dir = d.join("out");
+    let (rc, out, err) = arbor(&[
+        "sim",
+        "-t",
+        "1s2c2t",
+        "-s",
+        "arbor:stock",
+        "-w",
+        &spec,
+        "--out",
+        &out_dir.display().to_string(),
+    ]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.contains(&format!("| `{spec}` | time_s")), "{out}");
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out_dir.join("results.json")).unwrap()).unwrap();
+    let cell = |metric: &str| {
+        v["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["metric"] == metric)
+            .and_then(|c| c["mean"].as_f64())
+    };
+    let t = cell("time_s").unwrap();
+    assert!((0.2..0.201).contains(&t), "time_s {t}");
+    assert_eq!(cell("activations"), Some(40.0));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
+    let d = tmpdir("bad-rtapp");
+    std::fs::create_dir_all(&d).unwrap();
+    let bad = d.join("bad.json");
+    std::fs::write(&bad, r#"{"tasks": {"t1": {"run": 100, "mem": 1000}}}"#).unwrap();
+    let bad_spec = format!("rt-app:{}", bad.display());
+    let want_bad = format!(
+        "rt-app {}: task \"t1\": unsupported key \"mem\"",
+        bad.display()
+    );
+    let missing = format!("rt-app:{}", d.join("missing.json").display());
     for (args, want) in [
+        (vec!["sim", "-w", bad_spec.as_str()], want_bad.as_str()),
+        (vec!["sim", "-w", missing.as_str()], "cannot read it"),
         (vec!["sim", "-t", "nosuch"], "nosuch"),
         (vec!["sim", "-s", "lavd"], "unknown scheduler"),
         (vec!["sim", "-s", "arbor:stock:NO_NOPE"], "NOPE"),
@@ -89,4 +148,5 @@ fn bad_input_is_one_line_and_exit_2() {
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
     }
+    let _ = std::fs::remove_dir_all(&d);
 }

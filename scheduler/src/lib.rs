@@ -9,3 +9,9 @@ pub mod knobs;
 pub mod policy;
 pub mod stats;
 pub mod topology;
+
+/// The make-style list of the files the compile of the BPF object read
+/// (clang's `-MD`, written by build.rs), relative paths from this crate's
+/// directory. The simulator's test that its native build uses the same
+/// sources reads it.
+pub const BPF_DEPS_FILE: &str = env!("ARBOR_BPF_DEPS");

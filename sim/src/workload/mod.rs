@@ -12,6 +12,7 @@ pub mod hackbench;
 pub mod hist;
 pub mod pgbench;
 pub mod pipe;
+pub mod rtapp;
 pub mod schbench;
 pub mod spec;
 pub mod spinners;

@@ -3,13 +3,15 @@
 //! string describes both the measured and the simulated run
 //! (`hackbench:g=4,mode=thread`), plus simulator-only models (`schbench`,
 //! `spinners`) and keys for costs a model has to assume (`event_us`, `c`).
+//! `rt-app:FILE.json` takes an rt-app use case, as `arbor bench` does
+//! (its keys: the doc of [`super::rtapp`]).
 
 use std::collections::BTreeMap;
 
 use anyhow::{bail, Context, Result};
 
 use super::channel::Ipc;
-use super::{hackbench, pgbench, pipe, schbench, spinners, sysbench, wakeprobe, Workload};
+use super::{hackbench, pgbench, pipe, rtapp, schbench, spinners, sysbench, wakeprobe, Workload};
 
 /// Help text: every workload with its keys and defaults.
 pub const WORKLOADS: &str = "\
@@ -21,6 +23,7 @@ pgbench[:clients=8,scale=4,mode=select|tpcb,time=10,think_us=0,wal_us=0]
 wakeprobe[:m=2,w=NCPU/2,t=5,k=64]
 schbench[:m=2,w=ceil(NCPU/m),r=5,s=100,c=17000]
 spinners[:procs=2,threads=4,ws_kb=1024,work_us=1000,sleep_us=0,time=5,sweeps=1]
+rt-app:FILE.json (tasks: instance, delay, loop, phases, cpus, priority; events: run, runtime, sleep, timer, suspend, resume, lock, unlock, wait, signal, broad, sync; global: duration)
 (the first value of a choice is its default)";
 
 /// The label a spec is reported under (as `arbor bench` does: the spec
@@ -33,7 +36,7 @@ pub fn label(spec: &str) -> String {
 pub fn primary_metric(spec: &str) -> Option<&'static str> {
     let name = spec.trim().split(':').next().unwrap_or_default();
     Some(match name {
-        "hackbench" | "perf-messaging" | "perf-pipe" => "time_s",
+        "hackbench" | "perf-messaging" | "perf-pipe" | "rt-app" => "time_s",
         "sysbench" => "eps",
         "pgbench" => "tps",
         "wakeprobe" => "p99_us",
@@ -102,6 +105,13 @@ pub fn parse(spec: &str, nr_cpus: usize, seed: u64) -> Result<Box<dyn Workload>>
     let s = spec.trim();
     let ncpu = nr_cpus.clamp(1, u32::MAX as usize) as u32;
     let (name, args) = s.split_once(':').unwrap_or((s, ""));
+    if name == "rt-app" {
+        // the argument is a path, which may hold ',' and '='
+        if args.is_empty() {
+            bail!("workload '{s}': rt-app needs a JSON file: rt-app:FILE.json");
+        }
+        return Ok(Box::new(rtapp::RtApp::from_file(args, nr_cpus)?));
+    }
     let mut kv = BTreeMap::new();
     for a in args.split(',').filter(|a| !a.is_empty()) {
         let (k, v) = a
@@ -193,7 +203,7 @@ pub fn parse(spec: &str, nr_cpus: usize, seed: u64) -> Result<Box<dyn Workload>>
             time_s: o.u32("time", 5, 1, 3600)?,
             sweeps: o.u32("sweeps", 1, 0, 1000)?,
         })),
-        "stress-ng" | "rt-app" => {
+        "stress-ng" => {
             bail!("workload '{s}': {name} runs under `arbor bench` only; the simulator has no model of it")
         }
         _ => bail!(
@@ -336,6 +346,35 @@ mod tests {
         );
         assert!(!e.contains('\n'), "{e}");
         assert!(err("stress-ng:n=2").contains("no model"));
+    }
+
+    #[test]
+    fn rt_app_files_are_read_through_the_spec() {
+        let dir = std::env::temp_dir().join(format!("arbor-rtapp-spec-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // a path is taken whole: ',' and '=' are not options here
+        let f = dir.join("a,b=c.json");
+        std::fs::write(
+            &f,
+            r#"{"tasks": {"t": {"loop": 3, "run": 100, "sleep": 100}}}"#,
+        )
+        .unwrap();
+        let spec = format!("rt-app:{}", f.display());
+        let mut w = parse(&spec, 2, 1).unwrap_or_else(|e| panic!("{e:#}"));
+        assert_eq!(primary_metric(&spec), Some("time_s"));
+        assert_eq!(w.tasks().len(), 1);
+        let out = drive(w.as_mut(), 0, u64::MAX);
+        // 3 x (100 us of run + 100 us of sleep)
+        assert_eq!(out.end, 600_000);
+        let m = w.metrics(out.end);
+        assert_eq!((m[0].name.as_str(), m[0].value), ("time_s", 0.0006));
+        assert!(err("rt-app").contains("needs a JSON file"));
+        let e = err("rt-app:/nonexistent.json");
+        assert!(
+            e.starts_with("rt-app /nonexistent.json: cannot read it"),
+            "{e}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -1,0 +1,1711 @@
+//! `rt-app:FILE.json`: an rt-app use case (github.com/scheduler-tools/rt-app,
+//! its doc/tutorial.txt and src/rt-app_parse_config.c) run as a model, so
+//! that the file `arbor bench` hands to the real rt-app also runs here.
+//!
+//! # The file
+//!
+//! JSON as json-c, rt-app's parser, reads it (`json_tokener_parse`, not
+//! strict): C comments (`/* */`, `//`) and a comma before a closing `}` or
+//! `]` are allowed. Every key of an object is kept in file order: rt-app runs a phase's
+//! events in the order they are written. Duplicate keys are an error (json-c
+//! would keep one of them); number them instead (`"run0"`, `"run1"`), as rt-app
+//! allows: an event's type is its key's prefix (`"sleep1"` is a sleep).
+//!
+//! Top level: `"tasks"` (required) and `"global"`. Anything else, including
+//! the obsolete `"resources"` object, is an error.
+//!
+//! `"global"`:
+//! - `"duration"`: seconds; every thread is stopped then (rt-app cancels
+//!   them). 0 or negative (rt-app's default, -1): until the threads finish.
+//! - `"default_policy"`: only `"SCHED_OTHER"` (the simulator runs sched_ext
+//!   tasks only; RT and deadline classes are not modelled).
+//! - accepted and ignored, because they cannot change what is scheduled:
+//!   `"calibration"` (how rt-app turns a run's µs into loops; here a run is
+//!   already work), `"logdir"`, `"log_basename"`, `"log_size"`, `"ftrace"`,
+//!   `"gnuplot"` (output only), `"lock_pages"` (mlockall: no page faults
+//!   are modelled anyway), `"pi_enabled"` (priority inheritance matters for
+//!   RT mutex owners only; all tasks here are SCHED_OTHER),
+//!   `"io_device"`, `"mem_buffer_size"` (only for the unsupported `mem` and
+//!   `iorun` events), `"cumulative_slack"` (how rt-app logs slack).
+//!
+//! A task (`"tasks": {"name": {...}}`):
+//! - `"instance"`: how many threads run it (default 1; 0 = none);
+//! - `"delay"`: µs before its threads start (their timers start then too);
+//! - `"loop"`: with `"phases"`, how many times the phases run (default -1,
+//!   for ever); without, the task is its single phase and `"loop"` is that
+//!   phase's count (no `"loop"`: for ever), as in rt-app;
+//! - `"cpus"`: affinity, a list of CPU numbers of the simulated machine;
+//! - `"priority"`: the nice value of a SCHED_OTHER thread (-20..19, as rt-app
+//!   passes it to sched_setattr's sched_nice), giving the weight sched_ext
+//!   sees (`p->scx.weight`: the kernel's sched_prio_to_weight, scaled so
+//!   nice 0 is 100). rt-app has no `"nice"` key; it is rejected;
+//! - `"policy"`: only `"SCHED_OTHER"`;
+//! - `"phases"`: an object of phases run in file order, each with its events
+//!   and its `"loop"` (default 1, -1 = for ever). Affinity and priority are
+//!   per task only: the simulator fixes them when a thread starts.
+//!
+//! Events (in a phase, or in the task when it has no `"phases"`):
+//! - `"run"`: µs of work: ns on a CPU of capacity 1024 running alone with a
+//!   warm cache, as all simulated work is; it takes longer on a smaller or
+//!   shared CPU, like rt-app's calibrated loop does;
+//! - `"runtime"`: rt-app spins for this much wall time whatever the CPU; it
+//!   is modelled as `"run"` (an approximation: on a slower or SMT-shared
+//!   CPU the model runs longer than rt-app would);
+//! - `"sleep"`: µs;
+//! - `"timer"`: `{"ref": NAME, "period": µs, "mode": "relative"|"absolute"}`:
+//!   rt-app's timer. A timer is shared by every thread naming it (each use
+//!   advances it by the user's period); a ref starting with `"unique"` is one
+//!   timer per thread. Its first use starts it at the thread's start (after
+//!   `"delay"`); each use then sleeps until the previous expiry + period. If
+//!   that moment has already passed, the thread goes on at once; in relative
+//!   mode (the default) the timeline restarts from now, in absolute mode it
+//!   keeps its place, as in rt-app;
+//! - `"suspend"`: blocks the thread until a `"resume"` names its task.
+//!   rt-app suspends a thread on its own task's name whatever the string
+//!   says (workgen fills it in), so the string must be empty or that name;
+//! - `"resume"`: wakes every thread suspended on that name (rt-app's
+//!   `pthread_cond_broadcast`). Like a condition variable it has no memory:
+//!   a resume that comes before the suspend is lost, and the suspend then
+//!   waits for the next one (rt-app behaves the same);
+//! - `"lock"`/`"unlock"`: a mutex by name;
+//! - `"wait"`: `{"ref": COND, "mutex": NAME}`: releases the mutex, waits on
+//!   the condition, takes the mutex back when signalled;
+//!   `"signal"`: COND wakes the first waiter, `"broad"`: COND wakes all;
+//!   `"sync"`: `{"ref", "mutex"}` signals then waits. Signals, like resumes,
+//!   are lost when nobody waits. A resume and a suspend are a broadcast and
+//!   a wait on the condition of the task's name, so `"signal": "t1"` also
+//!   wakes a thread of `t1` that is suspended, as in rt-app.
+//!
+//! Every wake-up is a plain (not WF_SYNC) wake, as glibc's condition
+//! variables and mutexes use `FUTEX_WAKE`. A mutex is handed straight to its
+//! first waiter on unlock (no lock stealing), and a signalled waiter queues
+//! for its mutex; that is a simplification of glibc's futex protocol.
+//!
+//! Not supported (an error that names the key and its task): rt-app's other
+//! events (`mem`, `memrun`, `iorun`, `yield`, `barrier`, `fork`, `sem_post`,
+//! `sem_wait`) and task keys (`dl-*`, `util_min`/`util_max`, `taskgroup`,
+//! `membind_nodes`, per-phase `cpus`/`priority`/`policy`), and any other key
+//! rt-app would silently ignore.
+//!
+//! # Stopping
+//!
+//! At `"duration"`, a run or sleep under way is cut to end there (rt-app
+//! cancels the thread; a run is cut to the work that fits in the time left,
+//! which is exact on an idle CPU of capacity 1024) and blocked threads are
+//! woken to exit. If every live thread is blocked before then (a lost
+//! resume, say), nothing can happen any more: with a duration the run ends
+//! as rt-app would, at the duration; without one rt-app would hang, and the
+//! simulation runs to its time limit.
+//!
+//! # Metrics
+//!
+//! - `time_s`: simulated time until every thread exited (at most the
+//!   duration), the figure `arbor bench` reports for rt-app (wall time);
+//! - with timers: `activations` (timer expiries the threads reached),
+//!   `lateness_p50_us`/`p99`/`max`: how late each activation started against
+//!   its expiry (for a thread that slept: from the expiry to running again,
+//!   rt-app's `wu_lat`; for one that came to the timer after its expiry: how
+//!   far after), and `late_pct`: the share of activations reached after
+//!   their expiry (rt-app's negative slack);
+//! - with suspend/wait/lock: `wakeups`, the wake-ups by another thread
+//!   (a resume, signal, broadcast or unlock) that got to run, and
+//!   `wakeup_p50_us`/`p99`: from such a wake-up to running;
+//! - when two or more tasks have timers (or waits), the same p99 per task,
+//!   `TASK.lateness_p99_us` (`TASK.wakeup_p99_us`).
+//!
+//! Threads are threads of one process (rt-app's), with the default working
+//! set of [`TaskSpec::new`]; they start by fork placement.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
+
+use anyhow::{anyhow, bail, Context, Result};
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+
+use super::hist::Hist;
+use super::{Effects, Metric, Ns, Step, TaskId, TaskSpec, Workload};
+
+const US: Ns = 1000;
+/// rt-app's threads share one process.
+const TGID: u32 = 1000;
+/// Bounds that keep a file from asking for absurd simulations.
+const MAX_THREADS: u64 = 65_536;
+const MAX_DURATION_S: i64 = 1_000_000;
+
+/// Linux's `sched_prio_to_weight` (kernel/sched/core.c): CFS load weight
+/// of nice -20 ..= 19, nice 0 = 1024, each step about 1.25x.
+const PRIO_TO_WEIGHT: [u64; 40] = [
+    88761, 71755, 56483, 46273, 36291, // -20 .. -16
+    29154, 23254, 18705, 14949, 11916, // -15 .. -11
+    9548, 7620, 6100, 4904, 3906, // -10 .. -6
+    3121, 2501, 1991, 1586, 1277, // -5 .. -1
+    1024, 820, 655, 526, 423, // 0 .. 4
+    335, 272, 215, 172, 137, // 5 .. 9
+    110, 87, 70, 56, 45, // 10 .. 14
+    36, 29, 23, 18, 15, // 15 .. 19
+];
+
+/// `p->scx.weight` of a SCHED_OTHER task of this nice: sched_ext's
+/// `sched_weight_to_cgroup`, i.e. the CFS weight * 100 / 1024 rounded to
+/// the closest integer, clamped to 1..=10000. `nice` must be in -20..=19.
+pub fn nice_to_weight(nice: i32) -> u32 {
+    let i = (nice.clamp(-20, 19) + 20) as usize;
+    ((PRIO_TO_WEIGHT[i] * 100 + 512) / 1024).clamp(1, 10_000) as u32
+}
+
+// ---------------------------------------------------------------------
+// JSON with its keys in file order
+// ---------------------------------------------------------------------
+
+/// A JSON value whose objects keep their keys in file order (serde_json's
+/// own `Value` sorts them unless its `preserve_order` feature is on).
+#[derive(Clone, Debug, PartialEq)]
+enum J {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Num(f64),
+    Str(String),
+    Arr(Vec<J>),
+    Obj(Vec<(String, J)>),
+}
+
+impl J {
+    fn kind(&self) -> &'static str {
+        match self {
+            J::Null => "null",
+            J::Bool(_) => "a boolean",
+            J::Int(_) => "an integer",
+            J::Num(_) => "a number",
+            J::Str(_) => "a string",
+            J::Arr(_) => "an array",
+            J::Obj(_) => "an object",
+        }
+    }
+}
+
+struct JVisitor;
+
+impl<'de> Visitor<'de> for JVisitor {
+    type Value = J;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<J, E> {
+        Ok(J::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<J, E> {
+        Ok(J::Int(v))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<J, E> {
+        Ok(i64::try_from(v).map(J::Int).unwrap_or(J::Num(v as f64)))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<J, E> {
+        Ok(J::Num(v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<J, E> {
+        Ok(J::Str(v.to_string()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<J, E> {
+        Ok(J::Str(v))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<J, E> {
+        Ok(J::Null)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<J, E> {
+        Ok(J::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<J, A::Error> {
+        let mut v = Vec::new();
+        while let Some(x) = a.next_element()? {
+            v.push(x);
+        }
+        Ok(J::Arr(v))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<J, A::Error> {
+        let mut v = Vec::new();
+        while let Some((k, x)) = a.next_entry::<String, J>()? {
+            v.push((k, x));
+        }
+        Ok(J::Obj(v))
+    }
+}
+
+impl<'de> Deserialize<'de> for J {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<J, D::Error> {
+        d.deserialize_any(JVisitor)
+    }
+}
+
+/// Blanks out C comments (`/* */` and `//`), outside strings, keeping every
+/// newline so that parse errors keep their line numbers.
+fn strip_comments(text: &str) -> std::result::Result<String, String> {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    let mut in_str = false;
+    let mut line = 1;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\n' {
+            line += 1;
+        }
+        if in_str {
+            out.push(c);
+            if c == b'\\' && i + 1 < b.len() {
+                out.push(b[i + 1]);
+                i += 2;
+                continue;
+            }
+            in_str = c != b'"';
+            i += 1;
+        } else if c == b'"' {
+            in_str = true;
+            out.push(c);
+            i += 1;
+        } else if c == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                out.push(b' ');
+                i += 1;
+            }
+        } else if c == b'/' && b.get(i + 1) == Some(&b'*') {
+            let opened = line;
+            out.extend_from_slice(b"  ");
+            i += 2;
+            loop {
+                if i >= b.len() {
+                    return Err(format!(
+                        "the comment opened on line {opened} is never closed"
+                    ));
+                }
+                if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                    out.extend_from_slice(b"  ");
+                    i += 2;
+                    break;
+                }
+                if b[i] == b'\n' {
+                    line += 1;
+                    out.push(b'\n');
+                } else {
+                    out.push(b' ');
+                }
+                i += 1;
+            }
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    drop_trailing_commas(&mut out);
+    String::from_utf8(out).map_err(|e| format!("not UTF-8 ({e})"))
+}
+
+/// Blanks out each comma (outside strings) that only whitespace separates
+/// from a closing `}` or `]`, as json-c's non-strict parser accepts it.
+fn drop_trailing_commas(b: &mut [u8]) {
+    let mut in_str = false;
+    let mut comma = None;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if in_str {
+            if c == b'\\' {
+                i += 1;
+            } else if c == b'"' {
+                in_str = false;
+            }
+        } else if c == b'"' {
+            in_str = true;
+            comma = None;
+        } else if c == b',' {
+            comma = Some(i);
+        } else if c == b'}' || c == b']' {
+            if let Some(j) = comma.take() {
+                b[j] = b' ';
+            }
+        } else if !c.is_ascii_whitespace() {
+            comma = None;
+        }
+        i += 1;
+    }
+}
+
+// ---------------------------------------------------------------------
+// The use case, parsed
+// ---------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TimerRef {
+    /// Shared by every thread naming it: index into `RtApp::timers`.
+    Shared(usize),
+    /// One per thread: index into the thread's own timers.
+    Unique(usize),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Event {
+    Run(Ns),
+    Sleep(Ns),
+    Timer {
+        timer: TimerRef,
+        period: Ns,
+    },
+    Lock(usize),
+    Unlock(usize),
+    /// Wait on a condition, releasing and then retaking the mutex; a
+    /// suspend is a wait on its task's condition without a mutex.
+    Wait {
+        cond: usize,
+        mutex: Option<usize>,
+    },
+    Signal(usize),
+    /// Broadcast; a resume is a broadcast on the named task's condition.
+    Broad(usize),
+    /// Signal, then wait.
+    Sync {
+        cond: usize,
+        mutex: Option<usize>,
+    },
+}
+
+impl Event {
+    /// Takes simulated time or blocks every time it runs.
+    fn takes_time(&self) -> bool {
+        match *self {
+            Event::Run(ns) | Event::Sleep(ns) => ns > 0,
+            Event::Timer { period, .. } => period > 0,
+            Event::Wait { .. } | Event::Sync { .. } => true,
+            Event::Lock(_) | Event::Unlock(_) | Event::Signal(_) | Event::Broad(_) => false,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Phase {
+    /// Times the phase runs before the next; -1 = for ever.
+    loops: i64,
+    events: Vec<Event>,
+}
+
+#[derive(Clone, Debug)]
+struct Group {
+    name: String,
+    instances: u32,
+    /// Times the phases run; -1 = for ever.
+    loops: i64,
+    phases: Vec<Phase>,
+    delay: Ns,
+    weight: u32,
+    cpus: Option<Vec<usize>>,
+    /// Its `unique*` timers, by name, and whether each is absolute (each
+    /// thread has its own).
+    unique: Vec<(String, bool)>,
+    has_timer: bool,
+    has_wait: bool,
+    lateness: Hist,
+    wakeup: Hist,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct TimerState {
+    init: bool,
+    /// The last expiry.
+    next: Ns,
+    absolute: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Mutex {
+    owner: Option<TaskId>,
+    waiters: VecDeque<TaskId>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Blocked {
+    No,
+    /// On a condition (a wait or a suspend).
+    Cond(usize),
+    /// Queued for a mutex.
+    Mutex(usize),
+}
+
+#[derive(Clone, Debug)]
+struct Thread {
+    group: usize,
+    /// Its instance number within the group.
+    inst: u32,
+    phase: usize,
+    phase_loop: i64,
+    thread_loop: i64,
+    /// The next event of the phase.
+    ev: usize,
+    blocked: Blocked,
+    exited: bool,
+    /// Sleeping until this timer expiry; `on_run` measures the lateness.
+    timer_due: Option<Ns>,
+    /// Woken by another thread; `on_run` measures the wake-up latency.
+    woken: bool,
+    unique: Vec<TimerState>,
+}
+
+/// An rt-app use case, as a workload.
+pub struct RtApp {
+    groups: Vec<Group>,
+    threads: Vec<Thread>,
+    timers: Vec<TimerState>,
+    mutexes: Vec<Mutex>,
+    /// Each condition's waiters, first come first, with the mutex each
+    /// takes back when signalled.
+    conds: Vec<VecDeque<(TaskId, Option<usize>)>>,
+    /// `"duration"`, ns.
+    end: Option<Ns>,
+    lateness: Hist,
+    wakeup: Hist,
+    activations: u64,
+    late: u64,
+    exited: usize,
+    blocked: usize,
+    /// Every live thread is blocked: nothing can happen any more.
+    stalled: bool,
+    finish: Option<Ns>,
+}
+
+/// Names → indices, in order of first use.
+#[derive(Default)]
+struct Names(BTreeMap<String, usize>);
+
+impl Names {
+    fn id(&mut self, name: &str) -> usize {
+        let n = self.0.len();
+        *self.0.entry(name.to_string()).or_insert(n)
+    }
+}
+
+/// Builds the use case while parsing: the shared resources by name.
+#[derive(Default)]
+struct Builder {
+    timers: Names,
+    absolute: Vec<bool>,
+    mutexes: Names,
+    conds: Names,
+    /// Conditions something waits on (a wait, a sync, a suspend).
+    waited: Vec<bool>,
+    /// (where, condition) of each resume/signal/broad, checked at the end.
+    wakes: Vec<(String, String, usize)>,
+}
+
+impl Builder {
+    fn cond(&mut self, name: &str) -> usize {
+        let c = self.conds.id(name);
+        if self.waited.len() <= c {
+            self.waited.resize(c + 1, false);
+        }
+        c
+    }
+}
+
+const TASK_KEYS: &str = "instance, delay, loop, phases, cpus, priority, policy";
+const EVENT_KEYS: &str =
+    "run, runtime, sleep, timer, suspend, resume, lock, unlock, wait, signal, broad, sync";
+
+/// The event type a key names (rt-app matches the key's prefix), or None.
+/// rt-app's events this model lacks are returned too, to be refused.
+fn event_type(key: &str) -> Option<&'static str> {
+    // longer names before their prefixes: runtime before run, memrun
+    // before mem
+    const TYPES: [&str; 20] = [
+        "runtime", "run", "sleep", "timer", "suspend", "resume", "lock", "unlock", "wait",
+        "signal", "broad", "sync", "memrun", "mem", "iorun", "yield", "barrier", "fork",
+        "sem_post", "sem_wait",
+    ];
+    TYPES.iter().copied().find(|t| key.starts_with(t))
+}
+
+fn int(v: &J, what: &str) -> Result<i64> {
+    match v {
+        J::Int(i) => Ok(*i),
+        _ => bail!("{what} must be an integer, not {}", v.kind()),
+    }
+}
+
+fn us(v: &J, what: &str) -> Result<Ns> {
+    let i = int(v, what)?;
+    if !(0..=i32::MAX as i64).contains(&i) {
+        bail!("{what} must be a number of µs in 0..{}, not {i}", i32::MAX);
+    }
+    Ok(i as Ns * US)
+}
+
+fn string<'a>(v: &'a J, what: &str) -> Result<&'a str> {
+    match v {
+        J::Str(s) => Ok(s),
+        _ => bail!("{what} must be a string, not {}", v.kind()),
+    }
+}
+
+fn object<'a>(v: &'a J, what: &str) -> Result<&'a [(String, J)]> {
+    let J::Obj(o) = v else {
+        bail!("{what} must be an object, not {}", v.kind());
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    for (k, _) in o {
+        if seen.insert(k.as_str()) {
+            continue;
+        }
+        // json-c would keep one of them; rt-app's workgen numbers repeated
+        // events, which this model does not run
+        let at = if what.starts_with("the ") {
+            String::new()
+        } else {
+            format!("{what}: ")
+        };
+        if event_type(k).is_some() {
+            bail!("{at}key \"{k}\" appears twice (number repeated events: \"{k}0\", \"{k}1\")");
+        }
+        bail!("{at}key \"{k}\" appears twice");
+    }
+    Ok(o)
+}
+
+fn loops(v: &J, what: &str) -> Result<i64> {
+    let n = int(v, what)?;
+    if n == -1 || (1..=i32::MAX as i64).contains(&n) {
+        Ok(n)
+    } else {
+        bail!("{what} must be a positive number of loops or -1 (for ever), not {n}")
+    }
+}
+
+fn policy(v: &J, what: &str) -> Result<()> {
+    let p = string(v, what)?;
+    if p != "SCHED_OTHER" {
+        bail!("{what} \"{p}\" is not supported: only SCHED_OTHER (the simulator runs sched_ext tasks only)");
+    }
+    Ok(())
+}
+
+impl RtApp {
+    /// Reads and checks `path`. `nr_cpus`: the simulated machine's, for
+    /// affinity lists.
+    pub fn from_file(path: &str, nr_cpus: usize) -> Result<RtApp> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("rt-app {path}: cannot read it"))?;
+        RtApp::parse(path, &text, nr_cpus)
+    }
+
+    /// Checks the text of `file`; errors are one line naming the file.
+    pub fn parse(file: &str, text: &str, nr_cpus: usize) -> Result<RtApp> {
+        Self::parse_inner(text, nr_cpus).map_err(|e| anyhow!("rt-app {file}: {e:#}"))
+    }
+
+    fn parse_inner(text: &str, nr_cpus: usize) -> Result<RtApp> {
+        let clean = strip_comments(text).map_err(|e| anyhow!("not valid JSON: {e}"))?;
+        let root: J = serde_json::from_str(&clean).map_err(|e| anyhow!("not valid JSON: {e}"))?;
+        let root = object(&root, "the file")?;
+        let mut end = None;
+        let mut tasks = None;
+        for (k, v) in root {
+            match k.as_str() {
+                "tasks" => tasks = Some(object(v, "\"tasks\"")?),
+                "global" => end = parse_global(v)?,
+                _ => bail!("unsupported top-level key \"{k}\" (supported: tasks, global)"),
+            }
+        }
+        let tasks = tasks.context("no \"tasks\" object")?;
+        if tasks.is_empty() {
+            bail!("\"tasks\" is empty");
+        }
+        let mut b = Builder::default();
+        // every task's condition exists first, so that a resume may name a
+        // task defined later in the file
+        for (name, _) in tasks {
+            b.cond(name);
+        }
+        let mut groups = Vec::new();
+        for (name, v) in tasks {
+            let g = parse_task(name, v, nr_cpus, &mut b)
+                .map_err(|e| anyhow!("task \"{name}\": {e:#}"))?;
+            groups.push(g);
+        }
+        for (task, what, c) in &b.wakes {
+            if !b.waited[*c] {
+                bail!("task \"{task}\": {what}: no task of that name suspends and no wait or sync waits on it");
+            }
+        }
+        let total: u64 = groups.iter().map(|g| g.instances as u64).sum();
+        if total == 0 {
+            bail!("no threads to run (every task has \"instance\": 0)");
+        }
+        if total > MAX_THREADS {
+            bail!("{total} threads; at most {MAX_THREADS}");
+        }
+        let mut threads = Vec::new();
+        for (gi, g) in groups.iter().enumerate() {
+            for inst in 0..g.instances {
+                threads.push(Thread {
+                    group: gi,
+                    inst,
+                    phase: 0,
+                    phase_loop: 0,
+                    thread_loop: 0,
+                    ev: 0,
+                    blocked: Blocked::No,
+                    exited: false,
+                    timer_due: None,
+                    woken: false,
+                    unique: g
+                        .unique
+                        .iter()
+                        .map(|&(_, absolute)| TimerState {
+                            absolute,
+                            ..TimerState::default()
+                        })
+                        .collect(),
+                });
+            }
+        }
+        let timers = b
+            .absolute
+            .iter()
+            .map(|&absolute| TimerState {
+                absolute,
+                ..TimerState::default()
+            })
+            .collect();
+        Ok(RtApp {
+            groups,
+            threads,
+            timers,
+            mutexes: vec![Mutex::default(); b.mutexes.0.len()],
+            conds: vec![VecDeque::new(); b.conds.0.len()],
+            end,
+            lateness: Hist::default(),
+            wakeup: Hist::default(),
+            activations: 0,
+            late: 0,
+            exited: 0,
+            blocked: 0,
+            stalled: false,
+            finish: None,
+        })
+    }
+}
+
+/// The global object; returns the duration in ns, if any.
+fn parse_global(v: &J) -> Result<Option<Ns>> {
+    let mut end = None;
+    for (k, v) in object(v, "\"global\"")? {
+        match k.as_str() {
+            "duration" => {
+                let d = int(v, "global: \"duration\"")?;
+                if d > MAX_DURATION_S {
+                    bail!("global: \"duration\" {d} s is more than {MAX_DURATION_S} s");
+                }
+                end = (d > 0).then(|| d as Ns * 1_000_000_000);
+            }
+            "default_policy" => policy(v, "global: \"default_policy\"")?,
+            "calibration" | "logdir" | "log_basename" | "log_size" | "lock_pages" | "ftrace"
+            | "gnuplot" | "pi_enabled" | "io_device" | "mem_buffer_size" | "cumulative_slack" => {}
+            _ => bail!("global: unsupported key \"{k}\""),
+        }
+    }
+    Ok(end)
+}
+
+fn parse_task(name: &str, v: &J, nr_cpus: usize, b: &mut Builder) -> Result<Group> {
+    let obj = object(v, "the task")?;
+    let mut g = Group {
+        name: name.to_string(),
+        instances: 1,
+        loops: -1,
+        phases: Vec::new(),
+        delay: 0,
+        weight: 100,
+        cpus: None,
+        unique: Vec::new(),
+        has_timer: false,
+        has_wait: false,
+        lateness: Hist::default(),
+        wakeup: Hist::default(),
+    };
+    let mut loop_key = None;
+    let mut phases = None;
+    let mut events = Vec::new();
+    for (k, v) in obj {
+        match k.as_str() {
+            "instance" => {
+                let n = int(v, "\"instance\"")?;
+                if !(0..=MAX_THREADS as i64).contains(&n) {
+                    bail!("\"instance\" must be in 0..{MAX_THREADS}, not {n}");
+                }
+                g.instances = n as u32;
+            }
+            "delay" => g.delay = us(v, "\"delay\"")?,
+            "loop" => loop_key = Some(loops(v, "\"loop\"")?),
+            "phases" => phases = Some(object(v, "\"phases\"")?),
+            "cpus" => g.cpus = Some(cpus(v, nr_cpus)?),
+            "priority" => {
+                let n = int(v, "\"priority\"")?;
+                if !(-20..=19).contains(&n) {
+                    bail!("\"priority\" is a SCHED_OTHER thread's nice value, in -20..19, not {n}");
+                }
+                g.weight = nice_to_weight(n as i32);
+            }
+            "policy" => policy(v, "\"policy\"")?,
+            _ if event_type(k).is_some() => events.push((k, v)),
+            _ => bail!("unsupported key \"{k}\" (supported: {TASK_KEYS}; events {EVENT_KEYS})"),
+        }
+    }
+    match phases {
+        Some(ps) => {
+            if let Some((k, _)) = events.first() {
+                bail!("event \"{k}\" beside \"phases\" (rt-app ignores it): move it into a phase");
+            }
+            if ps.is_empty() {
+                bail!("\"phases\" is empty");
+            }
+            for (pname, pv) in ps {
+                let p = parse_phase(name, pv, &mut g, b)
+                    .map_err(|e| anyhow!("phase \"{pname}\": {e:#}"))?;
+                if p.loops == -1 && !p.events.iter().any(Event::takes_time) {
+                    bail!("phase \"{pname}\" loops for ever without an event that takes time or blocks (run, runtime, sleep, timer, suspend, wait, sync)");
+                }
+                g.phases.push(p);
+            }
+            g.loops = loop_key.unwrap_or(-1);
+        }
+        None => {
+            // the task is its only phase
+            let evs = events
+                .iter()
+                .map(|(k, v)| parse_event(name, k, v, &mut g, b))
+                .collect::<Result<Vec<_>>>()?;
+            if evs.is_empty() {
+                bail!("no events (one of {EVENT_KEYS}) and no \"phases\"");
+            }
+            g.phases.push(Phase {
+                loops: loop_key.unwrap_or(1),
+                events: evs,
+            });
+            g.loops = if loop_key.is_some() { 1 } else { -1 };
+        }
+    }
+    let timed = g
+        .phases
+        .iter()
+        .any(|p| p.events.iter().any(Event::takes_time));
+    let forever = g.loops == -1 || g.phases.iter().any(|p| p.loops == -1);
+    if forever && !timed {
+        bail!("loops for ever without an event that takes time or blocks (run, runtime, sleep, timer, suspend, wait, sync)");
+    }
+    Ok(g)
+}
+
+fn cpus(v: &J, nr_cpus: usize) -> Result<Vec<usize>> {
+    let J::Arr(a) = v else {
+        bail!("\"cpus\" must be an array of CPU numbers, not {}", v.kind());
+    };
+    if a.is_empty() {
+        bail!("\"cpus\" is empty");
+    }
+    let mut out = Vec::new();
+    for x in a {
+        let c = int(x, "each of \"cpus\"")?;
+        if c < 0 || c as u64 >= nr_cpus as u64 {
+            bail!(
+                "\"cpus\": CPU {c} is not on the simulated machine (CPUs 0..{})",
+                nr_cpus.saturating_sub(1)
+            );
+        }
+        if !out.contains(&(c as usize)) {
+            out.push(c as usize);
+        }
+    }
+    Ok(out)
+}
+
+fn parse_phase(task: &str, v: &J, g: &mut Group, b: &mut Builder) -> Result<Phase> {
+    let mut p = Phase {
+        loops: 1,
+        events: Vec::new(),
+    };
+    for (k, v) in object(v, "the phase")? {
+        match k.as_str() {
+            "loop" => p.loops = loops(v, "\"loop\"")?,
+            "cpus" | "priority" | "policy" => bail!(
+                "\"{k}\" per phase is not supported (the simulator fixes a thread's affinity and nice when it starts): set it on the task"
+            ),
+            _ if event_type(k).is_some() => p.events.push(parse_event(task, k, v, g, b)?),
+            _ => bail!("unsupported key \"{k}\" (supported: loop; events {EVENT_KEYS})"),
+        }
+    }
+    if p.events.is_empty() {
+        bail!("no events (one of {EVENT_KEYS})");
+    }
+    Ok(p)
+}
+
+/// `{"ref": .., "mutex": ..}` of a wait or sync.
+fn cond_ref(k: &str, v: &J, b: &mut Builder) -> Result<(usize, Option<usize>)> {
+    let mut cond = None;
+    let mut mutex = None;
+    for (kk, vv) in object(v, &format!("\"{k}\""))? {
+        match kk.as_str() {
+            "ref" => cond = Some(b.cond(string(vv, &format!("\"{k}\": \"ref\""))?)),
+            "mutex" => mutex = Some(b.mutexes.id(string(vv, &format!("\"{k}\": \"mutex\""))?)),
+            _ => bail!("\"{k}\": unsupported key \"{kk}\" (supported: ref, mutex)"),
+        }
+    }
+    let cond = cond.with_context(|| format!("\"{k}\" has no \"ref\""))?;
+    b.waited[cond] = true;
+    Ok((cond, mutex))
+}
+
+fn parse_event(task: &str, k: &str, v: &J, g: &mut Group, b: &mut Builder) -> Result<Event> {
+    let what = format!("\"{k}\"");
+    let ty = event_type(k).unwrap_or_default();
+    Ok(match ty {
+        "run" | "runtime" => Event::Run(us(v, &what)?),
+        "sleep" => Event::Sleep(us(v, &what)?),
+        "timer" => {
+            let mut name = None;
+            let mut period = None;
+            let mut absolute = false;
+            for (kk, vv) in object(v, &what)? {
+                match kk.as_str() {
+                    "ref" => name = Some(string(vv, &format!("{what}: \"ref\""))?),
+                    "period" => period = Some(us(vv, &format!("{what}: \"period\""))?),
+                    "mode" => match string(vv, &format!("{what}: \"mode\""))? {
+                        "relative" => absolute = false,
+                        "absolute" => absolute = true,
+                        m => bail!("{what}: \"mode\" is \"relative\" or \"absolute\", not \"{m}\""),
+                    },
+                    _ => bail!("{what}: unsupported key \"{kk}\" (supported: ref, period, mode)"),
+                }
+            }
+            let name = name.with_context(|| format!("{what} has no \"ref\""))?;
+            let period = period.with_context(|| format!("{what} has no \"period\""))?;
+            g.has_timer = true;
+            // rt-app: one use in absolute mode makes the timer absolute
+            let timer = if name.starts_with("unique") {
+                let i = match g.unique.iter().position(|u| u.0 == name) {
+                    Some(i) => i,
+                    None => {
+                        g.unique.push((name.to_string(), false));
+                        g.unique.len() - 1
+                    }
+                };
+                g.unique[i].1 |= absolute;
+                TimerRef::Unique(i)
+            } else {
+                let i = b.timers.id(name);
+                if b.absolute.len() <= i {
+                    b.absolute.resize(i + 1, false);
+                }
+                b.absolute[i] |= absolute;
+                TimerRef::Shared(i)
+            };
+            Event::Timer { timer, period }
+        }
+        "suspend" => {
+            let s = string(v, &what)?;
+            if !s.is_empty() && s != task {
+                bail!("{what}: \"{s}\": rt-app suspends a thread on its own task's name, so write \"\" or \"{task}\"");
+            }
+            let cond = b.cond(task);
+            b.waited[cond] = true;
+            g.has_wait = true;
+            Event::Wait { cond, mutex: None }
+        }
+        "resume" | "signal" | "broad" => {
+            let s = string(v, &what)?;
+            let cond = b.cond(s);
+            b.wakes
+                .push((task.to_string(), format!("{what}: \"{s}\""), cond));
+            if ty == "signal" {
+                Event::Signal(cond)
+            } else {
+                Event::Broad(cond)
+            }
+        }
+        "lock" | "unlock" => {
+            let m = b.mutexes.id(string(v, &what)?);
+            if ty == "lock" {
+                g.has_wait = true;
+                Event::Lock(m)
+            } else {
+                Event::Unlock(m)
+            }
+        }
+        "wait" | "sync" => {
+            let (cond, mutex) = cond_ref(k, v, b)?;
+            g.has_wait = true;
+            if ty == "wait" {
+                Event::Wait { cond, mutex }
+            } else {
+                Event::Sync { cond, mutex }
+            }
+        }
+        _ => bail!("unsupported key \"{k}\" (rt-app's {ty} event is not modelled; supported events: {EVENT_KEYS})"),
+    })
+}
+
+/// `ns`, cut to end at `end`; and whether it was cut.
+fn clamp(end: Option<Ns>, now: Ns, ns: Ns) -> (Ns, bool) {
+    match end {
+        Some(e) if now.saturating_add(ns) > e => (e.saturating_sub(now), true),
+        _ => (ns, false),
+    }
+}
+
+impl RtApp {
+    /// Timer expiries reached so far.
+    pub fn activations(&self) -> u64 {
+        self.activations
+    }
+
+    fn record_lateness(&mut self, g: usize, v: Ns) {
+        self.lateness.record(v);
+        self.groups[g].lateness.record(v);
+    }
+
+    fn check_stall(&mut self) {
+        if self.blocked > 0 && self.blocked + self.exited == self.threads.len() {
+            self.stalled = true;
+        }
+    }
+
+    fn block(&mut self, t: TaskId, on: Blocked) -> Step {
+        self.threads[t].blocked = on;
+        self.blocked += 1;
+        self.check_stall();
+        Step::Block
+    }
+
+    /// Wakes blocked thread `w` (a plain wake-up: futexes are not WF_SYNC).
+    fn wake(&mut self, w: TaskId, fx: &mut Effects) {
+        let th = &mut self.threads[w];
+        if th.blocked == Blocked::No {
+            return;
+        }
+        th.blocked = Blocked::No;
+        th.woken = true;
+        self.blocked -= 1;
+        fx.wake(w, false, 0);
+    }
+
+    /// A signalled waiter: it takes its mutex back, or queues for it.
+    fn requeue(&mut self, w: TaskId, mutex: Option<usize>, fx: &mut Effects) {
+        match mutex {
+            Some(m) if self.mutexes[m].owner.is_some() => {
+                self.mutexes[m].waiters.push_back(w);
+                self.threads[w].blocked = Blocked::Mutex(m);
+            }
+            Some(m) => {
+                self.mutexes[m].owner = Some(w);
+                self.wake(w, fx);
+            }
+            None => self.wake(w, fx),
+        }
+    }
+
+    /// Unlocks `m` if `t` holds it, handing it to its first waiter.
+    fn unlock(&mut self, m: usize, t: TaskId, fx: &mut Effects) {
+        if self.mutexes[m].owner != Some(t) {
+            return; // undefined for pthreads; nothing here
+        }
+        match self.mutexes[m].waiters.pop_front() {
+            Some(w) => {
+                self.mutexes[m].owner = Some(w);
+                self.wake(w, fx);
+            }
+            None => self.mutexes[m].owner = None,
+        }
+    }
+
+    fn signal(&mut self, c: usize, all: bool, fx: &mut Effects) {
+        while let Some((w, m)) = self.conds[c].pop_front() {
+            self.requeue(w, m, fx);
+            if !all {
+                break;
+            }
+        }
+    }
+
+    fn wait(&mut self, t: TaskId, cond: usize, mutex: Option<usize>, fx: &mut Effects) -> Step {
+        if let Some(m) = mutex {
+            self.unlock(m, t, fx);
+        }
+        self.conds[cond].push_back((t, mutex));
+        self.block(t, Blocked::Cond(cond))
+    }
+
+    fn exit(&mut self, t: TaskId, now: Ns, fx: &mut Effects) -> Step {
+        self.threads[t].exited = true;
+        self.exited += 1;
+        if self.end.is_some_and(|e| now >= e) {
+            // the duration is over: rt-app cancels every thread, so the
+            // blocked ones are woken to exit
+            for c in &mut self.conds {
+                c.clear();
+            }
+            for m in &mut self.mutexes {
+                m.waiters.clear();
+            }
+            for w in 0..self.threads.len() {
+                if self.threads[w].blocked != Blocked::No {
+                    self.wake(w, fx);
+                    self.threads[w].woken = false;
+                }
+            }
+        }
+        if self.exited == self.threads.len() {
+            self.finish = Some(now);
+        }
+        self.check_stall();
+        Step::Exit
+    }
+}
+
+impl Workload for RtApp {
+    fn tasks(&self) -> Vec<TaskSpec> {
+        self.threads
+            .iter()
+            .map(|th| {
+                let g = &self.groups[th.group];
+                let name = if g.instances == 1 {
+                    g.name.clone()
+                } else {
+                    format!("{}-{}", g.name, th.inst)
+                };
+                let mut s = TaskSpec::new(name, TGID);
+                s.weight = g.weight;
+                s.cpus = g.cpus.clone();
+                s.start_at = g.delay;
+                s
+            })
+            .collect()
+    }
+
+    fn next(&mut self, t: TaskId, now: Ns, fx: &mut Effects) -> Step {
+        if self.threads[t].exited {
+            return Step::Exit;
+        }
+        // on_run has read these, if it was called
+        self.threads[t].timer_due = None;
+        self.threads[t].woken = false;
+        let end = self.end;
+        loop {
+            if end.is_some_and(|e| now >= e) {
+                return self.exit(t, now, fx);
+            }
+            let gi = self.threads[t].group;
+            let th = &self.threads[t];
+            let g = &self.groups[gi];
+            let phase = &g.phases[th.phase];
+            if th.ev == phase.events.len() {
+                // the phase's events are done: its next loop, the next
+                // phase, or the phases' next loop (rt-app's thread_body)
+                let (ploops, nphases, gloops) = (phase.loops, g.phases.len(), g.loops);
+                let th = &mut self.threads[t];
+                th.ev = 0;
+                th.phase_loop += 1;
+                if th.phase_loop == ploops {
+                    th.phase_loop = 0;
+                    th.phase += 1;
+                    if th.phase == nphases {
+                        th.phase = 0;
+                        th.thread_loop += 1;
+                        if th.thread_loop == gloops {
+                            return self.exit(t, now, fx);
+                        }
+                    }
+                }
+                continue;
+            }
+            let ev = phase.events[th.ev];
+            self.threads[t].ev += 1;
+            match ev {
+                Event::Run(0) | Event::Sleep(0) => {}
+                Event::Run(ns) => return Step::Run(clamp(end, now, ns).0),
+                Event::Sleep(ns) => return Step::Sleep(clamp(end, now, ns).0),
+                Event::Timer { timer, period } => {
+                    let first = self.groups[gi].delay;
+                    let st = match timer {
+                        TimerRef::Shared(i) => &mut self.timers[i],
+                        TimerRef::Unique(i) => &mut self.threads[t].unique[i],
+                    };
+                    if !st.init {
+                        st.init = true;
+                        st.next = first;
+                    }
+                    st.next += period;
+                    let due = st.next;
+                    if now < due {
+                        let (ns, cut) = clamp(end, now, due - now);
+                        if !cut {
+                            self.activations += 1;
+                            self.threads[t].timer_due = Some(due);
+                        }
+                        return Step::Sleep(ns);
+                    }
+                    // already past its expiry: go on at once
+                    if !st.absolute {
+                        st.next = now;
+                    }
+                    self.activations += 1;
+                    self.late += 1;
+                    self.record_lateness(gi, now - due);
+                }
+                Event::Lock(m) => {
+                    if self.mutexes[m].owner.is_some() {
+                        self.mutexes[m].waiters.push_back(t);
+                        return self.block(t, Blocked::Mutex(m));
+                    }
+                    self.mutexes[m].owner = Some(t);
+                }
+                Event::Unlock(m) => self.unlock(m, t, fx),
+                Event::Wait { cond, mutex } => return self.wait(t, cond, mutex, fx),
+                Event::Signal(c) => self.signal(c, false, fx),
+                Event::Broad(c) => self.signal(c, true, fx),
+                Event::Sync { cond, mutex } => {
+                    self.signal(cond, false, fx);
+                    return self.wait(t, cond, mutex, fx);
+                }
+            }
+        }
+    }
+
+    fn on_run(&mut self, t: TaskId, woken_at: Ns, now: Ns) {
+        let gi = self.threads[t].group;
+        if let Some(due) = self.threads[t].timer_due.take() {
+            self.record_lateness(gi, now.saturating_sub(due));
+        } else if std::mem::take(&mut self.threads[t].woken) {
+            let v = now.saturating_sub(woken_at);
+            self.wakeup.record(v);
+            self.groups[gi].wakeup.record(v);
+        }
+    }
+
+    fn finished(&self) -> bool {
+        self.exited == self.threads.len() || (self.end.is_some() && self.stalled)
+    }
+
+    fn metrics(&self, elapsed: Ns) -> Vec<Metric> {
+        let done = match (self.finish, self.end) {
+            (Some(f), _) => f,
+            (None, Some(e)) if self.stalled => e,
+            _ => elapsed,
+        };
+        let time = self.end.map_or(done, |e| done.min(e));
+        let m = |name: String, value: f64, unit: &'static str| Metric {
+            name,
+            value,
+            unit,
+            higher_is_better: false,
+        };
+        let us = |h: &Hist, p: f64| h.percentile(p) / 1e3;
+        let mut v = vec![m("time_s".into(), time as f64 / 1e9, "s")];
+        let timed: Vec<&Group> = self.groups.iter().filter(|g| g.has_timer).collect();
+        if !timed.is_empty() {
+            let h = &self.lateness;
+            v.push(m("activations".into(), self.activations as f64, ""));
+            v.push(m("lateness_p50_us".into(), us(h, 50.0), "us"));
+            v.push(m("lateness_p99_us".into(), us(h, 99.0), "us"));
+            v.push(m("lateness_max_us".into(), h.max() as f64 / 1e3, "us"));
+            let pct = 100.0 * self.late as f64 / self.activations.max(1) as f64;
+            v.push(m("late_pct".into(), pct, "%"));
+        }
+        let waiting: Vec<&Group> = self.groups.iter().filter(|g| g.has_wait).collect();
+        if !waiting.is_empty() {
+            v.push(m("wakeups".into(), self.wakeup.count() as f64, ""));
+            v.push(m("wakeup_p50_us".into(), us(&self.wakeup, 50.0), "us"));
+            v.push(m("wakeup_p99_us".into(), us(&self.wakeup, 99.0), "us"));
+        }
+        if timed.len() > 1 {
+            for g in &timed {
+                let name = format!("{}.lateness_p99_us", g.name);
+                v.push(m(name, us(&g.lateness, 99.0), "us"));
+            }
+        }
+        if waiting.len() > 1 {
+            for g in &waiting {
+                let name = format!("{}.wakeup_p99_us", g.name);
+                v.push(m(name, us(&g.wakeup, 99.0), "us"));
+            }
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::{drive, drive_on, metric};
+    use super::*;
+
+    const MS: Ns = 1_000_000;
+
+    fn app(json: &str) -> RtApp {
+        RtApp::parse("t.json", json, 4).unwrap_or_else(|e| panic!("{e:#}"))
+    }
+
+    fn err(json: &str) -> String {
+        match RtApp::parse("t.json", json, 4) {
+            Ok(_) => panic!("parsed: {json}"),
+            Err(e) => format!("{e:#}"),
+        }
+    }
+
+    /// Thread `t`'s steps when it runs alone and nobody wakes it: until it
+    /// blocks or exits.
+    fn steps(w: &mut RtApp, t: TaskId) -> Vec<Step> {
+        let mut now = w.tasks()[t].start_at;
+        let mut v = Vec::new();
+        for _ in 0..1000 {
+            let mut fx = Effects::default();
+            let s = w.next(t, now, &mut fx);
+            v.push(s);
+            match s {
+                Step::Run(ns) | Step::Sleep(ns) => now += ns,
+                Step::Block | Step::Exit => break,
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn a_periodic_task_does_its_activations_on_the_timer() {
+        let json = r#"{"tasks": {"p": {"loop": 100, "run": 1000,
+            "timer": {"ref": "tick", "period": 10000}}}}"#;
+        let mut w = app(json);
+        let out = drive(&mut w, 0, u64::MAX);
+        assert_eq!(out.exited, 1);
+        assert_eq!(out.run_ns, vec![100 * MS]);
+        assert_eq!(w.activations(), 100);
+        // the 100th expiry is at 100 * 10 ms; then the loop is over
+        assert_eq!(out.end, 1000 * MS);
+        assert_eq!(metric(&w, 0, "time_s"), 1.0);
+        assert_eq!(metric(&w, 0, "activations"), 100.0);
+        assert_eq!(metric(&w, 0, "lateness_p99_us"), 0.0);
+        assert_eq!(metric(&w, 0, "late_pct"), 0.0);
+        // a second one, 0.5 ms out of phase, on the same single CPU: each
+        // of its activations waits for the first's 1 ms run
+        let mut w = app(r#"{"tasks": {"p": {"loop": 100, "run": 1000,
+                "timer": {"ref": "unique", "period": 10000}},
+            "q": {"delay": 500, "loop": 100, "run": 1000,
+                "timer": {"ref": "unique", "period": 10000}}}}"#);
+        let out = drive_on(&mut w, 1, 0, u64::MAX);
+        assert_eq!(w.activations(), 200);
+        assert_eq!(metric(&w, 0, "p.lateness_p99_us"), 0.0);
+        assert_eq!(metric(&w, 0, "lateness_max_us"), 500.0);
+        let q = metric(&w, 0, "q.lateness_p99_us");
+        assert!((q - 500.0).abs() < 15.0, "{q}");
+        assert_eq!(metric(&w, 0, "late_pct"), 0.0);
+        assert_eq!(out.end, 1000 * MS + 500_000);
+        assert_eq!(w.metrics(out.end)[0].name, "time_s");
+    }
+
+    #[test]
+    fn an_overloaded_cpu_makes_activations_late() {
+        // two tasks of 6 ms every 10 ms on one CPU: 120% load
+        let json = r#"{"tasks": {
+            "a": {"loop": 20, "run": 6000, "timer": {"ref": "unique", "period": 10000}},
+            "b": {"loop": 20, "run": 6000, "timer": {"ref": "unique", "period": 10000}}}}"#;
+        let mut w = app(json);
+        let out = drive_on(&mut w, 1, 0, u64::MAX);
+        assert_eq!(out.exited, 2);
+        assert_eq!(w.activations(), 40);
+        assert!(metric(&w, 0, "late_pct") > 40.0, "{:?}", w.metrics(out.end));
+        assert!(metric(&w, 0, "lateness_p99_us") > 1000.0);
+        assert!(metric(&w, 0, "a.lateness_p99_us") > 0.0);
+        assert!(metric(&w, 0, "b.lateness_p99_us") > 0.0);
+        // 40 runs of 6 ms back to back
+        assert_eq!(out.end, 240 * MS);
+        // on two CPUs nothing is late
+        let mut w = app(json);
+        drive_on(&mut w, 2, 0, u64::MAX);
+        assert_eq!(metric(&w, 0, "late_pct"), 0.0);
+    }
+
+    #[test]
+    fn timers_are_shared_by_name_unless_unique() {
+        let json = |r: &str| {
+            format!(
+                r#"{{"tasks": {{
+                "a": {{"loop": 2, "run": 100, "timer": {{"ref": "{r}", "period": 10000}}}},
+                "b": {{"loop": 2, "run": 100, "timer": {{"ref": "{r}", "period": 10000}}}}}}}}"#
+            )
+        };
+        // one timeline: each use moves it on by a period (10, 20, 30, 40 ms)
+        let mut w = app(&json("T"));
+        let out = drive(&mut w, 0, u64::MAX);
+        assert_eq!(out.end, 40 * MS);
+        // one timer per thread: both expire at 10 and 20 ms
+        let mut w = app(&json("unique"));
+        let out = drive(&mut w, 0, u64::MAX);
+        assert_eq!(out.end, 20 * MS);
+        assert_eq!(metric(&w, 0, "time_s"), 0.02);
+    }
+
+    #[test]
+    fn a_late_timer_restarts_in_relative_mode_and_keeps_its_place_in_absolute() {
+        // phase 1 overruns its 10 ms period by 15 ms, phase 2 is on time
+        let json = |mode: &str| {
+            format!(
+                r#"{{"tasks": {{"t": {{"loop": 1, "phases": {{
+                "long": {{"run": 25000, "timer": {{"ref": "x", "period": 10000, "mode": "{mode}"}}}},
+                "short": {{"loop": 3, "run": 1000, "timer": {{"ref": "x", "period": 10000}}}}}}}}}}}}"#
+            )
+        };
+        // relative: the timeline restarts at 25 ms: expiries 35, 45, 55
+        let mut w = app(&json("relative"));
+        let out = drive(&mut w, 0, u64::MAX);
+        assert_eq!(out.end, 55 * MS);
+        assert_eq!(metric(&w, 0, "late_pct"), 25.0);
+        assert_eq!(metric(&w, 0, "lateness_max_us"), 15_000.0);
+        // absolute: expiries stay at 20 (missed, by 6 ms), 30, 40
+        let mut w = app(&json("absolute"));
+        let out = drive(&mut w, 0, u64::MAX);
+        assert_eq!(out.end, 40 * MS);
+        assert_eq!(w.activations(), 4);
+        assert_eq!(metric(&w, 0, "late_pct"), 50.0);
+    }
+
+    #[test]
+    fn a_delayed_task_starts_its_timer_after_the_delay() {
+        let mut w = app(r#"{"tasks": {"t": {"delay": 5000, "loop": 2, "run": 100,
+                "timer": {"ref": "x", "period": 10000}}}}"#);
+        assert_eq!(w.tasks()[0].start_at, 5 * MS);
+        let out = drive(&mut w, 0, u64::MAX);
+        assert_eq!(out.end, 25 * MS);
+    }
+
+    #[test]
+    fn resume_wakes_the_suspended_task() {
+        let mut w = app(r#"{"tasks": {
+            "waker": {"loop": 10, "run": 1000, "resume": "sleeper", "sleep": 1000},
+            "sleeper": {"loop": 10, "suspend": "", "run": 100}}}"#);
+        let out = drive(&mut w, 5000, u64::MAX);
+        assert_eq!(out.exited, 2);
+        assert!(out.stuck.is_empty(), "{:?}", out.stuck);
+        assert_eq!(out.wakes, 10);
+        assert_eq!(out.sync_wakes, 0);
+        assert_eq!(out.spurious_wakes, 0);
+        assert_eq!(out.run_ns, vec![10 * MS, 10 * 100_000]);
+        assert_eq!(metric(&w, 0, "wakeup_p99_us"), 5.0);
+        assert_eq!(metric(&w, 0, "wakeups"), 10.0);
+        // the sleeper ran its 100 us after each resume: the last at 19 ms
+        // + the wake-up; the waker then sleeps to 20 ms and ends
+        assert_eq!(out.end, 20 * MS);
+    }
+
+    #[test]
+    fn a_resume_before_the_suspend_is_lost() {
+        let json = |dur: i32| {
+            format!(
+                r#"{{"global": {{"duration": {dur}}}, "tasks": {{
+                "waker": {{"loop": 1, "resume": "sleeper", "run": 10}},
+                "sleeper": {{"loop": 1, "suspend": "sleeper", "run": 10}}}}}}"#
+            )
+        };
+        let mut w = app(&json(1));
+        let out = drive(&mut w, 0, u64::MAX);
+        assert_eq!(out.wakes, 0);
+        assert_eq!(out.stuck, vec![1]);
+        // rt-app would wait for the duration
+        assert!(w.finished());
+        assert_eq!(metric(&w, out.end, "time_s"), 1.0);
+        // without a duration rt-app hangs: the run goes to its time limit
+        let mut w = app(&json(-1));
+        drive(&mut w, 0, u64::MAX);
+        assert!(!w.finished());
+        assert_eq!(metric(&w, 7_000 * MS, "time_s"), 7.0);
+    }
+
+    #[test]
+    fn wait_signal_and_broad_hand_the_mutex_over() {
+        let json = |wake: &str| {
+            format!(
+                r#"{{"tasks": {{
+                "consumer": {{"instance": 2, "loop": 5, "lock": "m",
+                    "wait": {{"ref": "c", "mutex": "m"}}, "unlock": "m", "run": 100}},
+                "producer": {{"loop": 5, "sleep": 1000, "lock": "m", "{wake}": "c", "unlock": "m"}}}}}}"#
+            )
+        };
+        // broad: both consumers leave the condition, queue for the mutex
+        // the producer holds, and get it in turn
+        let mut w = app(&json("broad"));
+        let out = drive(&mut w, 1000, u64::MAX);
+        assert_eq!(out.exited, 3, "stuck: {:?}", out.stuck);
+        assert_eq!(out.wakes, 10);
+        assert_eq!(out.spurious_wakes, 0);
+        assert_eq!(out.run_ns[..2], [500_000, 500_000]);
+        // signal: one consumer per signal, in turn (first come, first
+        // woken): 3 and 2 of the 10 the consumers wait for; they stay
+        // blocked when the producer is done
+        let mut w = app(&json("signal"));
+        let out = drive(&mut w, 1000, u64::MAX);
+        assert_eq!(out.wakes, 5);
+        assert_eq!(out.spurious_wakes, 0);
+        assert_eq!(out.stuck, [0, 1]);
+        assert_eq!(out.run_ns[..2], [300_000, 200_000]);
+        assert_eq!(metric(&w, 0, "wakeups"), 5.0);
+    }
+
+    #[test]
+    fn instance_creates_that_many_threads() {
+        let mut w = app(r#"{"tasks": {"t": {"instance": 3, "loop": 2, "run": 100},
+            "u": {"run": 5, "loop": 1}, "none": {"instance": 0, "run": 5}}}"#);
+        let t = w.tasks();
+        let names: Vec<&str> = t.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["t-0", "t-1", "t-2", "u"]);
+        assert!(t.iter().all(|s| s.tgid == t[0].tgid));
+        let out = drive(&mut w, 0, u64::MAX);
+        assert_eq!(out.exited, 4);
+        assert_eq!(out.run_ns, vec![200_000, 200_000, 200_000, 5000]);
+    }
+
+    #[test]
+    fn phases_run_in_file_order() {
+        // "b" before "a": an alphabetical map would swap them
+        let mut w = app(r#"{"tasks": {"t": {"loop": 2, "phases": {
+            "b": {"loop": 2, "sleep": 300},
+            "a": {"run": 100}}}}}"#);
+        let s = steps(&mut w, 0);
+        let want = [
+            Step::Sleep(300_000),
+            Step::Sleep(300_000),
+            Step::Run(100_000),
+        ];
+        assert_eq!(s[..3], want);
+        assert_eq!(s[3..6], want);
+        assert_eq!(s[6..], [Step::Exit]);
+    }
+
+    #[test]
+    fn events_run_in_key_order_and_keys_may_be_numbered() {
+        let mut a = app(r#"{"tasks": {"t": {"loop": 1, "run": 1000, "sleep": 5000}}}"#);
+        let mut b = app(r#"{"tasks": {"t": {"loop": 1, "sleep": 5000, "run": 1000}}}"#);
+        assert_eq!(
+            steps(&mut a, 0),
+            [Step::Run(MS), Step::Sleep(5 * MS), Step::Exit]
+        );
+        assert_eq!(
+            steps(&mut b, 0),
+            [Step::Sleep(5 * MS), Step::Run(MS), Step::Exit]
+        );
+        let mut c = app(r#"{"tasks": {"t": {"run0": 100, "sleep1": 200, "run2": 300,
+            "runtime3": 400, "loop": 1}}}"#);
+        assert_eq!(
+            steps(&mut c, 0),
+            [
+                Step::Run(100_000),
+                Step::Sleep(200_000),
+                Step::Run(300_000),
+                Step::Run(400_000),
+                Step::Exit
+            ]
+        );
+        // the order decides the outcome: a resume after the run finds the
+        // other task suspended; one before it, at time 0, is lost
+        let json = |waker: &str| {
+            format!(
+                r#"{{"tasks": {{"w": {{"loop": 1, {waker}}},
+                "s": {{"loop": 1, "suspend": "", "run": 10}}}}}}"#
+            )
+        };
+        let mut w = app(&json(r#""run": 1000, "resume": "s""#));
+        let out = drive(&mut w, 0, u64::MAX);
+        assert_eq!((out.wakes, out.exited), (1, 2));
+        let mut w = app(&json(r#""resume": "s", "run": 1000"#));
+        let out = drive(&mut w, 0, u64::MAX);
+        assert_eq!((out.wakes, out.exited), (0, 1));
+    }
+
+    #[test]
+    fn the_duration_stops_every_thread() {
+        let mut w = app(r#"{"global": {"duration": 2, "calibration": "CPU0",
+            "default_policy": "SCHED_OTHER", "logdir": "./", "gnuplot": false},
+            "tasks": {
+                "spin": {"run": 30000},
+                "idle": {"suspend": "", "run": 10}}}"#);
+        let out = drive(&mut w, 0, u64::MAX);
+        assert_eq!(out.exited, 2, "stuck {:?}", out.stuck);
+        // the spinner's runs are cut at exactly 2 s
+        assert_eq!(out.run_ns[0], 2000 * MS);
+        assert_eq!(out.end, 2000 * MS);
+        assert!(w.finished());
+        assert_eq!(metric(&w, out.end, "time_s"), 2.0);
+    }
+
+    #[test]
+    fn priority_is_nice_and_sets_the_weight() {
+        assert_eq!(nice_to_weight(0), 100);
+        assert_eq!(nice_to_weight(-20), 8668);
+        assert_eq!(nice_to_weight(19), 1);
+        assert_eq!(nice_to_weight(1), 80);
+        assert_eq!(nice_to_weight(-1), 125);
+        for n in -20..19 {
+            let r =
+                PRIO_TO_WEIGHT[(n + 20) as usize] as f64 / PRIO_TO_WEIGHT[(n + 21) as usize] as f64;
+            assert!((r - 1.25).abs() < 0.06, "nice {n}: {r}");
+        }
+        let w = app(
+            r#"{"tasks": {"t": {"priority": 5, "cpus": [1, 3, 1], "run": 10},
+            "u": {"policy": "SCHED_OTHER", "run": 10}}}"#,
+        );
+        let t = w.tasks();
+        assert_eq!(t[0].weight, 33);
+        assert_eq!(t[0].cpus, Some(vec![1, 3]));
+        assert_eq!(t[1].weight, 100);
+        assert_eq!(t[1].cpus, None);
+    }
+
+    #[test]
+    fn trailing_commas_are_allowed_as_rt_app_allows_them() {
+        let w = app("{\"tasks\": {\"t\": {\"cpus\": [0, 1, ], \"run\": 1, /* c */ }, }, }");
+        assert_eq!(w.tasks()[0].cpus, Some(vec![0, 1]));
+        // not inside strings, and not a comma before a value
+        let w = app(r#"{"tasks": {"a,}": {"run": 1}}}"#);
+        assert_eq!(w.tasks()[0].name, "a,}");
+        assert!(err(r#"{"tasks": {"t": {"cpus": [0, , 1], "run": 1}}}"#).contains("not valid JSON"));
+    }
+
+    #[test]
+    fn comments_are_allowed_as_rt_app_allows_them() {
+        let w = app("/* a use case */ {\n// one task\n\"tasks\": {\"a//b\": {\"run\": 1 /* us */, \"loop\": 1}}}");
+        assert_eq!(w.tasks()[0].name, "a//b");
+        assert!(err("{\"tasks\": {} /* open").contains("comment opened on line 1 is never closed"));
+    }
+
+    #[test]
+    fn bad_files_say_what_is_wrong_in_one_line() {
+        let cases = [
+            (
+                r#"{"tasks": {"t1": {"run": 10, "mem": 100}}}"#,
+                r#"rt-app t.json: task "t1": unsupported key "mem""#,
+            ),
+            (r#"{"tasks": "#, "rt-app t.json: not valid JSON: "),
+            (r#"{"global": {}}"#, r#"rt-app t.json: no "tasks" object"#),
+            (r#"{"tasks": {}}"#, r#"rt-app t.json: "tasks" is empty"#),
+            (
+                r#"{"tasks": {"t": {"run": -5}}}"#,
+                r#"task "t": "run" must be a number of µs"#,
+            ),
+            (
+                r#"{"tasks": {"t": {"run": 1.5}}}"#,
+                r#""run" must be an integer, not a number"#,
+            ),
+            (
+                r#"{"tasks": {"t": {"run": 5, "resume": "nobody"}}}"#,
+                r#"task "t": "resume": "nobody": no task of that name suspends"#,
+            ),
+            (
+                r#"{"tasks": {"t": {"run": 5, "timer": {"period": 10}}}}"#,
+                r#""timer" has no "ref""#,
+            ),
+            (
+                r#"{"tasks": {"t": {"run": 5, "timer": {"ref": "x", "period": 10, "slack": 1}}}}"#,
+                r#""timer": unsupported key "slack""#,
+            ),
+            (
+                r#"{"tasks": {"t": {"run": 1, "run": 2}}}"#,
+                r#"rt-app t.json: task "t": key "run" appears twice (number repeated events: "run0", "run1")"#,
+            ),
+            (
+                r#"{"tasks": {"t": {"phases": {"p": {"run": 1}, "p": {"run": 2}}}}}"#,
+                r#"rt-app t.json: task "t": "phases": key "p" appears twice"#,
+            ),
+            (
+                r#"{"tasks": {"t": {"run": 1, "cpus": [4]}}}"#,
+                "CPU 4 is not on the simulated machine (CPUs 0..3)",
+            ),
+            (
+                r#"{"tasks": {"t": {"run": 1, "priority": 20}}}"#,
+                "nice value, in -20..19, not 20",
+            ),
+            (
+                r#"{"tasks": {"t": {"run": 1, "nice": 2}}}"#,
+                r#"unsupported key "nice""#,
+            ),
+            (
+                r#"{"tasks": {"t": {"run": 1, "policy": "SCHED_FIFO"}}}"#,
+                r#""policy" "SCHED_FIFO" is not supported"#,
+            ),
+            (
+                r#"{"global": {"default_policy": "SCHED_RR"}, "tasks": {"t": {"run": 1}}}"#,
+                "only SCHED_OTHER",
+            ),
+            (
+                r#"{"global": {"frobnicate": 1}, "tasks": {"t": {"run": 1}}}"#,
+                r#"global: unsupported key "frobnicate""#,
+            ),
+            (
+                r#"{"resources": {}, "tasks": {"t": {"run": 1}}}"#,
+                r#"unsupported top-level key "resources""#,
+            ),
+            (
+                r#"{"tasks": {"t": {"phases": {"p": {"run": 1, "cpus": [0]}}}}}"#,
+                r#"task "t": phase "p": "cpus" per phase is not supported"#,
+            ),
+            (
+                r#"{"tasks": {"t": {"phases": {"p": {"run": 1, "yield": ""}}}}}"#,
+                r#"task "t": phase "p": unsupported key "yield""#,
+            ),
+            (
+                r#"{"tasks": {"t": {"run": 1, "phases": {"p": {"run": 1}}}}}"#,
+                r#"event "run" beside "phases""#,
+            ),
+            (
+                r#"{"tasks": {"t": {"suspend": "u", "run": 1}, "u": {"run": 1}}}"#,
+                r#"rt-app suspends a thread on its own task's name"#,
+            ),
+            (
+                r#"{"tasks": {"t": {"lock": "m", "unlock": "m"}}}"#,
+                "loops for ever without an event that takes time",
+            ),
+            (
+                r#"{"tasks": {"t": {"loop": 0, "run": 1}}}"#,
+                r#""loop" must be a positive number of loops or -1"#,
+            ),
+            (
+                r#"{"tasks": {"t": {"instance": 0, "run": 1}}}"#,
+                "no threads to run",
+            ),
+            (r#"{"tasks": {"t": {"loop": 3}}}"#, r#"task "t": no events"#),
+            (r#"[1, 2]"#, "the file must be an object, not an array"),
+        ];
+        for (json, want) in cases {
+            let e = err(json);
+            assert!(e.starts_with("rt-app t.json: "), "{e}");
+            assert!(e.contains(want), "{json}\n  gave: {e}\n  want: {want}");
+            assert!(!e.contains('\n'), "{e}");
+        }
+        let e = match RtApp::from_file("/nonexistent/x.json", 4) {
+            Ok(_) => panic!("read a missing file"),
+            Err(e) => format!("{e:#}"),
+        };
+        assert!(
+            e.starts_with("rt-app /nonexistent/x.json: cannot read it"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_same_file_gives_the_same_run() {
+        let json = r#"{"global": {"duration": 1}, "tasks": {
+            "a": {"instance": 3, "run": 700, "timer": {"ref": "unique", "period": 2000}},
+            "b": {"run": 300, "resume": "c", "sleep": 50},
+            "c": {"suspend": "", "run": 200}}}"#;
+        let run = || {
+            let mut w = app(json);
+            let out = drive_on(&mut w, 2, 1500, u64::MAX);
+            let m: Vec<f64> = w.metrics(out.end).iter().map(|m| m.value).collect();
+            (out.end, out.wakes, out.run_ns, m)
+        };
+        let (a, b) = (run(), run());
+        assert_eq!(a, b);
+        assert!(a.1 > 100, "{:?}", a);
+    }
+}
