@@ -303,7 +303,7 @@ mod tests {
             ),
             (
                 "hackbench:g=0",
-                "workload 'hackbench:g=0': g=0 is not an integer in 1..100",
+                "workload 'hackbench:g=0': g=0 is not an integer in 1..1000",
             ),
             (
                 "hackbench:l=ten",
