@@ -291,11 +291,16 @@ pub fn main(a: SimArgs) -> Result<i32> {
     let primary: Vec<(String, String)> = wl_names
         .iter()
         .map(|w| {
-            let first = outcomes
-                .iter()
-                .find(|o| &o.1 == w)
-                .and_then(|o| o.3.metrics.first())
-                .map(|m| m.0.clone())
+            // the workload's declared headline metric (bench's), else its first
+            let first = workload::spec::primary_metric(w)
+                .map(String::from)
+                .or_else(|| {
+                    outcomes
+                        .iter()
+                        .find(|o| &o.1 == w)
+                        .and_then(|o| o.3.metrics.first())
+                        .map(|m| m.0.clone())
+                })
                 .unwrap_or_default();
             (w.clone(), first)
         })

@@ -226,7 +226,8 @@ impl Workload {
             }
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("workload '{s}': reading {args}"))?;
-            serde_json::from_str::<serde_json::Value>(&text)
+            // rt-app's dialect (comments, trailing commas), as the simulator reads it
+            arbor_sim::workload::rtapp::check_syntax(args, &text)
                 .with_context(|| format!("workload '{s}': {args} is not valid JSON"))?;
             let abs =
                 std::fs::canonicalize(path).with_context(|| format!("workload '{s}': {args}"))?;
