@@ -298,39 +298,52 @@ pub fn read(dir: &Path) -> Result<Snapshot> {
 }
 
 struct Tree {
-    root: PathBuf,
+    /// What sysfs calls devices/system/cpu and devices/system/node.
+    cpu_dir: PathBuf,
+    node_dir: PathBuf,
     label: String,
     /// `key: value` lines of the README, if there is one.
     manifest: BTreeMap<String, String>,
-    /// The root is the running system's /sys.
+    /// The running system's own sysfs.
     live: bool,
     /// The directory's own name, for a snapshot without a README.
     dir_name: String,
 }
 
 impl Tree {
+    /// Finds the cpu and node directories in DIR: DIR/devices/system/cpu
+    /// (a snapshot, or /sys), DIR/sys/devices/system/cpu (a tar of /sys
+    /// paths), DIR/cpu (`cp -r /sys/devices/system/{cpu,node} DIR`), or DIR
+    /// itself (a cpu directory, its node directory beside it).
     fn open(dir: &Path, label: &str) -> Result<Tree> {
         let fail = |what: &str| anyhow!("the snapshot {label}: {what}");
         if !dir.is_dir() {
             return Err(fail("no such directory"));
         }
-        // DIR, DIR/sys (a tar of /sys/...), or DIR = .../devices/system/cpu
-        let root = if dir.join(CPU_DIR).is_dir() {
-            dir.to_path_buf()
-        } else if dir.join("sys").join(CPU_DIR).is_dir() {
-            dir.join("sys")
-        } else if dir.ends_with(CPU_DIR) {
-            dir.ancestors().nth(3).unwrap_or(dir).to_path_buf()
-        } else {
-            return Err(fail(&format!(
-                "no {CPU_DIR} in it (expected a directory written by `arbor sim snapshot`, or a \
-                 sysfs root such as /sys)"
-            )));
+        let system = [
+            dir.join("devices/system"),
+            dir.join("sys/devices/system"),
+            dir.to_path_buf(),
+        ]
+        .into_iter()
+        .find(|s| s.join("cpu/online").is_file());
+        let (cpu_dir, node_dir, named) = match system {
+            Some(s) => (s.join("cpu"), s.join("node"), dir.to_path_buf()),
+            None if dir.join("online").is_file() => {
+                let parent = dir.parent().unwrap_or(dir);
+                (dir.to_path_buf(), parent.join("node"), parent.to_path_buf())
+            }
+            None => {
+                return Err(fail(&format!(
+                    "no {CPU_DIR}/online in it (expected a directory written by `arbor sim \
+                     snapshot`, or a sysfs root such as /sys)"
+                )))
+            }
         };
-        let canon = root.canonicalize().unwrap_or_else(|_| root.clone());
-        let live = canon == Path::new("/sys");
+        let canon = cpu_dir.canonicalize().unwrap_or_else(|_| cpu_dir.clone());
+        let live = canon == Path::new("/sys").join(CPU_DIR);
         let mut manifest = BTreeMap::new();
-        let readme = [root.join(MANIFEST), dir.join(MANIFEST)]
+        let readme = [dir.join(MANIFEST), named.join(MANIFEST)]
             .into_iter()
             .find_map(|p| read_small(&p).ok().flatten());
         if let Some(text) = readme {
@@ -342,14 +355,14 @@ impl Tree {
                 }
             }
         }
-        let named = if dir.ends_with(CPU_DIR) { &root } else { dir };
         let dir_name = named
             .canonicalize()
             .ok()
             .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
             .unwrap_or_else(|| "snapshot".into());
         Ok(Tree {
-            root,
+            cpu_dir,
+            node_dir,
             label: label.to_string(),
             manifest,
             live,
@@ -365,9 +378,9 @@ impl Tree {
     /// starts with `node`, to devices/system/node.
     fn path(&self, rel: &str) -> PathBuf {
         if rel.starts_with("node") {
-            self.root.join(NODE_DIR).join(rel)
+            self.node_dir.join(rel)
         } else {
-            self.root.join(CPU_DIR).join(rel)
+            self.cpu_dir.join(rel)
         }
     }
 
@@ -502,11 +515,10 @@ impl Tree {
         &self,
         online: &BTreeSet<usize>,
     ) -> Result<Option<(BTreeMap<usize, usize>, Vec<usize>, Vec<Vec<u32>>)>> {
-        if !self.root.join(NODE_DIR).is_dir() {
+        if !self.node_dir.is_dir() {
             return Ok(None);
         }
-        let ids = numbered_dirs(&self.root.join(NODE_DIR), "node")
-            .map_err(|e| self.fail(format!("{e:#}")))?;
+        let ids = numbered_dirs(&self.node_dir, "node").map_err(|e| self.fail(format!("{e:#}")))?;
         if ids.is_empty() {
             return Ok(None);
         }
@@ -893,6 +905,9 @@ fn read_small(path: &Path) -> std::io::Result<Option<String>> {
     };
     let mut s = String::new();
     f.take(MAX_FILE_BYTES).read_to_string(&mut s)?;
+    // tar pads a sysfs file it read short (sysfs says 4096 bytes) with NULs
+    let end = s.trim_end_matches('\0').len();
+    s.truncate(end);
     Ok(Some(s))
 }
 
@@ -1220,7 +1235,19 @@ mod tests {
         let via_cpu_dir = read(&t.0.join("sys").join(CPU_DIR)).unwrap().machine;
         assert_eq!(via_parent.cpus, via_cpu_dir.cpus);
         assert_eq!(via_parent.nr_cpus(), 8);
-        assert_eq!(via_cpu_dir.name, "sys", "named after the root, not 'cpu'");
+        assert_eq!(
+            via_cpu_dir.name, "system",
+            "named after the parent, not 'cpu'"
+        );
+        // cp -r /sys/devices/system/{cpu,node} DIR
+        let cp = t.0.join("sys/devices/system");
+        let via_cp = read(&cp).unwrap().machine;
+        assert_eq!(via_cp.cpus, via_parent.cpus);
+        assert_eq!(via_cp.node_distance, vec![vec![10, 21], vec![21, 10]]);
+        // tar's NUL padding
+        let online = cp.join("cpu/online");
+        std::fs::write(&online, b"0-7\n\0\0\0\0").unwrap();
+        assert_eq!(read(&cp).unwrap().machine.nr_cpus(), 8);
         // a tar of /sys/... with a README beside sys/
         put(&t.0, MANIFEST, "hostname: tarred");
         assert_eq!(read(&t.0).unwrap().machine.name, "tarred");
@@ -1228,7 +1255,7 @@ mod tests {
         assert!(e.contains("nope") && e.contains("no such directory"), "{e}");
         let empty = Tmp::new("empty");
         let e = read(&empty.0).unwrap_err().to_string();
-        assert!(e.contains("no devices/system/cpu in it"), "{e}");
+        assert!(e.contains("no devices/system/cpu/online in it"), "{e}");
     }
 
     #[test]
@@ -1286,7 +1313,7 @@ mod tests {
             (
                 "no online",
                 |r| std::fs::remove_file(r.join(CPU_DIR).join("online")).unwrap(),
-                "online: missing",
+                "no devices/system/cpu/online in it",
             ),
             (
                 "bad cpulist",
