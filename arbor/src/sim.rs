@@ -13,18 +13,25 @@ use arbor_sim::cost::{CostModel, PARAMS};
 use arbor_sim::machine::Machine;
 use arbor_sim::run::{simulate, Outcome, RunSpec};
 use arbor_sim::sched::SchedSpec;
-use arbor_sim::{presets, workload};
-use clap::Args;
+use arbor_sim::{presets, snapshot, workload};
+use clap::{Args, Subcommand};
 use scx_arbor::knobs::Knobs;
 use serde::{Deserialize, Serialize};
 
 use crate::bench::report::{Report, Row};
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct SimArgs {
-    /// Machine preset (see --list).
-    #[arg(short, long, default_value = "x86-12")]
-    topology: String,
+    #[command(subcommand)]
+    cmd: Option<SimCmd>,
+    /// Machine preset (see --list) [default: x86-12].
+    #[arg(short, long)]
+    topology: Option<String>,
+    /// Your own machine: a directory written by `arbor sim snapshot`, or a
+    /// sysfs root such as /sys (instead of -t).
+    #[arg(long, value_name = "DIR")]
+    topology_from: Option<PathBuf>,
     /// Scheduler, repeatable: arbor[:PROFILE][:FEAT,...], e.g. arbor:stock, arbor:seeds:NO_STEAL.
     #[arg(short, long = "sched")]
     scheds: Vec<String>,
@@ -109,8 +116,18 @@ impl From<&Outcome> for JobOut {
 /// A job's process reports its simulated time on stderr with this prefix.
 const PROGRESS: &str = "@progress ";
 
+#[derive(Debug, Subcommand)]
+enum SimCmd {
+    /// Copy this machine's CPU topology, caches, capacities, idle states and
+    /// NUMA distances from /sys into OUT, for --topology-from OUT.
+    Snapshot {
+        /// A new (or empty) directory.
+        out: PathBuf,
+    },
+}
+
 fn list() {
-    println!("Machine presets (-t):");
+    println!("Machine presets (-t), or --topology-from DIR for your own (arbor sim snapshot DIR):");
     for p in presets::all() {
         let m = (p.build)();
         println!("  {:<10} {:>4} CPUs  {}", p.name, m.nr_cpus(), p.about);
@@ -135,6 +152,18 @@ struct Job {
 }
 
 pub fn main(a: SimArgs) -> Result<i32> {
+    if let Some(SimCmd::Snapshot { out }) = &a.cmd {
+        let t = snapshot::take(Path::new("/sys"), out)?;
+        eprintln!(
+            "arbor sim: {} files of '{}' ({} CPUs) in {}; model it with: arbor sim --topology-from {}",
+            t.files,
+            t.hostname,
+            t.cpus,
+            out.display(),
+            out.display()
+        );
+        return Ok(0);
+    }
     if a.list {
         list();
         return Ok(0);
@@ -142,7 +171,16 @@ pub fn main(a: SimArgs) -> Result<i32> {
     if !(a.time_limit.is_finite() && a.time_limit > 0.0 && a.time_limit <= 86_400.0) {
         bail!("--time-limit must be a number of seconds in (0, 86400]");
     }
-    let mut machine: Machine = presets::find(&a.topology)?;
+    // checked here, not by clap, for a one-line error
+    let mut machine: Machine = match (&a.topology_from, &a.topology) {
+        (Some(_), Some(_)) => bail!("-t and --topology-from exclude each other: give one machine"),
+        (Some(dir), None) => {
+            let s = snapshot::read(dir)?;
+            eprintln!("{}", s.assumed);
+            s.machine
+        }
+        (None, t) => presets::find(t.as_deref().unwrap_or("x86-12"))?,
+    };
     if let Some(spec) = &a.knobs.cpu_capacity {
         let mut topo = machine.topo()?;
         topo.override_capacity(spec)?;

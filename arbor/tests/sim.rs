@@ -142,11 +142,75 @@ fn bad_input_is_one_line_and_exit_2() {
         (vec!["sim", "-w", "hackbench:x=1"], "unknown option 'x'"),
         (vec!["sim", "--cost", "ipi_ns=abc"], "ipi_ns"),
         (vec!["sim", "--time-limit", "NaN"], "--time-limit"),
+        (
+            vec!["sim", "-t", "2s2c2t", "--topology-from", "/sys"],
+            "exclude each other",
+        ),
+        (
+            vec!["sim", "--topology-from", "/nonexistent/snap"],
+            "the snapshot /nonexistent/snap: no such directory",
+        ),
+        (
+            vec!["sim", "snapshot", "/proc/version"],
+            "not an empty directory",
+        ),
     ] {
         let (rc, _, err) = arbor(&args);
         assert_eq!(rc, 2, "{args:?}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
     }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// `arbor sim snapshot` of this machine, then a run on it; a broken
+/// snapshot is one line and exit 2.
+#[test]
+fn snapshot_then_run_on_it() {
+    let d = tmpdir("snap");
+    let snap = d.join("box");
+    let (rc, _, err) = arbor(&["sim", "snapshot", snap.to_str().unwrap()]);
+    if rc != 0 && !std::path::Path::new("/sys/devices/system/cpu/cpu0/topology").is_dir() {
+        println!("skipped: this system's /sys has no CPU topology ({err})");
+        return;
+    }
+    assert_eq!(rc, 0, "{err}");
+    assert!(snap.join("README").is_file());
+    assert!(snap.join("devices/system/cpu/online").is_file());
+    let s = snap.to_str().unwrap();
+    let (rc, out, err) = arbor(&[
+        "sim",
+        "--topology-from",
+        s,
+        "-s",
+        "arbor:stock",
+        "-w",
+        "hackbench:g=1,l=20",
+    ]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.contains("| `hackbench:g=1,l=20` | time_s"), "{out}");
+    assert!(err.contains("assumed from the"), "{err}");
+
+    // break it: a CPU list that is not one
+    std::fs::write(
+        snap.join("devices/system/cpu/cpu0/topology/thread_siblings_list"),
+        "zero\n",
+    )
+    .unwrap();
+    let (rc, _, err) = arbor(&["sim", "--topology-from", s, "-w", "hackbench:g=1,l=20"]);
+    assert_eq!(rc, 2, "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "the snapshot {s}: cpu0/topology/thread_siblings_list: bad cpu list 'zero'"
+        )),
+        "{err}"
+    );
+    // no CPUs at all
+    std::fs::write(snap.join("devices/system/cpu/online"), "\n").unwrap();
+    let (rc, _, err) = arbor(&["sim", "--topology-from", s]);
+    assert_eq!(rc, 2, "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("no CPUs"), "{err}");
     let _ = std::fs::remove_dir_all(&d);
 }

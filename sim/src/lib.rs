@@ -1,7 +1,8 @@
 //! arbor sim: sched_ext BPF schedulers, compiled natively and unmodified,
 //! on simulated machines of any size, in parallel simulated time.
 //!
-//! - `machine`, `presets`, `cost`: the machine and its costs;
+//! - `machine`, `presets`, `cost`: the machine and its costs; `snapshot`:
+//!   a real machine's sysfs, copied and read back;
 //! - `core`: the sched_ext core (ext.c / idle.c) and the event loop;
 //! - `sched`: the schedulers (scx_arbor's BPF C via the shim);
 //! - `workload`: what the tasks do;
@@ -13,4 +14,5 @@ pub mod machine;
 pub mod presets;
 pub mod run;
 pub mod sched;
+pub mod snapshot;
 pub mod workload;

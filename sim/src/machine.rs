@@ -56,7 +56,8 @@ pub struct SmtSpec {
 /// least `residency_ns`; leaving it costs `exit_ns` before the CPU runs.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct IdleState {
-    pub name: &'static str,
+    /// As cpuidle names it (owned: a snapshot's names are read at run time).
+    pub name: String,
     pub exit_ns: u64,
     pub residency_ns: u64,
 }

@@ -137,7 +137,7 @@ fn us(v: u64) -> u64 {
 
 fn idle(name: &'static str, exit_us: u64, residency_us: u64) -> IdleState {
     IdleState {
-        name,
+        name: name.to_string(),
         exit_ns: us(exit_us),
         residency_ns: us(residency_us),
     }
@@ -560,6 +560,26 @@ fn epyc() -> Machine {
 
 // ---------------------------------------------------------------- ARM
 
+fn hikey_cache() -> CacheSpec {
+    CacheSpec {
+        line_bytes: 64,
+        core_bytes: 32 * KIB,
+        llc_bytes: 512 * KIB,
+        core_hit_ns: 2.5,
+        llc_hit_ns: 12.5,
+        remote_llc_ns: 150.0,
+        dram_ns: 160.0,
+        remote_dram_ns: 160.0,
+        mlp: 3.0,
+        source: "Hi6220: 32 KB L1D per core, 512 KB L2 per cluster (HiKey / 96Boards \
+                 hardware docs; hi6220.dtsi has one next-level-cache per cluster); A53 L1 \
+                 hit 3 cycles (Cortex-A53 TRM) = 2.5 ns at 1.2 GHz. estimates: L2 hit ~15 \
+                 cycles = 12.5 ns, a line in the other cluster via the CCI snoop 150 ns, \
+                 LPDDR3 160 ns, mlp 3 (the in-order A53 keeps only a few line fills in \
+                 flight); remote_dram_ns unused (one node)",
+    }
+}
+
 const HIKEY_ABOUT: &str = "HiKey (HiSilicon Hi6220) as in seed 003: 8 x Cortex-A53 at up to \
      1.2 GHz in 2 clusters of 4 (CPUs 0-3, 4-7), each cluster's 512 KB L2 an LLC, 1 node, \
      capacity 1024 for all (SMP; the sched domains Vincent Guittot quotes are MC 0-3 / 4-7, DIE \
@@ -579,23 +599,7 @@ fn hikey() -> Machine {
         HIKEY_ABOUT,
         cpus,
         flat_distance(1, 20),
-        CacheSpec {
-            line_bytes: 64,
-            core_bytes: 32 * KIB,
-            llc_bytes: 512 * KIB,
-            core_hit_ns: 2.5,
-            llc_hit_ns: 12.5,
-            remote_llc_ns: 150.0,
-            dram_ns: 160.0,
-            remote_dram_ns: 160.0,
-            mlp: 3.0,
-            source: "Hi6220: 32 KB L1D per core, 512 KB L2 per cluster (HiKey / 96Boards \
-                     hardware docs; hi6220.dtsi has one next-level-cache per cluster); A53 L1 \
-                     hit 3 cycles (Cortex-A53 TRM) = 2.5 ns at 1.2 GHz. estimates: L2 hit ~15 \
-                     cycles = 12.5 ns, a line in the other cluster via the CCI snoop 150 ns, \
-                     LPDDR3 160 ns, mlp 3 (the in-order A53 keeps only a few line fills in \
-                     flight); remote_dram_ns unused (one node)",
-        },
+        hikey_cache(),
         smt_none("no SMT on Cortex-A53"),
         idle_hikey(),
     )
@@ -714,6 +718,95 @@ fn vm_1s2c2t() -> Machine {
     )
 }
 
+// ---------------------------------------------------------------- your own machine
+
+/// The preset family whose generic tables fill in what sysfs does not say
+/// about a machine read with `--topology-from` (cache latencies, mlp, SMT
+/// throughput, memory latencies; idle states and cache sizes when sysfs has
+/// none). docs/sim/cost-model.md, "Your own machine", states the rule that
+/// picks the family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    X86,
+    Power,
+    Arm,
+}
+
+/// A family's tables, and where they come from.
+pub struct FamilyDefaults {
+    /// The preset these tables are taken from.
+    pub preset: &'static str,
+    pub cache: CacheSpec,
+    pub smt: SmtSpec,
+    pub idle: (Vec<IdleState>, &'static str),
+    /// The `CacheSpec::source` of a machine built on these tables, whose
+    /// sizes and line size come from sysfs.
+    pub snapshot_cache_source: &'static str,
+}
+
+impl Family {
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::X86 => "x86",
+            Family::Power => "POWER",
+            Family::Arm => "ARM",
+        }
+    }
+
+    /// The family of `uname -m`'s machine name, if it is one of the three.
+    pub fn from_arch(arch: &str) -> Option<Family> {
+        match arch {
+            "x86_64" | "i386" | "i486" | "i586" | "i686" | "x86" => Some(Family::X86),
+            a if a.starts_with("ppc") || a.starts_with("powerpc") => Some(Family::Power),
+            a if a.starts_with("aarch64") || a.starts_with("arm") => Some(Family::Arm),
+            _ => None,
+        }
+    }
+
+    pub fn defaults(self) -> FamilyDefaults {
+        match self {
+            Family::X86 => FamilyDefaults {
+                preset: "2s2c2t",
+                cache: vm_cache(2),
+                smt: smt_intel2(),
+                idle: idle_intel_spr(),
+                snapshot_cache_source: "sizes and line size from the snapshot's \
+                    cache/index*/ (any it lacks: as below); latencies and mlp assumed: the \
+                    generic x86 core of the 2s2c2t/1s2c2t presets, a Sapphire Rapids-class \
+                    core (L2 5 ns, LLC 20 ns, another LLC 60 ns, DRAM 100 ns, 180 ns at SLIT \
+                    20, mlp 16; Intel ARK and Optimization Reference Manual, the rest \
+                    estimates, see docs/sim/cost-model.md)",
+            },
+            Family::Power => FamilyDefaults {
+                preset: "power10",
+                cache: power_cache(remote_at_slit20(100.0, 180.0, 40)),
+                smt: smt_power_group(),
+                idle: idle_pseries(),
+                snapshot_cache_source: "sizes and line size from the snapshot's \
+                    cache/index*/ (any it lacks: as below); latencies and mlp assumed: the \
+                    POWER10 estimates of the power10 preset (L2 4 ns, L3 10 ns, another L3 \
+                    30 ns, DRAM 100 ns, other chip 180 ns at SLIT 40, mlp 12; see \
+                    docs/sim/cost-model.md)",
+            },
+            Family::Arm => FamilyDefaults {
+                preset: "hikey",
+                cache: CacheSpec {
+                    remote_dram_ns: 160.0 + 80.0,
+                    ..hikey_cache()
+                },
+                smt: smt_none("no SMT assumed (ARM cores have none, except a few server parts)"),
+                idle: idle_hikey(),
+                snapshot_cache_source: "sizes and line size from the snapshot's \
+                    cache/index*/ (any it lacks: as below); latencies and mlp assumed: the \
+                    Cortex-A53 figures of the hikey preset (L1 2.5 ns, L2 12.5 ns, other \
+                    cluster 150 ns, DRAM 160 ns, mlp 3; Cortex-A53 TRM, the rest estimates); \
+                    another node: estimate 240 ns at SLIT 20 (hikey has one node; the +80 ns \
+                    of the generic x86 table)",
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -813,6 +906,22 @@ mod tests {
         assert!((0..8).all(|l| m.cpus.iter().filter(|c| c.llc == l).count() == 28));
         assert_eq!(m.node_distance[0][3], 12);
         assert_eq!(m.node_distance[0][4], 21);
+    }
+
+    #[test]
+    fn families_by_arch_and_their_tables() {
+        assert_eq!(Family::from_arch("x86_64"), Some(Family::X86));
+        assert_eq!(Family::from_arch("ppc64le"), Some(Family::Power));
+        assert_eq!(Family::from_arch("aarch64"), Some(Family::Arm));
+        assert_eq!(Family::from_arch("riscv64"), None);
+        for f in [Family::X86, Family::Power, Family::Arm] {
+            let d = f.defaults();
+            let p = find(d.preset).unwrap();
+            assert_eq!(d.smt.throughput, p.smt.throughput, "{}", f.name());
+            assert_eq!(d.idle.0, p.idle_states, "{}", f.name());
+            assert_eq!(d.cache.llc_hit_ns, p.cache.llc_hit_ns, "{}", f.name());
+            assert!(d.cache.remote_dram_ns > d.cache.dram_ns, "{}", f.name());
+        }
     }
 
     #[test]
