@@ -405,13 +405,16 @@ impl Core {
         &mut *self.tasks[t].ts as *mut TaskStruct
     }
 
-    pub fn task_of(&self, p: *const TaskStruct) -> Option<TaskId> {
+    /// The task whose task_struct `p` is (the shim passes back pointers the
+    /// core gave it; anything else is None).
+    pub(crate) fn task_of(&self, p: *const TaskStruct) -> Option<TaskId> {
         if p.is_null() {
             return None;
         }
         // SAFETY: every task_struct the shim sees was made by this core
         let id = unsafe { (*p).sim_id } as usize;
-        (id < self.tasks.len()).then_some(id)
+        let t = self.tasks.get(id)?;
+        std::ptr::eq(&*t.ts, p).then_some(id)
     }
 
     /// The task running on `cpu`'s behalf (bpf_get_current_task_btf): the
