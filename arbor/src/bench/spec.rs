@@ -2,7 +2,7 @@
 //! `arbor:stock:STEAL`, `lavd`) and workload specs (`hackbench:g=4,mode=thread`),
 //! parsed and checked on the host so a typo fails before a guest boots.
 
-use std::collections::BTreeMap;
+use arbor_sim::workload::spec::Opts;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
@@ -171,44 +171,6 @@ pub fn unit(metric: &str) -> &'static str {
     }
 }
 
-struct Opts<'a> {
-    spec: &'a str,
-    kv: BTreeMap<String, String>,
-}
-
-impl Opts<'_> {
-    fn take_u32(&mut self, key: &str, def: u32, lo: u32, hi: u32) -> Result<u32> {
-        match self.kv.remove(key) {
-            None => Ok(def),
-            Some(v) => match v.parse::<u32>() {
-                Ok(x) if (lo..=hi).contains(&x) => Ok(x),
-                _ => bail!(
-                    "workload '{}': {key}={v} is not an integer in {lo}..{hi}",
-                    self.spec
-                ),
-            },
-        }
-    }
-    fn take_choice(&mut self, key: &str, choices: &[&'static str]) -> Result<&'static str> {
-        match self.kv.remove(key) {
-            None => Ok(choices[0]),
-            Some(v) => choices.iter().find(|c| **c == v).copied().with_context(|| {
-                format!(
-                    "workload '{}': {key}={v} is not one of {}",
-                    self.spec,
-                    choices.join(", ")
-                )
-            }),
-        }
-    }
-    fn done(&self) -> Result<()> {
-        if let Some(k) = self.kv.keys().next() {
-            bail!("workload '{}': unknown option '{k}'", self.spec);
-        }
-        Ok(())
-    }
-}
-
 pub const WORKLOADS: &str = "hackbench[:g=,l=,mode=process|thread,ipc=pipe|socket], \
 perf-messaging[:g=,l=,mode=process|thread,ipc=socket|pipe], perf-pipe[:l=], \
 sysbench[:threads=,time=], pgbench[:clients=,scale=,mode=select|tpcb,time=], \
@@ -239,20 +201,13 @@ impl Workload {
                 needs_pg: None,
             });
         }
-        let mut kv = BTreeMap::new();
-        for a in args.split(',').filter(|a| !a.is_empty()) {
-            let (k, v) = a
-                .split_once('=')
-                .with_context(|| format!("workload '{s}': option '{a}' is not key=value"))?;
-            kv.insert(k.to_string(), v.to_string());
-        }
-        let mut o = Opts { spec: s, kv };
+        let (_, mut o) = Opts::parse(s)?;
         let w = match name {
             "hackbench" => {
-                let g = o.take_u32("g", 2, 1, 100)?;
-                let l = o.take_u32("l", 200, 1, 1_000_000)?;
-                let mode = o.take_choice("mode", &["process", "thread"])?;
-                let ipc = o.take_choice("ipc", &["pipe", "socket"])?;
+                let g = o.u32("g", 2, 1, 100)?;
+                let l = o.u32("l", 200, 1, 1_000_000)?;
+                let mode = o.choice("mode", &["process", "thread"])?;
+                let ipc = o.choice("ipc", &["pipe", "socket"])?;
                 let mut c = format!("hackbench -g {g} -l {l}");
                 if mode == "thread" {
                     c += " -T";
@@ -263,10 +218,10 @@ impl Workload {
                 ("hackbench", c, "time_s", None)
             }
             "perf-messaging" => {
-                let g = o.take_u32("g", 2, 1, 100)?;
-                let l = o.take_u32("l", 100, 1, 1_000_000)?;
-                let mode = o.take_choice("mode", &["process", "thread"])?;
-                let ipc = o.take_choice("ipc", &["socket", "pipe"])?;
+                let g = o.u32("g", 2, 1, 100)?;
+                let l = o.u32("l", 100, 1, 1_000_000)?;
+                let mode = o.choice("mode", &["process", "thread"])?;
+                let ipc = o.choice("ipc", &["socket", "pipe"])?;
                 let mut c = format!("perf bench sched messaging -g {g} -l {l}");
                 if mode == "thread" {
                     c += " -t";
@@ -277,7 +232,7 @@ impl Workload {
                 ("perf", c, "time_s", None)
             }
             "perf-pipe" => {
-                let l = o.take_u32("l", 20000, 1, 10_000_000)?;
+                let l = o.u32("l", 20000, 1, 10_000_000)?;
                 (
                     "perf",
                     format!("perf bench sched pipe -l {l}"),
@@ -286,8 +241,8 @@ impl Workload {
                 )
             }
             "sysbench" => {
-                let t = o.take_u32("threads", ncpu, 1, 1024)?;
-                let time = o.take_u32("time", 5, 1, 3600)?;
+                let t = o.u32("threads", ncpu, 1, 1024)?;
+                let time = o.u32("time", 5, 1, 3600)?;
                 (
                     "sysbench",
                     format!("sysbench cpu --threads={t} --time={time} run"),
@@ -296,10 +251,10 @@ impl Workload {
                 )
             }
             "pgbench" => {
-                let c = o.take_u32("clients", 8, 1, 256)?;
-                let scale = o.take_u32("scale", 4, 1, 1000)?;
-                let mode = o.take_choice("mode", &["select", "tpcb"])?;
-                let time = o.take_u32("time", 10, 1, 3600)?;
+                let c = o.u32("clients", 8, 1, 256)?;
+                let scale = o.u32("scale", 4, 1, 1000)?;
+                let mode = o.choice("mode", &["select", "tpcb"])?;
+                let time = o.u32("time", 10, 1, 3600)?;
                 let j = c.min(ncpu);
                 let sel = if mode == "select" { " -S" } else { "" };
                 (
@@ -312,10 +267,10 @@ impl Workload {
                 )
             }
             "wakeprobe" => {
-                let m = o.take_u32("m", 2, 1, 64)?;
-                let w = o.take_u32("w", (ncpu / 2).max(1), 1, 256)?;
-                let t = o.take_u32("t", 5, 1, 3600)?;
-                let k = o.take_u32("k", 64, 0, 65536)?;
+                let m = o.u32("m", 2, 1, 64)?;
+                let w = o.u32("w", (ncpu / 2).max(1), 1, 256)?;
+                let t = o.u32("t", 5, 1, 3600)?;
+                let k = o.u32("k", 64, 0, 65536)?;
                 (
                     "wakeprobe",
                     format!("@WAKEPROBE@ -m {m} -w {w} -t {t} -k {k}"),
@@ -324,9 +279,9 @@ impl Workload {
                 )
             }
             "stress-ng" => {
-                let st = o.take_choice("stressor", &["cpu", "switch", "pipe", "cache"])?;
-                let n = o.take_u32("n", ncpu, 1, 1024)?;
-                let t = o.take_u32("t", 5, 1, 3600)?;
+                let st = o.choice("stressor", &["cpu", "switch", "pipe", "cache"])?;
+                let n = o.u32("n", ncpu, 1, 1024)?;
+                let t = o.u32("t", 5, 1, 3600)?;
                 (
                     "stress-ng",
                     format!("stress-ng --{st} {n} -t {t} --metrics-brief"),

@@ -46,14 +46,33 @@ pub fn primary_metric(spec: &str) -> Option<&'static str> {
     })
 }
 
-/// The `key=value` options of one spec, consumed as they are read.
-struct Opts<'a> {
+/// The `key=value` options of one workload spec (`NAME:k=v,k=v`), consumed
+/// as they are read, so that what is left over is an unknown option. One
+/// reader for `arbor sim` and `arbor bench`, with the same one-line errors.
+pub struct Opts<'a> {
     spec: &'a str,
     kv: BTreeMap<String, String>,
 }
 
+impl<'a> Opts<'a> {
+    /// Splits `spec` (already trimmed) into its name and options.
+    pub fn parse(spec: &'a str) -> Result<(&'a str, Opts<'a>)> {
+        let (name, args) = spec.split_once(':').unwrap_or((spec, ""));
+        let mut kv = BTreeMap::new();
+        for a in args.split(',').filter(|a| !a.is_empty()) {
+            let (k, v) = a
+                .split_once('=')
+                .with_context(|| format!("workload '{spec}': option '{a}' is not key=value"))?;
+            if kv.insert(k.to_string(), v.to_string()).is_some() {
+                bail!("workload '{spec}': option '{k}' is given twice");
+            }
+        }
+        Ok((name, Opts { spec, kv }))
+    }
+}
+
 impl Opts<'_> {
-    fn u32(&mut self, key: &str, def: u32, lo: u32, hi: u32) -> Result<u32> {
+    pub fn u32(&mut self, key: &str, def: u32, lo: u32, hi: u32) -> Result<u32> {
         let Some(v) = self.kv.remove(key) else {
             return Ok(def);
         };
@@ -66,7 +85,7 @@ impl Opts<'_> {
         }
     }
 
-    fn choice(&mut self, key: &str, choices: &[&'static str]) -> Result<&'static str> {
+    pub fn choice(&mut self, key: &str, choices: &[&'static str]) -> Result<&'static str> {
         let Some(v) = self.kv.remove(key) else {
             return Ok(choices[0]);
         };
@@ -79,7 +98,7 @@ impl Opts<'_> {
         })
     }
 
-    fn done(&self) -> Result<()> {
+    pub fn done(&self) -> Result<()> {
         if let Some(k) = self.kv.keys().next() {
             bail!("workload '{}': unknown option '{k}'", self.spec);
         }
@@ -112,16 +131,7 @@ pub fn parse(spec: &str, nr_cpus: usize, seed: u64) -> Result<Box<dyn Workload>>
         }
         return Ok(Box::new(rtapp::RtApp::from_file(args, nr_cpus)?));
     }
-    let mut kv = BTreeMap::new();
-    for a in args.split(',').filter(|a| !a.is_empty()) {
-        let (k, v) = a
-            .split_once('=')
-            .with_context(|| format!("workload '{s}': option '{a}' is not key=value"))?;
-        if kv.insert(k.to_string(), v.to_string()).is_some() {
-            bail!("workload '{s}': option '{k}' is given twice");
-        }
-    }
-    let mut o = Opts { spec: s, kv };
+    let (_, mut o) = Opts::parse(s)?;
     let w: Box<dyn Workload> = match name {
         "hackbench" | "perf-messaging" => {
             let (l_def, ipcs): (u32, &[&'static str]) = if name == "hackbench" {
