@@ -14,6 +14,8 @@ pub mod kfuncs;
 pub mod ops;
 pub mod run;
 pub mod stats;
+#[cfg(test)]
+mod tests;
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
