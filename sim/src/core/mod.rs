@@ -526,6 +526,12 @@ impl Core {
         self.stats.wakeups += 1;
         self.note(|| format!("wake {t} -> cpu {cpu} (flags {wake_flags:#x})"));
         self.enqueue_task(ops, t, waker_cpu, abi::SCX_ENQ_WAKEUP);
+        // wakeup_preempt (core.c:2294-2305, ext.c:2262-2270, checklist 37):
+        // an SCX task woken onto a CPU running the idle class reschedules
+        // it, whichever DSQ ops.enqueue chose; a busy CPU is left alone
+        if self.stop.is_none() && self.cpus[cpu].curr.is_none() {
+            self.resched(cpu);
+        }
     }
 
     /// enqueue_task_scx: ops.runnable, then do_enqueue_task.

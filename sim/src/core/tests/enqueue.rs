@@ -12,7 +12,6 @@ fn keep_prev() -> Option<Box<dyn FnMut(&mut Core, TaskId, usize, u64) -> i32>> {
 /// task goes to the global DSQ with its slice refilled to SCX_SLICE_DFL,
 /// and a CPU of its node runs it from there.
 #[test]
-#[ignore = "deviation: a wake-up does not reschedule the idle CPU it is placed on (wakeup_preempt)"]
 fn no_enqueue_callback_inserts_into_the_global_dsq() {
     let mut s = Sched::fifo();
     s.select = keep_prev();
@@ -54,7 +53,6 @@ fn no_enqueue_callback_inserts_into_the_global_dsq() {
 /// node's CPUs: a task queued on node 1 is not run by a CPU of node 0 that
 /// goes through the scheduler meanwhile.
 #[test]
-#[ignore = "deviation: a wake-up does not reschedule the idle CPU it is placed on (wakeup_preempt)"]
 fn global_dsq_is_per_node() {
     let mut s = Sched::fifo();
     s.enqueue = None;
@@ -109,7 +107,6 @@ fn enqueue_inserting_nothing_leaves_the_task_with_bpf() {
 /// enqueue into a shared DSQ, with no kick, still runs the task at once on
 /// the CPU select_cpu picked.
 #[test]
-#[ignore = "deviation: a wake-up does not reschedule the idle CPU it is placed on (wakeup_preempt)"]
 fn wakeup_on_an_idle_cpu_reschedules_it() {
     let mut s = Sched::fifo();
     s.select = Some(Box::new(|_c: &mut Core, _t, _prev, _f| 3));
@@ -128,7 +125,6 @@ fn wakeup_on_an_idle_cpu_reschedules_it() {
 /// between SCX tasks: a task woken onto a busy CPU waits for the running
 /// task's slice or sleep, and no other CPU is woken for it.
 #[test]
-#[ignore = "deviation: a wake-up does not reschedule the idle CPU it is placed on (wakeup_preempt)"]
 fn wakeup_on_a_busy_cpu_does_not_preempt() {
     let mut s = Sched::fifo();
     s.select = Some(Box::new(|_c: &mut Core, _t, _prev, _f| 0));
