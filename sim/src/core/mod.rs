@@ -525,7 +525,14 @@ impl Core {
         self.tasks[t].woken_at = Some(self.now);
         self.stats.wakeups += 1;
         self.note(|| format!("wake {t} -> cpu {cpu} (flags {wake_flags:#x})"));
-        self.enqueue_task(ops, t, waker_cpu, abi::SCX_ENQ_WAKEUP);
+        // a fork's first enqueue (wake_up_new_task) has no ENQUEUE_WAKEUP
+        // (core.c:4987); a ttwu's has (core.c:4280)
+        let enq_flags = if wake_flags & abi::SCX_WAKE_FORK != 0 {
+            0
+        } else {
+            abi::SCX_ENQ_WAKEUP
+        };
+        self.enqueue_task(ops, t, waker_cpu, enq_flags);
         // wakeup_preempt (core.c:2294-2305, ext.c:2262-2270, checklist 37):
         // an SCX task woken onto a CPU running the idle class reschedules
         // it, whichever DSQ ops.enqueue chose; a busy CPU is left alone

@@ -81,7 +81,6 @@ fn callbacks_over_a_task_life_in_order() {
 /// reaches ops.runnable and ops.enqueue with SCX_ENQ_WAKEUP; a fork's
 /// first enqueue (wake_up_new_task) has no SCX_ENQ_WAKEUP.
 #[test]
-#[ignore = "deviation: a fork's first enqueue is given SCX_ENQ_WAKEUP"]
 fn wakeup_flag_on_wakeups_not_on_fork() {
     let mut s = Sched::fifo_kick();
     let mut w = Script::new().task("x", &[Act::Run(MS), Act::Sleep(MS), Act::Run(MS)]);
