@@ -514,12 +514,13 @@ impl Core {
                 cpu = sel as usize;
             }
         }
-        // checklist 3: a disallowed CPU is replaced by select_fallback_rq
+        // checklist 3: a disallowed CPU is replaced by select_fallback_rq;
+        // a direct dispatch recorded by select_cpu stands, SCX_DSQ_LOCAL
+        // then meaning the fallback CPU (ext.c:1840-1891, checklist 5)
         if !self.allowed(t, cpu) {
             cpu = (0..self.cpus.len())
                 .find(|&c| self.allowed(t, c))
                 .unwrap_or(prev);
-            self.ddsp = None;
         }
         self.tasks[t].cpu = cpu;
         self.tasks[t].woken_at = Some(self.now);

@@ -145,7 +145,6 @@ fn insert_from_select_cpu_is_direct_dispatch_to_selected_cpu() {
 /// happens (no ops.enqueue), on the local DSQ of the fallback CPU the core
 /// placed the task on.
 #[test]
-#[ignore = "deviation: the core drops the direct dispatch when select_cpu's CPU is disallowed"]
 fn direct_dispatch_to_local_binds_to_the_fallback_cpu() {
     let mut s = Sched::fifo();
     s.select = Some(Box::new(|c: &mut Core, t, _prev, _f| {
