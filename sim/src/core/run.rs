@@ -371,8 +371,9 @@ impl Core {
         }
         self.cpus[x].busy_since = Some(self.now);
         self.stats.set_idle(x, false, self.now);
-        self.call(x, Ctx::Other, |c| ops.update_idle(c, x, false));
+        // idle.c:788-790: ops.update_idle runs after the masks are updated
         self.set_idle_bits(x, false);
+        self.call(x, Ctx::Other, |c| ops.update_idle(c, x, false));
     }
 
     fn enter_idle(&mut self, ops: &mut dyn Ops, x: usize, notify: bool) {

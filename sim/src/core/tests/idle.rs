@@ -204,7 +204,6 @@ fn update_idle_on_real_transitions_only() {
 /// idle.c:788-790 (checklist 32, 33): ops.update_idle runs after the
 /// built-in masks were updated, so it sees its CPU's idle bit as `idle`.
 #[test]
-#[ignore = "deviation: on leaving idle ops.update_idle(cpu, false) runs before the idle bit is cleared"]
 fn update_idle_sees_the_masks_already_updated() {
     let mut s = Sched::local();
     let seen = cell::<Vec<(bool, bool)>>();
