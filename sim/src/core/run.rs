@@ -164,8 +164,14 @@ impl Core {
                     have = true;
                     break;
                 }
+                // ext.c:2893-2929 (checklist 14): after SCX_DSP_MAX_LOOPS
+                // rounds the CPU kicks itself and ends this pass
                 loops -= 1;
-                if produced == 0 || loops == 0 || self.stop.is_some() {
+                if loops == 0 {
+                    self.resched(x);
+                    break;
+                }
+                if produced == 0 || self.stop.is_some() {
                     break;
                 }
             }

@@ -192,7 +192,6 @@ fn dispatch_inserts_apply_after_dispatch_returns() {
 /// again while its last round produced tasks, at most SCX_DSP_MAX_LOOPS =
 /// 32 times; then the CPU kicks itself and the loop resumes in a new pass.
 #[test]
-#[ignore = "deviation: after 32 rounds the core stops without the self-kick (scx_kick_cpu(cpu, 0))"]
 fn dispatch_loop_is_bounded_and_self_kicks() {
     let passes = cell::<Vec<(u64, bool)>>();
     let p = passes.clone();
