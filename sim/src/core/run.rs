@@ -269,7 +269,8 @@ impl Core {
     }
 
     /// flush_dispatch_buf (ext.c:2735-2767, checklist 20): inserts made in
-    /// ops.dispatch, applied if the task is still queued as it was.
+    /// ops.dispatch, applied if the task is still held by the BPF scheduler
+    /// from the same enqueue (qseq).
     fn flush_dispatch(&mut self, x: usize) -> usize {
         let buf = std::mem::take(&mut self.dispatch_buf);
         let mut n = 0;
@@ -280,13 +281,11 @@ impl Core {
             {
                 continue;
             }
-            match self.tasks[t].state {
-                TaskState::Bpf => {}
-                TaskState::Queued(q) => {
-                    self.dsq_remove(t, q);
-                    self.tasks[t].state = TaskState::Bpf;
-                }
-                _ => continue,
+            // finish_dispatch (ext.c:2721-2787): only a task the BPF
+            // scheduler holds (ops_state QUEUED) is claimed; one already in
+            // a DSQ, running or asleep is silently skipped
+            if self.tasks[t].state != TaskState::Bpf {
+                continue;
             }
             if self.apply_insert(d, x, false) {
                 n += 1;

@@ -251,7 +251,6 @@ fn dispatch_buffer_overflow_ejects() {
 /// ops.dispatch of a task that is not held by the BPF scheduler (already
 /// dispatched into a DSQ) is silently dropped: the task stays where it is.
 #[test]
-#[ignore = "deviation: flush_dispatch moves a task that is already in a DSQ"]
 fn dispatch_insert_of_a_task_already_in_a_dsq_is_dropped() {
     let mut s = Sched::fifo_kick();
     // wrong on purpose: insert what SHARED holds instead of moving it
