@@ -598,7 +598,7 @@ impl Core {
         if let Some(v) = d.vtime {
             ts.scx.dsq_vtime = v;
         }
-        let target = if d.dsq == abi::SCX_DSQ_LOCAL {
+        let mut target = if d.dsq == abi::SCX_DSQ_LOCAL {
             DsqRef::Local(local_cpu)
         } else if d.dsq & abi::SCX_DSQ_LOCAL_ON == abi::SCX_DSQ_LOCAL_ON {
             let c = (d.dsq & 0xffff_ffff) as usize;
@@ -627,14 +627,15 @@ impl Core {
             self.eject("cannot use vtime ordering for built-in DSQs".into());
             return false;
         }
-        // checklist 21: a local DSQ outside the task's cpumask is an error
+        // checklist 21: a local DSQ outside the task's cpumask is an error,
+        // and the task goes to the global DSQ (ext.c:2391-2409, 2680-2684)
         if let DsqRef::Local(c) = target {
             if !self.allowed(t, c) {
                 self.eject(format!(
                     "SCX_DSQ_LOCAL[_ON] to CPU {c}, which {} may not run on",
                     self.tasks[t].spec.name
                 ));
-                return false;
+                target = DsqRef::Global;
             }
         }
         self.enqueue_on(t, target, d.flags, d.vtime)

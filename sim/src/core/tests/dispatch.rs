@@ -289,43 +289,51 @@ fn local_on_inserts_into_that_cpus_local_dsq() {
 /// ext.c:2391-2409, 2680-2684 (checklist 21): an insert into the local
 /// DSQ of a CPU outside the task's cpumask, from ops.enqueue or from
 /// ops.dispatch, is a scheduler error, and the task falls back to the
-/// global DSQ.
+/// global DSQ. (x may run on CPUs 0-1; ops.dispatch runs on CPU 2, which
+/// cannot take x from the global DSQ.)
 #[test]
-#[ignore = "deviation: the task is left with the BPF scheduler instead of the global DSQ"]
 fn local_on_outside_the_cpumask_ejects_and_falls_back_to_global() {
     for from_dispatch in [false, true] {
-        let mut s = if from_dispatch {
-            custody(|c, _cpu, q| {
-                if let Some(t) = q.pop_front() {
+        let mut s = Sched::fifo_kick();
+        if from_dispatch {
+            let held = cell::<Vec<TaskId>>();
+            let h = held.clone();
+            s.enqueue = Some(Box::new(move |c: &mut Core, t, _f| {
+                h.borrow_mut().push(t);
+                c.kf_kick_cpu(2, 0);
+            }));
+            s.dispatch = Some(Box::new(move |c: &mut Core, _cpu, _prev| {
+                if let Some(t) = held.borrow_mut().pop() {
                     c.kf_dsq_insert(t, abi::SCX_DSQ_LOCAL_ON | 3, abi::SCX_SLICE_DFL, None, 0);
                 }
-            })
-            .0
+            }));
         } else {
-            let mut s = Sched::fifo_kick();
             s.enqueue = Some(Box::new(|c: &mut Core, t, _f| {
                 c.kf_dsq_insert(t, abi::SCX_DSQ_LOCAL_ON | 3, abi::SCX_SLICE_DFL, None, 0)
             }));
-            s
-        };
+        }
         let mut w = Script::new().task_at("x", 0, Some(vec![0, 1]), &[Act::Run(MS)]);
         let (core, stop) = run(flat(4), &mut s, &mut w);
         let why = ejected(&stop);
         assert!(why.contains("CPU 3") && why.contains("x"), "{why}");
         assert_eq!(core.tasks[0].state, TaskState::Queued(DsqRef::Global));
+        assert_eq!(core.global[0].order(), [0]);
     }
 }
 
 /// ext.c:2503-2554 (checklist 21, item 5): scx_bpf_dsq_move of an
 /// iterated task to the local DSQ of a CPU outside its cpumask is a
 /// scheduler error; the task goes to the global DSQ and the call still
-/// returns true.
+/// returns true. (ops.dispatch runs on CPU 2, which x may not run on.)
 #[test]
-#[ignore = "deviation: kf_dsq_move returns false and leaves the task where it was, with no error"]
 fn dsq_move_outside_the_cpumask_ejects_and_falls_back_to_global() {
     let returned = cell::<Vec<bool>>();
     let r = returned.clone();
     let mut s = Sched::fifo_kick();
+    s.enqueue = Some(Box::new(|c: &mut Core, t, _f| {
+        c.kf_dsq_insert(t, SHARED, abi::SCX_SLICE_DFL, None, 0);
+        c.kf_kick_cpu(2, 0);
+    }));
     s.dispatch = Some(Box::new(move |c: &mut Core, _cpu, _prev| {
         let it = c.kf_iter_new(SHARED);
         while let Some(t) = c.kf_iter_next(it) {
@@ -340,4 +348,5 @@ fn dsq_move_outside_the_cpumask_ejects_and_falls_back_to_global() {
     assert!(why.contains("CPU 3"), "{why}");
     assert_eq!(*returned.borrow(), [true]);
     assert_eq!(core.tasks[0].state, TaskState::Queued(DsqRef::Global));
+    assert_eq!(core.global[0].order(), [0]);
 }
