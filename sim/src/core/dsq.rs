@@ -83,6 +83,11 @@ impl Dsq {
         Some(t)
     }
 
+    /// Tasks in dispatch order, without collecting them.
+    pub fn iter(&self) -> impl Iterator<Item = TaskId> + '_ {
+        self.fifo.iter().copied().chain(self.prio.values().copied())
+    }
+
     /// Tasks in dispatch order.
     pub fn order(&self) -> Vec<TaskId> {
         self.fifo

@@ -195,8 +195,45 @@ pub struct Core {
     cpu_core: Vec<usize>,
     core_cpus: Vec<Vec<usize>>,
     cpu_node: Vec<usize>,
-    /// The last events, for invariant reports.
-    recent: std::collections::VecDeque<String>,
+    /// The last events, for invariant reports (formatted only then).
+    recent: std::collections::VecDeque<(Ns, Note)>,
+}
+
+/// How many of the last events an invariant report shows.
+const RECENT: usize = 16;
+
+/// One of the last events, kept for invariant reports.
+#[derive(Clone, Copy, Debug)]
+enum Note {
+    Wake {
+        t: TaskId,
+        cpu: usize,
+        flags: u64,
+    },
+    Insert {
+        t: TaskId,
+        dsq: DsqRef,
+    },
+    Run {
+        t: TaskId,
+        cpu: usize,
+    },
+    /// Switched out: still runnable (preempted, expired) or not (sleeps, exits).
+    Stop {
+        t: TaskId,
+        cpu: usize,
+        runnable: bool,
+    },
+    Idle(usize),
+}
+
+/// A DSQ as a report names it.
+fn dsq_name(q: DsqRef) -> String {
+    match q {
+        DsqRef::Local(c) => format!("CPU {c}'s local DSQ"),
+        DsqRef::Global => "the global DSQ".into(),
+        DsqRef::User(id) => format!("DSQ {id:#x}"),
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -316,12 +353,55 @@ impl Core {
         self.events.push(Reverse((at, self.seq, ev)));
     }
 
-    fn note(&mut self, s: impl FnOnce() -> String) {
-        if self.recent.len() >= 16 {
+    fn note(&mut self, n: Note) {
+        if self.recent.len() >= RECENT {
             self.recent.pop_front();
         }
-        let line = format!("{:>12} ns  {}", self.now, s());
-        self.recent.push_back(line);
+        self.recent.push_back((self.now, n));
+    }
+
+    /// A task as a report names it.
+    fn task_name(&self, t: TaskId) -> String {
+        format!("{} (task {t})", self.tasks[t].spec.name)
+    }
+
+    fn describe(&self, n: Note) -> String {
+        match n {
+            Note::Wake { t, cpu, flags } => {
+                format!(
+                    "wake {} onto CPU {cpu} (wake flags {flags:#x})",
+                    self.task_name(t)
+                )
+            }
+            Note::Insert { t, dsq } => {
+                format!("insert {} into {}", self.task_name(t), dsq_name(dsq))
+            }
+            Note::Run { t, cpu } => format!("CPU {cpu} runs {}", self.task_name(t)),
+            Note::Stop { t, cpu, runnable } => format!(
+                "CPU {cpu} switches out {} ({})",
+                self.task_name(t),
+                if runnable {
+                    "still runnable"
+                } else {
+                    "sleeps or exits"
+                }
+            ),
+            Note::Idle(cpu) => format!("CPU {cpu} goes idle"),
+        }
+    }
+
+    /// An invariant report: what failed, when, and the last events.
+    fn report(&self, what: String) -> String {
+        let last: Vec<String> = self
+            .recent
+            .iter()
+            .map(|&(at, n)| format!("{at:>12} ns  {}", self.describe(n)))
+            .collect();
+        format!(
+            "{what} at {} ns; last events:\n  {}",
+            self.now,
+            last.join("\n  ")
+        )
     }
 
     /// Stops the run: the scheduler is ejected (first reason wins).
@@ -335,12 +415,7 @@ impl Core {
     /// and the last events.
     pub fn violation(&mut self, what: String) {
         if self.stop.is_none() {
-            let last: Vec<String> = self.recent.iter().cloned().collect();
-            self.stop = Some(Stop::Invariant(format!(
-                "{what} at {} ns; last events:\n  {}",
-                self.now,
-                last.join("\n  ")
-            )));
+            self.stop = Some(Stop::Invariant(self.report(what)));
         }
     }
 
@@ -525,7 +600,11 @@ impl Core {
         self.tasks[t].cpu = cpu;
         self.tasks[t].woken_at = Some(self.now);
         self.stats.wakeups += 1;
-        self.note(|| format!("wake {t} -> cpu {cpu} (flags {wake_flags:#x})"));
+        self.note(Note::Wake {
+            t,
+            cpu,
+            flags: wake_flags,
+        });
         // a fork's first enqueue (wake_up_new_task) has no ENQUEUE_WAKEUP
         // (core.c:4987); a ttwu's has (core.c:4280)
         let enq_flags = if wake_flags & abi::SCX_WAKE_FORK != 0 {
@@ -644,15 +723,18 @@ impl Core {
     fn enqueue_on(&mut self, t: TaskId, target: DsqRef, flags: u64, vtime: Option<u64>) -> bool {
         if let TaskState::Queued(q) = self.tasks[t].state {
             self.violation(format!(
-                "task {} inserted into {target:?} while already in {q:?}",
-                self.tasks[t].spec.name
+                "task {} inserted into {} while already in {}",
+                self.task_name(t),
+                dsq_name(target),
+                dsq_name(q)
             ));
             return false;
         }
         if let TaskState::Running(c) = self.tasks[t].state {
             self.violation(format!(
-                "task {} inserted into {target:?} while running on CPU {c}",
-                self.tasks[t].spec.name
+                "task {} inserted into {} while running on CPU {c}",
+                self.task_name(t),
+                dsq_name(target)
             ));
             return false;
         }
@@ -673,7 +755,7 @@ impl Core {
             return false;
         }
         self.tasks[t].state = TaskState::Queued(target);
-        self.note(|| format!("insert {t} into {target:?}"));
+        self.note(Note::Insert { t, dsq: target });
         if let DsqRef::Local(c) = target {
             self.tasks[t].cpu = c;
             // ext.c:1507-1525 (checklist 37, 38): an idle CPU is rescheduled;

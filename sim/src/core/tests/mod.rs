@@ -14,6 +14,7 @@ mod callbacks;
 mod dispatch;
 mod enqueue;
 mod idle;
+mod invariants;
 mod kick;
 mod select;
 mod tick;
@@ -502,6 +503,14 @@ pub fn ejected(stop: &Stop) -> &str {
     match stop {
         Stop::Ejected(r) => r,
         other => panic!("expected an ejection, got {other:?}"),
+    }
+}
+
+/// The message of an invariant violation; panics on any other stop.
+pub fn violated(stop: &Stop) -> &str {
+    match stop {
+        Stop::Invariant(r) => r,
+        other => panic!("expected an invariant violation, got {other:?}"),
     }
 }
 
