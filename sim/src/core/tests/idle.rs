@@ -24,14 +24,17 @@ fn record_masks(s: &mut Sched) -> Masks {
 
 /// idle.c:710-733 (checklist 32, 34): a CPU's idle bit is clear while it
 /// runs a task; a core's CPUs are in the SMT mask only while all of its
-/// siblings are idle (1s2c2t: CPUs 0-1 and 2-3 are cores).
+/// siblings are idle (1s2c2t: CPUs 0-1 and 2-3 are cores): CPU 1 going
+/// idle beside a busy CPU 0 leaves the mask alone; CPU 2 going idle beside
+/// an idle CPU 3 puts core 2-3 in it.
 #[test]
 fn idle_and_smt_masks_follow_running_cpus() {
     let mut s = Sched::local();
     let seen = record_masks(&mut s);
     let mut w = Script::new()
-        .task_at("a", 0, Some(vec![0]), &[Act::Run(3 * MS)])
-        .task_at("b", 0, Some(vec![2]), &[Act::Run(1500 * US)]);
+        .task_at("a", 0, Some(vec![0]), &[Act::Run(2500 * US)])
+        .task_at("b", 0, Some(vec![2]), &[Act::Run(1500 * US)])
+        .task_at("c", 0, Some(vec![1]), &[Act::Run(500 * US)]);
     let (_core, stop) = run(preset("1s2c2t"), &mut s, &mut w);
     stopped_ok(&stop);
     assert_eq!(
