@@ -8,7 +8,7 @@ use super::*;
 /// A second user DSQ some tests park tasks on.
 const PARK: u64 = 1;
 
-fn keep_prev() -> Option<Box<dyn FnMut(&mut Core, TaskId, usize, u64) -> i32>> {
+fn keep_prev() -> Option<SelectFn> {
     Some(Box::new(|_c: &mut Core, _t, prev, _f| prev as i32))
 }
 

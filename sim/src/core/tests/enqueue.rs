@@ -4,7 +4,7 @@
 use super::*;
 
 /// select_cpu that keeps prev and inserts nothing.
-fn keep_prev() -> Option<Box<dyn FnMut(&mut Core, TaskId, usize, u64) -> i32>> {
+fn keep_prev() -> Option<SelectFn> {
     Some(Box::new(|_c: &mut Core, _t, prev, _f| prev as i32))
 }
 
@@ -145,7 +145,7 @@ fn wakeup_on_a_busy_cpu_does_not_preempt() {
 }
 
 /// select_cpu inserting into the local DSQ with a 2 ms slice.
-fn local_2ms() -> Option<Box<dyn FnMut(&mut Core, TaskId, usize, u64) -> i32>> {
+fn local_2ms() -> Option<SelectFn> {
     Some(Box::new(|c: &mut Core, t, prev, _f| {
         c.kf_dsq_insert(t, abi::SCX_DSQ_LOCAL, 2 * MS, None, 0);
         prev as i32

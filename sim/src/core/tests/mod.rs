@@ -217,7 +217,7 @@ pub struct Rec {
 }
 
 pub type Log = Rc<RefCell<Vec<Rec>>>;
-type SelectFn = Box<dyn FnMut(&mut Core, TaskId, usize, u64) -> i32>;
+pub type SelectFn = Box<dyn FnMut(&mut Core, TaskId, usize, u64) -> i32>;
 type TaskFlagsFn = Box<dyn FnMut(&mut Core, TaskId, u64)>;
 type DispatchFn = Box<dyn FnMut(&mut Core, usize, Option<TaskId>)>;
 type TaskFn = Box<dyn FnMut(&mut Core, TaskId)>;
