@@ -83,6 +83,11 @@ impl Dsq {
         Some(t)
     }
 
+    /// Tasks in dispatch order, without collecting them.
+    pub fn iter(&self) -> impl Iterator<Item = TaskId> + '_ {
+        self.fifo.iter().copied().chain(self.prio.values().copied())
+    }
+
     /// Tasks in dispatch order.
     pub fn order(&self) -> Vec<TaskId> {
         self.fifo
@@ -90,11 +95,6 @@ impl Dsq {
             .copied()
             .chain(self.prio.values().copied())
             .collect()
-    }
-
-    /// The tasks in dispatch order, without allocating.
-    pub fn iter(&self) -> impl Iterator<Item = TaskId> + '_ {
-        self.fifo.iter().copied().chain(self.prio.values().copied())
     }
 
     pub fn contains(&self, t: TaskId) -> bool {
@@ -111,6 +111,8 @@ pub struct UserDsqs {
     dense: Vec<u32>,
     sparse: BTreeMap<u64, u32>,
     qs: Vec<Dsq>,
+    /// qs[i]'s id
+    ids: Vec<u64>,
     /// qs[i].len(), kept in a compact array for scx_bpf_dsq_nr_queued
     lens: Vec<u32>,
 }
@@ -158,6 +160,14 @@ impl UserDsqs {
         Ok(())
     }
 
+    /// Dsq::pop_first on DSQ `id`.
+    pub fn pop_first(&mut self, id: u64) -> Option<TaskId> {
+        let s = self.slot(id)?;
+        let t = self.qs[s].pop_first();
+        self.lens[s] = self.qs[s].len() as u32;
+        t
+    }
+
     /// Dsq::remove on DSQ `id`.
     pub fn remove(&mut self, id: u64, t: TaskId) -> bool {
         let Some(s) = self.slot(id) else { return false };
@@ -173,6 +183,7 @@ impl UserDsqs {
         }
         let slot = self.qs.len() as u32;
         self.qs.push(Dsq::default());
+        self.ids.push(id);
         self.lens.push(0);
         if id < Self::DENSE {
             let i = id as usize;
@@ -189,6 +200,11 @@ impl UserDsqs {
     /// All DSQs, in creation order.
     pub fn values(&self) -> impl Iterator<Item = &Dsq> {
         self.qs.iter()
+    }
+
+    /// (id, DSQ), in creation order.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &Dsq)> {
+        self.ids.iter().copied().zip(self.qs.iter())
     }
 }
 

@@ -242,9 +242,17 @@ impl Core {
         } else {
             None
         };
+        // ext.c:2503-2554 (checklist 21): a move to the local DSQ of a CPU
+        // outside the cpumask is an error; the task goes to the global DSQ
+        // and the move still counts as done
+        let mut dsq = dsq;
         if let Some(c) = target_cpu {
-            if !self.allowed(t, c) {
-                return false;
+            if c < self.cpus.len() && !self.allowed(t, c) {
+                self.eject(format!(
+                    "scx_bpf_dsq_move to CPU {c}, which {} may not run on",
+                    self.tasks[t].spec.name
+                ));
+                dsq = abi::SCX_DSQ_GLOBAL;
             }
         }
         self.dsq_remove(t, src);

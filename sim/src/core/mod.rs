@@ -15,6 +15,8 @@ pub mod ops;
 pub mod run;
 pub mod slots;
 pub mod stats;
+#[cfg(test)]
+mod tests;
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -118,22 +120,6 @@ fn jitter(seed: u64, i: u64, max: Ns) -> Ns {
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^= z >> 31;
     z % max
-}
-
-/// An event kept for the "last events" of a violation report.
-#[derive(Clone, Copy, Debug)]
-pub enum Note {
-    Wake { t: TaskId, cpu: usize, flags: u64 },
-    Insert { t: TaskId, target: DsqRef },
-}
-
-impl std::fmt::Display for Note {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        match self {
-            Note::Wake { t, cpu, flags } => write!(f, "wake {t} -> cpu {cpu} (flags {flags:#x})"),
-            Note::Insert { t, target } => write!(f, "insert {t} into {target:?}"),
-        }
-    }
 }
 
 /// A direct or buffered insert (ext.c: ddsp / dispatch buffer).
@@ -240,8 +226,45 @@ pub struct Core {
     cpu_core: Vec<usize>,
     core_cpus: Vec<Vec<usize>>,
     cpu_node: Vec<usize>,
-    /// The last events, for invariant reports.
+    /// The last events, for invariant reports (formatted only then).
     recent: std::collections::VecDeque<(Ns, Note)>,
+}
+
+/// How many of the last events an invariant report shows.
+const RECENT: usize = 16;
+
+/// One of the last events, kept for invariant reports.
+#[derive(Clone, Copy, Debug)]
+enum Note {
+    Wake {
+        t: TaskId,
+        cpu: usize,
+        flags: u64,
+    },
+    Insert {
+        t: TaskId,
+        dsq: DsqRef,
+    },
+    Run {
+        t: TaskId,
+        cpu: usize,
+    },
+    /// Switched out: still runnable (preempted, expired) or not (sleeps, exits).
+    Stop {
+        t: TaskId,
+        cpu: usize,
+        runnable: bool,
+    },
+    Idle(usize),
+}
+
+/// A DSQ as a report names it.
+fn dsq_name(q: DsqRef) -> String {
+    match q {
+        DsqRef::Local(c) => format!("CPU {c}'s local DSQ"),
+        DsqRef::Global => "the global DSQ".into(),
+        DsqRef::User(id) => format!("DSQ {id:#x}"),
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -371,10 +394,54 @@ impl Core {
 
     /// Remembers an event for a violation report (formatted only then).
     fn note(&mut self, n: Note) {
-        if self.recent.len() >= 16 {
+        if self.recent.len() >= RECENT {
             self.recent.pop_front();
         }
         self.recent.push_back((self.now, n));
+    }
+
+    /// A task as a report names it.
+    fn task_name(&self, t: TaskId) -> String {
+        format!("{} (task {t})", self.tasks[t].spec.name)
+    }
+
+    fn describe(&self, n: Note) -> String {
+        match n {
+            Note::Wake { t, cpu, flags } => {
+                format!(
+                    "wake {} onto CPU {cpu} (wake flags {flags:#x})",
+                    self.task_name(t)
+                )
+            }
+            Note::Insert { t, dsq } => {
+                format!("insert {} into {}", self.task_name(t), dsq_name(dsq))
+            }
+            Note::Run { t, cpu } => format!("CPU {cpu} runs {}", self.task_name(t)),
+            Note::Stop { t, cpu, runnable } => format!(
+                "CPU {cpu} switches out {} ({})",
+                self.task_name(t),
+                if runnable {
+                    "still runnable"
+                } else {
+                    "sleeps or exits"
+                }
+            ),
+            Note::Idle(cpu) => format!("CPU {cpu} goes idle"),
+        }
+    }
+
+    /// An invariant report: what failed, when, and the last events.
+    fn report(&self, what: String) -> String {
+        let last: Vec<String> = self
+            .recent
+            .iter()
+            .map(|&(at, n)| format!("{at:>12} ns  {}", self.describe(n)))
+            .collect();
+        format!(
+            "{what} at {} ns; last events:\n  {}",
+            self.now,
+            last.join("\n  ")
+        )
     }
 
     /// Stops the run: the scheduler is ejected (first reason wins).
@@ -388,16 +455,7 @@ impl Core {
     /// and the last events.
     pub fn violation(&mut self, what: String) {
         if self.stop.is_none() {
-            let last: Vec<String> = self
-                .recent
-                .iter()
-                .map(|(at, n)| format!("{at:>12} ns  {n}"))
-                .collect();
-            self.stop = Some(Stop::Invariant(format!(
-                "{what} at {} ns; last events:\n  {}",
-                self.now,
-                last.join("\n  ")
-            )));
+            self.stop = Some(Stop::Invariant(self.report(what)));
         }
     }
 
@@ -566,12 +624,13 @@ impl Core {
                 cpu = sel as usize;
             }
         }
-        // checklist 3: a disallowed CPU is replaced by select_fallback_rq
+        // checklist 3: a disallowed CPU is replaced by select_fallback_rq;
+        // a direct dispatch recorded by select_cpu stands, SCX_DSQ_LOCAL
+        // then meaning the fallback CPU (ext.c:1840-1891, checklist 5)
         if !self.allowed(t, cpu) {
             cpu = (0..self.cpus.len())
                 .find(|&c| self.allowed(t, c))
                 .unwrap_or(prev);
-            self.ddsp = None;
         }
         self.tasks[t].cpu = cpu;
         self.tasks[t].woken_at = Some(self.now);
@@ -581,7 +640,20 @@ impl Core {
             cpu,
             flags: wake_flags,
         });
-        self.enqueue_task(ops, t, waker_cpu, abi::SCX_ENQ_WAKEUP);
+        // a fork's first enqueue (wake_up_new_task) has no ENQUEUE_WAKEUP
+        // (core.c:4987); a ttwu's has (core.c:4280)
+        let enq_flags = if wake_flags & abi::SCX_WAKE_FORK != 0 {
+            0
+        } else {
+            abi::SCX_ENQ_WAKEUP
+        };
+        self.enqueue_task(ops, t, waker_cpu, enq_flags);
+        // wakeup_preempt (core.c:2294-2305, ext.c:2262-2270, checklist 37):
+        // an SCX task woken onto a CPU running the idle class reschedules
+        // it, whichever DSQ ops.enqueue chose; a busy CPU is left alone
+        if self.stop.is_none() && self.cpus[cpu].curr.is_none() {
+            self.resched(cpu);
+        }
     }
 
     /// enqueue_task_scx: ops.runnable, then do_enqueue_task.
@@ -640,7 +712,7 @@ impl Core {
         if let Some(v) = d.vtime {
             ts.scx.dsq_vtime = v;
         }
-        let target = if d.dsq == abi::SCX_DSQ_LOCAL {
+        let mut target = if d.dsq == abi::SCX_DSQ_LOCAL {
             DsqRef::Local(local_cpu)
         } else if d.dsq & abi::SCX_DSQ_LOCAL_ON == abi::SCX_DSQ_LOCAL_ON {
             let c = (d.dsq & 0xffff_ffff) as usize;
@@ -669,14 +741,15 @@ impl Core {
             self.eject("cannot use vtime ordering for built-in DSQs".into());
             return false;
         }
-        // checklist 21: a local DSQ outside the task's cpumask is an error
+        // checklist 21: a local DSQ outside the task's cpumask is an error,
+        // and the task goes to the global DSQ (ext.c:2391-2409, 2680-2684)
         if let DsqRef::Local(c) = target {
             if !self.allowed(t, c) {
                 self.eject(format!(
                     "SCX_DSQ_LOCAL[_ON] to CPU {c}, which {} may not run on",
                     self.tasks[t].spec.name
                 ));
-                return false;
+                target = DsqRef::Global;
             }
         }
         self.enqueue_on(t, target, d.flags, d.vtime)
@@ -685,15 +758,18 @@ impl Core {
     fn enqueue_on(&mut self, t: TaskId, target: DsqRef, flags: u64, vtime: Option<u64>) -> bool {
         if let TaskState::Queued(q) = self.tasks[t].state {
             self.violation(format!(
-                "task {} inserted into {target:?} while already in {q:?}",
-                self.tasks[t].spec.name
+                "task {} inserted into {} while already in {}",
+                self.task_name(t),
+                dsq_name(target),
+                dsq_name(q)
             ));
             return false;
         }
         if let TaskState::Running(c) = self.tasks[t].state {
             self.violation(format!(
-                "task {} inserted into {target:?} while running on CPU {c}",
-                self.tasks[t].spec.name
+                "task {} inserted into {} while running on CPU {c}",
+                self.task_name(t),
+                dsq_name(target)
             ));
             return false;
         }
@@ -711,7 +787,7 @@ impl Core {
             return false;
         }
         self.set_state(t, TaskState::Queued(target));
-        self.note(Note::Insert { t, target });
+        self.note(Note::Insert { t, dsq: target });
         if let DsqRef::Local(c) = target {
             self.tasks[t].cpu = c;
             // ext.c:1507-1525 (checklist 37, 38): an idle CPU is rescheduled;

@@ -173,8 +173,14 @@ impl Core {
                     have = true;
                     break;
                 }
+                // ext.c:2893-2929 (checklist 14): after SCX_DSP_MAX_LOOPS
+                // rounds the CPU kicks itself and ends this pass
                 loops -= 1;
-                if produced == 0 || loops == 0 || self.stop.is_some() {
+                if loops == 0 {
+                    self.resched(x);
+                    break;
+                }
+                if produced == 0 || self.stop.is_some() {
                     break;
                 }
             }
@@ -208,6 +214,11 @@ impl Core {
         if let Some(p) = prev {
             self.cpus[x].curr = None;
             self.switch_out(x, p);
+            self.note(Note::Stop {
+                t: p,
+                cpu: x,
+                runnable: prev_queued,
+            });
             if prev_queued {
                 self.set_state(p, TaskState::Bpf);
                 self.stats.set_waiting(p, true, self.now);
@@ -272,7 +283,8 @@ impl Core {
     }
 
     /// flush_dispatch_buf (ext.c:2735-2767, checklist 20): inserts made in
-    /// ops.dispatch, applied if the task is still queued as it was.
+    /// ops.dispatch, applied if the task is still held by the BPF scheduler
+    /// from the same enqueue (qseq).
     fn flush_dispatch(&mut self, x: usize) -> usize {
         let buf = std::mem::take(&mut self.dispatch_buf);
         let mut n = 0;
@@ -283,13 +295,11 @@ impl Core {
             {
                 continue;
             }
-            match self.tasks[t].state {
-                TaskState::Bpf => {}
-                TaskState::Queued(q) => {
-                    self.dsq_remove(t, q);
-                    self.set_state(t, TaskState::Bpf);
-                }
-                _ => continue,
+            // finish_dispatch (ext.c:2721-2787): only a task the BPF
+            // scheduler holds (ops_state QUEUED) is claimed; one already in
+            // a DSQ, running or asleep is silently skipped
+            if self.tasks[t].state != TaskState::Bpf {
+                continue;
             }
             if self.apply_insert(d, x, false) {
                 n += 1;
@@ -311,19 +321,20 @@ impl Core {
         if !self.allowed(t, x) {
             self.violation(format!(
                 "task {} runs on CPU {x}, outside its affinity",
-                self.tasks[t].spec.name
+                self.task_name(t)
             ));
             return;
         }
         if let TaskState::Running(c) = self.tasks[t].state {
             self.violation(format!(
                 "task {} picked on CPU {x} while running on CPU {c}",
-                self.tasks[t].spec.name
+                self.task_name(t)
             ));
             return;
         }
         self.set_state(t, TaskState::Running(x));
         self.tasks[t].cpu = x;
+        self.note(Note::Run { t, cpu: x });
         self.stats.set_waiting(t, false, self.now);
         self.cpus[x].curr = Some(t);
         self.cpus[x].slice_ts = self.now;
@@ -380,8 +391,9 @@ impl Core {
         }
         self.cpus[x].busy_since = Some(self.now);
         self.stats.set_idle(x, false, self.now);
-        self.call(x, Ctx::Other, |c| ops.update_idle(c, x, false));
+        // idle.c:788-790: ops.update_idle runs after the masks are updated
         self.set_idle_bits(x, false);
+        self.call(x, Ctx::Other, |c| ops.update_idle(c, x, false));
     }
 
     fn enter_idle(&mut self, ops: &mut dyn Ops, x: usize, notify: bool) {
@@ -401,6 +413,7 @@ impl Core {
             .rposition(|s| s.residency_ns <= predicted)
             .unwrap_or(0);
         self.stats.set_idle(x, true, self.now);
+        self.note(Note::Idle(x));
         self.set_idle_bits(x, true);
         if notify {
             self.call(x, Ctx::Other, |c| ops.update_idle(c, x, true));
@@ -463,6 +476,11 @@ impl Core {
         self.core_settle(core);
         self.cpus[x].curr = None;
         self.switch_out(x, t);
+        self.note(Note::Stop {
+            t,
+            cpu: x,
+            runnable: false,
+        });
         if exit {
             self.exit_task(ops, t);
         }
@@ -528,14 +546,21 @@ impl Core {
                 break;
             }
         }
-        let stop = self.stop.clone().unwrap_or(Stop::Finished);
-        let reason = match &stop {
-            Stop::Ejected(r) => r.clone(),
+        // the invariants once more: a violation since the last sweep must
+        // not go unseen (not after an ejection, which may stop the core
+        // halfway through an operation)
+        if !matches!(self.stop, Some(Stop::Ejected(_)) | Some(Stop::Invariant(_))) {
+            if let Some(what) = self.find_violation() {
+                self.stop = Some(Stop::Invariant(self.report(what)));
+            }
+        }
+        let reason = match &self.stop {
+            Some(Stop::Ejected(r)) => r.clone(),
             _ => String::new(),
         };
         self.call(0, Ctx::Other, |c| ops.exit(c, &reason));
         self.finish_accounting();
-        stop
+        self.stop.clone().unwrap_or(Stop::Finished)
     }
 
     /// The earliest of the queue's head and the CPUs' run ends, in the
@@ -641,49 +666,131 @@ impl Core {
         self.push(self.now + period, Ev::Tick(x));
     }
 
-    /// The invariants, over the whole machine, and sched_ext's watchdog.
+    /// The invariants, then sched_ext's watchdog; every `sweep_ns` of
+    /// simulated time in every run.
     pub fn sweep(&mut self) {
+        if let Some(what) = self.find_violation() {
+            return self.violation(what);
+        }
+        self.watchdog();
+    }
+
+    /// The first invariant that fails, if any:
+    /// - every task in a DSQ is queued there by its state, and every task
+    ///   a CPU runs is running there by its state (none is in two places);
+    /// - every runnable task (queued or running) is in exactly one such
+    ///   place (none is lost, none runs twice);
+    /// - a task queued on a CPU's local DSQ or running on a CPU may run
+    ///   there (affinity);
+    /// - on each CPU, busy + idle = the time elapsed.
+    ///
+    /// One pass over the DSQs, the CPUs and the tasks.
+    fn find_violation(&self) -> Option<String> {
         let mut seen = vec![0u32; self.tasks.len()];
-        for c in 0..self.cpus.len() {
-            for t in self.cpus[c].local.order() {
-                seen[t] += 1;
-            }
-        }
-        for g in &self.global {
-            for t in g.order() {
-                seen[t] += 1;
-            }
-        }
-        for d in self.user.values() {
-            for t in d.order() {
+        let dsqs = (0..self.cpus.len())
+            .map(|c| (DsqRef::Local(c), &self.cpus[c].local))
+            .chain(self.global.iter().map(|g| (DsqRef::Global, g)))
+            .chain(self.user.iter().map(|(id, d)| (DsqRef::User(id), d)));
+        for (q, d) in dsqs {
+            for t in d.iter() {
+                if self.tasks[t].state != TaskState::Queued(q) {
+                    return Some(format!(
+                        "task {} is in {}, but its state is {:?}",
+                        self.task_name(t),
+                        dsq_name(q),
+                        self.tasks[t].state
+                    ));
+                }
+                if let DsqRef::Local(c) = q {
+                    if !self.allowed(t, c) {
+                        return Some(format!(
+                            "task {} is queued on CPU {c}, outside its affinity",
+                            self.task_name(t)
+                        ));
+                    }
+                }
                 seen[t] += 1;
             }
         }
         for (c, cpu) in self.cpus.iter().enumerate() {
             if let Some(t) = cpu.curr {
-                seen[t] += 1;
                 if self.tasks[t].state != TaskState::Running(c) {
-                    let msg = format!(
-                        "CPU {c} runs task {} whose state is {:?}",
-                        self.tasks[t].spec.name, self.tasks[t].state
-                    );
-                    return self.violation(msg);
+                    return Some(format!(
+                        "CPU {c} runs task {}, whose state is {:?}",
+                        self.task_name(t),
+                        self.tasks[t].state
+                    ));
                 }
+                if !self.allowed(t, c) {
+                    return Some(format!(
+                        "task {} runs on CPU {c}, outside its affinity",
+                        self.task_name(t)
+                    ));
+                }
+                seen[t] += 1;
+            }
+            let open = match (cpu.busy_since, cpu.idle_since) {
+                (Some(s), None) | (None, Some(s)) => self.now.saturating_sub(s),
+                (b, i) => {
+                    return Some(format!(
+                        "CPU {c} is busy since {b:?} and idle since {i:?}: not one of the two"
+                    ))
+                }
+            };
+            if cpu.busy_ns + cpu.idle_ns + open != self.now {
+                let running = match cpu.curr {
+                    Some(t) => format!(" (running {})", self.task_name(t)),
+                    None => String::new(),
+                };
+                return Some(format!(
+                    "CPU {c}{running}: busy {} + idle {} ns (+ {open} ns {} now) != {} ns elapsed",
+                    cpu.busy_ns,
+                    cpu.idle_ns,
+                    if cpu.busy_since.is_some() {
+                        "busy"
+                    } else {
+                        "idle"
+                    },
+                    self.now
+                ));
             }
         }
-        for t in 0..self.tasks.len() {
-            let want = match self.tasks[t].state {
+        for (t, task) in self.tasks.iter().enumerate() {
+            let want = match task.state {
                 TaskState::Queued(_) | TaskState::Running(_) => 1,
                 _ => 0,
             };
-            if seen[t] != want {
-                let msg = format!(
-                    "task {} ({:?}) is running or queued {} times, not {want}",
-                    self.tasks[t].spec.name, self.tasks[t].state, seen[t]
-                );
-                return self.violation(msg);
+            if seen[t] == want {
+                continue;
             }
-            // checklist 39: the watchdog
+            return Some(match task.state {
+                TaskState::Queued(q) if seen[t] == 0 => format!(
+                    "task {} is lost: its state is queued in {}, which does not hold it",
+                    self.task_name(t),
+                    dsq_name(q)
+                ),
+                TaskState::Running(c) if seen[t] == 0 => format!(
+                    "task {} is lost: its state is running on CPU {c}, which runs {}",
+                    self.task_name(t),
+                    match self.cpus[c].curr {
+                        Some(o) => self.task_name(o),
+                        None => "nothing".into(),
+                    }
+                ),
+                st => format!(
+                    "task {} ({st:?}) is queued or running {} times, not {want}",
+                    self.task_name(t),
+                    seen[t]
+                ),
+            });
+        }
+        None
+    }
+
+    /// sched_ext's watchdog (checklist 39): a runnable task that has not
+    /// run for `watchdog_ns` since it became runnable aborts the scheduler.
+    fn watchdog(&mut self) {
+        for t in 0..self.tasks.len() {
             if matches!(self.tasks[t].state, TaskState::Queued(_) | TaskState::Bpf)
                 && self.now.saturating_sub(self.tasks[t].runnable_at) > self.cfg.watchdog_ns
             {
@@ -723,10 +830,11 @@ impl Core {
                     .as_ref()
                     .is_none_or(|s| !matches!(s, Stop::Invariant(_)))
             {
-                self.stop = Some(Stop::Invariant(format!(
+                let what = format!(
                     "CPU {x}: busy {} + idle {} = {total} ns, but {now} ns elapsed",
                     self.cpus[x].busy_ns, self.cpus[x].idle_ns
-                )));
+                );
+                self.stop = Some(Stop::Invariant(self.report(what)));
             }
         }
         self.stats.close(now);

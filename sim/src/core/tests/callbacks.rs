@@ -1,0 +1,162 @@
+//! The callbacks over a task's life (ext-semantics.md item 9).
+
+use super::*;
+
+/// The callback's name, without its arguments.
+fn kind(c: &Call) -> &'static str {
+    match c {
+        Call::InitTask { .. } => "init_task",
+        Call::Enable(_) => "enable",
+        Call::ExitTask(_) => "exit_task",
+        Call::Select { .. } => "select_cpu",
+        Call::Enqueue { .. } => "enqueue",
+        Call::Dispatch { .. } => "dispatch",
+        Call::Runnable { .. } => "runnable",
+        Call::Running(_) => "running",
+        Call::Stopping { .. } => "stopping",
+        Call::Quiescent { .. } => "quiescent",
+        Call::Tick(_) => "tick",
+        Call::UpdateIdle { .. } => "update_idle",
+    }
+}
+
+/// ext.c:4009-4063 (fork: init_task, enable), 2091-2092 (runnable),
+/// 1965-1993 (enqueue), 3041-3042 (running), 2187-2238 (sleep: stopping,
+/// quiescent), 4109-4148 (exit_task), item 9: the callbacks of a task that
+/// is forked, runs, sleeps, is woken, runs and exits come in this order,
+/// ops.tick only while it runs.
+#[test]
+fn callbacks_over_a_task_life_in_order() {
+    let mut s = Sched::fifo_kick();
+    let mut w = Script::new().task(
+        "x",
+        &[Act::Run(1500 * US), Act::Sleep(MS), Act::Run(400 * US)],
+    );
+    let (_core, stop) = run(flat(2), &mut s, &mut w);
+    stopped_ok(&stop);
+    let all = of_task(&s.log, 0);
+    let seq: Vec<&str> = all
+        .iter()
+        .map(|r| kind(&r.call))
+        .filter(|k| *k != "tick")
+        .collect();
+    assert_eq!(
+        seq,
+        [
+            "init_task",
+            "enable",
+            "select_cpu",
+            "runnable",
+            "enqueue",
+            "running",
+            "stopping",
+            "quiescent",
+            "select_cpu",
+            "runnable",
+            "enqueue",
+            "running",
+            "stopping",
+            "quiescent",
+            "exit_task",
+        ]
+    );
+    assert_eq!(all[0].call, Call::InitTask { t: 0, fork: true });
+    for r in &all {
+        match r.call {
+            Call::Stopping { runnable, .. } => assert!(!runnable),
+            Call::Quiescent { flags, .. } => assert_eq!(flags, abi::SCX_DEQ_SLEEP),
+            _ => {}
+        }
+    }
+    // one tick, at 1 ms, between the first running and stopping
+    let ticks: Vec<Ns> = all
+        .iter()
+        .filter(|r| matches!(r.call, Call::Tick(_)))
+        .map(|r| r.at)
+        .collect();
+    assert_eq!(ticks, [MS]);
+}
+
+/// core.c:4280, 4987, ext.c:2091-2092 (item 2, item 9): a ttwu wake-up
+/// reaches ops.runnable and ops.enqueue with SCX_ENQ_WAKEUP; a fork's
+/// first enqueue (wake_up_new_task) has no SCX_ENQ_WAKEUP.
+#[test]
+fn wakeup_flag_on_wakeups_not_on_fork() {
+    let mut s = Sched::fifo_kick();
+    let mut w = Script::new().task("x", &[Act::Run(MS), Act::Sleep(MS), Act::Run(MS)]);
+    let (_core, stop) = run(flat(2), &mut s, &mut w);
+    stopped_ok(&stop);
+    let flags = |want: fn(&Call) -> Option<u64>| -> Vec<u64> {
+        s.log
+            .borrow()
+            .iter()
+            .filter_map(|r| want(&r.call))
+            .collect()
+    };
+    let runnable = flags(|c| match c {
+        Call::Runnable { flags, .. } => Some(*flags),
+        _ => None,
+    });
+    let enqueue = flags(|c| match c {
+        Call::Enqueue { flags, .. } => Some(*flags),
+        _ => None,
+    });
+    for v in [runnable, enqueue] {
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[0] & abi::SCX_ENQ_WAKEUP, 0, "fork: {:#x}", v[0]);
+        assert_ne!(v[1] & abi::SCX_ENQ_WAKEUP, 0, "ttwu: {:#x}", v[1]);
+    }
+}
+
+/// ext.c:3145-3146 (put_prev_task_scx) and 2187-2238 (dequeue_task_scx):
+/// ops.stopping(p, true) when a runnable task is switched out (slice
+/// expired), with no ops.quiescent; ops.stopping(p, false) then
+/// ops.quiescent(p, SCX_DEQ_SLEEP) when it blocks or exits.
+#[test]
+fn stopping_runnable_on_expiry_not_on_sleep() {
+    let mut s = Sched::fifo_kick();
+    s.enqueue = Some(Box::new(|c: &mut Core, t, _f| {
+        insert_kick(c, t, SHARED, 2 * MS, None, 0)
+    }));
+    let mut w =
+        Script::new()
+            .task("a", &[Act::Run(3 * MS)])
+            .task_at("b", US, None, &[Act::Run(MS)]);
+    let (_core, stop) = run(flat(1), &mut s, &mut w);
+    stopped_ok(&stop);
+    let stops: Vec<(Ns, Call)> = calls(&s.log, |r| {
+        matches!(r.call, Call::Stopping { .. } | Call::Quiescent { .. })
+    })
+    .into_iter()
+    .map(|r| (r.at, r.call))
+    .collect();
+    let sleep = abi::SCX_DEQ_SLEEP;
+    assert_eq!(
+        stops,
+        [
+            (
+                2 * MS,
+                Call::Stopping {
+                    t: 0,
+                    runnable: true
+                }
+            ),
+            (
+                3 * MS,
+                Call::Stopping {
+                    t: 1,
+                    runnable: false
+                }
+            ),
+            (3 * MS, Call::Quiescent { t: 1, flags: sleep }),
+            (
+                4 * MS,
+                Call::Stopping {
+                    t: 0,
+                    runnable: false
+                }
+            ),
+            (4 * MS, Call::Quiescent { t: 0, flags: sleep }),
+        ]
+    );
+}
