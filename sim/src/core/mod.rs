@@ -290,6 +290,10 @@ impl Core {
         if cfg.hz == 0 || cfg.hz > 10_000 {
             anyhow::bail!("--hz must be in 1..=10000 (got {})", cfg.hz);
         }
+        // a sweep re-queued at the same time would never let time advance
+        if cfg.sweep_ns == 0 {
+            anyhow::bail!("the invariant sweep period must be above 0 ns");
+        }
         let nodes = machine.cpus.iter().map(|c| c.node).max().unwrap_or(0) + 1;
         let cores = machine.cpus.iter().map(|c| c.core).max().unwrap_or(0) + 1;
         let mut core_cpus = vec![Vec::new(); cores];
@@ -811,20 +815,20 @@ impl Core {
     /// resched_curr(cpu): the CPU will go through the scheduler; from
     /// another CPU after an IPI, from idle after leaving its idle state.
     pub fn resched(&mut self, cpu: usize) {
-        let delay = if cpu == self.this_cpu && self.ctx != Ctx::None {
-            0.0
-        } else {
-            let mut d = self.cost.ipi_ns;
-            if self.cpus[cpu].curr.is_none() {
-                d += self
-                    .machine
-                    .idle_states
-                    .get(self.cpus[cpu].cstate)
-                    .map(|s| s.exit_ns as f64)
-                    .unwrap_or(0.0);
-            }
-            d
-        };
+        // resched_curr (core.c): another CPU is told by an IPI; a CPU
+        // rescheduling itself (its tick, its own timer interrupt, a callback
+        // running on it) needs none. An idle CPU pays its idle state's exit
+        // latency unless it is already running code (inside a callback).
+        let remote = cpu != self.this_cpu;
+        let mut delay = if remote { self.cost.ipi_ns } else { 0.0 };
+        if self.cpus[cpu].curr.is_none() && (remote || self.ctx == Ctx::None) {
+            delay += self
+                .machine
+                .idle_states
+                .get(self.cpus[cpu].cstate)
+                .map(|s| s.exit_ns as f64)
+                .unwrap_or(0.0);
+        }
         let at = self.now + delay as Ns;
         if self.cpus[cpu].resched_at.is_some_and(|r| r <= at) {
             return;

@@ -116,3 +116,32 @@ fn kick_preempt_preempts_the_running_task() {
     // the waker gets its CPU back when the wakee is done
     assert_eq!(runs_of(&s.log, 1), [(US, 0), (at + MS, 0)]);
 }
+
+/// resched_curr (core.c): telling another CPU to reschedule costs an IPI;
+/// a CPU woken by its own timer interrupt (a sleeper's timer on the CPU it
+/// slept on) needs none.
+#[test]
+fn an_ipi_is_charged_only_to_another_cpu() {
+    let ipi = 7 * US;
+    let cost = CostModel {
+        ipi_ns: ipi as f64,
+        ..zero_cost()
+    };
+    // another CPU: a (CPU 0) wakes b, blocked on CPU 1
+    let mut s = Sched::local();
+    let mut w = Script::new()
+        .task_at("a", 0, Some(vec![0]), &[Act::Run(MS), Act::Wake(1, false)])
+        .task_at("b", 0, Some(vec![1]), &[Act::Block, Act::Run(MS)]);
+    let (_c, stop) = run_with(flat(2), cost.clone(), cfg(), &mut s, &mut w);
+    stopped_ok(&stop);
+    let a_start = runs_of(&s.log, 0)[0].0;
+    assert_eq!(runs_of(&s.log, 1).last(), Some(&(a_start + MS + ipi, 1)));
+    // its own CPU: c's sleep timer fires on CPU 0, where c slept
+    let mut s = Sched::local();
+    let mut w = Script::new().task_at("c", 0, Some(vec![0]), &[Act::Sleep(MS), Act::Run(MS)]);
+    let (_c, stop) = run_with(flat(2), cost, cfg(), &mut s, &mut w);
+    stopped_ok(&stop);
+    let runs = runs_of(&s.log, 0);
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    assert_eq!(runs[1], (runs[0].0 + MS, 0));
+}
