@@ -46,15 +46,6 @@ pub struct Outcome {
     pub trace: Vec<(usize, String, Ns, Ns)>,
 }
 
-fn m(name: &str, value: f64, unit: &'static str, higher_is_better: bool) -> Metric {
-    Metric {
-        name: name.into(),
-        value,
-        unit,
-        higher_is_better,
-    }
-}
-
 /// CPU time of the calling thread, in seconds.
 fn thread_cpu_s() -> f64 {
     let mut ts = libc::timespec {
@@ -84,51 +75,51 @@ pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
     let busy: u64 = core.cpus.iter().map(|c| c.busy_ns).sum();
     let wakeups = st.wakeups.max(1) as f64;
     metrics.extend([
-        m("wake_p50_us", st.wake_lat.quantile(0.5) / 1e3, "us", false),
-        m("wake_p99_us", st.wake_lat.quantile(0.99) / 1e3, "us", false),
-        m(
+        Metric::new("wake_p50_us", st.wake_lat.quantile(0.5) / 1e3, "us", false),
+        Metric::new("wake_p99_us", st.wake_lat.quantile(0.99) / 1e3, "us", false),
+        Metric::new(
             "rq_wait_us_per_wakeup",
             st.wait_ns as f64 / 1e3 / wakeups,
             "us",
             false,
         ),
-        m(
+        Metric::new(
             "busy_pct",
             100.0 * busy as f64 / (ncpu * elapsed as f64),
             "%",
             true,
         ),
-        m(
+        Metric::new(
             "idle_while_queued_pct",
             100.0 * st.gap_ns as f64 / (ncpu * elapsed as f64),
             "%",
             false,
         ),
-        m(
+        Metric::new(
             "mig_smt_per_kwake",
             1e3 * st.mig_core as f64 / wakeups,
             "",
             false,
         ),
-        m(
+        Metric::new(
             "mig_llc_per_kwake",
             1e3 * st.mig_llc as f64 / wakeups,
             "",
             false,
         ),
-        m(
+        Metric::new(
             "mig_xllc_per_kwake",
             1e3 * st.mig_cross_llc as f64 / wakeups,
             "",
             false,
         ),
-        m(
+        Metric::new(
             "mig_xnode_per_kwake",
             1e3 * st.mig_cross_node as f64 / wakeups,
             "",
             false,
         ),
-        m(
+        Metric::new(
             "bpf_ns_per_callback",
             st.bpf_ns / st.callbacks.max(1) as f64,
             "ns",

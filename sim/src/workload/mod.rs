@@ -104,6 +104,22 @@ pub struct Metric {
     pub higher_is_better: bool,
 }
 
+impl Metric {
+    pub fn new(name: &str, value: f64, unit: &'static str, higher_is_better: bool) -> Metric {
+        Metric {
+            name: name.into(),
+            value,
+            unit,
+            higher_is_better,
+        }
+    }
+
+    /// A latency measured in ns, reported in us (lower is better).
+    pub fn us_from_ns(name: &str, ns: f64) -> Metric {
+        Metric::new(name, ns / 1e3, "us", false)
+    }
+}
+
 pub trait Workload {
     /// Its tasks; task ids are their indices in this list.
     fn tasks(&self) -> Vec<TaskSpec>;

@@ -254,12 +254,7 @@ impl Workload for Schbench {
     }
 
     fn metrics(&self, elapsed: Ns) -> Vec<Metric> {
-        let us = |name: &str, v: f64| Metric {
-            name: name.into(),
-            value: v / 1e3,
-            unit: "us",
-            higher_is_better: false,
-        };
+        let us = Metric::us_from_ns;
         let secs = self.end.min(self.finish.unwrap_or(elapsed).max(1)) as f64 / 1e9;
         vec![
             us("wakeup_p50_us", self.wakeup.percentile(50.0)),

@@ -244,12 +244,7 @@ impl Workload for Wakeprobe {
     }
 
     fn metrics(&self, elapsed: Ns) -> Vec<Metric> {
-        let us = |name: &str, v: f64| Metric {
-            name: name.into(),
-            value: v / 1e3,
-            unit: "us",
-            higher_is_better: false,
-        };
+        let us = Metric::us_from_ns;
         let secs = self.finish.unwrap_or(elapsed).max(1) as f64 / 1e9;
         debug_assert!(self.m as usize * (self.w as usize + 1) == self.workers.len());
         vec![
