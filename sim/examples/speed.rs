@@ -81,7 +81,7 @@ fn main() -> Result<()> {
     // the full feature set costs more BPF per event
     cell("power11", "arbor:default", "hackbench:g=4,l=200", 60.0)?;
     if let Some(secs) = long {
-        cell("power11", "arbor:stock", "hackbench:g=4,l=100000000", secs)?;
+        cell("power11", "arbor:stock", "hackbench:g=4,l=1000000", secs)?;
     }
     Ok(())
 }
