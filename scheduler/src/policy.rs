@@ -176,6 +176,7 @@ mod tests {
             this_idle: 0,
             prev_idle: 0,
             share_cache: 0,
+            share_core: 0,
             sync: 0,
         }
     }
@@ -284,6 +285,22 @@ mod tests {
         assert_eq!(unsafe { arbor_wa_weight(&i) }, NONE);
         i.imbalance_pct = 125; // bias 112: pull iff x > 892.8
         i.prev_load = 893;
+        assert_eq!(unsafe { arbor_wa_weight(&i) }, THIS);
+    }
+
+    /// sd_init(): the SMT domain's imbalance_pct is 110, so between siblings
+    /// the bias is 105, not 108 (issue 10, deviation 5).
+    #[test]
+    fn wa_weight_bias_between_smt_siblings_uses_the_smt_domains_110() {
+        // this_eff = 1000*100; prev_eff = x*105 between siblings: pull iff x > 952.4
+        let mut i = wa();
+        i.this_load = 1000;
+        i.task_load = 0;
+        i.prev_load = 940; // 940*108 = 101520 > 100000: pulls across cores
+        assert_eq!(unsafe { arbor_wa_weight(&i) }, THIS);
+        i.share_core = 1; // 940*105 = 98700 < 100000: stays between siblings
+        assert_eq!(unsafe { arbor_wa_weight(&i) }, NONE);
+        i.prev_load = 953;
         assert_eq!(unsafe { arbor_wa_weight(&i) }, THIS);
     }
 
@@ -718,7 +735,7 @@ mod tests {
     fn idle_core_preferred_over_idle_thread_when_hinted() {
         // CPU 3 idle alone on core 1 (its sibling 2 busy); core 3 (6,7) fully idle
         let s = snap(&[3, 6, 7]);
-        assert_eq!(select_idle_cpu(&s, 2, true, true, 0), (6, false, true));
+        assert_eq!(select_idle_cpu(&s, 2, true, true, 1), (6, false, true));
         // without the hint the first idle CPU wins
         assert_eq!(select_idle_cpu(&s, 2, false, false, 0), (3, false, false));
     }
@@ -726,10 +743,10 @@ mod tests {
     #[test]
     fn stale_idle_core_hint_is_cleared_and_idle_thread_used() {
         let s = snap(&[3]);
-        assert_eq!(select_idle_cpu(&s, 0, true, true, 0), (3, true, false));
+        assert_eq!(select_idle_cpu(&s, 0, true, true, 1), (3, true, false));
         // nothing idle at all: -1, hint cleared
         let s = snap(&[]);
-        assert_eq!(select_idle_cpu(&s, 0, true, true, 0), (-1, true, false));
+        assert_eq!(select_idle_cpu(&s, 0, true, true, 1), (-1, true, false));
     }
 
     #[test]
@@ -743,6 +760,17 @@ mod tests {
         assert_eq!(select_idle_cpu(&s, 0, false, true, 0).0, -1);
         // SIS_UTIL off: unlimited
         assert_eq!(select_idle_cpu(&s, 0, false, false, 0).0, 1);
+    }
+
+    /// fair.c select_idle_cpu(): SIS_UTIL's "nr == 1 → return -1" comes
+    /// before the loop, so an overloaded LLC is not scanned even when the
+    /// idle-core hint is set (issue 10, deviation 1); the hint is kept.
+    #[test]
+    fn sis_util_depth_0_skips_the_scan_even_with_the_idle_core_hint() {
+        let s = snap(&[6, 7]);
+        assert_eq!(select_idle_cpu(&s, 0, true, true, 0), (-1, false, false));
+        // with some depth the hinted core search runs, unlimited by it
+        assert_eq!(select_idle_cpu(&s, 0, true, true, 1), (6, false, true));
     }
 
     // ---- slow path ----

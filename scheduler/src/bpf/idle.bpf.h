@@ -332,6 +332,7 @@ static __always_inline int wake_affine(struct task_struct *p, struct task_ctx *t
 	in.prev_llc_busy = pl->nr_busy;
 	in.prev_llc_size = llc_nr_cpus[llc_of(prev)];
 	in.share_cache = share_llc(this, prev);
+	in.share_core = cpu_core[this & (MAX_CPUS - 1)] == cpu_core[prev & (MAX_CPUS - 1)];
 	in.sync = sync;
 	in.this_nr_running = tc->nr_running;
 	in.this_load = cpu_load(tc, now);

@@ -138,11 +138,12 @@ struct wa_input {
 	u32 this_cap;		/* capacity of this / prev, 1024 = biggest */
 	u32 prev_cap;
 	u32 this_nr_running;	/* tasks on the waker's CPU, running included */
-	u32 imbalance_pct;	/* sd->imbalance_pct, 117 by default */
+	u32 imbalance_pct;	/* sd->imbalance_pct above SMT, 117 by default */
 	u32 features;		/* FEAT_* bitmask */
 	u8 this_idle;
 	u8 prev_idle;
 	u8 share_cache;		/* this and prev in one LLC */
+	u8 share_core;		/* this and prev SMT siblings (one core) */
 	u8 sync;
 };
 

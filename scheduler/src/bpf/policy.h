@@ -104,6 +104,9 @@ ARBOR_POLICY int arbor_wa_idle(const struct wa_input *in)
  * half of imbalance_pct's margin before leaving prev (its cache is warm).
  * A sync wakeup adds 1 to prev's side: ties go to this.
  */
+/* kernel/sched/topology.c sd_init(): the SMT domain's imbalance_pct */
+#define ARBOR_SMT_IMBALANCE_PCT 110
+
 ARBOR_POLICY int arbor_wa_weight(const struct wa_input *in)
 {
 	s64 this_eff = (s64)in->this_load;
@@ -120,8 +123,16 @@ ARBOR_POLICY int arbor_wa_weight(const struct wa_input *in)
 	this_eff *= in->prev_cap;
 
 	prev_eff = (s64)in->prev_load - (s64)in->task_load;
-	if (in->features & (1u << FEAT_WA_BIAS))
-		prev_eff *= 100 + ((s64)in->imbalance_pct - 100) / 2;
+	if (in->features & (1u << FEAT_WA_BIAS)) {
+		/*
+		 * wake_affine() runs in the lowest domain spanning this and prev;
+		 * for SMT siblings that is the SMT domain, whose imbalance_pct
+		 * sd_init() sets to 110 (SD_SHARE_CPUCAPACITY), not 117.
+		 */
+		s64 pct = in->share_core ? ARBOR_SMT_IMBALANCE_PCT : (s64)in->imbalance_pct;
+
+		prev_eff *= 100 + (pct - 100) / 2;
+	}
 	prev_eff *= in->this_cap;
 	if (in->sync)
 		prev_eff += 1;
@@ -258,7 +269,8 @@ ARBOR_POLICY bool arbor_core_idle(const struct llc_snapshot *s, u32 i)
  *    on a busy core shares its pipeline); remember the first idle CPU as a
  *    fallback; if no idle core was found the hint was stale: clear it.
  *  - otherwise: the first idle CPU, scanning at most nr_scan CPUs when
- *    SIS_UTIL limits the depth (nr_scan = 0: don't scan).
+ *    SIS_UTIL limits the depth.
+ *  - SIS_UTIL with nr_scan = 0: no scan at all, in either case.
  * Returns a CPU id or -1. *clear_hint = 1 when the hint must be cleared,
  * *found_core = 1 when the result is a fully idle core.
  */
@@ -275,7 +287,12 @@ ARBOR_POLICY s32 arbor_select_idle_cpu(const struct llc_snapshot *s, s32 target,
 	*found_core = 0;
 	if (!nr)
 		return -1;
-	if (sis_util && !has_idle_core && nr_scan == 0)
+	/*
+	 * select_idle_cpu(): with SIS_UTIL, nr = nr_idle_scan + 1 and "if (nr
+	 * == 1) return -1" comes before the loop: an overloaded LLC is not
+	 * scanned at all, idle-core hint or not (the hint is then left as it is).
+	 */
+	if (sis_util && nr_scan == 0)
 		return -1;
 
 	POLICY_FOR(k, 0, MAX_LLC_CPUS) {
