@@ -511,6 +511,18 @@ mod tests {
         }
     }
 
+    /// Seed 004's wake_cap: "minimum capacity is close to max" (within 1/8
+    /// of it) keeps the fast path whatever the task's size (issue 10,
+    /// deviation 6).
+    #[test]
+    fn wake_cap_exempts_cpus_within_an_eighth_of_the_biggest() {
+        unsafe {
+            assert!(!arbor_wake_cap(900, 1024, 1024));
+            assert!(!arbor_wake_cap(1000, 1024, 897)); // 1024 - 897 = 127 < 128
+            assert!(arbor_wake_cap(1000, 1024, 896)); // 128: not within 1/8
+        }
+    }
+
     #[test]
     fn capacity_pick_spare_then_load() {
         let cap = [1024u32, 1024, 430, 430];

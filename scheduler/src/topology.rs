@@ -165,7 +165,8 @@ impl Topo {
     }
 
     /// Applies `--cpu-capacity LIST:CAP,...` (e.g. `0-1:1024,2-4:430`):
-    /// every CPU named must exist, each at most once, CAP in 1..=1024.
+    /// every CPU named must exist, each at most once, CAP in 1..=1024, and
+    /// the biggest CPU afterwards has 1024.
     pub fn override_capacity(&mut self, spec: &str) -> Result<()> {
         let mut seen = std::collections::BTreeSet::new();
         // "0-1:1024,2-4:430" -> "0-1:1024", "2-4:430"; a list may hold commas
@@ -200,6 +201,15 @@ impl Topo {
                     None => bail!("--cpu-capacity: CPU {cpu} does not exist on this machine"),
                 }
             }
+        }
+        // the kernel's scale (arch_scale_cpu_capacity): the biggest CPU is
+        // 1024 and the rules compare the others with it (seed 004's "within
+        // 1/8 of the max" assumes it)
+        let max = self.all().map(|c| c.capacity).max().unwrap_or(1024);
+        if max != 1024 {
+            bail!(
+                "--cpu-capacity: the biggest CPU must have capacity 1024 (the kernel's scale; the others are relative to it), not {max}"
+            );
         }
         Ok(())
     }
@@ -351,6 +361,7 @@ mod tests {
             ("3-1:512", "backwards"),
             ("x:512", "not a CPU number"),
             ("0-1", "not LIST:CAP"),
+            ("0-7:512", "biggest CPU must have capacity 1024"),
         ] {
             let e = two_socket().override_capacity(bad).unwrap_err().to_string();
             assert!(e.contains(want), "{bad}: {e}");

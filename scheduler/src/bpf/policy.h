@@ -531,12 +531,21 @@ ARBOR_POLICY bool arbor_fits(u64 util, u32 cap)
 /*
  * Seed 004 (wake_cap): if the task does not fit the smaller of prev and
  * this, the affine fast path would keep it on a CPU too small for it: take
- * the capacity-aware slow path instead. Only on asymmetric machines.
+ * the capacity-aware slow path instead. Only on asymmetric machines, and
+ * only when one of the two CPUs is more than 1/8 below the biggest.
  */
 ARBOR_POLICY bool arbor_wake_cap(u64 util, u32 cap_prev, u32 cap_this)
 {
 	u32 min_cap = cap_prev < cap_this ? cap_prev : cap_this;
 
+	/*
+	 * The seed's "minimum capacity is close to max, no need to abort
+	 * wake_affine": both CPUs within 1/8 of the biggest (capacities are
+	 * normalised, the biggest is 1024) count as symmetric, however big
+	 * the task.
+	 */
+	if (1024 - (s64)min_cap < 1024 >> 3)
+		return false;
 	return !arbor_fits(util, min_cap);
 }
 
