@@ -571,13 +571,17 @@ mod tests {
     }
 
     #[test]
-    fn misfit_target_needs_5_percent_more_prefers_idle() {
+    fn misfit_target_needs_5_percent_more_and_idle() {
         let cap = [1024u32, 1024, 430, 450, 1000];
         unsafe {
             // from 430: 450 is only 4.7% bigger -> not a target; idle big 1 wins
             assert_eq!(arbor_misfit_target(430, 5, cap.as_ptr(), 0b01010), 1);
-            // no idle candidate: the biggest
-            assert_eq!(arbor_misfit_target(430, 5, cap.as_ptr(), 0), 0);
+            // no idle candidate: stay (issue 10, deviation 7: a busy big
+            // CPU is never a target, the kernel pulls only from an idle one)
+            assert_eq!(arbor_misfit_target(430, 5, cap.as_ptr(), 0), -1);
+            assert_eq!(arbor_misfit_target(430, 5, cap.as_ptr(), 0b00100), -1);
+            // among idle bigger CPUs, the biggest
+            assert_eq!(arbor_misfit_target(430, 5, cap.as_ptr(), 0b10010), 1);
             // from the biggest: nothing bigger
             assert_eq!(arbor_misfit_target(1024, 5, cap.as_ptr(), 0b11111), -1);
             // from 1000: 1024 is 2.4% bigger -> none

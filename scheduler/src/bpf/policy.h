@@ -612,27 +612,26 @@ ARBOR_POLICY s32 arbor_select_idle_capacity(u32 n, const u32 *cap, u64 idle_mask
 /*
  * Misfit (mainline, ASYM_MISFIT): a running task that does not fit its CPU
  * should move to a CPU with at least ~5% more capacity (cap*1024 >
- * cur*1078), preferring an idle one, then the biggest. Returns an index or
- * -1 when no CPU is big enough.
+ * cur*1078). The kernel moves it when such a CPU balances, i.e. when that
+ * CPU is idle (or newly idle) and pulls it by active balance; it never
+ * pushes it behind another task. So only an idle bigger CPU is a target,
+ * the biggest of them; with none, the task stays and the next tick asks
+ * again (a busy target would make it ping-pong between queues). Returns an
+ * index or -1.
  */
 ARBOR_POLICY s32 arbor_misfit_target(u32 cur_cap, u32 n, const u32 *cap, u64 idle_mask)
 {
 	s32 best = -1, i;
-	bool best_idle = false;
 
 	POLICY_FOR(i, 0, MAX_LLC_CPUS) {
-		bool idle;
-
 		if ((u32)i >= n)
 			break;
 		if ((u64)cap[i] * 1024 <= (u64)cur_cap * 1078)
 			continue;
-		idle = idle_mask & (1ULL << i);
-		if (best < 0 || (idle && !best_idle) ||
-		    (idle == best_idle && cap[i] > cap[best])) {
+		if (!(idle_mask & (1ULL << i)))
+			continue;
+		if (best < 0 || cap[i] > cap[best])
 			best = i;
-			best_idle = idle;
-		}
 	}
 	return best;
 }
