@@ -29,6 +29,13 @@ mod ffi {
         ) -> bool;
         pub fn arbor_steal_order(s: *const llc_snapshot, this: i32, order: *mut u32) -> u32;
         pub fn arbor_fits(util: u64, cap: u32) -> bool;
+        pub fn arbor_can_pull(
+            allowed_here: bool,
+            migration_disabled: bool,
+            above_llc: bool,
+            since_ran: u64,
+            migration_cost: u64,
+        ) -> bool;
         pub fn arbor_wake_cap(util: u64, cap_prev: u32, cap_this: u32) -> bool;
         pub fn arbor_capacity_pick(
             n: u32,
@@ -508,6 +515,22 @@ mod tests {
             // wake_cap uses the smaller of prev and this
             assert!(arbor_wake_cap(400, 1024, 430));
             assert!(!arbor_wake_cap(300, 1024, 430));
+        }
+    }
+
+    /// can_migrate_task(): a pull never takes a migration-disabled task
+    /// (issue 10, deviation 10), nor one outside its cpumask, nor a
+    /// cache-hot one above the LLC.
+    #[test]
+    fn can_pull_refuses_pinned_migration_disabled_and_hot_tasks() {
+        unsafe {
+            assert!(arbor_can_pull(true, false, false, 0, 500_000));
+            assert!(!arbor_can_pull(true, true, false, u64::MAX, 500_000));
+            assert!(!arbor_can_pull(false, false, false, u64::MAX, 500_000));
+            // hot only matters above the LLC
+            assert!(!arbor_can_pull(true, false, true, 499_999, 500_000));
+            assert!(arbor_can_pull(true, false, true, 500_000, 500_000));
+            assert!(arbor_can_pull(true, false, true, u64::MAX, 500_000));
         }
     }
 

@@ -84,10 +84,10 @@ static __always_inline bool pull_from(s32 this, s32 src, u32 level)
 	bpf_for_each(scx_dsq, p, cpu_dsq(src), 0) {
 		struct task_ctx *tctx;
 
-		if (!bpf_cpumask_test_cpu(this, p->cpus_ptr))
-			continue;
 		tctx = lookup_task_ctx(p);
-		if (level > LVL_LLC && tctx && now - tctx->last_ran < migration_cost_ns)
+		if (!arbor_can_pull(bpf_cpumask_test_cpu(this, p->cpus_ptr),
+				    is_migration_disabled(p), level > LVL_LLC,
+				    tctx ? now - tctx->last_ran : ~0ULL, migration_cost_ns))
 			continue;
 		/* seed 002: keep aggregated threads in their preferred LLC */
 		if (!cache_allow_move(p, src, this, now))

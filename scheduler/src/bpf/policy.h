@@ -378,6 +378,27 @@ ARBOR_POLICY s32 arbor_idlest_cpu(u32 n, const u64 *idle_stamp, const u64 *load)
 }
 
 /* ------------------------------------------------------------------ */
+/* Which queued task a pull may take (baseline: can_migrate_task)      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * can_migrate_task() (fair.c), the checks a pull makes before seed 002's
+ * cache rule: not if the pulling CPU is outside the task's cpumask; not if
+ * the task's migration is disabled (it must stay where it is; sched_ext
+ * refuses the move); above the LLC level, not if it ran within
+ * migration_cost (cache hot, task_hot()). `since_ran` is ~0 when unknown.
+ */
+ARBOR_POLICY bool arbor_can_pull(bool allowed_here, bool migration_disabled, bool above_llc,
+				 u64 since_ran, u64 migration_cost)
+{
+	if (!allowed_here || migration_disabled)
+		return false;
+	if (above_llc && since_ran < migration_cost)
+		return false;
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
 /* Newidle balance cost bound (baseline: sched_balance_newidle)        */
 /* ------------------------------------------------------------------ */
 
