@@ -16,8 +16,8 @@ pub struct Knobs {
     pub imbalance_pct: u32,
 
     /// Time slice in µs; 0 = the kernel's base slice scaled by CPU count
-    /// (base × (1 + log2(min(ncpus, 8))), 3000 µs on 8+ CPUs).
-    #[arg(long, default_value_t = 0)]
+    /// (base × (1 + log2(min(ncpus, 8))), 3000 µs on 8+ CPUs). At most 10 s.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
     pub slice_us: u64,
 
     /// The kernel's sysctl_sched_base_slice in µs, scaled as above when --slice-us is 0.
@@ -224,5 +224,29 @@ impl Rodata {
             }
         }
         v
+    }
+}
+
+/// A duration in seconds from the command line: finite, above 0, at most a
+/// week (NaN, inf and 1e300 are errors, not panics in Duration).
+pub fn parse_secs(s: &str) -> Result<f64, String> {
+    const MAX: f64 = 7.0 * 86_400.0;
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= MAX => Ok(v),
+        _ => Err(format!("'{s}' is not a number of seconds in (0, {MAX}]")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_are_finite_positive_and_bounded() {
+        assert_eq!(parse_secs("1.5"), Ok(1.5));
+        assert_eq!(parse_secs(" 5 "), Ok(5.0));
+        for bad in ["0", "-1", "NaN", "inf", "1e300", "x", ""] {
+            assert!(parse_secs(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -57,11 +57,11 @@ struct Opts {
     knobs: Knobs,
 
     /// Print counters every SECS seconds while running.
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = scx_arbor::knobs::parse_secs)]
     stats: Option<f64>,
 
     /// Attach to a running scx_arbor and print its counters every SECS seconds.
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = scx_arbor::knobs::parse_secs)]
     monitor: Option<f64>,
 
     /// At exit (and on SIGUSR1, as a snapshot), write every cumulative
@@ -70,7 +70,7 @@ struct Opts {
     stats_json: Option<PathBuf>,
 
     /// Unload after SECS seconds (for scripts; default: run until SIGINT/SIGTERM).
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = scx_arbor::knobs::parse_secs)]
     run_secs: Option<f64>,
 
     /// Bytes of the kernel's debug dump to print if the scheduler is ejected.

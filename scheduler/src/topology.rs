@@ -226,6 +226,10 @@ impl Topo {
 }
 
 /// Parses a CPU list like `0-3,8,10-11`.
+/// The largest CPU id any kernel configuration allows (NR_CPUS is at most
+/// 8192, CONFIG_NR_CPUS_RANGE_END on x86 with MAXSMP).
+pub const MAX_CPU_ID: usize = 8191;
+
 pub fn parse_cpulist(s: &str) -> Result<Vec<usize>> {
     let mut out = Vec::new();
     for part in s.split(',').map(str::trim) {
@@ -239,6 +243,10 @@ pub fn parse_cpulist(s: &str) -> Result<Vec<usize>> {
                 let (a, b) = (num(a)?, num(b)?);
                 if a > b {
                     bail!("CPU range '{part}' runs backwards");
+                }
+                // checked before the range is expanded
+                if b > MAX_CPU_ID {
+                    bail!("CPU range '{part}' goes past {MAX_CPU_ID}, the largest CPU id a kernel can have");
                 }
                 out.extend(a..=b);
             }
@@ -362,6 +370,7 @@ mod tests {
             ("x:512", "not a CPU number"),
             ("0-1", "not LIST:CAP"),
             ("0-7:512", "biggest CPU must have capacity 1024"),
+            ("0-99999999999:5", "goes past 8191"),
         ] {
             let e = two_socket().override_capacity(bad).unwrap_err().to_string();
             assert!(e.contains(want), "{bad}: {e}");

@@ -54,10 +54,18 @@ fn out_of_range_tunables_are_rejected() {
         &["--imbalance-pct", "99"][..],
         &["--balance-interval-ms", "0"],
         &["--migration-cost-us", "x"],
+        // issue 11: numbers that used to panic in Duration or wrap
+        &["--monitor", "NaN"],
+        &["--monitor", "inf"],
+        &["--stats", "1e300"],
+        &["--run-secs", "-1"],
+        &["--run-secs", "0"],
+        &["--slice-us", "18446744073709551615"],
     ] {
         let (rc, _, err) = arbor(args);
         assert_ne!(rc, 0, "{args:?} accepted");
         assert!(!err.is_empty());
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
 
