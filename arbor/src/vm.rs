@@ -101,14 +101,21 @@ impl VmTopology {
                 "cores" => t.cores = num(v)?,
                 "threads" => t.threads = num(v)?,
                 "nodes" => t.nodes = num(v)?,
-                "mem" => t.mem_mb = parse_mem(v)?,
+                "mem" => {
+                    t.mem_mb = parse_mem(v)?;
+                    if t.mem_mb == 0 {
+                        bail!("topology: mem=0 is no memory (give e.g. mem=2G)");
+                    }
+                }
                 other => bail!(
                     "topology: unknown key '{other}' (sockets, dies, cores, threads, nodes, mem)"
                 ),
             }
         }
+        // no mem= given: 1G per node, at least 2G (nodes is checked below;
+        // saturating so that a huge nodes= reaches that check)
         if t.mem_mb == 0 {
-            t.mem_mb = (1024 * t.nodes).max(2048);
+            t.mem_mb = 1024u32.saturating_mul(t.nodes).max(2048);
         }
         t.validate()?;
         Ok(t)
@@ -126,6 +133,17 @@ impl VmTopology {
             if v == 0 {
                 bail!("topology: {k} must be at least 1");
             }
+        }
+        // the product in 64 bits, checked: sockets=1073741825,cores=4 must
+        // not wrap to 4 CPUs
+        let n64 = [self.sockets, self.dies, self.cores, self.threads]
+            .iter()
+            .try_fold(1u64, |a, &v| a.checked_mul(v as u64))
+            .unwrap_or(u64::MAX);
+        if n64 > MAX_VCPUS as u64 {
+            bail!(
+                "topology: {n64} CPUs is more than the {MAX_VCPUS} a TCG guest can usefully run here"
+            );
         }
         if self.threads > 8 {
             bail!(
@@ -221,7 +239,8 @@ fn parse_mem(v: &str) -> Result<u32> {
     let n: u32 = num
         .parse()
         .with_context(|| format!("topology: mem={v} is not a size like 512M or 4G"))?;
-    Ok(n * mult)
+    n.checked_mul(mult)
+        .with_context(|| format!("topology: mem={v} is more memory than can be given"))
 }
 
 /// Where scripts/install-deps.sh records the guest kernel it unpacked.
@@ -374,6 +393,10 @@ mod tests {
         let cases = [
             ("nosuch", "unknown topology"),
             ("sockets=0,cores=2", "sockets must be at least 1"),
+            ("sockets=1073741825,cores=4", "4294967300 CPUs"),
+            ("sockets=65536,cores=65536,threads=2", "more than the"),
+            ("mem=0", "mem=0 is no memory"),
+            ("mem=4194304G", "more memory than can be given"),
             ("sockets=1,cores=2,nodes=2", "NUMA nodes"),
             ("sockets=3,cores=2,nodes=2", "NUMA nodes"),
             ("sockets=2,cores=32,threads=2", "TCG"),
