@@ -107,22 +107,13 @@ fn arbor_bin() -> PathBuf {
         .unwrap_or_else(|| repo().join("target/release/scx_arbor"))
 }
 
-/// scx_arbor's feature names, from the binary itself.
-fn arbor_features() -> Result<Vec<String>> {
-    let bin = arbor_bin();
-    let out = Command::new(&bin)
-        .arg("--list-features")
-        .output()
-        .with_context(|| format!("running {} (build it with `make build`)", bin.display()))?;
-    if !out.status.success() {
-        bail!("{} --list-features failed", bin.display());
-    }
-    Ok(String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|w| w.chars().all(|c| c.is_ascii_uppercase() || c == '_') && w.len() > 1)
-        .map(|w| w.to_string())
-        .collect())
+/// scx_arbor's feature names: the scheduler crate's own list (one source;
+/// parsing `--list-features` took its header word FEATURE for a name).
+fn arbor_features() -> Vec<String> {
+    scx_arbor::features::FEATURES
+        .iter()
+        .map(|f| f.name.to_string())
+        .collect()
 }
 
 pub fn main(a: BenchArgs) -> Result<i32> {
@@ -145,7 +136,14 @@ pub fn main(a: BenchArgs) -> Result<i32> {
     if let Some(BenchCmd::Render { dir }) = &a.what {
         return render(dir, a.no_charts);
     }
-    let feats = arbor_features()?;
+    let feats = arbor_features();
+    let bin = arbor_bin();
+    if !bin.is_file() {
+        bail!(
+            "{} not found: build it with `make build` (or point SCX_ARBOR_BIN at one)",
+            bin.display()
+        );
+    }
     let reps = a.reps.unwrap_or(if a.quick { 1 } else { 3 });
     if reps == 0 || reps > 100 {
         bail!("--reps must be in 1..100, got {reps}");
@@ -517,4 +515,21 @@ pub(crate) fn charts(dir: &Path) -> Result<usize> {
         bail!("{}", String::from_utf8_lossy(&out.stderr).trim());
     }
     Ok(fs::read_dir(dir.join("charts"))?.count())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The names bench checks `arbor:...:FEAT` against are the scheduler's
+    /// own, so `arbor:stock:FEATURE` (the header word of --list-features)
+    /// is refused on the host, not in the guest.
+    #[test]
+    fn feature_names_are_the_schedulers_own() {
+        let f = arbor_features();
+        assert!(f.iter().any(|n| n == "WA_IDLE") && f.iter().any(|n| n == "STEAL"));
+        assert!(!f.iter().any(|n| n == "FEATURE"));
+        let e = spec::SchedSpec::parse("arbor:stock:FEATURE", &f);
+        assert!(e.is_err());
+    }
 }

@@ -38,7 +38,7 @@ fn is_feature_name(t: &str) -> bool {
 }
 
 impl SchedSpec {
-    /// `known_feats`: scx_arbor's feature names (from `scx_arbor --list-features`).
+    /// `known_feats`: scx_arbor's feature names (scx_arbor::features).
     pub fn parse(s: &str, known_feats: &[String]) -> Result<Self> {
         let s = s.trim();
         let mut parts = s.split(':');
