@@ -61,7 +61,7 @@ fn main() {
 }
 
 fn real_main() -> Result<i32> {
-    let cli = Cli::parse();
+    let cli: Cli = scx_arbor::cli::parse_args("arbor");
     match cli.cmd {
         Cmd::Bench(a) => bench::main(a),
         Cmd::Sim(a) => sim::main(a),

@@ -335,7 +335,7 @@ fn main() {
 }
 
 fn real_main() -> Result<()> {
-    let opts = Opts::parse();
+    let opts: Opts = scx_arbor::cli::parse_args("scx_arbor");
 
     if opts.list_features {
         print!("{}", features::list());

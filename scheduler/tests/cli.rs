@@ -66,6 +66,9 @@ fn out_of_range_tunables_are_rejected() {
         assert_ne!(rc, 0, "{args:?} accepted");
         assert!(!err.is_empty());
         assert!(!err.contains("panicked"), "{args:?}: {err}");
+        // clap's own errors too are one line (issue 11)
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert_eq!(rc, 2, "{args:?}");
     }
 }
 
