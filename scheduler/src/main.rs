@@ -389,7 +389,29 @@ fn real_main() -> Result<()> {
         if intv <= 0.0 {
             bail!("--monitor needs a positive interval");
         }
+        // scx_utils retries the connection for ever: say so once, and how to stop
+        if !std::path::Path::new(stats::STATS_SOCKET).exists() {
+            eprintln!(
+                "scx_arbor --monitor: no scx_arbor is running ({} is absent); waiting for one, Ctrl-C to stop",
+                stats::STATS_SOCKET
+            );
+        }
         return stats::monitor(Duration::from_secs_f64(intv), shutdown);
+    }
+
+    // a typo in --stats-json's directory is found now, not after the run
+    if let Some(p) = &opts.stats_json {
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        if !dir.is_dir() {
+            bail!(
+                "--stats-json {}: the directory {} does not exist",
+                p.display(),
+                dir.display()
+            );
+        }
     }
 
     check_environment()?;

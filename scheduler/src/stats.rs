@@ -283,12 +283,6 @@ pub fn live_features(set: Option<&str>) -> Result<String> {
 pub const STATS_SOCKET: &str = "/var/run/scx/root/stats";
 
 pub fn monitor(intv: Duration, shutdown: Arc<AtomicBool>) -> Result<()> {
-    // scx_utils retries the connection for ever: say so once, and how to stop
-    if !std::path::Path::new(STATS_SOCKET).exists() {
-        eprintln!(
-            "scx_arbor --monitor: no scx_arbor is running ({STATS_SOCKET} is absent); waiting for one, Ctrl-C to stop"
-        );
-    }
     let mut n = 0u64;
     scx_utils::monitor_stats::<Metrics>(
         &[],

@@ -103,3 +103,16 @@ fn live_feature_switch_checks_names_first_and_needs_a_running_instance() {
         assert!(err.contains("no scx_arbor is running"), "{err}");
     }
 }
+
+/// A typo in --stats-json's directory is one line at start (issue 11), not
+/// a lost run: it is checked before anything else, sched_ext included.
+#[test]
+fn stats_json_directory_is_checked_at_start() {
+    let (rc, _, err) = arbor(&["--stats-json", "/nonexistent-dir/c.json"]);
+    assert_ne!(rc, 0);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("/nonexistent-dir") && err.contains("does not exist"),
+        "{err}"
+    );
+}
