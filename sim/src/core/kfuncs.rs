@@ -60,6 +60,9 @@ impl Core {
             return false;
         }
         let x = self.this_cpu;
+        // it first flushes the dispatch buffer (ext-semantics.md item 5), so
+        // an insert made earlier in this ops.dispatch is in its DSQ
+        self.flush_dispatch(x);
         let Some(q) = self.user.get(dsq) else {
             self.eject(format!(
                 "scx_bpf_dsq_move_to_local: non-existent DSQ {dsq:#x}"

@@ -285,7 +285,7 @@ impl Core {
     /// flush_dispatch_buf (ext.c:2735-2767, checklist 20): inserts made in
     /// ops.dispatch, applied if the task is still held by the BPF scheduler
     /// from the same enqueue (qseq).
-    fn flush_dispatch(&mut self, x: usize) -> usize {
+    pub(super) fn flush_dispatch(&mut self, x: usize) -> usize {
         let buf = std::mem::take(&mut self.dispatch_buf);
         let mut n = 0;
         for d in buf {

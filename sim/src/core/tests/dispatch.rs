@@ -350,3 +350,31 @@ fn dsq_move_outside_the_cpumask_ejects_and_falls_back_to_global() {
     assert_eq!(core.tasks[0].state, TaskState::Queued(DsqRef::Global));
     assert_eq!(core.global[0].order(), [0]);
 }
+
+/// ext-semantics.md item 5 (scx_bpf_dsq_move_to_local): it first flushes
+/// the dispatch buffer, so a task inserted into a user DSQ earlier in the
+/// same ops.dispatch is there to be moved.
+#[test]
+fn move_to_local_flushes_the_dispatch_buffer_first() {
+    let moved = cell::<Vec<bool>>();
+    let m = moved.clone();
+    let (mut s, _held) = custody(move |c, _cpu, q| {
+        if q.len() < 2 {
+            return;
+        }
+        c.kf_create_dsq(SHARED, -1);
+        let (a, b) = (q.pop_front().unwrap(), q.pop_front().unwrap());
+        c.kf_dsq_insert(a, abi::SCX_DSQ_LOCAL, abi::SCX_SLICE_DFL, None, 0);
+        c.kf_dsq_insert(b, SHARED, abi::SCX_SLICE_DFL, None, 0);
+        m.borrow_mut().push(c.kf_move_to_local(SHARED));
+    });
+    let mut w = Script::new()
+        .task_at("a", 0, Some(vec![0]), &[Act::Run(MS)])
+        .task_at("b", US, Some(vec![0]), &[Act::Run(MS)]);
+    let (_core, stop) = run(flat(2), &mut s, &mut w);
+    stopped_ok(&stop);
+    assert_eq!(*moved.borrow(), [true]);
+    // both ran, a first (inserted first), b right after it
+    assert_eq!(runs_of(&s.log, 0).len(), 1);
+    assert_eq!(runs_of(&s.log, 1), [(runs_of(&s.log, 0)[0].0 + MS, 0)]);
+}
