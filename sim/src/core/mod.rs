@@ -632,8 +632,13 @@ impl Core {
         // a direct dispatch recorded by select_cpu stands, SCX_DSQ_LOCAL
         // then meaning the fallback CPU (ext.c:1840-1891, checklist 5)
         if !self.allowed(t, cpu) {
-            cpu = (0..self.cpus.len())
-                .find(|&c| self.allowed(t, c))
+            // select_fallback_rq(task_cpu(p)): an allowed CPU of prev's node
+            // first, then any allowed CPU, lowest id first
+            let node = self.cpu_node[prev];
+            let n = self.cpus.len();
+            cpu = (0..n)
+                .find(|&c| self.cpu_node[c] == node && self.allowed(t, c))
+                .or_else(|| (0..n).find(|&c| self.allowed(t, c)))
                 .unwrap_or(prev);
         }
         self.tasks[t].cpu = cpu;

@@ -102,6 +102,34 @@ fn disallowed_cpu_is_replaced_by_fallback() {
     assert!(runs.iter().all(|&(_, c)| c == 1 || c == 2), "{runs:?}");
 }
 
+/// core.c select_fallback_rq(): the replacement is an allowed CPU of the
+/// node the task was on (task_cpu) first, before any other allowed CPU.
+#[test]
+fn fallback_prefers_an_allowed_cpu_of_prevs_node() {
+    let calls = cell::<u32>();
+    let k = calls.clone();
+    let mut s = Sched::fifo_kick();
+    // first placement on CPU 5 (node 1); then a disallowed CPU 3 (node 0)
+    s.select = Some(Box::new(move |_c: &mut Core, _t, _prev, _f| {
+        *k.borrow_mut() += 1;
+        if *k.borrow() == 1 {
+            5
+        } else {
+            3
+        }
+    }));
+    let mut w = Script::new().task_at(
+        "x",
+        0,
+        Some(vec![1, 5]),
+        &[Act::Run(MS), Act::Sleep(MS), Act::Run(MS)],
+    );
+    let (_core, stop) = run(preset("2s2c2t"), &mut s, &mut w);
+    stopped_ok(&stop);
+    let cpus: Vec<usize> = runs_of(&s.log, 0).iter().map(|r| r.1).collect();
+    assert_eq!(cpus, [5, 5]);
+}
+
 /// ext.c:3535-3538, 1108-1116 (checklist 4): a CPU out of range from
 /// ops.select_cpu aborts the scheduler ("invalid CPU").
 #[test]
