@@ -139,11 +139,14 @@ impl Core {
     }
 
     /// scx_bpf_pick_idle_cpu (idle.c:115-138, checklist 35): a whole idle
-    /// core first, then any idle CPU; the pick is claimed. Deterministic:
-    /// the lowest id from a rotating start.
+    /// core first, then any idle CPU; the pick is claimed. Each scan is
+    /// cpumask_any_and_distribute(): it starts after the calling CPU's
+    /// previous pick (a per-CPU cursor, 0 at first, so the first pick skips
+    /// CPU 0) and wraps.
     pub fn kf_pick_idle(&mut self, mask: &CpuMask, flags: u64) -> i32 {
         let n = self.cpus.len();
-        let start = (self.stats.events as usize) % n;
+        let me = self.this_cpu;
+        let start = (self.pick_prev[me] + 1) % n;
         let scan = |m: &CpuMask, core_only: bool, me: &Core| {
             (0..n)
                 .map(|i| (start + i) % n)
@@ -155,6 +158,7 @@ impl Core {
         }
         match pick {
             Some(c) => {
+                self.pick_prev[me] = c;
                 self.claim_idle(c);
                 c as i32
             }

@@ -208,6 +208,9 @@ pub struct Core {
     /// The CPU whose callback is running, and whether it is select_cpu /
     /// enqueue (direct dispatch) or dispatch (buffered).
     pub this_cpu: usize,
+    /// Each CPU's last idle pick (cpumask_any_and_distribute's per-CPU
+    /// distribute_cpu_mask_prev).
+    pick_prev: Vec<usize>,
     ctx: Ctx,
     ddsp: Option<Insert>,
     dispatch_buf: Vec<Insert>,
@@ -363,6 +366,7 @@ impl Core {
             run_ends: slots::CpuSlots::new(n),
             seq: 0,
             this_cpu: 0,
+            pick_prev: vec![0; n],
             ctx: Ctx::None,
             ddsp: None,
             dispatch_buf: Vec::new(),

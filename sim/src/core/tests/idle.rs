@@ -221,3 +221,35 @@ fn update_idle_sees_the_masks_already_updated() {
     assert!(v.len() >= 4, "{v:?}");
     assert!(v.iter().all(|&(idle, bit)| idle == bit), "{v:?}");
 }
+
+/// lib/cpumask.c cpumask_any_and_distribute(), as idle.c's pick uses it: a
+/// per-CPU cursor, so successive picks from one CPU go round the idle CPUs
+/// (the first skips CPU 0), and another CPU has a cursor of its own.
+#[test]
+fn pick_idle_cpu_distributes_from_each_cpus_last_pick() {
+    let mut s = Sched::local();
+    let got = cell::<Vec<i32>>();
+    let g = got.clone();
+    s.tick = Some(Box::new(move |c: &mut Core, _t| {
+        if c.now != MS {
+            return;
+        }
+        let mut all = abi::CpuMask::empty();
+        for cpu in 0..6 {
+            all.set(cpu, true);
+        }
+        let mut v = g.borrow_mut();
+        c.this_cpu = 0;
+        v.push(c.kf_pick_idle(&all, 0));
+        v.push(c.kf_pick_idle(&all, 0));
+        // CPU 4's own cursor starts at 0 too: it skips 0 and the claimed 1, 2
+        c.this_cpu = 4;
+        v.push(c.kf_pick_idle(&all, 0));
+        c.this_cpu = 0;
+        v.push(c.kf_pick_idle(&all, 0));
+    }));
+    let mut w = Script::new().task_at("a", 0, Some(vec![0]), &[Act::Run(2 * MS)]);
+    let (_core, stop) = run(flat(6), &mut s, &mut w);
+    stopped_ok(&stop);
+    assert_eq!(*got.borrow(), [1, 2, 3, 4]);
+}
