@@ -30,7 +30,7 @@
 //! sync with 100 bytes, reader -> blocked writers sync with 0 bytes.
 
 use super::channel::{self, Channel, Ipc};
-use super::{Effects, Metric, Ns, Step, TaskId, TaskSpec, Workload};
+use super::{Effects, Exits, Metric, Ns, Step, TaskId, TaskSpec, Workload};
 
 /// Senders and receivers per group (hackbench's `num_fds`).
 pub const FDS: u32 = 20;
@@ -75,8 +75,7 @@ pub struct Hackbench {
     roles: Vec<Role>,
     prog: Vec<Progress>,
     received: u64,
-    exited: usize,
-    finish: Option<Ns>,
+    exits: Exits,
 }
 
 impl Hackbench {
@@ -105,10 +104,9 @@ impl Hackbench {
             prog: vec![Progress::default(); roles.len()],
             p,
             chans,
+            exits: Exits::new(roles.len()),
             roles,
             received: 0,
-            exited: 0,
-            finish: None,
         }
     }
 
@@ -119,14 +117,6 @@ impl Hackbench {
 
     pub fn received(&self) -> u64 {
         self.received
-    }
-
-    fn exit(&mut self, now: Ns) -> Step {
-        self.exited += 1;
-        if self.exited == self.roles.len() {
-            self.finish = Some(now);
-        }
-        Step::Exit
     }
 }
 
@@ -163,7 +153,7 @@ impl Workload for Hackbench {
                     pr.done += 1;
                 }
                 if pr.done == total {
-                    return self.exit(now);
+                    return self.exits.exit(now);
                 }
                 let c = (group * FDS) as usize + (pr.done % FDS as u64) as usize;
                 if self.chans[c].begin_write(t) {
@@ -182,7 +172,7 @@ impl Workload for Hackbench {
                     self.received += 1;
                 }
                 if pr.done == total {
-                    return self.exit(now);
+                    return self.exits.exit(now);
                 }
                 if self.chans[chan].begin_read(t) {
                     pr.in_call = true;
@@ -195,11 +185,11 @@ impl Workload for Hackbench {
     }
 
     fn finished(&self) -> bool {
-        self.finish.is_some()
+        self.exits.finished()
     }
 
     fn metrics(&self, elapsed: Ns) -> Vec<Metric> {
-        let end = self.finish.unwrap_or(elapsed);
+        let end = self.exits.end(elapsed);
         vec![
             Metric {
                 name: "time_s".into(),

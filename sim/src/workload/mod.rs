@@ -95,6 +95,43 @@ impl Effects {
     }
 }
 
+/// When a workload ends: it counts its tasks' exits and is finished, at
+/// that time, when the last of them has exited.
+#[derive(Clone, Debug)]
+pub struct Exits {
+    total: usize,
+    exited: usize,
+    at: Option<Ns>,
+}
+
+impl Exits {
+    pub fn new(total: usize) -> Exits {
+        Exits {
+            total,
+            exited: 0,
+            at: None,
+        }
+    }
+
+    /// A task exits at `now`; the step it takes.
+    pub fn exit(&mut self, now: Ns) -> Step {
+        self.exited += 1;
+        if self.exited == self.total {
+            self.at = Some(now);
+        }
+        Step::Exit
+    }
+
+    pub fn finished(&self) -> bool {
+        self.at.is_some()
+    }
+
+    /// When the last task exited, or `elapsed` if the run ended first.
+    pub fn end(&self, elapsed: Ns) -> Ns {
+        self.at.unwrap_or(elapsed)
+    }
+}
+
 /// One named number a workload reports, with its metadata.
 #[derive(Clone, Debug, Serialize)]
 pub struct Metric {

@@ -44,7 +44,7 @@
 //!   estimate); query and reply messages 100 bytes each (estimate).
 
 use super::hist::Hist;
-use super::{Effects, Metric, Ns, Step, TaskId, TaskSpec, Workload};
+use super::{Effects, Exits, Metric, Ns, Step, TaskId, TaskSpec, Workload};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -119,8 +119,7 @@ pub struct Pgbench {
     roles: Vec<Role>,
     lat: Hist,
     tx: u64,
-    exited: usize,
-    finish: Option<Ns>,
+    exits: Exits,
 }
 
 impl Pgbench {
@@ -169,11 +168,10 @@ impl Pgbench {
             think_ns: think_us as Ns * 1000,
             wal_ns: wal_us as Ns * 1000,
             conns,
+            exits: Exits::new(roles.len()),
             roles,
             lat: Hist::default(),
             tx: 0,
-            exited: 0,
-            finish: None,
         }
     }
 
@@ -186,14 +184,6 @@ impl Pgbench {
 
     pub fn transactions(&self) -> u64 {
         self.tx
-    }
-
-    fn exit(&mut self, now: Ns) -> Step {
-        self.exited += 1;
-        if self.exited == self.roles.len() {
-            self.finish = Some(now);
-        }
-        Step::Exit
     }
 
     /// Wakes task `t` if it is blocked in this workload's bookkeeping.
@@ -233,7 +223,7 @@ impl Pgbench {
                 self.set_phase(t, BPhase::Exec);
                 Step::Run(self.script()[stmt] as Ns * 1000)
             }
-            ConnSt::Closed => self.exit(now),
+            ConnSt::Closed => self.exits.exit(now),
             _ => {
                 if let Role::Backend { blocked, .. } = &mut self.roles[t] {
                     *blocked = true;
@@ -324,7 +314,7 @@ impl Pgbench {
             let b = self.conns[c].backend;
             self.wake_if_blocked(b, false, 0, fx);
         }
-        self.exit(now)
+        self.exits.exit(now)
     }
 }
 
@@ -354,11 +344,11 @@ impl Workload for Pgbench {
     }
 
     fn finished(&self) -> bool {
-        self.finish.is_some()
+        self.exits.finished()
     }
 
     fn metrics(&self, elapsed: Ns) -> Vec<Metric> {
-        let secs = self.end.min(self.finish.unwrap_or(elapsed)).max(1) as f64 / 1e9;
+        let secs = self.end.min(self.exits.end(elapsed)).max(1) as f64 / 1e9;
         vec![
             Metric {
                 name: "tps".into(),

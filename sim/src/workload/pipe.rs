@@ -14,7 +14,7 @@
 //! carry the 4-byte token.
 
 use super::channel::{self, Channel, Ipc};
-use super::{Effects, Metric, Ns, Step, TaskId, TaskSpec, Workload};
+use super::{Effects, Exits, Metric, Ns, Step, TaskId, TaskSpec, Workload};
 
 const TOKEN_BYTES: u64 = 4;
 
@@ -38,8 +38,7 @@ pub struct PerfPipe {
     chans: [Channel; 2],
     prog: [Progress; 2],
     round_trips: u64,
-    exited: usize,
-    finish: Option<Ns>,
+    exits: Exits,
 }
 
 impl PerfPipe {
@@ -53,8 +52,7 @@ impl PerfPipe {
             ],
             prog: [Progress::default(); 2],
             round_trips: 0,
-            exited: 0,
-            finish: None,
+            exits: Exits::new(2),
         }
     }
 
@@ -103,11 +101,7 @@ impl Workload for PerfPipe {
             pr.calls += 1;
         }
         if pr.calls == 2 * self.loops {
-            self.exited += 1;
-            if self.exited == 2 {
-                self.finish = Some(now);
-            }
-            return Step::Exit;
+            return self.exits.exit(now);
         }
         let (write, c) = Self::call(t, pr.calls);
         let ok = if write {
@@ -127,11 +121,11 @@ impl Workload for PerfPipe {
     }
 
     fn finished(&self) -> bool {
-        self.finish.is_some()
+        self.exits.finished()
     }
 
     fn metrics(&self, elapsed: Ns) -> Vec<Metric> {
-        let end = self.finish.unwrap_or(elapsed);
+        let end = self.exits.end(elapsed);
         let ops = self.round_trips.max(1) as f64;
         vec![
             Metric {

@@ -37,7 +37,7 @@
 //!   completed by the deadline count toward `rps`.
 
 use super::hist::Hist;
-use super::{Effects, Metric, Ns, Step, TaskId, TaskSpec, Workload};
+use super::{Effects, Exits, Metric, Ns, Step, TaskId, TaskSpec, Workload};
 
 /// Request CPU work, us (see the module doc).
 pub const CPUTIME_US: u32 = 17_000;
@@ -89,8 +89,7 @@ pub struct Schbench {
     wakeup: Hist,
     request: Hist,
     requests: u64,
-    exited: usize,
-    finish: Option<Ns>,
+    exits: Exits,
 }
 
 impl Schbench {
@@ -116,12 +115,11 @@ impl Schbench {
             cpu_ns: cpu_us as Ns * 1000,
             footprint: FOOTPRINT_KB as u64 * 1024,
             msgs: vec![Msg::default(); workers.len()],
+            exits: Exits::new(workers.len()),
             workers,
             wakeup: Hist::default(),
             request: Hist::default(),
             requests: 0,
-            exited: 0,
-            finish: None,
         }
     }
 
@@ -131,14 +129,6 @@ impl Schbench {
 
     pub fn wakeup_samples(&self) -> u64 {
         self.wakeup.count()
-    }
-
-    fn exit(&mut self, now: Ns) -> Step {
-        self.exited += 1;
-        if self.exited == self.workers.len() {
-            self.finish = Some(now);
-        }
-        Step::Exit
     }
 
     fn msg_next(&mut self, t: TaskId, now: Ns, fx: &mut Effects) -> Step {
@@ -152,7 +142,7 @@ impl Schbench {
         }
         if stop {
             m.done = true;
-            return self.exit(now);
+            return self.exits.exit(now);
         }
         m.waiting = true;
         Step::Block
@@ -167,7 +157,7 @@ impl Schbench {
             Phase::Waiting => {
                 // woken by the message thread: start a request
                 if stop {
-                    return self.exit(now);
+                    return self.exits.exit(now);
                 }
                 w.req_start = now;
                 if self.sleep_ns == 0 {
@@ -200,7 +190,7 @@ impl Schbench {
                 m.waiting = false;
                 fx.wake(msg, false, 0);
             }
-            return self.exit(now);
+            return self.exits.exit(now);
         }
         w.phase = Phase::Waiting;
         w.woken = false;
@@ -250,12 +240,12 @@ impl Workload for Schbench {
     }
 
     fn finished(&self) -> bool {
-        self.finish.is_some()
+        self.exits.finished()
     }
 
     fn metrics(&self, elapsed: Ns) -> Vec<Metric> {
         let us = Metric::us_from_ns;
-        let secs = self.end.min(self.finish.unwrap_or(elapsed).max(1)) as f64 / 1e9;
+        let secs = self.end.min(self.exits.end(elapsed).max(1)) as f64 / 1e9;
         vec![
             us("wakeup_p50_us", self.wakeup.percentile(50.0)),
             us("wakeup_p90_us", self.wakeup.percentile(90.0)),

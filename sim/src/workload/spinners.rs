@@ -16,7 +16,7 @@
 //! No system calls, so no per-operation kernel costs; the only wake-ups are
 //! the timer ends of the optional sleeps.
 
-use super::{Effects, Metric, Ns, Step, TaskId, TaskSpec, Workload};
+use super::{Effects, Exits, Metric, Ns, Step, TaskId, TaskSpec, Workload};
 
 #[derive(Clone, Debug)]
 pub struct Params {
@@ -41,8 +41,7 @@ pub struct Spinners {
     end: Ns,
     phase: Vec<Phase>,
     chunks: u64,
-    exited: usize,
-    finish: Option<Ns>,
+    exits: Exits,
 }
 
 impl Spinners {
@@ -53,8 +52,7 @@ impl Spinners {
             p,
             phase: vec![Phase::Start; n],
             chunks: 0,
-            exited: 0,
-            finish: None,
+            exits: Exits::new(n),
         }
     }
 
@@ -94,22 +92,18 @@ impl Workload for Spinners {
             }
         }
         if now >= self.end {
-            self.exited += 1;
-            if self.exited == self.phase.len() {
-                self.finish = Some(now);
-            }
-            return Step::Exit;
+            return self.exits.exit(now);
         }
         self.phase[t] = Phase::Working;
         Step::Run(self.p.work_us as Ns * 1000)
     }
 
     fn finished(&self) -> bool {
-        self.finish.is_some()
+        self.exits.finished()
     }
 
     fn metrics(&self, elapsed: Ns) -> Vec<Metric> {
-        let secs = self.end.min(self.finish.unwrap_or(elapsed)).max(1) as f64 / 1e9;
+        let secs = self.end.min(self.exits.end(elapsed)).max(1) as f64 / 1e9;
         vec![Metric {
             name: "work_per_s".into(),
             value: self.chunks as f64 / secs,

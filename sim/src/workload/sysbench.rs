@@ -19,7 +19,7 @@
 //! unnamed desktop/cloud x86 CPUs, so the value is a representative figure,
 //! not a property of any simulated machine; `event_us=` overrides it.
 
-use super::{Effects, Metric, Ns, Step, TaskId, TaskSpec, Workload};
+use super::{Effects, Exits, Metric, Ns, Step, TaskId, TaskSpec, Workload};
 
 pub const EVENT_US: u32 = 570;
 
@@ -30,8 +30,7 @@ pub struct Sysbench {
     /// per thread: an event is under way
     busy: Vec<bool>,
     events: u64,
-    exited: u32,
-    finish: Option<Ns>,
+    exits: Exits,
 }
 
 impl Sysbench {
@@ -42,8 +41,7 @@ impl Sysbench {
             event_ns: event_us as Ns * 1000,
             busy: vec![false; threads as usize],
             events: 0,
-            exited: 0,
-            finish: None,
+            exits: Exits::new(threads as usize),
         }
     }
 
@@ -71,22 +69,18 @@ impl Workload for Sysbench {
             self.events += 1;
         }
         if now >= self.end {
-            self.exited += 1;
-            if self.exited == self.threads {
-                self.finish = Some(now);
-            }
-            return Step::Exit;
+            return self.exits.exit(now);
         }
         self.busy[t] = true;
         Step::Run(self.event_ns)
     }
 
     fn finished(&self) -> bool {
-        self.finish.is_some()
+        self.exits.finished()
     }
 
     fn metrics(&self, elapsed: Ns) -> Vec<Metric> {
-        let secs = self.finish.unwrap_or(elapsed).max(1) as f64 / 1e9;
+        let secs = self.exits.end(elapsed).max(1) as f64 / 1e9;
         vec![
             Metric {
                 name: "eps".into(),

@@ -22,7 +22,7 @@
 //! k KiB it dirtied, which the next memset overwrites.
 
 use super::hist::Hist;
-use super::{Effects, Metric, Ns, Step, TaskId, TaskSpec, Workload};
+use super::{Effects, Exits, Metric, Ns, Step, TaskId, TaskSpec, Workload};
 
 const MEMSET_NS_PER_KB: u64 = 50;
 const TOUCH_NS_PER_LINE: u64 = 1;
@@ -70,8 +70,7 @@ pub struct Wakeprobe {
     /// Indexed by task; None for message threads.
     workers: Vec<Option<Worker>>,
     lat: Hist,
-    exited: usize,
-    finish: Option<Ns>,
+    exits: Exits,
 }
 
 impl Wakeprobe {
@@ -94,10 +93,9 @@ impl Wakeprobe {
             kb: k_kb as u64,
             end: t_s as Ns * 1_000_000_000,
             msgs: vec![Msg::default(); workers.len()],
+            exits: Exits::new(workers.len()),
             workers,
             lat: Hist::default(),
-            exited: 0,
-            finish: None,
         }
     }
 
@@ -122,14 +120,6 @@ impl Wakeprobe {
                 fx.wake(wk, false, bytes);
             }
         }
-    }
-
-    fn exit(&mut self, now: Ns) -> Step {
-        self.exited += 1;
-        if self.exited == self.workers.len() {
-            self.finish = Some(now);
-        }
-        Step::Exit
     }
 
     fn msg_next(&mut self, t: TaskId, now: Ns, fx: &mut Effects) -> Step {
@@ -160,7 +150,7 @@ impl Wakeprobe {
             for i in 0..nw as usize {
                 Self::post(&mut self.workers[t + 1 + i], t + 1 + i, 0, fx);
             }
-            return self.exit(now);
+            return self.exits.exit(now);
         }
         m.filling = true;
         Step::Run((MEMSET_NS_PER_KB * self.kb).max(1))
@@ -182,7 +172,7 @@ impl Wakeprobe {
             }
             WPhase::Woken => {
                 if self.msgs[msg].stopped {
-                    return self.exit(now);
+                    return self.exits.exit(now);
                 }
                 wk.ph = WPhase::Working;
                 Step::Run((TOUCH_NS_PER_LINE * lines).max(1))
@@ -240,12 +230,12 @@ impl Workload for Wakeprobe {
     }
 
     fn finished(&self) -> bool {
-        self.finish.is_some()
+        self.exits.finished()
     }
 
     fn metrics(&self, elapsed: Ns) -> Vec<Metric> {
         let us = Metric::us_from_ns;
-        let secs = self.finish.unwrap_or(elapsed).max(1) as f64 / 1e9;
+        let secs = self.exits.end(elapsed).max(1) as f64 / 1e9;
         debug_assert!(self.m as usize * (self.w as usize + 1) == self.workers.len());
         vec![
             Metric {
