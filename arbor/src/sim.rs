@@ -222,9 +222,7 @@ pub fn main(a: SimArgs) -> Result<i32> {
         trace: false,
         ..Config::default()
     };
-    if a.hz == 0 || a.hz > 10_000 {
-        bail!("--hz must be in 1..=10000");
-    }
+    cfg.validate()?;
 
     let mut jobs = Vec::new();
     for (wi, _) in wl_names.iter().enumerate() {

@@ -54,6 +54,20 @@ pub struct Config {
     pub start_jitter_ns: Ns,
 }
 
+impl Config {
+    /// Settings a run cannot use; one-line errors.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        if self.hz == 0 || self.hz > 10_000 {
+            anyhow::bail!("--hz must be in 1..=10000 (got {})", self.hz);
+        }
+        // a sweep re-queued at the same time would never let time advance
+        if self.sweep_ns == 0 {
+            anyhow::bail!("the invariant sweep period must be above 0 ns");
+        }
+        Ok(())
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
@@ -290,13 +304,7 @@ impl Core {
                 abi::MAX_CPUS
             );
         }
-        if cfg.hz == 0 || cfg.hz > 10_000 {
-            anyhow::bail!("--hz must be in 1..=10000 (got {})", cfg.hz);
-        }
-        // a sweep re-queued at the same time would never let time advance
-        if cfg.sweep_ns == 0 {
-            anyhow::bail!("the invariant sweep period must be above 0 ns");
-        }
+        cfg.validate()?;
         let nodes = machine.cpus.iter().map(|c| c.node).max().unwrap_or(0) + 1;
         let cores = machine.cpus.iter().map(|c| c.core).max().unwrap_or(0) + 1;
         let mut core_cpus = vec![Vec::new(); cores];
