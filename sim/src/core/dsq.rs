@@ -90,11 +90,7 @@ impl Dsq {
 
     /// Tasks in dispatch order.
     pub fn order(&self) -> Vec<TaskId> {
-        self.fifo
-            .iter()
-            .copied()
-            .chain(self.prio.values().copied())
-            .collect()
+        self.iter().collect()
     }
 
     pub fn contains(&self, t: TaskId) -> bool {
@@ -197,11 +193,6 @@ impl UserDsqs {
         true
     }
 
-    /// All DSQs, in creation order.
-    pub fn values(&self) -> impl Iterator<Item = &Dsq> {
-        self.qs.iter()
-    }
-
     /// (id, DSQ), in creation order.
     pub fn iter(&self) -> impl Iterator<Item = (u64, &Dsq)> {
         self.ids.iter().copied().zip(self.qs.iter())
@@ -230,7 +221,7 @@ mod tests {
         assert!(u.remove(1 << 40, 3));
         assert!(!u.remove(1 << 40, 3));
         assert_eq!(u.len(1 << 40), Some(0));
-        assert_eq!(u.values().count(), 2);
+        assert_eq!(u.iter().map(|(id, _)| id).collect::<Vec<_>>(), [7, 1 << 40]);
     }
 
     #[test]
