@@ -85,6 +85,39 @@ impl Default for Knobs {
 }
 
 impl Knobs {
+    /// These knobs with `overrides` applied: each (name, value) is the long
+    /// option without its dashes, e.g. ("wake-affine-interval-ms", "10"),
+    /// checked by the same parser as the command line. What scheduler specs
+    /// such as `arbor:stock:WA_THROTTLE:wake-affine-interval-ms=10` carry.
+    pub fn with_overrides(&self, overrides: &[(String, String)]) -> Result<Knobs> {
+        use clap::{Command, FromArgMatches};
+        let cmd = Knobs::augment_args(Command::new("knobs").no_binary_name(true));
+        let mut args = Vec::new();
+        for (i, (k, v)) in overrides.iter().enumerate() {
+            if overrides[..i].iter().any(|(k2, _)| k2 == k) {
+                anyhow::bail!("knob '{k}' given twice");
+            }
+            if !cmd
+                .get_arguments()
+                .any(|a| a.get_long() == Some(k.as_str()))
+            {
+                let known: Vec<&str> = cmd.get_arguments().filter_map(|a| a.get_long()).collect();
+                anyhow::bail!("unknown knob '{k}' (knobs: {})", known.join(", "));
+            }
+            args.push(format!("--{k}={v}"));
+        }
+        let m = cmd.try_get_matches_from(args).map_err(|e| {
+            let text = e.to_string();
+            let line = text.lines().next().unwrap_or("invalid knob").trim();
+            anyhow::anyhow!("{}", line.trim_start_matches("error: "))
+        })?;
+        let mut k = self.clone();
+        k.update_from_arg_matches(&m).map_err(|e| {
+            anyhow::anyhow!("{}", e.to_string().lines().next().unwrap_or("invalid knob"))
+        })?;
+        Ok(k)
+    }
+
     /// The slice in ns: --slice-us, or the kernel's scaled base slice.
     pub fn slice_ns(&self, topo: &Topo) -> u64 {
         if self.slice_us > 0 {
@@ -240,6 +273,43 @@ pub fn parse_secs(s: &str) -> Result<f64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn kv(k: &str, v: &str) -> (String, String) {
+        (k.to_string(), v.to_string())
+    }
+
+    #[test]
+    fn overrides_change_only_what_they_name() {
+        let base = Knobs::default();
+        let k = base
+            .with_overrides(&[
+                kv("wake-affine-interval-ms", "10"),
+                kv("cpu-capacity", "2-4:430"),
+            ])
+            .unwrap();
+        assert_eq!(k.wake_affine_interval_ms, 10);
+        assert_eq!(k.cpu_capacity.as_deref(), Some("2-4:430"));
+        assert_eq!(k.imbalance_pct, base.imbalance_pct);
+        assert_eq!(base.wake_affine_interval_ms, 1);
+    }
+
+    #[test]
+    fn bad_overrides_are_one_line_errors() {
+        let base = Knobs::default();
+        for (o, want) in [
+            (vec![kv("no-such-knob", "1")], "unknown knob 'no-such-knob'"),
+            (vec![kv("imbalance-pct", "5")], "imbalance-pct"),
+            (vec![kv("slice-us", "x")], "slice-us"),
+            (
+                vec![kv("llc-epoch-ms", "1"), kv("llc-epoch-ms", "2")],
+                "given twice",
+            ),
+        ] {
+            let e = format!("{:#}", base.with_overrides(&o).unwrap_err());
+            assert!(e.contains(want), "{e}");
+            assert!(!e.contains('\n'), "{e}");
+        }
+    }
 
     #[test]
     fn seconds_are_finite_positive_and_bounded() {

@@ -1,6 +1,7 @@
 //! The schedulers the simulator runs, named as `arbor bench` names them:
-//! `arbor[:PROFILE][:FEAT,...]` is scx_arbor's own BPF code, compiled
-//! natively (native.rs) with the same knobs as the scx_arbor binary.
+//! `arbor[:PROFILE][:FEAT,...][:KNOB=VALUE,...]` is scx_arbor's own BPF
+//! code, compiled natively (native.rs) with the same knobs as the scx_arbor
+//! binary.
 
 pub mod abi;
 pub mod native;
@@ -11,11 +12,15 @@ use scx_arbor::{features, stats, topology::Topo};
 
 use crate::core::Ops;
 
-/// A scheduler to simulate, e.g. `arbor:stock`, `arbor:seeds:NO_STEAL`.
+/// A scheduler to simulate, e.g. `arbor:stock`, `arbor:seeds:NO_STEAL`,
+/// `arbor:stock:WA_THROTTLE:wake-affine-interval-ms=10`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SchedSpec {
     pub label: String,
     pub features: u32,
+    /// scx_arbor options this scheduler runs with, over the command line's:
+    /// (long option without dashes, value), checked when parsed.
+    pub knobs: Vec<(String, String)>,
 }
 
 impl SchedSpec {
@@ -35,20 +40,50 @@ impl SchedSpec {
         let profile = parts.next().filter(|p| !p.is_empty()).unwrap_or("default");
         let mut mask =
             features::profile_mask(profile).with_context(|| format!("scheduler '{s}'"))?;
-        let feats: Vec<String> = parts.map(|p| p.to_string()).collect();
+        // a part with '=' holds knobs (KNOB=VALUE,...), any other features
+        let mut feats = Vec::new();
+        let mut knobs = Vec::new();
+        for p in parts {
+            if p.contains('=') {
+                for kv in p.split(',').filter(|kv| !kv.is_empty()) {
+                    let (k, v) = kv.split_once('=').with_context(|| {
+                        format!("scheduler '{s}': '{kv}' is not KNOB=VALUE (features and knobs go in separate ':' parts)")
+                    })?;
+                    knobs.push((k.to_string(), v.to_string()));
+                }
+            } else {
+                feats.push(p.to_string());
+            }
+        }
         if !feats.is_empty() {
             mask = features::apply(mask, &feats).with_context(|| format!("scheduler '{s}'"))?;
         }
+        Knobs::default()
+            .with_overrides(&knobs)
+            .with_context(|| format!("scheduler '{s}'"))?;
         Ok(SchedSpec {
             label: s.to_string(),
             features: mask,
+            knobs,
         })
+    }
+
+    /// The command line's knobs with this scheduler's own applied.
+    pub fn knobs(&self, base: &Knobs) -> Result<Knobs> {
+        base.with_overrides(&self.knobs)
+            .with_context(|| format!("scheduler '{}'", self.label))
     }
 
     /// Loads a fresh instance, configured for `topo` as scx_arbor would be.
     pub fn build(&self, topo: &Topo, knobs: &Knobs) -> Result<Box<dyn Ops>> {
         let mut n = native::Native::load(native::ARBOR_SO, &self.label, stats::NAMES.to_vec())?;
-        let rd = Rodata::new(knobs, topo);
+        let knobs = self.knobs(knobs)?;
+        // a cpu-capacity knob changes what the scheduler is told, as the
+        // loader's --cpu-capacity does; the machine's speeds stay (arbor
+        // sim's own --cpu-capacity also changes the machine)
+        let mut topo = topo.clone();
+        knobs.apply_capacity(&mut topo)?;
+        let rd = Rodata::new(&knobs, &topo);
         for (name, bytes) in rd.scalars() {
             n.write_global(name, 0, &bytes)?;
         }
@@ -59,5 +94,47 @@ impl SchedSpec {
         // the loader's "sched_ext is up": the periodic balancer may start
         n.write_global("timer_go", 0, &1u32.to_ne_bytes())?;
         Ok(Box::new(n))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spec_carries_features_and_knobs() {
+        let s = SchedSpec::parse("arbor:stock:WA_THROTTLE:wake-affine-interval-ms=10").unwrap();
+        let stock = SchedSpec::parse("arbor:stock").unwrap();
+        let bit = features::FEATURES
+            .iter()
+            .position(|f| f.name == "WA_THROTTLE")
+            .unwrap();
+        assert_eq!(s.features, stock.features | 1 << bit);
+        assert_eq!(
+            s.knobs,
+            vec![("wake-affine-interval-ms".to_string(), "10".to_string())]
+        );
+        let k = s.knobs(&Knobs::default()).unwrap();
+        assert_eq!(k.wake_affine_interval_ms, 10);
+        assert_eq!(
+            stock
+                .knobs(&Knobs::default())
+                .unwrap()
+                .wake_affine_interval_ms,
+            1
+        );
+    }
+
+    #[test]
+    fn a_bad_knob_in_a_spec_is_refused_when_parsed() {
+        for (s, want) in [
+            ("arbor:stock:no-such=1", "unknown knob 'no-such'"),
+            ("arbor:stock:imbalance-pct=2", "imbalance-pct"),
+            ("arbor:stock:slice-us=1,slice-us=2", "given twice"),
+            ("arbor:stock:slice-us=1,STEAL", "not KNOB=VALUE"),
+        ] {
+            let e = format!("{:#}", SchedSpec::parse(s).unwrap_err());
+            assert!(e.contains(want), "{s}: {e}");
+        }
     }
 }
