@@ -4,6 +4,7 @@
 //! `arbor sim` runs scx_arbor's own BPF code on simulated machines.
 
 mod bench;
+mod ci;
 mod sim;
 mod vm;
 

@@ -20,6 +20,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::bench::report::{Report, Row};
 
+mod reproduce;
+
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct SimArgs {
@@ -76,19 +78,19 @@ pub struct SimArgs {
 /// What a job's process sends back: its Outcome, minus the trace (which
 /// the job with --trace writes itself).
 #[derive(Serialize, Deserialize)]
-struct JobOut {
-    stop: String,
-    ok: bool,
-    ejected: bool,
-    sim_ns: u64,
-    events: u64,
-    callbacks: u64,
-    state_changes: u64,
-    queue_events: u64,
-    cpu_s: f64,
+pub struct JobOut {
+    pub stop: String,
+    pub ok: bool,
+    pub ejected: bool,
+    pub sim_ns: u64,
+    pub events: u64,
+    pub callbacks: u64,
+    pub state_changes: u64,
+    pub queue_events: u64,
+    pub cpu_s: f64,
     /// (name, value), the workload's primary metric first
-    metrics: Vec<(String, f64)>,
-    counters: Vec<(String, u64)>,
+    pub metrics: Vec<(String, f64)>,
+    pub counters: Vec<(String, u64)>,
 }
 
 impl From<&Outcome> for JobOut {
@@ -124,6 +126,9 @@ enum SimCmd {
         /// A new (or empty) directory.
         out: PathBuf,
     },
+    /// Re-run a seed's experiment on its own machine (preset), its sweep,
+    /// baseline vs mechanism, beside the seed's published numbers.
+    Reproduce(reproduce::ReproArgs),
 }
 
 fn list() {
@@ -146,23 +151,217 @@ fn list() {
 }
 
 struct Job {
+    plan: usize,
     sched: usize,
     workload: usize,
     rep: u32,
 }
 
-pub fn main(a: SimArgs) -> Result<i32> {
-    if let Some(SimCmd::Snapshot { out }) = &a.cmd {
-        let t = snapshot::take(Path::new("/sys"), out)?;
+/// What to simulate on one machine: every (scheduler, workload, run).
+/// `arbor sim` makes one plan from its options; `arbor sim reproduce` one
+/// per table of the seed.
+pub struct Plan {
+    pub machine: Machine,
+    pub cost: CostModel,
+    pub cfg: Config,
+    pub knobs: Knobs,
+    pub scheds: Vec<SchedSpec>,
+    pub workloads: Vec<String>,
+    pub reps: u32,
+    pub seed: u64,
+    /// write the trace of this plan's first run here
+    pub trace: Option<PathBuf>,
+}
+
+impl Plan {
+    /// Checks every scheduler and workload before anything runs.
+    pub fn new(
+        machine: Machine,
+        cost: CostModel,
+        cfg: Config,
+        knobs: Knobs,
+        scheds: &[String],
+        workloads: &[String],
+        reps: u32,
+        seed: u64,
+    ) -> Result<Plan> {
+        machine.validate()?;
+        cfg.validate()?;
+        let scheds: Vec<SchedSpec> = scheds
+            .iter()
+            .map(|s| SchedSpec::parse(s).and_then(|sp| sp.knobs(&knobs).map(|_| sp)))
+            .collect::<Result<_>>()?;
+        for w in workloads {
+            workload::spec::parse(w, machine.nr_cpus(), seed)?;
+        }
+        Ok(Plan {
+            machine,
+            cost,
+            cfg,
+            knobs,
+            scheds,
+            workloads: workloads.to_vec(),
+            reps,
+            seed,
+            trace: None,
+        })
+    }
+}
+
+/// One finished run of a plan.
+pub struct Done {
+    pub plan: usize,
+    pub sched: usize,
+    pub workload: usize,
+    pub rep: u32,
+    pub out: JobOut,
+}
+
+fn jobs_of(plans: &[Plan]) -> Vec<Job> {
+    let mut jobs = Vec::new();
+    for (pi, p) in plans.iter().enumerate() {
+        for workload in 0..p.workloads.len() {
+            for rep in 0..p.reps {
+                for sched in 0..p.scheds.len() {
+                    jobs.push(Job {
+                        plan: pi,
+                        sched,
+                        workload,
+                        rep,
+                    });
+                }
+            }
+        }
+    }
+    jobs
+}
+
+/// Runs every job of `plans`, each in its own child process (this same
+/// command line with `--job i`), as many at once as there are cores. With
+/// `job`, this process is that child: it runs job `job`, prints its
+/// outcome and returns None.
+pub fn execute(plans: &[Plan], job: Option<usize>) -> Result<Option<Vec<Done>>> {
+    let jobs = jobs_of(plans);
+    if let Some(i) = job {
+        run_job(plans, &jobs, i)?;
+        return Ok(None);
+    }
+    let total = jobs.len();
+    let tty = std::io::stderr().is_terminal();
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(total)
+        .max(1);
+    let results: Vec<std::sync::Mutex<Option<Result<JobOut>>>> =
+        (0..total).map(|_| std::sync::Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let wall = std::time::Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= total {
+                    break;
+                }
+                let limit = plans[jobs[i].plan].cfg.time_limit;
+                let r = spawn_job(i, |now| {
+                    if tty {
+                        let d = done.load(Ordering::SeqCst);
+                        eprint!("\rarbor sim: {d}/{total} runs done; run {} at {:.2}/{:.0} s simulated   ", i + 1, now as f64 / 1e9, limit as f64 / 1e9);
+                    }
+                });
+                *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+                done.fetch_add(1, Ordering::SeqCst);
+            });
+        }
+    });
+    if tty {
         eprintln!(
-            "arbor sim: {} files of '{}' ({} CPUs) in {}; model it with: arbor sim --topology-from {}",
-            t.files,
-            t.hostname,
-            t.cpus,
-            out.display(),
-            out.display()
+            "\rarbor sim: {total}/{total} runs done in {:.1} s{}",
+            wall.elapsed().as_secs_f64(),
+            " ".repeat(40)
         );
-        return Ok(0);
+    }
+    let mut out = Vec::with_capacity(total);
+    for (j, r) in jobs.iter().zip(results) {
+        let o = r
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .context("a simulation job did not run")??;
+        out.push(Done {
+            plan: j.plan,
+            sched: j.sched,
+            workload: j.workload,
+            rep: j.rep,
+            out: o,
+        });
+    }
+    Ok(Some(out))
+}
+
+/// The report's rows of one plan's runs (bench's Row: one per metric and
+/// counter), and the runs that did not finish cleanly.
+pub fn rows_of(plan: &Plan, plan_idx: usize, done: &[Done]) -> (Vec<Row>, Vec<String>) {
+    let mut rows = Vec::new();
+    let mut failed = Vec::new();
+    for d in done.iter().filter(|d| d.plan == plan_idx) {
+        let o = &d.out;
+        let sched = plan.scheds[d.sched].label.clone();
+        let wl = plan.workloads[d.workload].clone();
+        if !o.ok {
+            failed.push(format!(
+                "{sched} on {wl} (seed {}): {}",
+                plan.seed + d.rep as u64,
+                o.stop
+            ));
+        }
+        let row = |metric: String, value: f64| Row {
+            rep: d.rep,
+            sched: sched.clone(),
+            workload: wl.clone(),
+            metric,
+            value,
+        };
+        rows.push(row("ejected".into(), if o.ejected { 1.0 } else { 0.0 }));
+        for (name, value) in &o.metrics {
+            rows.push(row(name.clone(), *value));
+        }
+        for (k, v) in &o.counters {
+            rows.push(row(format!("c:{k}"), *v as f64));
+        }
+    }
+    (rows, failed)
+}
+
+/// "N events in X s of CPU ... M events/s per core", for every run.
+fn speed_line(done: &[Done], wall: std::time::Instant) -> String {
+    let events: u64 = done.iter().map(|d| d.out.events).sum();
+    let cpu_s: f64 = done.iter().map(|d| d.out.cpu_s).sum();
+    format!(
+        "{events} events (callbacks + task state changes) in {cpu_s:.2} s of CPU, {:.2} s wall: {:.2} M events/s per core",
+        wall.elapsed().as_secs_f64(),
+        events as f64 / cpu_s.max(1e-9) / 1e6
+    )
+}
+
+pub fn main(a: SimArgs) -> Result<i32> {
+    match &a.cmd {
+        Some(SimCmd::Snapshot { out }) => {
+            let t = snapshot::take(Path::new("/sys"), out)?;
+            eprintln!(
+                "arbor sim: {} files of '{}' ({} CPUs) in {}; model it with: arbor sim --topology-from {}",
+                t.files,
+                t.hostname,
+                t.cpus,
+                out.display(),
+                out.display()
+            );
+            return Ok(0);
+        }
+        Some(SimCmd::Reproduce(r)) => return reproduce::main(r),
+        None => {}
     }
     if a.list {
         list();
@@ -176,7 +375,9 @@ pub fn main(a: SimArgs) -> Result<i32> {
         (Some(_), Some(_)) => bail!("-t and --topology-from exclude each other: give one machine"),
         (Some(dir), None) => {
             let s = snapshot::read(dir)?;
-            eprintln!("{}", s.assumed);
+            if a.job.is_none() {
+                eprintln!("{}", s.assumed);
+            }
             s.machine
         }
         (None, t) => presets::find(t.as_deref().unwrap_or("x86-12"))?,
@@ -190,7 +391,6 @@ pub fn main(a: SimArgs) -> Result<i32> {
             }
         }
     }
-    machine.validate()?;
     let mut cost = CostModel::default();
     for c in &a.costs {
         cost.set(c)?;
@@ -200,141 +400,50 @@ pub fn main(a: SimArgs) -> Result<i32> {
     } else {
         a.scheds.clone()
     };
-    let scheds: Vec<SchedSpec> = sched_names
-        .iter()
-        .map(|s| SchedSpec::parse(s))
-        .collect::<Result<_>>()?;
     let wl_names = if a.workloads.is_empty() {
         vec!["hackbench".to_string()]
     } else {
         a.workloads.clone()
     };
-    // check every workload spec before running anything
-    for w in &wl_names {
-        workload::spec::parse(w, machine.nr_cpus(), a.seed)?;
-    }
-    if let Some(dir) = &a.out {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
     let cfg = Config {
         hz: a.hz,
         time_limit: (a.time_limit * 1e9) as u64,
         trace: false,
         ..Config::default()
     };
-    cfg.validate()?;
-
-    let mut jobs = Vec::new();
-    for (wi, _) in wl_names.iter().enumerate() {
-        for rep in 0..a.reps {
-            for (si, _) in scheds.iter().enumerate() {
-                jobs.push(Job {
-                    sched: si,
-                    workload: wi,
-                    rep,
-                });
-            }
-        }
+    let mut plan = Plan::new(
+        machine,
+        cost,
+        cfg,
+        a.knobs.clone(),
+        &sched_names,
+        &wl_names,
+        a.reps,
+        a.seed,
+    )?;
+    plan.trace = a.trace.clone();
+    if let Some(dir) = &a.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    let total = jobs.len();
-    if let Some(i) = a.job {
-        return run_job(&a, &jobs, i, &machine, &cost, &cfg, &scheds, &wl_names);
-    }
-    let tty = std::io::stderr().is_terminal();
-    let workers = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(total)
-        .max(1);
-    let results: Vec<std::sync::Mutex<Option<Result<JobOut>>>> =
-        (0..total).map(|_| std::sync::Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
     let wall = std::time::Instant::now();
-    let limit = cfg.time_limit;
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= total {
-                    break;
-                }
-                let r = spawn_job(i, |now| {
-                    if tty {
-                        let d = done.load(Ordering::SeqCst);
-                        eprint!("\rarbor sim: {d}/{total} runs done; run {} at {:.2}/{:.0} s simulated   ", i + 1, now as f64 / 1e9, limit as f64 / 1e9);
-                    }
-                });
-                *results[i].lock().unwrap() = Some(r);
-                done.fetch_add(1, Ordering::SeqCst);
-            });
-        }
-    });
-    if tty {
-        eprintln!(
-            "\rarbor sim: {total}/{total} runs done in {:.1} s{}",
-            wall.elapsed().as_secs_f64(),
-            " ".repeat(40)
-        );
-    }
-
-    let mut rows = Vec::new();
-    let mut failed = Vec::new();
-    let mut events = 0u64;
-    let mut cpu_s = 0.0f64;
-    let mut outcomes = Vec::new();
-    for (i, r) in results.into_iter().enumerate() {
-        let j = &jobs[i];
-        let o = r.into_inner().unwrap().expect("every job ran")?;
-        let sched = scheds[j.sched].label.clone();
-        let wl = wl_names[j.workload].clone();
-        events += o.events;
-        cpu_s += o.cpu_s;
-        if !o.ok {
-            failed.push(format!(
-                "{sched} on {wl} (seed {}): {}",
-                a.seed + j.rep as u64,
-                o.stop
-            ));
-        }
-        rows.push(Row {
-            rep: j.rep,
-            sched: sched.clone(),
-            workload: wl.clone(),
-            metric: "ejected".into(),
-            value: if o.ejected { 1.0 } else { 0.0 },
-        });
-        for (name, value) in &o.metrics {
-            rows.push(Row {
-                rep: j.rep,
-                sched: sched.clone(),
-                workload: wl.clone(),
-                metric: name.clone(),
-                value: *value,
-            });
-        }
-        for (k, v) in &o.counters {
-            rows.push(Row {
-                rep: j.rep,
-                sched: sched.clone(),
-                workload: wl.clone(),
-                metric: format!("c:{k}"),
-                value: *v as f64,
-            });
-        }
-        outcomes.push((sched, wl, j.rep, o));
-    }
+    let plans = [plan];
+    let Some(done) = execute(&plans, a.job)? else {
+        return Ok(0);
+    };
+    let plan = &plans[0];
+    let machine = &plan.machine;
+    let (rows, failed) = rows_of(plan, 0, &done);
     let primary: Vec<(String, String)> = wl_names
         .iter()
-        .map(|w| {
+        .enumerate()
+        .map(|(wi, w)| {
             // the workload's declared headline metric (bench's), else its first
             let first = workload::spec::primary_metric(w)
                 .map(String::from)
                 .or_else(|| {
-                    outcomes
-                        .iter()
-                        .find(|o| &o.1 == w)
-                        .and_then(|o| o.3.metrics.first())
+                    done.iter()
+                        .find(|d| d.workload == wi)
+                        .and_then(|d| d.out.metrics.first())
                         .map(|m| m.0.clone())
                 })
                 .unwrap_or_default();
@@ -356,12 +465,13 @@ pub fn main(a: SimArgs) -> Result<i32> {
     if let Some(dir) = &a.out {
         let meta = serde_json::json!({
             "topology": format!("sim: {}", machine.name),
-            "machine": machine, "cost": cost, "hz": a.hz, "time_limit_s": a.time_limit,
+            "machine": machine, "cost": plan.cost, "hz": a.hz, "time_limit_s": a.time_limit,
             "seed": a.seed, "reps": a.reps, "knobs": format!("{:?}", a.knobs),
-            "runs": outcomes.iter().map(|(s, w, r, o)| serde_json::json!({
-                "scheduler": s, "workload": w, "rep": r, "stop": o.stop,
-                "sim_ns": o.sim_ns, "events": o.events, "callbacks": o.callbacks,
-                "state_changes": o.state_changes, "queue_events": o.queue_events})).collect::<Vec<_>>(),
+            "runs": done.iter().map(|d| serde_json::json!({
+                "scheduler": plan.scheds[d.sched].label, "workload": plan.workloads[d.workload],
+                "rep": d.rep, "stop": d.out.stop,
+                "sim_ns": d.out.sim_ns, "events": d.out.events, "callbacks": d.out.callbacks,
+                "state_changes": d.out.state_changes, "queue_events": d.out.queue_events})).collect::<Vec<_>>(),
         });
         std::fs::write(dir.join("report.md"), &md)?;
         std::fs::write(dir.join("results.json"), report.json(&rows, &meta)?)?;
@@ -375,11 +485,7 @@ pub fn main(a: SimArgs) -> Result<i32> {
         }
         eprintln!("arbor sim: report in {}", dir.display());
     }
-    let secs = wall.elapsed().as_secs_f64();
-    eprintln!(
-        "arbor sim: {events} events (callbacks + task state changes) in {cpu_s:.2} s of CPU, {secs:.2} s wall over {workers} thread(s): {:.2} M events/s per core",
-        events as f64 / cpu_s.max(1e-9) / 1e6
-    );
+    eprintln!("arbor sim: {}", speed_line(&done, wall));
     if !failed.is_empty() {
         for f in &failed {
             eprintln!("arbor sim: {f}");
@@ -435,31 +541,24 @@ fn spawn_job(i: usize, mut progress: impl FnMut(u64)) -> Result<JobOut> {
 }
 
 /// The body of `--job i`: one run, its outcome as JSON on stdout, its
-/// progress on stderr, and the trace if it is the first job.
-#[allow(clippy::too_many_arguments)]
-fn run_job(
-    a: &SimArgs,
-    jobs: &[Job],
-    i: usize,
-    machine: &Machine,
-    cost: &CostModel,
-    cfg: &Config,
-    scheds: &[SchedSpec],
-    wl_names: &[String],
-) -> Result<i32> {
+/// progress on stderr, and the trace if it is its plan's first run.
+fn run_job(plans: &[Plan], jobs: &[Job], i: usize) -> Result<()> {
     let j = jobs
         .get(i)
         .with_context(|| format!("--job {i}: this command has {} jobs", jobs.len()))?;
-    let mut c = cfg.clone();
-    c.trace = i == 0 && a.trace.is_some();
+    let p = &plans[j.plan];
+    let first = j.sched == 0 && j.workload == 0 && j.rep == 0;
+    let trace = p.trace.as_ref().filter(|_| first);
+    let mut c = p.cfg.clone();
+    c.trace = trace.is_some();
     let spec = RunSpec {
-        machine,
-        cost,
+        machine: &p.machine,
+        cost: &p.cost,
         cfg: c,
-        sched: &scheds[j.sched],
-        knobs: &a.knobs,
-        workload: &wl_names[j.workload],
-        seed: a.seed + j.rep as u64,
+        sched: &p.scheds[j.sched],
+        knobs: &p.knobs,
+        workload: &p.workloads[j.workload],
+        seed: p.seed + j.rep as u64,
     };
     // a CPU's schedule() may run a chain of tasks that block at once: give
     // the simulation a deep stack
@@ -471,11 +570,11 @@ fn run_job(
             .join()
             .map_err(|_| anyhow::anyhow!("the simulation panicked"))?
     })?;
-    if let (0, Some(path)) = (i, &a.trace) {
-        write_trace(path, &o, machine)?;
+    if let Some(path) = trace {
+        write_trace(path, &o, &p.machine)?;
     }
     println!("{}", serde_json::to_string(&JobOut::from(&o))?);
-    Ok(0)
+    Ok(())
 }
 
 /// Chrome trace-event JSON (ui.perfetto.dev opens it): a track per CPU, a
