@@ -173,7 +173,7 @@ pub fn unit(metric: &str) -> &'static str {
 
 pub const WORKLOADS: &str = "hackbench[:g=,l=,mode=process|thread,ipc=pipe|socket], \
 perf-messaging[:g=,l=,mode=process|thread,ipc=socket|pipe], perf-pipe[:l=], \
-sysbench[:threads=,time=], pgbench[:clients=,scale=,mode=select|tpcb,time=], \
+sysbench[:threads=,time=], pgbench[:clients=,jobs=,scale=,mode=select|tpcb,time=], \
 wakeprobe[:m=,w=,t=,k=], stress-ng[:stressor=cpu|switch|pipe|cache,n=,t=], rt-app:FILE.json";
 
 impl Workload {
@@ -255,7 +255,7 @@ impl Workload {
                 let scale = o.u32("scale", 4, 1, 1000)?;
                 let mode = o.choice("mode", &["select", "tpcb"])?;
                 let time = o.u32("time", 10, 1, 3600)?;
-                let j = c.min(ncpu);
+                let j = o.u32("jobs", c.min(ncpu), 1, 256)?;
                 let sel = if mode == "select" { " -S" } else { "" };
                 (
                     "pgbench",
@@ -397,6 +397,8 @@ mod tests {
             "pgbench -h /tmp/arbor-pg -n -S -c 16 -j 8 -T 10 bench2"
         );
         assert_eq!(w.needs_pg, Some(2));
+        let w = Workload::parse("pgbench:clients=24,jobs=1", 8).unwrap();
+        assert!(w.command.contains(" -c 24 -j 1 "), "{}", w.command);
         let w = Workload::parse("pgbench:mode=tpcb,clients=1", 8).unwrap();
         assert_eq!(
             w.command,

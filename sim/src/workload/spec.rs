@@ -19,7 +19,7 @@ hackbench[:g=2,l=200,mode=process|thread,ipc=pipe|socket]
 perf-messaging[:g=2,l=100,mode=process|thread,ipc=socket|pipe]
 perf-pipe[:l=20000,mode=process|thread]
 sysbench[:threads=NCPU,time=5,event_us=570]
-pgbench[:clients=8,scale=4,mode=select|tpcb,time=10,think_us=0,wal_us=0]
+pgbench[:clients=8,jobs=min(clients,NCPU),scale=4,mode=select|tpcb,time=10,think_us=0,wal_us=0]
 wakeprobe[:m=2,w=NCPU/2,t=5,k=64]
 schbench[:m=2,w=ceil(NCPU/m),r=5,s=100,c=17000]
 spinners[:procs=2,threads=4,ws_kb=1024,work_us=1000,sleep_us=0,time=5,sweeps=1]
@@ -184,7 +184,10 @@ pub fn parse(spec: &str, nr_cpus: usize, seed: u64) -> Result<Box<dyn Workload>>
             let time = o.u32("time", 10, 1, 3600)?;
             let think = o.u32("think_us", 0, 0, 10_000_000)?;
             let wal = o.u32("wal_us", 0, 0, 1_000_000)?;
-            let threads = clients.min(ncpu);
+            // pgbench -j: its own default is 1 (one thread multiplexing
+            // every connection, a 1:N waker); `arbor bench` passes
+            // min(clients, ncpu), which is this default
+            let threads = o.u32("jobs", clients.min(ncpu), 1, 256)?;
             Box::new(pgbench::Pgbench::new(
                 clients, threads, mode, time, think, wal,
             ))
