@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::bench::report::{Report, Row};
 
 mod reproduce;
+mod validate;
 
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true)]
@@ -129,6 +130,10 @@ enum SimCmd {
     /// Re-run a seed's experiment on its own machine (preset), its sweep,
     /// baseline vs mechanism, beside the seed's published numbers.
     Reproduce(reproduce::ReproArgs),
+    /// Check the simulator against the VM: the same schedulers and
+    /// workloads in an arbor vm guest and in the simulator, compared on
+    /// counter ratios that do not depend on timing.
+    Validate(validate::ValidateArgs),
 }
 
 fn list() {
@@ -361,6 +366,7 @@ pub fn main(a: SimArgs) -> Result<i32> {
             return Ok(0);
         }
         Some(SimCmd::Reproduce(r)) => return reproduce::main(r),
+        Some(SimCmd::Validate(v)) => return validate::main(v),
         None => {}
     }
     if a.list {

@@ -1,0 +1,383 @@
+//! `arbor sim validate`: the simulator checked against the VM on what does
+//! not depend on timing. The same schedulers and workloads run in an
+//! `arbor vm` guest (through `arbor bench`: real kernel, real BPF, TCG's
+//! wrong timing) and in the simulator on the guest's preset; the ratios of
+//! scx_arbor's own counters (affine moves per wake-up, idle CPU found per
+//! wake-up, ...) are compared, and a ratio that differs by more than the
+//! tolerance fails the command.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+use arbor_sim::core::Config;
+use arbor_sim::cost::CostModel;
+use arbor_sim::presets;
+use clap::Args;
+use scx_arbor::knobs::Knobs;
+use serde::Deserialize;
+
+use super::{execute, speed_line, Done, Plan};
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// The guest (and simulator preset): 2s2c2t or 1s2c2t.
+    #[arg(short, long, default_value = "2s2c2t")]
+    topology: String,
+    /// The VM side from an earlier `arbor bench` run of the validation set
+    /// (its --out directory); without it, validate runs that bench first
+    /// (one TCG boot, about 15 minutes).
+    #[arg(long, value_name = "DIR")]
+    vm_results: Option<PathBuf>,
+    /// Runs per cell on each side.
+    #[arg(short, long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
+    reps: u32,
+    /// Write report.md and results.json here.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Print the arbor bench command of the VM side, then exit.
+    #[arg(long)]
+    print_bench_command: bool,
+    /// Internal: run one job (see `arbor sim`).
+    #[arg(long, hide = true)]
+    job: Option<usize>,
+}
+
+/// The schedulers and workloads both sides run.
+pub const SCHEDS: &[&str] = &["arbor:stock", "arbor:seeds"];
+pub const WORKLOADS: &[&str] = &[
+    "hackbench:g=2,l=100",
+    "perf-pipe:l=5000",
+    "wakeprobe:m=2,w=2,t=3",
+];
+
+/// Two ratios differ when |sim - vm| > TOLERANCE x max(vm, sim), unless
+/// both are below RARE (an event in fewer than 2% of the cases on both
+/// sides: too few for a relative comparison).
+pub const TOLERANCE: f64 = 0.10;
+pub const RARE: f64 = 0.02;
+
+/// (name, numerator counters, denominator counters)
+pub const RATIOS: &[(&str, &[&str], &[&str])] = &[
+    ("affine moves / wake-up", &["affine_moves"], &["wakeups"]),
+    ("wake_wide / wake-up", &["wake_wide"], &["wakeups"]),
+    (
+        "idle core found / wake-up",
+        &["found_idle_core"],
+        &["wakeups"],
+    ),
+    (
+        "idle CPU found / wake-up",
+        &["found_idle_cpu"],
+        &["wakeups"],
+    ),
+    ("no idle CPU / wake-up", &["nofound_idle"], &["wakeups"]),
+    (
+        "newidle pulls / newidle attempt",
+        &["newidle_pulls"],
+        &["newidle_pulls", "newidle_fails"],
+    ),
+    (
+        "steals / steal attempt",
+        &["steal"],
+        &["steal", "steal_fail"],
+    ),
+    (
+        "same-LLC migrations / wake-up",
+        &["migrations_same_llc"],
+        &["wakeups"],
+    ),
+    (
+        "cross-LLC migrations / wake-up",
+        &["migrations_cross_llc"],
+        &["wakeups"],
+    ),
+    (
+        "cross-node migrations / wake-up",
+        &["migrations_cross_node"],
+        &["wakeups"],
+    ),
+];
+
+/// The part of bench's results.json read here.
+#[derive(Deserialize)]
+struct BenchResults {
+    cells: Vec<BenchCell>,
+}
+
+#[derive(Deserialize)]
+struct BenchCell {
+    workload: String,
+    metric: String,
+    scheduler: String,
+    mean: Option<f64>,
+}
+
+/// (scheduler, workload, counter) -> mean over the runs
+type Means = std::collections::BTreeMap<(String, String, String), f64>;
+
+fn vm_means(dir: &Path) -> Result<Means> {
+    let path = dir.join("results.json");
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let r: BenchResults =
+        serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    let mut m = Means::new();
+    for c in r.cells {
+        if let (Some(name), Some(v)) = (c.metric.strip_prefix("c:"), c.mean) {
+            m.insert((c.scheduler, c.workload, name.to_string()), v);
+        }
+    }
+    Ok(m)
+}
+
+fn sim_means(plan: &Plan, done: &[Done]) -> Means {
+    let mut sums: std::collections::BTreeMap<(String, String, String), (f64, u32)> =
+        Default::default();
+    for d in done {
+        for (k, v) in &d.out.counters {
+            let e = sums
+                .entry((
+                    plan.scheds[d.sched].label.clone(),
+                    plan.workloads[d.workload].clone(),
+                    k.clone(),
+                ))
+                .or_default();
+            e.0 += *v as f64;
+            e.1 += 1;
+        }
+    }
+    sums.into_iter()
+        .map(|(k, (s, n))| (k, s / n.max(1) as f64))
+        .collect()
+}
+
+/// num / den of one (scheduler, workload), None if a counter is missing or
+/// the denominator is 0.
+fn ratio(m: &Means, sched: &str, wl: &str, num: &[&str], den: &[&str]) -> Option<f64> {
+    let sum = |names: &[&str]| -> Option<f64> {
+        names
+            .iter()
+            .map(|n| {
+                m.get(&(sched.to_string(), wl.to_string(), n.to_string()))
+                    .copied()
+            })
+            .sum()
+    };
+    let d = sum(den)?;
+    (d > 0.0).then(|| sum(num).map(|n| n / d)).flatten()
+}
+
+/// Whether two ratios agree within the stated tolerance.
+pub fn agree(vm: f64, sim: f64) -> bool {
+    (vm < RARE && sim < RARE) || (sim - vm).abs() <= TOLERANCE * vm.max(sim)
+}
+
+fn bench_args(topology: &str, reps: u32, out: &Path) -> Vec<String> {
+    let mut v = vec!["bench".to_string(), "-t".into(), topology.into()];
+    for s in SCHEDS {
+        v.extend(["-s".to_string(), s.to_string()]);
+    }
+    for w in WORKLOADS {
+        v.extend(["-w".to_string(), w.to_string()]);
+    }
+    v.extend([
+        "-r".to_string(),
+        reps.to_string(),
+        "--no-charts".into(),
+        "-o".into(),
+        out.display().to_string(),
+    ]);
+    v
+}
+
+pub fn main(a: &ValidateArgs) -> Result<i32> {
+    if !matches!(a.topology.as_str(), "2s2c2t" | "1s2c2t") {
+        bail!(
+            "--topology {}: validate runs on the VM presets 2s2c2t and 1s2c2t, which the simulator models",
+            a.topology
+        );
+    }
+    let machine = presets::find(&a.topology)?;
+    let plan = Plan::new(
+        machine,
+        CostModel::default(),
+        Config {
+            time_limit: 120_000_000_000,
+            ..Config::default()
+        },
+        Knobs::default(),
+        &SCHEDS.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+        &WORKLOADS.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+        a.reps,
+        1,
+    )?;
+    let default_out = PathBuf::from(format!("target/validate/{}", a.topology));
+    let vm_dir = a
+        .vm_results
+        .clone()
+        .unwrap_or_else(|| default_out.join("vm"));
+    if a.print_bench_command {
+        println!(
+            "arbor {}",
+            bench_args(&a.topology, a.reps, &vm_dir).join(" ")
+        );
+        return Ok(0);
+    }
+    if a.job.is_none() && a.vm_results.is_none() {
+        eprintln!(
+            "arbor sim validate: the VM side first: arbor {}",
+            bench_args(&a.topology, a.reps, &vm_dir).join(" ")
+        );
+        let exe = std::env::current_exe().context("finding the arbor binary")?;
+        let st = Command::new(exe)
+            .args(bench_args(&a.topology, a.reps, &vm_dir))
+            .status()
+            .context("starting arbor bench")?;
+        if !st.success() {
+            bail!(
+                "the VM side (arbor bench) failed ({st}); its log is in {}",
+                vm_dir.display()
+            );
+        }
+    }
+    let vm = if a.job.is_none() {
+        Some(vm_means(&vm_dir)?)
+    } else {
+        None
+    };
+    let wall = std::time::Instant::now();
+    let plans = [plan];
+    let Some(done) = execute(&plans, a.job)? else {
+        return Ok(0);
+    };
+    let vm = vm.unwrap_or_default();
+    let sim = sim_means(&plans[0], &done);
+
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "# arbor sim validate: VM vs simulator on {}\n\nThe same schedulers and workloads in an `arbor vm` guest (real kernel and BPF, QEMU TCG timing; `{}`) and in the simulator on the `{}` preset, {} runs per cell each side. Compared: ratios of scx_arbor's own counters, which do not depend on how fast the machine is. Two ratios **differ** when |sim − vm| > {:.0}% of the larger, unless both are under {:.0}% (too rare to compare).\n",
+        a.topology,
+        vm_dir.display(),
+        a.topology,
+        a.reps,
+        TOLERANCE * 100.0,
+        RARE * 100.0
+    );
+    let _ = writeln!(
+        md,
+        "| scheduler | workload | ratio | VM | sim | difference | |\n|---|---|---|---|---|---|---|"
+    );
+    let (mut compared, mut differ, mut missing) = (0, Vec::new(), 0);
+    for s in SCHEDS {
+        for w in WORKLOADS {
+            for (name, num, den) in RATIOS {
+                let v = ratio(&vm, s, w, num, den);
+                let m = ratio(&sim, s, w, num, den);
+                let (vs, ms) = (
+                    v.map(|x| format!("{x:.3}")).unwrap_or("-".into()),
+                    m.map(|x| format!("{x:.3}")).unwrap_or("-".into()),
+                );
+                let (diff, mark) = match (v, m) {
+                    (Some(v), Some(m)) => {
+                        compared += 1;
+                        let ok = agree(v, m);
+                        if !ok {
+                            differ.push(format!("{s} {w} {name}: VM {v:.3}, sim {m:.3}"));
+                        }
+                        (
+                            format!("{:+.3}", m - v),
+                            if ok { "ok" } else { "**differs**" },
+                        )
+                    }
+                    _ => {
+                        missing += 1;
+                        ("-".to_string(), "no data")
+                    }
+                };
+                let _ = writeln!(
+                    md,
+                    "| {s} | `{w}` | {name} | {vs} | {ms} | {diff} | {mark} |"
+                );
+            }
+        }
+    }
+    let _ = writeln!(
+        md,
+        "\n**{} of {compared} ratios agree within {:.0}%; {} differ; {missing} without data on a side.**\n",
+        compared - differ.len(),
+        TOLERANCE * 100.0,
+        differ.len()
+    );
+    println!("{md}");
+    if let Some(dir) = &a.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        std::fs::write(dir.join("report.md"), &md)?;
+        eprintln!("arbor sim validate: report in {}", dir.display());
+    }
+    eprintln!(
+        "arbor sim validate: simulator side: {}",
+        speed_line(&done, wall)
+    );
+    Ok(if differ.is_empty() && compared > 0 {
+        0
+    } else {
+        1
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tolerance_is_relative_with_a_floor_for_rare_events() {
+        assert!(agree(0.50, 0.54));
+        assert!(!agree(0.50, 0.57));
+        assert!(agree(0.010, 0.019)); // both rare
+        assert!(!agree(0.010, 0.030));
+        assert!(agree(0.0, 0.0));
+    }
+
+    #[test]
+    fn ratios_read_bench_cells_and_sum_denominators() {
+        let mut m = Means::new();
+        let k = |c: &str| ("arbor:stock".to_string(), "w".to_string(), c.to_string());
+        m.insert(k("newidle_pulls"), 30.0);
+        m.insert(k("newidle_fails"), 10.0);
+        m.insert(k("wakeups"), 0.0);
+        assert_eq!(
+            ratio(
+                &m,
+                "arbor:stock",
+                "w",
+                &["newidle_pulls"],
+                &["newidle_pulls", "newidle_fails"]
+            ),
+            Some(0.75)
+        );
+        assert_eq!(
+            ratio(&m, "arbor:stock", "w", &["newidle_pulls"], &["wakeups"]),
+            None
+        );
+        assert_eq!(
+            ratio(&m, "arbor:stock", "w", &["steal"], &["newidle_fails"]),
+            None
+        );
+    }
+
+    #[test]
+    fn every_counter_named_exists_and_both_sides_parse_the_set() {
+        for (_, num, den) in RATIOS {
+            for c in num.iter().chain(den.iter()) {
+                assert!(scx_arbor::stats::NAMES.contains(c), "{c}");
+            }
+        }
+        for w in WORKLOADS {
+            crate::bench::spec::Workload::parse(w, 8).unwrap();
+            arbor_sim::workload::spec::parse(w, 8, 1).unwrap();
+        }
+    }
+}
