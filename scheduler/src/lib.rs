@@ -6,6 +6,7 @@
 pub mod bpf_intf;
 pub mod cli;
 pub mod features;
+pub mod files;
 pub mod knobs;
 pub mod policy;
 pub mod stats;

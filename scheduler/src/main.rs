@@ -65,7 +65,8 @@ struct Opts {
     monitor: Option<f64>,
 
     /// At exit (and on SIGUSR1, as a snapshot), write every cumulative
-    /// counter as one JSON object to FILE.
+    /// counter as one JSON object to FILE (its directory must not be
+    /// writable by other users unless sticky, like /tmp).
     #[arg(long, value_name = "FILE")]
     stats_json: Option<PathBuf>,
 
@@ -317,12 +318,10 @@ extern "C" fn on_sigusr1(_: libc::c_int) {
     SNAPSHOT.store(true, Ordering::Relaxed);
 }
 
-/// Writes the counters as JSON, atomically (a reader never sees half a file).
+/// Writes the counters as JSON, atomically and safely as root (files.rs).
 fn write_json(path: &Path, m: &Metrics) -> Result<()> {
-    let json = serde_json::to_string_pretty(&m.values()?)?;
-    let tmp = path.with_extension("json.tmp");
-    fs::write(&tmp, json + "\n").with_context(|| format!("writing {}", tmp.display()))?;
-    fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
+    let json = serde_json::to_string_pretty(&m.values()?)? + "\n";
+    scx_arbor::files::write_atomic(path, json.as_bytes())
 }
 
 fn main() {
@@ -399,19 +398,10 @@ fn real_main() -> Result<()> {
         return stats::monitor(Duration::from_secs_f64(intv), shutdown);
     }
 
-    // a typo in --stats-json's directory is found now, not after the run
+    // a typo in --stats-json's directory, or one other users could swap
+    // files in, is found now, not after the run
     if let Some(p) = &opts.stats_json {
-        let dir = match p.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        if !dir.is_dir() {
-            bail!(
-                "--stats-json {}: the directory {} does not exist",
-                p.display(),
-                dir.display()
-            );
-        }
+        scx_arbor::files::check_dest(p).context("--stats-json")?;
     }
 
     check_environment()?;
