@@ -16,13 +16,12 @@ use bpf_skel::*;
 use clap::Parser;
 use libbpf_rs::OpenObject;
 use log::{info, warn};
-use scx_stats::prelude::*;
 use scx_utils::{scx_ops_attach, scx_ops_load, scx_ops_open, uei_exited, uei_report, UserExitInfo};
 
 use scx_arbor::knobs::{Knobs, Rodata};
 use scx_arbor::stats::Metrics;
 use scx_arbor::topology::Topo;
-use scx_arbor::{bpf_intf, features, stats};
+use scx_arbor::{bpf_intf, features, stats, stats_server};
 
 const SCHEDULER_NAME: &str = "scx_arbor";
 
@@ -74,6 +73,11 @@ struct Opts {
     #[arg(long, value_name = "SECS", value_parser = scx_arbor::knobs::parse_secs)]
     run_secs: Option<f64>,
 
+    /// Also serve the stats socket (--monitor, --set-features) to members of
+    /// GROUP (name or gid); by default only root may connect.
+    #[arg(long, value_name = "GROUP")]
+    stats_group: Option<String>,
+
     /// Bytes of the kernel's debug dump to print if the scheduler is ejected.
     #[arg(long, default_value_t = 0)]
     exit_dump_len: u32,
@@ -87,7 +91,8 @@ struct Opts {
 struct Scheduler<'a> {
     skel: BpfSkel<'a>,
     struct_ops: Option<libbpf_rs::Link>,
-    stats_server: StatsServer<stats::Req, stats::Res>,
+    stats_server: Option<stats_server::Server>,
+    calls: crossbeam::channel::Receiver<stats_server::Call>,
 }
 
 fn check_environment() -> Result<()> {
@@ -119,6 +124,7 @@ impl<'a> Scheduler<'a> {
         opts: &Opts,
         feats: u32,
         topo: &Topo,
+        stats_group: Option<u32>,
         open_object: &'a mut MaybeUninit<OpenObject>,
     ) -> Result<Self> {
         let mut builder = BpfSkelBuilder::default();
@@ -176,11 +182,13 @@ impl<'a> Scheduler<'a> {
             .as_mut()
             .context("BPF bss missing")?
             .timer_go = 1;
-        let stats_server = StatsServer::new(stats::server_data()).launch()?;
+        let (stats_server, calls) =
+            stats_server::Server::launch(Path::new(stats::STATS_SOCKET), stats_group)?;
         Ok(Self {
             skel,
             struct_ops,
-            stats_server,
+            stats_server: Some(stats_server),
+            calls,
         })
     }
 
@@ -256,7 +264,6 @@ impl<'a> Scheduler<'a> {
     }
 
     fn run(&mut self, opts: &Opts, shutdown: Arc<AtomicBool>) -> Result<UserExitInfo> {
-        let (res_ch, req_ch) = self.stats_server.channels();
         let start = Instant::now();
         let deadline = opts.run_secs.map(Duration::from_secs_f64);
         while !shutdown.load(Ordering::Relaxed) && !uei_exited!(&self.skel, uei) {
@@ -275,12 +282,19 @@ impl<'a> Scheduler<'a> {
             // in the VM (perf: 11% of all samples in Channel::recv, the
             // thread's utime 3.9 s in a 4.5 s run). 50 ms is the latency of
             // a stats or feature request.
-            match req_ch.try_recv() {
-                Ok(stats::Req::Metrics) => {
-                    res_ch.send(stats::Res::Metrics(Box::new(self.metrics()?)))?
+            // (a client that went away meanwhile does not matter)
+            match self.calls.try_recv() {
+                Ok(stats_server::Call {
+                    req: stats::Req::Metrics,
+                    reply,
+                }) => {
+                    let _ = reply.send(stats::Res::Metrics(Box::new(self.metrics()?)));
                 }
-                Ok(stats::Req::Features(set)) => {
-                    res_ch.send(stats::Res::Features(self.switch_features(set.as_deref())))?
+                Ok(stats_server::Call {
+                    req: stats::Req::Features(set),
+                    reply,
+                }) => {
+                    let _ = reply.send(stats::Res::Features(self.switch_features(set.as_deref())));
                 }
                 Err(crossbeam::channel::TryRecvError::Empty) => {
                     std::thread::sleep(Duration::from_millis(50))
@@ -289,6 +303,8 @@ impl<'a> Scheduler<'a> {
             }
         }
         let final_metrics = self.metrics()?;
+        // no more requests: close the socket (and remove it) first
+        drop(self.stats_server.take());
         // Stop the periodic balancer before sched_ext starts tearing down,
         // and give an armed timer time to fire once and see the flag.
         if let Some(bss) = self.skel.maps.bss_data.as_mut() {
@@ -404,6 +420,11 @@ fn real_main() -> Result<()> {
         scx_arbor::files::check_dest(p).context("--stats-json")?;
     }
 
+    let stats_group = opts
+        .stats_group
+        .as_deref()
+        .map(stats_server::group_id)
+        .transpose()?;
     check_environment()?;
     let mut topo = Topo::from_system()?;
     opts.knobs.apply_capacity(&mut topo)?;
@@ -443,7 +464,7 @@ fn real_main() -> Result<()> {
     }
 
     let mut open_object = MaybeUninit::uninit();
-    let mut sched = Scheduler::init(&opts, feats, &topo, &mut open_object)?;
+    let mut sched = Scheduler::init(&opts, feats, &topo, stats_group, &mut open_object)?;
     info!("{SCHEDULER_NAME} loaded: {}", features::describe(feats));
     // uei_report! prints sched_ext's exit reason (and dump) and fails when
     // the kernel ejected us rather than we unloading ourselves.

@@ -132,5 +132,8 @@ check "live switch with no scx_arbor running: one line, non-zero" \
 # ---- 5. the seed mechanisms, on vs off ----
 . "$(dirname "$0")/seeds.sh"
 
+# ---- 6. hardening: the stats socket's modes and credentials ----
+. "$(dirname "$0")/harden.sh"
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
