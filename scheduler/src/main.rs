@@ -263,18 +263,42 @@ impl<'a> Scheduler<'a> {
         Ok(features::describe(cur))
     }
 
-    fn run(&mut self, opts: &Opts, shutdown: Arc<AtomicBool>) -> Result<UserExitInfo> {
-        let start = Instant::now();
-        let deadline = opts.run_secs.map(Duration::from_secs_f64);
+    /// Serves until asked to stop (signal, --run-secs), until the kernel
+    /// exits the scheduler, or until an error of ours; then always unloads
+    /// in order (unload()). Returns how it ended; Err is our own error,
+    /// reported as what it is, after the orderly unload.
+    fn run(&mut self, opts: &Opts, shutdown: &AtomicBool, deadline: Option<Instant>) -> Result<End> {
+        let served = self.serve(opts, shutdown, deadline);
+        // the kernel's verdict, read before our own detach overwrites it
+        let kernel_exit = uei_exited!(&self.skel, uei);
+        let feats = self.skel.maps.bss_data.as_ref().map(|b| b.features);
+        let unloaded = self.unload(opts);
+        if let Err(e) = served {
+            if let Err(u) = unloaded {
+                warn!("while unloading after the error: {u:#}");
+            }
+            return Err(e);
+        }
+        unloaded?;
+        if !kernel_exit {
+            // our detach: uei says "unregistered from user space"
+            let _ = uei_report!(&self.skel, uei);
+            return Ok(End::Stopped);
+        }
+        let uei = scx_utils::uei_read!(&self.skel, uei);
+        Ok(End::Kernel(uei, feats.unwrap_or(0)))
+    }
+
+    fn serve(&mut self, opts: &Opts, shutdown: &AtomicBool, deadline: Option<Instant>) -> Result<()> {
         while !shutdown.load(Ordering::Relaxed) && !uei_exited!(&self.skel, uei) {
-            if deadline.is_some_and(|d| start.elapsed() >= d) {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
                 break;
             }
             // SIGUSR1: write a snapshot of the counters to --stats-json now
             // (arbor bench takes one before and after each workload).
             if SNAPSHOT.swap(false, Ordering::Relaxed) {
                 if let Some(path) = &opts.stats_json {
-                    write_json(path, &self.metrics()?)?;
+                    write_json(path, &self.metrics()?).context("--stats-json snapshot (SIGUSR1)")?;
                 }
             }
             // Poll, then sleep: a blocking recv_timeout() here spun in
@@ -302,7 +326,14 @@ impl<'a> Scheduler<'a> {
                 Err(e) => Err(e)?,
             }
         }
-        let final_metrics = self.metrics()?;
+        Ok(())
+    }
+
+    /// The orderly unload, whatever ended the run: close the stats socket,
+    /// stop the periodic balancer's timer (an armed timer at detach crashed
+    /// guests), detach, then write the final counters.
+    fn unload(&mut self, opts: &Opts) -> Result<()> {
+        let final_metrics = self.metrics();
         // no more requests: close the socket (and remove it) first
         drop(self.stats_server.take());
         // Stop the periodic balancer before sched_ext starts tearing down,
@@ -314,17 +345,26 @@ impl<'a> Scheduler<'a> {
             3 * opts.knobs.balance_interval_ms + 10,
         ));
         let _ = self.struct_ops.take();
-        if let Some(path) = &opts.stats_json {
-            write_json(path, &final_metrics)?;
-        }
+        let final_metrics = final_metrics.context("reading the final counters")?;
         info!(
             "final: busy {:.1}% idle_while_queued {:.2}% of CPU time, {} wakeups",
             final_metrics.busy_pct(),
             final_metrics.gap_pct(),
             final_metrics.wakeups
         );
-        uei_report!(&self.skel, uei)
+        if let Some(path) = &opts.stats_json {
+            write_json(path, &final_metrics).context("--stats-json at exit")?;
+        }
+        Ok(())
     }
+}
+
+/// How a run ended.
+enum End {
+    /// We unloaded (signal, --run-secs).
+    Stopped,
+    /// The kernel exited the scheduler; the feature mask in force then.
+    Kernel(UserExitInfo, u32),
 }
 
 /// Set by SIGUSR1: write a counter snapshot to --stats-json.
@@ -463,14 +503,23 @@ fn real_main() -> Result<()> {
         });
     }
 
+    let deadline = opts.run_secs.map(|s| Instant::now() + Duration::from_secs_f64(s));
     let mut open_object = MaybeUninit::uninit();
     let mut sched = Scheduler::init(&opts, feats, &topo, stats_group, &mut open_object)?;
     info!("{SCHEDULER_NAME} loaded: {}", features::describe(feats));
-    // uei_report! prints sched_ext's exit reason (and dump) and fails when
-    // the kernel ejected us rather than we unloading ourselves.
-    sched
-        .run(&opts, shutdown)
-        .context("the kernel ejected scx_arbor")?;
+    // Our own errors (a failed snapshot write, ...) come back as Err after
+    // the orderly unload and are reported as what they are; only an exit
+    // by the kernel is called an ejection.
+    match sched.run(&opts, &shutdown, deadline)? {
+        End::Stopped => {}
+        End::Kernel(uei, _) => {
+            // uei's report prints sched_ext's exit reason (and dump)
+            return match uei.report() {
+                Err(e) => Err(e).context("the kernel ejected scx_arbor"),
+                Ok(()) => bail!("the kernel ejected scx_arbor (its reason is printed above)"),
+            };
+        }
+    }
     drop(sched);
     info!("{SCHEDULER_NAME} unloaded");
     Ok(())

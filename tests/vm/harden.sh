@@ -73,6 +73,28 @@ else
 	fail "--stats-group nogroup: loads"
 fi
 
+# ---- an error of ours (a failed snapshot write) is reported as what it
+# is, after the orderly unload; never as a kernel ejection ----
+JD=$(mktemp -d)
+if start_sched --stats-json "$JD/c.json"; then
+	counters_now "$JD/c.json"
+	check "a SIGUSR1 snapshot is written" test -s "$JD/c.json"
+	rm -rf "$JD"
+	kill -USR1 "$SPID"
+	for i in $(seq 1 80); do kill -0 "$SPID" 2>/dev/null || break; nap 0.25; done
+	kill -0 "$SPID" 2>/dev/null && kill -INT "$SPID"
+	wait "$SPID"; rc=$?; SPID=
+	wait_disabled 40
+	err=$(grep 'error:' "$SLOG")
+	check "failed snapshot write: exit 1 and the error says what failed ($err)" \
+		sh -c "[ $rc -eq 1 ] && echo '$err' | grep -q 'stats-json snapshot' && echo '$err' | grep -q 'does not exist'"
+	check "failed snapshot write: not called an ejection" sh -c "! grep -qi 'eject' '$SLOG'"
+	check "failed snapshot write: orderly unload (final counters, unregistered from user space, disabled)" \
+		sh -c "grep -q '^.*final: busy' '$SLOG' && grep -q 'unregistered from user space' '$SLOG' && [ \"\$(cat $SCX/state)\" = disabled ]"
+else
+	fail "snapshot error test: loads"
+fi
+
 if [ -n "${HARDEN_ALONE:-}" ]; then
 	echo "$PASS passed, $FAIL failed"
 	[ "$FAIL" -eq 0 ]
