@@ -466,29 +466,6 @@ fn real_main() -> Result<()> {
         .map(stats_server::group_id)
         .transpose()?;
     check_environment()?;
-    let mut topo = Topo::from_system()?;
-    opts.knobs.apply_capacity(&mut topo)?;
-    if opts.verbose > 0 {
-        eprint!("{topo}");
-        eprintln!(
-            "asymmetric capacities: {}",
-            if topo.asymmetric() { "yes" } else { "no" }
-        );
-        eprintln!(
-            "profile {}, features: {}\nslice {} µs, imbalance_pct {}, migration_cost {} µs, \
-             balance interval {} ms, wake_affine_interval {} ms, steal_cost {} µs, steal_node_limit {}",
-            opts.profile,
-            features::describe(feats),
-            opts.knobs.slice_ns(&topo) / 1000,
-            opts.knobs.imbalance_pct,
-            opts.knobs.migration_cost_us,
-            opts.knobs.balance_interval_ms,
-            opts.knobs.wake_affine_interval_ms,
-            opts.knobs.steal_cost_us,
-            opts.knobs.steal_node_limit
-        );
-    }
-
     if let Some(intv) = opts.stats {
         if intv <= 0.0 {
             bail!("--stats needs a positive interval");
@@ -504,23 +481,89 @@ fn real_main() -> Result<()> {
     }
 
     let deadline = opts.run_secs.map(|s| Instant::now() + Duration::from_secs_f64(s));
-    let mut open_object = MaybeUninit::uninit();
-    let mut sched = Scheduler::init(&opts, feats, &topo, stats_group, &mut open_object)?;
-    info!("{SCHEDULER_NAME} loaded: {}", features::describe(feats));
-    // Our own errors (a failed snapshot write, ...) come back as Err after
-    // the orderly unload and are reported as what they are; only an exit
-    // by the kernel is called an ejection.
-    match sched.run(&opts, &shutdown, deadline)? {
-        End::Stopped => {}
-        End::Kernel(uei, _) => {
-            // uei's report prints sched_ext's exit reason (and dump)
-            return match uei.report() {
-                Err(e) => Err(e).context("the kernel ejected scx_arbor"),
-                Ok(()) => bail!("the kernel ejected scx_arbor (its reason is printed above)"),
-            };
+    let mut feats = feats;
+    let mut restarts: Vec<Instant> = Vec::new();
+    loop {
+        // (re)read at every start: a restart after CPU hotplug sees the new set
+        let mut topo = Topo::from_system()?;
+        opts.knobs.apply_capacity(&mut topo)?;
+        if opts.verbose > 0 || !restarts.is_empty() {
+            eprint!("{topo}");
+        }
+        if opts.verbose > 0 && restarts.is_empty() {
+            eprintln!(
+                "asymmetric capacities: {}",
+                if topo.asymmetric() { "yes" } else { "no" }
+            );
+            eprintln!(
+                "profile {}, features: {}\nslice {} µs, imbalance_pct {}, migration_cost {} µs, \
+                 balance interval {} ms, wake_affine_interval {} ms, steal_cost {} µs, steal_node_limit {}",
+                opts.profile,
+                features::describe(feats),
+                opts.knobs.slice_ns(&topo) / 1000,
+                opts.knobs.imbalance_pct,
+                opts.knobs.migration_cost_us,
+                opts.knobs.balance_interval_ms,
+                opts.knobs.wake_affine_interval_ms,
+                opts.knobs.steal_cost_us,
+                opts.knobs.steal_node_limit
+            );
+        }
+        let mut open_object = MaybeUninit::uninit();
+        let mut sched = Scheduler::init(&opts, feats, &topo, stats_group, &mut open_object)?;
+        info!(
+            "{SCHEDULER_NAME} {}: {}",
+            if restarts.is_empty() { "loaded" } else { "reloaded" },
+            features::describe(feats)
+        );
+        // Our own errors (a failed snapshot write, ...) come back as Err
+        // after the orderly unload and are reported as what they are; only
+        // an exit by the kernel is called an ejection.
+        match sched.run(&opts, &shutdown, deadline)? {
+            End::Stopped => break,
+            End::Kernel(uei, live) if uei.should_restart() && !shutdown.load(Ordering::Relaxed) => {
+                // sched_ext exits a scheduler without ops.cpu_online/offline
+                // when a CPU comes or goes (ext.c, handle_hotplug:
+                // SCX_EXIT_UNREG_KERN with SCX_ECODE_RSN_HOTPLUG |
+                // SCX_ECODE_ACT_RESTART). Load again on the new topology
+                // with the same knobs and the features in force at the exit
+                // (including ones switched at run time).
+                let _ = uei.report(); // "EXIT: ... cpu N going offline ..."
+                drop(sched);
+                let now = Instant::now();
+                restarts.retain(|t| now.duration_since(*t) < Duration::from_secs(60));
+                restarts.push(now);
+                if restarts.len() > 30 {
+                    bail!("the kernel asked for more than 30 restarts in a minute; giving up");
+                }
+                feats = live;
+                info!(
+                    "{SCHEDULER_NAME}: restarting as the kernel asked (CPU hotplug), features {}",
+                    features::describe(feats)
+                );
+                wait_sched_ext_disabled(Duration::from_secs(10));
+            }
+            End::Kernel(uei, _) => {
+                // uei's report prints sched_ext's exit reason (and dump)
+                return match uei.report() {
+                    Err(e) => Err(e).context("the kernel ejected scx_arbor"),
+                    Ok(()) => bail!("the kernel ejected scx_arbor (its reason is printed above)"),
+                };
+            }
         }
     }
-    drop(sched);
     info!("{SCHEDULER_NAME} unloaded");
     Ok(())
+}
+
+/// Waits (bounded) until sched_ext has finished disabling the old instance.
+fn wait_sched_ext_disabled(limit: Duration) {
+    let t = Instant::now();
+    while t.elapsed() < limit {
+        let st = fs::read_to_string("/sys/kernel/sched_ext/state").unwrap_or_default();
+        if st.trim() == "disabled" {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }

@@ -135,5 +135,8 @@ check "live switch with no scx_arbor running: one line, non-zero" \
 # ---- 6. hardening: the stats socket's modes and credentials ----
 . "$(dirname "$0")/harden.sh"
 
+# ---- 7. CPU hotplug: a restart on the new topology, features kept ----
+. "$(dirname "$0")/hotplug.sh"
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
