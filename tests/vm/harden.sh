@@ -83,7 +83,7 @@ if start_sched --stats-json "$JD/c.json"; then
 	kill -USR1 "$SPID"
 	for i in $(seq 1 80); do kill -0 "$SPID" 2>/dev/null || break; nap 0.25; done
 	kill -0 "$SPID" 2>/dev/null && kill -INT "$SPID"
-	wait "$SPID"; rc=$?; SPID=
+	wait_limit "$SPID" 120; rc=$?; SPID=
 	wait_disabled 40
 	err=$(grep 'error:' "$SLOG")
 	check "failed snapshot write: exit 1 and the error says what failed ($err)" \

@@ -57,7 +57,7 @@ elif start_sched -v --slice-us 3000 -f STEAL; then
 	check "features survive the restarts: STEAL from -f, NO_WA_BIAS switched live ($feats)" \
 		sh -c "echo '$feats' | grep -qw STEAL && echo '$feats' | grep -qw NO_WA_BIAS"
 	check "the restarts say why (the kernel's hotplug reason)" grep -q 'restarting as the kernel asked' "$SLOG"
-	wait "$HB"
+	wait_limit "$HB" 600
 	check "hackbench across the hotplug completed" test $? -eq 0
 	check "still running after hotplug" sched_alive
 	stop_sched

@@ -84,7 +84,7 @@ asym_run() { # flags... ; sets BIG (share of samples on CPUs 0-3, %), J
 		n=$((n + 1))
 		sleep 0.2
 	done
-	kill $pid; wait $pid 2>/dev/null
+	kill $pid; wait_limit $pid 30 2>/dev/null
 	stop_sched
 	BIG=$((100 * big / n))
 }
@@ -182,7 +182,8 @@ cache_run() { # flags... ; sets SAME, APART (percent), J
 		fi
 	done
 	kill $p1 $p2 2>/dev/null
-	wait $p1 $p2 2>/dev/null
+	wait_limit $p1 30 2>/dev/null
+	wait_limit $p2 30 2>/dev/null
 	stop_sched
 	[ $n -gt 0 ] || n=1
 	SAME=$((100 * same / n))

@@ -102,7 +102,7 @@ fi
 # ---- 3. an ejection is reported with the kernel's reason and a non-zero exit ----
 if start_sched; then
 	echo S >/proc/sysrq-trigger	# sysrq-S: the kernel disables the BPF scheduler
-	wait "$SPID"
+	wait_limit "$SPID" 120
 	rc=$?
 	check "ejection (sysrq-S): non-zero exit and sched_ext's reason printed" \
 		sh -c "[ $rc -ne 0 ] && grep -qi 'sysrq' '$SLOG'"

@@ -354,7 +354,7 @@ fn run(plan: &Plan, a: &BenchArgs) -> Result<i32> {
     };
     let guest = repo().join("bench/guest.sh");
     let cmd = format!("bash {} {}", guest.display(), plan_dir.display());
-    let code = vm::run_with(&plan.topo, None, &cmd, false, Some(&mut on_line))?;
+    let code = vm::run_with(&plan.topo, None, &cmd, false, None, Some(&mut on_line))?;
     if let Some(e) = err {
         return Err(e);
     }
