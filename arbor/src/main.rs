@@ -94,7 +94,7 @@ fn real_main() -> Result<i32> {
             } else {
                 command
                     .iter()
-                    .map(|a| shell_quote(a))
+                    .map(|a| vm::shell_quote(a))
                     .collect::<Vec<_>>()
                     .join(" ")
             };
@@ -113,25 +113,13 @@ fn real_main() -> Result<i32> {
     }
 }
 
-/// Quotes one argument for the guest's shell.
-fn shell_quote(a: &str) -> String {
-    if !a.is_empty()
-        && a.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
-    {
-        a.to_string()
-    } else {
-        format!("'{}'", a.replace('\'', "'\\''"))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #[test]
     fn shell_quote_keeps_plain_words_and_quotes_the_rest() {
-        assert_eq!(super::shell_quote("hackbench"), "hackbench");
-        assert_eq!(super::shell_quote("a b"), "'a b'");
-        assert_eq!(super::shell_quote("it's"), "'it'\\''s'");
-        assert_eq!(super::shell_quote(""), "''");
+        assert_eq!(super::vm::shell_quote("hackbench"), "hackbench");
+        assert_eq!(super::vm::shell_quote("a b"), "'a b'");
+        assert_eq!(super::vm::shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(super::vm::shell_quote(""), "''");
     }
 }

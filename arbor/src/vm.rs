@@ -352,6 +352,19 @@ impl Stopped {
     }
 }
 
+/// Quotes one value for the guest's shell (POSIX single quotes): the value
+/// comes back byte for byte, nothing in it is run or expanded.
+pub fn shell_quote(a: &str) -> String {
+    if !a.is_empty()
+        && a.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+    {
+        a.to_string()
+    } else {
+        format!("'{}'", a.replace('\'', "'\\''"))
+    }
+}
+
 /// The command that boots guests: vng, or $ARBOR_VM_RUNNER (a test hook:
 /// a fake runner script gets the same arguments; then neither the VM stack
 /// nor a guest kernel is needed).

@@ -3,6 +3,13 @@
 
 ARBOR_BIN=${ARBOR_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/target/release/scx_arbor}
 SCX=/sys/kernel/sched_ext
+# A private directory (0700, from mktemp -d) for every temporary file: the
+# guest's /tmp is an overlay of the host's, where any user could plant a
+# fixed name (a symlink, a FIFO) for these root scripts to follow.
+if [ -z "${ARBOR_TMP:-}" ] || [ ! -d "$ARBOR_TMP" ] || [ ! -O "$ARBOR_TMP" ] || [ -L "$ARBOR_TMP" ]; then
+	ARBOR_TMP=$(mktemp -d /tmp/arbor.XXXXXX) || { echo "lib.sh: mktemp -d failed" >&2; exit 1; }
+fi
+export ARBOR_TMP
 
 sched_state() { cat $SCX/state 2>/dev/null; }
 sched_ops() { cat $SCX/root/ops 2>/dev/null; }
@@ -37,7 +44,7 @@ wait_limit() {
 start_sched_cmd() {
 	local ops=$1 i
 	shift
-	SLOG=$(mktemp /tmp/arbor-sched.XXXXXX)
+	SLOG=$(mktemp "$ARBOR_TMP/sched.XXXXXX")
 	"$@" >"$SLOG" 2>&1 &
 	SPID=$!
 	# up to 4 minutes: under TCG, verifying and attaching takes 5-75 s

@@ -9,7 +9,7 @@ run_counted() {
 	local flags=()
 	while [ "$1" != "--" ]; do flags+=("$1"); shift; done
 	shift
-	J=$(mktemp /tmp/arbor-seed.XXXXXX.json)
+	J=$(mktemp "$ARBOR_TMP/seed.XXXXXX.json")
 	start_sched -p seeds "${flags[@]}" --stats-json "$J" || return 1
 	"$@" >/dev/null 2>&1
 	stop_sched
@@ -27,7 +27,7 @@ steal_delta() { # sets D: steals during one hackbench
 	D=$(( ${b:-0} - ${a:-0} ))
 	[ -n "$a" ] && [ -n "$b" ]
 }
-J=$(mktemp /tmp/arbor-seed.XXXXXX.json)
+J=$(mktemp "$ARBOR_TMP/seed.XXXXXX.json")
 if start_sched -p seeds -f STEAL --stats-json "$J"; then
 	steal_delta && on=$D || on=
 	shown=$("$ARBOR_BIN" --set-features NO_STEAL 2>&1)
@@ -71,7 +71,7 @@ fi
 # up to capacity-blind balancing and is only reported: it was 0% on big CPUs
 # in earlier sessions, 80-95% at 2f48b0d and later, cause not yet found.)
 asym_run() { # flags... ; sets BIG (share of samples on CPUs 0-3, %), J
-	J=$(mktemp /tmp/arbor-seed.XXXXXX.json)
+	J=$(mktemp "$ARBOR_TMP/seed.XXXXXX.json")
 	start_sched -p seeds --cpu-capacity 0-3:1024,4-7:430 "$@" --stats-json "$J" || return 1
 	taskset -c 6 sh -c 'while :; do :; done' &
 	local pid=$! big=0 n=0 i cpu
@@ -147,7 +147,7 @@ cache_topology() {
 	done
 }
 cache_run() { # flags... ; sets SAME, APART (percent), J
-	J=$(mktemp /tmp/arbor-seed.XXXXXX.json)
+	J=$(mktemp "$ARBOR_TMP/seed.XXXXXX.json")
 	start_sched -p seeds --llc-tolerance 25 "$@" --stats-json "$J" || return 1
 	local a0=(${LLC_CPUS[0]}) a1=(${LLC_CPUS[1]})
 	taskset -c "${a0[0]},${a1[0]}" "$SPIN" 2 40 &
