@@ -53,13 +53,19 @@ fi
 if run_counted -f WA_IDLER_LLC,WA_THROTTLE -- hackbench -g 2 -l 100; then
 	it=$(json_get $J idler_llc_this); ip=$(json_get $J idler_llc_prev); tie=$(json_get $J idler_llc_tie)
 	th=$(json_get $J affine_throttled)
+	# the "off" half counts only if its run loaded, ran and wrote every
+	# counter: empty values must not read as zero
+	it0= ip0= tie0= th0=
 	run_counted -f NO_WA_IDLER_LLC,NO_WA_THROTTLE -- hackbench -g 2 -l 100
+	off_rc=$?
 	it0=$(json_get $J idler_llc_this); ip0=$(json_get $J idler_llc_prev); tie0=$(json_get $J idler_llc_tie)
 	th0=$(json_get $J affine_throttled)
-	check "WA_IDLER_LLC: cross-LLC verdicts on (this=$it prev=$ip tie=$tie), none off ($it0/$ip0/$tie0)" \
-		test $((it + ip + tie)) -gt 0 -a $((it0 + ip0 + tie0)) = 0
-	check "WA_THROTTLE: throttled wake-ups on ($th), none off ($th0)" \
-		test "${th:-0}" -gt 0 -a "${th0:-1}" = 0
+	check "WA_IDLER_LLC/WA_THROTTLE off: loads, runs, unloads cleanly, counters written (rc=$off_rc)" \
+		test "$off_rc" -eq 0 -a -n "$it0" -a -n "$ip0" -a -n "$tie0" -a -n "$th0"
+	check "WA_IDLER_LLC: cross-LLC verdicts on (this=$it prev=$ip tie=$tie), none off (${it0:-?}/${ip0:-?}/${tie0:-?})" \
+		test -n "$it0" -a -n "$ip0" -a -n "$tie0" -a $((it + ip + tie)) -gt 0 -a "$((it0 + ip0 + tie0))" = 0
+	check "WA_THROTTLE: throttled wake-ups on ($th), none off (${th0:-?})" \
+		test "${th:-0}" -gt 0 -a "${th0:-x}" = 0
 else
 	fail "WA_IDLER_LLC/WA_THROTTLE: loads and runs hackbench"
 fi

@@ -124,7 +124,10 @@ check "non-root: one line saying root is needed" one_line_error "root" \
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$ARBOR_BIN"
 if start_sched; then
 	check "second instance while one runs: one line, non-zero" one_line_error "another sched_ext scheduler" "$ARBOR_BIN"
+	check "second instance: the first one still runs" sched_alive
 	stop_sched
+else
+	fail "second instance test: the first scx_arbor loads"
 fi
 check "live switch with no scx_arbor running: one line, non-zero" \
 	one_line_error "no scx_arbor is running" "$ARBOR_BIN" --set-features NO_STEAL
