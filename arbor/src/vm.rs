@@ -8,8 +8,8 @@
 
 use std::fmt;
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
 use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
@@ -369,7 +369,9 @@ pub fn shell_quote(a: &str) -> String {
 /// a fake runner script gets the same arguments; then neither the VM stack
 /// nor a guest kernel is needed).
 fn runner() -> Option<String> {
-    std::env::var("ARBOR_VM_RUNNER").ok().filter(|s| !s.is_empty())
+    std::env::var("ARBOR_VM_RUNNER")
+        .ok()
+        .filter(|s| !s.is_empty())
 }
 
 /// Boots the guest and runs `cmd` (a shell command line) in it, in the
@@ -446,7 +448,11 @@ pub fn run_with(
         signal(SIGINT, old_int);
         signal(SIGTERM, old_term);
     };
-    let how = if fake.is_some() { "a fake runner" } else { "TCG" };
+    let how = if fake.is_some() {
+        "a fake runner"
+    } else {
+        "TCG"
+    };
     eprintln!("arbor vm: booting {kver} with {topo} under {how}");
     let mut child = match c.spawn() {
         Ok(ch) => ch,

@@ -39,7 +39,12 @@ fn fake_runner(dir: &Path) -> PathBuf {
 fn alive(pid: i32) -> bool {
     // a zombie counts as gone
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(s) => !s.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'),
+        Ok(s) => !s
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z'),
         Err(_) => false,
     }
 }
@@ -86,7 +91,10 @@ fn timeout_kills_the_guest_and_says_so() {
     let err = String::from_utf8_lossy(&out.stderr);
     let ps = pids(&dir);
     assert_eq!(out.status.code(), Some(124), "{err}");
-    assert!(err.contains("arbor vm: timeout: the guest ran longer than --timeout 2s"), "{err}");
+    assert!(
+        err.contains("arbor vm: timeout: the guest ran longer than --timeout 2s"),
+        "{err}"
+    );
     assert!(t.elapsed() < Duration::from_secs(30));
     assert!(all_gone(&ps), "the runner or its QEMU survived: {ps:?}");
     let _ = std::fs::remove_dir_all(&dir);
@@ -103,7 +111,12 @@ fn signal_kills_the_guest(sig: &str, code: i32, name: &str) {
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(code), "{err}");
-    assert!(err.contains(&format!("arbor vm: interrupted by {name}; the guest was killed")), "{err}");
+    assert!(
+        err.contains(&format!(
+            "arbor vm: interrupted by {name}; the guest was killed"
+        )),
+        "{err}"
+    );
     assert!(all_gone(&ps), "the runner or its QEMU survived: {ps:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -125,7 +138,10 @@ fn a_killed_arbor_leaves_no_guest_behind() {
     let ps = pids(&dir);
     child.kill().unwrap(); // SIGKILL: no handler of ours runs
     let _ = child.wait();
-    assert!(all_gone(&ps), "the runner or its QEMU survived arbor's SIGKILL: {ps:?}");
+    assert!(
+        all_gone(&ps),
+        "the runner or its QEMU survived arbor's SIGKILL: {ps:?}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -135,6 +151,12 @@ fn the_default_timeout_is_stated_in_help() {
         .args(["vm", "--help"])
         .output()
         .unwrap();
-    let help = String::from_utf8_lossy(&out.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(help.contains("--timeout") && help.contains("default: 14400"), "{help}");
+    let help = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        help.contains("--timeout") && help.contains("default: 14400"),
+        "{help}"
+    );
 }

@@ -155,13 +155,21 @@ mod tests {
         std::os::unix::fs::symlink(&victim, d.join("d.json")).unwrap();
         write_atomic(&d.join("d.json"), b"{}\n").unwrap();
         assert_eq!(fs::read_to_string(&victim).unwrap(), "precious\n");
-        assert!(!fs::symlink_metadata(d.join("d.json")).unwrap().file_type().is_symlink());
+        assert!(!fs::symlink_metadata(d.join("d.json"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
         // no temporary left behind
         let left: Vec<_> = fs::read_dir(&d)
             .unwrap()
             .filter_map(|e| e.ok())
             .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
-            .filter(|e| !fs::symlink_metadata(e.path()).unwrap().file_type().is_symlink())
+            .filter(|e| {
+                !fs::symlink_metadata(e.path())
+                    .unwrap()
+                    .file_type()
+                    .is_symlink()
+            })
             .collect();
         assert!(left.is_empty(), "{left:?}");
         fs::remove_dir_all(&d).unwrap();

@@ -267,7 +267,12 @@ impl<'a> Scheduler<'a> {
     /// exits the scheduler, or until an error of ours; then always unloads
     /// in order (unload()). Returns how it ended; Err is our own error,
     /// reported as what it is, after the orderly unload.
-    fn run(&mut self, opts: &Opts, shutdown: &AtomicBool, deadline: Option<Instant>) -> Result<End> {
+    fn run(
+        &mut self,
+        opts: &Opts,
+        shutdown: &AtomicBool,
+        deadline: Option<Instant>,
+    ) -> Result<End> {
         let served = self.serve(opts, shutdown, deadline);
         // the kernel's verdict, read before our own detach overwrites it
         let kernel_exit = uei_exited!(&self.skel, uei);
@@ -289,7 +294,12 @@ impl<'a> Scheduler<'a> {
         Ok(End::Kernel(uei, feats.unwrap_or(0)))
     }
 
-    fn serve(&mut self, opts: &Opts, shutdown: &AtomicBool, deadline: Option<Instant>) -> Result<()> {
+    fn serve(
+        &mut self,
+        opts: &Opts,
+        shutdown: &AtomicBool,
+        deadline: Option<Instant>,
+    ) -> Result<()> {
         while !shutdown.load(Ordering::Relaxed) && !uei_exited!(&self.skel, uei) {
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 break;
@@ -298,7 +308,8 @@ impl<'a> Scheduler<'a> {
             // (arbor bench takes one before and after each workload).
             if SNAPSHOT.swap(false, Ordering::Relaxed) {
                 if let Some(path) = &opts.stats_json {
-                    write_json(path, &self.metrics()?).context("--stats-json snapshot (SIGUSR1)")?;
+                    write_json(path, &self.metrics()?)
+                        .context("--stats-json snapshot (SIGUSR1)")?;
                 }
             }
             // Poll, then sleep: a blocking recv_timeout() here spun in
@@ -480,7 +491,9 @@ fn real_main() -> Result<()> {
         });
     }
 
-    let deadline = opts.run_secs.map(|s| Instant::now() + Duration::from_secs_f64(s));
+    let deadline = opts
+        .run_secs
+        .map(|s| Instant::now() + Duration::from_secs_f64(s));
     let mut feats = feats;
     let mut restarts: Vec<Instant> = Vec::new();
     loop {
@@ -513,7 +526,11 @@ fn real_main() -> Result<()> {
         let mut sched = Scheduler::init(&opts, feats, &topo, stats_group, &mut open_object)?;
         info!(
             "{SCHEDULER_NAME} {}: {}",
-            if restarts.is_empty() { "loaded" } else { "reloaded" },
+            if restarts.is_empty() {
+                "loaded"
+            } else {
+                "reloaded"
+            },
             features::describe(feats)
         );
         // Our own errors (a failed snapshot write, ...) come back as Err

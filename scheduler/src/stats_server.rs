@@ -128,7 +128,11 @@ fn private_dir(dir: &Path, mode: u32, gid: Option<u32>) -> Result<()> {
         bail!("{} is not a directory (a link?); remove it", dir.display());
     }
     if md.uid() != unsafe { libc::geteuid() } {
-        bail!("{} belongs to uid {}, not to us; remove it", dir.display(), md.uid());
+        bail!(
+            "{} belongs to uid {}, not to us; remove it",
+            dir.display(),
+            md.uid()
+        );
     }
     if let Some(g) = gid {
         chown(dir, g)?;
@@ -141,7 +145,8 @@ fn chown(p: &Path, gid: u32) -> Result<()> {
     let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes())?;
     // SAFETY: a valid C path; uid -1 keeps the owner
     if unsafe { libc::lchown(c.as_ptr(), u32::MAX, gid) } != 0 {
-        Err(std::io::Error::last_os_error()).with_context(|| format!("chown :{gid} {}", p.display()))?
+        Err(std::io::Error::last_os_error())
+            .with_context(|| format!("chown :{gid} {}", p.display()))?
     }
     Ok(())
 }
@@ -156,7 +161,9 @@ impl Server {
     /// grandparent created world-readable if missing, as scx_stats does)
     /// and serves it from a thread; requests come out of the receiver.
     pub fn launch(path: &Path, stats_group: Option<u32>) -> Result<(Self, Receiver<Call>)> {
-        let dir = path.parent().context("stats socket path has no directory")?;
+        let dir = path
+            .parent()
+            .context("stats socket path has no directory")?;
         if let Some(base) = dir.parent() {
             if !base.exists() {
                 std::fs::create_dir_all(base)
@@ -250,7 +257,11 @@ fn listen(
         }
         if conns.fetch_add(1, Ordering::Relaxed) >= MAX_CONNS {
             conns.fetch_sub(1, Ordering::Relaxed);
-            refuse(s, libc::EBUSY, "too many connections to the scx_arbor stats socket");
+            refuse(
+                s,
+                libc::EBUSY,
+                "too many connections to the scx_arbor stats socket",
+            );
             continue;
         }
         let slot = Slot(conns.clone());
@@ -294,7 +305,11 @@ pub fn read_request(
     idle: Duration,
     request: Duration,
 ) -> std::result::Result<Option<String>, String> {
-    let mut started: Option<Instant> = if buf.is_empty() { None } else { Some(Instant::now()) };
+    let mut started: Option<Instant> = if buf.is_empty() {
+        None
+    } else {
+        Some(Instant::now())
+    };
     loop {
         if let Some(pos) = buf.iter().position(|&b| b == b'\n') {
             let line: Vec<u8> = buf.drain(..=pos).collect();
@@ -449,16 +464,30 @@ mod tests {
         let idle = Duration::from_secs(600);
         let req = Duration::from_secs(5);
         // two requests in one chunk, then EOF
-        let mut s = Script(vec![Some(b"{\"req\":\"a\"}\n{\"req\"".to_vec()), Some(b":\"b\"}\n".to_vec())], vec![]);
+        let mut s = Script(
+            vec![
+                Some(b"{\"req\":\"a\"}\n{\"req\"".to_vec()),
+                Some(b":\"b\"}\n".to_vec()),
+            ],
+            vec![],
+        );
         let mut buf = Vec::new();
-        assert_eq!(read_request(&mut s, &mut buf, idle, req).unwrap().unwrap(), "{\"req\":\"a\"}\n");
-        assert_eq!(read_request(&mut s, &mut buf, idle, req).unwrap().unwrap(), "{\"req\":\"b\"}\n");
+        assert_eq!(
+            read_request(&mut s, &mut buf, idle, req).unwrap().unwrap(),
+            "{\"req\":\"a\"}\n"
+        );
+        assert_eq!(
+            read_request(&mut s, &mut buf, idle, req).unwrap().unwrap(),
+            "{\"req\":\"b\"}\n"
+        );
         assert_eq!(read_request(&mut s, &mut buf, idle, req).unwrap(), None);
         // the first read waits the idle time, the ones inside a request less
         assert_eq!(s.1[0], idle);
         assert!(s.1[1] <= req);
         // an endless line without a newline: refused past MAX_LINE
-        let chunks = (0..(MAX_LINE / 4096 + 2)).map(|_| Some(vec![b'x'; 4096])).collect();
+        let chunks = (0..(MAX_LINE / 4096 + 2))
+            .map(|_| Some(vec![b'x'; 4096]))
+            .collect();
         let mut s = Script(chunks, vec![]);
         let e = read_request(&mut s, &mut Vec::new(), idle, req).unwrap_err();
         assert!(e.contains("longer than"), "{e}");
@@ -499,7 +528,12 @@ mod tests {
                 for (i, &c) in b.iter().enumerate() {
                     sa.sun_path[i] = c as libc::c_char;
                 }
-                if libc::connect(fd, &sa as *const _ as *const libc::sockaddr, std::mem::size_of::<libc::sockaddr_un>() as u32) != 0 {
+                if libc::connect(
+                    fd,
+                    &sa as *const _ as *const libc::sockaddr,
+                    std::mem::size_of::<libc::sockaddr_un>() as u32,
+                ) != 0
+                {
                     libc::_exit(2);
                 }
                 libc::write(fd, req.as_ptr() as *const libc::c_void, req.len());
@@ -553,13 +587,22 @@ mod tests {
         assert_eq!(mode(path.parent().unwrap()), 0o700);
         assert_eq!(mode(&path), 0o600);
         // root is served
-        let mut c = scx_stats::StatsClient::new().set_path(&path).connect(Some(2000)).unwrap();
-        let f: String = c.request("stats", vec![("target".into(), "features".into())]).unwrap();
+        let mut c = scx_stats::StatsClient::new()
+            .set_path(&path)
+            .connect(Some(2000))
+            .unwrap();
+        let f: String = c
+            .request("stats", vec![("target".into(), "features".into())])
+            .unwrap();
         assert_eq!(f, "STEAL");
         // another user cannot even reach it
         assert_eq!(try_as_nobody(&path, 65534), 2);
         // made reachable by hand: SO_PEERCRED still refuses
-        std::fs::set_permissions(path.parent().unwrap(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(
+            path.parent().unwrap(),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).unwrap();
         assert_eq!(try_as_nobody(&path, 65534), 13);
         drop(srv);
@@ -583,19 +626,32 @@ mod tests {
         answer(rx);
         let mut held = Vec::new();
         for _ in 0..MAX_CONNS {
-            let mut c = scx_stats::StatsClient::new().set_path(&path).connect(Some(2000)).unwrap();
-            let _: String = c.request("stats", vec![("target".into(), "features".into())]).unwrap();
+            let mut c = scx_stats::StatsClient::new()
+                .set_path(&path)
+                .connect(Some(2000))
+                .unwrap();
+            let _: String = c
+                .request("stats", vec![("target".into(), "features".into())])
+                .unwrap();
             held.push(c);
         }
-        let mut c = scx_stats::StatsClient::new().set_path(&path).connect(Some(2000)).unwrap();
+        let mut c = scx_stats::StatsClient::new()
+            .set_path(&path)
+            .connect(Some(2000))
+            .unwrap();
         let e = c
             .request::<String>("stats", vec![("target".into(), "features".into())])
             .unwrap_err();
         assert!(format!("{e:#}").contains("too many connections"), "{e:#}");
         held.pop();
         std::thread::sleep(Duration::from_millis(200));
-        let mut c = scx_stats::StatsClient::new().set_path(&path).connect(Some(2000)).unwrap();
-        let _: String = c.request("stats", vec![("target".into(), "features".into())]).unwrap();
+        let mut c = scx_stats::StatsClient::new()
+            .set_path(&path)
+            .connect(Some(2000))
+            .unwrap();
+        let _: String = c
+            .request("stats", vec![("target".into(), "features".into())])
+            .unwrap();
         drop(srv);
         std::fs::remove_dir_all(&base).unwrap();
     }

@@ -556,14 +556,24 @@ mod tests {
             .current_dir(&dir)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        assert!(!marker.exists(), "sourcing the settings ran a command:\n{text}");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            !marker.exists(),
+            "sourcing the settings ran a command:\n{text}"
+        );
         let vals: Vec<String> = String::from_utf8(out.stdout)
             .unwrap()
             .split('\0')
             .map(str::to_string)
             .collect();
-        assert_eq!(&vals[..4], &["3", "2 4", evil_extra.as_str(), evil_bin.as_str()]);
+        assert_eq!(
+            &vals[..4],
+            &["3", "2 4", evil_extra.as_str(), evil_bin.as_str()]
+        );
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -259,9 +259,7 @@ impl Workload {
                 let sel = if mode == "select" { " -S" } else { "" };
                 (
                     "pgbench",
-                    format!(
-                        "pgbench -h @PGHOST@ -n{sel} -c {c} -j {j} -T {time} bench{scale}"
-                    ),
+                    format!("pgbench -h @PGHOST@ -n{sel} -c {c} -j {j} -T {time} bench{scale}"),
                     "tps",
                     Some(scale),
                 )
@@ -398,10 +396,7 @@ mod tests {
         );
         assert_eq!(w.needs_pg, Some(2));
         let w = Workload::parse("pgbench:mode=tpcb,clients=1", 8).unwrap();
-        assert_eq!(
-            w.command,
-            "pgbench -h @PGHOST@ -n -c 1 -j 1 -T 10 bench4"
-        );
+        assert_eq!(w.command, "pgbench -h @PGHOST@ -n -c 1 -j 1 -T 10 bench4");
         let w = Workload::parse("wakeprobe:t=3", 8).unwrap();
         assert_eq!(w.command, "@WAKEPROBE@ -m 2 -w 4 -t 3 -k 64");
         assert!(!higher_is_better(w.primary));
