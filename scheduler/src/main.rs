@@ -282,6 +282,9 @@ impl<'a> Scheduler<'a> {
             if let Err(u) = unloaded {
                 warn!("while unloading after the error: {u:#}");
             }
+            // sched_ext's own line: unregistered from user space (by us),
+            // or the kernel's reason if it exited us meanwhile
+            let _ = uei_report!(&self.skel, uei);
             return Err(e);
         }
         unloaded?;
