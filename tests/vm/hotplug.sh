@@ -55,7 +55,11 @@ elif start_sched -v --slice-us 3000 -f STEAL; then
 	check "cpu$HP_CPU back online: scx_arbor reloaded and enabled" test $? -eq 0
 	topo2=$(last_topo)
 	check "the reported topology is restored ($topo2)" test "$topo2" = "$topo0"
-	feats=$("$ARBOR_BIN" --show-features 2>&1)
+	for i in 1 2 3; do
+		feats=$("$ARBOR_BIN" --show-features 2>&1) && break
+		echo "    (--show-features: rc=$?: $feats; retrying)"
+		nap 1
+	done
 	check "features survive the restarts: STEAL from -f, NO_WA_BIAS switched live ($feats)" \
 		sh -c "echo '$feats' | grep -qw STEAL && echo '$feats' | grep -qw NO_WA_BIAS"
 	check "the restarts say why (the kernel's hotplug reason)" grep -q 'restarting as the kernel asked' "$SLOG"
