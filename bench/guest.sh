@@ -15,7 +15,7 @@ PLAN=${1:?usage: guest.sh PLAN_DIR}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$PLAN/settings"
 . "$REPO/tests/vm/lib.sh"	# nap, start_sched_cmd, stop_sched, sched_alive, counters_now
-W=$(mktemp -d /tmp/arbor-bench.XXXXXX)
+W=$(mktemp -d "$ARBOR_TMP/bench.XXXXXX")
 say() { echo "@P $*"; }
 emit() { printf '@R\t%s\t%s\t%s\t%s\t%s\n' "$REP" "$LABEL" "$WL" "$1" "$2"; }
 
@@ -31,18 +31,20 @@ if [ -n "${PG_SCALES:-}" ]; then
 	PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)
 	[ -x "$PGBIN/initdb" ] || { say "error: PostgreSQL is not installed (scripts/install-deps.sh installs it)"; exit 1; }
 	say "starting PostgreSQL ($PGBIN)"
-	mkdir -p /tmp/arbor-pg && chown postgres /tmp/arbor-pg
+	# a private directory, not a fixed /tmp name: the guest's /tmp is the host's
+	PGD=$(mktemp -d /tmp/arbor-pg.XXXXXX) && chown postgres "$PGD" ||
+		{ say "error: cannot make PostgreSQL's directory"; exit 1; }
 	as_pg() { runuser -u postgres -- "$@"; }
-	as_pg "$PGBIN/initdb" -D /tmp/arbor-pg/data -A trust >/tmp/arbor-pg/initdb.log 2>&1 ||
-		{ say "error: initdb failed: $(tail -n1 /tmp/arbor-pg/initdb.log)"; exit 1; }
-	as_pg "$PGBIN/pg_ctl" -D /tmp/arbor-pg/data -l /tmp/arbor-pg/log -w -t 300 \
-		-o "-k /tmp/arbor-pg -c listen_addresses= -c max_connections=200 -c shared_buffers=256MB -c fsync=off" start >/dev/null ||
-		{ say "error: PostgreSQL did not start: $(tail -n2 /tmp/arbor-pg/log)"; exit 1; }
+	as_pg "$PGBIN/initdb" -D "$PGD/data" -A trust >"$PGD/initdb.log" 2>&1 ||
+		{ say "error: initdb failed: $(tail -n1 "$PGD/initdb.log")"; exit 1; }
+	as_pg "$PGBIN/pg_ctl" -D "$PGD/data" -l "$PGD/log" -w -t 300 \
+		-o "-k $PGD -c listen_addresses= -c max_connections=200 -c shared_buffers=256MB -c fsync=off" start >/dev/null ||
+		{ say "error: PostgreSQL did not start: $(tail -n2 "$PGD/log")"; exit 1; }
 	for s in $PG_SCALES; do
 		say "pgbench: initialising bench$s (scale $s)"
-		as_pg "$PGBIN/createdb" -h /tmp/arbor-pg "bench$s" &&
-			as_pg pgbench -h /tmp/arbor-pg -i -q -s "$s" "bench$s" >/tmp/arbor-pg/init$s.log 2>&1 ||
-			{ say "error: pgbench -i failed: $(tail -n1 /tmp/arbor-pg/init$s.log)"; exit 1; }
+		as_pg "$PGBIN/createdb" -h "$PGD" "bench$s" &&
+			as_pg pgbench -h "$PGD" -i -q -s "$s" "bench$s" >"$PGD/init$s.log" 2>&1 ||
+			{ say "error: pgbench -i failed: $(tail -n1 "$PGD/init$s.log")"; exit 1; }
 	done
 fi
 
@@ -254,6 +256,7 @@ for REP in $(seq 1 "$REPS"); do
 		for wl in "${WORKLOADS[@]}"; do
 			IFS=$'\t' read -r WL parser primary cmd <<<"$wl"
 			cmd=${cmd//@WAKEPROBE@/$WAKEPROBE}
+			cmd=${cmd//@PGHOST@/${PGD:-}}
 			if [ "$kind" != eevdf ] && [ "$loaded" = 0 ]; then
 				# not running: try once more, else record the failure
 				sched_start "$kind" "$arg" && loaded=1

@@ -16,7 +16,7 @@ SCHEDS='stock=--profile stock;throttle1ms=--profile stock -f WA_THROTTLE --wake-
 echo "######## seed 002 CACHE_LB"
 SCHEDS='stock=--profile stock;cache=--profile stock -f CACHE_LB --llc-tolerance 25;cache-nolimit=--profile stock -f CACHE_LB --llc-tolerance 100' \
   COUNTERS=llc_pref_tasks_in,llc_pref_tasks_out,llc_migrations_refused \
-  bench/ab.sh 3 'sysbench-2x2|sysbench cpu --threads=2 --time=6 run > /tmp/sb1 & sysbench cpu --threads=2 --time=6 run; wait; cat /tmp/sb1|eps' \
+  bench/ab.sh 3 'sysbench-2x2|sysbench cpu --threads=2 --time=6 run > $ARBOR_TMP/sb1 & sysbench cpu --threads=2 --time=6 run; wait; cat $ARBOR_TMP/sb1|eps' \
   'hackbench-threads-pipe|hackbench -T -p -g 1 -l 100|time'
 echo "######## seed 004 ASYM (CPUs 4-7 declared little, 430)"
 SCHEDS='stock=--profile stock --cpu-capacity 0-3:1024,4-7:430;asym=--profile stock -f ASYM_WAKE_CAP,ASYM_IDLE_CAPACITY,ASYM_MISFIT --cpu-capacity 0-3:1024,4-7:430' \

@@ -7,20 +7,20 @@
 set -u
 . "$(dirname "$0")/../tests/vm/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
-cc -O2 -pthread -o /tmp/wp "$here/probe/wakeprobe.c" || exit 1
-cc -O2 -o /tmp/backoff "$here/probe/backoff.c" || exit 1
+cc -O2 -pthread -o "$ARBOR_TMP/wp" "$here/probe/wakeprobe.c" || exit 1
+cc -O2 -o "$ARBOR_TMP/backoff" "$here/probe/backoff.c" || exit 1
 ticks() { # utime+stime of every thread of $SPID, one line each
 	local t f
 	for t in /proc/$SPID/task/*; do read -r -a f <"$t/stat"; echo "  tid ${t##*/} ${f[1]} $((f[13] + f[14])) ticks"; done
 }
-backoff() { /tmp/wp -t 9 >/dev/null & local w=$!; nap 0.5; /tmp/backoff 0; /tmp/backoff 1; wait $w; }
+backoff() { "$ARBOR_TMP/wp" -t 9 >/dev/null & local w=$!; nap 0.5; "$ARBOR_TMP/backoff" 0; "$ARBOR_TMP/backoff" 1; wait $w; }
 echo "== EEVDF: timed waits beside wakeprobe"; backoff
 start_sched -p stock || { cat "$SLOG"; exit 1; }
 echo "== scx_arbor: timed waits beside wakeprobe"; backoff
 echo "== scx_arbor daemon threads before a 4 s wakeprobe"; ticks
-/tmp/wp -t 4
+"$ARBOR_TMP/wp" -t 4
 echo "== after"; ticks
-perf record -q -a -F 499 -o /tmp/daemon.data -- /tmp/wp -t 4 >/dev/null 2>&1
+perf record -q -a -F 499 -o "$ARBOR_TMP/daemon.data" -- "$ARBOR_TMP/wp" -t 4 >/dev/null 2>&1
 echo "== perf, top symbols during wakeprobe"
-perf report -i /tmp/daemon.data --stdio --no-children --sort comm,dso,sym 2>/dev/null | grep -v '^#' | grep -v '^$' | head -12
+perf report -i "$ARBOR_TMP/daemon.data" --stdio --no-children --sort comm,dso,sym 2>/dev/null | grep -v '^#' | grep -v '^$' | head -12
 stop_sched

@@ -38,6 +38,10 @@ enum Cmd {
         /// Show the guest's boot log.
         #[arg(short, long)]
         verbose: bool,
+        /// Kill the guest (QEMU and all) after SECS seconds and exit 124
+        /// [default: 14400, 4 hours; the full VM suite takes about 20 minutes].
+        #[arg(long, value_name = "SECS", value_parser = scx_arbor::knobs::parse_secs)]
+        timeout: Option<f64>,
         /// The command to run in the guest, in the current directory: one
         /// argument is a shell line, several are quoted one by one.
         #[arg(last = true)]
@@ -71,6 +75,7 @@ fn real_main() -> Result<i32> {
             kernel,
             list_topologies,
             verbose,
+            timeout,
             command,
         } => {
             if list_topologies {
@@ -90,24 +95,22 @@ fn real_main() -> Result<i32> {
             } else {
                 command
                     .iter()
-                    .map(|a| shell_quote(a))
+                    .map(|a| vm::shell_quote(a))
                     .collect::<Vec<_>>()
                     .join(" ")
             };
-            vm::run(&topo, kernel.as_deref(), &cmdline, verbose)
+            let timeout = std::time::Duration::from_secs_f64(
+                timeout.unwrap_or(vm::DEFAULT_TIMEOUT_SECS as f64),
+            );
+            // a timeout or a signal: the runner printed which; exit 124 / 128+N
+            match vm::run(&topo, kernel.as_deref(), &cmdline, verbose, Some(timeout)) {
+                Err(e) => match e.downcast_ref::<vm::Stopped>() {
+                    Some(s) => Ok(s.exit_code()),
+                    None => Err(e),
+                },
+                ok => ok,
+            }
         }
-    }
-}
-
-/// Quotes one argument for the guest's shell.
-fn shell_quote(a: &str) -> String {
-    if !a.is_empty()
-        && a.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
-    {
-        a.to_string()
-    } else {
-        format!("'{}'", a.replace('\'', "'\\''"))
     }
 }
 
@@ -115,9 +118,9 @@ fn shell_quote(a: &str) -> String {
 mod tests {
     #[test]
     fn shell_quote_keeps_plain_words_and_quotes_the_rest() {
-        assert_eq!(super::shell_quote("hackbench"), "hackbench");
-        assert_eq!(super::shell_quote("a b"), "'a b'");
-        assert_eq!(super::shell_quote("it's"), "'it'\\''s'");
-        assert_eq!(super::shell_quote(""), "''");
+        assert_eq!(super::vm::shell_quote("hackbench"), "hackbench");
+        assert_eq!(super::vm::shell_quote("a b"), "'a b'");
+        assert_eq!(super::vm::shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(super::vm::shell_quote(""), "''");
     }
 }

@@ -8,8 +8,11 @@
 
 use std::fmt;
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
@@ -292,32 +295,124 @@ pub fn ensure_deps() -> Result<String> {
 extern "C" {
     #[link_name = "geteuid"]
     fn libc_geteuid() -> u32;
+    fn kill(pid: i32, sig: i32) -> i32;
+    fn prctl(option: i32, arg2: u64, arg3: u64, arg4: u64, arg5: u64) -> i32;
+    fn signal(sig: i32, handler: usize) -> usize;
+}
+
+const SIGINT: i32 = 2;
+const SIGKILL: i32 = 9;
+const SIGTERM: i32 = 15;
+const PR_SET_PDEATHSIG: i32 = 1;
+
+/// `arbor vm`'s default --timeout: generous (the full VM suite takes about
+/// 20 minutes under TCG, a long bench about an hour).
+pub const DEFAULT_TIMEOUT_SECS: u64 = 4 * 3600;
+
+/// The last SIGINT/SIGTERM received while a guest runs (0: none).
+static GOT_SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_signal(sig: i32) {
+    GOT_SIGNAL.store(sig, Ordering::SeqCst);
+}
+
+/// How a guest run ended when it did not end by itself.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Stopped {
+    Timeout(Duration),
+    Signal(i32),
+}
+
+impl fmt::Display for Stopped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stopped::Timeout(d) => write!(
+                f,
+                "timeout: the guest ran longer than --timeout {}s; it was killed (QEMU and vng)",
+                d.as_secs()
+            ),
+            Stopped::Signal(s) => write!(
+                f,
+                "interrupted by {}; the guest was killed (QEMU and vng)",
+                if *s == SIGINT { "SIGINT" } else { "SIGTERM" }
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Stopped {}
+
+impl Stopped {
+    /// The exit code for it: 124 like timeout(1), 128+N for a signal.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Stopped::Timeout(_) => 124,
+            Stopped::Signal(s) => 128 + s,
+        }
+    }
+}
+
+/// Quotes one value for the guest's shell (POSIX single quotes): the value
+/// comes back byte for byte, nothing in it is run or expanded.
+pub fn shell_quote(a: &str) -> String {
+    if !a.is_empty()
+        && a.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+    {
+        a.to_string()
+    } else {
+        format!("'{}'", a.replace('\'', "'\\''"))
+    }
+}
+
+/// The command that boots guests: vng, or $ARBOR_VM_RUNNER (a test hook:
+/// a fake runner script gets the same arguments; then neither the VM stack
+/// nor a guest kernel is needed).
+fn runner() -> Option<String> {
+    std::env::var("ARBOR_VM_RUNNER")
+        .ok()
+        .filter(|s| !s.is_empty())
 }
 
 /// Boots the guest and runs `cmd` (a shell command line) in it, in the
 /// current directory; returns the command's exit code.
-pub fn run(topo: &VmTopology, kernel: Option<&str>, cmd: &str, verbose: bool) -> Result<i32> {
-    run_with(topo, kernel, cmd, verbose, None)
+pub fn run(
+    topo: &VmTopology,
+    kernel: Option<&str>,
+    cmd: &str,
+    verbose: bool,
+    timeout: Option<Duration>,
+) -> Result<i32> {
+    run_with(topo, kernel, cmd, verbose, timeout, None)
 }
 
 /// Like `run`, but hands each line the guest prints on stdout to `on_line`
 /// instead of passing it through.
+///
+/// The guest (vng, its shell, virtme-run and QEMU) runs in a process group
+/// of its own, which is killed on timeout, on SIGINT/SIGTERM, and when this
+/// process ends in any way: vng gets PR_SET_PDEATHSIG, and a watchdog
+/// process (`sh`, in its own group too) that waits on a pipe only we hold
+/// kills the whole group when the pipe closes, even if we were SIGKILLed.
 pub fn run_with(
     topo: &VmTopology,
     kernel: Option<&str>,
     cmd: &str,
     verbose: bool,
+    timeout: Option<Duration>,
     on_line: Option<&mut dyn FnMut(&str)>,
 ) -> Result<i32> {
-    let kver = match kernel {
-        Some(k) => k.to_string(),
-        None => ensure_deps()?,
+    let fake = runner();
+    let kver = match (kernel, &fake) {
+        (Some(k), _) => k.to_string(),
+        (None, Some(_)) => "fake".to_string(),
+        (None, None) => ensure_deps()?,
     };
     let image = format!("/usr/lib/modules/{kver}/vmlinuz");
-    if !Path::new(&image).exists() {
+    if fake.is_none() && !Path::new(&image).exists() {
         bail!("kernel image {image} not found (scripts/install-deps.sh unpacks one)");
     }
-    let mut c = Command::new("vng");
+    let mut c = Command::new(fake.as_deref().unwrap_or("vng"));
     c.arg("--run").arg(&image).arg("--disable-kvm");
     c.args(topo.vng_args());
     if verbose {
@@ -331,23 +426,115 @@ pub fn run_with(
     c.stdin(Stdio::null());
     c.stdout(Stdio::piped());
     c.stderr(Stdio::piped());
-    eprintln!("arbor vm: booting {kver} with {topo} under TCG");
-    let mut child = c.spawn().context("starting vng (virtme-ng)")?;
+    // its own process group: the terminal's Ctrl-C reaches only us, and we
+    // kill the whole guest at once
+    c.process_group(0);
+    // SAFETY: prctl is async-signal-safe
+    unsafe {
+        c.pre_exec(|| {
+            prctl(PR_SET_PDEATHSIG, SIGKILL as u64, 0, 0, 0);
+            Ok(())
+        });
+    }
+    GOT_SIGNAL.store(0, Ordering::SeqCst);
+    // SAFETY: the handler only stores to an atomic
+    let (old_int, old_term) = unsafe {
+        (
+            signal(SIGINT, on_signal as *const () as usize),
+            signal(SIGTERM, on_signal as *const () as usize),
+        )
+    };
+    let restore = || unsafe {
+        signal(SIGINT, old_int);
+        signal(SIGTERM, old_term);
+    };
+    let how = if fake.is_some() {
+        "a fake runner"
+    } else {
+        "TCG"
+    };
+    eprintln!("arbor vm: booting {kver} with {topo} under {how}");
+    let mut child = match c.spawn() {
+        Ok(ch) => ch,
+        Err(e) => {
+            restore();
+            return Err(e).context("starting vng (virtme-ng)");
+        }
+    };
+    let pgid = child.id() as i32;
+    // the watchdog: reads its stdin (our pipe) to EOF, then kills the group
+    let watchdog = Command::new("sh")
+        .arg("-c")
+        .arg("cat >/dev/null; kill -KILL -\"$0\" 2>/dev/null")
+        .arg(pgid.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn();
+    let res = supervise(&mut child, pgid, timeout, on_line);
+    // whatever happened, nothing of the guest stays behind
+    unsafe { kill(-pgid, SIGKILL) };
+    let _ = child.wait();
+    if let Ok(mut w) = watchdog {
+        drop(w.stdin.take());
+        let _ = w.wait();
+    }
+    restore();
+    res
+}
+
+fn supervise(
+    child: &mut std::process::Child,
+    pgid: i32,
+    timeout: Option<Duration>,
+    on_line: Option<&mut dyn FnMut(&str)>,
+) -> Result<i32> {
+    let start = Instant::now();
     let mut err = child.stderr.take().context("vng's stderr")?;
     let copy_err = std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::stderr()));
     let out = child.stdout.take().context("vng's stdout")?;
-    let mut on_line = on_line;
-    let mut stdout = std::io::stdout();
-    for line in BufReader::new(out).split(b'\n') {
-        let line = line.context("reading the guest's output")?;
-        let text = String::from_utf8_lossy(&line);
-        let text = text.trim_end_matches('\r');
-        match on_line.as_mut() {
-            Some(f) => f(text),
-            None => {
-                let _ = writeln!(stdout, "{text}");
+    let (tx, rx) = std::sync::mpsc::channel::<std::io::Result<Vec<u8>>>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).split(b'\n') {
+            if tx.send(line).is_err() {
+                break;
             }
         }
+    });
+    let mut on_line = on_line;
+    let mut stdout = std::io::stdout();
+    let stopped = loop {
+        let sig = GOT_SIGNAL.load(Ordering::SeqCst);
+        if sig != 0 {
+            break Some(Stopped::Signal(sig));
+        }
+        if let Some(t) = timeout {
+            if start.elapsed() >= t {
+                break Some(Stopped::Timeout(t));
+            }
+        }
+        match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(line) => {
+                let line = line.context("reading the guest's output")?;
+                let text = String::from_utf8_lossy(&line);
+                let text = text.trim_end_matches('\r');
+                match on_line.as_mut() {
+                    Some(f) => f(text),
+                    None => {
+                        let _ = writeln!(stdout, "{text}");
+                    }
+                }
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break None,
+        }
+    };
+    if let Some(why) = stopped {
+        unsafe { kill(-pgid, SIGKILL) };
+        let _ = child.wait();
+        eprintln!("arbor vm: {why}");
+        return Err(why.into());
     }
     let st = child.wait().context("waiting for vng")?;
     let _ = copy_err.join();

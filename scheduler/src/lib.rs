@@ -6,9 +6,11 @@
 pub mod bpf_intf;
 pub mod cli;
 pub mod features;
+pub mod files;
 pub mod knobs;
 pub mod policy;
 pub mod stats;
+pub mod stats_server;
 pub mod topology;
 
 /// The make-style list of the files the compile of the BPF object read

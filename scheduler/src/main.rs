@@ -16,13 +16,12 @@ use bpf_skel::*;
 use clap::Parser;
 use libbpf_rs::OpenObject;
 use log::{info, warn};
-use scx_stats::prelude::*;
 use scx_utils::{scx_ops_attach, scx_ops_load, scx_ops_open, uei_exited, uei_report, UserExitInfo};
 
 use scx_arbor::knobs::{Knobs, Rodata};
 use scx_arbor::stats::Metrics;
 use scx_arbor::topology::Topo;
-use scx_arbor::{bpf_intf, features, stats};
+use scx_arbor::{bpf_intf, features, stats, stats_server};
 
 const SCHEDULER_NAME: &str = "scx_arbor";
 
@@ -65,13 +64,19 @@ struct Opts {
     monitor: Option<f64>,
 
     /// At exit (and on SIGUSR1, as a snapshot), write every cumulative
-    /// counter as one JSON object to FILE.
+    /// counter as one JSON object to FILE (its directory must not be
+    /// writable by other users unless sticky, like /tmp).
     #[arg(long, value_name = "FILE")]
     stats_json: Option<PathBuf>,
 
     /// Unload after SECS seconds (for scripts; default: run until SIGINT/SIGTERM).
     #[arg(long, value_name = "SECS", value_parser = scx_arbor::knobs::parse_secs)]
     run_secs: Option<f64>,
+
+    /// Also serve the stats socket (--monitor, --set-features) to members of
+    /// GROUP (name or gid); by default only root may connect.
+    #[arg(long, value_name = "GROUP")]
+    stats_group: Option<String>,
 
     /// Bytes of the kernel's debug dump to print if the scheduler is ejected.
     #[arg(long, default_value_t = 0)]
@@ -86,7 +91,8 @@ struct Opts {
 struct Scheduler<'a> {
     skel: BpfSkel<'a>,
     struct_ops: Option<libbpf_rs::Link>,
-    stats_server: StatsServer<stats::Req, stats::Res>,
+    stats_server: Option<stats_server::Server>,
+    calls: crossbeam::channel::Receiver<stats_server::Call>,
 }
 
 fn check_environment() -> Result<()> {
@@ -118,6 +124,7 @@ impl<'a> Scheduler<'a> {
         opts: &Opts,
         feats: u32,
         topo: &Topo,
+        stats_group: Option<u32>,
         open_object: &'a mut MaybeUninit<OpenObject>,
     ) -> Result<Self> {
         let mut builder = BpfSkelBuilder::default();
@@ -175,11 +182,13 @@ impl<'a> Scheduler<'a> {
             .as_mut()
             .context("BPF bss missing")?
             .timer_go = 1;
-        let stats_server = StatsServer::new(stats::server_data()).launch()?;
+        let (stats_server, calls) =
+            stats_server::Server::launch(Path::new(stats::STATS_SOCKET), stats_group)?;
         Ok(Self {
             skel,
             struct_ops,
-            stats_server,
+            stats_server: Some(stats_server),
+            calls,
         })
     }
 
@@ -254,19 +263,56 @@ impl<'a> Scheduler<'a> {
         Ok(features::describe(cur))
     }
 
-    fn run(&mut self, opts: &Opts, shutdown: Arc<AtomicBool>) -> Result<UserExitInfo> {
-        let (res_ch, req_ch) = self.stats_server.channels();
-        let start = Instant::now();
-        let deadline = opts.run_secs.map(Duration::from_secs_f64);
+    /// Serves until asked to stop (signal, --run-secs), until the kernel
+    /// exits the scheduler, or until an error of ours; then always unloads
+    /// in order (unload()). Returns how it ended; Err is our own error,
+    /// reported as what it is, after the orderly unload.
+    fn run(
+        &mut self,
+        opts: &Opts,
+        shutdown: &AtomicBool,
+        deadline: Option<Instant>,
+    ) -> Result<End> {
+        let served = self.serve(opts, shutdown, deadline);
+        // the kernel's verdict, read before our own detach overwrites it
+        let kernel_exit = uei_exited!(&self.skel, uei);
+        let feats = self.skel.maps.bss_data.as_ref().map(|b| b.features);
+        let unloaded = self.unload(opts);
+        if let Err(e) = served {
+            if let Err(u) = unloaded {
+                warn!("while unloading after the error: {u:#}");
+            }
+            // sched_ext's own line: unregistered from user space (by us),
+            // or the kernel's reason if it exited us meanwhile
+            let _ = uei_report!(&self.skel, uei);
+            return Err(e);
+        }
+        unloaded?;
+        if !kernel_exit {
+            // our detach: uei says "unregistered from user space"
+            let _ = uei_report!(&self.skel, uei);
+            return Ok(End::Stopped);
+        }
+        let uei = scx_utils::uei_read!(&self.skel, uei);
+        Ok(End::Kernel(uei, feats.unwrap_or(0)))
+    }
+
+    fn serve(
+        &mut self,
+        opts: &Opts,
+        shutdown: &AtomicBool,
+        deadline: Option<Instant>,
+    ) -> Result<()> {
         while !shutdown.load(Ordering::Relaxed) && !uei_exited!(&self.skel, uei) {
-            if deadline.is_some_and(|d| start.elapsed() >= d) {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
                 break;
             }
             // SIGUSR1: write a snapshot of the counters to --stats-json now
             // (arbor bench takes one before and after each workload).
             if SNAPSHOT.swap(false, Ordering::Relaxed) {
                 if let Some(path) = &opts.stats_json {
-                    write_json(path, &self.metrics()?)?;
+                    write_json(path, &self.metrics()?)
+                        .context("--stats-json snapshot (SIGUSR1)")?;
                 }
             }
             // Poll, then sleep: a blocking recv_timeout() here spun in
@@ -274,12 +320,19 @@ impl<'a> Scheduler<'a> {
             // in the VM (perf: 11% of all samples in Channel::recv, the
             // thread's utime 3.9 s in a 4.5 s run). 50 ms is the latency of
             // a stats or feature request.
-            match req_ch.try_recv() {
-                Ok(stats::Req::Metrics) => {
-                    res_ch.send(stats::Res::Metrics(Box::new(self.metrics()?)))?
+            // (a client that went away meanwhile does not matter)
+            match self.calls.try_recv() {
+                Ok(stats_server::Call {
+                    req: stats::Req::Metrics,
+                    reply,
+                }) => {
+                    let _ = reply.send(stats::Res::Metrics(Box::new(self.metrics()?)));
                 }
-                Ok(stats::Req::Features(set)) => {
-                    res_ch.send(stats::Res::Features(self.switch_features(set.as_deref())))?
+                Ok(stats_server::Call {
+                    req: stats::Req::Features(set),
+                    reply,
+                }) => {
+                    let _ = reply.send(stats::Res::Features(self.switch_features(set.as_deref())));
                 }
                 Err(crossbeam::channel::TryRecvError::Empty) => {
                     std::thread::sleep(Duration::from_millis(50))
@@ -287,7 +340,16 @@ impl<'a> Scheduler<'a> {
                 Err(e) => Err(e)?,
             }
         }
-        let final_metrics = self.metrics()?;
+        Ok(())
+    }
+
+    /// The orderly unload, whatever ended the run: close the stats socket,
+    /// stop the periodic balancer's timer (an armed timer at detach crashed
+    /// guests), detach, then write the final counters.
+    fn unload(&mut self, opts: &Opts) -> Result<()> {
+        let final_metrics = self.metrics();
+        // no more requests: close the socket (and remove it) first
+        drop(self.stats_server.take());
         // Stop the periodic balancer before sched_ext starts tearing down,
         // and give an armed timer time to fire once and see the flag.
         if let Some(bss) = self.skel.maps.bss_data.as_mut() {
@@ -297,17 +359,26 @@ impl<'a> Scheduler<'a> {
             3 * opts.knobs.balance_interval_ms + 10,
         ));
         let _ = self.struct_ops.take();
-        if let Some(path) = &opts.stats_json {
-            write_json(path, &final_metrics)?;
-        }
+        let final_metrics = final_metrics.context("reading the final counters")?;
         info!(
             "final: busy {:.1}% idle_while_queued {:.2}% of CPU time, {} wakeups",
             final_metrics.busy_pct(),
             final_metrics.gap_pct(),
             final_metrics.wakeups
         );
-        uei_report!(&self.skel, uei)
+        if let Some(path) = &opts.stats_json {
+            write_json(path, &final_metrics).context("--stats-json at exit")?;
+        }
+        Ok(())
     }
+}
+
+/// How a run ended.
+enum End {
+    /// We unloaded (signal, --run-secs).
+    Stopped,
+    /// The kernel exited the scheduler; the feature mask in force then.
+    Kernel(UserExitInfo, u32),
 }
 
 /// Set by SIGUSR1: write a counter snapshot to --stats-json.
@@ -317,12 +388,10 @@ extern "C" fn on_sigusr1(_: libc::c_int) {
     SNAPSHOT.store(true, Ordering::Relaxed);
 }
 
-/// Writes the counters as JSON, atomically (a reader never sees half a file).
+/// Writes the counters as JSON, atomically and safely as root (files.rs).
 fn write_json(path: &Path, m: &Metrics) -> Result<()> {
-    let json = serde_json::to_string_pretty(&m.values()?)?;
-    let tmp = path.with_extension("json.tmp");
-    fs::write(&tmp, json + "\n").with_context(|| format!("writing {}", tmp.display()))?;
-    fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
+    let json = serde_json::to_string_pretty(&m.values()?)? + "\n";
+    scx_arbor::files::write_atomic(path, json.as_bytes())
 }
 
 fn main() {
@@ -399,45 +468,18 @@ fn real_main() -> Result<()> {
         return stats::monitor(Duration::from_secs_f64(intv), shutdown);
     }
 
-    // a typo in --stats-json's directory is found now, not after the run
+    // a typo in --stats-json's directory, or one other users could swap
+    // files in, is found now, not after the run
     if let Some(p) = &opts.stats_json {
-        let dir = match p.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        if !dir.is_dir() {
-            bail!(
-                "--stats-json {}: the directory {} does not exist",
-                p.display(),
-                dir.display()
-            );
-        }
+        scx_arbor::files::check_dest(p).context("--stats-json")?;
     }
 
+    let stats_group = opts
+        .stats_group
+        .as_deref()
+        .map(stats_server::group_id)
+        .transpose()?;
     check_environment()?;
-    let mut topo = Topo::from_system()?;
-    opts.knobs.apply_capacity(&mut topo)?;
-    if opts.verbose > 0 {
-        eprint!("{topo}");
-        eprintln!(
-            "asymmetric capacities: {}",
-            if topo.asymmetric() { "yes" } else { "no" }
-        );
-        eprintln!(
-            "profile {}, features: {}\nslice {} µs, imbalance_pct {}, migration_cost {} µs, \
-             balance interval {} ms, wake_affine_interval {} ms, steal_cost {} µs, steal_node_limit {}",
-            opts.profile,
-            features::describe(feats),
-            opts.knobs.slice_ns(&topo) / 1000,
-            opts.knobs.imbalance_pct,
-            opts.knobs.migration_cost_us,
-            opts.knobs.balance_interval_ms,
-            opts.knobs.wake_affine_interval_ms,
-            opts.knobs.steal_cost_us,
-            opts.knobs.steal_node_limit
-        );
-    }
-
     if let Some(intv) = opts.stats {
         if intv <= 0.0 {
             bail!("--stats needs a positive interval");
@@ -452,15 +494,96 @@ fn real_main() -> Result<()> {
         });
     }
 
-    let mut open_object = MaybeUninit::uninit();
-    let mut sched = Scheduler::init(&opts, feats, &topo, &mut open_object)?;
-    info!("{SCHEDULER_NAME} loaded: {}", features::describe(feats));
-    // uei_report! prints sched_ext's exit reason (and dump) and fails when
-    // the kernel ejected us rather than we unloading ourselves.
-    sched
-        .run(&opts, shutdown)
-        .context("the kernel ejected scx_arbor")?;
-    drop(sched);
+    let deadline = opts
+        .run_secs
+        .map(|s| Instant::now() + Duration::from_secs_f64(s));
+    let mut feats = feats;
+    let mut restarts: Vec<Instant> = Vec::new();
+    loop {
+        // (re)read at every start: a restart after CPU hotplug sees the new set
+        let mut topo = Topo::from_system()?;
+        opts.knobs.apply_capacity(&mut topo)?;
+        if opts.verbose > 0 || !restarts.is_empty() {
+            eprint!("{topo}");
+        }
+        if opts.verbose > 0 && restarts.is_empty() {
+            eprintln!(
+                "asymmetric capacities: {}",
+                if topo.asymmetric() { "yes" } else { "no" }
+            );
+            eprintln!(
+                "profile {}, features: {}\nslice {} µs, imbalance_pct {}, migration_cost {} µs, \
+                 balance interval {} ms, wake_affine_interval {} ms, steal_cost {} µs, steal_node_limit {}",
+                opts.profile,
+                features::describe(feats),
+                opts.knobs.slice_ns(&topo) / 1000,
+                opts.knobs.imbalance_pct,
+                opts.knobs.migration_cost_us,
+                opts.knobs.balance_interval_ms,
+                opts.knobs.wake_affine_interval_ms,
+                opts.knobs.steal_cost_us,
+                opts.knobs.steal_node_limit
+            );
+        }
+        let mut open_object = MaybeUninit::uninit();
+        let mut sched = Scheduler::init(&opts, feats, &topo, stats_group, &mut open_object)?;
+        info!(
+            "{SCHEDULER_NAME} {}: {}",
+            if restarts.is_empty() {
+                "loaded"
+            } else {
+                "reloaded"
+            },
+            features::describe(feats)
+        );
+        // Our own errors (a failed snapshot write, ...) come back as Err
+        // after the orderly unload and are reported as what they are; only
+        // an exit by the kernel is called an ejection.
+        match sched.run(&opts, &shutdown, deadline)? {
+            End::Stopped => break,
+            End::Kernel(uei, live) if uei.should_restart() && !shutdown.load(Ordering::Relaxed) => {
+                // sched_ext exits a scheduler without ops.cpu_online/offline
+                // when a CPU comes or goes (ext.c, handle_hotplug:
+                // SCX_EXIT_UNREG_KERN with SCX_ECODE_RSN_HOTPLUG |
+                // SCX_ECODE_ACT_RESTART). Load again on the new topology
+                // with the same knobs and the features in force at the exit
+                // (including ones switched at run time).
+                let _ = uei.report(); // "EXIT: ... cpu N going offline ..."
+                drop(sched);
+                let now = Instant::now();
+                restarts.retain(|t| now.duration_since(*t) < Duration::from_secs(60));
+                restarts.push(now);
+                if restarts.len() > 30 {
+                    bail!("the kernel asked for more than 30 restarts in a minute; giving up");
+                }
+                feats = live;
+                info!(
+                    "{SCHEDULER_NAME}: restarting as the kernel asked (CPU hotplug), features {}",
+                    features::describe(feats)
+                );
+                wait_sched_ext_disabled(Duration::from_secs(10));
+            }
+            End::Kernel(uei, _) => {
+                // uei's report prints sched_ext's exit reason (and dump)
+                return match uei.report() {
+                    Err(e) => Err(e).context("the kernel ejected scx_arbor"),
+                    Ok(()) => bail!("the kernel ejected scx_arbor (its reason is printed above)"),
+                };
+            }
+        }
+    }
     info!("{SCHEDULER_NAME} unloaded");
     Ok(())
+}
+
+/// Waits (bounded) until sched_ext has finished disabling the old instance.
+fn wait_sched_ext_disabled(limit: Duration) {
+    let t = Instant::now();
+    while t.elapsed() < limit {
+        let st = fs::read_to_string("/sys/kernel/sched_ext/state").unwrap_or_default();
+        if st.trim() == "disabled" {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }

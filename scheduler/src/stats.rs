@@ -216,55 +216,6 @@ pub enum Res {
     Features(std::result::Result<String, String>),
 }
 
-fn metrics_of(r: Res) -> Result<Metrics> {
-    match r {
-        Res::Metrics(m) => Ok(*m),
-        Res::Features(_) => anyhow::bail!("stats server: a features answer to a metrics request"),
-    }
-}
-
-/// The scx_stats server. Target "top": counters, each reader getting the
-/// deltas since its previous read. Target "features" (arg "set" optional):
-/// the running instance's feature switches, like writing and reading the
-/// kernel's /sys/kernel/debug/sched/features.
-pub fn server_data() -> StatsServerData<Req, Res> {
-    let open: Box<dyn StatsOpener<Req, Res>> = Box::new(move |(req_ch, res_ch)| {
-        req_ch.send(Req::Metrics)?;
-        let mut prev = metrics_of(res_ch.recv()?)?;
-        let read: Box<dyn StatsReader<Req, Res>> = Box::new(move |_args, (req_ch, res_ch)| {
-            req_ch.send(Req::Metrics)?;
-            let cur = metrics_of(res_ch.recv()?)?;
-            let d = cur.delta(&prev)?;
-            prev = cur;
-            d.to_json()
-        });
-        Ok(read)
-    });
-    let features_open: Box<dyn StatsOpener<Req, Res>> = Box::new(move |_| {
-        let read: Box<dyn StatsReader<Req, Res>> = Box::new(move |args, (req_ch, res_ch)| {
-            req_ch.send(Req::Features(args.get("set").cloned()))?;
-            match res_ch.recv()? {
-                Res::Features(Ok(s)) => Ok(serde_json::Value::String(s)),
-                Res::Features(Err(e)) => Err(anyhow::anyhow!(e)),
-                Res::Metrics(_) => {
-                    anyhow::bail!("stats server: a metrics answer to a features request")
-                }
-            }
-        });
-        Ok(read)
-    });
-    StatsServerData::new()
-        .add_meta(Metrics::meta())
-        .add_ops("top", StatsOps { open, close: None })
-        .add_ops(
-            "features",
-            StatsOps {
-                open: features_open,
-                close: None,
-            },
-        )
-}
-
 /// Asks the running scx_arbor for its feature switches, after applying
 /// `set` (`[NO_]NAME,...`) when given; returns them as sched_features lists them.
 pub fn live_features(set: Option<&str>) -> Result<String> {

@@ -3,6 +3,13 @@
 
 ARBOR_BIN=${ARBOR_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/target/release/scx_arbor}
 SCX=/sys/kernel/sched_ext
+# A private directory (0700, from mktemp -d) for every temporary file: the
+# guest's /tmp is an overlay of the host's, where any user could plant a
+# fixed name (a symlink, a FIFO) for these root scripts to follow.
+if [ -z "${ARBOR_TMP:-}" ] || [ ! -d "$ARBOR_TMP" ] || [ ! -O "$ARBOR_TMP" ] || [ -L "$ARBOR_TMP" ]; then
+	ARBOR_TMP=$(mktemp -d /tmp/arbor.XXXXXX) || { echo "lib.sh: mktemp -d failed" >&2; exit 1; }
+fi
+export ARBOR_TMP
 
 sched_state() { cat $SCX/state 2>/dev/null; }
 sched_ops() { cat $SCX/root/ops 2>/dev/null; }
@@ -12,6 +19,24 @@ sched_ops() { cat $SCX/root/ops 2>/dev/null; }
 exec {NAP_FD}<> <(:)
 nap() { read -r -t "$1" -u "$NAP_FD"; }
 
+# wait_limit PID SECS: wait for our child PID at most SECS seconds, then
+# SIGKILL it (saying so); returns (and sets WRC to) its exit code, 137
+# when it had to be killed. A hung scheduler must not hang the suite.
+wait_limit() {
+	local pid=$1 i
+	for i in $(seq 1 $(($2 * 4))); do
+		kill -0 "$pid" 2>/dev/null || break
+		nap 0.25
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		echo "wait_limit: pid $pid still running after $2 s; killing it" >&2
+		kill -KILL "$pid" 2>/dev/null
+	fi
+	wait "$pid"
+	WRC=$?
+	return $WRC
+}
+
 # start_sched_cmd OPS CMD ARGS...: start a sched_ext scheduler in the
 # background and wait until the kernel reports it enabled with an ops name
 # starting with OPS (scx_utils names them "<name>_<version>_<target>").
@@ -19,7 +44,7 @@ nap() { read -r -t "$1" -u "$NAP_FD"; }
 start_sched_cmd() {
 	local ops=$1 i
 	shift
-	SLOG=$(mktemp /tmp/arbor-sched.XXXXXX)
+	SLOG=$(mktemp "$ARBOR_TMP/sched.XXXXXX")
 	"$@" >"$SLOG" 2>&1 &
 	SPID=$!
 	# up to 4 minutes: under TCG, verifying and attaching takes 5-75 s
@@ -30,7 +55,7 @@ start_sched_cmd() {
 		kill -0 "$SPID" 2>/dev/null || { wait "$SPID"; SPID=; return 1; }
 		nap 0.25
 	done
-	kill -INT "$SPID" 2>/dev/null; wait "$SPID"; SPID=
+	kill -INT "$SPID" 2>/dev/null; wait_limit "$SPID" 60; SPID=
 	return 1
 }
 
@@ -47,13 +72,14 @@ wait_disabled() {
 	return 1
 }
 
-# stop_sched: SIGINT the scheduler, wait for it and for sched_ext to be
-# disabled; sets SRC to its exit code.
+# stop_sched: SIGINT the scheduler, wait for it (at most 2 minutes: an
+# unload takes seconds; under TCG tens of them) and for sched_ext to be
+# disabled; sets SRC to its exit code (137 if it had to be killed).
 stop_sched() {
 	SRC=0
 	[ -n "${SPID:-}" ] || return 0
 	kill -INT "$SPID" 2>/dev/null
-	wait "$SPID"
+	wait_limit "$SPID" 120
 	SRC=$?
 	SPID=
 	wait_disabled 80

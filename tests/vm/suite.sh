@@ -30,25 +30,25 @@ echo "== guest: $(uname -r), $NCPU CPUs; scx_arbor: $ARBOR_BIN"
 check "kernel has sched_ext and it is idle" test "$(sched_state)" = disabled
 
 # ---- 1. load, report topology, survive stress-ng + hackbench, unload on SIGINT ----
-J=/tmp/arbor-suite.json
+J=$ARBOR_TMP/suite.json
 rm -f $J
 if start_sched -v --stats 5 --stats-json $J; then
 	pass "loads: sched_ext state enabled, root/ops names arbor"
 	want=$(sysfs_topology)
 	got=$(grep '^topology:' "$SLOG")
 	check "reported topology equals the guest's ($want)" test "$got" = "$want"
-	stress-ng --temp-path /tmp --aggressive -M -c "$NCPU" -f "$NCPU" --affinity 1 --affinity-delay 1 \
-		--affinity-pin -t "$STRESS_SECS" >/tmp/arbor-stress.log 2>&1
+	stress-ng --temp-path "$ARBOR_TMP" --aggressive -M -c "$NCPU" -f "$NCPU" --affinity 1 --affinity-delay 1 \
+		--affinity-pin -t "$STRESS_SECS" >"$ARBOR_TMP/stress.log" 2>&1
 	rc=$?
-	[ $rc -ne 0 ] && tail -n 5 /tmp/arbor-stress.log
+	[ $rc -ne 0 ] && tail -n 5 "$ARBOR_TMP/stress.log"
 	check "stress-ng ${STRESS_SECS}s (--aggressive, affinity churn) completed" test $rc -eq 0
 	hackbench -g 4 -l 100 >/dev/null 2>&1
 	check "hackbench after stress-ng completed" test $? -eq 0
 	check "not ejected: still enabled and running" sh -c "[ \"\$(cat $SCX/state)\" = enabled ] && kill -0 $SPID"
 	check "--stats prints an interval table" grep -q 'wakeups .*gap%' "$SLOG"
 	# --monitor attaches to the running instance
-	timeout 8 "$ARBOR_BIN" --monitor 1 >/tmp/arbor-monitor.log 2>&1
-	check "--monitor attaches and prints counters" sh -c "grep -q 'gap%' /tmp/arbor-monitor.log && [ \$(grep -c '^ *[0-9]' /tmp/arbor-monitor.log) -ge 2 ]"
+	timeout 8 "$ARBOR_BIN" --monitor 1 >"$ARBOR_TMP/monitor.log" 2>&1
+	check "--monitor attaches and prints counters" sh -c "grep -q 'gap%' '$ARBOR_TMP/monitor.log' && [ \$(grep -c '^ *[0-9]' '$ARBOR_TMP/monitor.log') -ge 2 ]"
 	stop_sched
 	check "SIGINT unloads cleanly (exit 0, state disabled)" test "$SRC" -eq 0 -a "$(sched_state)" = disabled
 	check "unload reason is user space, not an ejection" grep -q 'unregistered from user space' "$SLOG"
@@ -69,7 +69,7 @@ fi
 
 # ---- 2. every feature switched off still runs the same load ----
 for f in $("$ARBOR_BIN" --list-features | awk 'NR > 1 && $1 ~ /^[A-Z_]+$/ { print $1 }'); do
-	J=/tmp/arbor-no-$f.json
+	J=$ARBOR_TMP/no-$f.json
 	if start_sched -f "NO_$f" --stats-json $J; then
 		hackbench -g 2 -l 30 >/dev/null 2>&1
 		hb=$?
@@ -89,7 +89,7 @@ for f in $("$ARBOR_BIN" --list-features | awk 'NR > 1 && $1 ~ /^[A-Z_]+$/ { prin
 	fi
 done
 # with both wake_affine stages off (and no seed stage), wake_affine never pulls
-J=/tmp/arbor-no-wa.json
+J=$ARBOR_TMP/no-wa.json
 if start_sched --profile stock -f NO_WA_IDLE,NO_WA_WEIGHT --stats-json $J; then
 	hackbench -g 2 -l 50 >/dev/null 2>&1
 	stop_sched
@@ -102,7 +102,7 @@ fi
 # ---- 3. an ejection is reported with the kernel's reason and a non-zero exit ----
 if start_sched; then
 	echo S >/proc/sysrq-trigger	# sysrq-S: the kernel disables the BPF scheduler
-	wait "$SPID"
+	wait_limit "$SPID" 120
 	rc=$?
 	check "ejection (sysrq-S): non-zero exit and sched_ext's reason printed" \
 		sh -c "[ $rc -ne 0 ] && grep -qi 'sysrq' '$SLOG'"
@@ -124,13 +124,22 @@ check "non-root: one line saying root is needed" one_line_error "root" \
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$ARBOR_BIN"
 if start_sched; then
 	check "second instance while one runs: one line, non-zero" one_line_error "another sched_ext scheduler" "$ARBOR_BIN"
+	check "second instance: the first one still runs" sched_alive
 	stop_sched
+else
+	fail "second instance test: the first scx_arbor loads"
 fi
 check "live switch with no scx_arbor running: one line, non-zero" \
 	one_line_error "no scx_arbor is running" "$ARBOR_BIN" --set-features NO_STEAL
 
 # ---- 5. the seed mechanisms, on vs off ----
 . "$(dirname "$0")/seeds.sh"
+
+# ---- 6. hardening: the stats socket's modes and credentials ----
+. "$(dirname "$0")/harden.sh"
+
+# ---- 7. CPU hotplug: a restart on the new topology, features kept ----
+. "$(dirname "$0")/hotplug.sh"
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

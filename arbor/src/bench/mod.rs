@@ -100,6 +100,20 @@ fn repo() -> PathBuf {
 }
 
 /// The scx_arbor binary the guest runs: target/release/scx_arbor, or
+/// The shell file guest.sh sources: every value quoted (vm::shell_quote),
+/// since SCX_ARBOR_BIN and the flags come from the user's environment and
+/// command line, and the guest runs this file as root.
+fn settings_text(reps: u32, pg_scales: &str, arbor_extra: &str, arbor_bin: &str) -> String {
+    use crate::vm::shell_quote as q;
+    format!(
+        "REPS={}\nPG_SCALES={}\nARBOR_EXTRA={}\nARBOR_BIN={}\n",
+        q(&reps.to_string()),
+        q(pg_scales),
+        q(arbor_extra),
+        q(arbor_bin)
+    )
+}
+
 /// $SCX_ARBOR_BIN (e.g. a build in another target directory).
 fn arbor_bin() -> PathBuf {
     std::env::var_os("SCX_ARBOR_BIN")
@@ -314,12 +328,11 @@ fn run(plan: &Plan, a: &BenchArgs) -> Result<i32> {
     };
     fs::write(
         plan_dir.join("settings"),
-        format!(
-            "REPS={}\nPG_SCALES='{}'\nARBOR_EXTRA='{}'\nARBOR_BIN='{}'\n",
+        settings_text(
             plan.reps,
-            pg_scales.join(" "),
-            plan.arbor_flags,
-            arbor_bin().display()
+            &pg_scales.join(" "),
+            &plan.arbor_flags,
+            &arbor_bin().to_string_lossy(),
         ),
     )?;
 
@@ -354,7 +367,7 @@ fn run(plan: &Plan, a: &BenchArgs) -> Result<i32> {
     };
     let guest = repo().join("bench/guest.sh");
     let cmd = format!("bash {} {}", guest.display(), plan_dir.display());
-    let code = vm::run_with(&plan.topo, None, &cmd, false, Some(&mut on_line))?;
+    let code = vm::run_with(&plan.topo, None, &cmd, false, None, Some(&mut on_line))?;
     if let Some(e) = err {
         return Err(e);
     }
@@ -521,6 +534,48 @@ pub(crate) fn charts(dir: &Path) -> Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The settings file is sourced by the guest as root: a value with
+    /// quotes and a command substitution must come back as the same bytes
+    /// and run nothing.
+    #[test]
+    fn settings_values_are_quoted_for_the_shell() {
+        let dir = std::env::temp_dir().join(format!("arbor-settings-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let marker = dir.join("x");
+        let evil_bin = format!("/opt/a b/'$(touch {})'/scx_arbor", marker.display());
+        let evil_extra = format!("-f STEAL `touch {}` $HOME \\ \"", marker.display());
+        let text = settings_text(3, "2 4", &evil_extra, &evil_bin);
+        fs::write(dir.join("settings"), &text).unwrap();
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(r#". "$1/settings" && printf '%s\0' "$REPS" "$PG_SCALES" "$ARBOR_EXTRA" "$ARBOR_BIN""#)
+            .arg("bash")
+            .arg(&dir)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            !marker.exists(),
+            "sourcing the settings ran a command:\n{text}"
+        );
+        let vals: Vec<String> = String::from_utf8(out.stdout)
+            .unwrap()
+            .split('\0')
+            .map(str::to_string)
+            .collect();
+        assert_eq!(
+            &vals[..4],
+            &["3", "2 4", evil_extra.as_str(), evil_bin.as_str()]
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
 
     /// The names bench checks `arbor:...:FEAT` against are the scheduler's
     /// own, so `arbor:stock:FEATURE` (the header word of --list-features)

@@ -259,9 +259,7 @@ impl Workload {
                 let sel = if mode == "select" { " -S" } else { "" };
                 (
                     "pgbench",
-                    format!(
-                        "pgbench -h /tmp/arbor-pg -n{sel} -c {c} -j {j} -T {time} bench{scale}"
-                    ),
+                    format!("pgbench -h @PGHOST@ -n{sel} -c {c} -j {j} -T {time} bench{scale}"),
                     "tps",
                     Some(scale),
                 )
@@ -394,16 +392,13 @@ mod tests {
         let w = Workload::parse("pgbench:clients=16,scale=2", 8).unwrap();
         assert_eq!(
             w.command,
-            "pgbench -h /tmp/arbor-pg -n -S -c 16 -j 8 -T 10 bench2"
+            "pgbench -h @PGHOST@ -n -S -c 16 -j 8 -T 10 bench2"
         );
         assert_eq!(w.needs_pg, Some(2));
         let w = Workload::parse("pgbench:clients=24,jobs=1", 8).unwrap();
         assert!(w.command.contains(" -c 24 -j 1 "), "{}", w.command);
         let w = Workload::parse("pgbench:mode=tpcb,clients=1", 8).unwrap();
-        assert_eq!(
-            w.command,
-            "pgbench -h /tmp/arbor-pg -n -c 1 -j 1 -T 10 bench4"
-        );
+        assert_eq!(w.command, "pgbench -h @PGHOST@ -n -c 1 -j 1 -T 10 bench4");
         let w = Workload::parse("wakeprobe:t=3", 8).unwrap();
         assert_eq!(w.command, "@WAKEPROBE@ -m 2 -w 4 -t 3 -k 64");
         assert!(!higher_is_better(w.primary));

@@ -1,0 +1,162 @@
+//! `arbor vm` never leaves a guest behind: on --timeout, on SIGINT/SIGTERM
+//! and when arbor itself is killed, the runner and everything it started
+//! (QEMU) are killed, with a line saying which happened. A fake runner
+//! (ARBOR_VM_RUNNER) stands in for vng: it starts a "QEMU" (sleep) that
+//! would outlive it, records both pids and hangs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn tempdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("arbor-vmt-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A fake vng: a child that ignores SIGTERM/SIGINT and sleeps (like a
+/// QEMU that would be orphaned), its pid and ours written to `dir/pids`.
+fn fake_runner(dir: &Path) -> PathBuf {
+    let p = dir.join("fake-vng");
+    std::fs::write(
+        &p,
+        format!(
+            "#!/bin/sh\n\
+             (trap '' TERM INT; exec sleep 1000) &\n\
+             echo \"$$ $!\" > {dir}/pids.tmp && mv {dir}/pids.tmp {dir}/pids\n\
+             echo guest-started\n\
+             trap '' TERM INT\n\
+             while :; do sleep 1; done\n",
+            dir = dir.display()
+        ),
+    )
+    .unwrap();
+    Command::new("chmod").arg("+x").arg(&p).status().unwrap();
+    p
+}
+
+fn alive(pid: i32) -> bool {
+    // a zombie counts as gone
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(s) => !s
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z'),
+        Err(_) => false,
+    }
+}
+
+fn pids(dir: &Path) -> Vec<i32> {
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_secs(20) {
+        if let Ok(s) = std::fs::read_to_string(dir.join("pids")) {
+            return s.split_whitespace().map(|p| p.parse().unwrap()).collect();
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("the fake runner never started");
+}
+
+fn all_gone(pids: &[i32]) -> bool {
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_secs(5) {
+        if pids.iter().all(|&p| !alive(p)) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+fn arbor(dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_arbor"));
+    c.env("ARBOR_VM_RUNNER", fake_runner(dir))
+        .args(["vm", "--topology", "1s2c2t"])
+        .args(args)
+        .args(["--", "true"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+#[test]
+fn timeout_kills_the_guest_and_says_so() {
+    let dir = tempdir("timeout");
+    let t = Instant::now();
+    let out = arbor(&dir, &["--timeout", "2"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let ps = pids(&dir);
+    assert_eq!(out.status.code(), Some(124), "{err}");
+    assert!(
+        err.contains("arbor vm: timeout: the guest ran longer than --timeout 2s"),
+        "{err}"
+    );
+    assert!(t.elapsed() < Duration::from_secs(30));
+    assert!(all_gone(&ps), "the runner or its QEMU survived: {ps:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn signal_kills_the_guest(sig: &str, code: i32, name: &str) {
+    let dir = tempdir(name);
+    let child = arbor(&dir, &["--timeout", "600"]).spawn().unwrap();
+    let ps = pids(&dir);
+    Command::new("kill")
+        .args([sig, &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{err}");
+    assert!(
+        err.contains(&format!(
+            "arbor vm: interrupted by {name}; the guest was killed"
+        )),
+        "{err}"
+    );
+    assert!(all_gone(&ps), "the runner or its QEMU survived: {ps:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sigterm_kills_the_guest_and_says_so() {
+    signal_kills_the_guest("-TERM", 143, "SIGTERM");
+}
+
+#[test]
+fn sigint_kills_the_guest_and_says_so() {
+    signal_kills_the_guest("-INT", 130, "SIGINT");
+}
+
+#[test]
+fn a_killed_arbor_leaves_no_guest_behind() {
+    let dir = tempdir("sigkill");
+    let mut child = arbor(&dir, &["--timeout", "600"]).spawn().unwrap();
+    let ps = pids(&dir);
+    child.kill().unwrap(); // SIGKILL: no handler of ours runs
+    let _ = child.wait();
+    assert!(
+        all_gone(&ps),
+        "the runner or its QEMU survived arbor's SIGKILL: {ps:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_default_timeout_is_stated_in_help() {
+    let out = Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .args(["vm", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        help.contains("--timeout") && help.contains("default: 14400"),
+        "{help}"
+    );
+}
