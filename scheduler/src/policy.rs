@@ -95,6 +95,22 @@ mod ffi {
         pub fn arbor_idlest_cpu(n: u32, idle_stamp: *const u64, load: *const u64) -> i32;
         pub fn arbor_newidle_level_ok(avg_idle: u64, spent: u64, level_cost: u64) -> bool;
         pub fn arbor_update_avg(avg: u64, sample: u64) -> u64;
+        pub fn arbor_newidle_cost_update(
+            max_cost: *mut u64,
+            last_decay: *mut u64,
+            cost: u64,
+            now: u64,
+        ) -> bool;
+        pub fn arbor_newidle_stats(call: *mut u32, success: *mut u32, ratio: *mut u32, w: u32);
+        pub fn arbor_newidle_dice(ratio: u32, rnd: u32) -> u32;
+        pub fn arbor_rng_next(state: *mut u32) -> u32;
+        pub fn arbor_avg_idle_cap(migration_cost: u64, sum_cost: u64) -> u64;
+        pub fn arbor_overload_update(
+            nr_running: *mut u32,
+            prev: u32,
+            delta: i32,
+            flag: *mut u32,
+        ) -> i32;
         pub fn arbor_base_slice_ns(ncpus: u32, base_ns: u64) -> u64;
         pub fn arbor_pelt_decay(val: u64, delta_ns: u64) -> u64;
         pub fn arbor_pelt_accum(avg: u64, delta_ns: u64, value: u64) -> u64;
@@ -846,6 +862,140 @@ mod tests {
         unsafe {
             assert!(arbor_newidle_level_ok(1000, 300, 700));
             assert!(!arbor_newidle_level_ok(1000, 301, 700));
+        }
+    }
+
+    const SEC: u64 = 1_000_000_000;
+
+    #[test]
+    fn newidle_cost_is_the_max_and_decays_1pct_a_second_after_the_last_max() {
+        let (mut max, mut ts) = (0u64, 0u64);
+        unsafe {
+            // each attempt's cost is recorded; the max stays
+            arbor_newidle_cost_update(&mut max, &mut ts, 10_000, 5);
+            arbor_newidle_cost_update(&mut max, &mut ts, 4_000, 6);
+            assert_eq!((max, ts), (10_000, 5));
+            // no decay within a second of the last new max
+            assert!(!arbor_newidle_cost_update(&mut max, &mut ts, 0, 5 + SEC));
+            assert_eq!(max, 10_000);
+            // then 253/256 per second, cost 0 (the periodic visit) included
+            assert!(arbor_newidle_cost_update(&mut max, &mut ts, 0, 6 + SEC));
+            assert_eq!(max, 10_000 * 253 / 256);
+            assert!(!arbor_newidle_cost_update(
+                &mut max,
+                &mut ts,
+                100,
+                6 + SEC + 10
+            ));
+            // a new max restarts the decay clock (update_newidle_cost)
+            arbor_newidle_cost_update(&mut max, &mut ts, 20_000, 7 + SEC);
+            assert!(!arbor_newidle_cost_update(
+                &mut max,
+                &mut ts,
+                0,
+                7 + 2 * SEC
+            ));
+            assert_eq!(max, 20_000);
+        }
+    }
+
+    #[test]
+    fn ni_random_ratio_follows_successes_and_skips_in_proportion() {
+        unsafe {
+            // sd_init: 50%
+            let (mut call, mut succ, mut ratio) = (512u32, 256u32, 512u32);
+            // 512 calls all failing: at 1024 calls the ratio is the 256 successes
+            for _ in 0..512 {
+                arbor_newidle_stats(&mut call, &mut succ, &mut ratio, 0);
+            }
+            assert_eq!((call, succ, ratio), (512, 128, 256));
+            // the dice: tried iff rnd % 1024 <= 1 + ratio, weight 1024 / (1 + ratio)
+            assert_eq!(arbor_newidle_dice(256, 257), 4);
+            assert_eq!(arbor_newidle_dice(256, 258), 0);
+            assert_eq!(arbor_newidle_dice(256, 1024 + 3), 4);
+            assert_eq!(arbor_newidle_dice(0, 1), 1024);
+            assert_eq!(arbor_newidle_dice(0, 2), 0);
+            assert_eq!(arbor_newidle_dice(1023, 1023), 1);
+            // weighted successes keep the estimate unbiased: a level that
+            // always succeeds converges back to ~1024 even while skipped often
+            let (mut c, mut s_, mut r) = (512u32, 8u32, 16u32);
+            let mut rng = 12345u32;
+            for _ in 0..20_000 {
+                let w = arbor_newidle_dice(r, arbor_rng_next(&mut rng));
+                arbor_newidle_stats(&mut c, &mut s_, &mut r, w);
+            }
+            assert!(r > 700, "ratio {r}");
+            // and one that never succeeds sinks towards 0
+            for _ in 0..20_000 {
+                let w = arbor_newidle_dice(r, arbor_rng_next(&mut rng));
+                let _ = w;
+                arbor_newidle_stats(&mut c, &mut s_, &mut r, 0);
+            }
+            assert!(r < 4, "ratio {r}");
+        }
+    }
+
+    #[test]
+    fn rng_is_a_nonzero_sequence() {
+        let mut st = 0u32;
+        let a = unsafe { arbor_rng_next(&mut st) };
+        let b = unsafe { arbor_rng_next(&mut st) };
+        assert!(a != 0 && b != 0 && a != b);
+    }
+
+    #[test]
+    fn avg_idle_cap_is_twice_the_summed_level_costs_floored_by_migration_cost() {
+        unsafe {
+            assert_eq!(arbor_avg_idle_cap(500_000, 0), 1_000_000);
+            assert_eq!(arbor_avg_idle_cap(500_000, 300_000 + 400_000), 1_400_000);
+        }
+    }
+
+    /// Deviation 9: CPU A's count goes 2 -> 1 (a task leaves), then CPU B's
+    /// 1 -> 2 (one arrives) and B updates the flag before A does. Deciding
+    /// from each move alone, A would clear the flag last: 0 with 2 tasks.
+    #[test]
+    fn overloaded_flag_matches_the_count_when_two_updates_interleave() {
+        unsafe {
+            let (mut nr, mut flag, mut overloaded) = (2u32, 1u32, 1i32);
+            // A: fetch_sub, its flag update delayed
+            let prev_a = nr;
+            nr -= 1;
+            // B: fetch_add and its flag update
+            let prev_b = nr;
+            nr += 1;
+            overloaded += arbor_overload_update(&mut nr, prev_b, 1, &mut flag);
+            // A's delayed update
+            overloaded += arbor_overload_update(&mut nr, prev_a, -1, &mut flag);
+            assert_eq!(flag, 1, "2 tasks but not overloaded");
+            assert_eq!(overloaded, 1);
+
+            // the other order: A's update lands before B's move
+            let (mut nr, mut flag, mut overloaded) = (2u32, 1u32, 1i32);
+            let prev_a = nr;
+            nr -= 1;
+            overloaded += arbor_overload_update(&mut nr, prev_a, -1, &mut flag);
+            assert_eq!((flag, overloaded), (0, 0));
+            let prev_b = nr;
+            nr += 1;
+            overloaded += arbor_overload_update(&mut nr, prev_b, 1, &mut flag);
+            assert_eq!((flag, overloaded), (1, 1));
+
+            // 1 -> 2 by A, 2 -> 1 by B, A's update last: must end cleared
+            let (mut nr, mut flag, mut overloaded) = (1u32, 0u32, 0i32);
+            let prev_a = nr;
+            nr += 1;
+            let prev_b = nr;
+            nr -= 1;
+            overloaded += arbor_overload_update(&mut nr, prev_b, -1, &mut flag);
+            overloaded += arbor_overload_update(&mut nr, prev_a, 1, &mut flag);
+            assert_eq!((flag, overloaded), (0, 0));
+
+            // moves that do not cross 2 leave the flag alone
+            let (mut nr, mut flag) = (3u32, 1u32);
+            nr += 1;
+            assert_eq!(arbor_overload_update(&mut nr, 3, 1, &mut flag), 0);
+            assert_eq!(flag, 1);
         }
     }
 

@@ -97,8 +97,12 @@ struct cpu_ctx {
 	u64 curr_deadline;	/* deadline of the running task */
 	u64 idle_stamp;		/* when the CPU went idle, 0 when busy */
 	u64 avg_idle;		/* kernel's rq->avg_idle */
-	u64 lvl_cost[NR_LEVELS];	/* worst recent newidle cost per level */
-	u64 cost_decay_ts;
+	u64 lvl_cost[NR_LEVELS];	/* max_newidle_lb_cost per level */
+	u64 lvl_decay_ts[NR_LEVELS];	/* last_decay_max_lb_cost per level */
+	u32 ni_call[NR_LEVELS];		/* NI_RANDOM: newidle_call, _success, _ratio */
+	u32 ni_success[NR_LEVELS];
+	u32 ni_ratio[NR_LEVELS];
+	u32 rng;			/* per-CPU random state (the kernel's sched_rng) */
 	u64 next_busy_balance;
 	u32 balance_req;	/* set by the periodic balancer: pull ungated */
 	u32 idle;

@@ -58,7 +58,8 @@ enum arbor_feature {
 	FEAT_ASYM_MISFIT = 12,	/* mainline: move misfit tasks to bigger CPUs */
 	FEAT_CACHE_LB	= 13,	/* seed 002: aggregate a process in its hottest LLC */
 	FEAT_CACHE_WAKE	= 14,	/* seed 002 RFC: steer wake-ups to the preferred LLC */
-	NR_FEATURES	= 15,
+	FEAT_NI_RANDOM	= 15,	/* newidle per level in proportion to its success rate */
+	NR_FEATURES	= 16,
 };
 
 /*

@@ -405,11 +405,106 @@ ARBOR_POLICY bool arbor_can_pull(bool allowed_here, bool migration_disabled, boo
 /*
  * A CPU about to idle for avg_idle ns should not spend longer than that
  * looking for work: each level is tried only while the cost spent so far
- * plus that level's worst recent cost fits in the expected idle time.
+ * plus that level's worst recent cost fits in the expected idle time
+ * (sched_balance_newidle: "if (this_rq->avg_idle < curr_cost +
+ * sd->max_newidle_lb_cost) break"). With spent = 0 at the lowest level this
+ * is also the kernel's early exit. sysctl_sched_migration_cost is no longer
+ * part of this test (removed in 5.16); it only floors avg_idle's cap below.
  */
 ARBOR_POLICY bool arbor_newidle_level_ok(u64 avg_idle, u64 spent, u64 level_cost)
 {
 	return avg_idle >= spent + level_cost;
+}
+
+#define NSEC_PER_SEC		1000000000ULL
+
+/*
+ * update_newidle_cost() (fair.c): a level's max_newidle_lb_cost is the
+ * largest cost of one attempt at that level; a new maximum restarts the
+ * decay clock (last_decay_max_lb_cost), and while no attempt beats it, it
+ * loses 3/256 (~1%) once a second. cost = 0 only decays (the kernel's
+ * periodic visit from sched_balance_domains). Returns true when it decayed.
+ */
+ARBOR_POLICY bool arbor_newidle_cost_update(u64 *max_cost, u64 *last_decay, u64 cost, u64 now)
+{
+	if (cost > *max_cost) {
+		*max_cost = cost;
+		*last_decay = now;
+		return false;
+	}
+	if (now > *last_decay + NSEC_PER_SEC) {
+		*max_cost = *max_cost * 253 / 256;
+		*last_decay = now;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * NI_RANDOM (fair.c, "sched/fair: Proportional newidle balance", 6.18):
+ * each level keeps how often a newidle attempt there pulled something,
+ * and newidle tries the level only with that probability. The statistics
+ * (update_newidle_stats) count calls and successes; every 1024 calls the
+ * success count becomes the ratio (successes per 1024 calls) and both are
+ * halved, so the ratio follows the recent past. sd_init starts every level
+ * at 50% (call 512, success 256, ratio 512).
+ */
+#define ARBOR_NI_CALL0		512
+#define ARBOR_NI_SUCCESS0	256
+#define ARBOR_NI_RATIO0		512
+
+ARBOR_POLICY void arbor_newidle_stats(u32 *call, u32 *success, u32 *ratio, u32 success_weight)
+{
+	*call += 1;
+	*success += success_weight;
+	if (*call >= 1024) {
+		*ratio = *success;
+		*call /= 2;
+		*success /= 2;
+	}
+}
+
+/*
+ * The dice of NI_RANDOM: with d = rnd % 1024, the level is tried when
+ * d <= 1 + ratio (a skipped level counts as a failed call). A try returns
+ * its weight, 1024 / (1 + ratio) rounded: a success is recorded with that
+ * weight, so that tries made with probability (1 + ratio) / 1024 still
+ * estimate the full success rate. 0 = skip the level.
+ */
+ARBOR_POLICY u32 arbor_newidle_dice(u32 ratio, u32 rnd)
+{
+	u32 d1k = rnd % 1024, weight = 1 + ratio;
+
+	if (d1k > weight)
+		return 0;
+	return (1024 + weight / 2) / weight;
+}
+
+/*
+ * A per-CPU pseudo-random sequence (the kernel keeps a per-CPU
+ * prandom state for sched_rng(); any decent generator does): xorshift32.
+ * A zero state is replaced by a fixed non-zero seed.
+ */
+ARBOR_POLICY u32 arbor_rng_next(u32 *state)
+{
+	u32 x = *state ? *state : 0x9e3779b9u;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*state = x;
+	return x;
+}
+
+/*
+ * rq->avg_idle is capped at 2 * rq->max_idle_balance_cost, which is
+ * max(sysctl_sched_migration_cost, the sum over the CPU's domains of
+ * max_newidle_lb_cost) (sched_balance_domains; ttwu_do_activate does the
+ * capping). sum_cost = that sum.
+ */
+ARBOR_POLICY u64 arbor_avg_idle_cap(u64 migration_cost, u64 sum_cost)
+{
+	return 2 * (sum_cost > migration_cost ? sum_cost : migration_cost);
 }
 
 /* update_avg(): the kernel's 1/8 exponential moving average. */
@@ -537,6 +632,41 @@ ARBOR_POLICY u32 arbor_steal_order(const struct llc_snapshot *s, s32 this, u32 *
 			order[n++ & (MAX_LLC_CPUS - 1)] = i;
 	}
 	return n;
+}
+
+/*
+ * The overloaded flag of a CPU (>= 2 tasks accounted), after its count
+ * moved from `prev` by `delta` (+1/-1; the caller did the atomic add, and
+ * *nr_running already holds the new count). Only a move across 2 can change
+ * what the flag should be. Deciding it from the move alone is not enough:
+ * two CPUs moving one count (2 -> 1 by one, 1 -> 2 by the other) may set
+ * the flag in the opposite order and leave it 0 with 2 tasks. So the flag
+ * is recomputed from the count itself, and rechecked after each change:
+ * whoever changes the flag last reads the count afterwards, and the last
+ * move across 2 is followed by its own check, so once every updater is
+ * done the flag matches the count. Returns the change to make to the
+ * number of overloaded CPUs (each flip by compare-and-swap counts once).
+ * The loop is bounded for the verifier; it ends in one or two rounds
+ * unless the count keeps moving under it.
+ */
+ARBOR_POLICY s32 arbor_overload_update(u32 *nr_running, u32 prev, s32 delta, u32 *flag)
+{
+	u32 now_n = (u32)((s64)prev + delta);
+	s32 d = 0, k;
+
+	/* no move across 2: the flag's target is unchanged */
+	if ((prev >= 2) == (now_n >= 2))
+		return 0;
+	POLICY_FOR(k, 0, 8) {
+		u32 want = *(volatile u32 *)nr_running >= 2;
+		u32 cur = *(volatile u32 *)flag;
+
+		if (cur == want)
+			break;
+		if (__sync_val_compare_and_swap(flag, cur, want) == cur)
+			d += want ? 1 : -1;
+	}
+	return d;
 }
 
 /* ------------------------------------------------------------------ */
