@@ -2,11 +2,11 @@
 //! called here through FFI: the unit tests below drive the exact code the BPF
 //! program runs, on crafted topologies and loads.
 
-use crate::bpf_intf::{llc_snapshot, wa_input, wa_output};
+use crate::bpf_intf::{group_stats, llc_snapshot, wa_input, wa_output};
 
 #[allow(dead_code)]
 mod ffi {
-    use crate::bpf_intf::{llc_snapshot, wa_input, wa_output};
+    use crate::bpf_intf::{group_stats, llc_snapshot, wa_input, wa_output};
     extern "C" {
         pub fn arbor_record_wakee(
             flips: *mut u32,
@@ -91,7 +91,21 @@ mod ffi {
             clear_hint: *mut u8,
             found_core: *mut u8,
         ) -> i32;
-        pub fn arbor_idlest_group(n: u32, nr_idle: *const u32, util: *const u64) -> i32;
+        pub fn arbor_group_type(g: *const group_stats, pct: u32) -> u32;
+        pub fn arbor_adjust_numa_imbalance(
+            imbalance: i64,
+            dst_running: u32,
+            imb_numa_nr: u32,
+        ) -> i64;
+        pub fn arbor_imb_numa_nr(node_cpus: u32, node_llcs: u32) -> u32;
+        pub fn arbor_find_dst_group(
+            n: u32,
+            g: *const group_stats,
+            local: i32,
+            pct: u32,
+            numa: bool,
+            imb_numa_nr: u32,
+        ) -> i32;
         pub fn arbor_idlest_cpu(n: u32, idle_stamp: *const u64, load: *const u64) -> i32;
         pub fn arbor_newidle_level_ok(avg_idle: u64, spent: u64, level_cost: u64) -> bool;
         pub fn arbor_update_avg(avg: u64, sample: u64) -> u64;
@@ -115,6 +129,16 @@ mod ffi {
         pub fn arbor_pelt_decay(val: u64, delta_ns: u64) -> u64;
         pub fn arbor_pelt_accum(avg: u64, delta_ns: u64, value: u64) -> u64;
     }
+}
+
+/// sd->imb_numa_nr for a node of `node_cpus` CPUs in `node_llcs` LLCs.
+pub fn imb_numa_nr(node_cpus: u32, node_llcs: u32) -> u32 {
+    unsafe { ffi::arbor_imb_numa_nr(node_cpus, node_llcs) }
+}
+
+#[allow(dead_code)]
+pub fn find_dst_group(g: &[group_stats], local: i32, pct: u32, numa: bool, imb: u32) -> i32 {
+    unsafe { ffi::arbor_find_dst_group(g.len() as u32, g.as_ptr(), local, pct, numa, imb) }
 }
 
 pub fn base_slice_ns(ncpus: u32, base_ns: u64) -> u64 {
@@ -830,17 +854,142 @@ mod tests {
 
     // ---- slow path ----
 
-    #[test]
-    fn idlest_group_most_idle_then_least_util() {
-        unsafe {
-            let idle = [1u32, 3, 3];
-            let util = [100u64, 900, 400];
-            assert_eq!(arbor_idlest_group(3, idle.as_ptr(), util.as_ptr()), 2);
-            let idle = [0u32, 0];
-            let util = [700u64, 300];
-            assert_eq!(arbor_idlest_group(2, idle.as_ptr(), util.as_ptr()), 1);
-            assert_eq!(arbor_idlest_group(0, idle.as_ptr(), util.as_ptr()), -1);
+    /// A group of `weight` CPUs of capacity 1024, all allowed, running
+    /// `nr` tasks with `idle` CPUs idle, utilisation `util` and load `load`.
+    fn grp(weight: u32, nr: u32, idle: u32, util: u64, load: u64) -> group_stats {
+        group_stats {
+            load,
+            util,
+            runnable: load,
+            capacity: weight * 1024,
+            weight,
+            allowed: weight,
+            nr_running: nr,
+            idle_cpus: idle,
+            pad: 0,
         }
+    }
+
+    const SPARE: u32 = arbor_group_type_GROUP_HAS_SPARE;
+    const BUSY: u32 = arbor_group_type_GROUP_FULLY_BUSY;
+    const OVER: u32 = arbor_group_type_GROUP_OVERLOADED;
+
+    #[test]
+    fn imb_numa_nr_as_build_sched_domains_sets_it() {
+        // one LLC per node (xeon-88: 2 x 44): 1/8 of the node
+        assert_eq!(imb_numa_nr(44, 1), 5);
+        assert_eq!(imb_numa_nr(28, 1), 3);
+        // several LLCs per node: one task per LLC (power11: 112 CPUs, 28 LLCs)
+        assert_eq!(imb_numa_nr(112, 28), 28);
+        assert_eq!(imb_numa_nr(64, 8), 8);
+        // at least 1 (the 2s2c2t guest: 4-CPU nodes)
+        assert_eq!(imb_numa_nr(4, 1), 1);
+    }
+
+    #[test]
+    fn group_classify_spare_fully_busy_overloaded() {
+        unsafe {
+            assert_eq!(arbor_group_type(&grp(4, 3, 1, 3000, 3000), 117), SPARE);
+            // one task per CPU, utilisation above capacity / 1.17: no capacity left
+            assert_eq!(arbor_group_type(&grp(4, 4, 0, 3600, 4096), 117), BUSY);
+            // one task per CPU but light ones: still spare
+            assert_eq!(arbor_group_type(&grp(4, 4, 0, 1000, 1000), 117), SPARE);
+            // more tasks than CPUs and utilisation over capacity / 1.17
+            assert_eq!(arbor_group_type(&grp(4, 6, 0, 3700, 6000), 117), OVER);
+            // more tasks than CPUs, light utilisation but runnable over capacity * 1.17
+            assert_eq!(arbor_group_type(&grp(4, 6, 0, 1000, 6000), 117), OVER);
+            assert_eq!(arbor_group_type(&grp(4, 6, 0, 1000, 1000), 117), SPARE);
+        }
+    }
+
+    #[test]
+    fn adjust_numa_imbalance_allows_two_while_the_node_is_light() {
+        unsafe {
+            assert_eq!(arbor_adjust_numa_imbalance(2, 5, 5), 0);
+            assert_eq!(arbor_adjust_numa_imbalance(3, 5, 5), 3);
+            assert_eq!(arbor_adjust_numa_imbalance(2, 6, 5), 2);
+        }
+    }
+
+    #[test]
+    fn dst_group_without_local_is_the_idlest_most_idle_then_least_util() {
+        let g = [
+            grp(4, 3, 1, 100, 100),
+            grp(4, 1, 3, 900, 900),
+            grp(4, 1, 3, 400, 400),
+        ];
+        assert_eq!(find_dst_group(&g, -1, 117, false, 0), 2);
+        assert_eq!(find_dst_group(&[], -1, 117, false, 0), -1);
+        // lower group type first: a group with spare beats a busy one
+        let g = [grp(4, 4, 0, 3600, 4096), grp(4, 3, 0, 3900, 3000)];
+        assert_eq!(find_dst_group(&g, -1, 117, false, 0), 1);
+    }
+
+    /// Deviation 3: xeon-88 (2 nodes x 44 CPUs, imb_numa_nr 5). A parent on
+    /// node 0 forks: node 1 has one idle CPU more, but the kernel keeps the
+    /// child on the parent's node while that node would run at most 5 tasks
+    /// and the idle counts differ by at most 2.
+    #[test]
+    fn fork_stays_on_the_parents_node_below_imb_numa_nr() {
+        let imb = imb_numa_nr(44, 1);
+        // parent alone on node 0
+        let g = [grp(44, 1, 43, 1024, 1024), grp(44, 0, 44, 0, 0)];
+        assert_eq!(find_dst_group(&g, 0, 117, true, imb), -1);
+        // 2 tasks vs 0: imbalance 2, still local
+        let g = [grp(44, 2, 42, 2048, 2048), grp(44, 0, 44, 0, 0)];
+        assert_eq!(find_dst_group(&g, 0, 117, true, imb), -1);
+        // 3 apart: more than NUMA_IMBALANCE_MIN, spread
+        let g = [grp(44, 3, 41, 3072, 3072), grp(44, 0, 44, 0, 0)];
+        assert_eq!(find_dst_group(&g, 0, 117, true, imb), 1);
+        // 2 apart but node 0 would run 7 > 5 tasks: spread
+        let g = [grp(44, 6, 38, 6144, 6144), grp(44, 4, 40, 4096, 4096)];
+        assert_eq!(find_dst_group(&g, 0, 117, true, imb), 1);
+        // not NUMA (LLCs of one node): one idle CPU more is enough to leave
+        let g = [grp(44, 1, 43, 1024, 1024), grp(44, 0, 44, 0, 0)];
+        assert_eq!(find_dst_group(&g, 0, 117, false, 0), 1);
+        // the allowance is capped by the CPUs the task may use on its node
+        let mut l = grp(44, 1, 0, 1024, 1024);
+        l.allowed = 1;
+        let g = [l, grp(44, 0, 44, 0, 0)];
+        assert_eq!(find_dst_group(&g, 0, 117, true, imb), 1);
+    }
+
+    #[test]
+    fn fork_stays_local_on_equal_idle_counts_and_by_group_type() {
+        // equal idle CPUs: stay, even if the other group is less utilised
+        let g = [grp(8, 4, 4, 4000, 4000), grp(8, 4, 4, 100, 100)];
+        assert_eq!(find_dst_group(&g, 0, 117, false, 0), -1);
+        // local with spare, other busy: stay; local busy, other with spare: go
+        let g = [grp(4, 3, 1, 3000, 3000), grp(4, 4, 0, 3600, 4096)];
+        assert_eq!(find_dst_group(&g, 0, 117, false, 0), -1);
+        assert_eq!(find_dst_group(&g, 1, 117, false, 0), 0);
+        // a local group the task may not use: the idlest other group
+        let mut l = grp(4, 0, 4, 0, 0);
+        l.allowed = 0;
+        let g = [l, grp(4, 3, 1, 3000, 3000)];
+        assert_eq!(find_dst_group(&g, 0, 117, false, 0), 1);
+        // groups the task may not use are never chosen
+        let mut o = grp(4, 0, 4, 0, 0);
+        o.allowed = 0;
+        let g = [grp(4, 3, 1, 3000, 3000), o];
+        assert_eq!(find_dst_group(&g, 0, 117, false, 0), -1);
+    }
+
+    #[test]
+    fn fork_between_busy_groups_needs_imbalance_pct_and_a_nice0_share() {
+        // both fully busy: avg_load 1100 vs 1024 is within 17%: stay
+        let g = [grp(4, 4, 0, 3600, 4400), grp(4, 4, 0, 3600, 4096)];
+        assert_eq!(find_dst_group(&g, 0, 117, false, 0), -1);
+        // 1600 vs 1024: more than 17% and more than 174 apart: go
+        let g = [grp(4, 4, 0, 3600, 6400), grp(4, 4, 0, 3600, 4096)];
+        assert_eq!(find_dst_group(&g, 0, 117, false, 0), 1);
+        // light busy groups, avg_load 600 vs 500: 20% apart, enough within a
+        // node; across nodes the gap must also exceed the NICE_0 share (174)
+        let g = [grp(4, 4, 0, 3600, 2400), grp(4, 4, 0, 3600, 2000)];
+        assert_eq!(find_dst_group(&g, 0, 117, false, 0), 1);
+        assert_eq!(find_dst_group(&g, 0, 117, true, 1), -1);
+        let g = [grp(4, 4, 0, 3600, 5200), grp(4, 4, 0, 3600, 4096)];
+        assert_eq!(find_dst_group(&g, 0, 117, true, 1), 1);
     }
 
     #[test]

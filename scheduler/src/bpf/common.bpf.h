@@ -34,6 +34,7 @@ const volatile u64 wake_affine_interval_ns = 1000000;	/* seed 001 */
 const volatile u64 steal_cost_ns = 10000;		/* seed 003 */
 const volatile u32 steal_node_limit = 2;		/* seed 003 */
 const volatile bool asym = false;	/* seed 004: capacities differ by >= 1/8 */
+const volatile u32 node_imb_numa_nr[MAX_NODES];	/* policy.h: arbor_imb_numa_nr, per node */
 
 /* ---- Run-time switchable (bss): features, like sched_features ---- */
 volatile u32 features;
@@ -192,8 +193,7 @@ struct scratch {
 	u32 order[MAX_LLC_CPUS];
 	u32 a_cap[MAX_LLC_CPUS];
 	u64 a_util[MAX_LLC_CPUS];
-	u32 g_idle[MAX_LLCS];
-	u64 g_util[MAX_LLCS];
+	struct group_stats groups[MAX_LLCS];	/* fork slow path: nodes or LLCs */
 	s32 g_id[MAX_LLCS];
 	u64 c_stamp[MAX_LLC_CPUS];
 	u64 c_load[MAX_LLC_CPUS];

@@ -175,4 +175,28 @@ struct llc_snapshot {
 	u64 idle_mask;			/* bit i: cpu[i] idle */
 };
 
+/*
+ * One sched group (a node, or an LLC of a node) as the fork slow path sees
+ * it (fair.c: update_sg_wakeup_stats): sums over the group's CPUs the task
+ * may run on; capacity and weight over all its CPUs.
+ */
+struct group_stats {
+	u64 load;		/* sum of cpu_load */
+	u64 util;		/* sum of cpu_util */
+	u64 runnable;		/* sum of the runnable signal (cpu_load here) */
+	u32 capacity;		/* sum of CPU capacities */
+	u32 weight;		/* CPUs in the group */
+	u32 allowed;		/* of them, CPUs the task may use */
+	u32 nr_running;		/* tasks accounted to the allowed CPUs */
+	u32 idle_cpus;		/* allowed CPUs idle with no task */
+	u32 pad;
+};
+
+/* fair.c enum group_type, the values the fork slow path can see */
+enum arbor_group_type {
+	GROUP_HAS_SPARE		= 0,
+	GROUP_FULLY_BUSY	= 1,
+	GROUP_OVERLOADED	= 2,
+};
+
 #endif /* __ARBOR_INTF_H */

@@ -337,21 +337,155 @@ ARBOR_POLICY s32 arbor_select_idle_cpu(const struct llc_snapshot *s, s32 target,
 /* ------------------------------------------------------------------ */
 
 /*
- * The idlest group: most idle CPUs, then least utilisation. A new task has
- * no cache footprint to respect, so spreading it is free.
+ * group_classify() (fair.c) for the slow path: overloaded when it runs more
+ * tasks than CPUs and its utilisation or runnable signal exceeds its
+ * capacity by imbalance_pct (group_is_overloaded); fully busy when it runs
+ * at least one task per CPU and has no spare capacity left
+ * (!group_has_capacity); else it has spare. Misfit, asym packing and
+ * imbalanced groups do not occur here (no SD_ASYM_CPUCAPACITY group stats,
+ * no affinity-imbalance tracking).
  */
-ARBOR_POLICY s32 arbor_idlest_group(u32 n, const u32 *nr_idle, const u64 *util)
+ARBOR_POLICY u32 arbor_group_type(const struct group_stats *g, u32 pct)
 {
-	s32 best = -1, i;
+	u64 cap = g->capacity;
+
+	if (g->nr_running > g->weight &&
+	    (cap * 100 < g->util * pct || cap * pct < g->runnable * 100))
+		return GROUP_OVERLOADED;
+	if (g->nr_running >= g->weight &&
+	    (cap * pct < g->runnable * 100 || cap * 100 <= g->util * pct))
+		return GROUP_FULLY_BUSY;
+	return GROUP_HAS_SPARE;
+}
+
+/* avg_load: load per capacity, computed for busy groups only */
+ARBOR_POLICY u64 arbor_group_avg_load(const struct group_stats *g)
+{
+	return g->capacity ? g->load * SCHED_CAPACITY_SCALE / g->capacity : 0;
+}
+
+/*
+ * adjust_numa_imbalance() (fair.c): a NUMA imbalance is allowed (0) while
+ * the destination would run at most imb_numa_nr tasks and the imbalance
+ * is at most NUMA_IMBALANCE_MIN (2, a pair of communicating tasks).
+ */
+ARBOR_POLICY s64 arbor_adjust_numa_imbalance(s64 imbalance, u32 dst_running, u32 imb_numa_nr)
+{
+	if (dst_running > imb_numa_nr)
+		return imbalance;
+	if (imbalance <= 2)
+		return 0;
+	return imbalance;
+}
+
+/*
+ * sched_domain->imb_numa_nr (topology.c, build_sched_domains): how many
+ * tasks a node may run before the slow path and the balancer stop keeping
+ * tasks near their parent / waker. From the first domain above the LLC
+ * (the node's package): its number of LLCs if several, else 1/8 of its
+ * CPUs; at least 1. The NUMA domain above it inherits it (x span / the
+ * first NUMA domain's span = 1 with one NUMA level, as here). A node is
+ * taken to be one package (no sub-NUMA clustering levels).
+ */
+ARBOR_POLICY u32 arbor_imb_numa_nr(u32 node_cpus, u32 node_llcs)
+{
+	u32 imb = node_llcs == 1 ? node_cpus >> 3 : node_llcs;
+
+	return imb ? imb : 1;
+}
+
+/*
+ * sched_balance_find_dst_group() (fair.c; find_idlest_group before 6.10):
+ * where a new task goes among the groups of one level. The idlest group
+ * other than the local one (the one holding the parent's CPU) is the one
+ * of the lowest group type, then of the lowest avg_load (busy groups) or
+ * the most idle CPUs and then the least utilisation (groups with spare
+ * capacity) (update_pick_idlest). The task leaves the local group only if
+ * that group is worse:
+ *  - of a busier type: leave; of an idler type: stay;
+ *  - both busy: stay unless the local avg_load exceeds the idlest's by
+ *    both imbalance_pct and a NICE_0 task's share of it (and, across
+ *    nodes, stay if the idlest plus that share is not lighter);
+ *  - both with spare: across nodes, stay while the local node would run
+ *    at most imb_numa_nr tasks (capped by the CPUs the task may use there)
+ *    and the idle counts differ by at most 2 (adjust_numa_imbalance);
+ *    then stay unless the idlest group has more idle CPUs.
+ * Groups the task may not use are skipped; with a local group it may not
+ * use, the idlest wins. Returns the group to move to, or -1 to stay local
+ * (also when there is no other group). (NUMA balancing's preferred node
+ * is not modelled.)
+ */
+ARBOR_POLICY s32 arbor_find_dst_group(u32 n, const struct group_stats *g, s32 local, u32 pct,
+				      bool numa, u32 imb_numa_nr)
+{
+	s32 idlest = -1, i;
+	u32 it = 0, lt, imb_nr;
+	u64 imbalance, la, ia;
+	const struct group_stats *l, *d;
 
 	POLICY_FOR(i, 0, MAX_LLCS) {
+		const struct group_stats *c;
+		u32 ct;
+
 		if ((u32)i >= n)
 			break;
-		if (best < 0 || nr_idle[i] > nr_idle[best] ||
-		    (nr_idle[i] == nr_idle[best] && util[i] < util[best]))
-			best = i;
+		c = &g[i & (MAX_LLCS - 1)];
+		if (i == local || !c->allowed)
+			continue;
+		ct = arbor_group_type(c, pct);
+		if (idlest >= 0) {
+			d = &g[idlest & (MAX_LLCS - 1)];
+			if (ct > it)
+				continue;
+			if (ct == it) {
+				if (ct == GROUP_HAS_SPARE) {
+					if (d->idle_cpus > c->idle_cpus ||
+					    (d->idle_cpus == c->idle_cpus && d->util <= c->util))
+						continue;
+				} else if (arbor_group_avg_load(d) <= arbor_group_avg_load(c)) {
+					continue;
+				}
+			}
+		}
+		idlest = i;
+		it = ct;
 	}
-	return best;
+	if (idlest < 0)
+		return -1;
+	if (local < 0 || (u32)local >= n || !g[local & (MAX_LLCS - 1)].allowed)
+		return idlest;
+
+	l = &g[local & (MAX_LLCS - 1)];
+	d = &g[idlest & (MAX_LLCS - 1)];
+	lt = arbor_group_type(l, pct);
+	if (lt < it)
+		return -1;
+	if (lt > it)
+		return idlest;
+
+	if (lt != GROUP_HAS_SPARE) {
+		imbalance = (u64)SCHED_CAPACITY_SCALE * (pct - 100) / 100;
+		la = arbor_group_avg_load(l);
+		ia = arbor_group_avg_load(d);
+		if (numa && ia + imbalance >= la)
+			return -1;
+		if (ia >= la + imbalance)
+			return -1;
+		if (100 * la <= (u64)pct * ia)
+			return -1;
+		return idlest;
+	}
+
+	if (numa) {
+		s64 imb = (s64)l->idle_cpus - (s64)d->idle_cpus;
+
+		imb_nr = l->allowed < imb_numa_nr ? l->allowed : imb_numa_nr;
+		if (!arbor_adjust_numa_imbalance(imb < 0 ? -imb : imb, l->nr_running + 1, imb_nr))
+			return -1;
+	}
+	if (l->idle_cpus >= d->idle_cpus)
+		return -1;
+	return idlest;
 }
 
 /*
