@@ -106,12 +106,13 @@ static __always_inline bool pull_from(s32 this, s32 src, u32 level)
  * cost of each try is measured into the level's max_newidle_lb_cost
  * (arbor_newidle_cost_update), which decays ~1% per second.
  */
-static __always_inline bool balance(s32 this, struct cpu_ctx *cc, enum pull_kind kind)
+static __always_inline bool balance(s32 this, struct cpu_ctx *cc, enum pull_kind kind, bool *tried)
 {
 	u64 t0 = bpf_ktime_get_ns(), spent = 0;
 	bool newidle = kind == PULL_NEWIDLE;
 	u32 level;
 
+	*tried = false;
 	/* the kernel decays max_newidle_lb_cost from its periodic visit of each domain */
 	bpf_for(level, 0, NR_LEVELS)
 		arbor_newidle_cost_update(&cc->lvl_cost[level & (NR_LEVELS - 1)],
@@ -140,6 +141,7 @@ static __always_inline bool balance(s32 this, struct cpu_ctx *cc, enum pull_kind
 			}
 		}
 
+		*tried = true;
 		src = find_busiest(this, level, &busiest_nr);
 		pulled = false;
 		if (src >= 0 && (kind != PULL_BUSY || busiest_nr >= cc->nr_running + 2))

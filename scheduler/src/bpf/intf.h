@@ -103,6 +103,8 @@ enum arbor_stat {
 	STAT_LLC_PREF_TASKS_IN,
 	STAT_LLC_PREF_TASKS_OUT,
 	STAT_LLC_MIGRATIONS_REFUSED,
+	/* newidle entries that tried no level (cost gate or NI_RANDOM): a subset of the fails */
+	STAT_NEWIDLE_SKIPS,
 	ARBOR_NR_STATS,
 };
 

@@ -207,6 +207,7 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 	struct cpu_ctx *cc = lookup_cpu_ctx(cpu);
 	bool prev_runnable = prev && (prev->scx.flags & SCX_TASK_QUEUED);
 	enum pull_kind kind;
+	bool tried;
 	u64 now;
 
 	/* Our own queue first: that is where placement put our tasks. */
@@ -240,12 +241,14 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 		kind = PULL_NEWIDLE;
 	}
 
-	if (balance(cpu, cc, kind)) {
+	if (balance(cpu, cc, kind, &tried)) {
 		stat_inc(kind == PULL_BUSY ? STAT_BUSY_PULLS : STAT_NEWIDLE_PULLS);
 		return;
 	}
 	if (kind != PULL_BUSY)
 		stat_inc(STAT_NEWIDLE_FAILS);
+	if (kind == PULL_NEWIDLE && !tried)
+		stat_inc(STAT_NEWIDLE_SKIPS);
 	if (kind != PULL_BUSY)
 		steal(cpu, cc);
 }
