@@ -124,6 +124,13 @@ pub const FEATURES: &[Feature] = &[
         seed: Some("002"),
         help: "with CACHE_LB: wake tasks into their preferred LLC (seed 002 RFC; dropped upstream)",
     },
+    Feature {
+        name: "NI_RANDOM",
+        bit: bpf_intf::arbor_feature_FEAT_NI_RANDOM,
+        default: true,
+        seed: None,
+        help: "newidle tries each level in proportion to its recent success rate (baseline, 6.18)",
+    },
 ];
 
 /// Named starting points for `-f`:

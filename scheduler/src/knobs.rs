@@ -157,6 +157,8 @@ pub struct Rodata {
     pub steal_cost_ns: u64,
     pub steal_node_limit: u32,
     pub asym: bool,
+    /// sd->imb_numa_nr of each node (policy.h: arbor_imb_numa_nr)
+    pub node_imb_numa_nr: Vec<u32>,
     pub llc_aggr_pct: u32,
     pub llc_imb_pct: u32,
     pub llc_epoch_ns: u64,
@@ -194,6 +196,19 @@ impl Rodata {
             steal_cost_ns: k.steal_cost_us * 1000,
             steal_node_limit: k.steal_node_limit,
             asym: topo.asymmetric(),
+            node_imb_numa_nr: (0..topo.nr_nodes)
+                .map(|n| {
+                    let llcs: Vec<Vec<usize>> = topo
+                        .llcs()
+                        .into_iter()
+                        .enumerate()
+                        .filter(|(l, _)| topo.llc_node(*l) == n)
+                        .map(|(_, c)| c)
+                        .collect();
+                    let cpus: usize = llcs.iter().map(|c| c.len()).sum();
+                    crate::policy::imb_numa_nr(cpus as u32, llcs.len() as u32)
+                })
+                .collect(),
             llc_aggr_pct: k.llc_aggr_pct,
             llc_imb_pct: k.llc_imb_pct,
             llc_epoch_ns: k.llc_epoch_ms * 1_000_000,
@@ -240,6 +255,9 @@ impl Rodata {
             v.push(("cpu_node", id * 4, node.to_ne_bytes().to_vec()));
             v.push(("cpu_core", id * 4, core.to_ne_bytes().to_vec()));
             v.push(("cpu_cap", id * 4, cap.to_ne_bytes().to_vec()));
+        }
+        for (n, imb) in self.node_imb_numa_nr.iter().enumerate() {
+            v.push(("node_imb_numa_nr", n * 4, imb.to_ne_bytes().to_vec()));
         }
         for (l, (cpus, node)) in self.llcs.iter().enumerate() {
             v.push((

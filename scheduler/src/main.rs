@@ -163,6 +163,9 @@ impl<'a> Scheduler<'a> {
         rodata.steal_cost_ns = rd.steal_cost_ns;
         rodata.steal_node_limit = rd.steal_node_limit;
         rodata.asym = rd.asym;
+        for (n, &imb) in rd.node_imb_numa_nr.iter().enumerate() {
+            rodata.node_imb_numa_nr[n] = imb;
+        }
         rodata.llc_aggr_pct = rd.llc_aggr_pct;
         rodata.llc_imb_pct = rd.llc_imb_pct;
         rodata.llc_epoch_ns = rd.llc_epoch_ns;

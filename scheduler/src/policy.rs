@@ -2,11 +2,11 @@
 //! called here through FFI: the unit tests below drive the exact code the BPF
 //! program runs, on crafted topologies and loads.
 
-use crate::bpf_intf::{llc_snapshot, wa_input, wa_output};
+use crate::bpf_intf::{group_stats, llc_snapshot, wa_input, wa_output};
 
 #[allow(dead_code)]
 mod ffi {
-    use crate::bpf_intf::{llc_snapshot, wa_input, wa_output};
+    use crate::bpf_intf::{group_stats, llc_snapshot, wa_input, wa_output};
     extern "C" {
         pub fn arbor_record_wakee(
             flips: *mut u32,
@@ -91,14 +91,54 @@ mod ffi {
             clear_hint: *mut u8,
             found_core: *mut u8,
         ) -> i32;
-        pub fn arbor_idlest_group(n: u32, nr_idle: *const u32, util: *const u64) -> i32;
+        pub fn arbor_group_type(g: *const group_stats, pct: u32) -> u32;
+        pub fn arbor_adjust_numa_imbalance(
+            imbalance: i64,
+            dst_running: u32,
+            imb_numa_nr: u32,
+        ) -> i64;
+        pub fn arbor_imb_numa_nr(node_cpus: u32, node_llcs: u32) -> u32;
+        pub fn arbor_find_dst_group(
+            n: u32,
+            g: *const group_stats,
+            local: i32,
+            pct: u32,
+            numa: bool,
+            imb_numa_nr: u32,
+        ) -> i32;
         pub fn arbor_idlest_cpu(n: u32, idle_stamp: *const u64, load: *const u64) -> i32;
         pub fn arbor_newidle_level_ok(avg_idle: u64, spent: u64, level_cost: u64) -> bool;
         pub fn arbor_update_avg(avg: u64, sample: u64) -> u64;
+        pub fn arbor_newidle_cost_update(
+            max_cost: *mut u64,
+            last_decay: *mut u64,
+            cost: u64,
+            now: u64,
+        ) -> bool;
+        pub fn arbor_newidle_stats(call: *mut u32, success: *mut u32, ratio: *mut u32, w: u32);
+        pub fn arbor_newidle_dice(ratio: u32, rnd: u32) -> u32;
+        pub fn arbor_rng_next(state: *mut u32) -> u32;
+        pub fn arbor_avg_idle_cap(migration_cost: u64, sum_cost: u64) -> u64;
+        pub fn arbor_overload_update(
+            nr_running: *mut u32,
+            prev: u32,
+            delta: i32,
+            flag: *mut u32,
+        ) -> i32;
         pub fn arbor_base_slice_ns(ncpus: u32, base_ns: u64) -> u64;
         pub fn arbor_pelt_decay(val: u64, delta_ns: u64) -> u64;
         pub fn arbor_pelt_accum(avg: u64, delta_ns: u64, value: u64) -> u64;
     }
+}
+
+/// sd->imb_numa_nr for a node of `node_cpus` CPUs in `node_llcs` LLCs.
+pub fn imb_numa_nr(node_cpus: u32, node_llcs: u32) -> u32 {
+    unsafe { ffi::arbor_imb_numa_nr(node_cpus, node_llcs) }
+}
+
+#[allow(dead_code)]
+pub fn find_dst_group(g: &[group_stats], local: i32, pct: u32, numa: bool, imb: u32) -> i32 {
+    unsafe { ffi::arbor_find_dst_group(g.len() as u32, g.as_ptr(), local, pct, numa, imb) }
 }
 
 pub fn base_slice_ns(ncpus: u32, base_ns: u64) -> u64 {
@@ -814,17 +854,142 @@ mod tests {
 
     // ---- slow path ----
 
-    #[test]
-    fn idlest_group_most_idle_then_least_util() {
-        unsafe {
-            let idle = [1u32, 3, 3];
-            let util = [100u64, 900, 400];
-            assert_eq!(arbor_idlest_group(3, idle.as_ptr(), util.as_ptr()), 2);
-            let idle = [0u32, 0];
-            let util = [700u64, 300];
-            assert_eq!(arbor_idlest_group(2, idle.as_ptr(), util.as_ptr()), 1);
-            assert_eq!(arbor_idlest_group(0, idle.as_ptr(), util.as_ptr()), -1);
+    /// A group of `weight` CPUs of capacity 1024, all allowed, running
+    /// `nr` tasks with `idle` CPUs idle, utilisation `util` and load `load`.
+    fn grp(weight: u32, nr: u32, idle: u32, util: u64, load: u64) -> group_stats {
+        group_stats {
+            load,
+            util,
+            runnable: load,
+            capacity: weight * 1024,
+            weight,
+            allowed: weight,
+            nr_running: nr,
+            idle_cpus: idle,
+            pad: 0,
         }
+    }
+
+    const SPARE: u32 = arbor_group_type_GROUP_HAS_SPARE;
+    const BUSY: u32 = arbor_group_type_GROUP_FULLY_BUSY;
+    const OVER: u32 = arbor_group_type_GROUP_OVERLOADED;
+
+    #[test]
+    fn imb_numa_nr_as_build_sched_domains_sets_it() {
+        // one LLC per node (xeon-88: 2 x 44): 1/8 of the node
+        assert_eq!(imb_numa_nr(44, 1), 5);
+        assert_eq!(imb_numa_nr(28, 1), 3);
+        // several LLCs per node: one task per LLC (power11: 112 CPUs, 28 LLCs)
+        assert_eq!(imb_numa_nr(112, 28), 28);
+        assert_eq!(imb_numa_nr(64, 8), 8);
+        // at least 1 (the 2s2c2t guest: 4-CPU nodes)
+        assert_eq!(imb_numa_nr(4, 1), 1);
+    }
+
+    #[test]
+    fn group_classify_spare_fully_busy_overloaded() {
+        unsafe {
+            assert_eq!(arbor_group_type(&grp(4, 3, 1, 3000, 3000), 117), SPARE);
+            // one task per CPU, utilisation above capacity / 1.17: no capacity left
+            assert_eq!(arbor_group_type(&grp(4, 4, 0, 3600, 4096), 117), BUSY);
+            // one task per CPU but light ones: still spare
+            assert_eq!(arbor_group_type(&grp(4, 4, 0, 1000, 1000), 117), SPARE);
+            // more tasks than CPUs and utilisation over capacity / 1.17
+            assert_eq!(arbor_group_type(&grp(4, 6, 0, 3700, 6000), 117), OVER);
+            // more tasks than CPUs, light utilisation but runnable over capacity * 1.17
+            assert_eq!(arbor_group_type(&grp(4, 6, 0, 1000, 6000), 117), OVER);
+            assert_eq!(arbor_group_type(&grp(4, 6, 0, 1000, 1000), 117), SPARE);
+        }
+    }
+
+    #[test]
+    fn adjust_numa_imbalance_allows_two_while_the_node_is_light() {
+        unsafe {
+            assert_eq!(arbor_adjust_numa_imbalance(2, 5, 5), 0);
+            assert_eq!(arbor_adjust_numa_imbalance(3, 5, 5), 3);
+            assert_eq!(arbor_adjust_numa_imbalance(2, 6, 5), 2);
+        }
+    }
+
+    #[test]
+    fn dst_group_without_local_is_the_idlest_most_idle_then_least_util() {
+        let g = [
+            grp(4, 3, 1, 100, 100),
+            grp(4, 1, 3, 900, 900),
+            grp(4, 1, 3, 400, 400),
+        ];
+        assert_eq!(find_dst_group(&g, -1, 117, false, 0), 2);
+        assert_eq!(find_dst_group(&[], -1, 117, false, 0), -1);
+        // lower group type first: a group with spare beats a busy one
+        let g = [grp(4, 4, 0, 3600, 4096), grp(4, 3, 0, 3900, 3000)];
+        assert_eq!(find_dst_group(&g, -1, 117, false, 0), 1);
+    }
+
+    /// Deviation 3: xeon-88 (2 nodes x 44 CPUs, imb_numa_nr 5). A parent on
+    /// node 0 forks: node 1 has one idle CPU more, but the kernel keeps the
+    /// child on the parent's node while that node would run at most 5 tasks
+    /// and the idle counts differ by at most 2.
+    #[test]
+    fn fork_stays_on_the_parents_node_below_imb_numa_nr() {
+        let imb = imb_numa_nr(44, 1);
+        // parent alone on node 0
+        let g = [grp(44, 1, 43, 1024, 1024), grp(44, 0, 44, 0, 0)];
+        assert_eq!(find_dst_group(&g, 0, 117, true, imb), -1);
+        // 2 tasks vs 0: imbalance 2, still local
+        let g = [grp(44, 2, 42, 2048, 2048), grp(44, 0, 44, 0, 0)];
+        assert_eq!(find_dst_group(&g, 0, 117, true, imb), -1);
+        // 3 apart: more than NUMA_IMBALANCE_MIN, spread
+        let g = [grp(44, 3, 41, 3072, 3072), grp(44, 0, 44, 0, 0)];
+        assert_eq!(find_dst_group(&g, 0, 117, true, imb), 1);
+        // 2 apart but node 0 would run 7 > 5 tasks: spread
+        let g = [grp(44, 6, 38, 6144, 6144), grp(44, 4, 40, 4096, 4096)];
+        assert_eq!(find_dst_group(&g, 0, 117, true, imb), 1);
+        // not NUMA (LLCs of one node): one idle CPU more is enough to leave
+        let g = [grp(44, 1, 43, 1024, 1024), grp(44, 0, 44, 0, 0)];
+        assert_eq!(find_dst_group(&g, 0, 117, false, 0), 1);
+        // the allowance is capped by the CPUs the task may use on its node
+        let mut l = grp(44, 1, 0, 1024, 1024);
+        l.allowed = 1;
+        let g = [l, grp(44, 0, 44, 0, 0)];
+        assert_eq!(find_dst_group(&g, 0, 117, true, imb), 1);
+    }
+
+    #[test]
+    fn fork_stays_local_on_equal_idle_counts_and_by_group_type() {
+        // equal idle CPUs: stay, even if the other group is less utilised
+        let g = [grp(8, 4, 4, 4000, 4000), grp(8, 4, 4, 100, 100)];
+        assert_eq!(find_dst_group(&g, 0, 117, false, 0), -1);
+        // local with spare, other busy: stay; local busy, other with spare: go
+        let g = [grp(4, 3, 1, 3000, 3000), grp(4, 4, 0, 3600, 4096)];
+        assert_eq!(find_dst_group(&g, 0, 117, false, 0), -1);
+        assert_eq!(find_dst_group(&g, 1, 117, false, 0), 0);
+        // a local group the task may not use: the idlest other group
+        let mut l = grp(4, 0, 4, 0, 0);
+        l.allowed = 0;
+        let g = [l, grp(4, 3, 1, 3000, 3000)];
+        assert_eq!(find_dst_group(&g, 0, 117, false, 0), 1);
+        // groups the task may not use are never chosen
+        let mut o = grp(4, 0, 4, 0, 0);
+        o.allowed = 0;
+        let g = [grp(4, 3, 1, 3000, 3000), o];
+        assert_eq!(find_dst_group(&g, 0, 117, false, 0), -1);
+    }
+
+    #[test]
+    fn fork_between_busy_groups_needs_imbalance_pct_and_a_nice0_share() {
+        // both fully busy: avg_load 1100 vs 1024 is within 17%: stay
+        let g = [grp(4, 4, 0, 3600, 4400), grp(4, 4, 0, 3600, 4096)];
+        assert_eq!(find_dst_group(&g, 0, 117, false, 0), -1);
+        // 1600 vs 1024: more than 17% and more than 174 apart: go
+        let g = [grp(4, 4, 0, 3600, 6400), grp(4, 4, 0, 3600, 4096)];
+        assert_eq!(find_dst_group(&g, 0, 117, false, 0), 1);
+        // light busy groups, avg_load 600 vs 500: 20% apart, enough within a
+        // node; across nodes the gap must also exceed the NICE_0 share (174)
+        let g = [grp(4, 4, 0, 3600, 2400), grp(4, 4, 0, 3600, 2000)];
+        assert_eq!(find_dst_group(&g, 0, 117, false, 0), 1);
+        assert_eq!(find_dst_group(&g, 0, 117, true, 1), -1);
+        let g = [grp(4, 4, 0, 3600, 5200), grp(4, 4, 0, 3600, 4096)];
+        assert_eq!(find_dst_group(&g, 0, 117, true, 1), 1);
     }
 
     #[test]
@@ -846,6 +1011,140 @@ mod tests {
         unsafe {
             assert!(arbor_newidle_level_ok(1000, 300, 700));
             assert!(!arbor_newidle_level_ok(1000, 301, 700));
+        }
+    }
+
+    const SEC: u64 = 1_000_000_000;
+
+    #[test]
+    fn newidle_cost_is_the_max_and_decays_1pct_a_second_after_the_last_max() {
+        let (mut max, mut ts) = (0u64, 0u64);
+        unsafe {
+            // each attempt's cost is recorded; the max stays
+            arbor_newidle_cost_update(&mut max, &mut ts, 10_000, 5);
+            arbor_newidle_cost_update(&mut max, &mut ts, 4_000, 6);
+            assert_eq!((max, ts), (10_000, 5));
+            // no decay within a second of the last new max
+            assert!(!arbor_newidle_cost_update(&mut max, &mut ts, 0, 5 + SEC));
+            assert_eq!(max, 10_000);
+            // then 253/256 per second, cost 0 (the periodic visit) included
+            assert!(arbor_newidle_cost_update(&mut max, &mut ts, 0, 6 + SEC));
+            assert_eq!(max, 10_000 * 253 / 256);
+            assert!(!arbor_newidle_cost_update(
+                &mut max,
+                &mut ts,
+                100,
+                6 + SEC + 10
+            ));
+            // a new max restarts the decay clock (update_newidle_cost)
+            arbor_newidle_cost_update(&mut max, &mut ts, 20_000, 7 + SEC);
+            assert!(!arbor_newidle_cost_update(
+                &mut max,
+                &mut ts,
+                0,
+                7 + 2 * SEC
+            ));
+            assert_eq!(max, 20_000);
+        }
+    }
+
+    #[test]
+    fn ni_random_ratio_follows_successes_and_skips_in_proportion() {
+        unsafe {
+            // sd_init: 50%
+            let (mut call, mut succ, mut ratio) = (512u32, 256u32, 512u32);
+            // 512 calls all failing: at 1024 calls the ratio is the 256 successes
+            for _ in 0..512 {
+                arbor_newidle_stats(&mut call, &mut succ, &mut ratio, 0);
+            }
+            assert_eq!((call, succ, ratio), (512, 128, 256));
+            // the dice: tried iff rnd % 1024 <= 1 + ratio, weight 1024 / (1 + ratio)
+            assert_eq!(arbor_newidle_dice(256, 257), 4);
+            assert_eq!(arbor_newidle_dice(256, 258), 0);
+            assert_eq!(arbor_newidle_dice(256, 1024 + 3), 4);
+            assert_eq!(arbor_newidle_dice(0, 1), 1024);
+            assert_eq!(arbor_newidle_dice(0, 2), 0);
+            assert_eq!(arbor_newidle_dice(1023, 1023), 1);
+            // weighted successes keep the estimate unbiased: a level that
+            // always succeeds converges back to ~1024 even while skipped often
+            let (mut c, mut s_, mut r) = (512u32, 8u32, 16u32);
+            let mut rng = 12345u32;
+            for _ in 0..20_000 {
+                let w = arbor_newidle_dice(r, arbor_rng_next(&mut rng));
+                arbor_newidle_stats(&mut c, &mut s_, &mut r, w);
+            }
+            assert!(r > 700, "ratio {r}");
+            // and one that never succeeds sinks towards 0
+            for _ in 0..20_000 {
+                let w = arbor_newidle_dice(r, arbor_rng_next(&mut rng));
+                let _ = w;
+                arbor_newidle_stats(&mut c, &mut s_, &mut r, 0);
+            }
+            assert!(r < 4, "ratio {r}");
+        }
+    }
+
+    #[test]
+    fn rng_is_a_nonzero_sequence() {
+        let mut st = 0u32;
+        let a = unsafe { arbor_rng_next(&mut st) };
+        let b = unsafe { arbor_rng_next(&mut st) };
+        assert!(a != 0 && b != 0 && a != b);
+    }
+
+    #[test]
+    fn avg_idle_cap_is_twice_the_summed_level_costs_floored_by_migration_cost() {
+        unsafe {
+            assert_eq!(arbor_avg_idle_cap(500_000, 0), 1_000_000);
+            assert_eq!(arbor_avg_idle_cap(500_000, 300_000 + 400_000), 1_400_000);
+        }
+    }
+
+    /// Deviation 9: CPU A's count goes 2 -> 1 (a task leaves), then CPU B's
+    /// 1 -> 2 (one arrives) and B updates the flag before A does. Deciding
+    /// from each move alone, A would clear the flag last: 0 with 2 tasks.
+    #[test]
+    fn overloaded_flag_matches_the_count_when_two_updates_interleave() {
+        unsafe {
+            let (mut nr, mut flag, mut overloaded) = (2u32, 1u32, 1i32);
+            // A: fetch_sub, its flag update delayed
+            let prev_a = nr;
+            nr -= 1;
+            // B: fetch_add and its flag update
+            let prev_b = nr;
+            nr += 1;
+            overloaded += arbor_overload_update(&mut nr, prev_b, 1, &mut flag);
+            // A's delayed update
+            overloaded += arbor_overload_update(&mut nr, prev_a, -1, &mut flag);
+            assert_eq!(flag, 1, "2 tasks but not overloaded");
+            assert_eq!(overloaded, 1);
+
+            // the other order: A's update lands before B's move
+            let (mut nr, mut flag, mut overloaded) = (2u32, 1u32, 1i32);
+            let prev_a = nr;
+            nr -= 1;
+            overloaded += arbor_overload_update(&mut nr, prev_a, -1, &mut flag);
+            assert_eq!((flag, overloaded), (0, 0));
+            let prev_b = nr;
+            nr += 1;
+            overloaded += arbor_overload_update(&mut nr, prev_b, 1, &mut flag);
+            assert_eq!((flag, overloaded), (1, 1));
+
+            // 1 -> 2 by A, 2 -> 1 by B, A's update last: must end cleared
+            let (mut nr, mut flag, mut overloaded) = (1u32, 0u32, 0i32);
+            let prev_a = nr;
+            nr += 1;
+            let prev_b = nr;
+            nr -= 1;
+            overloaded += arbor_overload_update(&mut nr, prev_b, -1, &mut flag);
+            overloaded += arbor_overload_update(&mut nr, prev_a, 1, &mut flag);
+            assert_eq!((flag, overloaded), (0, 0));
+
+            // moves that do not cross 2 leave the flag alone
+            let (mut nr, mut flag) = (3u32, 1u32);
+            nr += 1;
+            assert_eq!(arbor_overload_update(&mut nr, 3, 1, &mut flag), 0);
+            assert_eq!(flag, 1);
         }
     }
 

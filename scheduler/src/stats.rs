@@ -47,6 +47,7 @@ pub const NAMES: &[&str] = &[
     "llc_pref_tasks_in",
     "llc_pref_tasks_out",
     "llc_migrations_refused",
+    "newidle_skips",
 ];
 
 #[stat_doc]
@@ -114,6 +115,10 @@ pub struct Metrics {
     pub llc_pref_tasks_out: u64,
     #[stat(desc = "Seed 002: migrations refused to keep or avoid aggregation")]
     pub llc_migrations_refused: u64,
+    #[stat(
+        desc = "Newidle entries that tried no level (cost gate or NI_RANDOM), counted in newidle_fails too"
+    )]
+    pub newidle_skips: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,

@@ -99,24 +99,27 @@ static __always_inline bool pull_from(s32 this, s32 src, u32 level)
 }
 
 /*
- * Walk the levels bottom-up; stop at the first pull. For PULL_NEWIDLE each
- * level must fit in the expected idle time (policy.h:
- * arbor_newidle_level_ok); the cost of each level is measured and its worst
- * recent value kept, decaying by 1% per second as in the kernel.
+ * Walk the levels bottom-up; stop at the first pull. For PULL_NEWIDLE, as
+ * sched_balance_newidle(): each level must fit in the expected idle time
+ * (policy.h: arbor_newidle_level_ok); with NI_RANDOM a level is tried only
+ * in proportion to its recent success rate (arbor_newidle_dice), and the
+ * cost of each try is measured into the level's max_newidle_lb_cost
+ * (arbor_newidle_cost_update), which decays ~1% per second.
  */
-static __always_inline bool balance(s32 this, struct cpu_ctx *cc, enum pull_kind kind)
+static __always_inline bool balance(s32 this, struct cpu_ctx *cc, enum pull_kind kind, bool *tried)
 {
 	u64 t0 = bpf_ktime_get_ns(), spent = 0;
+	bool newidle = kind == PULL_NEWIDLE;
 	u32 level;
 
-	if (t0 > cc->cost_decay_ts + 1000000000ULL) {
-		bpf_for(level, 0, NR_LEVELS)
-			cc->lvl_cost[level] = cc->lvl_cost[level] * 253 / 256;
-		cc->cost_decay_ts = t0;
-	}
+	*tried = false;
+	/* the kernel decays max_newidle_lb_cost from its periodic visit of each domain */
+	bpf_for(level, 0, NR_LEVELS)
+		arbor_newidle_cost_update(&cc->lvl_cost[level & (NR_LEVELS - 1)],
+					  &cc->lvl_decay_ts[level & (NR_LEVELS - 1)], 0, t0);
 
 	bpf_for(level, 0, NR_LEVELS) {
-		u32 busiest_nr;
+		u32 busiest_nr, lv = level & (NR_LEVELS - 1), weight = 1;
 		s32 src;
 		bool pulled;
 		u64 t1, cost;
@@ -125,10 +128,20 @@ static __always_inline bool balance(s32 this, struct cpu_ctx *cc, enum pull_kind
 			continue;
 		if (level == LVL_NODE && nr_nodes <= 1)
 			continue;
-		if (kind == PULL_NEWIDLE &&
-		    !arbor_newidle_level_ok(cc->avg_idle, spent, cc->lvl_cost[level & 3]))
-			break;
+		if (newidle) {
+			if (!arbor_newidle_level_ok(cc->avg_idle, spent, cc->lvl_cost[lv]))
+				break;
+			if (feat(FEAT_NI_RANDOM)) {
+				weight = arbor_newidle_dice(cc->ni_ratio[lv], arbor_rng_next(&cc->rng));
+				if (!weight) {
+					arbor_newidle_stats(&cc->ni_call[lv], &cc->ni_success[lv],
+							    &cc->ni_ratio[lv], 0);
+					continue;
+				}
+			}
+		}
 
+		*tried = true;
 		src = find_busiest(this, level, &busiest_nr);
 		pulled = false;
 		if (src >= 0 && (kind != PULL_BUSY || busiest_nr >= cc->nr_running + 2))
@@ -136,10 +149,14 @@ static __always_inline bool balance(s32 this, struct cpu_ctx *cc, enum pull_kind
 
 		t1 = bpf_ktime_get_ns();
 		cost = t1 - t0;
-		if (cost > cc->lvl_cost[level & 3])
-			cc->lvl_cost[level & 3] = cost;
 		spent += cost;
 		t0 = t1;
+		if (newidle) {
+			arbor_newidle_cost_update(&cc->lvl_cost[lv], &cc->lvl_decay_ts[lv], cost, t1);
+			if (cost)
+				arbor_newidle_stats(&cc->ni_call[lv], &cc->ni_success[lv],
+						    &cc->ni_ratio[lv], pulled ? weight : 0);
+		}
 		if (pulled)
 			return true;
 	}

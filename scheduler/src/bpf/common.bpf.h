@@ -34,6 +34,7 @@ const volatile u64 wake_affine_interval_ns = 1000000;	/* seed 001 */
 const volatile u64 steal_cost_ns = 10000;		/* seed 003 */
 const volatile u32 steal_node_limit = 2;		/* seed 003 */
 const volatile bool asym = false;	/* seed 004: capacities differ by >= 1/8 */
+const volatile u32 node_imb_numa_nr[MAX_NODES];	/* policy.h: arbor_imb_numa_nr, per node */
 
 /* ---- Run-time switchable (bss): features, like sched_features ---- */
 volatile u32 features;
@@ -97,8 +98,12 @@ struct cpu_ctx {
 	u64 curr_deadline;	/* deadline of the running task */
 	u64 idle_stamp;		/* when the CPU went idle, 0 when busy */
 	u64 avg_idle;		/* kernel's rq->avg_idle */
-	u64 lvl_cost[NR_LEVELS];	/* worst recent newidle cost per level */
-	u64 cost_decay_ts;
+	u64 lvl_cost[NR_LEVELS];	/* max_newidle_lb_cost per level */
+	u64 lvl_decay_ts[NR_LEVELS];	/* last_decay_max_lb_cost per level */
+	u32 ni_call[NR_LEVELS];		/* NI_RANDOM: newidle_call, _success, _ratio */
+	u32 ni_success[NR_LEVELS];
+	u32 ni_ratio[NR_LEVELS];
+	u32 rng;			/* per-CPU random state (the kernel's sched_rng) */
 	u64 next_busy_balance;
 	u32 balance_req;	/* set by the periodic balancer: pull ungated */
 	u32 idle;
@@ -188,8 +193,7 @@ struct scratch {
 	u32 order[MAX_LLC_CPUS];
 	u32 a_cap[MAX_LLC_CPUS];
 	u64 a_util[MAX_LLC_CPUS];
-	u32 g_idle[MAX_LLCS];
-	u64 g_util[MAX_LLCS];
+	struct group_stats groups[MAX_LLCS];	/* fork slow path: nodes or LLCs */
 	s32 g_id[MAX_LLCS];
 	u64 c_stamp[MAX_LLC_CPUS];
 	u64 c_load[MAX_LLC_CPUS];

@@ -58,7 +58,8 @@ enum arbor_feature {
 	FEAT_ASYM_MISFIT = 12,	/* mainline: move misfit tasks to bigger CPUs */
 	FEAT_CACHE_LB	= 13,	/* seed 002: aggregate a process in its hottest LLC */
 	FEAT_CACHE_WAKE	= 14,	/* seed 002 RFC: steer wake-ups to the preferred LLC */
-	NR_FEATURES	= 15,
+	FEAT_NI_RANDOM	= 15,	/* newidle per level in proportion to its success rate */
+	NR_FEATURES	= 16,
 };
 
 /*
@@ -102,6 +103,8 @@ enum arbor_stat {
 	STAT_LLC_PREF_TASKS_IN,
 	STAT_LLC_PREF_TASKS_OUT,
 	STAT_LLC_MIGRATIONS_REFUSED,
+	/* newidle entries that tried no level (cost gate or NI_RANDOM): a subset of the fails */
+	STAT_NEWIDLE_SKIPS,
 	ARBOR_NR_STATS,
 };
 
@@ -172,6 +175,30 @@ struct llc_snapshot {
 	s32 cpu[MAX_LLC_CPUS];		/* CPU ids, in id order */
 	u32 core[MAX_LLC_CPUS];		/* core id of each */
 	u64 idle_mask;			/* bit i: cpu[i] idle */
+};
+
+/*
+ * One sched group (a node, or an LLC of a node) as the fork slow path sees
+ * it (fair.c: update_sg_wakeup_stats): sums over the group's CPUs the task
+ * may run on; capacity and weight over all its CPUs.
+ */
+struct group_stats {
+	u64 load;		/* sum of cpu_load */
+	u64 util;		/* sum of cpu_util */
+	u64 runnable;		/* sum of the runnable signal (cpu_load here) */
+	u32 capacity;		/* sum of CPU capacities */
+	u32 weight;		/* CPUs in the group */
+	u32 allowed;		/* of them, CPUs the task may use */
+	u32 nr_running;		/* tasks accounted to the allowed CPUs */
+	u32 idle_cpus;		/* allowed CPUs idle with no task */
+	u32 pad;
+};
+
+/* fair.c enum group_type, the values the fork slow path can see */
+enum arbor_group_type {
+	GROUP_HAS_SPARE		= 0,
+	GROUP_FULLY_BUSY	= 1,
+	GROUP_OVERLOADED	= 2,
 };
 
 #endif /* __ARBOR_INTF_H */

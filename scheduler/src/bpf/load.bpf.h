@@ -74,15 +74,19 @@ static __always_inline u64 cpu_util(struct cpu_ctx *c, u64 now)
  * rd->overloaded, as a count. A CPU about to idle with none overloaded
  * anywhere has nothing to pull, so newidle balancing and STEAL skip their
  * scans (baseline: sched_balance_newidle returns early when the root domain
- * is not overloaded). Each CPU's flag flips by compare-and-swap, so the
- * count moves once per flip and cannot drift.
+ * is not overloaded). Each CPU's flag is kept equal to its count
+ * (policy.h: arbor_overload_update) and flips by compare-and-swap, so the
+ * number of overloaded CPUs moves once per flip and cannot drift.
  */
 static u32 nr_overloaded;
 
-static __always_inline void set_overloaded(struct cpu_ctx *c, u32 on)
+/* after the count of `c` moved from `prev` by `delta` */
+static __always_inline void sync_overloaded(struct cpu_ctx *c, u32 prev, s32 delta)
 {
-	if (__sync_val_compare_and_swap(&c->overloaded, !on, on) == !on)
-		__sync_fetch_and_add(&nr_overloaded, on ? 1 : -1);
+	s32 d = arbor_overload_update(&c->nr_running, prev, delta, &c->overloaded);
+
+	if (d)
+		__sync_fetch_and_add(&nr_overloaded, d);
 }
 
 static __always_inline void acct_remove(struct task_ctx *tctx)
@@ -94,8 +98,7 @@ static __always_inline void acct_remove(struct task_ctx *tctx)
 	c = lookup_cpu_ctx(tctx->acct_cpu);
 	if (c) {
 		/* seed 003: cleared when the count drops below 2 */
-		if (__sync_fetch_and_sub(&c->nr_running, 1) <= 2)
-			set_overloaded(c, 0);
+		sync_overloaded(c, __sync_fetch_and_sub(&c->nr_running, 1), -1);
 		__sync_fetch_and_sub(&c->weight_sum, tctx->acct_weight);
 	}
 	tctx->acct_cpu = -1;
@@ -111,9 +114,8 @@ static __always_inline void acct_add(struct task_ctx *tctx, const struct task_st
 	if (!valid_cpu(cpu) || !(c = lookup_cpu_ctx(cpu)))
 		return;
 	tctx->acct_weight = p->scx.weight;
-	/* seed 003: set on the 1 -> 2 transition */
-	if (__sync_fetch_and_add(&c->nr_running, 1) >= 1)
-		set_overloaded(c, 1);
+	/* seed 003: set when the count reaches 2 */
+	sync_overloaded(c, __sync_fetch_and_add(&c->nr_running, 1), 1);
 	__sync_fetch_and_add(&c->weight_sum, tctx->acct_weight);
 	tctx->acct_cpu = cpu;
 }

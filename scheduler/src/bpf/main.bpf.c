@@ -207,6 +207,7 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 	struct cpu_ctx *cc = lookup_cpu_ctx(cpu);
 	bool prev_runnable = prev && (prev->scx.flags & SCX_TASK_QUEUED);
 	enum pull_kind kind;
+	bool tried;
 	u64 now;
 
 	/* Our own queue first: that is where placement put our tasks. */
@@ -240,12 +241,14 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 		kind = PULL_NEWIDLE;
 	}
 
-	if (balance(cpu, cc, kind)) {
+	if (balance(cpu, cc, kind, &tried)) {
 		stat_inc(kind == PULL_BUSY ? STAT_BUSY_PULLS : STAT_NEWIDLE_PULLS);
 		return;
 	}
 	if (kind != PULL_BUSY)
 		stat_inc(STAT_NEWIDLE_FAILS);
+	if (kind == PULL_NEWIDLE && !tried)
+		stat_inc(STAT_NEWIDLE_SKIPS);
 	if (kind != PULL_BUSY)
 		steal(cpu, cc);
 }
@@ -382,11 +385,10 @@ void BPF_STRUCT_OPS(arbor_update_idle, s32 cpu, bool idle)
 		c->idle_stamp = 0;
 		stat_add(STAT_IDLE_NS, dur);
 		gap_update(-1, 0);
-		/* rq->avg_idle, capped at twice the worst balance cost seen */
+		/* rq->avg_idle, capped at 2 * max_idle_balance_cost */
 		c->avg_idle = arbor_update_avg(c->avg_idle, dur);
-		cap = 2 * migration_cost_ns;
-		if (2 * c->lvl_cost[LVL_MACHINE] > cap)
-			cap = 2 * c->lvl_cost[LVL_MACHINE];
+		cap = arbor_avg_idle_cap(migration_cost_ns, c->lvl_cost[0] + c->lvl_cost[1] +
+							    c->lvl_cost[2] + c->lvl_cost[3]);
 		if (c->avg_idle > cap)
 			c->avg_idle = cap;
 	}
@@ -456,8 +458,18 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
 			return err;
 		}
 		c = lookup_cpu_ctx(cpu);
-		if (c)
+		if (c) {
+			u32 l;
+
 			c->avg_idle = 2 * migration_cost_ns;
+			c->rng = cpu * 2654435761u + 1;
+			/* sd_init(): every level starts at a 50% newidle success rate */
+			bpf_for(l, 0, NR_LEVELS) {
+				c->ni_call[l & (NR_LEVELS - 1)] = ARBOR_NI_CALL0;
+				c->ni_success[l & (NR_LEVELS - 1)] = ARBOR_NI_SUCCESS0;
+				c->ni_ratio[l & (NR_LEVELS - 1)] = ARBOR_NI_RATIO0;
+			}
+		}
 	}
 	return 0;
 }

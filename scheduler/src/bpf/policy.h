@@ -337,21 +337,155 @@ ARBOR_POLICY s32 arbor_select_idle_cpu(const struct llc_snapshot *s, s32 target,
 /* ------------------------------------------------------------------ */
 
 /*
- * The idlest group: most idle CPUs, then least utilisation. A new task has
- * no cache footprint to respect, so spreading it is free.
+ * group_classify() (fair.c) for the slow path: overloaded when it runs more
+ * tasks than CPUs and its utilisation or runnable signal exceeds its
+ * capacity by imbalance_pct (group_is_overloaded); fully busy when it runs
+ * at least one task per CPU and has no spare capacity left
+ * (!group_has_capacity); else it has spare. Misfit, asym packing and
+ * imbalanced groups do not occur here (no SD_ASYM_CPUCAPACITY group stats,
+ * no affinity-imbalance tracking).
  */
-ARBOR_POLICY s32 arbor_idlest_group(u32 n, const u32 *nr_idle, const u64 *util)
+ARBOR_POLICY u32 arbor_group_type(const struct group_stats *g, u32 pct)
 {
-	s32 best = -1, i;
+	u64 cap = g->capacity;
+
+	if (g->nr_running > g->weight &&
+	    (cap * 100 < g->util * pct || cap * pct < g->runnable * 100))
+		return GROUP_OVERLOADED;
+	if (g->nr_running >= g->weight &&
+	    (cap * pct < g->runnable * 100 || cap * 100 <= g->util * pct))
+		return GROUP_FULLY_BUSY;
+	return GROUP_HAS_SPARE;
+}
+
+/* avg_load: load per capacity, computed for busy groups only */
+ARBOR_POLICY u64 arbor_group_avg_load(const struct group_stats *g)
+{
+	return g->capacity ? g->load * SCHED_CAPACITY_SCALE / g->capacity : 0;
+}
+
+/*
+ * adjust_numa_imbalance() (fair.c): a NUMA imbalance is allowed (0) while
+ * the destination would run at most imb_numa_nr tasks and the imbalance
+ * is at most NUMA_IMBALANCE_MIN (2, a pair of communicating tasks).
+ */
+ARBOR_POLICY s64 arbor_adjust_numa_imbalance(s64 imbalance, u32 dst_running, u32 imb_numa_nr)
+{
+	if (dst_running > imb_numa_nr)
+		return imbalance;
+	if (imbalance <= 2)
+		return 0;
+	return imbalance;
+}
+
+/*
+ * sched_domain->imb_numa_nr (topology.c, build_sched_domains): how many
+ * tasks a node may run before the slow path and the balancer stop keeping
+ * tasks near their parent / waker. From the first domain above the LLC
+ * (the node's package): its number of LLCs if several, else 1/8 of its
+ * CPUs; at least 1. The NUMA domain above it inherits it (x span / the
+ * first NUMA domain's span = 1 with one NUMA level, as here). A node is
+ * taken to be one package (no sub-NUMA clustering levels).
+ */
+ARBOR_POLICY u32 arbor_imb_numa_nr(u32 node_cpus, u32 node_llcs)
+{
+	u32 imb = node_llcs == 1 ? node_cpus >> 3 : node_llcs;
+
+	return imb ? imb : 1;
+}
+
+/*
+ * sched_balance_find_dst_group() (fair.c; find_idlest_group before 6.10):
+ * where a new task goes among the groups of one level. The idlest group
+ * other than the local one (the one holding the parent's CPU) is the one
+ * of the lowest group type, then of the lowest avg_load (busy groups) or
+ * the most idle CPUs and then the least utilisation (groups with spare
+ * capacity) (update_pick_idlest). The task leaves the local group only if
+ * that group is worse:
+ *  - of a busier type: leave; of an idler type: stay;
+ *  - both busy: stay unless the local avg_load exceeds the idlest's by
+ *    both imbalance_pct and a NICE_0 task's share of it (and, across
+ *    nodes, stay if the idlest plus that share is not lighter);
+ *  - both with spare: across nodes, stay while the local node would run
+ *    at most imb_numa_nr tasks (capped by the CPUs the task may use there)
+ *    and the idle counts differ by at most 2 (adjust_numa_imbalance);
+ *    then stay unless the idlest group has more idle CPUs.
+ * Groups the task may not use are skipped; with a local group it may not
+ * use, the idlest wins. Returns the group to move to, or -1 to stay local
+ * (also when there is no other group). (NUMA balancing's preferred node
+ * is not modelled.)
+ */
+ARBOR_POLICY s32 arbor_find_dst_group(u32 n, const struct group_stats *g, s32 local, u32 pct,
+				      bool numa, u32 imb_numa_nr)
+{
+	s32 idlest = -1, i;
+	u32 it = 0, lt, imb_nr;
+	u64 imbalance, la, ia;
+	const struct group_stats *l, *d;
 
 	POLICY_FOR(i, 0, MAX_LLCS) {
+		const struct group_stats *c;
+		u32 ct;
+
 		if ((u32)i >= n)
 			break;
-		if (best < 0 || nr_idle[i] > nr_idle[best] ||
-		    (nr_idle[i] == nr_idle[best] && util[i] < util[best]))
-			best = i;
+		c = &g[i & (MAX_LLCS - 1)];
+		if (i == local || !c->allowed)
+			continue;
+		ct = arbor_group_type(c, pct);
+		if (idlest >= 0) {
+			d = &g[idlest & (MAX_LLCS - 1)];
+			if (ct > it)
+				continue;
+			if (ct == it) {
+				if (ct == GROUP_HAS_SPARE) {
+					if (d->idle_cpus > c->idle_cpus ||
+					    (d->idle_cpus == c->idle_cpus && d->util <= c->util))
+						continue;
+				} else if (arbor_group_avg_load(d) <= arbor_group_avg_load(c)) {
+					continue;
+				}
+			}
+		}
+		idlest = i;
+		it = ct;
 	}
-	return best;
+	if (idlest < 0)
+		return -1;
+	if (local < 0 || (u32)local >= n || !g[local & (MAX_LLCS - 1)].allowed)
+		return idlest;
+
+	l = &g[local & (MAX_LLCS - 1)];
+	d = &g[idlest & (MAX_LLCS - 1)];
+	lt = arbor_group_type(l, pct);
+	if (lt < it)
+		return -1;
+	if (lt > it)
+		return idlest;
+
+	if (lt != GROUP_HAS_SPARE) {
+		imbalance = (u64)SCHED_CAPACITY_SCALE * (pct - 100) / 100;
+		la = arbor_group_avg_load(l);
+		ia = arbor_group_avg_load(d);
+		if (numa && ia + imbalance >= la)
+			return -1;
+		if (ia >= la + imbalance)
+			return -1;
+		if (100 * la <= (u64)pct * ia)
+			return -1;
+		return idlest;
+	}
+
+	if (numa) {
+		s64 imb = (s64)l->idle_cpus - (s64)d->idle_cpus;
+
+		imb_nr = l->allowed < imb_numa_nr ? l->allowed : imb_numa_nr;
+		if (!arbor_adjust_numa_imbalance(imb < 0 ? -imb : imb, l->nr_running + 1, imb_nr))
+			return -1;
+	}
+	if (l->idle_cpus >= d->idle_cpus)
+		return -1;
+	return idlest;
 }
 
 /*
@@ -405,11 +539,106 @@ ARBOR_POLICY bool arbor_can_pull(bool allowed_here, bool migration_disabled, boo
 /*
  * A CPU about to idle for avg_idle ns should not spend longer than that
  * looking for work: each level is tried only while the cost spent so far
- * plus that level's worst recent cost fits in the expected idle time.
+ * plus that level's worst recent cost fits in the expected idle time
+ * (sched_balance_newidle: "if (this_rq->avg_idle < curr_cost +
+ * sd->max_newidle_lb_cost) break"). With spent = 0 at the lowest level this
+ * is also the kernel's early exit. sysctl_sched_migration_cost is no longer
+ * part of this test (removed in 5.16); it only floors avg_idle's cap below.
  */
 ARBOR_POLICY bool arbor_newidle_level_ok(u64 avg_idle, u64 spent, u64 level_cost)
 {
 	return avg_idle >= spent + level_cost;
+}
+
+#define NSEC_PER_SEC		1000000000ULL
+
+/*
+ * update_newidle_cost() (fair.c): a level's max_newidle_lb_cost is the
+ * largest cost of one attempt at that level; a new maximum restarts the
+ * decay clock (last_decay_max_lb_cost), and while no attempt beats it, it
+ * loses 3/256 (~1%) once a second. cost = 0 only decays (the kernel's
+ * periodic visit from sched_balance_domains). Returns true when it decayed.
+ */
+ARBOR_POLICY bool arbor_newidle_cost_update(u64 *max_cost, u64 *last_decay, u64 cost, u64 now)
+{
+	if (cost > *max_cost) {
+		*max_cost = cost;
+		*last_decay = now;
+		return false;
+	}
+	if (now > *last_decay + NSEC_PER_SEC) {
+		*max_cost = *max_cost * 253 / 256;
+		*last_decay = now;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * NI_RANDOM (fair.c, "sched/fair: Proportional newidle balance", 6.18):
+ * each level keeps how often a newidle attempt there pulled something,
+ * and newidle tries the level only with that probability. The statistics
+ * (update_newidle_stats) count calls and successes; every 1024 calls the
+ * success count becomes the ratio (successes per 1024 calls) and both are
+ * halved, so the ratio follows the recent past. sd_init starts every level
+ * at 50% (call 512, success 256, ratio 512).
+ */
+#define ARBOR_NI_CALL0		512
+#define ARBOR_NI_SUCCESS0	256
+#define ARBOR_NI_RATIO0		512
+
+ARBOR_POLICY void arbor_newidle_stats(u32 *call, u32 *success, u32 *ratio, u32 success_weight)
+{
+	*call += 1;
+	*success += success_weight;
+	if (*call >= 1024) {
+		*ratio = *success;
+		*call /= 2;
+		*success /= 2;
+	}
+}
+
+/*
+ * The dice of NI_RANDOM: with d = rnd % 1024, the level is tried when
+ * d <= 1 + ratio (a skipped level counts as a failed call). A try returns
+ * its weight, 1024 / (1 + ratio) rounded: a success is recorded with that
+ * weight, so that tries made with probability (1 + ratio) / 1024 still
+ * estimate the full success rate. 0 = skip the level.
+ */
+ARBOR_POLICY u32 arbor_newidle_dice(u32 ratio, u32 rnd)
+{
+	u32 d1k = rnd % 1024, weight = 1 + ratio;
+
+	if (d1k > weight)
+		return 0;
+	return (1024 + weight / 2) / weight;
+}
+
+/*
+ * A per-CPU pseudo-random sequence (the kernel keeps a per-CPU
+ * prandom state for sched_rng(); any decent generator does): xorshift32.
+ * A zero state is replaced by a fixed non-zero seed.
+ */
+ARBOR_POLICY u32 arbor_rng_next(u32 *state)
+{
+	u32 x = *state ? *state : 0x9e3779b9u;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*state = x;
+	return x;
+}
+
+/*
+ * rq->avg_idle is capped at 2 * rq->max_idle_balance_cost, which is
+ * max(sysctl_sched_migration_cost, the sum over the CPU's domains of
+ * max_newidle_lb_cost) (sched_balance_domains; ttwu_do_activate does the
+ * capping). sum_cost = that sum.
+ */
+ARBOR_POLICY u64 arbor_avg_idle_cap(u64 migration_cost, u64 sum_cost)
+{
+	return 2 * (sum_cost > migration_cost ? sum_cost : migration_cost);
 }
 
 /* update_avg(): the kernel's 1/8 exponential moving average. */
@@ -537,6 +766,41 @@ ARBOR_POLICY u32 arbor_steal_order(const struct llc_snapshot *s, s32 this, u32 *
 			order[n++ & (MAX_LLC_CPUS - 1)] = i;
 	}
 	return n;
+}
+
+/*
+ * The overloaded flag of a CPU (>= 2 tasks accounted), after its count
+ * moved from `prev` by `delta` (+1/-1; the caller did the atomic add, and
+ * *nr_running already holds the new count). Only a move across 2 can change
+ * what the flag should be. Deciding it from the move alone is not enough:
+ * two CPUs moving one count (2 -> 1 by one, 1 -> 2 by the other) may set
+ * the flag in the opposite order and leave it 0 with 2 tasks. So the flag
+ * is recomputed from the count itself, and rechecked after each change:
+ * whoever changes the flag last reads the count afterwards, and the last
+ * move across 2 is followed by its own check, so once every updater is
+ * done the flag matches the count. Returns the change to make to the
+ * number of overloaded CPUs (each flip by compare-and-swap counts once).
+ * The loop is bounded for the verifier; it ends in one or two rounds
+ * unless the count keeps moving under it.
+ */
+ARBOR_POLICY s32 arbor_overload_update(u32 *nr_running, u32 prev, s32 delta, u32 *flag)
+{
+	u32 now_n = (u32)((s64)prev + delta);
+	s32 d = 0, k;
+
+	/* no move across 2: the flag's target is unchanged */
+	if ((prev >= 2) == (now_n >= 2))
+		return 0;
+	POLICY_FOR(k, 0, 8) {
+		u32 want = *(volatile u32 *)nr_running >= 2;
+		u32 cur = *(volatile u32 *)flag;
+
+		if (cur == want)
+			break;
+		if (__sync_val_compare_and_swap(flag, cur, want) == cur)
+			d += want ? 1 : -1;
+	}
+	return d;
 }
 
 /* ------------------------------------------------------------------ */
