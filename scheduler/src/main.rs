@@ -148,6 +148,12 @@ impl<'a> Scheduler<'a> {
                 rodata.llc_cpus[llc][i] = c;
             }
         }
+        for (llc, sib) in rd.llc_sib.iter().enumerate() {
+            rodata.llc_sib[llc][..sib.len()].copy_from_slice(sib);
+        }
+        for &(cpu, i) in &rd.cpu_llc_idx {
+            rodata.cpu_llc_idx[cpu] = i;
+        }
         rodata.slice_ns = rd.slice_ns;
         rodata.migration_cost_ns = rd.migration_cost_ns;
         rodata.balance_interval_ns = rd.balance_interval_ns;

@@ -130,7 +130,7 @@ static __always_inline void cache_account(struct task_struct *p, s32 cpu, struct
 		return;
 	}
 	{
-		u64 *occ, over = 0;
+		u64 *occ, over[LLCS_MASK_WORDS] = {};
 		u32 key = 0, i;
 
 		occ = bpf_map_lookup_elem(&occ_scratch, &key);
@@ -141,7 +141,7 @@ static __always_inline void cache_account(struct task_struct *p, s32 cpu, struct
 				break;
 			occ[i] = 0;
 			if (arbor_cache_over(llc_util(i), llc_cap(i), llc_aggr_pct))
-				over |= 1ULL << i;
+				arbor_mask_set(over, LLCS_MASK_WORDS, i);
 		}
 		bpf_for(i, 0, MAX_CPUS) {
 			struct cpu_ctx *cc;

@@ -30,18 +30,19 @@ static __always_inline bool allowed(const struct task_struct *p, s32 cpu)
  */
 static __always_inline void update_idle_core_hint(s32 cpu)
 {
-	u32 llc = llc_of(cpu), n = llc_nr_cpus[llc], i;
-	u32 core = cpu_core[cpu & (MAX_CPUS - 1)];
+	u32 llc = llc_of(cpu), self = cpu_llc_idx[cpu & (MAX_CPUS - 1)], j = self, k;
 	struct llc_ctx *lc;
 
-	bpf_for(i, 0, MAX_LLC_CPUS) {
-		s32 sib;
+	/* the core's other threads only (kernel: for_each_cpu(cpu_smt_mask(core))) */
+	bpf_for(k, 0, MAX_SMT) {
 		struct cpu_ctx *sc;
+		s32 sib;
 
-		if (i >= n)
+		j = llc_sib[llc][j & (MAX_LLC_CPUS - 1)];
+		if (j == self || j >= llc_nr_cpus[llc])
 			break;
-		sib = llc_cpus[llc][i];
-		if (sib == cpu || !valid_cpu(sib) || cpu_core[sib & (MAX_CPUS - 1)] != core)
+		sib = llc_cpus[llc][j & (MAX_LLC_CPUS - 1)];
+		if (!valid_cpu(sib))
 			continue;
 		sc = lookup_cpu_ctx(sib);
 		if (!sc || !sc->idle)
@@ -52,15 +53,15 @@ static __always_inline void update_idle_core_hint(s32 cpu)
 		lc->has_idle_cores = 1;
 }
 
-/* Fill `s` with the target's LLC: ids, cores, and which allowed CPUs are idle. */
-static __always_inline void snapshot_llc(struct llc_snapshot *s, const struct task_struct *p,
-					 const struct cpumask *idle, u32 llc)
+/* Fill `s` with an LLC's layout (ids, cores, sibling ring), no CPU marked. */
+static __always_inline void snapshot_llc_topo(struct llc_snapshot *s, u32 llc)
 {
 	u32 n = llc_nr_cpus[llc & (MAX_LLCS - 1)], i;
 
 	s->nr = n < MAX_LLC_CPUS ? n : MAX_LLC_CPUS;
 	s->smt_width = smt_width;
-	s->idle_mask = 0;
+	bpf_for(i, 0, LLC_MASK_WORDS)
+		s->idle_mask[i] = 0;
 	bpf_for(i, 0, MAX_LLC_CPUS) {
 		s32 c;
 
@@ -69,8 +70,33 @@ static __always_inline void snapshot_llc(struct llc_snapshot *s, const struct ta
 		c = llc_cpus[llc & (MAX_LLCS - 1)][i];
 		s->cpu[i] = c;
 		s->core[i] = valid_cpu(c) ? cpu_core[c & (MAX_CPUS - 1)] : (u32)-1;
-		if (cpu_idle_now(idle, c) && allowed(p, c))
-			s->idle_mask |= 1ULL << i;
+		s->sib[i] = llc_sib[llc & (MAX_LLCS - 1)][i];
+	}
+}
+
+/*
+ * Mark the idle CPUs p may use among the `len` indices after `start`
+ * (wrapping): only those the scan may visit are tested (kfunc calls), as
+ * the kernel's select_idle_cpu() tests only the CPUs it scans. A task
+ * allowed everywhere skips the affinity test (the kernel's cpumask_and
+ * with cpus_ptr).
+ */
+static __always_inline void snapshot_llc_idle(struct llc_snapshot *s, const struct task_struct *p,
+					      const struct cpumask *idle, u32 start, u32 len)
+{
+	bool any = p->nr_cpus_allowed >= (int)nr_cpus;
+	u32 k;
+
+	bpf_for(k, 0, MAX_LLC_CPUS) {
+		u32 i;
+		s32 c;
+
+		if (k >= len || k >= s->nr || !s->nr)
+			break;
+		i = ((start + k) % s->nr) & (MAX_LLC_CPUS - 1);
+		c = s->cpu[i];
+		if (cpu_idle_now(idle, c) && (any || allowed(p, c)))
+			arbor_mask_set(s->idle_mask, LLC_MASK_WORDS, i);
 	}
 }
 
@@ -156,16 +182,18 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 	if (smt_width > 1) {
 		has_idle_core = lc->has_idle_cores;
 		if (!has_idle_core && share_llc(prev, target)) {
-			u32 core = cpu_core[prev & (MAX_CPUS - 1)], llc = llc_of(prev), i;
+			u32 llc = llc_of(prev), self = cpu_llc_idx[prev & (MAX_CPUS - 1)];
+			u32 j = self, i;
 
-			bpf_for(i, 0, MAX_LLC_CPUS) {
+			/* prev's core only, through the sibling ring: O(SMT width) */
+			bpf_for(i, 0, MAX_SMT) {
 				s32 c;
 
-				if (i >= llc_nr_cpus[llc])
+				j = llc_sib[llc][j & (MAX_LLC_CPUS - 1)];
+				if (j == self || j >= llc_nr_cpus[llc])
 					break;
-				c = llc_cpus[llc][i];
-				if (c != prev && valid_cpu(c) && cpu_core[c & (MAX_CPUS - 1)] == core &&
-				    cpu_idle_now(idle, c) && allowed(p, c)) {
+				c = llc_cpus[llc][j & (MAX_LLC_CPUS - 1)];
+				if (valid_cpu(c) && cpu_idle_now(idle, c) && allowed(p, c)) {
 					cpu = c;
 					goto found;
 				}
@@ -174,7 +202,14 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 	}
 
 	/* 7. scan the LLC (policy.h: arbor_select_idle_cpu) */
-	snapshot_llc(&sc->snap, p, idle, llc_of(target));
+	{
+		u32 llc = llc_of(target), start = cpu_llc_idx[target & (MAX_CPUS - 1)] + 1;
+
+		snapshot_llc_topo(&sc->snap, llc);
+		snapshot_llc_idle(&sc->snap, p, idle, start,
+				  arbor_sis_scan_len(sc->snap.nr, has_idle_core,
+						     feat(FEAT_SIS_UTIL), lc->nr_idle_scan));
+	}
 	cpu = arbor_select_idle_cpu(&sc->snap, target, has_idle_core, feat(FEAT_SIS_UTIL),
 				    lc->nr_idle_scan, &clear_hint, &found_core);
 	if (clear_hint)

@@ -31,6 +31,69 @@
 #define NSEC_PER_MSEC		1000000ULL
 
 /* ------------------------------------------------------------------ */
+/* Multi-word bitmaps (the kernel's cpumask, scx's scx_bitmap)         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A bitmap is an array of `words` u64s, bit i in word i / 64. `words` is
+ * a power of two known at compile time (intf.h: CPU_MASK_WORDS,
+ * LLC_MASK_WORDS, LLCS_MASK_WORDS), so the word index is masked to the
+ * array and the verifier sees every access in bounds. A bit past the end
+ * reads as clear and is never written, like cpumask_test_cpu() /
+ * __cpumask_set_cpu() on ids >= nr_cpumask_bits.
+ */
+#define ARBOR_MASK_WORD(i, words)	(((u32)(i) >> 6) & ((u32)(words) - 1))
+#define ARBOR_MASK_BIT(i)		(1ULL << ((u32)(i) & 63))
+
+ARBOR_POLICY bool arbor_mask_test(const u64 *m, u32 words, u32 i)
+{
+	if (i >= words * 64)
+		return false;
+	return m[ARBOR_MASK_WORD(i, words)] & ARBOR_MASK_BIT(i);
+}
+
+ARBOR_POLICY void arbor_mask_set(u64 *m, u32 words, u32 i)
+{
+	if (i < words * 64)
+		m[ARBOR_MASK_WORD(i, words)] |= ARBOR_MASK_BIT(i);
+}
+
+ARBOR_POLICY void arbor_mask_clear(u64 *m, u32 words, u32 i)
+{
+	if (i < words * 64)
+		m[ARBOR_MASK_WORD(i, words)] &= ~ARBOR_MASK_BIT(i);
+}
+
+ARBOR_POLICY void arbor_mask_zero(u64 *m, u32 words)
+{
+	s32 k;
+
+	POLICY_FOR(k, 0, CPU_MASK_WORDS) {
+		if ((u32)k >= words)
+			break;
+		m[k & (CPU_MASK_WORDS - 1)] = 0;
+	}
+}
+
+/* Number of set bits (cpumask_weight). */
+ARBOR_POLICY u32 arbor_mask_weight(const u64 *m, u32 words)
+{
+	u32 n = 0;
+	s32 k;
+
+	POLICY_FOR(k, 0, CPU_MASK_WORDS) {
+		u64 w;
+
+		if ((u32)k >= words)
+			break;
+		/* Kernighan's loop: the BPF ISA has no popcount */
+		for (w = m[k & (CPU_MASK_WORDS - 1)]; w && n < words * 64; w &= w - 1)
+			n++;
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
 /* wake_wide (baseline, since 3.12: it replaced seed 001's throttle)   */
 /* ------------------------------------------------------------------ */
 
@@ -246,19 +309,59 @@ ARBOR_POLICY u32 arbor_sis_util_nr_scan(u32 llc_weight, u64 llc_util_sum, u32 im
 	return (u32)(y / SCHED_CAPACITY_SCALE);
 }
 
-/* Is every SMT sibling of llc index i idle? */
+/*
+ * Is every SMT sibling of llc index i idle? select_idle_core()'s loop over
+ * cpu_smt_mask(core): it visits the core's own threads only, following the
+ * snapshot's sibling ring (s->sib), so the test costs O(SMT width), not
+ * O(LLC size) per candidate (which made a full-LLC idle-core scan O(n^2)).
+ */
 ARBOR_POLICY bool arbor_core_idle(const struct llc_snapshot *s, u32 i)
 {
-	s32 j; u32 nr = s->nr < MAX_LLC_CPUS ? s->nr : MAX_LLC_CPUS;
-	u32 core = s->core[i & (MAX_LLC_CPUS - 1)];
+	u32 nr = s->nr < MAX_LLC_CPUS ? s->nr : MAX_LLC_CPUS, j = i;
+	s32 k;
 
-	POLICY_FOR(j, 0, MAX_LLC_CPUS) {
-		if ((u32)j >= nr)
+	if (i >= nr || !arbor_mask_test(s->idle_mask, LLC_MASK_WORDS, i))
+		return false;
+	POLICY_FOR(k, 0, MAX_SMT) {
+		j = s->sib[j & (MAX_LLC_CPUS - 1)];
+		if (j == i || j >= nr)
 			break;
-		if (s->core[j] == core && !(s->idle_mask & (1ULL << j)))
+		if (!arbor_mask_test(s->idle_mask, LLC_MASK_WORDS, j))
 			return false;
 	}
 	return true;
+}
+
+/* Index of `cpu` in the snapshot, -1 if it is not there. */
+ARBOR_POLICY s32 arbor_llc_index(const struct llc_snapshot *s, s32 cpu)
+{
+	u32 nr = s->nr < MAX_LLC_CPUS ? s->nr : MAX_LLC_CPUS;
+	s32 k;
+
+	POLICY_FOR(k, 0, MAX_LLC_CPUS) {
+		if ((u32)k >= nr)
+			break;
+		if (s->cpu[k] == cpu)
+			return k;
+	}
+	return -1;
+}
+
+/*
+ * How many CPUs select_idle_cpu() may visit, starting after target: the
+ * whole LLC when it looks for an idle core or SIS_UTIL is off, else
+ * nr_scan (the kernel's "if (--nr <= 0) return -1"), 0 when SIS_UTIL says
+ * the LLC is too busy to scan. The BPF side tests idleness only for these
+ * CPUs, as the kernel's scan does, instead of snapshotting the whole LLC on
+ * every wake-up.
+ */
+ARBOR_POLICY u32 arbor_sis_scan_len(u32 nr, bool has_idle_core, bool sis_util, u32 nr_scan)
+{
+	if (sis_util && nr_scan == 0)
+		return 0;
+	if (has_idle_core || !sis_util)
+		return nr;
+	return nr_scan < nr ? nr_scan : nr;
 }
 
 /*
@@ -295,14 +398,9 @@ ARBOR_POLICY s32 arbor_select_idle_cpu(const struct llc_snapshot *s, s32 target,
 	if (sis_util && nr_scan == 0)
 		return -1;
 
-	POLICY_FOR(k, 0, MAX_LLC_CPUS) {
-		if ((u32)k >= nr)
-			break;
-		if (s->cpu[k] == target) {
-			start = k + 1;
-			break;
-		}
-	}
+	k = arbor_llc_index(s, target);
+	if (k >= 0)
+		start = k + 1;
 
 	POLICY_FOR(k, 0, MAX_LLC_CPUS) {
 		u32 i;
@@ -312,7 +410,7 @@ ARBOR_POLICY s32 arbor_select_idle_cpu(const struct llc_snapshot *s, s32 target,
 		i = (start + k) % nr;
 		i &= MAX_LLC_CPUS - 1;
 		if (has_idle_core) {
-			if (!(s->idle_mask & (1ULL << i)))
+			if (!arbor_mask_test(s->idle_mask, LLC_MASK_WORDS, i))
 				continue;
 			if (arbor_core_idle(s, i)) {
 				*found_core = 1;
@@ -323,7 +421,7 @@ ARBOR_POLICY s32 arbor_select_idle_cpu(const struct llc_snapshot *s, s32 target,
 		} else {
 			if (sis_util && (u32)k >= nr_scan)
 				return -1;
-			if (s->idle_mask & (1ULL << i))
+			if (arbor_mask_test(s->idle_mask, LLC_MASK_WORDS, i))
 				return s->cpu[i];
 		}
 	}
@@ -528,7 +626,7 @@ ARBOR_POLICY u32 arbor_steal_order(const struct llc_snapshot *s, s32 this, u32 *
 		if (j >= nr)
 			continue;
 		i = ((start + j) % nr) & (MAX_LLC_CPUS - 1);
-		if (s->cpu[i] == this || !(s->idle_mask & (1ULL << i)))
+		if (s->cpu[i] == this || !arbor_mask_test(s->idle_mask, LLC_MASK_WORDS, i))
 			continue;
 		sib = s->core[i] == this_core;
 		if ((pass == 0) != sib)
@@ -577,18 +675,19 @@ ARBOR_POLICY bool arbor_wake_cap(u64 util, u32 cap_prev, u32 cap_this)
  * by util/cap. Returns an index, -1 if n == 0.
  */
 ARBOR_POLICY s32 arbor_capacity_pick(u32 n, const u32 *cap, const u64 *cpu_util,
-				     u64 idle_mask, u64 task_util)
+				     const u64 *idle_mask, u64 task_util)
 {
 	s32 best_spare = -1, best_load = -1, i;
 	s64 spare_max = 0;
 
-	POLICY_FOR(i, 0, MAX_LLC_CPUS) {
+	POLICY_FOR(i, 0, MAX_CPUS) {
 		s64 spare;
 
 		if ((u32)i >= n)
 			break;
 		spare = (s64)cap[i] - (s64)cpu_util[i];
-		if ((idle_mask & (1ULL << i)) && (best_spare < 0 || spare > spare_max)) {
+		if (arbor_mask_test(idle_mask, CPU_MASK_WORDS, i) &&
+		    (best_spare < 0 || spare > spare_max)) {
 			best_spare = i;
 			spare_max = spare;
 		}
@@ -606,19 +705,19 @@ ARBOR_POLICY s32 arbor_capacity_pick(u32 n, const u32 *cap, const u64 *cpu_util,
  * target, wrapping, for the first idle CPU the task fits; if none fits,
  * the idle CPU with the highest capacity. -1 if nothing is idle.
  */
-ARBOR_POLICY s32 arbor_select_idle_capacity(u32 n, const u32 *cap, u64 idle_mask,
+ARBOR_POLICY s32 arbor_select_idle_capacity(u32 n, const u32 *cap, const u64 *idle_mask,
 					    u64 task_util, u32 start)
 {
 	s32 best = -1, k;
 	u32 best_cap = 0;
 
-	POLICY_FOR(k, 0, MAX_LLC_CPUS) {
+	POLICY_FOR(k, 0, MAX_CPUS) {
 		u32 i;
 
 		if ((u32)k >= n)
 			break;
-		i = ((start + k) % n) & (MAX_LLC_CPUS - 1);
-		if (!(idle_mask & (1ULL << i)))
+		i = ((start + k) % n) & (MAX_CPUS - 1);
+		if (!arbor_mask_test(idle_mask, CPU_MASK_WORDS, i))
 			continue;
 		if (arbor_fits(task_util, cap[i]))
 			return i;
@@ -640,16 +739,16 @@ ARBOR_POLICY s32 arbor_select_idle_capacity(u32 n, const u32 *cap, u64 idle_mask
  * again (a busy target would make it ping-pong between queues). Returns an
  * index or -1.
  */
-ARBOR_POLICY s32 arbor_misfit_target(u32 cur_cap, u32 n, const u32 *cap, u64 idle_mask)
+ARBOR_POLICY s32 arbor_misfit_target(u32 cur_cap, u32 n, const u32 *cap, const u64 *idle_mask)
 {
 	s32 best = -1, i;
 
-	POLICY_FOR(i, 0, MAX_LLC_CPUS) {
+	POLICY_FOR(i, 0, MAX_CPUS) {
 		if ((u32)i >= n)
 			break;
 		if ((u64)cap[i] * 1024 <= (u64)cur_cap * 1078)
 			continue;
-		if (!(idle_mask & (1ULL << i)))
+		if (!arbor_mask_test(idle_mask, CPU_MASK_WORDS, i))
 			continue;
 		if (best < 0 || cap[i] > cap[best])
 			best = i;
@@ -668,7 +767,7 @@ ARBOR_POLICY s32 arbor_misfit_target(u32 cur_cap, u32 n, const u32 *cap, u64 idl
  * bounce (and drag its working set) back and forth.
  *
  * Room rule (ours, not in the seed): when the hottest LLC is over the
- * aggregation threshold (bit i of over_mask) and the process runs about as
+ * aggregation threshold (bit i of over_mask, a bitmap of LLCS_MASK_WORDS words) and the process runs about as
  * much (at least half as much) in an LLC that is not, prefer that one.
  * Without it, two processes split evenly across two LLCs both pick the
  * first LLC on the tie; allow_into then refuses the second process's
@@ -677,7 +776,7 @@ ARBOR_POLICY s32 arbor_misfit_target(u32 cur_cap, u32 n, const u32 *cap, u64 idl
  * The "half as much" bound keeps a process that has just aggregated from
  * chasing the decaying run time it left behind.
  */
-ARBOR_POLICY s32 arbor_cache_pick_pref(u32 n, const u64 *occ, s32 cur, u64 over_mask)
+ARBOR_POLICY s32 arbor_cache_pick_pref(u32 n, const u64 *occ, s32 cur, const u64 *over_mask)
 {
 	/* indices and their values kept apart: the verifier wants bounded reads */
 	s32 best = -1, room = -1, i;
@@ -695,7 +794,7 @@ ARBOR_POLICY s32 arbor_cache_pick_pref(u32 n, const u64 *occ, s32 cur, u64 over_
 			best = i;
 			best_occ = o;
 		}
-		if (!(over_mask & (1ULL << i)) && (room < 0 || o > room_occ)) {
+		if (!arbor_mask_test(over_mask, LLCS_MASK_WORDS, i) && (room < 0 || o > room_occ)) {
 			room = i;
 			room_occ = o;
 		}
@@ -703,13 +802,15 @@ ARBOR_POLICY s32 arbor_cache_pick_pref(u32 n, const u64 *occ, s32 cur, u64 over_
 	if (best < 0)
 		return cur;
 	if (cur < 0 || (u32)cur >= n || cur >= MAX_LLCS) {
-		if ((over_mask & (1ULL << best)) && room >= 0 && 2 * room_occ >= best_occ)
+		if (arbor_mask_test(over_mask, LLCS_MASK_WORDS, best) && room >= 0 &&
+		    2 * room_occ >= best_occ)
 			return room;
 		return best;
 	}
 	cur_occ = occ[cur & (MAX_LLCS - 1)];
 	/* the current LLC is full and an LLC with room is as hot: move */
-	if ((over_mask & (1ULL << cur)) && room >= 0 && room != cur && 2 * room_occ >= cur_occ)
+	if (arbor_mask_test(over_mask, LLCS_MASK_WORDS, cur) && room >= 0 && room != cur &&
+	    2 * room_occ >= cur_occ)
 		return room;
 	if (best != cur && best_occ > 2 * cur_occ)
 		return best;
