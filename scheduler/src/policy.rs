@@ -21,6 +21,7 @@ mod ffi {
         pub fn arbor_wake_affine(input: *const wa_input, out: *mut wa_output) -> i32;
         pub fn arbor_wa_idler_llc(input: *const wa_input) -> i32;
         pub fn arbor_wa_throttled(input: *const wa_input) -> bool;
+        pub fn arbor_wa_needs_load(input: *const wa_input) -> bool;
         pub fn arbor_steal_allowed(
             avg_idle: u64,
             steal_cost: u64,
@@ -1037,6 +1038,71 @@ mod tests {
             let none = mask::<{ LLCS_WORDS }>(&[]);
             assert_eq!(arbor_cache_pick_pref(128, occ.as_ptr(), 100, none.as_ptr()), 100);
         }
+    }
+
+    /// Issue 10: wake_affine's LLC counts and loads are gathered only when
+    /// arbor_wa_needs_load says a later stage reads them; whenever it says
+    /// no, the decision must not depend on them.
+    #[test]
+    fn wake_affine_loads_are_needed_only_past_wa_idle_and_the_throttle() {
+        let garbage = |mut k: wa_input| {
+            k.this_llc_busy = 7;
+            k.this_llc_size = 3;
+            k.prev_llc_busy = 0;
+            k.prev_llc_size = 9;
+            k.this_load = 123_456;
+            k.prev_load = 1;
+            k.task_load = 99_999;
+            k.waker_load = 5;
+            k.this_cap = 17;
+            k.prev_cap = 1024;
+            k.imbalance_pct = 3;
+            k
+        };
+        let mut cases = Vec::new();
+        for feats in [all_feats(), all_feats() & !(1 << arbor_feature_FEAT_WA_IDLE)] {
+            for (ti, pi, sc, sy, nr) in [
+                (1, 1, 1, 0, 2),
+                (1, 0, 1, 0, 2),
+                (0, 1, 0, 0, 2),
+                (0, 0, 0, 1, 1),
+                (0, 0, 1, 0, 3),
+                (1, 0, 0, 0, 2),
+            ] {
+                for throttled in [false, true] {
+                    let mut k = wa();
+                    k.features = feats | (1 << arbor_feature_FEAT_WA_THROTTLE);
+                    k.this_idle = ti;
+                    k.prev_idle = pi;
+                    k.share_cache = sc;
+                    k.sync = sy;
+                    k.this_nr_running = nr;
+                    k.throttle_ns = 1000;
+                    k.now = 10;
+                    k.next_wake_affine = if throttled { 20 } else { 0 };
+                    cases.push(k);
+                }
+            }
+        }
+        let mut skipped = 0;
+        for k in cases {
+            if unsafe { arbor_wa_needs_load(&k) } {
+                continue;
+            }
+            skipped += 1;
+            let (r1, o1) = wake_affine(&k);
+            let (r2, o2) = wake_affine(&garbage(k));
+            assert_eq!((r1, o1.why, o1.next_wake_affine), (r2, o2.why, o2.next_wake_affine));
+            assert!(o1.why == wa_why_WHY_IDLE || o1.why == wa_why_WHY_THROTTLED);
+        }
+        // the early stages answered for the throttled and the WA_IDLE cases
+        assert!(skipped >= 12, "{skipped}");
+        // nothing idle, not sync: the loads decide, so they are needed
+        let mut k = wa();
+        k.this_idle = 0;
+        k.prev_idle = 0;
+        k.sync = 0;
+        assert!(unsafe { arbor_wa_needs_load(&k) });
     }
 
     // ---- slow path ----

@@ -114,6 +114,7 @@ struct cpu_ctx {
 	 * its LLC, which it would read anyway to check the CPU's queue.
 	 */
 	u32 overloaded;
+	s32 gap_waiting;	/* this CPU's share of the waiting count (load.bpf.h gap_sample) */
 	u64 cache_rt;		/* seed 002: decayed run time on this CPU */
 	u64 cache_epoch;
 };
@@ -138,6 +139,7 @@ struct llc_ctx {
 	u32 has_idle_cores;	/* hint: some core of this LLC is fully idle */
 	u32 nr_idle_scan;	/* SIS_UTIL depth, refreshed by the periodic balancer */
 	u64 util_sum;
+	s32 nr_overloaded;	/* CPUs of this LLC with >= 2 tasks (load.bpf.h set_overloaded) */
 };
 
 struct {

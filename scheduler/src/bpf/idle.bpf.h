@@ -340,44 +340,56 @@ out:
 	return cpu;
 }
 
-/* Build wake_affine()'s inputs from live state (policy.h: arbor_wake_affine). */
+/*
+ * Build wake_affine()'s inputs from live state (policy.h: arbor_wake_affine),
+ * lazily: first what the throttle and WA_IDLE read; the LLC counts and the
+ * loads only if they did not answer (arbor_wa_needs_load).
+ */
 static __always_inline int wake_affine(struct task_struct *p, struct task_ctx *tctx,
 				       struct task_struct *waker, s32 this, s32 prev, bool sync)
 {
 	const struct cpumask *idle;
-	struct cpu_ctx *tc = lookup_cpu_ctx(this), *pc = lookup_cpu_ctx(prev);
-	struct llc_ctx *tl = lookup_llc_ctx(llc_of(this)), *pl = lookup_llc_ctx(llc_of(prev));
-	struct task_ctx *wctx = lookup_task_ctx(waker);
+	struct cpu_ctx *tc = lookup_cpu_ctx(this);
 	struct wa_input in = {};
 	struct wa_output out = {};
-	u64 now = bpf_ktime_get_ns();
 	int r;
 
-	if (!tc || !pc || !tl || !pl)
+	if (!tc)
 		return WA_PREV;
-	idle = scx_bpf_get_idle_cpumask();
-	in.this_idle = cpu_idle_now(idle, this);
-	in.prev_idle = cpu_idle_now(idle, prev);
-	scx_bpf_put_idle_cpumask(idle);
-	in.now = now;
+	in.now = bpf_ktime_get_ns();
 	in.next_wake_affine = tctx->next_wake_affine;
 	in.throttle_ns = wake_affine_interval_ns;
-	in.this_llc_busy = tl->nr_busy;
-	in.this_llc_size = llc_nr_cpus[llc_of(this)];
-	in.prev_llc_busy = pl->nr_busy;
-	in.prev_llc_size = llc_nr_cpus[llc_of(prev)];
+	in.features = features;
 	in.share_cache = share_llc(this, prev);
 	in.share_core = cpu_core[this & (MAX_CPUS - 1)] == cpu_core[prev & (MAX_CPUS - 1)];
 	in.sync = sync;
 	in.this_nr_running = tc->nr_running;
-	in.this_load = cpu_load(tc, now);
-	in.prev_load = cpu_load(pc, now);
-	in.task_load = task_load(p, tctx);
-	in.waker_load = wctx ? task_load(waker, wctx) : 0;
-	in.this_cap = cpu_cap[this & (MAX_CPUS - 1)] ?: 1024;
-	in.prev_cap = cpu_cap[prev & (MAX_CPUS - 1)] ?: 1024;
-	in.imbalance_pct = imbalance_pct;
-	in.features = features;
+	if (!arbor_wa_throttled(&in)) {
+		idle = scx_bpf_get_idle_cpumask();
+		in.this_idle = cpu_idle_now(idle, this);
+		in.prev_idle = cpu_idle_now(idle, prev);
+		scx_bpf_put_idle_cpumask(idle);
+	}
+
+	if (arbor_wa_needs_load(&in)) {
+		struct cpu_ctx *pc = lookup_cpu_ctx(prev);
+		struct llc_ctx *tl = lookup_llc_ctx(llc_of(this)), *pl = lookup_llc_ctx(llc_of(prev));
+		struct task_ctx *wctx = lookup_task_ctx(waker);
+
+		if (!pc || !tl || !pl)
+			return WA_PREV;
+		in.this_llc_busy = tl->nr_busy;
+		in.this_llc_size = llc_nr_cpus[llc_of(this)];
+		in.prev_llc_busy = pl->nr_busy;
+		in.prev_llc_size = llc_nr_cpus[llc_of(prev)];
+		in.this_load = cpu_load(tc, in.now);
+		in.prev_load = cpu_load(pc, in.now);
+		in.task_load = task_load(p, tctx);
+		in.waker_load = wctx ? task_load(waker, wctx) : 0;
+		in.this_cap = cpu_cap[this & (MAX_CPUS - 1)] ?: 1024;
+		in.prev_cap = cpu_cap[prev & (MAX_CPUS - 1)] ?: 1024;
+		in.imbalance_pct = imbalance_pct;
+	}
 
 	r = arbor_wake_affine(&in, &out);
 	tctx->next_wake_affine = out.next_wake_affine;

@@ -79,10 +79,16 @@ static __always_inline u64 cpu_util(struct cpu_ctx *c, u64 now)
  */
 static u32 nr_overloaded;
 
-static __always_inline void set_overloaded(struct cpu_ctx *c, u32 on)
+static __always_inline void set_overloaded(struct cpu_ctx *c, s32 cpu, u32 on)
 {
-	if (__sync_val_compare_and_swap(&c->overloaded, !on, on) == !on)
+	if (__sync_val_compare_and_swap(&c->overloaded, !on, on) == !on) {
+		struct llc_ctx *lc = lookup_llc_ctx(llc_of(cpu));
+
 		__sync_fetch_and_add(&nr_overloaded, on ? 1 : -1);
+		/* the per-LLC summary find_busiest() skips empty LLCs with */
+		if (lc)
+			__sync_fetch_and_add(&lc->nr_overloaded, on ? 1 : -1);
+	}
 }
 
 static __always_inline void acct_remove(struct task_ctx *tctx)
@@ -95,7 +101,7 @@ static __always_inline void acct_remove(struct task_ctx *tctx)
 	if (c) {
 		/* seed 003: cleared when the count drops below 2 */
 		if (__sync_fetch_and_sub(&c->nr_running, 1) <= 2)
-			set_overloaded(c, 0);
+			set_overloaded(c, tctx->acct_cpu, 0);
 		__sync_fetch_and_sub(&c->weight_sum, tctx->acct_weight);
 	}
 	tctx->acct_cpu = -1;
@@ -113,7 +119,7 @@ static __always_inline void acct_add(struct task_ctx *tctx, const struct task_st
 	tctx->acct_weight = p->scx.weight;
 	/* seed 003: set on the 1 -> 2 transition */
 	if (__sync_fetch_and_add(&c->nr_running, 1) >= 1)
-		set_overloaded(c, 1);
+		set_overloaded(c, cpu, 1);
 	__sync_fetch_and_add(&c->weight_sum, tctx->acct_weight);
 	tctx->acct_cpu = cpu;
 }
@@ -121,51 +127,55 @@ static __always_inline void acct_add(struct task_ctx *tctx, const struct task_st
 /*
  * The work-conservation gap, `idle_while_queued_ns`: the integral over time
  * of min(idle CPUs, runnable tasks waiting in some queue). Each unit is one
- * CPU idling while a task that could have used it waited. It is updated at
- * every change of either count, under one lock.
+ * CPU idling while a task that could have used it waited.
+ *
+ * Nothing global is written on the hot path (issue 10): each CPU keeps its
+ * own share of the waiting count (cpu_ctx.gap_waiting, +1/-1 from its own
+ * callbacks, so it may go negative when a task starts waiting on one CPU
+ * and stops on another; the sum over CPUs is exact) and its idle flag
+ * (cpu_ctx.idle). The periodic timer sums both and integrates
+ * min(idle, waiting) over its interval (gap_sample): a sampled integral,
+ * exact in expectation when the samples are not in step with the workload,
+ * with a resolution of balance_interval. It used to be updated exactly at
+ * every change, under one global lock taken on every context switch.
  */
-struct gap_state {
-	struct bpf_spin_lock lock;
-	s32 nr_idle;
-	s32 nr_waiting;
-	u64 last_ts;
-	u64 total_ns;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, struct gap_state);
-} gap_map SEC(".maps");
-
-/* Read by the Rust side: a copy of gap_state.total_ns. */
-u64 gap_total_ns;
-
-static __always_inline void gap_update(s32 d_idle, s32 d_waiting)
+static __always_inline void gap_waiting_add(s32 d)
 {
-	struct gap_state *g;
-	u32 key = 0;
-	u64 now = bpf_ktime_get_ns(), total;
-	s32 m;
+	struct cpu_ctx *c = lookup_cpu_ctx(bpf_get_smp_processor_id());
 
-	g = bpf_map_lookup_elem(&gap_map, &key);
-	if (!g)
-		return;
-	bpf_spin_lock(&g->lock);
-	m = g->nr_idle < g->nr_waiting ? g->nr_idle : g->nr_waiting;
-	if (m > 0 && g->last_ts && now > g->last_ts)
-		g->total_ns += (now - g->last_ts) * (u64)m;
-	g->last_ts = now;
-	g->nr_idle += d_idle;
-	g->nr_waiting += d_waiting;
-	if (g->nr_idle < 0)
-		g->nr_idle = 0;
-	if (g->nr_waiting < 0)
-		g->nr_waiting = 0;
-	total = g->total_ns;
-	bpf_spin_unlock(&g->lock);
-	gap_total_ns = total;
+	/*
+	 * Only this CPU writes its slot, from callbacks that run with its rq
+	 * locked and interrupts off, so a plain add cannot lose an update.
+	 */
+	if (c)
+		WRITE_ONCE(c->gap_waiting, c->gap_waiting + d);
+}
+
+/* Read by the Rust side; written by the timer only. */
+u64 gap_total_ns;
+static u64 gap_last_ts;
+
+/* From the periodic timer: add min(idle, waiting) x the time since the last sample. */
+static __always_inline void gap_sample(u64 now)
+{
+	s64 waiting = 0, idle = 0, m;
+	u32 i;
+
+	bpf_for(i, 0, MAX_CPUS) {
+		struct cpu_ctx *c;
+
+		if (i >= nr_cpus)
+			break;
+		c = lookup_cpu_ctx(i);
+		if (!c)
+			continue;
+		waiting += READ_ONCE(c->gap_waiting);
+		idle += READ_ONCE(c->idle) ? 1 : 0;
+	}
+	m = idle < waiting ? idle : waiting;
+	if (m > 0 && gap_last_ts && now > gap_last_ts)
+		gap_total_ns += (now - gap_last_ts) * (u64)m;
+	gap_last_ts = now;
 }
 
 static __always_inline void set_waiting(struct task_ctx *tctx, bool waiting)
@@ -173,7 +183,7 @@ static __always_inline void set_waiting(struct task_ctx *tctx, bool waiting)
 	if (tctx->waiting == waiting)
 		return;
 	tctx->waiting = waiting;
-	gap_update(0, waiting ? 1 : -1);
+	gap_waiting_add(waiting ? 1 : -1);
 }
 
 #endif /* __ARBOR_LOAD_BPF_H */

@@ -243,6 +243,23 @@ ARBOR_POLICY bool arbor_wa_throttled(const struct wa_input *in)
 }
 
 /*
+ * Will wake_affine() look past WA_IDLE? Not when the throttle (seed 001)
+ * or WA_IDLE has answered: then the LLC busy counts and the loads
+ * (this_llc_*, prev_llc_*, *_load, *_cap) are never read, and the BPF side
+ * skips gathering them (issue 10: build wake_affine's inputs lazily, after
+ * WA_IDLE has spoken). Reads only now, next_wake_affine, throttle_ns,
+ * features, the idle flags, share_cache, sync and this_nr_running.
+ */
+ARBOR_POLICY bool arbor_wa_needs_load(const struct wa_input *in)
+{
+	if (arbor_wa_throttled(in))
+		return false;
+	if ((in->features & (1u << FEAT_WA_IDLE)) && arbor_wa_idle(in) != WA_NONE)
+		return false;
+	return true;
+}
+
+/*
  * wake_affine(): [seed 001 throttle], WA_IDLE, [seed 000 idler LLC, only
  * across LLCs], then WA_WEIGHT, each consulted only if the previous had no
  * answer. Anything but an explicit WA_THIS keeps the wakee around prev.
