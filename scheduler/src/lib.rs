@@ -7,6 +7,7 @@ pub mod bpf_intf;
 pub mod cli;
 pub mod features;
 pub mod knobs;
+pub mod opcost;
 pub mod policy;
 pub mod stats;
 pub mod topology;

@@ -78,7 +78,9 @@ struct Opts {
     exit_dump_len: u32,
 
     /// Print the topology and settings at start; twice (-vv) also libbpf's
-    /// and the verifier's logs.
+    /// and the verifier's logs, and the per-op BPF cost (calls, ns per
+    /// call of each callback, from the kernel's BPF run-time statistics)
+    /// every --stats interval (default 10 s) and at exit.
     #[arg(short, long, action = clap::ArgAction::Count)]
     verbose: u8,
 }
@@ -87,6 +89,7 @@ struct Scheduler<'a> {
     skel: BpfSkel<'a>,
     struct_ops: Option<libbpf_rs::Link>,
     stats_server: StatsServer<stats::Req, stats::Res>,
+    opcost: Option<scx_arbor::opcost::OpCost>,
 }
 
 fn check_environment() -> Result<()> {
@@ -182,10 +185,23 @@ impl<'a> Scheduler<'a> {
             .context("BPF bss missing")?
             .timer_go = 1;
         let stats_server = StatsServer::new(stats::server_data()).launch()?;
+        let opcost = if opts.verbose > 1 {
+            use libbpf_rs::skel::Skel;
+            match scx_arbor::opcost::OpCost::new(skel.object()) {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    warn!("per-op BPF cost unavailable: {e:#}");
+                    None
+                }
+            }
+        } else {
+            None
+        };
         Ok(Self {
             skel,
             struct_ops,
             stats_server,
+            opcost,
         })
     }
 
@@ -264,9 +280,24 @@ impl<'a> Scheduler<'a> {
         let (res_ch, req_ch) = self.stats_server.channels();
         let start = Instant::now();
         let deadline = opts.run_secs.map(Duration::from_secs_f64);
+        let cost_every = Duration::from_secs_f64(opts.stats.unwrap_or(10.0));
+        let mut cost_prev = Vec::new();
+        let mut cost_at = Instant::now();
         while !shutdown.load(Ordering::Relaxed) && !uei_exited!(&self.skel, uei) {
             if deadline.is_some_and(|d| start.elapsed() >= d) {
                 break;
+            }
+            if let Some(c) = &self.opcost {
+                if cost_at.elapsed() >= cost_every {
+                    let cur = c.sample();
+                    info!(
+                        "per-op BPF cost, last {:.0} s:\n{}",
+                        cost_at.elapsed().as_secs_f64(),
+                        scx_arbor::opcost::table(&cost_prev, &cur)
+                    );
+                    cost_prev = cur;
+                    cost_at = Instant::now();
+                }
             }
             // SIGUSR1: write a snapshot of the counters to --stats-json now
             // (arbor bench takes one before and after each workload).
@@ -294,6 +325,12 @@ impl<'a> Scheduler<'a> {
             }
         }
         let final_metrics = self.metrics()?;
+        if let Some(c) = &self.opcost {
+            info!(
+                "per-op BPF cost since load:\n{}",
+                scx_arbor::opcost::table(&[], &c.sample())
+            );
+        }
         // Stop the periodic balancer before sched_ext starts tearing down,
         // and give an armed timer time to fire once and see the flag.
         if let Some(bss) = self.skel.maps.bss_data.as_mut() {
