@@ -252,14 +252,37 @@ static __always_inline void refresh_llc_scan(u64 now)
 	}
 }
 
+/*
+ * The LLCs with an idle CPU, from the per-LLC summary (llc_ctx.nr_busy),
+ * read once per timer run: O(LLCs). Returns how many.
+ */
+static __always_inline u32 idle_llcs_mask(u64 *mask)
+{
+	u32 i, n = 0;
+
+	bpf_for(i, 0, LLCS_MASK_WORDS)
+		mask[i] = 0;
+	bpf_for(i, 0, MAX_LLCS) {
+		struct llc_ctx *lc;
+
+		if (i >= nr_llcs)
+			break;
+		lc = lookup_llc_ctx(i);
+		if (lc && READ_ONCE(lc->nr_busy) < (s32)llc_nr_cpus[i]) {
+			arbor_mask_set(mask, LLCS_MASK_WORDS, i);
+			n++;
+		}
+	}
+	return n;
+}
+
 /* An idle CPU (our own flag) of LLC `llc`, lowest id first, other than `skip`'s core; -1 if none. */
-static __always_inline s32 idle_in_llc(u32 llc, s32 skip)
+static __always_inline s32 idle_in_llc(u32 llc, s32 skip, const u64 *idle_llcs)
 {
 	u32 core = cpu_core[skip & (MAX_CPUS - 1)], k;
-	struct llc_ctx *lc = lookup_llc_ctx(llc);
 
 	/* the per-LLC summary: every CPU busy, nothing to look at */
-	if (lc && READ_ONCE(lc->nr_busy) >= (s32)llc_nr_cpus[llc & (MAX_LLCS - 1)])
+	if (!arbor_mask_test(idle_llcs, LLCS_MASK_WORDS, llc))
 		return -1;
 	bpf_for(k, 0, MAX_LLC_CPUS) {
 		struct cpu_ctx *ic;
@@ -280,21 +303,23 @@ static __always_inline s32 idle_in_llc(u32 llc, s32 skip)
  * The nearest idle CPU to `busy` (SMT sibling, then its LLC, then its node,
  * then the machine; lowest id within a level), found level by level as
  * find_busiest() walks them: the core's sibling ring, the LLC's list, then
- * LLC by LLC, skipping LLCs whose summary says no CPU is idle. The timer
- * calls it for every CPU with queued work; scanning every CPU for each of
- * them made the timer O(n^2).
+ * LLC by LLC, skipping LLCs whose summary says no CPU is idle (idle_llcs,
+ * read once per timer run). The timer calls it for every CPU with queued
+ * work; scanning every CPU for each of them made the timer O(n^2).
  */
-static __always_inline void kick_idle_near(s32 busy)
+static __always_inline void kick_idle_near(s32 busy, const u64 *idle_llcs)
 {
 	u32 llc = llc_of(busy), node = node_of(busy), self, j, i, lvl;
 	s32 best = -1, c;
 
-	/* SMT: the core's other threads */
+	/* SMT: the core's other threads, if the LLC has an idle CPU at all */
 	self = cpu_llc_idx[busy & (MAX_CPUS - 1)];
 	j = self;
 	bpf_for(i, 0, MAX_SMT) {
 		struct cpu_ctx *ic;
 
+		if (!arbor_mask_test(idle_llcs, LLCS_MASK_WORDS, llc))
+			break;
 		j = llc_sib[llc][j & (MAX_LLC_CPUS - 1)];
 		if (j == self || j >= llc_nr_cpus[llc])
 			break;
@@ -304,7 +329,7 @@ static __always_inline void kick_idle_near(s32 busy)
 	}
 	/* LLC */
 	if (best < 0)
-		best = idle_in_llc(llc, busy);
+		best = idle_in_llc(llc, busy, idle_llcs);
 	/* node (lvl 0), then the rest of the machine (lvl 1) */
 	bpf_for(lvl, 0, 2) {
 		if (best >= 0)
@@ -314,7 +339,7 @@ static __always_inline void kick_idle_near(s32 busy)
 				break;
 			if (i == llc || (lvl == 0) != (llc_node[i] == node))
 				continue;
-			c = idle_in_llc(i, busy);
+			c = idle_in_llc(i, busy, idle_llcs);
 			if (c >= 0 && (best < 0 || c < best))
 				best = c;
 		}
@@ -342,18 +367,21 @@ static u32 timer_started;
 
 static int balance_timerfn(void *map, int *key, struct bpf_timer *timer)
 {
-	u64 now = bpf_ktime_get_ns();
+	u64 now = bpf_ktime_get_ns(), idle_llcs[LLCS_MASK_WORDS];
 	u32 i;
 
 	if (timer_stop)
 		return 0;
 	gap_sample(now);
 	refresh_llc_scan(now);
-	bpf_for(i, 0, MAX_CPUS) {
-		if (i >= nr_cpus)
-			break;
-		if (scx_bpf_dsq_nr_queued(cpu_dsq(i)) > 0)
-			kick_idle_near(i);
+	/* no LLC has an idle CPU: nobody to kick, skip the per-CPU pass */
+	if (idle_llcs_mask(idle_llcs)) {
+		bpf_for(i, 0, MAX_CPUS) {
+			if (i >= nr_cpus)
+				break;
+			if (scx_bpf_dsq_nr_queued(cpu_dsq(i)) > 0)
+				kick_idle_near(i, idle_llcs);
+		}
 	}
 	bpf_timer_start(timer, balance_interval_ns, 0);
 	return 0;
