@@ -4,10 +4,11 @@
 //! here as ns per call growing with n. Prints, for each machine, each
 //! callback's calls per wake-up and ns per call, and the BPF ns per wake-up.
 //!
-//!   cargo run --release -p arbor_sim --example opcost [-- SIM_SECONDS [PROFILE]]
+//!   cargo run --release -p arbor_sim --example opcost [-- SIM_SECONDS [PROFILE [CPUS_PER_GROUP]]]
 //!
 //! The load grows with the machine: hackbench with one group (40 tasks) per
-//! 6 CPUs, so every size is about equally busy.
+//! CPUS_PER_GROUP CPUs (default 6: saturated; 48 leaves CPUs idle, so the
+//! idle scans run), so every size is about equally busy.
 
 use anyhow::Result;
 use arbor_sim::core::Config;
@@ -23,13 +24,18 @@ fn main() -> Result<()> {
         .and_then(|a| a.parse().ok())
         .unwrap_or(0.3);
     let profile = std::env::args().nth(2).unwrap_or_else(|| "stock".into());
+    let per: usize = std::env::args()
+        .nth(3)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(6)
+        .max(1);
     let sched = SchedSpec::parse(&format!("arbor:{profile}"))?;
     let machines = ["x86-12", "xeon-88", "power11"];
     let mut rows: Vec<(String, usize, u64, f64, Vec<(String, u64, f64)>)> = Vec::new();
     for name in machines {
         let m = presets::find(name)?;
         let n = m.nr_cpus();
-        let g = (n / 6).max(1);
+        let g = (n / per).max(1);
         let o = simulate(
             &RunSpec {
                 machine: &m,
