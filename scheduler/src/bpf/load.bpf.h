@@ -144,11 +144,12 @@ static __always_inline void gap_waiting_add(s32 d)
 	struct cpu_ctx *c = lookup_cpu_ctx(bpf_get_smp_processor_id());
 
 	/*
-	 * Only this CPU writes its slot, from callbacks that run with its rq
-	 * locked and interrupts off, so a plain add cannot lose an update.
+	 * Only this CPU writes its slot, so the line stays in its cache; the
+	 * add is atomic all the same, in case a callback ever nests in another
+	 * on the same CPU.
 	 */
 	if (c)
-		WRITE_ONCE(c->gap_waiting, c->gap_waiting + d);
+		__sync_fetch_and_add(&c->gap_waiting, d);
 }
 
 /* Read by the Rust side; written by the timer only. */
