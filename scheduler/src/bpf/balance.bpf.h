@@ -69,7 +69,7 @@ static __always_inline void busiest_consider(s32 this, s32 i, s32 *best, u32 *be
  * can_migrate_task() only adds the cache-hot test), so a walk of all levels
  * visits each CPU once, not once per level: SMT through the core's sibling
  * ring, LLC through its CPU list, node and machine LLC by LLC. Above the
- * LLC, an LLC with no overloaded CPU (llc_ctx.nr_overloaded, the per-LLC
+ * LLC, an LLC with no overloaded CPU (llc_overloaded[], the per-LLC
  * summary kept on 1 <-> 2 transitions) is skipped without touching its CPUs:
  * the kernel pulls only from a runqueue with nr_running > 1. A kicked CPU
  * (PULL_KICKED) scans every CPU of the level, as the periodic balancer's
@@ -108,8 +108,6 @@ static __always_inline s32 find_busiest(s32 this, u32 level, u32 *busiest_nr, bo
 		u32 node = node_of(this);
 
 		bpf_for(i, 0, MAX_LLCS) {
-			struct llc_ctx *lc;
-
 			if (i >= nr_llcs)
 				break;
 			if (i == llc)
@@ -117,7 +115,7 @@ static __always_inline s32 find_busiest(s32 this, u32 level, u32 *busiest_nr, bo
 			/* node: this node's other LLCs; machine: the other nodes' */
 			if ((level == LVL_NODE) != (llc_node[i] == node) && nr_nodes > 1)
 				continue;
-			if (!all && (lc = lookup_llc_ctx(i)) && READ_ONCE(lc->nr_overloaded) <= 0)
+			if (!all && READ_ONCE(llc_overloaded[i].nr) <= 0)
 				continue;
 			bpf_for(k, 0, MAX_LLC_CPUS) {
 				if (k >= llc_nr_cpus[i])
@@ -301,7 +299,9 @@ static __always_inline s32 idle_in_llc(u32 llc, s32 skip, const u64 *idle_llcs)
 
 /*
  * The nearest idle CPU to `busy` (SMT sibling, then its LLC, then its node,
- * then the machine; lowest id within a level), found level by level as
+ * then the machine; within a level the lowest id of the first LLC, in LLC
+ * order, that has one, as the kernel's find_new_ilb() takes the first idle
+ * CPU it finds), found level by level as
  * find_busiest() walks them: the core's sibling ring, the LLC's list, then
  * LLC by LLC, skipping LLCs whose summary says no CPU is idle (idle_llcs,
  * read once per timer run). The timer calls it for every CPU with queued
@@ -335,13 +335,11 @@ static __always_inline void kick_idle_near(s32 busy, const u64 *idle_llcs)
 		if (best >= 0)
 			break;
 		bpf_for(i, 0, MAX_LLCS) {
-			if (i >= nr_llcs)
+			if (i >= nr_llcs || best >= 0)
 				break;
 			if (i == llc || (lvl == 0) != (llc_node[i] == node))
 				continue;
-			c = idle_in_llc(i, busy, idle_llcs);
-			if (c >= 0 && (best < 0 || c < best))
-				best = c;
+			best = idle_in_llc(i, busy, idle_llcs);
 		}
 	}
 	if (best >= 0) {

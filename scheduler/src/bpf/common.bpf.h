@@ -139,7 +139,6 @@ struct llc_ctx {
 	u32 has_idle_cores;	/* hint: some core of this LLC is fully idle */
 	u32 nr_idle_scan;	/* SIS_UTIL depth, refreshed by the periodic balancer */
 	u64 util_sum;
-	s32 nr_overloaded;	/* CPUs of this LLC with >= 2 tasks (load.bpf.h set_overloaded) */
 };
 
 struct {

@@ -79,15 +79,23 @@ static __always_inline u64 cpu_util(struct cpu_ctx *c, u64 now)
  */
 static u32 nr_overloaded;
 
+/*
+ * The same count per LLC: the summary find_busiest() skips LLCs with none
+ * by (balance.bpf.h). Plain global data, one cache line per LLC: a walk
+ * over the LLCs reads it without a map lookup each, and an LLC's 1 <-> 2
+ * transitions dirty only its own line.
+ */
+struct llc_ovl {
+	s32 nr;
+	u8 pad[60];
+};
+struct llc_ovl llc_overloaded[MAX_LLCS];
+
 static __always_inline void set_overloaded(struct cpu_ctx *c, s32 cpu, u32 on)
 {
 	if (__sync_val_compare_and_swap(&c->overloaded, !on, on) == !on) {
-		struct llc_ctx *lc = lookup_llc_ctx(llc_of(cpu));
-
 		__sync_fetch_and_add(&nr_overloaded, on ? 1 : -1);
-		/* the per-LLC summary find_busiest() skips empty LLCs with */
-		if (lc)
-			__sync_fetch_and_add(&lc->nr_overloaded, on ? 1 : -1);
+		__sync_fetch_and_add(&llc_overloaded[llc_of(cpu)].nr, on ? 1 : -1);
 	}
 }
 
