@@ -37,6 +37,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		[ $which = after ] && bin=$AFTER
 		if ! start_sched_cmd arbor "$bin"; then
 			echo "FAIL: $which ($bin) did not load"
+			grep -v '^libbpf: ' "$SLOG" | tail -n 30
 			exit 1
 		fi
 		workload
