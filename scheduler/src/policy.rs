@@ -28,7 +28,12 @@ mod ffi {
             nr_nodes: u32,
             node_limit: u32,
         ) -> bool;
-        pub fn arbor_steal_order(s: *const llc_snapshot, this: i32, order: *mut u32) -> u32;
+        pub fn arbor_steal_order(
+            s: *const llc_snapshot,
+            this: i32,
+            order: *mut u32,
+            cnt: *mut u32,
+        ) -> u32;
         pub fn arbor_fits(util: u64, cap: u32) -> bool;
         pub fn arbor_can_pull(
             allowed_here: bool,
@@ -164,7 +169,9 @@ pub fn wake_affine(input: &wa_input) -> (i32, wa_output) {
 #[allow(dead_code)]
 pub fn steal_order(s: &llc_snapshot, this: i32) -> Vec<i32> {
     let mut order = [0u32; crate::bpf_intf::arbor_limits_MAX_LLC_CPUS as usize];
-    let n = unsafe { ffi::arbor_steal_order(s, this, order.as_mut_ptr()) };
+    let mut cnt = 7u32; // reset by the callee
+    let n = unsafe { ffi::arbor_steal_order(s, this, order.as_mut_ptr(), &mut cnt) };
+    assert_eq!(n, cnt);
     order[..n as usize]
         .iter()
         .map(|&i| s.cpu[i as usize])

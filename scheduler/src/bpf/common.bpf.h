@@ -190,6 +190,7 @@ static __always_inline struct task_ctx *lookup_task_ctx(const struct task_struct
 struct scratch {
 	struct llc_snapshot snap;
 	u32 order[MAX_LLC_CPUS];
+	u32 cnt;			/* a loop counter kept in memory (see arbor_steal_order) */
 	u32 a_cap[MAX_CPUS];		/* capacity scans cover every CPU */
 	u64 a_util[MAX_CPUS];
 	u64 a_idle[CPU_MASK_WORDS];

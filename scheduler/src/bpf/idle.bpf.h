@@ -279,15 +279,21 @@ static __always_inline s32 select_idlest(struct task_struct *p, s32 prev, bool *
 			node = g;
 	}
 
-	/* idlest LLC of that node */
-	n = 0;
+	/*
+	 * idlest LLC of that node. The counts live in scratch memory
+	 * (sc->cnt): a register counter used as an index is tracked exactly by
+	 * the verifier, which would then check every iteration one by one.
+	 */
+	sc->cnt = 0;
 	bpf_for(i, 0, MAX_LLCS) {
 		if (i >= nr_llcs)
 			break;
 		if (llc_node[i] != node)
 			continue;
+		n = sc->cnt;
 		if (n >= MAX_LLCS)
 			break;
+		n &= MAX_LLCS - 1;
 		sc->g_id[n] = i;
 		sc->g_idle[n] = 0;
 		sc->g_util[n] = 0;
@@ -304,16 +310,17 @@ static __always_inline s32 select_idlest(struct task_struct *p, s32 prev, bool *
 				sc->g_idle[n]++;
 			sc->g_util[n] += cpu_util(c, now);
 		}
-		n++;
+		sc->cnt = n + 1;
 	}
+	n = sc->cnt;
 	g = arbor_idlest_group(n, sc->g_idle, sc->g_util);
 	if (g >= 0 && g < MAX_LLCS)
 		llc = sc->g_id[g];
 	if (llc < 0 || llc >= MAX_LLCS)
 		goto out;
 
-	/* idlest CPU of that LLC */
-	n = 0;
+	/* idlest CPU of that LLC (the count in memory, as above) */
+	sc->cnt = 0;
 	bpf_for(k, 0, MAX_LLC_CPUS) {
 		struct cpu_ctx *c;
 		s32 cc;
@@ -323,13 +330,16 @@ static __always_inline s32 select_idlest(struct task_struct *p, s32 prev, bool *
 		cc = llc_cpus[llc][k];
 		if (!allowed(p, cc) || !(c = lookup_cpu_ctx(cc)))
 			continue;
+		n = sc->cnt;
 		if (n >= MAX_LLC_CPUS)
 			break;
+		n &= MAX_LLC_CPUS - 1;
 		sc->c_id[n] = cc;
 		sc->c_stamp[n] = cpu_idle_now(idle, cc) ? (c->idle_stamp ?: 1) : 0;
 		sc->c_load[n] = cpu_load(c, now);
-		n++;
+		sc->cnt = n + 1;
 	}
+	n = sc->cnt;
 	g = arbor_idlest_cpu(n, sc->c_stamp, sc->c_load);
 	if (g >= 0 && g < MAX_LLC_CPUS) {
 		cpu = sc->c_id[g];

@@ -457,14 +457,27 @@ ARBOR_POLICY s32 arbor_select_idle_cpu(const struct llc_snapshot *s, s32 target,
  */
 ARBOR_POLICY s32 arbor_idlest_group(u32 n, const u32 *nr_idle, const u64 *util)
 {
+	/*
+	 * the best index and its values kept apart: reading arrays at `best`
+	 * would make the verifier track it exactly and walk every iteration
+	 */
 	s32 best = -1, i;
+	u32 best_idle = 0;
+	u64 best_util = 0;
 
 	POLICY_FOR(i, 0, MAX_LLCS) {
+		u32 ni;
+		u64 u;
+
 		if ((u32)i >= n)
 			break;
-		if (best < 0 || nr_idle[i] > nr_idle[best] ||
-		    (nr_idle[i] == nr_idle[best] && util[i] < util[best]))
+		ni = nr_idle[i];
+		u = util[i];
+		if (best < 0 || ni > best_idle || (ni == best_idle && u < best_util)) {
 			best = i;
+			best_idle = ni;
+			best_util = u;
+		}
 	}
 	return best;
 }
@@ -477,16 +490,25 @@ ARBOR_POLICY s32 arbor_idlest_group(u32 n, const u32 *nr_idle, const u64 *util)
  */
 ARBOR_POLICY s32 arbor_idlest_cpu(u32 n, const u64 *idle_stamp, const u64 *load)
 {
+	/* indices and their values kept apart (see arbor_idlest_group) */
 	s32 best_idle = -1, best_busy = -1, i;
+	u64 best_stamp = 0, best_load = 0;
 
 	POLICY_FOR(i, 0, MAX_LLC_CPUS) {
+		u64 st, ld;
+
 		if ((u32)i >= n)
 			break;
-		if (idle_stamp[i]) {
-			if (best_idle < 0 || idle_stamp[i] > idle_stamp[best_idle])
+		st = idle_stamp[i];
+		ld = load[i];
+		if (st) {
+			if (best_idle < 0 || st > best_stamp) {
 				best_idle = i;
-		} else if (best_busy < 0 || load[i] < load[best_busy]) {
+				best_stamp = st;
+			}
+		} else if (best_busy < 0 || ld < best_load) {
 			best_busy = i;
+			best_load = ld;
 		}
 	}
 	return best_idle >= 0 ? best_idle : best_busy;
@@ -621,9 +643,9 @@ ARBOR_POLICY bool arbor_steal_allowed(u64 avg_idle, u64 steal_cost, u32 nr_nodes
  * s->idle_mask carries the *overloaded* bits here. Writes LLC indices into
  * order[] and returns how many.
  */
-ARBOR_POLICY u32 arbor_steal_order(const struct llc_snapshot *s, s32 this, u32 *order)
+ARBOR_POLICY u32 arbor_steal_order(const struct llc_snapshot *s, s32 this, u32 *order, u32 *cnt)
 {
-	u32 nr = s->nr < MAX_LLC_CPUS ? s->nr : MAX_LLC_CPUS, n = 0, start = 0, this_core = (u32)-1;
+	u32 nr = s->nr < MAX_LLC_CPUS ? s->nr : MAX_LLC_CPUS, n, start = 0, this_core = (u32)-1;
 	s32 k;
 
 	POLICY_FOR(k, 0, MAX_LLC_CPUS) {
@@ -635,6 +657,7 @@ ARBOR_POLICY u32 arbor_steal_order(const struct llc_snapshot *s, s32 this, u32 *
 			break;
 		}
 	}
+	*cnt = 0;
 	/* pass 0: SMT siblings; pass 1: the rest of the LLC */
 	POLICY_FOR(k, 0, 2 * MAX_LLC_CPUS) {
 		u32 pass = (u32)k / MAX_LLC_CPUS, j = (u32)k % MAX_LLC_CPUS, i;
@@ -648,10 +671,19 @@ ARBOR_POLICY u32 arbor_steal_order(const struct llc_snapshot *s, s32 this, u32 *
 		sib = s->core[i] == this_core;
 		if ((pass == 0) != sib)
 			continue;
-		if (n < MAX_LLC_CPUS)
-			order[n++ & (MAX_LLC_CPUS - 1)] = i;
+		/*
+		 * the count lives in the caller's memory (*cnt, BPF scratch):
+		 * a register counter used as an index is tracked exactly by
+		 * the verifier, which would then check all 2 x MAX_LLC_CPUS
+		 * iterations one by one
+		 */
+		n = *cnt;
+		if (n < MAX_LLC_CPUS) {
+			order[n & (MAX_LLC_CPUS - 1)] = i;
+			*cnt = n + 1;
+		}
 	}
-	return n;
+	return *cnt;
 }
 
 /* ------------------------------------------------------------------ */
@@ -694,23 +726,31 @@ ARBOR_POLICY bool arbor_wake_cap(u64 util, u32 cap_prev, u32 cap_this)
 ARBOR_POLICY s32 arbor_capacity_pick(u32 n, const u32 *cap, const u64 *cpu_util,
 				     const u64 *idle_mask, u64 task_util)
 {
+	/* indices and their values kept apart (see arbor_idlest_group) */
 	s32 best_spare = -1, best_load = -1, i;
 	s64 spare_max = 0;
+	u64 bl_util = 0, bl_cap = 1;
 
 	POLICY_FOR(i, 0, MAX_CPUS) {
+		u64 u, c;
 		s64 spare;
 
 		if ((u32)i >= n)
 			break;
-		spare = (s64)cap[i] - (s64)cpu_util[i];
+		u = cpu_util[i];
+		c = cap[i];
+		spare = (s64)c - (s64)u;
 		if (arbor_mask_test(idle_mask, CPU_MASK_WORDS, i) &&
 		    (best_spare < 0 || spare > spare_max)) {
 			best_spare = i;
 			spare_max = spare;
 		}
 		/* compare util/cap by cross-multiplying */
-		if (best_load < 0 || cpu_util[i] * cap[best_load] < cpu_util[best_load] * cap[i])
+		if (best_load < 0 || u * bl_cap < bl_util * c) {
 			best_load = i;
+			bl_util = u;
+			bl_cap = c;
+		}
 	}
 	if (best_spare >= 0 && spare_max > (s64)(task_util / 2))
 		return best_spare;
@@ -758,17 +798,24 @@ ARBOR_POLICY s32 arbor_select_idle_capacity(u32 n, const u32 *cap, const u64 *id
  */
 ARBOR_POLICY s32 arbor_misfit_target(u32 cur_cap, u32 n, const u32 *cap, const u64 *idle_mask)
 {
+	/* indices and their values kept apart (see arbor_idlest_group) */
 	s32 best = -1, i;
+	u32 best_cap = 0;
 
 	POLICY_FOR(i, 0, MAX_CPUS) {
+		u32 c;
+
 		if ((u32)i >= n)
 			break;
-		if ((u64)cap[i] * 1024 <= (u64)cur_cap * 1078)
+		c = cap[i];
+		if ((u64)c * 1024 <= (u64)cur_cap * 1078)
 			continue;
 		if (!arbor_mask_test(idle_mask, CPU_MASK_WORDS, i))
 			continue;
-		if (best < 0 || cap[i] > cap[best])
+		if (best < 0 || c > best_cap) {
 			best = i;
+			best_cap = c;
+		}
 	}
 	return best;
 }

@@ -48,7 +48,7 @@ static __always_inline int try_steal(s32 this, struct cpu_ctx *cc)
 		if (vc && vc->overloaded && scx_bpf_dsq_nr_queued(cpu_dsq(c)) > 0)
 			arbor_mask_set(sc->snap.idle_mask, LLC_MASK_WORDS, k);
 	}
-	n = arbor_steal_order(&sc->snap, this, sc->order);
+	n = arbor_steal_order(&sc->snap, this, sc->order, &sc->cnt);
 	bpf_for(k, 0, MAX_LLC_CPUS) {
 		u32 i;
 
