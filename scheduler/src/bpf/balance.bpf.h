@@ -252,8 +252,13 @@ static __always_inline void refresh_llc_scan(u64 now)
 
 /*
  * The LLCs with an idle CPU, from the per-LLC summary (llc_ctx.nr_busy),
- * read once per timer run: O(LLCs). Returns how many.
+ * read once per timer run: O(LLCs). Returns how many. The bitmap lives in
+ * global data, not on the stack: a variable-offset stack access makes the
+ * verifier track the index exactly and walk the loop iteration by
+ * iteration ("sequence of jumps too complex"). One timer: one copy.
  */
+static u64 timer_idle_llcs[LLCS_MASK_WORDS];
+
 static __always_inline u32 idle_llcs_mask(u64 *mask)
 {
 	u32 i, n = 0;
@@ -365,7 +370,7 @@ static u32 timer_started;
 
 static int balance_timerfn(void *map, int *key, struct bpf_timer *timer)
 {
-	u64 now = bpf_ktime_get_ns(), idle_llcs[LLCS_MASK_WORDS];
+	u64 now = bpf_ktime_get_ns(), *idle_llcs = timer_idle_llcs;
 	u32 i;
 
 	if (timer_stop)
