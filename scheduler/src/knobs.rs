@@ -149,6 +149,10 @@ pub struct Rodata {
     pub cpus: Vec<(usize, u32, u32, u32, u32)>,
     /// CPU ids of each LLC, and the node of each LLC
     pub llcs: Vec<(Vec<i32>, u32)>,
+    /// per LLC, the index of each CPU's next SMT sibling (policy::sib_ring)
+    pub llc_sib: Vec<Vec<u16>>,
+    /// (cpu id, index in its LLC's CPU list)
+    pub cpu_llc_idx: Vec<(usize, u16)>,
     pub slice_ns: u64,
     pub migration_cost_ns: u64,
     pub balance_interval_ns: u64,
@@ -187,6 +191,19 @@ impl Rodata {
                         topo.llc_node(l) as u32,
                     )
                 })
+                .collect(),
+            llc_sib: topo
+                .llcs()
+                .iter()
+                .map(|cpus| {
+                    let cores: Vec<u32> = cpus.iter().map(|&c| topo.cpus[c].as_ref().map_or(0, |ci| ci.core) as u32).collect();
+                    crate::policy::sib_ring(&cores)
+                })
+                .collect(),
+            cpu_llc_idx: topo
+                .llcs()
+                .iter()
+                .flat_map(|cpus| cpus.iter().enumerate().map(|(i, &c)| (c, i as u16)))
                 .collect(),
             slice_ns: k.slice_ns(topo),
             migration_cost_ns: k.migration_cost_us * 1000,
@@ -273,6 +290,18 @@ impl Rodata {
                     c.to_ne_bytes().to_vec(),
                 ));
             }
+        }
+        for (l, sib) in self.llc_sib.iter().enumerate() {
+            for (i, j) in sib.iter().enumerate() {
+                v.push((
+                    "llc_sib",
+                    (l * max_llc_cpus + i) * 2,
+                    j.to_ne_bytes().to_vec(),
+                ));
+            }
+        }
+        for &(cpu, i) in &self.cpu_llc_idx {
+            v.push(("cpu_llc_idx", cpu * 2, i.to_ne_bytes().to_vec()));
         }
         v
     }

@@ -8,6 +8,7 @@ pub mod cli;
 pub mod features;
 pub mod files;
 pub mod knobs;
+pub mod opcost;
 pub mod policy;
 pub mod stats;
 pub mod stats_server;

@@ -83,7 +83,9 @@ struct Opts {
     exit_dump_len: u32,
 
     /// Print the topology and settings at start; twice (-vv) also libbpf's
-    /// and the verifier's logs.
+    /// and the verifier's logs, and the per-op BPF cost (calls, ns per
+    /// call of each callback, from the kernel's BPF run-time statistics)
+    /// every --stats interval (default 10 s) and at exit.
     #[arg(short, long, action = clap::ArgAction::Count)]
     verbose: u8,
 }
@@ -93,6 +95,7 @@ struct Scheduler<'a> {
     struct_ops: Option<libbpf_rs::Link>,
     stats_server: Option<stats_server::Server>,
     calls: crossbeam::channel::Receiver<stats_server::Call>,
+    opcost: Option<scx_arbor::opcost::OpCost>,
 }
 
 fn check_environment() -> Result<()> {
@@ -155,6 +158,12 @@ impl<'a> Scheduler<'a> {
                 rodata.llc_cpus[llc][i] = c;
             }
         }
+        for (llc, sib) in rd.llc_sib.iter().enumerate() {
+            rodata.llc_sib[llc][..sib.len()].copy_from_slice(sib);
+        }
+        for &(cpu, i) in &rd.cpu_llc_idx {
+            rodata.cpu_llc_idx[cpu] = i;
+        }
         rodata.slice_ns = rd.slice_ns;
         rodata.migration_cost_ns = rd.migration_cost_ns;
         rodata.balance_interval_ns = rd.balance_interval_ns;
@@ -187,11 +196,24 @@ impl<'a> Scheduler<'a> {
             .timer_go = 1;
         let (stats_server, calls) =
             stats_server::Server::launch(Path::new(stats::STATS_SOCKET), stats_group)?;
+        let opcost = if opts.verbose > 1 {
+            use libbpf_rs::skel::Skel;
+            match scx_arbor::opcost::OpCost::new(skel.object()) {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    warn!("per-op BPF cost unavailable: {e:#}");
+                    None
+                }
+            }
+        } else {
+            None
+        };
         Ok(Self {
             skel,
             struct_ops,
             stats_server: Some(stats_server),
             calls,
+            opcost,
         })
     }
 
@@ -306,9 +328,24 @@ impl<'a> Scheduler<'a> {
         shutdown: &AtomicBool,
         deadline: Option<Instant>,
     ) -> Result<()> {
+        let cost_every = Duration::from_secs_f64(opts.stats.unwrap_or(10.0));
+        let mut cost_prev = Vec::new();
+        let mut cost_at = Instant::now();
         while !shutdown.load(Ordering::Relaxed) && !uei_exited!(&self.skel, uei) {
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 break;
+            }
+            if let Some(c) = &self.opcost {
+                if cost_at.elapsed() >= cost_every {
+                    let cur = c.sample();
+                    info!(
+                        "per-op BPF cost, last {:.0} s:\n{}",
+                        cost_at.elapsed().as_secs_f64(),
+                        scx_arbor::opcost::table(&cost_prev, &cur)
+                    );
+                    cost_prev = cur;
+                    cost_at = Instant::now();
+                }
             }
             // SIGUSR1: write a snapshot of the counters to --stats-json now
             // (arbor bench takes one before and after each workload).
@@ -353,6 +390,12 @@ impl<'a> Scheduler<'a> {
         let final_metrics = self.metrics();
         // no more requests: close the socket (and remove it) first
         drop(self.stats_server.take());
+        if let Some(c) = &self.opcost {
+            info!(
+                "per-op BPF cost since load:\n{}",
+                scx_arbor::opcost::table(&[], &c.sample())
+            );
+        }
         // Stop the periodic balancer before sched_ext starts tearing down,
         // and give an armed timer time to fire once and see the flag.
         if let Some(bss) = self.skel.maps.bss_data.as_mut() {

@@ -21,13 +21,19 @@ mod ffi {
         pub fn arbor_wake_affine(input: *const wa_input, out: *mut wa_output) -> i32;
         pub fn arbor_wa_idler_llc(input: *const wa_input) -> i32;
         pub fn arbor_wa_throttled(input: *const wa_input) -> bool;
+        pub fn arbor_wa_needs_load(input: *const wa_input) -> bool;
         pub fn arbor_steal_allowed(
             avg_idle: u64,
             steal_cost: u64,
             nr_nodes: u32,
             node_limit: u32,
         ) -> bool;
-        pub fn arbor_steal_order(s: *const llc_snapshot, this: i32, order: *mut u32) -> u32;
+        pub fn arbor_steal_order(
+            s: *const llc_snapshot,
+            this: i32,
+            order: *mut u32,
+            cnt: *mut u32,
+        ) -> u32;
         pub fn arbor_fits(util: u64, cap: u32) -> bool;
         pub fn arbor_can_pull(
             allowed_here: bool,
@@ -41,18 +47,37 @@ mod ffi {
             n: u32,
             cap: *const u32,
             cpu_util: *const u64,
-            idle_mask: u64,
+            idle_mask: *const u64,
             task_util: u64,
         ) -> i32;
         pub fn arbor_select_idle_capacity(
             n: u32,
             cap: *const u32,
-            idle_mask: u64,
+            idle_mask: *const u64,
             task_util: u64,
             start: u32,
         ) -> i32;
-        pub fn arbor_misfit_target(cur_cap: u32, n: u32, cap: *const u32, idle_mask: u64) -> i32;
-        pub fn arbor_cache_pick_pref(n: u32, occ: *const u64, cur: i32, over_mask: u64) -> i32;
+        pub fn arbor_misfit_target(
+            cur_cap: u32,
+            n: u32,
+            cap: *const u32,
+            idle_mask: *const u64,
+        ) -> i32;
+        pub fn arbor_cache_pick_pref(
+            n: u32,
+            occ: *const u64,
+            cur: i32,
+            over_mask: *const u64,
+        ) -> i32;
+        pub fn arbor_mask_test(m: *const u64, words: u32, i: u32) -> bool;
+        pub fn arbor_mask_set(m: *mut u64, words: u32, i: u32);
+        pub fn arbor_mask_clear(m: *mut u64, words: u32, i: u32);
+        pub fn arbor_mask_zero(m: *mut u64, words: u32);
+        pub fn arbor_mask_weight(m: *const u64, words: u32) -> u32;
+        pub fn arbor_core_idle(s: *const llc_snapshot, i: u32) -> bool;
+        pub fn arbor_llc_index(s: *const llc_snapshot, cpu: i32) -> i32;
+        pub fn arbor_sis_scan_len(nr: u32, has_idle_core: bool, sis_util: bool, nr_scan: u32)
+            -> u32;
         pub fn arbor_cache_nr_running(total_rt: u64, now: u64, epoch: u64) -> u32;
         pub fn arbor_cache_eligible(
             nr_threads: u32,
@@ -141,6 +166,34 @@ pub fn find_dst_group(g: &[group_stats], local: i32, pct: u32, numa: bool, imb: 
     unsafe { ffi::arbor_find_dst_group(g.len() as u32, g.as_ptr(), local, pct, numa, imb) }
 }
 
+/// The snapshot's sibling ring (llc_snapshot.sib, BPF rodata llc_sib) from
+/// the core id of each CPU of an LLC, in LLC order: entry i is the index of
+/// the next CPU of the same core after i, wrapping to the core's first; a
+/// CPU alone on its core points at itself. arbor_core_idle() walks it.
+pub fn sib_ring(core: &[u32]) -> Vec<u16> {
+    let mut ring: Vec<u16> = (0..core.len() as u16).collect();
+    let mut members: std::collections::BTreeMap<u32, Vec<u16>> = Default::default();
+    for (i, &c) in core.iter().enumerate() {
+        members.entry(c).or_default().push(i as u16);
+    }
+    for m in members.values() {
+        for (k, &i) in m.iter().enumerate() {
+            ring[i as usize] = m[(k + 1) % m.len()];
+        }
+    }
+    ring
+}
+
+/// A CPU bitmap of `W` words (policy.h arbor_mask_*) with `bits` set.
+#[allow(dead_code)]
+pub fn mask<const W: usize>(bits: &[usize]) -> [u64; W] {
+    let mut m = [0u64; W];
+    for &b in bits {
+        unsafe { ffi::arbor_mask_set(m.as_mut_ptr(), W as u32, b as u32) };
+    }
+    m
+}
+
 pub fn base_slice_ns(ncpus: u32, base_ns: u64) -> u64 {
     unsafe { ffi::arbor_base_slice_ns(ncpus, base_ns) }
 }
@@ -155,8 +208,10 @@ pub fn wake_affine(input: &wa_input) -> (i32, wa_output) {
 
 #[allow(dead_code)]
 pub fn steal_order(s: &llc_snapshot, this: i32) -> Vec<i32> {
-    let mut order = [0u32; 64];
-    let n = unsafe { ffi::arbor_steal_order(s, this, order.as_mut_ptr()) };
+    let mut order = [0u32; crate::bpf_intf::arbor_limits_MAX_LLC_CPUS as usize];
+    let mut cnt = 7u32; // reset by the callee
+    let n = unsafe { ffi::arbor_steal_order(s, this, order.as_mut_ptr(), &mut cnt) };
+    assert_eq!(n, cnt);
     order[..n as usize]
         .iter()
         .map(|&i| s.cpu[i as usize])
@@ -191,6 +246,24 @@ mod tests {
     use super::ffi::*;
     use super::*;
     use crate::bpf_intf::*;
+
+    const LLC_WORDS: usize = arbor_limits_LLC_MASK_WORDS as usize;
+    const CPU_WORDS: usize = arbor_limits_CPU_MASK_WORDS as usize;
+    const LLCS_WORDS: usize = arbor_limits_LLCS_MASK_WORDS as usize;
+
+    /// A CPU bitmap whose first word is `w`.
+    fn cm(w: u64) -> [u64; CPU_WORDS] {
+        let mut m = [0u64; CPU_WORDS];
+        m[0] = w;
+        m
+    }
+
+    /// An LLC-set bitmap whose first word is `w`.
+    fn lm(w: u64) -> [u64; LLCS_WORDS] {
+        let mut m = [0u64; LLCS_WORDS];
+        m[0] = w;
+        m
+    }
 
     const THIS: i32 = wa_result_WA_THIS as i32;
     const PREV: i32 = wa_result_WA_PREV as i32;
@@ -593,18 +666,18 @@ mod tests {
         unsafe {
             // idle 1 and 2: spare 924 vs 430 -> 1
             assert_eq!(
-                arbor_capacity_pick(4, cap.as_ptr(), util.as_ptr(), 0b0110, 400),
+                arbor_capacity_pick(4, cap.as_ptr(), util.as_ptr(), cm(0b0110).as_ptr(), 400),
                 1
             );
             // only little 2 idle, spare 430 > 600/2 -> 2
             assert_eq!(
-                arbor_capacity_pick(4, cap.as_ptr(), util.as_ptr(), 0b0100, 600),
+                arbor_capacity_pick(4, cap.as_ptr(), util.as_ptr(), cm(0b0100).as_ptr(), 600),
                 2
             );
             // spare 430 < 900/2: least util/cap instead -> 3 (0/430)
             let util2 = [900u64, 100, 50, 0];
             assert_eq!(
-                arbor_capacity_pick(4, cap.as_ptr(), util2.as_ptr(), 0b0100, 900),
+                arbor_capacity_pick(4, cap.as_ptr(), util2.as_ptr(), cm(0b0100).as_ptr(), 900),
                 3
             );
         }
@@ -616,20 +689,20 @@ mod tests {
         unsafe {
             // util 300 fits 430: first idle from start=2 -> 2
             assert_eq!(
-                arbor_select_idle_capacity(4, cap.as_ptr(), 0b1101, 300, 2),
+                arbor_select_idle_capacity(4, cap.as_ptr(), cm(0b1101).as_ptr(), 300, 2),
                 2
             );
             // util 600 fits only big: scanning from 2 wraps to 0
             assert_eq!(
-                arbor_select_idle_capacity(4, cap.as_ptr(), 0b1101, 600, 2),
+                arbor_select_idle_capacity(4, cap.as_ptr(), cm(0b1101).as_ptr(), 600, 2),
                 0
             );
             // util 1000 fits nothing: biggest idle
             assert_eq!(
-                arbor_select_idle_capacity(4, cap.as_ptr(), 0b1100, 1000, 0),
+                arbor_select_idle_capacity(4, cap.as_ptr(), cm(0b1100).as_ptr(), 1000, 0),
                 2
             );
-            assert_eq!(arbor_select_idle_capacity(4, cap.as_ptr(), 0, 100, 0), -1);
+            assert_eq!(arbor_select_idle_capacity(4, cap.as_ptr(), cm(0).as_ptr(), 100, 0), -1);
         }
     }
 
@@ -638,17 +711,17 @@ mod tests {
         let cap = [1024u32, 1024, 430, 450, 1000];
         unsafe {
             // from 430: 450 is only 4.7% bigger -> not a target; idle big 1 wins
-            assert_eq!(arbor_misfit_target(430, 5, cap.as_ptr(), 0b01010), 1);
+            assert_eq!(arbor_misfit_target(430, 5, cap.as_ptr(), cm(0b01010).as_ptr()), 1);
             // no idle candidate: stay (issue 10, deviation 7: a busy big
             // CPU is never a target, the kernel pulls only from an idle one)
-            assert_eq!(arbor_misfit_target(430, 5, cap.as_ptr(), 0), -1);
-            assert_eq!(arbor_misfit_target(430, 5, cap.as_ptr(), 0b00100), -1);
+            assert_eq!(arbor_misfit_target(430, 5, cap.as_ptr(), cm(0).as_ptr()), -1);
+            assert_eq!(arbor_misfit_target(430, 5, cap.as_ptr(), cm(0b00100).as_ptr()), -1);
             // among idle bigger CPUs, the biggest
-            assert_eq!(arbor_misfit_target(430, 5, cap.as_ptr(), 0b10010), 1);
+            assert_eq!(arbor_misfit_target(430, 5, cap.as_ptr(), cm(0b10010).as_ptr()), 1);
             // from the biggest: nothing bigger
-            assert_eq!(arbor_misfit_target(1024, 5, cap.as_ptr(), 0b11111), -1);
+            assert_eq!(arbor_misfit_target(1024, 5, cap.as_ptr(), cm(0b11111).as_ptr()), -1);
             // from 1000: 1024 is 2.4% bigger -> none
-            assert_eq!(arbor_misfit_target(1000, 5, cap.as_ptr(), 0b11111), -1);
+            assert_eq!(arbor_misfit_target(1000, 5, cap.as_ptr(), cm(0b11111).as_ptr()), -1);
         }
     }
 
@@ -659,17 +732,17 @@ mod tests {
         unsafe {
             let occ = [300u64, 500, 0];
             // no preference yet: the hottest
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), -1, 0), 1);
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), -1, lm(0).as_ptr()), 1);
             // current 0 at 300: 500 is not > 600 -> keep 0
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, 0), 0);
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0).as_ptr()), 0);
             let occ = [300u64, 601, 0];
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, 0), 1);
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0).as_ptr()), 1);
             // exactly 2x is not enough
             let occ = [300u64, 600, 0];
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, 0), 0);
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0).as_ptr()), 0);
             // no occupancy anywhere: keep what we had
             let occ = [0u64; 3];
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 2, 0), 2);
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 2, lm(0).as_ptr()), 2);
         }
     }
 
@@ -679,27 +752,27 @@ mod tests {
             // split evenly, LLC 0 full (bit 0), LLC 1 has room: a process
             // without preference, or preferring the full one, takes LLC 1
             let occ = [512u64, 512, 0];
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), -1, 0b01), 1);
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, 0b01), 1);
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), -1, lm(0b01).as_ptr()), 1);
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0b01).as_ptr()), 1);
             // the same split with nothing full: ties keep the first / current
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), -1, 0), 0);
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, 0), 0);
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), -1, lm(0).as_ptr()), 0);
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0).as_ptr()), 0);
             // both full: ordinary hysteresis, keep the current
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, 0b11), 0);
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0b11).as_ptr()), 0);
             // just aggregated into the full LLC 0; LLC 1 holds decaying run
             // time below half of LLC 0's: stay
             let occ = [1024u64, 511, 0];
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, 0b01), 0);
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), -1, 0b01), 0);
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0b01).as_ptr()), 0);
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), -1, lm(0b01).as_ptr()), 0);
             // exactly half is as hot
             let occ = [1024u64, 512, 0];
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, 0b01), 1);
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0b01).as_ptr()), 1);
             // the LLC with room must be one the process runs in (occ > 0)
             let occ = [1024u64, 0, 0];
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, 0b001), 0);
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0b001).as_ptr()), 0);
             // of two LLCs with room, the hotter one
             let occ = [800u64, 500, 700];
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, 0b001), 2);
+            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0b001).as_ptr()), 2);
         }
     }
 
@@ -797,9 +870,9 @@ mod tests {
             s.cpu[i] = i as i32;
             s.core[i] = (i / 2) as u32;
         }
-        for &i in idle {
-            s.idle_mask |= 1 << i;
-        }
+        let ring = sib_ring(&s.core[..8]);
+        s.sib[..8].copy_from_slice(&ring);
+        s.idle_mask = mask::<{ LLC_WORDS }>(idle);
         s
     }
 
@@ -850,6 +923,233 @@ mod tests {
         assert_eq!(select_idle_cpu(&s, 0, true, true, 0), (-1, false, false));
         // with some depth the hinted core search runs, unlimited by it
         assert_eq!(select_idle_cpu(&s, 0, true, true, 1), (6, false, true));
+    }
+
+    // ---- issue 10 (Scale): multi-word masks, LLCs past 64 CPUs ----
+
+    #[test]
+    fn mask_helpers_span_words_and_ignore_out_of_range_bits() {
+        let mut m = [0u64; LLC_WORDS];
+        unsafe {
+            for b in [0u32, 63, 64, 127, 200, 255] {
+                arbor_mask_set(m.as_mut_ptr(), LLC_WORDS as u32, b);
+            }
+            // past the end: neither set nor read
+            arbor_mask_set(m.as_mut_ptr(), LLC_WORDS as u32, 256);
+            assert!(!arbor_mask_test(m.as_ptr(), LLC_WORDS as u32, 256));
+            assert!(!arbor_mask_test(m.as_ptr(), LLC_WORDS as u32, 100_000));
+            for b in 0..256u32 {
+                let want = [0, 63, 64, 127, 200, 255].contains(&b);
+                assert_eq!(arbor_mask_test(m.as_ptr(), LLC_WORDS as u32, b), want, "bit {b}");
+            }
+            assert_eq!(m, [1 | 1 << 63, 1 | 1 << 63, 0, 1 << 8 | 1 << 63]);
+            assert_eq!(arbor_mask_weight(m.as_ptr(), LLC_WORDS as u32), 6);
+            arbor_mask_clear(m.as_mut_ptr(), LLC_WORDS as u32, 64);
+            assert!(!arbor_mask_test(m.as_ptr(), LLC_WORDS as u32, 64));
+            assert!(arbor_mask_test(m.as_ptr(), LLC_WORDS as u32, 63));
+            assert_eq!(arbor_mask_weight(m.as_ptr(), LLC_WORDS as u32), 5);
+            arbor_mask_zero(m.as_mut_ptr(), LLC_WORDS as u32);
+            assert_eq!(m, [0; LLC_WORDS]);
+            // a 1024-CPU mask: the last CPU
+            let mut c = [0u64; CPU_WORDS];
+            arbor_mask_set(c.as_mut_ptr(), CPU_WORDS as u32, 1023);
+            assert_eq!(c[15], 1 << 63);
+            assert_eq!(arbor_mask_weight(c.as_ptr(), CPU_WORDS as u32), 1);
+        }
+        assert_eq!(mask::<2>(&[1, 65]), [2, 2]);
+    }
+
+    #[test]
+    fn sibling_ring_links_each_core_and_wraps() {
+        // x86 numbering: CPU i and i+4 are siblings (cores 0..4)
+        assert_eq!(
+            sib_ring(&[0, 1, 2, 3, 0, 1, 2, 3]),
+            vec![4, 5, 6, 7, 0, 1, 2, 3]
+        );
+        // SMT4, contiguous; a lone CPU points at itself
+        assert_eq!(sib_ring(&[7, 7, 7, 7, 9]), vec![1, 2, 3, 0, 4]);
+    }
+
+    /// A 96-CPU LLC as on a 48-core Xeon with x86 numbering: CPU i and
+    /// i + 48 share core i % 48. `idle` lists CPU ids.
+    fn snap96(idle: &[usize]) -> llc_snapshot {
+        let mut s: llc_snapshot = unsafe { std::mem::zeroed() };
+        s.nr = 96;
+        s.smt_width = 2;
+        for i in 0..96 {
+            s.cpu[i] = i as i32;
+            s.core[i] = (i % 48) as u32;
+        }
+        let ring = sib_ring(&s.core[..96]);
+        s.sib[..96].copy_from_slice(&ring);
+        s.idle_mask = mask::<{ LLC_WORDS }>(idle);
+        s
+    }
+
+    #[test]
+    fn select_idle_cpu_sees_cpus_past_64_in_a_96_cpu_llc() {
+        // the only idle CPU is 90: found from target 10 (80 CPUs scanned)
+        let s = snap96(&[90]);
+        assert_eq!(select_idle_cpu(&s, 10, false, false, 0), (90, false, false));
+        // an idle core whose threads are 40 and 88; 70 idle alone (sibling 22 busy)
+        let s = snap96(&[70, 40, 88]);
+        assert_eq!(select_idle_cpu(&s, 60, true, true, 5), (88, false, true));
+        // from target 30 the scan meets 40 first: its sibling 88 is idle too
+        assert_eq!(select_idle_cpu(&s, 30, true, true, 5), (40, false, true));
+        // without the sibling 88, core 40 is not idle: 70 is the fallback
+        let s = snap96(&[70, 40]);
+        assert_eq!(select_idle_cpu(&s, 30, true, true, 5), (40, true, false));
+        assert_eq!(select_idle_cpu(&s, 60, true, true, 5), (70, true, false));
+    }
+
+    #[test]
+    fn core_idle_checks_only_the_cores_threads() {
+        let s = snap96(&[5, 53, 6]);
+        unsafe {
+            assert!(arbor_core_idle(&s, 5));
+            assert!(arbor_core_idle(&s, 53));
+            // 6's sibling 54 is busy
+            assert!(!arbor_core_idle(&s, 6));
+            // a busy CPU is never an idle core
+            assert!(!arbor_core_idle(&s, 54));
+            assert!(!arbor_core_idle(&s, 200));
+            assert_eq!(arbor_llc_index(&s, 77), 77);
+            assert_eq!(arbor_llc_index(&s, 96), -1);
+        }
+    }
+
+    #[test]
+    fn sis_scan_len_is_what_the_kernel_scan_may_visit() {
+        unsafe {
+            assert_eq!(arbor_sis_scan_len(96, false, true, 0), 0);
+            assert_eq!(arbor_sis_scan_len(96, true, true, 0), 0);
+            assert_eq!(arbor_sis_scan_len(96, false, true, 7), 7);
+            assert_eq!(arbor_sis_scan_len(96, false, true, 500), 96);
+            assert_eq!(arbor_sis_scan_len(96, true, true, 7), 96);
+            assert_eq!(arbor_sis_scan_len(96, false, false, 7), 96);
+        }
+        // a snapshot that marks only the first nr_scan CPUs after target
+        // gives the same answer as one that marks them all
+        let full = snap96(&[20, 40]);
+        let mut part = snap96(&[]);
+        part.idle_mask = mask::<{ LLC_WORDS }>(&[20]);
+        for (s, want) in [(&full, 20), (&part, 20)] {
+            // 20 is the 10th CPU after target 10
+            assert_eq!(select_idle_cpu(s, 10, false, true, 10).0, want);
+        }
+        assert_eq!(select_idle_cpu(&full, 10, false, true, 9).0, -1);
+    }
+
+    #[test]
+    fn steal_order_reaches_overloaded_cpus_past_64() {
+        let mut s = snap96(&[]);
+        s.idle_mask = mask::<{ LLC_WORDS }>(&[3, 70, 95]);
+        // this = 22: sibling 70 first, then from 23 wrapping: 95, 3
+        assert_eq!(steal_order(&s, 22), vec![70, 95, 3]);
+    }
+
+    #[test]
+    fn capacity_scans_cover_cpus_past_64() {
+        let n = 1024usize;
+        let mut cap = vec![430u32; n];
+        cap[700] = 1024;
+        cap[900] = 1024;
+        let util = vec![0u64; n];
+        let idle = mask::<{ CPU_WORDS }>(&[5, 700]);
+        unsafe {
+            // util 600 fits only a big CPU: the idle big one is 700
+            assert_eq!(
+                arbor_select_idle_capacity(n as u32, cap.as_ptr(), idle.as_ptr(), 600, 0),
+                700
+            );
+            assert_eq!(arbor_misfit_target(430, n as u32, cap.as_ptr(), idle.as_ptr()), 700);
+            // most spare capacity among the idle: 700
+            assert_eq!(
+                arbor_capacity_pick(n as u32, cap.as_ptr(), util.as_ptr(), idle.as_ptr(), 600),
+                700
+            );
+        }
+    }
+
+    #[test]
+    fn cache_room_rule_sees_llcs_past_64() {
+        let mut occ = [0u64; 128];
+        occ[100] = 512;
+        occ[101] = 512;
+        unsafe {
+            // LLC 100 full, 101 has room: take 101
+            let over = mask::<{ LLCS_WORDS }>(&[100]);
+            assert_eq!(arbor_cache_pick_pref(128, occ.as_ptr(), 100, over.as_ptr()), 101);
+            assert_eq!(arbor_cache_pick_pref(128, occ.as_ptr(), -1, over.as_ptr()), 101);
+            // nothing over: keep the current
+            let none = mask::<{ LLCS_WORDS }>(&[]);
+            assert_eq!(arbor_cache_pick_pref(128, occ.as_ptr(), 100, none.as_ptr()), 100);
+        }
+    }
+
+    /// Issue 10: wake_affine's LLC counts and loads are gathered only when
+    /// arbor_wa_needs_load says a later stage reads them; whenever it says
+    /// no, the decision must not depend on them.
+    #[test]
+    fn wake_affine_loads_are_needed_only_past_wa_idle_and_the_throttle() {
+        let garbage = |mut k: wa_input| {
+            k.this_llc_busy = 7;
+            k.this_llc_size = 3;
+            k.prev_llc_busy = 0;
+            k.prev_llc_size = 9;
+            k.this_load = 123_456;
+            k.prev_load = 1;
+            k.task_load = 99_999;
+            k.waker_load = 5;
+            k.this_cap = 17;
+            k.prev_cap = 1024;
+            k.imbalance_pct = 3;
+            k
+        };
+        let mut cases = Vec::new();
+        for feats in [all_feats(), all_feats() & !(1 << arbor_feature_FEAT_WA_IDLE)] {
+            for (ti, pi, sc, sy, nr) in [
+                (1, 1, 1, 0, 2),
+                (1, 0, 1, 0, 2),
+                (0, 1, 0, 0, 2),
+                (0, 0, 0, 1, 1),
+                (0, 0, 1, 0, 3),
+                (1, 0, 0, 0, 2),
+            ] {
+                for throttled in [false, true] {
+                    let mut k = wa();
+                    k.features = feats | (1 << arbor_feature_FEAT_WA_THROTTLE);
+                    k.this_idle = ti;
+                    k.prev_idle = pi;
+                    k.share_cache = sc;
+                    k.sync = sy;
+                    k.this_nr_running = nr;
+                    k.throttle_ns = 1000;
+                    k.now = 10;
+                    k.next_wake_affine = if throttled { 20 } else { 0 };
+                    cases.push(k);
+                }
+            }
+        }
+        let mut skipped = 0;
+        for k in cases {
+            if unsafe { arbor_wa_needs_load(&k) } {
+                continue;
+            }
+            skipped += 1;
+            let (r1, o1) = wake_affine(&k);
+            let (r2, o2) = wake_affine(&garbage(k));
+            assert_eq!((r1, o1.why, o1.next_wake_affine), (r2, o2.why, o2.next_wake_affine));
+            assert!(o1.why == wa_why_WHY_IDLE || o1.why == wa_why_WHY_THROTTLED);
+        }
+        // the early stages answered for the throttled and the WA_IDLE cases
+        assert!(skipped >= 12, "{skipped}");
+        // nothing idle, not sync: the loads decide, so they are needed
+        let mut k = wa();
+        k.this_idle = 0;
+        k.prev_idle = 0;
+        k.sync = 0;
+        assert!(unsafe { arbor_wa_needs_load(&k) });
     }
 
     // ---- slow path ----

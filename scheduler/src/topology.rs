@@ -346,12 +346,32 @@ mod tests {
     #[test]
     fn impossible_topologies_are_rejected() {
         assert!(Topo::from_raw(&[]).is_err());
-        assert!(Topo::from_raw(&[(600, 0, 0, 0, 1024)]).is_err());
-        let big_llc: Vec<_> = (0..65).map(|c| (c, c, 0, 0, 1024)).collect();
+        assert!(Topo::from_raw(&[(1024, 0, 0, 0, 1024)]).is_err());
+        let big_llc: Vec<_> = (0..257).map(|c| (c, c, 0, 0, 1024)).collect();
         assert!(Topo::from_raw(&big_llc)
             .unwrap_err()
             .to_string()
             .contains("LLC 0"));
+    }
+
+    /// Issue 10 (Scale): any topology the kernel supports loads, e.g. a
+    /// 48-core/96-thread Xeon socket as one LLC, 256-CPU LLCs, 1024 CPUs.
+    #[test]
+    fn big_llcs_and_1024_cpus_load() {
+        let xeon: Vec<_> = (0..96).map(|c| (c, c % 48, 0, 0, 1024)).collect();
+        let t = Topo::from_raw(&xeon).unwrap();
+        assert_eq!((t.nr_llcs, t.smt_width), (1, 2));
+        let llc256: Vec<_> = (0..256).map(|c| (c, c / 2, 0, 0, 1024)).collect();
+        assert!(Topo::from_raw(&llc256).is_ok());
+        // 1024 CPUs: 8 sockets (nodes) of 128 threads, one LLC each
+        let big: Vec<_> = (0..1024).map(|c| (c, c / 2, c / 128, c / 128, 1024)).collect();
+        let t = Topo::from_raw(&big).unwrap();
+        assert_eq!((t.nr_cpu_ids(), t.nr_llcs, t.nr_nodes), (1024, 8, 8));
+        // the loader's rodata: every CPU's index in its LLC and its sibling
+        let rd = crate::knobs::Rodata::new(&crate::knobs::Knobs::default(), &t);
+        assert_eq!(rd.cpu_llc_idx.len(), 1024);
+        assert!(rd.cpu_llc_idx.contains(&(1023, 127)));
+        assert_eq!(&rd.llc_sib[7][..4], &[1, 0, 3, 2]);
     }
 
     #[test]

@@ -44,6 +44,11 @@ pub struct Outcome {
     /// (cpu, task name, start ns, duration ns) of each run, with --trace.
     #[serde(skip)]
     pub trace: Vec<(usize, String, Ns, Ns)>,
+    /// Per callback: (name, calls, BPF ns charged), and the wake-ups.
+    #[serde(skip)]
+    pub bpf_ops: Vec<(String, u64, f64)>,
+    #[serde(skip)]
+    pub wakeups: u64,
 }
 
 /// CPU time of the calling thread, in seconds.
@@ -151,6 +156,13 @@ pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
         metrics,
         counters: ops.counters(),
         trace,
+        bpf_ops: core
+            .stats
+            .ops
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.0, v.1))
+            .collect(),
+        wakeups: core.stats.wakeups,
     })
 }
 

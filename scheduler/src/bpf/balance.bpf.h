@@ -41,30 +41,87 @@ static __always_inline bool in_level(s32 this, s32 c, u32 level)
 	}
 }
 
+/* Consider CPU i as the busiest of a level so far. */
+static __always_inline void busiest_consider(s32 this, s32 i, s32 *best, u32 *best_nr)
+{
+	struct cpu_ctx *c;
+
+	if (i == this || !valid_cpu(i) || scx_bpf_dsq_nr_queued(cpu_dsq(i)) <= 0)
+		return;
+	c = lookup_cpu_ctx(i);
+	if (!c)
+		return;
+	if (*best < 0 || c->nr_running > *best_nr ||
+	    (c->nr_running == *best_nr && i < *best)) {
+		*best = i;
+		*best_nr = c->nr_running;
+	}
+}
+
 /*
  * The busiest CPU of a level: most tasks accounted, with at least one
- * waiting in its queue (a lone running task cannot be pulled).
+ * waiting in its queue (a lone running task cannot be pulled); ties to the
+ * lowest id.
+ *
+ * Bounded as the kernel bounds sched_balance_rq(): each level looks at the
+ * CPUs its span adds to the level below (the levels are walked bottom-up,
+ * and a CPU that could not be pulled from below cannot be above, where
+ * can_migrate_task() only adds the cache-hot test), so a walk of all levels
+ * visits each CPU once, not once per level: SMT through the core's sibling
+ * ring, LLC through its CPU list, node and machine LLC by LLC. Above the
+ * LLC, an LLC with no overloaded CPU (llc_overloaded[], the per-LLC
+ * summary kept on 1 <-> 2 transitions) is skipped without touching its CPUs:
+ * the kernel pulls only from a runqueue with nr_running > 1. A kicked CPU
+ * (PULL_KICKED) scans every CPU of the level, as the periodic balancer's
+ * no-stall guarantee may need it to pull a task queued behind a CPU whose
+ * count reads 1.
  */
-static __always_inline s32 find_busiest(s32 this, u32 level, u32 *busiest_nr)
+static __always_inline s32 find_busiest(s32 this, u32 level, u32 *busiest_nr, bool all)
 {
+	u32 llc = llc_of(this), i, k;
 	s32 best = -1;
-	u32 best_nr = 0, i;
+	u32 best_nr = 0;
 
-	bpf_for(i, 0, MAX_CPUS) {
-		struct cpu_ctx *c;
+	if (level == LVL_SMT) {
+		u32 self = cpu_llc_idx[this & (MAX_CPUS - 1)], j = self;
 
-		if (i >= nr_cpus)
-			break;
-		if (i == this || !in_level(this, i, level))
-			continue;
-		if (scx_bpf_dsq_nr_queued(cpu_dsq(i)) <= 0)
-			continue;
-		c = lookup_cpu_ctx(i);
-		if (!c)
-			continue;
-		if (best < 0 || c->nr_running > best_nr) {
-			best = i;
-			best_nr = c->nr_running;
+		bpf_for(k, 0, MAX_SMT) {
+			j = llc_sib[llc][j & (MAX_LLC_CPUS - 1)];
+			if (j == self || j >= llc_nr_cpus[llc])
+				break;
+			busiest_consider(this, llc_cpus[llc][j & (MAX_LLC_CPUS - 1)], &best, &best_nr);
+		}
+	} else if (level == LVL_LLC) {
+		u32 core = cpu_core[this & (MAX_CPUS - 1)];
+
+		bpf_for(k, 0, MAX_LLC_CPUS) {
+			s32 c;
+
+			if (k >= llc_nr_cpus[llc])
+				break;
+			c = llc_cpus[llc][k];
+			/* the core's threads were the SMT level's */
+			if (valid_cpu(c) && cpu_core[c & (MAX_CPUS - 1)] != core)
+				busiest_consider(this, c, &best, &best_nr);
+		}
+	} else {
+		u32 node = node_of(this);
+
+		bpf_for(i, 0, MAX_LLCS) {
+			if (i >= nr_llcs)
+				break;
+			if (i == llc)
+				continue;
+			/* node: this node's other LLCs; machine: the other nodes' */
+			if ((level == LVL_NODE) != (llc_node[i] == node) && nr_nodes > 1)
+				continue;
+			if (!all && READ_ONCE(llc_overloaded[i].nr) <= 0)
+				continue;
+			bpf_for(k, 0, MAX_LLC_CPUS) {
+				if (k >= llc_nr_cpus[i])
+					break;
+				busiest_consider(this, llc_cpus[i][k], &best, &best_nr);
+			}
 		}
 	}
 	*busiest_nr = best_nr;
@@ -142,7 +199,7 @@ static __always_inline bool balance(s32 this, struct cpu_ctx *cc, enum pull_kind
 		}
 
 		*tried = true;
-		src = find_busiest(this, level, &busiest_nr);
+		src = find_busiest(this, level, &busiest_nr, kind == PULL_KICKED);
 		pulled = false;
 		if (src >= 0 && (kind != PULL_BUSY || busiest_nr >= cc->nr_running + 2))
 			pulled = pull_from(this, src, level);
@@ -210,26 +267,101 @@ static __always_inline void refresh_llc_scan(u64 now)
 	}
 }
 
-static __always_inline void kick_idle_near(s32 busy)
+/*
+ * The LLCs with an idle CPU, from the per-LLC summary (llc_ctx.nr_busy),
+ * read once per timer run: O(LLCs). Returns how many. The bitmap lives in
+ * global data, not on the stack: a variable-offset stack access makes the
+ * verifier track the index exactly and walk the loop iteration by
+ * iteration ("sequence of jumps too complex"). One timer: one copy.
+ */
+static u64 timer_idle_llcs[LLCS_MASK_WORDS];
+
+static __always_inline u32 idle_llcs_mask(u64 *mask)
 {
-	s32 best = -1;
-	u32 best_lvl = NR_LEVELS, i;
+	u32 i, n = 0;
 
-	bpf_for(i, 0, MAX_CPUS) {
-		u32 lvl;
+	bpf_for(i, 0, LLCS_MASK_WORDS)
+		mask[i] = 0;
+	bpf_for(i, 0, MAX_LLCS) {
+		struct llc_ctx *lc;
 
-		if (i >= nr_cpus)
+		if (i >= nr_llcs)
 			break;
+		lc = lookup_llc_ctx(i);
+		if (lc && READ_ONCE(lc->nr_busy) < (s32)llc_nr_cpus[i]) {
+			arbor_mask_set(mask, LLCS_MASK_WORDS, i);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* An idle CPU (our own flag) of LLC `llc`, lowest id first, other than `skip`'s core; -1 if none. */
+static __always_inline s32 idle_in_llc(u32 llc, s32 skip, const u64 *idle_llcs)
+{
+	u32 core = cpu_core[skip & (MAX_CPUS - 1)], k;
+
+	/* the per-LLC summary: every CPU busy, nothing to look at */
+	if (!arbor_mask_test(idle_llcs, LLCS_MASK_WORDS, llc))
+		return -1;
+	bpf_for(k, 0, MAX_LLC_CPUS) {
+		struct cpu_ctx *ic;
+		s32 c;
+
+		if (k >= llc_nr_cpus[llc & (MAX_LLCS - 1)])
+			break;
+		c = llc_cpus[llc & (MAX_LLCS - 1)][k];
+		if (!valid_cpu(c) || cpu_core[c & (MAX_CPUS - 1)] == core)
+			continue;
+		if ((ic = lookup_cpu_ctx(c)) && ic->idle)
+			return c;
+	}
+	return -1;
+}
+
+/*
+ * The nearest idle CPU to `busy` (SMT sibling, then its LLC, then its node,
+ * then the machine; within a level the lowest id of the first LLC, in LLC
+ * order, that has one, as the kernel's find_new_ilb() takes the first idle
+ * CPU it finds), found level by level as
+ * find_busiest() walks them: the core's sibling ring, the LLC's list, then
+ * LLC by LLC, skipping LLCs whose summary says no CPU is idle (idle_llcs,
+ * read once per timer run). The timer calls it for every CPU with queued
+ * work; scanning every CPU for each of them made the timer O(n^2).
+ */
+static __always_inline void kick_idle_near(s32 busy, const u64 *idle_llcs)
+{
+	u32 llc = llc_of(busy), node = node_of(busy), self, j, i, lvl;
+	s32 best = -1, c;
+
+	/* SMT: the core's other threads, if the LLC has an idle CPU at all */
+	self = cpu_llc_idx[busy & (MAX_CPUS - 1)];
+	j = self;
+	bpf_for(i, 0, MAX_SMT) {
 		struct cpu_ctx *ic;
 
-		if (i == busy || !(ic = lookup_cpu_ctx(i)) || !ic->idle)
-			continue;
-		lvl = in_level(busy, i, LVL_SMT) ? LVL_SMT :
-		      in_level(busy, i, LVL_LLC) ? LVL_LLC :
-		      in_level(busy, i, LVL_NODE) ? LVL_NODE : LVL_MACHINE;
-		if (lvl < best_lvl) {
-			best = i;
-			best_lvl = lvl;
+		if (!arbor_mask_test(idle_llcs, LLCS_MASK_WORDS, llc))
+			break;
+		j = llc_sib[llc][j & (MAX_LLC_CPUS - 1)];
+		if (j == self || j >= llc_nr_cpus[llc])
+			break;
+		c = llc_cpus[llc][j & (MAX_LLC_CPUS - 1)];
+		if (valid_cpu(c) && (ic = lookup_cpu_ctx(c)) && ic->idle && (best < 0 || c < best))
+			best = c;
+	}
+	/* LLC */
+	if (best < 0)
+		best = idle_in_llc(llc, busy, idle_llcs);
+	/* node (lvl 0), then the rest of the machine (lvl 1) */
+	bpf_for(lvl, 0, 2) {
+		if (best >= 0)
+			break;
+		bpf_for(i, 0, MAX_LLCS) {
+			if (i >= nr_llcs || best >= 0)
+				break;
+			if (i == llc || (lvl == 0) != (llc_node[i] == node))
+				continue;
+			best = idle_in_llc(i, busy, idle_llcs);
 		}
 	}
 	if (best >= 0) {
@@ -255,17 +387,21 @@ static u32 timer_started;
 
 static int balance_timerfn(void *map, int *key, struct bpf_timer *timer)
 {
-	u64 now = bpf_ktime_get_ns();
+	u64 now = bpf_ktime_get_ns(), *idle_llcs = timer_idle_llcs;
 	u32 i;
 
 	if (timer_stop)
 		return 0;
+	gap_sample(now);
 	refresh_llc_scan(now);
-	bpf_for(i, 0, MAX_CPUS) {
-		if (i >= nr_cpus)
-			break;
-		if (scx_bpf_dsq_nr_queued(cpu_dsq(i)) > 0)
-			kick_idle_near(i);
+	/* no LLC has an idle CPU: nobody to kick, skip the per-CPU pass */
+	if (idle_llcs_mask(idle_llcs)) {
+		bpf_for(i, 0, MAX_CPUS) {
+			if (i >= nr_cpus)
+				break;
+			if (scx_bpf_dsq_nr_queued(cpu_dsq(i)) > 0)
+				kick_idle_near(i, idle_llcs);
+		}
 	}
 	bpf_timer_start(timer, balance_interval_ns, 0);
 	return 0;

@@ -48,12 +48,21 @@ struct {
 /* never written: the initial value of a new proc_ctx */
 static struct proc_ctx proc_zero;
 
-/* scratch for the per-LLC occupancy sums */
+/*
+ * scratch for the per-LLC occupancy sums and the over-threshold bitmap (in
+ * map memory, not on the stack: a variable-offset stack access makes the
+ * verifier walk the loop iteration by iteration)
+ */
+struct occ_scratch_val {
+	u64 occ[MAX_LLCS];
+	u64 over[LLCS_MASK_WORDS];
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, u32);
-	__type(value, u64[MAX_LLCS]);
+	__type(value, struct occ_scratch_val);
 } occ_scratch SEC(".maps");
 
 static __always_inline u64 halve_by(u64 v, u64 epochs)
@@ -130,18 +139,23 @@ static __always_inline void cache_account(struct task_struct *p, s32 cpu, struct
 		return;
 	}
 	{
-		u64 *occ, over = 0;
+		struct occ_scratch_val *os;
+		u64 *occ, *over;
 		u32 key = 0, i;
 
-		occ = bpf_map_lookup_elem(&occ_scratch, &key);
-		if (!occ)
+		os = bpf_map_lookup_elem(&occ_scratch, &key);
+		if (!os)
 			return;
+		occ = os->occ;
+		over = os->over;
+		bpf_for(i, 0, LLCS_MASK_WORDS)
+			over[i] = 0;
 		bpf_for(i, 0, MAX_LLCS) {
 			if (i >= nr_llcs)
 				break;
 			occ[i] = 0;
 			if (arbor_cache_over(llc_util(i), llc_cap(i), llc_aggr_pct))
-				over |= 1ULL << i;
+				arbor_mask_set(over, LLCS_MASK_WORDS, i);
 		}
 		bpf_for(i, 0, MAX_CPUS) {
 			struct cpu_ctx *cc;

@@ -11,7 +11,8 @@
  *  - ASYM_MISFIT (mainline): at each tick a running task that no longer
  *    fits is sent to a CPU >= 5% bigger.
  * All three act only when capacities differ by >= 1/8 (`asym`). The scans
- * cover the first MAX_LLC_CPUS CPUs, plenty for big.LITTLE parts.
+ * cover every CPU (up to MAX_CPUS), the idle CPUs kept in a multi-word
+ * bitmap (sc->a_idle).
  */
 #ifndef __ARBOR_CAPACITY_BPF_H
 #define __ARBOR_CAPACITY_BPF_H
@@ -32,13 +33,14 @@ static __always_inline bool task_fits(struct task_ctx *tctx, s32 cpu)
 
 /* Fill the scratch arrays with capacity, utilisation and allowed-idle bits. */
 static __always_inline u32 capacity_snapshot(struct scratch *sc, const struct task_struct *p,
-					     const struct cpumask *idle, u64 *idle_mask)
+					     const struct cpumask *idle)
 {
 	u64 now = bpf_ktime_get_ns();
-	u32 n = nr_cpus < MAX_LLC_CPUS ? nr_cpus : MAX_LLC_CPUS, i;
+	u32 n = nr_cpus < MAX_CPUS ? nr_cpus : MAX_CPUS, i;
 
-	*idle_mask = 0;
-	bpf_for(i, 0, MAX_LLC_CPUS) {
+	bpf_for(i, 0, CPU_MASK_WORDS)
+		sc->a_idle[i] = 0;
+	bpf_for(i, 0, MAX_CPUS) {
 		struct cpu_ctx *c;
 
 		if (i >= n)
@@ -47,7 +49,7 @@ static __always_inline u32 capacity_snapshot(struct scratch *sc, const struct ta
 		sc->a_cap[i] = cap_of(i);
 		sc->a_util[i] = c ? cpu_util(c, now) : 0;
 		if (bpf_cpumask_test_cpu(i, p->cpus_ptr) && bpf_cpumask_test_cpu(i, idle))
-			*idle_mask |= 1ULL << i;
+			arbor_mask_set(sc->a_idle, CPU_MASK_WORDS, i);
 	}
 	return n;
 }
@@ -58,7 +60,6 @@ static __always_inline s32 select_by_capacity(struct task_struct *p, struct task
 {
 	struct scratch *sc = get_scratch();
 	const struct cpumask *idle;
-	u64 mask;
 	u32 n;
 	s32 i;
 
@@ -66,12 +67,12 @@ static __always_inline s32 select_by_capacity(struct task_struct *p, struct task
 	if (!sc)
 		return -1;
 	idle = scx_bpf_get_idle_cpumask();
-	n = capacity_snapshot(sc, p, idle, &mask);
+	n = capacity_snapshot(sc, p, idle);
 	scx_bpf_put_idle_cpumask(idle);
-	i = arbor_capacity_pick(n, sc->a_cap, sc->a_util, mask, tctx->util_avg);
-	if (i < 0 || i >= MAX_LLC_CPUS || !bpf_cpumask_test_cpu(i, p->cpus_ptr))
+	i = arbor_capacity_pick(n, sc->a_cap, sc->a_util, sc->a_idle, tctx->util_avg);
+	if (i < 0 || i >= MAX_CPUS || !bpf_cpumask_test_cpu(i, p->cpus_ptr))
 		return -1;
-	*found_idle = mask & (1ULL << i);
+	*found_idle = arbor_mask_test(sc->a_idle, CPU_MASK_WORDS, i);
 	return i;
 }
 
@@ -80,13 +81,12 @@ static __always_inline s32 select_idle_capacity(struct task_struct *p, struct ta
 						const struct cpumask *idle, s32 target)
 {
 	struct scratch *sc = get_scratch();
-	u64 mask;
 	u32 n;
 
 	if (!sc)
 		return -1;
-	n = capacity_snapshot(sc, p, idle, &mask);
-	return arbor_select_idle_capacity(n, sc->a_cap, mask, tctx->util_avg,
+	n = capacity_snapshot(sc, p, idle);
+	return arbor_select_idle_capacity(n, sc->a_cap, sc->a_idle, tctx->util_avg,
 					  target >= 0 ? (u32)target : 0);
 }
 
@@ -99,7 +99,6 @@ static __always_inline void check_misfit(struct task_struct *p, struct task_ctx 
 {
 	struct scratch *sc;
 	const struct cpumask *idle;
-	u64 mask;
 	u32 n;
 	s32 t;
 
@@ -108,10 +107,10 @@ static __always_inline void check_misfit(struct task_struct *p, struct task_ctx 
 	if (tctx->move_cpu >= 0 || !(sc = get_scratch()))
 		return;
 	idle = scx_bpf_get_idle_cpumask();
-	n = capacity_snapshot(sc, p, idle, &mask);
+	n = capacity_snapshot(sc, p, idle);
 	scx_bpf_put_idle_cpumask(idle);
-	t = arbor_misfit_target(cap_of(cpu), n, sc->a_cap, mask);
-	if (t < 0 || t >= MAX_LLC_CPUS || !bpf_cpumask_test_cpu(t, p->cpus_ptr))
+	t = arbor_misfit_target(cap_of(cpu), n, sc->a_cap, sc->a_idle);
+	if (t < 0 || t >= MAX_CPUS || !bpf_cpumask_test_cpu(t, p->cpus_ptr))
 		return;
 	tctx->move_cpu = t;
 	tctx->move_misfit = 1;

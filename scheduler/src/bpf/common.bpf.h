@@ -24,6 +24,9 @@ const volatile u32 cpu_core[MAX_CPUS];		/* globally unique core id */
 const volatile u32 cpu_cap[MAX_CPUS];		/* capacity, 1024 = biggest */
 const volatile u32 llc_nr_cpus[MAX_LLCS];
 const volatile s32 llc_cpus[MAX_LLCS][MAX_LLC_CPUS];
+/* index of the next SMT sibling in llc_cpus (a ring per core; i itself without SMT) */
+const volatile u16 llc_sib[MAX_LLCS][MAX_LLC_CPUS];
+const volatile u16 cpu_llc_idx[MAX_CPUS];	/* index of each CPU in llc_cpus[its LLC] */
 const volatile u32 llc_node[MAX_LLCS];
 
 const volatile u64 slice_ns = 3000000;		/* EEVDF base slice, scaled */
@@ -116,6 +119,7 @@ struct cpu_ctx {
 	 * its LLC, which it would read anyway to check the CPU's queue.
 	 */
 	u32 overloaded;
+	s32 gap_waiting;	/* this CPU's share of the waiting count (load.bpf.h gap_sample) */
 	u64 cache_rt;		/* seed 002: decayed run time on this CPU */
 	u64 cache_epoch;
 };
@@ -191,8 +195,10 @@ static __always_inline struct task_ctx *lookup_task_ctx(const struct task_struct
 struct scratch {
 	struct llc_snapshot snap;
 	u32 order[MAX_LLC_CPUS];
-	u32 a_cap[MAX_LLC_CPUS];
-	u64 a_util[MAX_LLC_CPUS];
+	u32 cnt;			/* a loop counter kept in memory (see arbor_steal_order) */
+	u32 a_cap[MAX_CPUS];		/* capacity scans cover every CPU */
+	u64 a_util[MAX_CPUS];
+	u64 a_idle[CPU_MASK_WORDS];
 	struct group_stats groups[MAX_LLCS];	/* fork slow path: nodes or LLCs */
 	s32 g_id[MAX_LLCS];
 	u64 c_stamp[MAX_LLC_CPUS];

@@ -30,18 +30,19 @@ static __always_inline bool allowed(const struct task_struct *p, s32 cpu)
  */
 static __always_inline void update_idle_core_hint(s32 cpu)
 {
-	u32 llc = llc_of(cpu), n = llc_nr_cpus[llc], i;
-	u32 core = cpu_core[cpu & (MAX_CPUS - 1)];
+	u32 llc = llc_of(cpu), self = cpu_llc_idx[cpu & (MAX_CPUS - 1)], j = self, k;
 	struct llc_ctx *lc;
 
-	bpf_for(i, 0, MAX_LLC_CPUS) {
-		s32 sib;
+	/* the core's other threads only (kernel: for_each_cpu(cpu_smt_mask(core))) */
+	bpf_for(k, 0, MAX_SMT) {
 		struct cpu_ctx *sc;
+		s32 sib;
 
-		if (i >= n)
+		j = llc_sib[llc][j & (MAX_LLC_CPUS - 1)];
+		if (j == self || j >= llc_nr_cpus[llc])
 			break;
-		sib = llc_cpus[llc][i];
-		if (sib == cpu || !valid_cpu(sib) || cpu_core[sib & (MAX_CPUS - 1)] != core)
+		sib = llc_cpus[llc][j & (MAX_LLC_CPUS - 1)];
+		if (!valid_cpu(sib))
 			continue;
 		sc = lookup_cpu_ctx(sib);
 		if (!sc || !sc->idle)
@@ -52,15 +53,15 @@ static __always_inline void update_idle_core_hint(s32 cpu)
 		lc->has_idle_cores = 1;
 }
 
-/* Fill `s` with the target's LLC: ids, cores, and which allowed CPUs are idle. */
-static __always_inline void snapshot_llc(struct llc_snapshot *s, const struct task_struct *p,
-					 const struct cpumask *idle, u32 llc)
+/* Fill `s` with an LLC's layout (ids, cores, sibling ring), no CPU marked. */
+static __always_inline void snapshot_llc_topo(struct llc_snapshot *s, u32 llc)
 {
 	u32 n = llc_nr_cpus[llc & (MAX_LLCS - 1)], i;
 
 	s->nr = n < MAX_LLC_CPUS ? n : MAX_LLC_CPUS;
 	s->smt_width = smt_width;
-	s->idle_mask = 0;
+	bpf_for(i, 0, LLC_MASK_WORDS)
+		s->idle_mask[i] = 0;
 	bpf_for(i, 0, MAX_LLC_CPUS) {
 		s32 c;
 
@@ -69,8 +70,33 @@ static __always_inline void snapshot_llc(struct llc_snapshot *s, const struct ta
 		c = llc_cpus[llc & (MAX_LLCS - 1)][i];
 		s->cpu[i] = c;
 		s->core[i] = valid_cpu(c) ? cpu_core[c & (MAX_CPUS - 1)] : (u32)-1;
-		if (cpu_idle_now(idle, c) && allowed(p, c))
-			s->idle_mask |= 1ULL << i;
+		s->sib[i] = llc_sib[llc & (MAX_LLCS - 1)][i];
+	}
+}
+
+/*
+ * Mark the idle CPUs p may use among the `len` indices after `start`
+ * (wrapping): only those the scan may visit are tested (kfunc calls), as
+ * the kernel's select_idle_cpu() tests only the CPUs it scans. A task
+ * allowed everywhere skips the affinity test (the kernel's cpumask_and
+ * with cpus_ptr).
+ */
+static __always_inline void snapshot_llc_idle(struct llc_snapshot *s, const struct task_struct *p,
+					      const struct cpumask *idle, u32 start, u32 len)
+{
+	bool any = p->nr_cpus_allowed >= (int)nr_cpus;
+	u32 k;
+
+	bpf_for(k, 0, MAX_LLC_CPUS) {
+		u32 i;
+		s32 c;
+
+		if (k >= len || k >= s->nr || !s->nr)
+			break;
+		i = ((start + k) % s->nr) & (MAX_LLC_CPUS - 1);
+		c = s->cpu[i];
+		if (cpu_idle_now(idle, c) && (any || allowed(p, c)))
+			arbor_mask_set(s->idle_mask, LLC_MASK_WORDS, i);
 	}
 }
 
@@ -156,16 +182,18 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 	if (smt_width > 1) {
 		has_idle_core = lc->has_idle_cores;
 		if (!has_idle_core && share_llc(prev, target)) {
-			u32 core = cpu_core[prev & (MAX_CPUS - 1)], llc = llc_of(prev), i;
+			u32 llc = llc_of(prev), self = cpu_llc_idx[prev & (MAX_CPUS - 1)];
+			u32 j = self, i;
 
-			bpf_for(i, 0, MAX_LLC_CPUS) {
+			/* prev's core only, through the sibling ring: O(SMT width) */
+			bpf_for(i, 0, MAX_SMT) {
 				s32 c;
 
-				if (i >= llc_nr_cpus[llc])
+				j = llc_sib[llc][j & (MAX_LLC_CPUS - 1)];
+				if (j == self || j >= llc_nr_cpus[llc])
 					break;
-				c = llc_cpus[llc][i];
-				if (c != prev && valid_cpu(c) && cpu_core[c & (MAX_CPUS - 1)] == core &&
-				    cpu_idle_now(idle, c) && allowed(p, c)) {
+				c = llc_cpus[llc][j & (MAX_LLC_CPUS - 1)];
+				if (valid_cpu(c) && cpu_idle_now(idle, c) && allowed(p, c)) {
 					cpu = c;
 					goto found;
 				}
@@ -174,7 +202,14 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 	}
 
 	/* 7. scan the LLC (policy.h: arbor_select_idle_cpu) */
-	snapshot_llc(&sc->snap, p, idle, llc_of(target));
+	{
+		u32 llc = llc_of(target), start = cpu_llc_idx[target & (MAX_CPUS - 1)] + 1;
+
+		snapshot_llc_topo(&sc->snap, llc);
+		snapshot_llc_idle(&sc->snap, p, idle, start,
+				  arbor_sis_scan_len(sc->snap.nr, has_idle_core,
+						     feat(FEAT_SIS_UTIL), lc->nr_idle_scan));
+	}
 	cpu = arbor_select_idle_cpu(&sc->snap, target, has_idle_core, feat(FEAT_SIS_UTIL),
 				    lc->nr_idle_scan, &clear_hint, &found_core);
 	if (clear_hint)
@@ -278,8 +313,13 @@ static __always_inline s32 select_idlest(struct task_struct *p, s32 prev, bool *
 		}
 	}
 
-	/* the LLCs of that node, the parent's LLC local if it is there */
-	n = 0;
+	/*
+	 * the LLCs of that node, the parent's LLC local if it is there. The
+	 * counts live in scratch memory (sc->cnt): a register counter used as
+	 * an index is tracked exactly by the verifier, which would then check
+	 * every iteration one by one.
+	 */
+	sc->cnt = 0;
 	g = -1;
 	bpf_for(i, 0, MAX_LLCS) {
 		struct group_stats *gs;
@@ -288,8 +328,10 @@ static __always_inline s32 select_idlest(struct task_struct *p, s32 prev, bool *
 			break;
 		if (llc_node[i] != node)
 			continue;
+		n = sc->cnt;
 		if (n >= MAX_LLCS)
 			break;
+		n &= MAX_LLCS - 1;
 		sc->g_id[n] = i;
 		if ((s32)i == local)
 			g = n;
@@ -300,8 +342,9 @@ static __always_inline s32 select_idlest(struct task_struct *p, s32 prev, bool *
 				break;
 			group_add_cpu(gs, p, idle, llc_cpus[i][k], now);
 		}
-		n++;
+		sc->cnt = n + 1;
 	}
+	n = sc->cnt;
 	local = g;
 	g = arbor_find_dst_group(n, sc->groups, local, imbalance_pct, false, 0);
 	if (g < 0)
@@ -311,8 +354,8 @@ static __always_inline s32 select_idlest(struct task_struct *p, s32 prev, bool *
 	if (llc < 0 || llc >= MAX_LLCS)
 		goto out;
 
-	/* idlest CPU of that LLC */
-	n = 0;
+	/* idlest CPU of that LLC (the count in memory, as above) */
+	sc->cnt = 0;
 	bpf_for(k, 0, MAX_LLC_CPUS) {
 		struct cpu_ctx *c;
 		s32 cc;
@@ -322,13 +365,16 @@ static __always_inline s32 select_idlest(struct task_struct *p, s32 prev, bool *
 		cc = llc_cpus[llc][k];
 		if (!allowed(p, cc) || !(c = lookup_cpu_ctx(cc)))
 			continue;
+		n = sc->cnt;
 		if (n >= MAX_LLC_CPUS)
 			break;
+		n &= MAX_LLC_CPUS - 1;
 		sc->c_id[n] = cc;
 		sc->c_stamp[n] = cpu_idle_now(idle, cc) ? (c->idle_stamp ?: 1) : 0;
 		sc->c_load[n] = cpu_load(c, now);
-		n++;
+		sc->cnt = n + 1;
 	}
+	n = sc->cnt;
 	g = arbor_idlest_cpu(n, sc->c_stamp, sc->c_load);
 	if (g >= 0 && g < MAX_LLC_CPUS) {
 		cpu = sc->c_id[g];
@@ -339,44 +385,56 @@ out:
 	return cpu;
 }
 
-/* Build wake_affine()'s inputs from live state (policy.h: arbor_wake_affine). */
+/*
+ * Build wake_affine()'s inputs from live state (policy.h: arbor_wake_affine),
+ * lazily: first what the throttle and WA_IDLE read; the LLC counts and the
+ * loads only if they did not answer (arbor_wa_needs_load).
+ */
 static __always_inline int wake_affine(struct task_struct *p, struct task_ctx *tctx,
 				       struct task_struct *waker, s32 this, s32 prev, bool sync)
 {
 	const struct cpumask *idle;
-	struct cpu_ctx *tc = lookup_cpu_ctx(this), *pc = lookup_cpu_ctx(prev);
-	struct llc_ctx *tl = lookup_llc_ctx(llc_of(this)), *pl = lookup_llc_ctx(llc_of(prev));
-	struct task_ctx *wctx = lookup_task_ctx(waker);
+	struct cpu_ctx *tc = lookup_cpu_ctx(this);
 	struct wa_input in = {};
 	struct wa_output out = {};
-	u64 now = bpf_ktime_get_ns();
 	int r;
 
-	if (!tc || !pc || !tl || !pl)
+	if (!tc)
 		return WA_PREV;
-	idle = scx_bpf_get_idle_cpumask();
-	in.this_idle = cpu_idle_now(idle, this);
-	in.prev_idle = cpu_idle_now(idle, prev);
-	scx_bpf_put_idle_cpumask(idle);
-	in.now = now;
+	in.now = bpf_ktime_get_ns();
 	in.next_wake_affine = tctx->next_wake_affine;
 	in.throttle_ns = wake_affine_interval_ns;
-	in.this_llc_busy = tl->nr_busy;
-	in.this_llc_size = llc_nr_cpus[llc_of(this)];
-	in.prev_llc_busy = pl->nr_busy;
-	in.prev_llc_size = llc_nr_cpus[llc_of(prev)];
+	in.features = features;
 	in.share_cache = share_llc(this, prev);
 	in.share_core = cpu_core[this & (MAX_CPUS - 1)] == cpu_core[prev & (MAX_CPUS - 1)];
 	in.sync = sync;
 	in.this_nr_running = tc->nr_running;
-	in.this_load = cpu_load(tc, now);
-	in.prev_load = cpu_load(pc, now);
-	in.task_load = task_load(p, tctx);
-	in.waker_load = wctx ? task_load(waker, wctx) : 0;
-	in.this_cap = cpu_cap[this & (MAX_CPUS - 1)] ?: 1024;
-	in.prev_cap = cpu_cap[prev & (MAX_CPUS - 1)] ?: 1024;
-	in.imbalance_pct = imbalance_pct;
-	in.features = features;
+	if (!arbor_wa_throttled(&in)) {
+		idle = scx_bpf_get_idle_cpumask();
+		in.this_idle = cpu_idle_now(idle, this);
+		in.prev_idle = cpu_idle_now(idle, prev);
+		scx_bpf_put_idle_cpumask(idle);
+	}
+
+	if (arbor_wa_needs_load(&in)) {
+		struct cpu_ctx *pc = lookup_cpu_ctx(prev);
+		struct llc_ctx *tl = lookup_llc_ctx(llc_of(this)), *pl = lookup_llc_ctx(llc_of(prev));
+		struct task_ctx *wctx = lookup_task_ctx(waker);
+
+		if (!pc || !tl || !pl)
+			return WA_PREV;
+		in.this_llc_busy = tl->nr_busy;
+		in.this_llc_size = llc_nr_cpus[llc_of(this)];
+		in.prev_llc_busy = pl->nr_busy;
+		in.prev_llc_size = llc_nr_cpus[llc_of(prev)];
+		in.this_load = cpu_load(tc, in.now);
+		in.prev_load = cpu_load(pc, in.now);
+		in.task_load = task_load(p, tctx);
+		in.waker_load = wctx ? task_load(waker, wctx) : 0;
+		in.this_cap = cpu_cap[this & (MAX_CPUS - 1)] ?: 1024;
+		in.prev_cap = cpu_cap[prev & (MAX_CPUS - 1)] ?: 1024;
+		in.imbalance_pct = imbalance_pct;
+	}
 
 	r = arbor_wake_affine(&in, &out);
 	tctx->next_wake_affine = out.next_wake_affine;

@@ -20,10 +20,14 @@ typedef int64_t s64;
 #endif
 
 enum arbor_limits {
-	MAX_CPUS	= 512,	/* Power11 has 224; leave room */
+	MAX_CPUS	= 1024,	/* machines of up to 1024 CPUs (Power11 has 224) */
 	MAX_LLCS	= 128,
 	MAX_NODES	= 16,
-	MAX_LLC_CPUS	= 64,	/* CPUs scanned in one LLC (select_idle_cpu) */
+	MAX_LLC_CPUS	= 256,	/* CPUs of one LLC (Xeons: up to 128-256 threads per socket) */
+	/* multi-word bitmaps (policy.h arbor_mask_*), 64 bits per word */
+	CPU_MASK_WORDS	= MAX_CPUS / 64,
+	LLC_MASK_WORDS	= MAX_LLC_CPUS / 64,	/* one bit per CPU of an LLC */
+	LLCS_MASK_WORDS	= MAX_LLCS / 64,	/* one bit per LLC */
 	MAX_SMT		= 8,	/* POWER10 SMT8 */
 	NR_LEVELS	= 4,	/* SMT, LLC, node, machine */
 };
@@ -174,7 +178,8 @@ struct llc_snapshot {
 	u32 smt_width;			/* threads per core (1 without SMT) */
 	s32 cpu[MAX_LLC_CPUS];		/* CPU ids, in id order */
 	u32 core[MAX_LLC_CPUS];		/* core id of each */
-	u64 idle_mask;			/* bit i: cpu[i] idle */
+	u16 sib[MAX_LLC_CPUS];		/* index of the next SMT sibling (a ring; i itself without SMT) */
+	u64 idle_mask[LLC_MASK_WORDS];	/* bit i: cpu[i] idle */
 };
 
 /*

@@ -80,13 +80,27 @@ static __always_inline u64 cpu_util(struct cpu_ctx *c, u64 now)
  */
 static u32 nr_overloaded;
 
-/* after the count of `c` moved from `prev` by `delta` */
-static __always_inline void sync_overloaded(struct cpu_ctx *c, u32 prev, s32 delta)
+/*
+ * The same count per LLC: the summary find_busiest() skips LLCs with none
+ * by (balance.bpf.h). Plain global data, one cache line per LLC: a walk
+ * over the LLCs reads it without a map lookup each, and an LLC's 1 <-> 2
+ * transitions dirty only its own line.
+ */
+struct llc_ovl {
+	s32 nr;
+	u8 pad[60];
+};
+struct llc_ovl llc_overloaded[MAX_LLCS];
+
+/* after the count of `c` (CPU `cpu`) moved from `prev` by `delta` */
+static __always_inline void sync_overloaded(struct cpu_ctx *c, s32 cpu, u32 prev, s32 delta)
 {
 	s32 d = arbor_overload_update(&c->nr_running, prev, delta, &c->overloaded);
 
-	if (d)
+	if (d) {
 		__sync_fetch_and_add(&nr_overloaded, d);
+		__sync_fetch_and_add(&llc_overloaded[llc_of(cpu)].nr, d);
+	}
 }
 
 static __always_inline void acct_remove(struct task_ctx *tctx)
@@ -98,7 +112,7 @@ static __always_inline void acct_remove(struct task_ctx *tctx)
 	c = lookup_cpu_ctx(tctx->acct_cpu);
 	if (c) {
 		/* seed 003: cleared when the count drops below 2 */
-		sync_overloaded(c, __sync_fetch_and_sub(&c->nr_running, 1), -1);
+		sync_overloaded(c, tctx->acct_cpu, __sync_fetch_and_sub(&c->nr_running, 1), -1);
 		__sync_fetch_and_sub(&c->weight_sum, tctx->acct_weight);
 	}
 	tctx->acct_cpu = -1;
@@ -115,7 +129,7 @@ static __always_inline void acct_add(struct task_ctx *tctx, const struct task_st
 		return;
 	tctx->acct_weight = p->scx.weight;
 	/* seed 003: set when the count reaches 2 */
-	sync_overloaded(c, __sync_fetch_and_add(&c->nr_running, 1), 1);
+	sync_overloaded(c, cpu, __sync_fetch_and_add(&c->nr_running, 1), 1);
 	__sync_fetch_and_add(&c->weight_sum, tctx->acct_weight);
 	tctx->acct_cpu = cpu;
 }
@@ -123,51 +137,56 @@ static __always_inline void acct_add(struct task_ctx *tctx, const struct task_st
 /*
  * The work-conservation gap, `idle_while_queued_ns`: the integral over time
  * of min(idle CPUs, runnable tasks waiting in some queue). Each unit is one
- * CPU idling while a task that could have used it waited. It is updated at
- * every change of either count, under one lock.
+ * CPU idling while a task that could have used it waited.
+ *
+ * Nothing global is written on the hot path (issue 10): each CPU keeps its
+ * own share of the waiting count (cpu_ctx.gap_waiting, +1/-1 from its own
+ * callbacks, so it may go negative when a task starts waiting on one CPU
+ * and stops on another; the sum over CPUs is exact) and its idle flag
+ * (cpu_ctx.idle). The periodic timer sums both and integrates
+ * min(idle, waiting) over its interval (gap_sample): a sampled integral,
+ * exact in expectation when the samples are not in step with the workload,
+ * with a resolution of balance_interval. It used to be updated exactly at
+ * every change, under one global lock taken on every context switch.
  */
-struct gap_state {
-	struct bpf_spin_lock lock;
-	s32 nr_idle;
-	s32 nr_waiting;
-	u64 last_ts;
-	u64 total_ns;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, struct gap_state);
-} gap_map SEC(".maps");
-
-/* Read by the Rust side: a copy of gap_state.total_ns. */
-u64 gap_total_ns;
-
-static __always_inline void gap_update(s32 d_idle, s32 d_waiting)
+static __always_inline void gap_waiting_add(s32 d)
 {
-	struct gap_state *g;
-	u32 key = 0;
-	u64 now = bpf_ktime_get_ns(), total;
-	s32 m;
+	struct cpu_ctx *c = lookup_cpu_ctx(bpf_get_smp_processor_id());
 
-	g = bpf_map_lookup_elem(&gap_map, &key);
-	if (!g)
-		return;
-	bpf_spin_lock(&g->lock);
-	m = g->nr_idle < g->nr_waiting ? g->nr_idle : g->nr_waiting;
-	if (m > 0 && g->last_ts && now > g->last_ts)
-		g->total_ns += (now - g->last_ts) * (u64)m;
-	g->last_ts = now;
-	g->nr_idle += d_idle;
-	g->nr_waiting += d_waiting;
-	if (g->nr_idle < 0)
-		g->nr_idle = 0;
-	if (g->nr_waiting < 0)
-		g->nr_waiting = 0;
-	total = g->total_ns;
-	bpf_spin_unlock(&g->lock);
-	gap_total_ns = total;
+	/*
+	 * Only this CPU writes its slot, so the line stays in its cache; the
+	 * add is atomic all the same, in case a callback ever nests in another
+	 * on the same CPU.
+	 */
+	if (c)
+		__sync_fetch_and_add(&c->gap_waiting, d);
+}
+
+/* Read by the Rust side; written by the timer only. */
+u64 gap_total_ns;
+static u64 gap_last_ts;
+
+/* From the periodic timer: add min(idle, waiting) x the time since the last sample. */
+static __always_inline void gap_sample(u64 now)
+{
+	s64 waiting = 0, idle = 0, m;
+	u32 i;
+
+	bpf_for(i, 0, MAX_CPUS) {
+		struct cpu_ctx *c;
+
+		if (i >= nr_cpus)
+			break;
+		c = lookup_cpu_ctx(i);
+		if (!c)
+			continue;
+		waiting += READ_ONCE(c->gap_waiting);
+		idle += READ_ONCE(c->idle) ? 1 : 0;
+	}
+	m = idle < waiting ? idle : waiting;
+	if (m > 0 && gap_last_ts && now > gap_last_ts)
+		gap_total_ns += (now - gap_last_ts) * (u64)m;
+	gap_last_ts = now;
 }
 
 static __always_inline void set_waiting(struct task_ctx *tctx, bool waiting)
@@ -175,7 +194,7 @@ static __always_inline void set_waiting(struct task_ctx *tctx, bool waiting)
 	if (tctx->waiting == waiting)
 		return;
 	tctx->waiting = waiting;
-	gap_update(0, waiting ? 1 : -1);
+	gap_waiting_add(waiting ? 1 : -1);
 }
 
 #endif /* __ARBOR_LOAD_BPF_H */

@@ -372,7 +372,6 @@ void BPF_STRUCT_OPS(arbor_update_idle, s32 cpu, bool idle)
 		c->idle_stamp = now;
 		llc_busy_add(cpu, -1);
 		cpu_pelt(c, now);
-		gap_update(1, 0);
 		update_idle_core_hint(cpu);
 	} else {
 		u64 dur, cap;
@@ -384,7 +383,6 @@ void BPF_STRUCT_OPS(arbor_update_idle, s32 cpu, bool idle)
 		dur = c->idle_stamp && now > c->idle_stamp ? now - c->idle_stamp : 0;
 		c->idle_stamp = 0;
 		stat_add(STAT_IDLE_NS, dur);
-		gap_update(-1, 0);
 		/* rq->avg_idle, capped at 2 * max_idle_balance_cost */
 		c->avg_idle = arbor_update_avg(c->avg_idle, dur);
 		cap = arbor_avg_idle_cap(migration_cost_ns, c->lvl_cost[0] + c->lvl_cost[1] +

@@ -31,6 +31,69 @@
 #define NSEC_PER_MSEC		1000000ULL
 
 /* ------------------------------------------------------------------ */
+/* Multi-word bitmaps (the kernel's cpumask, scx's scx_bitmap)         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A bitmap is an array of `words` u64s, bit i in word i / 64. `words` is
+ * a power of two known at compile time (intf.h: CPU_MASK_WORDS,
+ * LLC_MASK_WORDS, LLCS_MASK_WORDS), so the word index is masked to the
+ * array and the verifier sees every access in bounds. A bit past the end
+ * reads as clear and is never written, like cpumask_test_cpu() /
+ * __cpumask_set_cpu() on ids >= nr_cpumask_bits.
+ */
+#define ARBOR_MASK_WORD(i, words)	(((u32)(i) >> 6) & ((u32)(words) - 1))
+#define ARBOR_MASK_BIT(i)		(1ULL << ((u32)(i) & 63))
+
+ARBOR_POLICY bool arbor_mask_test(const u64 *m, u32 words, u32 i)
+{
+	if (i >= words * 64)
+		return false;
+	return m[ARBOR_MASK_WORD(i, words)] & ARBOR_MASK_BIT(i);
+}
+
+ARBOR_POLICY void arbor_mask_set(u64 *m, u32 words, u32 i)
+{
+	if (i < words * 64)
+		m[ARBOR_MASK_WORD(i, words)] |= ARBOR_MASK_BIT(i);
+}
+
+ARBOR_POLICY void arbor_mask_clear(u64 *m, u32 words, u32 i)
+{
+	if (i < words * 64)
+		m[ARBOR_MASK_WORD(i, words)] &= ~ARBOR_MASK_BIT(i);
+}
+
+ARBOR_POLICY void arbor_mask_zero(u64 *m, u32 words)
+{
+	s32 k;
+
+	POLICY_FOR(k, 0, CPU_MASK_WORDS) {
+		if ((u32)k >= words)
+			break;
+		m[k & (CPU_MASK_WORDS - 1)] = 0;
+	}
+}
+
+/* Number of set bits (cpumask_weight). */
+ARBOR_POLICY u32 arbor_mask_weight(const u64 *m, u32 words)
+{
+	u32 n = 0;
+	s32 k;
+
+	POLICY_FOR(k, 0, CPU_MASK_WORDS) {
+		u64 w;
+
+		if ((u32)k >= words)
+			break;
+		/* Kernighan's loop: the BPF ISA has no popcount */
+		for (w = m[k & (CPU_MASK_WORDS - 1)]; w && n < words * 64; w &= w - 1)
+			n++;
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
 /* wake_wide (baseline, since 3.12: it replaced seed 001's throttle)   */
 /* ------------------------------------------------------------------ */
 
@@ -180,6 +243,23 @@ ARBOR_POLICY bool arbor_wa_throttled(const struct wa_input *in)
 }
 
 /*
+ * Will wake_affine() look past WA_IDLE? Not when the throttle (seed 001)
+ * or WA_IDLE has answered: then the LLC busy counts and the loads
+ * (this_llc_*, prev_llc_*, *_load, *_cap) are never read, and the BPF side
+ * skips gathering them (issue 10: build wake_affine's inputs lazily, after
+ * WA_IDLE has spoken). Reads only now, next_wake_affine, throttle_ns,
+ * features, the idle flags, share_cache, sync and this_nr_running.
+ */
+ARBOR_POLICY bool arbor_wa_needs_load(const struct wa_input *in)
+{
+	if (arbor_wa_throttled(in))
+		return false;
+	if ((in->features & (1u << FEAT_WA_IDLE)) && arbor_wa_idle(in) != WA_NONE)
+		return false;
+	return true;
+}
+
+/*
  * wake_affine(): [seed 001 throttle], WA_IDLE, [seed 000 idler LLC, only
  * across LLCs], then WA_WEIGHT, each consulted only if the previous had no
  * answer. Anything but an explicit WA_THIS keeps the wakee around prev.
@@ -246,19 +326,59 @@ ARBOR_POLICY u32 arbor_sis_util_nr_scan(u32 llc_weight, u64 llc_util_sum, u32 im
 	return (u32)(y / SCHED_CAPACITY_SCALE);
 }
 
-/* Is every SMT sibling of llc index i idle? */
+/*
+ * Is every SMT sibling of llc index i idle? select_idle_core()'s loop over
+ * cpu_smt_mask(core): it visits the core's own threads only, following the
+ * snapshot's sibling ring (s->sib), so the test costs O(SMT width), not
+ * O(LLC size) per candidate (which made a full-LLC idle-core scan O(n^2)).
+ */
 ARBOR_POLICY bool arbor_core_idle(const struct llc_snapshot *s, u32 i)
 {
-	s32 j; u32 nr = s->nr < MAX_LLC_CPUS ? s->nr : MAX_LLC_CPUS;
-	u32 core = s->core[i & (MAX_LLC_CPUS - 1)];
+	u32 nr = s->nr < MAX_LLC_CPUS ? s->nr : MAX_LLC_CPUS, j = i;
+	s32 k;
 
-	POLICY_FOR(j, 0, MAX_LLC_CPUS) {
-		if ((u32)j >= nr)
+	if (i >= nr || !arbor_mask_test(s->idle_mask, LLC_MASK_WORDS, i))
+		return false;
+	POLICY_FOR(k, 0, MAX_SMT) {
+		j = s->sib[j & (MAX_LLC_CPUS - 1)];
+		if (j == i || j >= nr)
 			break;
-		if (s->core[j] == core && !(s->idle_mask & (1ULL << j)))
+		if (!arbor_mask_test(s->idle_mask, LLC_MASK_WORDS, j))
 			return false;
 	}
 	return true;
+}
+
+/* Index of `cpu` in the snapshot, -1 if it is not there. */
+ARBOR_POLICY s32 arbor_llc_index(const struct llc_snapshot *s, s32 cpu)
+{
+	u32 nr = s->nr < MAX_LLC_CPUS ? s->nr : MAX_LLC_CPUS;
+	s32 k;
+
+	POLICY_FOR(k, 0, MAX_LLC_CPUS) {
+		if ((u32)k >= nr)
+			break;
+		if (s->cpu[k] == cpu)
+			return k;
+	}
+	return -1;
+}
+
+/*
+ * How many CPUs select_idle_cpu() may visit, starting after target: the
+ * whole LLC when it looks for an idle core or SIS_UTIL is off, else
+ * nr_scan (the kernel's "if (--nr <= 0) return -1"), 0 when SIS_UTIL says
+ * the LLC is too busy to scan. The BPF side tests idleness only for these
+ * CPUs, as the kernel's scan does, instead of snapshotting the whole LLC on
+ * every wake-up.
+ */
+ARBOR_POLICY u32 arbor_sis_scan_len(u32 nr, bool has_idle_core, bool sis_util, u32 nr_scan)
+{
+	if (sis_util && nr_scan == 0)
+		return 0;
+	if (has_idle_core || !sis_util)
+		return nr;
+	return nr_scan < nr ? nr_scan : nr;
 }
 
 /*
@@ -295,14 +415,9 @@ ARBOR_POLICY s32 arbor_select_idle_cpu(const struct llc_snapshot *s, s32 target,
 	if (sis_util && nr_scan == 0)
 		return -1;
 
-	POLICY_FOR(k, 0, MAX_LLC_CPUS) {
-		if ((u32)k >= nr)
-			break;
-		if (s->cpu[k] == target) {
-			start = k + 1;
-			break;
-		}
-	}
+	k = arbor_llc_index(s, target);
+	if (k >= 0)
+		start = k + 1;
 
 	POLICY_FOR(k, 0, MAX_LLC_CPUS) {
 		u32 i;
@@ -312,7 +427,7 @@ ARBOR_POLICY s32 arbor_select_idle_cpu(const struct llc_snapshot *s, s32 target,
 		i = (start + k) % nr;
 		i &= MAX_LLC_CPUS - 1;
 		if (has_idle_core) {
-			if (!(s->idle_mask & (1ULL << i)))
+			if (!arbor_mask_test(s->idle_mask, LLC_MASK_WORDS, i))
 				continue;
 			if (arbor_core_idle(s, i)) {
 				*found_core = 1;
@@ -323,7 +438,7 @@ ARBOR_POLICY s32 arbor_select_idle_cpu(const struct llc_snapshot *s, s32 target,
 		} else {
 			if (sis_util && (u32)k >= nr_scan)
 				return -1;
-			if (s->idle_mask & (1ULL << i))
+			if (arbor_mask_test(s->idle_mask, LLC_MASK_WORDS, i))
 				return s->cpu[i];
 		}
 	}
@@ -423,9 +538,18 @@ ARBOR_POLICY s32 arbor_find_dst_group(u32 n, const struct group_stats *g, s32 lo
 	u64 imbalance, la, ia;
 	const struct group_stats *l, *d;
 
+	/*
+	 * the idlest's values kept apart from its index: reading the array at
+	 * `idlest` in the loop would make the verifier track it exactly and
+	 * walk every iteration
+	 */
+	u32 best_idle = 0;
+	u64 best_util = 0, best_load = 0;
+
 	POLICY_FOR(i, 0, MAX_LLCS) {
 		const struct group_stats *c;
 		u32 ct;
+		u64 cl;
 
 		if ((u32)i >= n)
 			break;
@@ -433,22 +557,25 @@ ARBOR_POLICY s32 arbor_find_dst_group(u32 n, const struct group_stats *g, s32 lo
 		if (i == local || !c->allowed)
 			continue;
 		ct = arbor_group_type(c, pct);
+		cl = arbor_group_avg_load(c);
 		if (idlest >= 0) {
-			d = &g[idlest & (MAX_LLCS - 1)];
 			if (ct > it)
 				continue;
 			if (ct == it) {
 				if (ct == GROUP_HAS_SPARE) {
-					if (d->idle_cpus > c->idle_cpus ||
-					    (d->idle_cpus == c->idle_cpus && d->util <= c->util))
+					if (best_idle > c->idle_cpus ||
+					    (best_idle == c->idle_cpus && best_util <= c->util))
 						continue;
-				} else if (arbor_group_avg_load(d) <= arbor_group_avg_load(c)) {
+				} else if (best_load <= cl) {
 					continue;
 				}
 			}
 		}
 		idlest = i;
 		it = ct;
+		best_idle = c->idle_cpus;
+		best_util = c->util;
+		best_load = cl;
 	}
 	if (idlest < 0)
 		return -1;
@@ -496,16 +623,25 @@ ARBOR_POLICY s32 arbor_find_dst_group(u32 n, const struct group_stats *g, s32 lo
  */
 ARBOR_POLICY s32 arbor_idlest_cpu(u32 n, const u64 *idle_stamp, const u64 *load)
 {
+	/* indices and their values kept apart (see arbor_find_dst_group) */
 	s32 best_idle = -1, best_busy = -1, i;
+	u64 best_stamp = 0, best_load = 0;
 
 	POLICY_FOR(i, 0, MAX_LLC_CPUS) {
+		u64 st, ld;
+
 		if ((u32)i >= n)
 			break;
-		if (idle_stamp[i]) {
-			if (best_idle < 0 || idle_stamp[i] > idle_stamp[best_idle])
+		st = idle_stamp[i];
+		ld = load[i];
+		if (st) {
+			if (best_idle < 0 || st > best_stamp) {
 				best_idle = i;
-		} else if (best_busy < 0 || load[i] < load[best_busy]) {
+				best_stamp = st;
+			}
+		} else if (best_busy < 0 || ld < best_load) {
 			best_busy = i;
+			best_load = ld;
 		}
 	}
 	return best_idle >= 0 ? best_idle : best_busy;
@@ -735,9 +871,9 @@ ARBOR_POLICY bool arbor_steal_allowed(u64 avg_idle, u64 steal_cost, u32 nr_nodes
  * s->idle_mask carries the *overloaded* bits here. Writes LLC indices into
  * order[] and returns how many.
  */
-ARBOR_POLICY u32 arbor_steal_order(const struct llc_snapshot *s, s32 this, u32 *order)
+ARBOR_POLICY u32 arbor_steal_order(const struct llc_snapshot *s, s32 this, u32 *order, u32 *cnt)
 {
-	u32 nr = s->nr < MAX_LLC_CPUS ? s->nr : MAX_LLC_CPUS, n = 0, start = 0, this_core = (u32)-1;
+	u32 nr = s->nr < MAX_LLC_CPUS ? s->nr : MAX_LLC_CPUS, n, start = 0, this_core = (u32)-1;
 	s32 k;
 
 	POLICY_FOR(k, 0, MAX_LLC_CPUS) {
@@ -749,6 +885,7 @@ ARBOR_POLICY u32 arbor_steal_order(const struct llc_snapshot *s, s32 this, u32 *
 			break;
 		}
 	}
+	*cnt = 0;
 	/* pass 0: SMT siblings; pass 1: the rest of the LLC */
 	POLICY_FOR(k, 0, 2 * MAX_LLC_CPUS) {
 		u32 pass = (u32)k / MAX_LLC_CPUS, j = (u32)k % MAX_LLC_CPUS, i;
@@ -757,15 +894,24 @@ ARBOR_POLICY u32 arbor_steal_order(const struct llc_snapshot *s, s32 this, u32 *
 		if (j >= nr)
 			continue;
 		i = ((start + j) % nr) & (MAX_LLC_CPUS - 1);
-		if (s->cpu[i] == this || !(s->idle_mask & (1ULL << i)))
+		if (s->cpu[i] == this || !arbor_mask_test(s->idle_mask, LLC_MASK_WORDS, i))
 			continue;
 		sib = s->core[i] == this_core;
 		if ((pass == 0) != sib)
 			continue;
-		if (n < MAX_LLC_CPUS)
-			order[n++ & (MAX_LLC_CPUS - 1)] = i;
+		/*
+		 * the count lives in the caller's memory (*cnt, BPF scratch):
+		 * a register counter used as an index is tracked exactly by
+		 * the verifier, which would then check all 2 x MAX_LLC_CPUS
+		 * iterations one by one
+		 */
+		n = *cnt;
+		if (n < MAX_LLC_CPUS) {
+			order[n & (MAX_LLC_CPUS - 1)] = i;
+			*cnt = n + 1;
+		}
 	}
-	return n;
+	return *cnt;
 }
 
 /*
@@ -841,24 +987,33 @@ ARBOR_POLICY bool arbor_wake_cap(u64 util, u32 cap_prev, u32 cap_this)
  * by util/cap. Returns an index, -1 if n == 0.
  */
 ARBOR_POLICY s32 arbor_capacity_pick(u32 n, const u32 *cap, const u64 *cpu_util,
-				     u64 idle_mask, u64 task_util)
+				     const u64 *idle_mask, u64 task_util)
 {
+	/* indices and their values kept apart (see arbor_find_dst_group) */
 	s32 best_spare = -1, best_load = -1, i;
 	s64 spare_max = 0;
+	u64 bl_util = 0, bl_cap = 1;
 
-	POLICY_FOR(i, 0, MAX_LLC_CPUS) {
+	POLICY_FOR(i, 0, MAX_CPUS) {
+		u64 u, c;
 		s64 spare;
 
 		if ((u32)i >= n)
 			break;
-		spare = (s64)cap[i] - (s64)cpu_util[i];
-		if ((idle_mask & (1ULL << i)) && (best_spare < 0 || spare > spare_max)) {
+		u = cpu_util[i];
+		c = cap[i];
+		spare = (s64)c - (s64)u;
+		if (arbor_mask_test(idle_mask, CPU_MASK_WORDS, i) &&
+		    (best_spare < 0 || spare > spare_max)) {
 			best_spare = i;
 			spare_max = spare;
 		}
 		/* compare util/cap by cross-multiplying */
-		if (best_load < 0 || cpu_util[i] * cap[best_load] < cpu_util[best_load] * cap[i])
+		if (best_load < 0 || u * bl_cap < bl_util * c) {
 			best_load = i;
+			bl_util = u;
+			bl_cap = c;
+		}
 	}
 	if (best_spare >= 0 && spare_max > (s64)(task_util / 2))
 		return best_spare;
@@ -870,19 +1025,19 @@ ARBOR_POLICY s32 arbor_capacity_pick(u32 n, const u32 *cap, const u64 *cpu_util,
  * target, wrapping, for the first idle CPU the task fits; if none fits,
  * the idle CPU with the highest capacity. -1 if nothing is idle.
  */
-ARBOR_POLICY s32 arbor_select_idle_capacity(u32 n, const u32 *cap, u64 idle_mask,
+ARBOR_POLICY s32 arbor_select_idle_capacity(u32 n, const u32 *cap, const u64 *idle_mask,
 					    u64 task_util, u32 start)
 {
 	s32 best = -1, k;
 	u32 best_cap = 0;
 
-	POLICY_FOR(k, 0, MAX_LLC_CPUS) {
+	POLICY_FOR(k, 0, MAX_CPUS) {
 		u32 i;
 
 		if ((u32)k >= n)
 			break;
-		i = ((start + k) % n) & (MAX_LLC_CPUS - 1);
-		if (!(idle_mask & (1ULL << i)))
+		i = ((start + k) % n) & (MAX_CPUS - 1);
+		if (!arbor_mask_test(idle_mask, CPU_MASK_WORDS, i))
 			continue;
 		if (arbor_fits(task_util, cap[i]))
 			return i;
@@ -904,19 +1059,26 @@ ARBOR_POLICY s32 arbor_select_idle_capacity(u32 n, const u32 *cap, u64 idle_mask
  * again (a busy target would make it ping-pong between queues). Returns an
  * index or -1.
  */
-ARBOR_POLICY s32 arbor_misfit_target(u32 cur_cap, u32 n, const u32 *cap, u64 idle_mask)
+ARBOR_POLICY s32 arbor_misfit_target(u32 cur_cap, u32 n, const u32 *cap, const u64 *idle_mask)
 {
+	/* indices and their values kept apart (see arbor_find_dst_group) */
 	s32 best = -1, i;
+	u32 best_cap = 0;
 
-	POLICY_FOR(i, 0, MAX_LLC_CPUS) {
+	POLICY_FOR(i, 0, MAX_CPUS) {
+		u32 c;
+
 		if ((u32)i >= n)
 			break;
-		if ((u64)cap[i] * 1024 <= (u64)cur_cap * 1078)
+		c = cap[i];
+		if ((u64)c * 1024 <= (u64)cur_cap * 1078)
 			continue;
-		if (!(idle_mask & (1ULL << i)))
+		if (!arbor_mask_test(idle_mask, CPU_MASK_WORDS, i))
 			continue;
-		if (best < 0 || cap[i] > cap[best])
+		if (best < 0 || c > best_cap) {
 			best = i;
+			best_cap = c;
+		}
 	}
 	return best;
 }
@@ -932,7 +1094,7 @@ ARBOR_POLICY s32 arbor_misfit_target(u32 cur_cap, u32 n, const u32 *cap, u64 idl
  * bounce (and drag its working set) back and forth.
  *
  * Room rule (ours, not in the seed): when the hottest LLC is over the
- * aggregation threshold (bit i of over_mask) and the process runs about as
+ * aggregation threshold (bit i of over_mask, a bitmap of LLCS_MASK_WORDS words) and the process runs about as
  * much (at least half as much) in an LLC that is not, prefer that one.
  * Without it, two processes split evenly across two LLCs both pick the
  * first LLC on the tie; allow_into then refuses the second process's
@@ -941,7 +1103,7 @@ ARBOR_POLICY s32 arbor_misfit_target(u32 cur_cap, u32 n, const u32 *cap, u64 idl
  * The "half as much" bound keeps a process that has just aggregated from
  * chasing the decaying run time it left behind.
  */
-ARBOR_POLICY s32 arbor_cache_pick_pref(u32 n, const u64 *occ, s32 cur, u64 over_mask)
+ARBOR_POLICY s32 arbor_cache_pick_pref(u32 n, const u64 *occ, s32 cur, const u64 *over_mask)
 {
 	/* indices and their values kept apart: the verifier wants bounded reads */
 	s32 best = -1, room = -1, i;
@@ -959,7 +1121,7 @@ ARBOR_POLICY s32 arbor_cache_pick_pref(u32 n, const u64 *occ, s32 cur, u64 over_
 			best = i;
 			best_occ = o;
 		}
-		if (!(over_mask & (1ULL << i)) && (room < 0 || o > room_occ)) {
+		if (!arbor_mask_test(over_mask, LLCS_MASK_WORDS, i) && (room < 0 || o > room_occ)) {
 			room = i;
 			room_occ = o;
 		}
@@ -967,13 +1129,15 @@ ARBOR_POLICY s32 arbor_cache_pick_pref(u32 n, const u64 *occ, s32 cur, u64 over_
 	if (best < 0)
 		return cur;
 	if (cur < 0 || (u32)cur >= n || cur >= MAX_LLCS) {
-		if ((over_mask & (1ULL << best)) && room >= 0 && 2 * room_occ >= best_occ)
+		if (arbor_mask_test(over_mask, LLCS_MASK_WORDS, best) && room >= 0 &&
+		    2 * room_occ >= best_occ)
 			return room;
 		return best;
 	}
 	cur_occ = occ[cur & (MAX_LLCS - 1)];
 	/* the current LLC is full and an LLC with room is as hot: move */
-	if ((over_mask & (1ULL << cur)) && room >= 0 && room != cur && 2 * room_occ >= cur_occ)
+	if (arbor_mask_test(over_mask, LLCS_MASK_WORDS, cur) && room >= 0 && room != cur &&
+	    2 * room_occ >= cur_occ)
 		return room;
 	if (best != cur && best_occ > 2 * cur_occ)
 		return best;

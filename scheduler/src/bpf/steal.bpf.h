@@ -33,7 +33,8 @@ static __always_inline int try_steal(s32 this, struct cpu_ctx *cc)
 	n = llc_nr_cpus[llc];
 	sc->snap.nr = n < MAX_LLC_CPUS ? n : MAX_LLC_CPUS;
 	sc->snap.smt_width = smt_width;
-	sc->snap.idle_mask = 0;
+	bpf_for(k, 0, LLC_MASK_WORDS)
+		sc->snap.idle_mask[k] = 0;
 	bpf_for(k, 0, MAX_LLC_CPUS) {
 		struct cpu_ctx *vc;
 		s32 c;
@@ -45,9 +46,9 @@ static __always_inline int try_steal(s32 this, struct cpu_ctx *cc)
 		sc->snap.core[k] = valid_cpu(c) ? cpu_core[c & (MAX_CPUS - 1)] : (u32)-1;
 		vc = valid_cpu(c) ? lookup_cpu_ctx(c) : NULL;
 		if (vc && vc->overloaded && scx_bpf_dsq_nr_queued(cpu_dsq(c)) > 0)
-			sc->snap.idle_mask |= 1ULL << k;
+			arbor_mask_set(sc->snap.idle_mask, LLC_MASK_WORDS, k);
 	}
-	n = arbor_steal_order(&sc->snap, this, sc->order);
+	n = arbor_steal_order(&sc->snap, this, sc->order, &sc->cnt);
 	bpf_for(k, 0, MAX_LLC_CPUS) {
 		u32 i;
 

@@ -517,7 +517,13 @@ impl Core {
     // ---------------------------------------------------------------
 
     /// Runs one callback on `cpu` in context `ctx`, charging its cost.
-    fn call<R>(&mut self, cpu: usize, ctx: Ctx, f: impl FnOnce(&mut Core) -> R) -> R {
+    fn call<R>(
+        &mut self,
+        cpu: usize,
+        ctx: Ctx,
+        op: &'static str,
+        f: impl FnOnce(&mut Core) -> R,
+    ) -> R {
         let (saved_cpu, saved_ctx, saved_ns) = (self.this_cpu, self.ctx, self.cb_ns);
         self.this_cpu = cpu;
         self.ctx = ctx;
@@ -527,6 +533,9 @@ impl Core {
         self.cpus[cpu].pending_stall += spent;
         self.stats.bpf_ns += spent;
         self.stats.callbacks += 1;
+        let e = self.stats.ops.entry(op).or_insert((0, 0.0));
+        e.0 += 1;
+        e.1 += spent;
         self.this_cpu = saved_cpu;
         self.ctx = saved_ctx;
         self.cb_ns = saved_ns;
@@ -625,7 +634,7 @@ impl Core {
         // checklist 2: no select_cpu for pinned or migration-disabled tasks
         if self.tasks[t].ts.nr_cpus_allowed > 1 && self.tasks[t].ts.migration_disabled == 0 {
             self.ddsp = None;
-            let r = self.call(waker_cpu, Ctx::SelectCpu, |c| {
+            let r = self.call(waker_cpu, Ctx::SelectCpu, "select_cpu", |c| {
                 ops.select_cpu(c, t, prev, wake_flags)
             });
             if let Some(sel) = r {
@@ -683,7 +692,7 @@ impl Core {
         self.tasks[t].ts.scx.flags |= abi::SCX_TASK_QUEUED;
         self.set_state(t, TaskState::Bpf);
         self.stats.set_waiting(t, true, self.now);
-        self.call(on_cpu, Ctx::Other, |c| ops.runnable(c, t, enq_flags));
+        self.call(on_cpu, Ctx::Other, "runnable", |c| ops.runnable(c, t, enq_flags));
         self.do_enqueue(ops, t, on_cpu, enq_flags);
     }
 
@@ -698,7 +707,7 @@ impl Core {
                 return;
             }
         }
-        let has = self.call(on_cpu, Ctx::Enqueue, |c| ops.enqueue(c, t, enq_flags));
+        let has = self.call(on_cpu, Ctx::Enqueue, "enqueue", |c| ops.enqueue(c, t, enq_flags));
         if !has {
             // no ops.enqueue: the global DSQ (checklist 7, no-op-global)
             let d = Insert {

@@ -159,7 +159,7 @@ impl Core {
             loop {
                 self.dispatch_buf.clear();
                 let defined =
-                    self.call(x, Ctx::Dispatch, |c| ops.dispatch(c, x, prev_for_dispatch));
+                    self.call(x, Ctx::Dispatch, "dispatch", |c| ops.dispatch(c, x, prev_for_dispatch));
                 let produced = self.flush_dispatch(x);
                 if !defined {
                     break;
@@ -223,7 +223,7 @@ impl Core {
                 self.set_state(p, TaskState::Bpf);
                 self.stats.set_waiting(p, true, self.now);
                 self.tasks[p].runnable_at = self.now;
-                self.call(x, Ctx::Other, |c| ops.stopping(c, p, true));
+                self.call(x, Ctx::Other, "stopping", |c| ops.stopping(c, p, true));
                 self.ddsp = None;
                 if self.tasks[p].ts.scx.slice > 0 {
                     self.enqueue_on(p, DsqRef::Local(x), abi::SCX_ENQ_HEAD, None);
@@ -348,7 +348,7 @@ impl Core {
             self.stats.migration(d);
         }
         self.tasks[t].last_ran = Some(x);
-        self.call(x, Ctx::Other, |c| ops.running(c, t));
+        self.call(x, Ctx::Other, "running", |c| ops.running(c, t));
 
         let mut stall = self.cpus[x].pending_stall + self.cost.ctx_switch_ns;
         self.cpus[x].pending_stall = 0.0;
@@ -393,7 +393,7 @@ impl Core {
         self.stats.set_idle(x, false, self.now);
         // idle.c:788-790: ops.update_idle runs after the masks are updated
         self.set_idle_bits(x, false);
-        self.call(x, Ctx::Other, |c| ops.update_idle(c, x, false));
+        self.call(x, Ctx::Other, "update_idle", |c| ops.update_idle(c, x, false));
     }
 
     fn enter_idle(&mut self, ops: &mut dyn Ops, x: usize, notify: bool) {
@@ -416,7 +416,7 @@ impl Core {
         self.note(Note::Idle(x));
         self.set_idle_bits(x, true);
         if notify {
-            self.call(x, Ctx::Other, |c| ops.update_idle(c, x, true));
+            self.call(x, Ctx::Other, "update_idle", |c| ops.update_idle(c, x, true));
         }
     }
 
@@ -469,8 +469,8 @@ impl Core {
         self.charge_slice(x, t);
         self.tasks[t].in_run = false;
         self.tasks[t].ts.scx.flags &= !abi::SCX_TASK_QUEUED;
-        self.call(x, Ctx::Other, |c| ops.stopping(c, t, false));
-        self.call(x, Ctx::Other, |c| ops.quiescent(c, t, abi::SCX_DEQ_SLEEP));
+        self.call(x, Ctx::Other, "stopping", |c| ops.stopping(c, t, false));
+        self.call(x, Ctx::Other, "quiescent", |c| ops.quiescent(c, t, abi::SCX_DEQ_SLEEP));
         self.set_state(t, TaskState::Sleeping);
         let core = self.cpu_core[x];
         self.core_settle(core);
@@ -491,7 +491,7 @@ impl Core {
 
     pub(super) fn exit_task(&mut self, ops: &mut dyn Ops, t: TaskId) {
         let cpu = self.tasks[t].cpu;
-        self.call(cpu, Ctx::Other, |c| ops.exit_task(c, t));
+        self.call(cpu, Ctx::Other, "exit_task", |c| ops.exit_task(c, t));
         self.set_state(t, TaskState::Exited);
         if let Some(s) = self.signals.get_mut(&self.tasks[t].spec.tgid) {
             s.nr_threads -= 1;
@@ -512,12 +512,12 @@ impl Core {
     ) -> Stop {
         self.ops_flags = ops.flags();
         self.ops_name = ops.name().to_string();
-        if let Err(e) = self.call(0, Ctx::Other, |c| ops.init(c)) {
+        if let Err(e) = self.call(0, Ctx::Other, "init", |c| ops.init(c)) {
             return Stop::Ejected(format!("ops.init failed: {e}"));
         }
         // every CPU starts idle (the scheduler sees each go idle once)
         for x in 0..self.cpus.len() {
-            self.call(x, Ctx::Other, |c| ops.update_idle(c, x, true));
+            self.call(x, Ctx::Other, "update_idle", |c| ops.update_idle(c, x, true));
         }
         if let Err(e) = self.spawn(wl.tasks()) {
             return Stop::Invariant(format!("{e:#}"));
@@ -558,7 +558,7 @@ impl Core {
             Some(Stop::Ejected(r)) => r.clone(),
             _ => String::new(),
         };
-        self.call(0, Ctx::Other, |c| ops.exit(c, &reason));
+        self.call(0, Ctx::Other, "exit", |c| ops.exit(c, &reason));
         self.finish_accounting();
         self.stop.clone().unwrap_or(Stop::Finished)
     }
@@ -617,7 +617,7 @@ impl Core {
             Ev::Start(t) => {
                 self.this_cpu = self.tasks[t].cpu;
                 let cpu = self.tasks[t].cpu;
-                let r = self.call(cpu, Ctx::Other, |c| ops.init_task(c, t, true));
+                let r = self.call(cpu, Ctx::Other, "init_task", |c| ops.init_task(c, t, true));
                 if let Err(e) = r {
                     self.eject(format!(
                         "ops.init_task failed for {}: {e}",
@@ -625,7 +625,7 @@ impl Core {
                     ));
                     return;
                 }
-                self.call(cpu, Ctx::Other, |c| ops.enable(c, t));
+                self.call(cpu, Ctx::Other, "enable", |c| ops.enable(c, t));
                 self.set_state(t, TaskState::Sleeping);
                 self.wake_up(ops, t, cpu, abi::SCX_WAKE_FORK);
             }
@@ -635,7 +635,7 @@ impl Core {
                 }
                 let cpu = self.timers[i].1;
                 self.this_cpu = cpu;
-                self.call(cpu, Ctx::Other, |c| ops.timer(c, i));
+                self.call(cpu, Ctx::Other, "timer", |c| ops.timer(c, i));
             }
             Ev::Sweep => {
                 self.sweep();
@@ -654,7 +654,7 @@ impl Core {
         self.this_cpu = x;
         self.settle(x);
         self.charge_slice(x, t);
-        self.call(x, Ctx::Other, |c| ops.tick(c, t));
+        self.call(x, Ctx::Other, "tick", |c| ops.tick(c, t));
         let stall = self.cpus[x].pending_stall + self.cost.tick_ns;
         self.cpus[x].pending_stall = 0.0;
         self.cpus[x].seg_start = self.cpus[x].seg_start.max(self.now) + stall as Ns;

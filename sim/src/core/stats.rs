@@ -76,6 +76,9 @@ pub struct Stats {
     /// Changes of a task's state (woken, queued, running, blocked, ...).
     pub state_changes: u64,
     pub bpf_ns: f64,
+    /// Per callback: (calls, ns charged), as `bpftool prog show` counts
+    /// run_cnt / run_time_ns per struct_ops program.
+    pub ops: BTreeMap<&'static str, (u64, f64)>,
     pub stall_ns: f64,
     pub wakeups: u64,
     pub wake_lat: Hist,

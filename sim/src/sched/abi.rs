@@ -4,7 +4,7 @@
 
 use std::ffi::{c_char, c_void};
 
-pub const MAX_CPUS: usize = 512;
+pub const MAX_CPUS: usize = 1024;
 pub const MAX_TASK_STORAGE: usize = 4;
 
 #[repr(C)]

@@ -41,7 +41,7 @@ typedef _Bool bool;
 #define NULL ((void *)0)
 #endif
 
-#define SIM_MAX_CPUS 512
+#define SIM_MAX_CPUS 1024
 #define SIM_MAX_TASK_STORAGE 4
 
 #define ENOENT 2
