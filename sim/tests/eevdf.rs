@@ -100,3 +100,32 @@ fn a_nice_19_hog_elsewhere_does_not_change_the_shares() {
     eprintln!("with a nice-19 hog elsewhere: share {share:.4} (fair.c {want:.4})");
     assert!(((share - want) / want).abs() < 0.05, "nice-0 share {share:.4}, fair.c {want:.4}");
 }
+
+/// Runs of `task` on `cpu` (count) and its runs in all.
+fn runs_on(o: &Outcome, task: &str, cpu: usize) -> (usize, usize) {
+    let all: Vec<_> = o.trace.iter().filter(|r| r.1 == task).collect();
+    (all.iter().filter(|r| r.0 == cpu).count(), all.len())
+}
+
+/// Deviation 11: a wakee enqueued onto an idle CPU must claim it. Here a
+/// waker on CPU 0 wakes A, pinned to CPU 2 (so no select_cpu: enqueue puts
+/// it on CPU 2's queue), then at once B, allowed on CPUs 2 and 3, both
+/// idle. Left in the idle mask, CPU 2 looked idle to B's select_cpu, which
+/// claimed it and put B in its local queue ahead of A: B stacked onto CPU 2
+/// on every round (495 of 495 before the fix) while CPU 3 idled.
+#[test]
+fn a_wakee_enqueued_on_an_idle_cpu_claims_it() {
+    let o = run_rtapp(
+        "dev11",
+        r#"{"global": {"duration": 1},
+            "tasks": {
+              "w": {"cpus": [0], "run": 20, "resume": "a", "resume1": "b", "sleep": 2000},
+              "a": {"cpus": [2], "suspend": "a", "run": 500},
+              "b": {"cpus": [2, 3], "suspend": "b", "run": 500}
+            }}"#,
+    );
+    let (on2, all) = runs_on(&o, "b", 2);
+    eprintln!("B ran on CPU 2 (A's) {on2} times of {all}");
+    assert!(all > 400, "{all}");
+    assert!(on2 * 50 <= all, "B stacked onto A's CPU {on2} times of {all}");
+}

@@ -113,6 +113,7 @@ struct cpu_ctx {
 	u32 overloaded;
 	u64 cache_rt;		/* seed 002: decayed run time on this CPU */
 	u64 cache_epoch;
+	u32 enq_last;		/* a lone task waits in the local queue (ENQ_LAST) */
 };
 
 struct {

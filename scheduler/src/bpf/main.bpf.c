@@ -183,6 +183,9 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	if ((enq_flags & SCX_ENQ_LAST) && tctx->move_cpu < 0 && cpu == scx_bpf_task_cpu(p) &&
 	    scx_bpf_dsq_nr_queued(cpu_dsq(cpu)) <= 0) {
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_slice(tctx), enq_flags);
+		c = lookup_cpu_ctx(cpu);
+		if (c)
+			c->enq_last = 1;	/* not idle: see update_idle() */
 		scx_bpf_kick_cpu(cpu, 0);
 		return;
 	}
@@ -325,6 +328,7 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 
 	cpu_pelt(c, now);
 	c->running_since = now;
+	c->enq_last = 0;
 
 	/* EEVDF: taken by another CPU, it changes queue now; charge from now */
 	eevdf_enqueue_on(p, tctx, cpu);
@@ -390,6 +394,17 @@ void BPF_STRUCT_OPS(arbor_update_idle, s32 cpu, bool idle)
 	if (!c)
 		return;
 	if (idle) {
+		/*
+		 * Deviation 11: after an ENQ_LAST insert the CPU passes through
+		 * idle (sched_ext picked nothing before the insert) with its task
+		 * in the local queue. Left in the idle mask, a waker would claim
+		 * it and queue its wakee behind that task for a whole slice:
+		 * take the bit back, the CPU is busy (CFS never idles it).
+		 */
+		if (c->enq_last) {
+			c->enq_last = 0;
+			scx_bpf_test_and_clear_cpu_idle(cpu);
+		}
 		if (c->idle)
 			return;
 		c->idle = 1;
