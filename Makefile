@@ -36,6 +36,7 @@ target/arbor-spin: tests/vm/spin.c
 
 vm-test: build target/arbor-spin
 	./target/release/arbor vm --topology $(TOPOLOGY) -- tests/vm/suite.sh
+	./target/release/arbor vm --topology $(TOPOLOGY) -- bash tests/vm/eevdf.sh
 
 # The benchmark harness's one-boot smoke run: EEVDF vs scx_arbor, two
 # short workloads; fails if any step of the harness does.
