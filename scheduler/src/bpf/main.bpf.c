@@ -176,16 +176,24 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	 * into the CPU's local queue, where no idle CPU can pull it (in our
 	 * DSQ, newidle and steal would make a lone task wander), and kick the
 	 * CPU, which is about to idle, so that it runs it. Not if a task
-	 * was queued on the CPU meanwhile (deviation 11: the local queue
-	 * would run the hog for a whole slice ahead of it): then it is
-	 * queued in deadline order with the others and the CPU picks again.
+	 * was queued on the CPU meanwhile, or dispatch kept this one as the
+	 * only eligible task (deviation 11: the local queue would run it for
+	 * a whole slice ahead of them): then it is queued in deadline order
+	 * with the others and the CPU picks again. Either way the CPU passes
+	 * through idle with work to do; update_idle() takes its idle bit back.
 	 */
-	if ((enq_flags & SCX_ENQ_LAST) && tctx->move_cpu < 0 && cpu == scx_bpf_task_cpu(p) &&
-	    scx_bpf_dsq_nr_queued(cpu_dsq(cpu)) <= 0) {
-		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_slice(tctx), enq_flags);
+	if ((enq_flags & SCX_ENQ_LAST) && tctx->move_cpu < 0 && cpu == scx_bpf_task_cpu(p)) {
 		c = lookup_cpu_ctx(cpu);
 		if (c)
-			c->enq_last = 1;	/* not idle: see update_idle() */
+			c->enq_last = 1;
+		if (scx_bpf_dsq_nr_queued(cpu_dsq(cpu)) <= 0) {
+			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_slice(tctx), enq_flags);
+		} else {
+			acct_add(tctx, p, cpu);
+			scx_bpf_dsq_insert_vtime(p, cpu_dsq(cpu), eevdf_slice(tctx), tctx->deadline,
+						 enq_flags);
+		}
+		/* not SCX_KICK_IDLE: the CPU is not idle yet, the kick would be skipped */
 		scx_bpf_kick_cpu(cpu, 0);
 		return;
 	}
