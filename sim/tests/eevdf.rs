@@ -129,3 +129,28 @@ fn a_wakee_enqueued_on_an_idle_cpu_claims_it() {
     assert!(all > 400, "{all}");
     assert!(on2 * 50 <= all, "B stacked onto A's CPU {on2} times of {all}");
 }
+
+/// The wake-up latency counters split wakees select_cpu put on an idle CPU
+/// (direct) from enqueued ones, and each histogram sums to its count. In
+/// the deviation-11 scenario A (pinned: no select_cpu) is always enqueued,
+/// B (an idle CPU 3 to go to) direct.
+#[test]
+fn wake_latency_is_split_direct_and_enqueued() {
+    let o = run_rtapp(
+        "wlat",
+        r#"{"global": {"duration": 1},
+            "tasks": {
+              "w": {"cpus": [0], "run": 20, "resume": "a", "resume1": "b", "sleep": 2000},
+              "a": {"cpus": [2], "suspend": "a", "run": 500},
+              "b": {"cpus": [2, 3], "suspend": "b", "run": 500}
+            }}"#,
+    );
+    let c: BTreeMap<String, u64> = o.counters.iter().cloned().collect();
+    let (d, q) = (c["wake_direct"], c["wake_queued"]);
+    eprintln!("direct {d} queued {q}; mean {} / {} ns", c["wake_direct_ns"] / d.max(1), c["wake_queued_ns"] / q.max(1));
+    assert!(d >= 400, "direct {d}");
+    assert!(q >= 495, "queued {q}");
+    let hd: u64 = (0..16).map(|i| c[&format!("wlat_direct_{i}")]).sum();
+    let hq: u64 = (0..16).map(|i| c[&format!("wlat_queued_{i}")]).sum();
+    assert_eq!((hd, hq), (d, q));
+}
