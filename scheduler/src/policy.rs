@@ -907,7 +907,11 @@ mod tests {
     use crate::bpf_intf::eevdf_avg;
 
     fn avg_of(zero: u64, ents: &[(u64, u64)]) -> eevdf_avg {
-        let mut a = eevdf_avg { zero, sum: 0, load: 0 };
+        let mut a = eevdf_avg {
+            zero,
+            sum: 0,
+            load: 0,
+        };
         for &(v, w) in ents {
             unsafe { arbor_avg_add(&mut a, v, w) };
         }
@@ -939,7 +943,10 @@ mod tests {
         unsafe {
             assert_eq!(arbor_calc_delta_fair(3_000_000, 1024), 3_000_000);
             assert_eq!(arbor_calc_delta_fair(3_000_000, 2048), 1_500_000);
-            assert_eq!(arbor_calc_delta_fair(3_000_000, 335), 3_000_000 * 1024 / 335);
+            assert_eq!(
+                arbor_calc_delta_fair(3_000_000, 335),
+                3_000_000 * 1024 / 335
+            );
             assert_eq!(arbor_div_s64(-7, 2), -3); // div_s64 truncates toward 0
             assert_eq!(arbor_div_s64(7, 2), 3);
         }
@@ -949,7 +956,10 @@ mod tests {
     fn eevdf_avg_vruntime_is_the_weighted_mean_rounded_down() {
         let cases: &[(u64, &[(u64, u64)])] = &[
             (1_000_000, &[(1_000_000, 1024), (1_003_000, 1024)]),
-            (1_000_000, &[(999_000, 335), (1_006_000, 1024), (1_001_234, 3121)]),
+            (
+                1_000_000,
+                &[(999_000, 335), (1_006_000, 1024), (1_001_234, 3121)],
+            ),
             // negative keys: the kernel rounds toward minus infinity
             (1000, &[(999, 3), (1000, 1)]),
             (5000, &[(4000, 7), (4001, 13)]),
@@ -963,7 +973,11 @@ mod tests {
             unsafe { arbor_avg_rebase(&mut b, zero - 777) };
             assert_eq!(unsafe { arbor_avg_vruntime(&b) } as i128, ref_avg(ents));
         }
-        let empty = eevdf_avg { zero: 42, sum: 0, load: 0 };
+        let empty = eevdf_avg {
+            zero: 42,
+            sum: 0,
+            load: 0,
+        };
         assert_eq!(unsafe { arbor_avg_vruntime(&empty) }, 42);
     }
 
@@ -993,7 +1007,10 @@ mod tests {
         unsafe {
             // the first runs 500 virtual ns (update_curr)
             arbor_avg_shift(&mut a, 500, 1024);
-            assert_eq!(arbor_avg_vruntime(&a) as i128, ref_avg(&[(1500, 1024), (2000, 335)]));
+            assert_eq!(
+                arbor_avg_vruntime(&a) as i128,
+                ref_avg(&[(1500, 1024), (2000, 335)])
+            );
             arbor_avg_sub(&mut a, 1500, 1024);
             assert_eq!(arbor_avg_vruntime(&a), 2000);
             arbor_avg_sub(&mut a, 2000, 335);
@@ -1005,9 +1022,18 @@ mod tests {
     fn eevdf_lag_is_clamped_to_two_slices_of_virtual_time() {
         unsafe {
             // update_entity_lag: limit = calc_delta_fair(max(2*slice, TICK_NSEC))
-            assert_eq!(arbor_entity_lag(10_000_000, 9_000_000, 3_000_000, 1024), 1_000_000);
-            assert_eq!(arbor_entity_lag(20_000_000, 1_000_000, 3_000_000, 1024), 6_000_000);
-            assert_eq!(arbor_entity_lag(1_000_000, 20_000_000, 3_000_000, 1024), -6_000_000);
+            assert_eq!(
+                arbor_entity_lag(10_000_000, 9_000_000, 3_000_000, 1024),
+                1_000_000
+            );
+            assert_eq!(
+                arbor_entity_lag(20_000_000, 1_000_000, 3_000_000, 1024),
+                6_000_000
+            );
+            assert_eq!(
+                arbor_entity_lag(1_000_000, 20_000_000, 3_000_000, 1024),
+                -6_000_000
+            );
             let lim5 = (6_000_000u64 * 1024 / 335) as i64;
             assert_eq!(arbor_entity_lag(100_000_000, 0, 3_000_000, 335), lim5);
             // a tiny slice is floored at one tick
@@ -1021,7 +1047,15 @@ mod tests {
         for &(lag, w, others) in &[
             (3_000i64, 1024u64, &[(1_000_000u64, 1024u64)][..]),
             (-4_000, 335, &[(1_000_000, 1024), (1_002_000, 335)][..]),
-            (2_500_000, 3121, &[(5_000_000_000, 1024), (5_000_100_000, 1024), (4_999_900_000, 88)][..]),
+            (
+                2_500_000,
+                3121,
+                &[
+                    (5_000_000_000, 1024),
+                    (5_000_100_000, 1024),
+                    (4_999_900_000, 88),
+                ][..],
+            ),
         ] {
             let a = avg_of(others[0].0, others);
             let avg = unsafe { arbor_avg_vruntime(&a) };
@@ -1043,7 +1077,10 @@ mod tests {
     fn eevdf_deadline_moves_only_when_reached() {
         unsafe {
             assert_eq!(arbor_update_deadline(1_000, 5_000, 3_000_000, 1024), 5_000);
-            assert_eq!(arbor_update_deadline(5_000, 5_000, 3_000_000, 1024), 3_005_000);
+            assert_eq!(
+                arbor_update_deadline(5_000, 5_000, 3_000_000, 1024),
+                3_005_000
+            );
             assert_eq!(
                 arbor_update_deadline(6_000, 5_000, 3_000_000, 335),
                 6_000 + 3_000_000 * 1024 / 335
@@ -1077,8 +1114,14 @@ mod tests {
     #[test]
     fn eevdf_rules_give_nice_shares() {
         let slice = 3_000_000u64;
-        let w = [unsafe { arbor_eevdf_weight(100) }, unsafe { arbor_eevdf_weight(33) }];
-        let mut a = eevdf_avg { zero: 0, sum: 0, load: 0 };
+        let w = [unsafe { arbor_eevdf_weight(100) }, unsafe {
+            arbor_eevdf_weight(33)
+        }];
+        let mut a = eevdf_avg {
+            zero: 0,
+            sum: 0,
+            load: 0,
+        };
         let mut v = [0u64; 2];
         let mut dl = [0u64; 2];
         let mut ran = [0u64; 2];
@@ -1110,7 +1153,10 @@ mod tests {
         }
         let share = ran[0] as f64 / (ran[0] + ran[1]) as f64;
         let want = 1024.0 / (1024.0 + 335.0);
-        assert!((share - want).abs() < 0.01, "share {share:.4} want {want:.4}");
+        assert!(
+            (share - want).abs() < 0.01,
+            "share {share:.4} want {want:.4}"
+        );
     }
 
     #[test]

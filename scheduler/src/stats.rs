@@ -313,8 +313,19 @@ impl Metrics {
     /// bucket of µs, with the mean: `wakelat direct n=.. mean=..us [<1 1-2 ...]`.
     pub fn wake_latency_line(&self) -> String {
         let (d, q) = self.wake_latency_hist();
-        let mean = |n: u64, ns: u64| if n == 0 { 0.0 } else { ns as f64 / n as f64 / 1e3 };
-        let fmt = |h: &[u64; 16]| h.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ");
+        let mean = |n: u64, ns: u64| {
+            if n == 0 {
+                0.0
+            } else {
+                ns as f64 / n as f64 / 1e3
+            }
+        };
+        let fmt = |h: &[u64; 16]| {
+            h.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         format!(
             "  wakelat direct n={} mean={:.1}us [{}] | queued n={} mean={:.1}us [{}]  (buckets: <1us, then 2^i us)",
             self.wake_direct,

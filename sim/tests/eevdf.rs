@@ -71,9 +71,15 @@ fn nice_0_and_5_share_one_cpu_by_the_kernels_weights() {
     let share = a / (a + b);
     let want = 1024.0 / (1024.0 + 335.0);
     eprintln!("nice 0: {a:.0} ns, nice 5: {b:.0} ns, share {share:.4} (fair.c {want:.4})");
-    assert!(((share - want) / want).abs() < 0.05, "nice-0 share {share:.4}, fair.c {want:.4}");
+    assert!(
+        ((share - want) / want).abs() < 0.05,
+        "nice-0 share {share:.4}, fair.c {want:.4}"
+    );
     let s5 = b / (a + b);
-    assert!(((s5 - (1.0 - want)) / (1.0 - want)).abs() < 0.05, "nice-5 share {s5:.4}");
+    assert!(
+        ((s5 - (1.0 - want)) / (1.0 - want)).abs() < 0.05,
+        "nice-5 share {s5:.4}"
+    );
 }
 
 /// The same, with a nice-19 CPU hog on another CPU. Its vruntime runs ~70x
@@ -98,7 +104,10 @@ fn a_nice_19_hog_elsewhere_does_not_change_the_shares() {
     let share = a / (a + b);
     let want = 1024.0 / (1024.0 + 335.0);
     eprintln!("with a nice-19 hog elsewhere: share {share:.4} (fair.c {want:.4})");
-    assert!(((share - want) / want).abs() < 0.05, "nice-0 share {share:.4}, fair.c {want:.4}");
+    assert!(
+        ((share - want) / want).abs() < 0.05,
+        "nice-0 share {share:.4}, fair.c {want:.4}"
+    );
 }
 
 /// Runs of `task` on `cpu` (count) and its runs in all.
@@ -127,7 +136,10 @@ fn a_wakee_enqueued_on_an_idle_cpu_claims_it() {
     let (on2, all) = runs_on(&o, "b", 2);
     eprintln!("B ran on CPU 2 (A's) {on2} times of {all}");
     assert!(all > 400, "{all}");
-    assert!(on2 * 50 <= all, "B stacked onto A's CPU {on2} times of {all}");
+    assert!(
+        on2 * 50 <= all,
+        "B stacked onto A's CPU {on2} times of {all}"
+    );
 }
 
 /// The wake-up latency counters split wakees select_cpu put on an idle CPU
@@ -147,7 +159,11 @@ fn wake_latency_is_split_direct_and_enqueued() {
     );
     let c: BTreeMap<String, u64> = o.counters.iter().cloned().collect();
     let (d, q) = (c["wake_direct"], c["wake_queued"]);
-    eprintln!("direct {d} queued {q}; mean {} / {} ns", c["wake_direct_ns"] / d.max(1), c["wake_queued_ns"] / q.max(1));
+    eprintln!(
+        "direct {d} queued {q}; mean {} / {} ns",
+        c["wake_direct_ns"] / d.max(1),
+        c["wake_queued_ns"] / q.max(1)
+    );
     assert!(d >= 400, "direct {d}");
     assert!(q >= 495, "queued {q}");
     let hd: u64 = (0..16).map(|i| c[&format!("wlat_direct_{i}")]).sum();
