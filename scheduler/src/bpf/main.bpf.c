@@ -339,7 +339,8 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 	c->enq_last = 0;
 
 	/* EEVDF: taken by another CPU, it changes queue now; charge from now */
-	eevdf_enqueue_on(p, tctx, cpu);
+	if (tctx->rq_cpu != cpu)
+		eevdf_enqueue_on(p, tctx, cpu);
 	eevdf_rebase(cpu);
 	tctx->exec_start = now;
 	c->curr_deadline = tctx->deadline;
