@@ -105,7 +105,7 @@ echo "  EEVDF:     $(stats $E)   [$E ]"
 echo "  scx_arbor: $(stats $A)   [$A ]"
 [ -n "$B" ] && echo "  base ($ARBOR_BASE_BIN): $(stats $B)   [$B ]"
 # the wake-up latency histograms over scx_arbor's pipe runs
-sum() { awk -v k="$1" '$1 == k { s += $2 } END { print s + 0 }' /tmp/arbor-eevdf-hist.txt; }
+sum() { awk -v k="$1" '$1 == k { s += $2 } END { printf "%.0f\n", s }' /tmp/arbor-eevdf-hist.txt; }
 for kind in direct queued; do
 	n=$(sum wake_$kind); ns=$(sum wake_${kind}_ns)
 	h=""
