@@ -38,6 +38,7 @@ vm-test: build target/arbor-spin
 	./target/release/arbor vm --topology $(TOPOLOGY) -- tests/vm/suite.sh
 	# issue 10 (Scale): one 96-CPU LLC loads and survives a short stress run
 	./target/release/arbor vm --topology sockets=1,cores=48,threads=2 -- tests/vm/bigllc.sh
+	./target/release/arbor vm --topology $(TOPOLOGY) -- bash tests/vm/eevdf.sh
 
 # The benchmark harness's one-boot smoke run: EEVDF vs scx_arbor, two
 # short workloads; fails if any step of the harness does.

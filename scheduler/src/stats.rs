@@ -48,6 +48,42 @@ pub const NAMES: &[&str] = &[
     "llc_pref_tasks_out",
     "llc_migrations_refused",
     "newidle_skips",
+    "wake_direct",
+    "wake_direct_ns",
+    "wake_queued",
+    "wake_queued_ns",
+    "wlat_direct_0",
+    "wlat_direct_1",
+    "wlat_direct_2",
+    "wlat_direct_3",
+    "wlat_direct_4",
+    "wlat_direct_5",
+    "wlat_direct_6",
+    "wlat_direct_7",
+    "wlat_direct_8",
+    "wlat_direct_9",
+    "wlat_direct_10",
+    "wlat_direct_11",
+    "wlat_direct_12",
+    "wlat_direct_13",
+    "wlat_direct_14",
+    "wlat_direct_15",
+    "wlat_queued_0",
+    "wlat_queued_1",
+    "wlat_queued_2",
+    "wlat_queued_3",
+    "wlat_queued_4",
+    "wlat_queued_5",
+    "wlat_queued_6",
+    "wlat_queued_7",
+    "wlat_queued_8",
+    "wlat_queued_9",
+    "wlat_queued_10",
+    "wlat_queued_11",
+    "wlat_queued_12",
+    "wlat_queued_13",
+    "wlat_queued_14",
+    "wlat_queued_15",
 ];
 
 #[stat_doc]
@@ -119,6 +155,78 @@ pub struct Metrics {
         desc = "Newidle entries that tried no level (cost gate or NI_RANDOM), counted in newidle_fails too"
     )]
     pub newidle_skips: u64,
+    #[stat(desc = "Wake-ups run from an idle CPU's local queue (select_cpu's direct insert)")]
+    pub wake_direct: u64,
+    #[stat(desc = "Their runnable -> running delays, summed (ns)")]
+    pub wake_direct_ns: u64,
+    #[stat(desc = "Wake-ups run after being enqueued on a CPU's queue")]
+    pub wake_queued: u64,
+    #[stat(desc = "Their runnable -> running delays, summed (ns)")]
+    pub wake_queued_ns: u64,
+    #[stat(desc = "Wake-up latency of direct wakees: < 1 us")]
+    pub wlat_direct_0: u64,
+    #[stat(desc = "Wake-up latency of direct wakees: 1..2 us")]
+    pub wlat_direct_1: u64,
+    #[stat(desc = "Wake-up latency of direct wakees: 2..4 us")]
+    pub wlat_direct_2: u64,
+    #[stat(desc = "Wake-up latency of direct wakees: 4..8 us")]
+    pub wlat_direct_3: u64,
+    #[stat(desc = "Wake-up latency of direct wakees: 8..16 us")]
+    pub wlat_direct_4: u64,
+    #[stat(desc = "Wake-up latency of direct wakees: 16..32 us")]
+    pub wlat_direct_5: u64,
+    #[stat(desc = "Wake-up latency of direct wakees: 32..64 us")]
+    pub wlat_direct_6: u64,
+    #[stat(desc = "Wake-up latency of direct wakees: 64..128 us")]
+    pub wlat_direct_7: u64,
+    #[stat(desc = "Wake-up latency of direct wakees: 128..256 us")]
+    pub wlat_direct_8: u64,
+    #[stat(desc = "Wake-up latency of direct wakees: 256..512 us")]
+    pub wlat_direct_9: u64,
+    #[stat(desc = "Wake-up latency of direct wakees: 512..1024 us")]
+    pub wlat_direct_10: u64,
+    #[stat(desc = "Wake-up latency of direct wakees: 1024..2048 us")]
+    pub wlat_direct_11: u64,
+    #[stat(desc = "Wake-up latency of direct wakees: 2048..4096 us")]
+    pub wlat_direct_12: u64,
+    #[stat(desc = "Wake-up latency of direct wakees: 4096..8192 us")]
+    pub wlat_direct_13: u64,
+    #[stat(desc = "Wake-up latency of direct wakees: 8192..16384 us")]
+    pub wlat_direct_14: u64,
+    #[stat(desc = "Wake-up latency of direct wakees: >= 16384 us")]
+    pub wlat_direct_15: u64,
+    #[stat(desc = "Wake-up latency of enqueued wakees: < 1 us")]
+    pub wlat_queued_0: u64,
+    #[stat(desc = "Wake-up latency of enqueued wakees: 1..2 us")]
+    pub wlat_queued_1: u64,
+    #[stat(desc = "Wake-up latency of enqueued wakees: 2..4 us")]
+    pub wlat_queued_2: u64,
+    #[stat(desc = "Wake-up latency of enqueued wakees: 4..8 us")]
+    pub wlat_queued_3: u64,
+    #[stat(desc = "Wake-up latency of enqueued wakees: 8..16 us")]
+    pub wlat_queued_4: u64,
+    #[stat(desc = "Wake-up latency of enqueued wakees: 16..32 us")]
+    pub wlat_queued_5: u64,
+    #[stat(desc = "Wake-up latency of enqueued wakees: 32..64 us")]
+    pub wlat_queued_6: u64,
+    #[stat(desc = "Wake-up latency of enqueued wakees: 64..128 us")]
+    pub wlat_queued_7: u64,
+    #[stat(desc = "Wake-up latency of enqueued wakees: 128..256 us")]
+    pub wlat_queued_8: u64,
+    #[stat(desc = "Wake-up latency of enqueued wakees: 256..512 us")]
+    pub wlat_queued_9: u64,
+    #[stat(desc = "Wake-up latency of enqueued wakees: 512..1024 us")]
+    pub wlat_queued_10: u64,
+    #[stat(desc = "Wake-up latency of enqueued wakees: 1024..2048 us")]
+    pub wlat_queued_11: u64,
+    #[stat(desc = "Wake-up latency of enqueued wakees: 2048..4096 us")]
+    pub wlat_queued_12: u64,
+    #[stat(desc = "Wake-up latency of enqueued wakees: 4096..8192 us")]
+    pub wlat_queued_13: u64,
+    #[stat(desc = "Wake-up latency of enqueued wakees: 8192..16384 us")]
+    pub wlat_queued_14: u64,
+    #[stat(desc = "Wake-up latency of enqueued wakees: >= 16384 us")]
+    pub wlat_queued_15: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,
@@ -202,7 +310,49 @@ impl Metrics {
             self.llc_migrations_refused,
             self.llc_prefs
         )?;
+        writeln!(w, "{}", self.wake_latency_line())?;
         Ok(())
+    }
+
+    /// The wake-up latency histograms (direct, enqueued) as counts per log2
+    /// bucket of µs, with the mean: `wakelat direct n=.. mean=..us [<1 1-2 ...]`.
+    pub fn wake_latency_line(&self) -> String {
+        let (d, q) = self.wake_latency_hist();
+        let mean = |n: u64, ns: u64| {
+            if n == 0 {
+                0.0
+            } else {
+                ns as f64 / n as f64 / 1e3
+            }
+        };
+        let fmt = |h: &[u64; 16]| {
+            h.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        format!(
+            "  wakelat direct n={} mean={:.1}us [{}] | queued n={} mean={:.1}us [{}]  (buckets: <1us, then 2^i us)",
+            self.wake_direct,
+            mean(self.wake_direct, self.wake_direct_ns),
+            fmt(&d),
+            self.wake_queued,
+            mean(self.wake_queued, self.wake_queued_ns),
+            fmt(&q)
+        )
+    }
+
+    /// The two histograms, bucket 0 = < 1 µs, bucket i = [2^(i-1), 2^i) µs,
+    /// bucket 15 = >= 16.384 ms.
+    pub fn wake_latency_hist(&self) -> ([u64; 16], [u64; 16]) {
+        let v = self.values().unwrap_or_default();
+        let mut d = [0u64; 16];
+        let mut q = [0u64; 16];
+        for i in 0..16 {
+            d[i] = v.get(&format!("wlat_direct_{i}")).copied().unwrap_or(0);
+            q[i] = v.get(&format!("wlat_queued_{i}")).copied().unwrap_or(0);
+        }
+        (d, q)
     }
 }
 

@@ -122,6 +122,7 @@ struct cpu_ctx {
 	s32 gap_waiting;	/* this CPU's share of the waiting count (load.bpf.h gap_sample) */
 	u64 cache_rt;		/* seed 002: decayed run time on this CPU */
 	u64 cache_epoch;
+	u32 enq_last;		/* a lone task waits in the local queue (ENQ_LAST) */
 };
 
 struct {
@@ -177,6 +178,18 @@ struct task_ctx {
 	u64 next_wake_affine;	/* seed 001: no wake_affine before this time */
 	s32 move_cpu;		/* chosen at tick (seed 004 misfit, seed 002 aggregation), -1 if none */
 	u32 move_misfit;	/* the move is a misfit migration */
+	/* EEVDF (eevdf.bpf.h): vruntime and deadline above are in rq_cpu's domain */
+	s64 vlag;		/* lag saved when it left its queue (update_entity_lag) */
+	u64 rel_deadline;	/* deadline - vruntime, kept across a migration */
+	u64 sleep_avg;		/* its queue's average when it went to sleep */
+	u64 exec_start;		/* last time its run was charged (update_curr) */
+	u64 rq_w;		/* weight it is counted with in rq_cpu's average */
+	s32 rq_cpu;		/* CPU whose average counts it, -1 if none */
+	s32 sleep_cpu;		/* queue it slept on, -1 if it left otherwise */
+	u32 eevdf_flags;	/* EEVDF_REL_DEADLINE, EEVDF_INITIAL */
+	/* wake-up latency: runnable -> running */
+	u32 wake_direct;	/* select_cpu inserted it into an idle CPU's local queue */
+	u64 runnable_at;	/* when it woke, 0 once it ran */
 };
 
 struct {

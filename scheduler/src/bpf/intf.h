@@ -30,6 +30,7 @@ enum arbor_limits {
 	LLCS_MASK_WORDS	= MAX_LLCS / 64,	/* one bit per LLC */
 	MAX_SMT		= 8,	/* POWER10 SMT8 */
 	NR_LEVELS	= 4,	/* SMT, LLC, node, machine */
+	ARBOR_LAT_BUCKETS = 16,	/* wake-up latency histogram: < 1 us .. >= 16 ms */
 };
 
 /* Balancing levels, bottom-up, as the kernel's sched domains. */
@@ -109,6 +110,45 @@ enum arbor_stat {
 	STAT_LLC_MIGRATIONS_REFUSED,
 	/* newidle entries that tried no level (cost gate or NI_RANDOM): a subset of the fails */
 	STAT_NEWIDLE_SKIPS,
+	/* wake-up latency, runnable -> running: wakees select_cpu put on an idle CPU's local queue */
+	STAT_WAKE_DIRECT,
+	STAT_WAKE_DIRECT_NS,
+	/* ... and wakees enqueued on a CPU's queue */
+	STAT_WAKE_QUEUED,
+	STAT_WAKE_QUEUED_NS,
+	/* their log2 histograms (policy.h: arbor_lat_bucket), ARBOR_LAT_BUCKETS each */
+	STAT_WLAT_DIRECT_0,
+	STAT_WLAT_DIRECT_1,
+	STAT_WLAT_DIRECT_2,
+	STAT_WLAT_DIRECT_3,
+	STAT_WLAT_DIRECT_4,
+	STAT_WLAT_DIRECT_5,
+	STAT_WLAT_DIRECT_6,
+	STAT_WLAT_DIRECT_7,
+	STAT_WLAT_DIRECT_8,
+	STAT_WLAT_DIRECT_9,
+	STAT_WLAT_DIRECT_10,
+	STAT_WLAT_DIRECT_11,
+	STAT_WLAT_DIRECT_12,
+	STAT_WLAT_DIRECT_13,
+	STAT_WLAT_DIRECT_14,
+	STAT_WLAT_DIRECT_15,
+	STAT_WLAT_QUEUED_0,
+	STAT_WLAT_QUEUED_1,
+	STAT_WLAT_QUEUED_2,
+	STAT_WLAT_QUEUED_3,
+	STAT_WLAT_QUEUED_4,
+	STAT_WLAT_QUEUED_5,
+	STAT_WLAT_QUEUED_6,
+	STAT_WLAT_QUEUED_7,
+	STAT_WLAT_QUEUED_8,
+	STAT_WLAT_QUEUED_9,
+	STAT_WLAT_QUEUED_10,
+	STAT_WLAT_QUEUED_11,
+	STAT_WLAT_QUEUED_12,
+	STAT_WLAT_QUEUED_13,
+	STAT_WLAT_QUEUED_14,
+	STAT_WLAT_QUEUED_15,
 	ARBOR_NR_STATS,
 };
 
@@ -170,6 +210,18 @@ struct proc_ctx_head {
 	s32 pref_llc;		/* -1: none */
 	u32 nr_threads;
 	u64 total_rt;		/* decayed run time, all CPUs */
+};
+
+/*
+ * EEVDF's weighted average vruntime of one run-queue (kernel/sched/fair.c:
+ * cfs_rq->zero_vruntime, ->avg_vruntime, ->avg_load), one per CPU: the sum
+ * of (vruntime - zero) x weight over the tasks queued on or running on the
+ * CPU, and of their weights (kernel scale, nice 0 = 1024).
+ */
+struct eevdf_avg {
+	u64 zero;		/* reference vruntime the keys are taken from */
+	s64 sum;		/* sum of (v - zero) * w */
+	u64 load;		/* sum of w */
 };
 
 /* One LLC as select_idle_cpu() sees it at one instant. */

@@ -20,6 +20,7 @@
 #include "balance.bpf.h"
 #include "steal.bpf.h"
 #include "capacity.bpf.h"
+#include "eevdf.bpf.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -28,23 +29,27 @@ UEI_DEFINE(uei);
 /* The kernel's WF_EXEC; sched_ext passes it through but names no SCX_WAKE_EXEC. */
 #define ARBOR_WAKE_EXEC 0x02
 
-/* The furthest vruntime any task has reached: where sleepers rejoin. */
-static u64 vtime_now;
-
-/*
- * EEVDF-like ordering: a task's virtual deadline is its vruntime plus its
- * slice scaled by weight (heavier tasks get nearer deadlines). Waking tasks
- * may lag at most one slice behind vtime_now, so a long sleep buys no more
- * than one slice of priority (the kernel's place_entity lag clamp).
- */
-static __always_inline u64 task_deadline(struct task_struct *p, struct task_ctx *tctx)
+/* Wake-up latency (runnable -> running), by how the wakee was queued. */
+static __always_inline void record_wake_latency(struct task_ctx *tctx, u64 now)
 {
-	u64 floor = vtime_now > slice_ns ? vtime_now - slice_ns : 0;
+	u64 d;
+	u32 b;
 
-	if (tctx->vruntime < floor)
-		tctx->vruntime = floor;
-	tctx->deadline = tctx->vruntime + slice_ns * 100 / (p->scx.weight ?: 1);
-	return tctx->deadline;
+	if (!tctx->runnable_at)
+		return;
+	d = now > tctx->runnable_at ? now - tctx->runnable_at : 0;
+	b = arbor_lat_bucket(d);
+	if (tctx->wake_direct) {
+		stat_inc(STAT_WAKE_DIRECT);
+		stat_add(STAT_WAKE_DIRECT_NS, d);
+		stat_inc(STAT_WLAT_DIRECT_0 + b);
+	} else {
+		stat_inc(STAT_WAKE_QUEUED);
+		stat_add(STAT_WAKE_QUEUED_NS, d);
+		stat_inc(STAT_WLAT_QUEUED_0 + b);
+	}
+	tctx->runnable_at = 0;
+	tctx->wake_direct = 0;
 }
 
 s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
@@ -129,8 +134,9 @@ out:
 	 * into that CPU's local queue. Otherwise enqueue() queues it on `cpu`.
 	 */
 	if (found_idle && scx_bpf_test_and_clear_cpu_idle(cpu)) {
-		task_deadline(p, tctx);
-		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, 0);
+		eevdf_enqueue_on(p, tctx, cpu);
+		tctx->wake_direct = 1;
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_slice(tctx), 0);
 	}
 	return cpu;
 }
@@ -140,7 +146,7 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	struct task_ctx *tctx = lookup_task_ctx(p);
 	s32 cpu = scx_bpf_task_cpu(p);
 	struct cpu_ctx *c;
-	u64 deadline;
+	bool elig;
 
 	/*
 	 * A task must land in a queue that a CPU it may run on will drain:
@@ -162,30 +168,51 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	}
 
+	elig = eevdf_enqueue_on(p, tctx, cpu);
+
 	/*
 	 * ENQ_LAST: the task's slice ended and its CPU has nothing else to
 	 * run. Unless the tick asked for a move, it keeps its CPU: insert it
 	 * into the CPU's local queue, where no idle CPU can pull it (in our
 	 * DSQ, newidle and steal would make a lone task wander), and kick the
-	 * CPU, which is about to idle, so that it runs it.
+	 * CPU, which is about to idle, so that it runs it. Not if a task
+	 * was queued on the CPU meanwhile, or dispatch kept this one as the
+	 * only eligible task (deviation 11: the local queue would run it for
+	 * a whole slice ahead of them): then it is queued in deadline order
+	 * with the others and the CPU picks again. Either way the CPU passes
+	 * through idle with work to do; update_idle() takes its idle bit back.
 	 */
 	if ((enq_flags & SCX_ENQ_LAST) && tctx->move_cpu < 0 && cpu == scx_bpf_task_cpu(p)) {
-		task_deadline(p, tctx);
-		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, enq_flags);
+		c = lookup_cpu_ctx(cpu);
+		if (c)
+			c->enq_last = 1;
+		if (scx_bpf_dsq_nr_queued(cpu_dsq(cpu)) <= 0) {
+			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_slice(tctx), enq_flags);
+		} else {
+			acct_add(tctx, p, cpu);
+			scx_bpf_dsq_insert_vtime(p, cpu_dsq(cpu), eevdf_slice(tctx), tctx->deadline,
+						 enq_flags);
+		}
+		/* not SCX_KICK_IDLE: the CPU is not idle yet, the kick would be skipped */
 		scx_bpf_kick_cpu(cpu, 0);
 		return;
 	}
 
 	acct_add(tctx, p, cpu);
-	deadline = task_deadline(p, tctx);
-	scx_bpf_dsq_insert_vtime(p, cpu_dsq(cpu), slice_ns, deadline, enq_flags);
+	scx_bpf_dsq_insert_vtime(p, cpu_dsq(cpu), eevdf_slice(tctx), tctx->deadline, enq_flags);
 
 	/*
-	 * Wake the CPU if idle; if busy, preempt its task when ours has the
-	 * earlier deadline (EEVDF's wakeup preemption).
+	 * An idle CPU is claimed (deviation 11: left idle in the idle mask,
+	 * the next wakers' scans would pick it too and stack onto it) and
+	 * woken. A busy one is preempted when ours is eligible with the
+	 * earlier deadline (check_preempt_wakeup_fair: pick_eevdf picks it).
 	 */
+	if (scx_bpf_test_and_clear_cpu_idle(cpu)) {
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		return;
+	}
 	c = lookup_cpu_ctx(cpu);
-	if (c && c->running_since && deadline < c->curr_deadline)
+	if (c && c->running_since && elig && tctx->deadline < c->curr_deadline)
 		scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
 	else
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
@@ -210,8 +237,8 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 	bool tried;
 	u64 now;
 
-	/* Our own queue first: that is where placement put our tasks. */
-	if (scx_bpf_dsq_move_to_local(cpu_dsq(cpu), 0))
+	/* Our own queue first, in EEVDF order: that is where placement put our tasks. */
+	if (eevdf_dispatch(cpu, prev, prev_runnable))
 		return;
 	if (!cc)
 		return;
@@ -262,6 +289,8 @@ void BPF_STRUCT_OPS(arbor_runnable, struct task_struct *p, u64 enq_flags)
 		return;
 	/* it was asleep since pelt_ts */
 	task_pelt(tctx, now, 0, false);
+	if (enq_flags & SCX_ENQ_WAKEUP)
+		tctx->runnable_at = now;
 	set_waiting(tctx, true);
 	acct_add(tctx, p, scx_bpf_task_cpu(p));
 }
@@ -310,9 +339,15 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 
 	cpu_pelt(c, now);
 	c->running_since = now;
+	c->enq_last = 0;
+
+	/* EEVDF: taken by another CPU, it changes queue now; charge from now */
+	if (tctx->rq_cpu != cpu)
+		eevdf_enqueue_on(p, tctx, cpu);
+	eevdf_rebase(cpu);
+	tctx->exec_start = now;
 	c->curr_deadline = tctx->deadline;
-	if (tctx->vruntime > vtime_now)
-		vtime_now = tctx->vruntime;
+	record_wake_latency(tctx, now);
 }
 
 void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
@@ -327,8 +362,11 @@ void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 	ran = c->running_since && now > c->running_since ? now - c->running_since : 0;
 	stat_add(STAT_BUSY_NS, ran);
 
-	/* charge the run to vruntime, scaled by weight */
-	tctx->vruntime += ran * 100 / (p->scx.weight ?: 1);
+	/* update_curr + update_deadline: charge the run, new request at the deadline */
+	eevdf_charge(tctx, now);
+	tctx->exec_start = 0;
+	tctx->deadline = arbor_update_deadline(tctx->vruntime, tctx->deadline, slice_ns,
+					       tctx->rq_w ?: ARBOR_NICE_0_LOAD);
 	tctx->last_ran = now;
 	cache_account(p, cpu, c, ran, now);
 	task_pelt(tctx, now, cpu_cap[cpu & (MAX_CPUS - 1)] ?: 1024, true);
@@ -347,6 +385,8 @@ void BPF_STRUCT_OPS(arbor_quiescent, struct task_struct *p, u64 deq_flags)
 		return;
 	set_waiting(tctx, false);
 	acct_remove(tctx);
+	/* asleep: it leaves its queue with its lag */
+	eevdf_dequeue(tctx, true);
 }
 
 /* seed 000: per-LLC busy CPUs, moved on every idle <-> busy transition */
@@ -366,6 +406,17 @@ void BPF_STRUCT_OPS(arbor_update_idle, s32 cpu, bool idle)
 	if (!c)
 		return;
 	if (idle) {
+		/*
+		 * Deviation 11: after an ENQ_LAST insert the CPU passes through
+		 * idle (sched_ext picked nothing before the insert) with its task
+		 * in the local queue. Left in the idle mask, a waker would claim
+		 * it and queue its wakee behind that task for a whole slice:
+		 * take the bit back, the CPU is busy (CFS never idles it).
+		 */
+		if (c->enq_last) {
+			c->enq_last = 0;
+			scx_bpf_test_and_clear_cpu_idle(cpu);
+		}
 		if (c->idle)
 			return;
 		c->idle = 1;
@@ -396,8 +447,11 @@ void BPF_STRUCT_OPS(arbor_enable, struct task_struct *p)
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
 
-	if (tctx)
-		tctx->vruntime = vtime_now;
+	/* a new task joins where it first runs with no lag and half a slice */
+	if (tctx) {
+		tctx->vlag = 0;
+		tctx->eevdf_flags = EEVDF_INITIAL;
+	}
 }
 
 s32 BPF_STRUCT_OPS(arbor_init_task, struct task_struct *p, struct scx_init_task_args *args)
@@ -412,6 +466,8 @@ s32 BPF_STRUCT_OPS(arbor_init_task, struct task_struct *p, struct scx_init_task_
 	tctx->recent_used_cpu = -1;
 	tctx->last_wakee = -1;
 	tctx->move_cpu = -1;
+	tctx->rq_cpu = -1;
+	tctx->sleep_cpu = -1;
 	tctx->pelt_ts = bpf_ktime_get_ns();
 	/* a new task starts as if it had run half the time (kernel: post_init_entity_util_avg) */
 	tctx->util_avg = 512;
@@ -427,6 +483,7 @@ void BPF_STRUCT_OPS(arbor_exit_task, struct task_struct *p, struct scx_exit_task
 		return;
 	set_waiting(tctx, false);
 	acct_remove(tctx);
+	eevdf_dequeue(tctx, true);
 }
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
@@ -478,6 +535,7 @@ void BPF_STRUCT_OPS(arbor_tick, struct task_struct *p)
 
 	maybe_start_balance_timer();
 	if (tctx) {
+		eevdf_charge(tctx, bpf_ktime_get_ns());	/* update_curr at the tick */
 		check_misfit(p, tctx, scx_bpf_task_cpu(p));
 		if (feat(FEAT_CACHE_LB))
 			cache_aggregate(p, tctx, scx_bpf_task_cpu(p));

@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scx_arbor: EEVDF ordering (baseline: kernel/sched/fair.c), per CPU.
+ *
+ * Every CPU's DSQ stands for its run-queue, so every CPU keeps the kernel's
+ * weighted average vruntime of the tasks queued on it or running on it
+ * (struct eevdf_avg; arithmetic in policy.h). Nothing here is global: a
+ * queue's average is written by its own CPU (running, tick, stopping) and
+ * by CPUs that queue a task on it or take one from it, under the queue's
+ * own lock, as the kernel takes the rq lock.
+ *
+ * A task's life, as fair.c's:
+ *  - joining a queue (wake-up, migration): place_entity() sets vruntime =
+ *    avg - lag (inflated for the joining weight); a woken task gets a new
+ *    deadline, vruntime + slice/weight, a migrated one keeps its relative
+ *    deadline (PLACE_REL_DEADLINE), a new one half a slice
+ *    (PLACE_DEADLINE_INITIAL);
+ *  - running: its run is charged to vruntime at every tick and when it
+ *    stops (update_curr), and it gets a new deadline only once it reaches
+ *    the old one (update_deadline): a preempted task keeps its lag and its
+ *    deadline;
+ *  - leaving (sleep, migration): update_entity_lag() saves lag = avg -
+ *    vruntime, clamped to about two slices;
+ *  - dispatch takes the earliest deadline among the eligible (vruntime <=
+ *    avg) tasks (pick_eevdf), looking at the first ARBOR_PICK_SCAN in
+ *    deadline order.
+ *
+ * Approximations, all written down:
+ *  - a task pulled by another CPU (newidle, steal, busy balance) or moved
+ *    by the tick changes queue when it starts running there, not when it
+ *    is taken: between the two it is counted in its old queue;
+ *  - the running task's vruntime is charged at ticks, not continuously,
+ *    so the average can be up to one tick behind;
+ *  - DELAY_DEQUEUE is modelled at wake-up (policy.h: arbor_sleep_lag), not
+ *    by keeping sleepers queued; RUN_TO_PARITY's slice protection is not
+ *    modelled: a woken task that is eligible with an earlier deadline
+ *    preempts at once (pick_eevdf without RUN_TO_PARITY).
+ */
+#ifndef __ARBOR_EEVDF_BPF_H
+#define __ARBOR_EEVDF_BPF_H
+
+#include "common.bpf.h"
+
+#define EEVDF_REL_DEADLINE	1	/* deadline kept relative across a migration */
+#define EEVDF_INITIAL		2	/* a new task: half a slice (PLACE_DEADLINE_INITIAL) */
+
+/* Tasks looked at by dispatch for an eligible one, in deadline order. */
+#define ARBOR_PICK_SCAN		8
+/* The shortest slice a task is given (arbor_slice_left). */
+#define ARBOR_MIN_SLICE_NS	100000ULL
+
+struct eevdf_rq {
+	struct bpf_spin_lock lock;
+	struct eevdf_avg avg;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MAX_CPUS);
+	__type(key, u32);
+	__type(value, struct eevdf_rq);
+} eevdf_rqs SEC(".maps");
+
+static __always_inline struct eevdf_rq *lookup_rq(s32 cpu)
+{
+	u32 key = cpu;
+
+	return bpf_map_lookup_elem(&eevdf_rqs, &key);
+}
+
+static __always_inline u64 task_weight(const struct task_struct *p)
+{
+	return arbor_eevdf_weight(p->scx.weight);
+}
+
+/* Leave rq_cpu's queue (update_entity_lag + the sum's avg_vruntime_sub). */
+static __always_inline void eevdf_dequeue(struct task_ctx *tctx, bool sleep)
+{
+	struct eevdf_rq *rq;
+	u64 avg, v = tctx->vruntime, w = tctx->rq_w;
+	s32 cpu = tctx->rq_cpu;
+
+	if (!valid_cpu(cpu))
+		return;
+	tctx->rq_cpu = -1;
+	rq = lookup_rq(cpu);
+	if (!rq)
+		return;
+	bpf_spin_lock(&rq->lock);
+	avg = arbor_avg_vruntime(&rq->avg);
+	arbor_avg_sub(&rq->avg, v, w);
+	bpf_spin_unlock(&rq->lock);
+
+	tctx->vlag = arbor_entity_lag(avg, v, slice_ns, w);
+	if (sleep) {
+		tctx->sleep_avg = avg;
+		tctx->sleep_cpu = cpu;
+		tctx->eevdf_flags &= ~EEVDF_REL_DEADLINE;
+	} else {
+		/* PLACE_REL_DEADLINE: a migrating task keeps its deadline */
+		tctx->rel_deadline = tctx->deadline - v;
+		tctx->eevdf_flags |= EEVDF_REL_DEADLINE;
+		tctx->sleep_cpu = -1;
+	}
+}
+
+/*
+ * Join cpu's queue (place_entity + avg_vruntime_add). Returns whether the
+ * task is eligible there.
+ */
+static __always_inline bool eevdf_place(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
+{
+	struct eevdf_rq *rq;
+	u64 w = task_weight(p), vslice = arbor_calc_delta_fair(slice_ns, w), avg, v;
+	s64 lag = tctx->vlag;
+	bool elig;
+
+	rq = lookup_rq(cpu);
+	if (!rq)
+		return true;
+
+	/* woken: the lag a delayed dequeue would have left it (DELAY_ZERO) */
+	if (lag < 0 && valid_cpu(tctx->sleep_cpu)) {
+		struct eevdf_rq *srq = lookup_rq(tctx->sleep_cpu);
+
+		if (srq) {
+			u64 now_avg;
+			bool empty;
+
+			bpf_spin_lock(&srq->lock);
+			now_avg = arbor_avg_vruntime(&srq->avg);
+			empty = !srq->avg.load;
+			bpf_spin_unlock(&srq->lock);
+			lag = arbor_sleep_lag(lag, tctx->sleep_avg, now_avg, empty);
+		}
+	}
+	tctx->sleep_cpu = -1;
+
+	bpf_spin_lock(&rq->lock);
+	avg = arbor_avg_vruntime(&rq->avg);
+	v = arbor_place_vruntime(avg, lag, rq->avg.load, w);
+	arbor_avg_add(&rq->avg, v, w);
+	elig = arbor_vruntime_eligible(&rq->avg, v);
+	bpf_spin_unlock(&rq->lock);
+
+	tctx->vruntime = v;
+	tctx->rq_w = w;
+	tctx->rq_cpu = cpu;
+	tctx->vlag = 0;
+	if (tctx->eevdf_flags & EEVDF_REL_DEADLINE)
+		tctx->deadline = v + tctx->rel_deadline;
+	else if (tctx->eevdf_flags & EEVDF_INITIAL)
+		tctx->deadline = v + vslice / 2;
+	else
+		tctx->deadline = v + vslice;
+	tctx->eevdf_flags = 0;
+	return elig;
+}
+
+/*
+ * Make sure the task is counted in cpu's queue (joining it, or moving from
+ * another one). Returns whether it is eligible there.
+ */
+static __always_inline bool eevdf_enqueue_on(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
+{
+	struct eevdf_rq *rq;
+	bool elig;
+
+	if (tctx->rq_cpu == cpu) {
+		rq = lookup_rq(cpu);
+		if (!rq)
+			return true;
+		bpf_spin_lock(&rq->lock);
+		elig = arbor_vruntime_eligible(&rq->avg, tctx->vruntime);
+		bpf_spin_unlock(&rq->lock);
+		return elig;
+	}
+	if (valid_cpu(tctx->rq_cpu))
+		eevdf_dequeue(tctx, false);
+	return eevdf_place(p, tctx, cpu);
+}
+
+/* update_curr(): charge the run since exec_start to vruntime and the average. */
+static __always_inline void eevdf_charge(struct task_ctx *tctx, u64 now)
+{
+	struct eevdf_rq *rq;
+	u64 dv, w = tctx->rq_w ?: ARBOR_NICE_0_LOAD;
+
+	if (!tctx->exec_start || now <= tctx->exec_start) {
+		tctx->exec_start = now;
+		return;
+	}
+	dv = arbor_calc_delta_fair(now - tctx->exec_start, w);
+	tctx->exec_start = now;
+	tctx->vruntime += dv;
+	if (!valid_cpu(tctx->rq_cpu) || !(rq = lookup_rq(tctx->rq_cpu)))
+		return;
+	bpf_spin_lock(&rq->lock);
+	arbor_avg_shift(&rq->avg, dv, w);
+	bpf_spin_unlock(&rq->lock);
+}
+
+/* The slice sched_ext runs it for: until its deadline (update_deadline). */
+static __always_inline u64 eevdf_slice(struct task_ctx *tctx)
+{
+	return arbor_slice_left(tctx->vruntime, tctx->deadline, tctx->rq_w ?: ARBOR_NICE_0_LOAD,
+				ARBOR_MIN_SLICE_NS);
+}
+
+/* update_zero_vruntime(): the running CPU moves its reference to the average. */
+static __always_inline void eevdf_rebase(s32 cpu)
+{
+	struct eevdf_rq *rq = lookup_rq(cpu);
+
+	if (!rq)
+		return;
+	bpf_spin_lock(&rq->lock);
+	arbor_avg_rebase(&rq->avg, arbor_avg_vruntime(&rq->avg));
+	bpf_spin_unlock(&rq->lock);
+}
+
+/*
+ * pick_eevdf(): move to the local queue the first eligible task of cpu's
+ * DSQ (deadline order). None eligible among the first ARBOR_PICK_SCAN: if
+ * prev is still runnable and eligible, it is the pick (return true with
+ * nothing moved: it comes back through enqueue); otherwise the earliest
+ * deadline, so that a CPU never idles with work queued. Returns whether
+ * the CPU has something to run.
+ */
+static __always_inline bool eevdf_dispatch(s32 cpu, struct task_struct *prev, bool prev_runnable)
+{
+	struct eevdf_rq *rq = lookup_rq(cpu);
+	struct eevdf_avg snap;
+	struct task_struct *p;
+	struct task_ctx *tctx;
+	u32 k = 0;
+
+	if (scx_bpf_dsq_nr_queued(cpu_dsq(cpu)) <= 0)
+		return false;
+	if (!rq)
+		return scx_bpf_dsq_move_to_local(cpu_dsq(cpu), 0);
+	bpf_spin_lock(&rq->lock);
+	snap = rq->avg;
+	bpf_spin_unlock(&rq->lock);
+
+	bpf_for_each(scx_dsq, p, cpu_dsq(cpu), 0) {
+		tctx = lookup_task_ctx(p);
+		if ((!tctx || tctx->rq_cpu != cpu || arbor_vruntime_eligible(&snap, tctx->vruntime)) &&
+		    scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0))
+			return true;
+		if (++k >= ARBOR_PICK_SCAN)
+			break;
+	}
+	if (prev_runnable && prev && (tctx = lookup_task_ctx(prev)) && tctx->rq_cpu == cpu &&
+	    arbor_vruntime_eligible(&snap, tctx->vruntime))
+		return true;
+	return scx_bpf_dsq_move_to_local(cpu_dsq(cpu), 0);
+}
+
+#endif /* __ARBOR_EEVDF_BPF_H */
