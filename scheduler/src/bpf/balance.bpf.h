@@ -259,9 +259,10 @@ static __always_inline void refresh_llc_scan(u64 now)
  */
 static u64 timer_idle_llcs[LLCS_MASK_WORDS];
 
-static __always_inline u32 idle_llcs_mask(u64 *mask)
+static __always_inline u64 idle_llcs_mask(u64 *mask)
 {
-	u32 i, n = 0;
+	u64 any = 0;
+	u32 i;
 
 	bpf_for(i, 0, LLCS_MASK_WORDS)
 		mask[i] = 0;
@@ -271,12 +272,16 @@ static __always_inline u32 idle_llcs_mask(u64 *mask)
 		if (i >= nr_llcs)
 			break;
 		lc = lookup_llc_ctx(i);
-		if (lc && READ_ONCE(lc->nr_busy) < (s32)llc_nr_cpus[i]) {
+		if (lc && READ_ONCE(lc->nr_busy) < (s32)llc_nr_cpus[i])
 			arbor_mask_set(mask, LLCS_MASK_WORDS, i);
-			n++;
-		}
 	}
-	return n;
+	/*
+	 * read back from memory, not counted in a register: an exact counter
+	 * would split the verifier's states once per value
+	 */
+	bpf_for(i, 0, LLCS_MASK_WORDS)
+		any |= mask[i];
+	return any;
 }
 
 /* An idle CPU (our own flag) of LLC `llc`, lowest id first, other than `skip`'s core; -1 if none. */
