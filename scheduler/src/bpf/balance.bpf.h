@@ -276,9 +276,10 @@ static __always_inline void refresh_llc_scan(u64 now)
  */
 static u64 timer_idle_llcs[LLCS_MASK_WORDS];
 
-static __always_inline u32 idle_llcs_mask(u64 *mask)
+static __always_inline u64 idle_llcs_mask(u64 *mask)
 {
-	u32 i, n = 0;
+	u64 any = 0;
+	u32 i;
 
 	bpf_for(i, 0, LLCS_MASK_WORDS)
 		mask[i] = 0;
@@ -288,12 +289,16 @@ static __always_inline u32 idle_llcs_mask(u64 *mask)
 		if (i >= nr_llcs)
 			break;
 		lc = lookup_llc_ctx(i);
-		if (lc && READ_ONCE(lc->nr_busy) < (s32)llc_nr_cpus[i]) {
+		if (lc && READ_ONCE(lc->nr_busy) < (s32)llc_nr_cpus[i])
 			arbor_mask_set(mask, LLCS_MASK_WORDS, i);
-			n++;
-		}
 	}
-	return n;
+	/*
+	 * read back from memory, not counted in a register: an exact counter
+	 * would split the verifier's states once per value
+	 */
+	bpf_for(i, 0, LLCS_MASK_WORDS)
+		any |= mask[i];
+	return any;
 }
 
 /* An idle CPU (our own flag) of LLC `llc`, lowest id first, other than `skip`'s core; -1 if none. */
@@ -352,17 +357,27 @@ static __always_inline void kick_idle_near(s32 busy, const u64 *idle_llcs)
 	/* LLC */
 	if (best < 0)
 		best = idle_in_llc(llc, busy, idle_llcs);
-	/* node (lvl 0), then the rest of the machine (lvl 1) */
-	bpf_for(lvl, 0, 2) {
-		if (best >= 0)
-			break;
-		bpf_for(i, 0, MAX_LLCS) {
-			if (i >= nr_llcs || best >= 0)
-				break;
-			if (i == llc || (lvl == 0) != (llc_node[i] == node))
+	/*
+	 * node (lvl 0), then the rest of the machine (lvl 1): the first LLC
+	 * whose summary has an idle CPU, picked by its bit alone, then that
+	 * LLC's lowest idle CPU. Loops one after the other, not nested: the
+	 * verifier checks nested loops per outer state, which was too complex.
+	 */
+	if (best < 0) {
+		s32 tgt = -1;
+
+		bpf_for(i, 0, 2 * MAX_LLCS) {
+			u32 l = i % MAX_LLCS;
+
+			lvl = i / MAX_LLCS;
+			if (l >= nr_llcs || l == llc || (lvl == 0) != (llc_node[l] == node) ||
+			    !arbor_mask_test(idle_llcs, LLCS_MASK_WORDS, l))
 				continue;
-			best = idle_in_llc(i, busy, idle_llcs);
+			tgt = l;
+			break;
 		}
+		if (tgt >= 0)
+			best = idle_in_llc(tgt, busy, idle_llcs);
 	}
 	if (best >= 0) {
 		struct cpu_ctx *c = lookup_cpu_ctx(best);
