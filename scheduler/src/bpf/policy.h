@@ -418,14 +418,16 @@ ARBOR_POLICY u32 arbor_imb_numa_nr(u32 node_cpus, u32 node_llcs)
 ARBOR_POLICY s32 arbor_find_dst_group(u32 n, const struct group_stats *g, s32 local, u32 pct,
 				      bool numa, u32 imb_numa_nr)
 {
+	/* the idlest's figures kept apart from its index: the verifier wants bounded reads */
 	s32 idlest = -1, i;
-	u32 it = 0, lt, imb_nr;
-	u64 imbalance, la, ia;
-	const struct group_stats *l, *d;
+	u32 it = 0, lt, imb_nr, i_idle = 0;
+	u64 imbalance, la, ia = 0, i_util = 0;
+	const struct group_stats *l;
 
 	POLICY_FOR(i, 0, MAX_LLCS) {
 		const struct group_stats *c;
 		u32 ct;
+		u64 ca;
 
 		if ((u32)i >= n)
 			break;
@@ -433,22 +435,25 @@ ARBOR_POLICY s32 arbor_find_dst_group(u32 n, const struct group_stats *g, s32 lo
 		if (i == local || !c->allowed)
 			continue;
 		ct = arbor_group_type(c, pct);
+		ca = arbor_group_avg_load(c);
 		if (idlest >= 0) {
-			d = &g[idlest & (MAX_LLCS - 1)];
 			if (ct > it)
 				continue;
 			if (ct == it) {
 				if (ct == GROUP_HAS_SPARE) {
-					if (d->idle_cpus > c->idle_cpus ||
-					    (d->idle_cpus == c->idle_cpus && d->util <= c->util))
+					if (i_idle > c->idle_cpus ||
+					    (i_idle == c->idle_cpus && i_util <= c->util))
 						continue;
-				} else if (arbor_group_avg_load(d) <= arbor_group_avg_load(c)) {
+				} else if (ia <= ca) {
 					continue;
 				}
 			}
 		}
 		idlest = i;
 		it = ct;
+		ia = ca;
+		i_idle = c->idle_cpus;
+		i_util = c->util;
 	}
 	if (idlest < 0)
 		return -1;
@@ -456,7 +461,6 @@ ARBOR_POLICY s32 arbor_find_dst_group(u32 n, const struct group_stats *g, s32 lo
 		return idlest;
 
 	l = &g[local & (MAX_LLCS - 1)];
-	d = &g[idlest & (MAX_LLCS - 1)];
 	lt = arbor_group_type(l, pct);
 	if (lt < it)
 		return -1;
@@ -466,7 +470,6 @@ ARBOR_POLICY s32 arbor_find_dst_group(u32 n, const struct group_stats *g, s32 lo
 	if (lt != GROUP_HAS_SPARE) {
 		imbalance = (u64)SCHED_CAPACITY_SCALE * (pct - 100) / 100;
 		la = arbor_group_avg_load(l);
-		ia = arbor_group_avg_load(d);
 		if (numa && ia + imbalance >= la)
 			return -1;
 		if (ia >= la + imbalance)
@@ -477,13 +480,13 @@ ARBOR_POLICY s32 arbor_find_dst_group(u32 n, const struct group_stats *g, s32 lo
 	}
 
 	if (numa) {
-		s64 imb = (s64)l->idle_cpus - (s64)d->idle_cpus;
+		s64 imb = (s64)l->idle_cpus - (s64)i_idle;
 
 		imb_nr = l->allowed < imb_numa_nr ? l->allowed : imb_numa_nr;
 		if (!arbor_adjust_numa_imbalance(imb < 0 ? -imb : imb, l->nr_running + 1, imb_nr))
 			return -1;
 	}
-	if (l->idle_cpus >= d->idle_cpus)
+	if (l->idle_cpus >= i_idle)
 		return -1;
 	return idlest;
 }
