@@ -337,6 +337,24 @@ ARBOR_POLICY s32 arbor_select_idle_cpu(const struct llc_snapshot *s, s32 target,
 /* ------------------------------------------------------------------ */
 
 /*
+ * The idlest group: most idle CPUs, then least utilisation. A new task has
+ * no cache footprint to respect, so spreading it is free.
+ */
+ARBOR_POLICY s32 arbor_idlest_group(u32 n, const u32 *nr_idle, const u64 *util)
+{
+	s32 best = -1, i;
+
+	POLICY_FOR(i, 0, MAX_LLCS) {
+		if ((u32)i >= n)
+			break;
+		if (best < 0 || nr_idle[i] > nr_idle[best] ||
+		    (nr_idle[i] == nr_idle[best] && util[i] < util[best]))
+			best = i;
+	}
+	return best;
+}
+
+/*
  * group_classify() (fair.c) for the slow path: overloaded when it runs more
  * tasks than CPUs and its utilisation or runnable signal exceeds its
  * capacity by imbalance_pct (group_is_overloaded); fully busy when it runs
