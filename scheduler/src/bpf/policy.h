@@ -801,8 +801,8 @@ ARBOR_POLICY u32 arbor_steal_order(const struct llc_snapshot *s, s32 this, u32 *
  * move across 2 is followed by its own check, so once every updater is
  * done the flag matches the count. Returns the change to make to the
  * number of overloaded CPUs (each flip by compare-and-swap counts once).
- * The loop is bounded for the verifier; it ends in one or two rounds
- * unless the count keeps moving under it.
+ * At most two rounds (the verifier): enough unless the count keeps
+ * moving under it.
  */
 ARBOR_POLICY s32 arbor_overload_update(u32 *nr_running, u32 prev, s32 delta, u32 *flag)
 {
@@ -812,7 +812,8 @@ ARBOR_POLICY s32 arbor_overload_update(u32 *nr_running, u32 prev, s32 delta, u32
 	/* no move across 2: the flag's target is unchanged */
 	if ((prev >= 2) == (now_n >= 2))
 		return 0;
-	POLICY_FOR(k, 0, 8) {
+	/* two rounds, unrolled: a loop here made enqueue too complex for the verifier */
+	for (k = 0; k < 2; k++) {
 		u32 want = *(volatile u32 *)nr_running >= 2;
 		u32 cur = *(volatile u32 *)flag;
 
