@@ -116,6 +116,7 @@ mod ffi {
             clear_hint: *mut u8,
             found_core: *mut u8,
         ) -> i32;
+        pub fn arbor_idlest_group(n: u32, nr_idle: *const u32, util: *const u64) -> i32;
         pub fn arbor_group_type(g: *const group_stats, pct: u32) -> u32;
         pub fn arbor_adjust_numa_imbalance(
             imbalance: i64,

@@ -212,7 +212,8 @@ struct scratch {
 	u32 a_cap[MAX_CPUS];		/* capacity scans cover every CPU */
 	u64 a_util[MAX_CPUS];
 	u64 a_idle[CPU_MASK_WORDS];
-	struct group_stats groups[MAX_LLCS];	/* fork slow path: nodes or LLCs */
+	u32 g_idle[MAX_LLCS];
+	u64 g_util[MAX_LLCS];
 	s32 g_id[MAX_LLCS];
 	u64 c_stamp[MAX_LLC_CPUS];
 	u64 c_load[MAX_LLC_CPUS];

@@ -452,6 +452,37 @@ ARBOR_POLICY s32 arbor_select_idle_cpu(const struct llc_snapshot *s, s32 target,
 /* ------------------------------------------------------------------ */
 
 /*
+ * The idlest group: most idle CPUs, then least utilisation. A new task has
+ * no cache footprint to respect, so spreading it is free.
+ */
+ARBOR_POLICY s32 arbor_idlest_group(u32 n, const u32 *nr_idle, const u64 *util)
+{
+	/*
+	 * the best index and its values kept apart: reading arrays at `best`
+	 * would make the verifier track it exactly and walk every iteration
+	 */
+	s32 best = -1, i;
+	u32 best_idle = 0;
+	u64 best_util = 0;
+
+	POLICY_FOR(i, 0, MAX_LLCS) {
+		u32 ni;
+		u64 u;
+
+		if ((u32)i >= n)
+			break;
+		ni = nr_idle[i];
+		u = util[i];
+		if (best < 0 || ni > best_idle || (ni == best_idle && u < best_util)) {
+			best = i;
+			best_idle = ni;
+			best_util = u;
+		}
+	}
+	return best;
+}
+
+/*
  * group_classify() (fair.c) for the slow path: overloaded when it runs more
  * tasks than CPUs and its utilisation or runnable signal exceeds its
  * capacity by imbalance_pct (group_is_overloaded); fully busy when it runs
@@ -533,23 +564,16 @@ ARBOR_POLICY u32 arbor_imb_numa_nr(u32 node_cpus, u32 node_llcs)
 ARBOR_POLICY s32 arbor_find_dst_group(u32 n, const struct group_stats *g, s32 local, u32 pct,
 				      bool numa, u32 imb_numa_nr)
 {
+	/* the idlest's figures kept apart from its index: the verifier wants bounded reads */
 	s32 idlest = -1, i;
-	u32 it = 0, lt, imb_nr;
-	u64 imbalance, la, ia;
-	const struct group_stats *l, *d;
-
-	/*
-	 * the idlest's values kept apart from its index: reading the array at
-	 * `idlest` in the loop would make the verifier track it exactly and
-	 * walk every iteration
-	 */
-	u32 best_idle = 0;
-	u64 best_util = 0, best_load = 0;
+	u32 it = 0, lt, imb_nr, i_idle = 0;
+	u64 imbalance, la, ia = 0, i_util = 0;
+	const struct group_stats *l;
 
 	POLICY_FOR(i, 0, MAX_LLCS) {
 		const struct group_stats *c;
 		u32 ct;
-		u64 cl;
+		u64 ca;
 
 		if ((u32)i >= n)
 			break;
@@ -557,25 +581,25 @@ ARBOR_POLICY s32 arbor_find_dst_group(u32 n, const struct group_stats *g, s32 lo
 		if (i == local || !c->allowed)
 			continue;
 		ct = arbor_group_type(c, pct);
-		cl = arbor_group_avg_load(c);
+		ca = arbor_group_avg_load(c);
 		if (idlest >= 0) {
 			if (ct > it)
 				continue;
 			if (ct == it) {
 				if (ct == GROUP_HAS_SPARE) {
-					if (best_idle > c->idle_cpus ||
-					    (best_idle == c->idle_cpus && best_util <= c->util))
+					if (i_idle > c->idle_cpus ||
+					    (i_idle == c->idle_cpus && i_util <= c->util))
 						continue;
-				} else if (best_load <= cl) {
+				} else if (ia <= ca) {
 					continue;
 				}
 			}
 		}
 		idlest = i;
 		it = ct;
-		best_idle = c->idle_cpus;
-		best_util = c->util;
-		best_load = cl;
+		ia = ca;
+		i_idle = c->idle_cpus;
+		i_util = c->util;
 	}
 	if (idlest < 0)
 		return -1;
@@ -583,7 +607,6 @@ ARBOR_POLICY s32 arbor_find_dst_group(u32 n, const struct group_stats *g, s32 lo
 		return idlest;
 
 	l = &g[local & (MAX_LLCS - 1)];
-	d = &g[idlest & (MAX_LLCS - 1)];
 	lt = arbor_group_type(l, pct);
 	if (lt < it)
 		return -1;
@@ -593,7 +616,6 @@ ARBOR_POLICY s32 arbor_find_dst_group(u32 n, const struct group_stats *g, s32 lo
 	if (lt != GROUP_HAS_SPARE) {
 		imbalance = (u64)SCHED_CAPACITY_SCALE * (pct - 100) / 100;
 		la = arbor_group_avg_load(l);
-		ia = arbor_group_avg_load(d);
 		if (numa && ia + imbalance >= la)
 			return -1;
 		if (ia >= la + imbalance)
@@ -604,13 +626,13 @@ ARBOR_POLICY s32 arbor_find_dst_group(u32 n, const struct group_stats *g, s32 lo
 	}
 
 	if (numa) {
-		s64 imb = (s64)l->idle_cpus - (s64)d->idle_cpus;
+		s64 imb = (s64)l->idle_cpus - (s64)i_idle;
 
 		imb_nr = l->allowed < imb_numa_nr ? l->allowed : imb_numa_nr;
 		if (!arbor_adjust_numa_imbalance(imb < 0 ? -imb : imb, l->nr_running + 1, imb_nr))
 			return -1;
 	}
-	if (l->idle_cpus >= d->idle_cpus)
+	if (l->idle_cpus >= i_idle)
 		return -1;
 	return idlest;
 }
@@ -926,8 +948,8 @@ ARBOR_POLICY u32 arbor_steal_order(const struct llc_snapshot *s, s32 this, u32 *
  * move across 2 is followed by its own check, so once every updater is
  * done the flag matches the count. Returns the change to make to the
  * number of overloaded CPUs (each flip by compare-and-swap counts once).
- * The loop is bounded for the verifier; it ends in one or two rounds
- * unless the count keeps moving under it.
+ * At most two rounds (the verifier): enough unless the count keeps
+ * moving under it.
  */
 ARBOR_POLICY s32 arbor_overload_update(u32 *nr_running, u32 prev, s32 delta, u32 *flag)
 {
@@ -937,7 +959,8 @@ ARBOR_POLICY s32 arbor_overload_update(u32 *nr_running, u32 prev, s32 delta, u32
 	/* no move across 2: the flag's target is unchanged */
 	if ((prev >= 2) == (now_n >= 2))
 		return 0;
-	POLICY_FOR(k, 0, 8) {
+	/* two rounds, unrolled: a loop here made enqueue too complex for the verifier */
+	for (k = 0; k < 2; k++) {
 		u32 want = *(volatile u32 *)nr_running >= 2;
 		u32 cur = *(volatile u32 *)flag;
 
