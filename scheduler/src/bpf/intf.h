@@ -58,7 +58,8 @@ enum arbor_feature {
 	FEAT_ASYM_MISFIT = 12,	/* mainline: move misfit tasks to bigger CPUs */
 	FEAT_CACHE_LB	= 13,	/* seed 002: aggregate a process in its hottest LLC */
 	FEAT_CACHE_WAKE	= 14,	/* seed 002 RFC: steer wake-ups to the preferred LLC */
-	NR_FEATURES	= 15,
+	FEAT_CACHE_ROOM	= 15,	/* ours: CACHE_LB prefers an as-hot LLC with room over a full one */
+	NR_FEATURES	= 16,
 };
 
 /*
@@ -102,6 +103,8 @@ enum arbor_stat {
 	STAT_LLC_PREF_TASKS_IN,
 	STAT_LLC_PREF_TASKS_OUT,
 	STAT_LLC_MIGRATIONS_REFUSED,
+	/* seed 002: a process the table (proc_ctxs) had no room for */
+	STAT_LLC_PROC_INSERT_FAILS,
 	ARBOR_NR_STATS,
 };
 
@@ -158,11 +161,11 @@ struct wa_output {
  * (cache.bpf.h, struct proc_ctx), which --monitor reads from the map.
  */
 struct proc_ctx_head {
-	u64 epoch;		/* epoch of the last decay of rt[] */
-	u64 scan_ts;		/* last hottest-LLC scan */
+	u64 epoch;		/* epoch of the last hottest-LLC scan */
+	u64 scan_ts;		/* last hottest-LLC scan (claimed by compare-and-swap) */
 	s32 pref_llc;		/* -1: none */
 	u32 nr_threads;
-	u64 total_rt;		/* decayed run time, all CPUs */
+	u64 total_rt;		/* decayed run time, all CPUs, as of the last scan */
 };
 
 /* One LLC as select_idle_cpu() sees it at one instant. */
