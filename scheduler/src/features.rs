@@ -131,6 +131,23 @@ pub const FEATURES: &[Feature] = &[
         seed: None,
         help: "newidle tries each level in proportion to its recent success rate (baseline, 6.18)",
     },
+    // Ours, not the seed's (issue 10, deviation 8): with CACHE_LB, when the
+    // hottest LLC is over --llc-aggr-pct and the process runs at least half
+    // as much in an LLC that is not, prefer that one (policy.h
+    // arbor_cache_pick_pref). Without it two processes split evenly over two
+    // LLCs both pick the first on the tie, allow_into then refuses the second
+    // one's threads and it stays split. The merged series leaves that case to
+    // the kernel's active balance (need_active_balance / migrate_llc_task),
+    // which scx_arbor does not have (the weighted-imbalance balancer with
+    // active balance is not landed yet), so the rule stays on by default;
+    // NO_CACHE_ROOM gives the seed's pure 2x hysteresis.
+    Feature {
+        name: "CACHE_ROOM",
+        bit: bpf_intf::arbor_feature_FEAT_CACHE_ROOM,
+        default: true,
+        seed: Some("002"),
+        help: "with CACHE_LB: prefer an as-hot LLC with room over a full hottest one (ours, not the seed's)",
+    },
 ];
 
 /// Named starting points for `-f`:
@@ -308,5 +325,18 @@ mod tests {
         assert!(e.contains("NO_SUCH") && e.contains("WA_WEIGHT"), "{e}");
         assert!(!e.contains('\n'));
         assert!(apply(0, &["NO_".into()]).is_err());
+    }
+
+    /// Issue 10, deviation 8: the room rule is its own switch, on where
+    /// CACHE_LB is (seeds, default), and NO_CACHE_ROOM turns only it off.
+    #[test]
+    fn cache_room_is_its_own_feature() {
+        let bit = 1 << bpf_intf::arbor_feature_FEAT_CACHE_ROOM;
+        assert_ne!(profile_mask("seeds").unwrap() & bit, 0);
+        assert_ne!(default_mask() & bit, 0);
+        assert_eq!(profile_mask("stock").unwrap() & bit, 0);
+        let m = apply(default_mask(), &["NO_CACHE_ROOM".into()]).unwrap();
+        assert_eq!(m, default_mask() & !bit);
+        assert!(list().contains("CACHE_ROOM"));
     }
 }

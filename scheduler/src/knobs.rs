@@ -62,9 +62,11 @@ pub struct Knobs {
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub llc_timeout_epochs: u32,
 
-    /// Seed 002: widen the "threads x SMT width fit in 80% of the LLC" limit
-    /// by this %; 0 = the limit as is, >= 100 = no limit.
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    /// Seed 002: the kernel's llc_aggr_tolerance, a multiplier. A process is
+    /// aggregated only if its running threads x SMT width fit in 80% of
+    /// N x the LLC's CPUs: 1 = the LLC as it is, 2 = twice it, ...;
+    /// 0 = no process is aggregated; 100 or more = no limit.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub llc_tolerance: u32,
 
     /// Period of the periodic balancer, in ms.
@@ -365,5 +367,23 @@ mod tests {
         for bad in ["0", "-1", "NaN", "inf", "1e300", "x", ""] {
             assert!(parse_secs(bad).is_err(), "{bad}");
         }
+    }
+
+    /// Issue 10, deviation 8: --llc-tolerance defaults to the kernel's
+    /// llc_aggr_tolerance (1, a multiplier; 0 would turn aggregation off)
+    /// and --help says what it means.
+    #[test]
+    fn llc_tolerance_defaults_to_the_kernels_and_is_documented() {
+        use clap::CommandFactory;
+        #[derive(clap::Parser)]
+        struct Only {
+            #[command(flatten)]
+            k: Knobs,
+        }
+        assert_eq!(Knobs::default().llc_tolerance, 1);
+        let help = Only::command().render_long_help().to_string();
+        let at = help.find("--llc-tolerance").expect("--llc-tolerance in --help");
+        let text = &help[at..];
+        assert!(text.contains("multiplier") && text.contains("0 = no process"), "{text}");
     }
 }

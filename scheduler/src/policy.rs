@@ -91,6 +91,7 @@ mod ffi {
             dc: u64,
             su: u64,
             sc: u64,
+            tu: u64,
             aggr: u32,
             imb: u32,
         ) -> bool;
@@ -99,6 +100,7 @@ mod ffi {
             pc: u64,
             du: u64,
             dc: u64,
+            tu: u64,
             aggr: u32,
             imb: u32,
         ) -> bool;
@@ -797,18 +799,38 @@ mod tests {
         unsafe {
             // single-threaded: never, whatever the limits
             assert!(!arbor_cache_eligible(1, 1, 1, 8, 1000));
-            // 3 running x SMT1 = 3 <= 0.8*4 = 3.2
-            assert!(arbor_cache_eligible(3, 3, 1, 4, 0));
-            // 2 running x SMT2 = 4 > 3.2: refused, tolerance 25% allows 4
-            assert!(!arbor_cache_eligible(2, 2, 2, 4, 0));
-            assert!(arbor_cache_eligible(2, 2, 2, 4, 25));
+            // 3 running x SMT1 = 3 < 0.8*4 = 3.2 (tolerance 1: the LLC as is)
+            assert!(arbor_cache_eligible(3, 3, 1, 4, 1));
+            // 2 running x SMT2 = 4 >= 3.2: refused, tolerance 2 (x2) allows it
+            assert!(!arbor_cache_eligible(2, 2, 2, 4, 1));
+            assert!(arbor_cache_eligible(2, 2, 2, 4, 2));
             // 40 threads of which 3 run: the running ones count
-            assert!(arbor_cache_eligible(40, 3, 1, 4, 0));
-            assert!(!arbor_cache_eligible(40, 4, 1, 4, 0));
+            assert!(arbor_cache_eligible(40, 3, 1, 4, 1));
+            assert!(!arbor_cache_eligible(40, 4, 1, 4, 1));
             // POWER-like SMT8: 2 running threads need 16 CPUs
-            assert!(!arbor_cache_eligible(2, 2, 8, 8, 0));
+            assert!(!arbor_cache_eligible(2, 2, 8, 8, 1));
             // >= 100: limits ignored
             assert!(arbor_cache_eligible(64, 64, 8, 4, 100));
+        }
+    }
+
+    /// Issue 10, deviation 8: --llc-tolerance is the kernel's
+    /// llc_aggr_tolerance, a multiplier (get_sched_cache_scale): 0 turns
+    /// aggregation off, N multiplies the LLC by N; it was "+N %" here.
+    #[test]
+    fn cache_tolerance_is_a_multiplier_as_in_the_kernel() {
+        unsafe {
+            // 0: no process is eligible (it was "the limit as is")
+            assert!(!arbor_cache_eligible(3, 3, 1, 4, 0));
+            assert!(!arbor_cache_eligible(2, 0, 1, 64, 0));
+            // x2: 4 running x SMT2 = 8 < 0.8 * 2 * 8 = 12.8 (it was +2 %)
+            assert!(arbor_cache_eligible(4, 4, 2, 8, 2));
+            assert!(!arbor_cache_eligible(4, 4, 2, 8, 1));
+            // x3 on SMT8: 2 running = 16 CPUs < 0.8 * 3 * 8 = 19.2
+            assert!(arbor_cache_eligible(2, 2, 8, 8, 3));
+            // the kernel's strict fits_capacity(): exactly 80 % does not fit
+            assert!(!arbor_cache_eligible(4, 4, 1, 5, 1));
+            assert!(arbor_cache_eligible(4, 4, 1, 6, 1));
         }
     }
 
@@ -837,23 +859,52 @@ mod tests {
         let cap = 4096u64; // 4 CPUs
         unsafe {
             // into: dst 60% (over 50%), src 20%: dst is >20% busier -> refused
-            assert!(!arbor_cache_allow_into(2458, cap, 819, cap, 50, 20));
+            assert!(!arbor_cache_allow_into(2458, cap, 819, cap, 0, 50, 20));
             // into: dst 40% (under threshold) -> allowed even if busier than src
-            assert!(arbor_cache_allow_into(1638, cap, 409, cap, 50, 20));
+            assert!(arbor_cache_allow_into(1638, cap, 409, cap, 0, 50, 20));
             // into: dst 55%, src 50%: over but only 10% busier -> allowed
-            assert!(arbor_cache_allow_into(2253, cap, 2048, cap, 50, 20));
+            assert!(arbor_cache_allow_into(2253, cap, 2048, cap, 0, 50, 20));
             // into: both over -> ordinary balancing decides (allowed)
-            assert!(arbor_cache_allow_into(4000, cap, 2100, cap, 50, 20));
+            assert!(arbor_cache_allow_into(4000, cap, 2100, cap, 0, 50, 20));
             // out: pref under threshold -> refused (stay aggregated)
-            assert!(!arbor_cache_allow_out(1638, cap, 0, cap, 50, 20));
+            assert!(!arbor_cache_allow_out(1638, cap, 0, cap, 0, 50, 20));
             // out: pref 52% (over), dst 48% (under): not 20% busier -> refused
-            assert!(!arbor_cache_allow_out(2130, cap, 1966, cap, 50, 20));
+            assert!(!arbor_cache_allow_out(2130, cap, 1966, cap, 0, 50, 20));
             // out: both over -> ordinary balancing decides (allowed)
-            assert!(arbor_cache_allow_out(2458, cap, 2253, cap, 50, 20));
+            assert!(arbor_cache_allow_out(2458, cap, 2253, cap, 0, 50, 20));
             // out: pref 70%, dst 20% -> allowed
-            assert!(arbor_cache_allow_out(2867, cap, 819, cap, 50, 20));
+            assert!(arbor_cache_allow_out(2867, cap, 819, cap, 0, 50, 20));
             // out: a lower aggr_pct (Tim Chen's suggestion for SMT) makes pref "over" sooner
-            assert!(arbor_cache_allow_out(1638, cap, 0, cap, 30, 20));
+            assert!(arbor_cache_allow_out(1638, cap, 0, cap, 0, 30, 20));
+        }
+    }
+
+    /// Issue 10, deviation 8: can_migrate_llc() judges a move on the
+    /// utilisations it would leave (src without the task, dst with it);
+    /// these moves passed when the task's own utilisation was left out.
+    #[test]
+    fn aggregation_counts_the_moving_tasks_own_utilisation() {
+        let cap = 4096u64; // 4 CPUs, threshold 50 % = 2048
+        unsafe {
+            // into: dst 45 % + a 400 task = 54.8 % (over), src 20 % - 400
+            // = 10 %: the move itself overloads the preferred LLC -> refused
+            assert!(!arbor_cache_allow_into(1843, cap, 819, cap, 400, 50, 20));
+            assert!(arbor_cache_allow_into(1843, cap, 819, cap, 0, 50, 20));
+            // into: a small task keeps dst under the threshold -> allowed
+            assert!(arbor_cache_allow_into(1843, cap, 819, cap, 100, 50, 20));
+            // out: pref 55 % (over), dst 20 %; without the 300 task pref is
+            // 47.6 %, under the threshold: leaving would under-fill it
+            assert!(!arbor_cache_allow_out(2253, cap, 819, cap, 300, 50, 20));
+            assert!(arbor_cache_allow_out(2253, cap, 819, cap, 0, 50, 20));
+            // out: pref 70 % - 300 = 62.6 % vs dst 20 % + 300 = 27.3 % -> allowed
+            assert!(arbor_cache_allow_out(2867, cap, 819, cap, 300, 50, 20));
+            // out: pref 65 % - 700 = 48 % (under) -> refused
+            assert!(!arbor_cache_allow_out(2662, cap, 0, cap, 700, 50, 20));
+            // a task bigger than its source LLC's sum saturates at 0
+            assert!(!arbor_cache_allow_into(1900, cap, 100, cap, 400, 50, 20));
+            // both over before the move: ordinary balancing decides
+            assert!(arbor_cache_allow_into(2100, cap, 2100, cap, 1000, 50, 20));
+            assert!(arbor_cache_allow_out(2100, cap, 2100, cap, 1000, 50, 20));
         }
     }
 

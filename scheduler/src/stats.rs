@@ -84,6 +84,7 @@ pub const NAMES: &[&str] = &[
     "wlat_queued_13",
     "wlat_queued_14",
     "wlat_queued_15",
+    "llc_proc_insert_fails",
 ];
 
 #[stat_doc]
@@ -227,6 +228,8 @@ pub struct Metrics {
     pub wlat_queued_14: u64,
     #[stat(desc = "Wake-up latency of enqueued wakees: >= 16384 us")]
     pub wlat_queued_15: u64,
+    #[stat(desc = "Seed 002: processes the process table (proc_ctxs) had no room for")]
+    pub llc_proc_insert_fails: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,
@@ -276,12 +279,12 @@ impl Metrics {
         }
     }
 
-    pub const HEADER: &'static str = "   wakeups   wide  aff_try aff_move idlecore  idlecpu  noidle  nipull  nifail  mig_llc mig_xllc mig_xnode busy% gap% | idler t/p/tie  thrott  steal/fail  cap misfit/mig  llc in/out/refused  pid:llc";
+    pub const HEADER: &'static str = "   wakeups   wide  aff_try aff_move idlecore  idlecpu  noidle  nipull  nifail  mig_llc mig_xllc mig_xnode busy% gap% | idler t/p/tie  thrott  steal/fail  cap misfit/mig  llc in/out/refused/full  pid:llc";
 
     pub fn format<W: Write>(&self, w: &mut W) -> Result<()> {
         writeln!(
             w,
-            "{:>10} {:>6} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7} {:>7} {:>8} {:>8} {:>9} {:>5.1} {:>4.1} | {}/{}/{} {} {}/{} {} {}/{} {}/{}/{} {}",
+            "{:>10} {:>6} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7} {:>7} {:>8} {:>8} {:>9} {:>5.1} {:>4.1} | {}/{}/{} {} {}/{} {} {}/{} {}/{}/{}/{} {}",
             self.wakeups,
             self.wake_wide,
             self.affine_attempts,
@@ -308,6 +311,7 @@ impl Metrics {
             self.llc_pref_tasks_in,
             self.llc_pref_tasks_out,
             self.llc_migrations_refused,
+            self.llc_proc_insert_fails,
             self.llc_prefs
         )?;
         writeln!(w, "{}", self.wake_latency_line())?;

@@ -198,4 +198,100 @@ mod tests {
         let others: Vec<f64> = (2..6).map(time_s).collect();
         assert!(others.iter().any(|&t| t != time_s(1)), "{others:?}");
     }
+
+    use crate::workload::{Effects, Exits, Step, TaskId, TaskSpec, Workload};
+
+    /// Seed 002's process table under churn (issue 11, item 6): `procs`
+    /// two-thread processes, started `gap` ns apart, each thread running
+    /// 50 us then sleeping `live` ns (the process stays alive) and exiting;
+    /// then one two-thread process spinning for 300 ms.
+    struct Churn {
+        procs: usize,
+        gap: Ns,
+        live: Ns,
+        step: Vec<u8>,
+        exits: Exits,
+    }
+
+    impl Churn {
+        fn new(procs: usize, gap: Ns, live: Ns) -> Churn {
+            let n = 2 * procs + 2;
+            Churn { procs, gap, live, step: vec![0; n], exits: Exits::new(n) }
+        }
+    }
+
+    impl Workload for Churn {
+        fn tasks(&self) -> Vec<TaskSpec> {
+            let mut v = Vec::new();
+            for p in 0..=self.procs {
+                for th in 0..2 {
+                    let mut s = TaskSpec::new(format!("p{p}-{th}"), 100_000 + p as u32);
+                    s.forked = false;
+                    s.start_at = p as Ns * self.gap;
+                    v.push(s);
+                }
+            }
+            v
+        }
+
+        fn next(&mut self, t: TaskId, now: Ns, _fx: &mut Effects) -> Step {
+            let last = t >= 2 * self.procs;
+            self.step[t] += 1;
+            match (self.step[t], last) {
+                (1, false) => Step::Run(50_000),
+                (2, false) if self.live > 0 => Step::Sleep(self.live),
+                (1, true) => Step::Run(300_000_000),
+                _ => self.exits.exit(now),
+            }
+        }
+
+        fn finished(&self) -> bool {
+            self.exits.finished()
+        }
+
+        fn metrics(&self, _elapsed: Ns) -> Vec<Metric> {
+            Vec::new()
+        }
+    }
+
+    /// Counters of scx_arbor (CACHE_LB on, tolerance x2 so that 2 threads
+    /// on SMT2 are eligible in a 4-CPU LLC) after a Churn run on 2s2c2t.
+    fn churn_counters(procs: usize, gap: Ns, live: Ns) -> std::collections::HashMap<String, u64> {
+        let m = crate::presets::find("2s2c2t").unwrap();
+        let topo = m.topo().unwrap();
+        let knobs = Knobs { llc_tolerance: 2, ..Knobs::default() };
+        let mut ops = SchedSpec::parse("arbor:stock:CACHE_LB")
+            .unwrap()
+            .build(&topo, &knobs)
+            .unwrap();
+        let mut wl = Churn::new(procs, gap, live);
+        let cfg = Config { time_limit: 60_000_000_000, ..Config::default() };
+        let mut core = Core::new(m.clone(), CostModel::default(), cfg).unwrap();
+        let stop = core.run(ops.as_mut(), &mut wl, |_| {});
+        assert!(matches!(stop, Stop::Finished), "{stop:?}");
+        ops.counters().into_iter().collect()
+    }
+
+    /// Issue 11, item 6 / issue 10, deviation 8: 5,000 short two-thread
+    /// processes, one after another, do not fill the 4,096-entry table
+    /// (entries go at exit), and a new two-thread process is still
+    /// aggregated. Before the fix no entry was ever deleted: the table
+    /// filled at the 4,097th process and the last one never got a
+    /// preferred LLC (llc_pref_tasks_in stayed 0).
+    #[test]
+    fn process_table_survives_churn_and_aggregation_still_acts() {
+        let c = churn_counters(5000, 200_000, 0);
+        assert_eq!(c["llc_proc_insert_fails"], 0, "{c:?}");
+        assert!(c["llc_pref_tasks_in"] > 0, "{c:?}");
+    }
+
+    /// The map-full case: 4,200 two-thread processes alive at once (each
+    /// sleeps 2 s after its first run) cannot all have an entry; the
+    /// inserts that found the table full are counted.
+    #[test]
+    fn a_full_process_table_is_counted() {
+        let c = churn_counters(4200, 100_000, 2_000_000_000);
+        let fails = c["llc_proc_insert_fails"];
+        assert!(fails >= 104, "{c:?}");
+    }
 }

@@ -117,7 +117,7 @@ check "--profile unknown: one line naming the profiles" \
 # Sampled from /proc: the share of samples where each process has all its
 # running threads in one LLC ("one-LLC"), and where moreover the two
 # processes use different LLCs ("apart").
-# --llc-tolerance 25: 2 threads x SMT2 = 4 CPUs would not pass the 80% limit
+# --llc-tolerance 2 (x2, the kernel's llc_aggr_tolerance): 2 threads x SMT2 = 4 CPUs would not pass the 80% limit
 # of a 4-CPU LLC otherwise.
 # llc_of_threads PID: LLC=the LLC of all its runnable threads, x if they are
 # in several LLCs, empty if none is runnable. /proc/PID/task/TID/stat:
@@ -154,7 +154,7 @@ cache_topology() {
 }
 cache_run() { # flags... ; sets SAME, APART (percent), J
 	J=$(mktemp "$ARBOR_TMP/seed.XXXXXX.json")
-	start_sched -p seeds --llc-tolerance 25 "$@" --stats-json "$J" || return 1
+	start_sched -p seeds --llc-tolerance 2 "$@" --stats-json "$J" || return 1
 	local a0=(${LLC_CPUS[0]}) a1=(${LLC_CPUS[1]})
 	taskset -c "${a0[0]},${a1[0]}" "$SPIN" 2 40 &
 	local p1=$!

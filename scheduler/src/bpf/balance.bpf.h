@@ -147,7 +147,7 @@ static __always_inline bool pull_from(s32 this, s32 src, u32 level)
 				    tctx ? now - tctx->last_ran : ~0ULL, migration_cost_ns))
 			continue;
 		/* seed 002: keep aggregated threads in their preferred LLC */
-		if (!cache_allow_move(p, src, this, now))
+		if (!cache_allow_move(p, src, this, tctx ? tctx->util_avg : 0, now))
 			continue;
 		if (scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0))
 			return true;

@@ -29,14 +29,33 @@ const volatile u64 llc_epoch_ns = 10000000;	/* 10 ms */
 const volatile u32 llc_timeout_epochs = 5;
 const volatile u32 llc_aggr_pct = 50;
 const volatile u32 llc_imb_pct = 20;
-const volatile u32 llc_tolerance = 0;
+/* llc_aggr_tolerance: a multiplier (policy.h arbor_cache_eligible) */
+const volatile u32 llc_tolerance = 1;
 
+/*
+ * One process. Concurrency (issue 10, deviation 8): rt[i] and rt_epoch[i]
+ * are written only by CPU i (stopping() runs on the CPU the task ran on),
+ * and each CPU decays its own slot lazily, as the kernel keeps one
+ * sched_cache_time per CPU with its own epoch (__update_mm_sched). Readers
+ * bring a slot to the current epoch without writing it; a read racing with
+ * CPU i's update may see the new epoch with the old sum or the reverse, an
+ * error of one halving of one slot for one scan. The head's scan fields are
+ * written only by the CPU that claimed the scan with a compare-and-swap on
+ * scan_ts (task_cache_work's try_cmpxchg on next_scan).
+ */
 struct proc_ctx {
 	/* epoch, scan_ts, pref_llc, nr_threads, total_rt: read by --monitor */
 	struct proc_ctx_head h;
-	u64 rt[MAX_CPUS];	/* decayed run time per CPU */
+	u64 rt[MAX_CPUS];	/* decayed run time per CPU, as of rt_epoch[] */
+	u32 rt_epoch[MAX_CPUS];
 };
 
+/*
+ * Processes with two threads or more (a single-threaded one is never
+ * eligible, arbor_cache_eligible, so an entry would only take room). An
+ * entry is deleted when its process exits (cache_task_exit); an insert
+ * that finds the table full is counted (llc_proc_insert_fails).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -46,7 +65,7 @@ struct {
 } proc_ctxs SEC(".maps");
 
 /* never written: the initial value of a new proc_ctx */
-static struct proc_ctx proc_zero;
+static struct proc_ctx proc_zero = { .h = { .pref_llc = -1 } };
 
 /*
  * scratch for the per-LLC occupancy sums and the over-threshold bitmap (in
@@ -70,6 +89,14 @@ static __always_inline u64 halve_by(u64 v, u64 epochs)
 	return epochs >= 63 ? 0 : v >> epochs;
 }
 
+/* A process's run time on CPU i, brought to epoch e (read only). */
+static __always_inline u64 proc_rt_at(struct proc_ctx *pc, u32 i, u64 e)
+{
+	u64 pe = pc->rt_epoch[i & (MAX_CPUS - 1)];
+
+	return halve_by(pc->rt[i & (MAX_CPUS - 1)], e > pe ? e - pe : 0);
+}
+
 /* A CPU's decayed total run time, brought to epoch e. */
 static __always_inline u64 cpu_rt_at(struct cpu_ctx *c, u64 e)
 {
@@ -88,13 +115,18 @@ static __always_inline u64 llc_cap(u32 llc)
 	return (u64)llc_nr_cpus[llc & (MAX_LLCS - 1)] * 1024;
 }
 
-/* Called from stopping(): charge `ran` ns on `cpu` to p's process and the CPU. */
+/*
+ * Called from stopping() on `cpu`, the CPU p ran on: charge `ran` ns to p's
+ * process and the CPU; at most once an epoch per process, rescan its
+ * hottest LLC.
+ */
 static __always_inline void cache_account(struct task_struct *p, s32 cpu, struct cpu_ctx *c,
 					  u64 ran, u64 now)
 {
 	struct proc_ctx *pc;
-	u32 tgid = p->tgid;
-	u64 e = now / llc_epoch_ns;
+	u32 tgid = p->tgid, slot = cpu & (MAX_CPUS - 1);
+	u64 e = now / llc_epoch_ns, scan_ts, total = 0;
+	u32 nr_threads;
 
 	if (!feat(FEAT_CACHE_LB) || !valid_cpu(cpu))
 		return;
@@ -103,41 +135,33 @@ static __always_inline void cache_account(struct task_struct *p, s32 cpu, struct
 
 	pc = bpf_map_lookup_elem(&proc_ctxs, &tgid);
 	if (!pc) {
-		/* too big for the stack: insert a zeroed copy, then fill it */
-		bpf_map_update_elem(&proc_ctxs, &tgid, &proc_zero, BPF_NOEXIST);
+		long err;
+
+		if (BPF_CORE_READ(p, signal, nr_threads) < 2)
+			return;
+		/* too big for the stack: insert a copy of proc_zero, then fill it */
+		err = bpf_map_update_elem(&proc_ctxs, &tgid, &proc_zero, BPF_NOEXIST);
+		if (err && err != -EEXIST) {
+			stat_inc(STAT_LLC_PROC_INSERT_FAILS);
+			return;
+		}
 		pc = bpf_map_lookup_elem(&proc_ctxs, &tgid);
 		if (!pc)
 			return;
-		pc->h.pref_llc = -1;
-		pc->h.epoch = e;
-		pc->h.scan_ts = now;
+		/* the first scan one epoch from now (a racing inserter may win) */
+		if (!err)
+			__sync_val_compare_and_swap(&pc->h.scan_ts, 0, now);
 	}
-	if (pc->h.epoch < e) {
-		u64 d = e - pc->h.epoch;
-		u32 i;
+	/* this CPU's slot: only this CPU writes it */
+	pc->rt[slot] = proc_rt_at(pc, slot, e) + ran;
+	pc->rt_epoch[slot] = e;
 
-		bpf_for(i, 0, MAX_CPUS) {
-			if (i >= nr_cpus)
-				break;
-			pc->rt[i] = halve_by(pc->rt[i], d);
-		}
-		pc->h.total_rt = halve_by(pc->h.total_rt, d);
-		pc->h.epoch = e;
-	}
-	pc->rt[cpu & (MAX_CPUS - 1)] += ran;
-	pc->h.total_rt += ran;
+	/* at most one scan per epoch per process, by whoever claims it */
+	scan_ts = pc->h.scan_ts;
+	if (now < scan_ts + llc_epoch_ns ||
+	    __sync_val_compare_and_swap(&pc->h.scan_ts, scan_ts, now) != scan_ts)
+		return;
 
-	/* at most one scan per epoch per process */
-	if (now < pc->h.scan_ts + llc_epoch_ns)
-		return;
-	pc->h.scan_ts = now;
-	pc->h.nr_threads = BPF_CORE_READ(p, signal, nr_threads);
-	if (!arbor_cache_eligible(pc->h.nr_threads,
-				  arbor_cache_nr_running(pc->h.total_rt, now, llc_epoch_ns),
-				  smt_width, llc_nr_cpus[llc_of(cpu)], llc_tolerance)) {
-		pc->h.pref_llc = -1;
-		return;
-	}
 	{
 		struct occ_scratch_val *os;
 		u64 *occ, *over;
@@ -154,24 +178,56 @@ static __always_inline void cache_account(struct task_struct *p, s32 cpu, struct
 			if (i >= nr_llcs)
 				break;
 			occ[i] = 0;
-			if (arbor_cache_over(llc_util(i), llc_cap(i), llc_aggr_pct))
+			/* CACHE_ROOM off: no LLC is "full", pick_pref is the seed's */
+			if (feat(FEAT_CACHE_ROOM) &&
+			    arbor_cache_over(llc_util(i), llc_cap(i), llc_aggr_pct))
 				arbor_mask_set(over, LLCS_MASK_WORDS, i);
 		}
 		bpf_for(i, 0, MAX_CPUS) {
 			struct cpu_ctx *cc;
-			u64 crt;
+			u64 prt, crt;
 
 			if (i >= nr_cpus)
 				break;
+			prt = proc_rt_at(pc, i, e);
+			if (!prt)
+				continue;
+			total += prt;
 			cc = lookup_cpu_ctx(i);
-			if (!cc || !pc->rt[i])
+			if (!cc)
 				continue;
 			crt = cpu_rt_at(cc, e);
 			if (crt)
-				occ[llc_of(i)] += pc->rt[i] * 1024 / crt;
+				occ[llc_of(i)] += prt * 1024 / crt;
+		}
+		nr_threads = BPF_CORE_READ(p, signal, nr_threads);
+		pc->h.epoch = e;
+		pc->h.total_rt = total;
+		pc->h.nr_threads = nr_threads;
+		if (!arbor_cache_eligible(nr_threads,
+					  arbor_cache_nr_running(total, now, llc_epoch_ns),
+					  smt_width, llc_nr_cpus[llc_of(cpu)], llc_tolerance)) {
+			pc->h.pref_llc = -1;
+			return;
 		}
 		pc->h.pref_llc = arbor_cache_pick_pref(nr_llcs, occ, pc->h.pref_llc, over);
 	}
+}
+
+/*
+ * ops.exit_task: a process's entry goes when its group leader exits, or
+ * its last thread (whichever the kernel reports first: the leader's
+ * task_struct outlives its threads, but sched_ext may call exit_task at
+ * death rather than at free). A tgid is reused only after its leader is
+ * reaped, so a new process never inherits the old one's run time. If the
+ * leader exits first, the remaining threads start a fresh entry.
+ */
+static __always_inline void cache_task_exit(struct task_struct *p)
+{
+	u32 tgid = p->tgid;
+
+	if (p->pid == p->tgid || BPF_CORE_READ(p, signal, nr_threads) <= 1)
+		bpf_map_delete_elem(&proc_ctxs, &tgid);
 }
 
 /* p's preferred LLC, or -1 (feature off, no preference, or it timed out). */
@@ -190,10 +246,14 @@ static __always_inline s32 cache_pref(const struct task_struct *p, u64 now)
 	return pc->h.pref_llc;
 }
 
-/* May p move from src's LLC to dst's? Counts refusals. */
-static __always_inline bool cache_allow_move(const struct task_struct *p, s32 src, s32 dst, u64 now)
+/*
+ * May p, of utilisation task_util, move from src's LLC to dst_llc? Counts
+ * refusals.
+ */
+static __always_inline bool cache_allow_llc(const struct task_struct *p, s32 src, u32 dl,
+					    u64 task_util, u64 now)
 {
-	u32 sl = llc_of(src), dl = llc_of(dst);
+	u32 sl = llc_of(src);
 	s32 pref;
 	bool ok = true;
 
@@ -201,16 +261,28 @@ static __always_inline bool cache_allow_move(const struct task_struct *p, s32 sr
 		return true;
 	if ((u32)pref == dl)
 		ok = arbor_cache_allow_into(llc_util(dl), llc_cap(dl), llc_util(sl), llc_cap(sl),
-					    llc_aggr_pct, llc_imb_pct);
+					    task_util, llc_aggr_pct, llc_imb_pct);
 	else if ((u32)pref == sl)
 		ok = arbor_cache_allow_out(llc_util(sl), llc_cap(sl), llc_util(dl), llc_cap(dl),
-					   llc_aggr_pct, llc_imb_pct);
+					   task_util, llc_aggr_pct, llc_imb_pct);
 	if (!ok)
 		stat_inc(STAT_LLC_MIGRATIONS_REFUSED);
 	return ok;
 }
 
-/* An idle CPU of `llc` that p may use, from our own idle flags; -1 if none. */
+static __always_inline bool cache_allow_move(const struct task_struct *p, s32 src, s32 dst,
+					     u64 task_util, u64 now)
+{
+	return cache_allow_llc(p, src, llc_of(dst), task_util, now);
+}
+
+/*
+ * An idle CPU of `llc` that p may use, from our own idle flags, claimed in
+ * sched_ext's idle mask (scx_bpf_test_and_clear_cpu_idle) so that no other
+ * wake-up or move takes it meanwhile; -1 if none. The caller must then
+ * send p there: a claimed CPU that gets nothing stays out of the idle
+ * mask until it next goes idle.
+ */
 static __always_inline s32 idle_cpu_in_llc(const struct task_struct *p, u32 llc)
 {
 	u32 k;
@@ -225,7 +297,7 @@ static __always_inline s32 idle_cpu_in_llc(const struct task_struct *p, u32 llc)
 		if (!valid_cpu(cpu) || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
 			continue;
 		c = lookup_cpu_ctx(cpu);
-		if (c && c->idle)
+		if (c && c->idle && scx_bpf_test_and_clear_cpu_idle(cpu))
 			return cpu;
 	}
 	return -1;
@@ -233,8 +305,9 @@ static __always_inline s32 idle_cpu_in_llc(const struct task_struct *p, u32 llc)
 
 /*
  * At tick: a task running outside its process's preferred LLC moves to an
- * idle CPU there, if the move is allowed. Like misfit, it ends the slice
- * and enqueue() places it on tctx->move_cpu.
+ * idle CPU there, if the move is allowed (checked before the CPU is
+ * claimed). Like misfit, it ends the slice and enqueue() places it on
+ * tctx->move_cpu, kicking that CPU.
  */
 static __always_inline void cache_aggregate(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
 {
@@ -246,8 +319,10 @@ static __always_inline void cache_aggregate(struct task_struct *p, struct task_c
 	pref = cache_pref(p, now);
 	if (pref < 0 || (u32)pref == llc_of(cpu))
 		return;
+	if (!cache_allow_llc(p, cpu, pref, tctx->util_avg, now))
+		return;
 	dst = idle_cpu_in_llc(p, pref);
-	if (dst < 0 || !cache_allow_move(p, cpu, dst, now))
+	if (dst < 0)
 		return;
 	tctx->move_cpu = dst;
 	p->scx.slice = 0;

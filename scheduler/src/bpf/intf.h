@@ -64,7 +64,8 @@ enum arbor_feature {
 	FEAT_CACHE_LB	= 13,	/* seed 002: aggregate a process in its hottest LLC */
 	FEAT_CACHE_WAKE	= 14,	/* seed 002 RFC: steer wake-ups to the preferred LLC */
 	FEAT_NI_RANDOM	= 15,	/* newidle per level in proportion to its success rate */
-	NR_FEATURES	= 16,
+	FEAT_CACHE_ROOM	= 16,	/* ours: CACHE_LB prefers an as-hot LLC with room over a full one */
+	NR_FEATURES	= 17,
 };
 
 /*
@@ -149,6 +150,8 @@ enum arbor_stat {
 	STAT_WLAT_QUEUED_13,
 	STAT_WLAT_QUEUED_14,
 	STAT_WLAT_QUEUED_15,
+	/* seed 002: a process the table (proc_ctxs) had no room for */
+	STAT_LLC_PROC_INSERT_FAILS,
 	ARBOR_NR_STATS,
 };
 
@@ -205,11 +208,11 @@ struct wa_output {
  * (cache.bpf.h, struct proc_ctx), which --monitor reads from the map.
  */
 struct proc_ctx_head {
-	u64 epoch;		/* epoch of the last decay of rt[] */
-	u64 scan_ts;		/* last hottest-LLC scan */
+	u64 epoch;		/* epoch of the last hottest-LLC scan */
+	u64 scan_ts;		/* last hottest-LLC scan (claimed by compare-and-swap) */
 	s32 pref_llc;		/* -1: none */
 	u32 nr_threads;
-	u64 total_rt;		/* decayed run time, all CPUs */
+	u64 total_rt;		/* decayed run time, all CPUs, as of the last scan */
 };
 
 /*

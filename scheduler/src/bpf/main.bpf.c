@@ -117,11 +117,15 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 		u64 now = bpf_ktime_get_ns();
 		s32 pref = cache_pref(p, now), c;
 
+		/* the move is checked first: idle_cpu_in_llc claims the CPU */
 		if (pref >= 0 && (u32)pref != llc_of(target) &&
-		    (c = idle_cpu_in_llc(p, pref)) >= 0 && cache_allow_move(p, target, c, now)) {
-			cpu = c;
-			found_idle = true;
-			goto out;
+		    cache_allow_llc(p, target, pref, tctx->util_avg, now) &&
+		    (c = idle_cpu_in_llc(p, pref)) >= 0) {
+			/* claimed: run it there at once */
+			eevdf_enqueue_on(p, tctx, c);
+			tctx->wake_direct = 1;
+			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_slice(tctx), 0);
+			return c;
 		}
 	}
 
@@ -479,6 +483,7 @@ void BPF_STRUCT_OPS(arbor_exit_task, struct task_struct *p, struct scx_exit_task
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
 
+	cache_task_exit(p);
 	if (!tctx)
 		return;
 	set_waiting(tctx, false);

@@ -1116,8 +1116,10 @@ ARBOR_POLICY s32 arbor_misfit_target(u32 cur_cap, u32 n, const u32 *cap, const u
  * twice the current one, so two near-equal LLCs do not make the process
  * bounce (and drag its working set) back and forth.
  *
- * Room rule (ours, not in the seed): when the hottest LLC is over the
- * aggregation threshold (bit i of over_mask, a bitmap of LLCS_MASK_WORDS words) and the process runs about as
+ * Room rule (ours, not in the seed; feature CACHE_ROOM, which the caller
+ * switches off by passing an empty over_mask): when the hottest LLC is over
+ * the aggregation threshold (bit i of over_mask, a bitmap of LLCS_MASK_WORDS
+ * words) and the process runs about as
  * much (at least half as much) in an LLC that is not, prefer that one.
  * Without it, two processes split evenly across two LLCs both pick the
  * first LLC on the tie; allow_into then refuses the second process's
@@ -1168,23 +1170,27 @@ ARBOR_POLICY s32 arbor_cache_pick_pref(u32 n, const u64 *occ, s32 cur, const u64
 }
 
 /*
- * Aggregation must not pack a process beyond what its LLC can hold:
- * single-threaded processes gain nothing, and the process's average number
- * of running threads x SMT width (each thread wants a whole core) must fit
- * in 80% of the LLC's CPUs; `tolerance` (percent) widens that, >= 100
- * ignores it (the merged series' llc_aggr_tolerance). Running threads, not
- * threads: a process's sleeping threads (a main thread in join(), a pool's
- * idle workers) take no CPU. The SMT scaling is the merged fix for the
- * seed's Power11 SMT8 regression.
+ * Aggregation must not pack a process beyond what its LLC can hold
+ * (invalid_llc_nr() of the merged series, fair.c): single-threaded
+ * processes gain nothing, and the process's average number of running
+ * threads x SMT width (each thread wants a whole core) must fit, with the
+ * kernel's fits_capacity() 20% margin (x * 1280 < max * 1024), in the LLC's
+ * CPUs times the tolerance factor. `tolerance` is llc_aggr_tolerance, a
+ * multiplier as get_sched_cache_scale(1) makes it: 1 (the default) = the
+ * LLC as it is, N = N times the LLC, 0 = no process is eligible
+ * (aggregation off), >= 100 = no limit. Running threads, not threads: a
+ * process's sleeping threads (a main thread in join(), a pool's idle
+ * workers) take no CPU. The SMT scaling is the merged fix for the seed's
+ * Power11 SMT8 regression.
  */
 ARBOR_POLICY bool arbor_cache_eligible(u32 nr_threads, u32 nr_running, u32 smt, u32 llc_size,
 				       u32 tolerance)
 {
-	if (nr_threads < 2)
+	if (nr_threads < 2 || tolerance == 0)
 		return false;
 	if (tolerance >= 100)
 		return true;
-	return (u64)nr_running * smt * 100 * 100 <= (u64)llc_size * 80 * (100 + tolerance);
+	return (u64)nr_running * smt * 1280 < (u64)llc_size * tolerance * 1024;
 }
 
 /*
@@ -1213,36 +1219,47 @@ ARBOR_POLICY bool arbor_cache_busier(u64 ua, u64 ca, u64 ub, u64 cb, u32 imb_pct
 }
 
 /*
- * Moving a task INTO its preferred LLC (dst) from src: refused only when
- * dst is over the threshold and more than imb_pct busier than src (it
- * would overload the preferred LLC). Both over: ordinary balancing decides.
+ * can_migrate_llc() of the merged series (fair.c), for a task of
+ * utilisation `task_util` moving from src to dst. When both LLCs are over
+ * the threshold before the move, ordinary balancing decides (mig_unrestricted:
+ * allowed). Otherwise the move is judged on the utilisations it would
+ * leave: src without the task, dst with it (the kernel subtracts and adds
+ * tsk_util; without that, a move that itself tips an LLC over the threshold
+ * would pass). One difference, kept from before: "busier" compares
+ * utilisation per unit of capacity (arbor_cache_busier), where the kernel's
+ * util_greater() compares raw sums; they agree for LLCs of one size.
+ *
+ * INTO its preferred LLC (dst): refused when dst would be over the
+ * threshold and more than imb_pct busier than src.
  */
 ARBOR_POLICY bool arbor_cache_allow_into(u64 dst_util, u64 dst_cap, u64 src_util, u64 src_cap,
-					 u32 aggr_pct, u32 imb_pct)
+					 u64 task_util, u32 aggr_pct, u32 imb_pct)
 {
-	bool dst_over = arbor_cache_over(dst_util, dst_cap, aggr_pct);
-	bool src_over = arbor_cache_over(src_util, src_cap, aggr_pct);
-
-	if (dst_over && src_over)
+	if (arbor_cache_over(dst_util, dst_cap, aggr_pct) &&
+	    arbor_cache_over(src_util, src_cap, aggr_pct))
 		return true;
-	return !(dst_over && arbor_cache_busier(dst_util, dst_cap, src_util, src_cap, imb_pct));
+	src_util = src_util > task_util ? src_util - task_util : 0;
+	dst_util += task_util;
+	return !(arbor_cache_over(dst_util, dst_cap, aggr_pct) &&
+		 arbor_cache_busier(dst_util, dst_cap, src_util, src_cap, imb_pct));
 }
 
 /*
- * Moving a task OUT of its preferred LLC (src = pref) to dst: refused
- * unless the preferred LLC is over the threshold and more than imb_pct
- * busier than dst (hysteresis: aggregation is sticky). Both over: ordinary
- * balancing decides.
+ * OUT of its preferred LLC (src = pref) to dst: refused unless the
+ * preferred LLC, without the task, is still over the threshold and more
+ * than imb_pct busier than dst with it (hysteresis: aggregation is sticky,
+ * and a move that would make dst as busy as pref would bounce back).
  */
 ARBOR_POLICY bool arbor_cache_allow_out(u64 pref_util, u64 pref_cap, u64 dst_util, u64 dst_cap,
-					u32 aggr_pct, u32 imb_pct)
+					u64 task_util, u32 aggr_pct, u32 imb_pct)
 {
-	bool pref_over = arbor_cache_over(pref_util, pref_cap, aggr_pct);
-	bool dst_over = arbor_cache_over(dst_util, dst_cap, aggr_pct);
-
-	if (pref_over && dst_over)
+	if (arbor_cache_over(pref_util, pref_cap, aggr_pct) &&
+	    arbor_cache_over(dst_util, dst_cap, aggr_pct))
 		return true;
-	return pref_over && arbor_cache_busier(pref_util, pref_cap, dst_util, dst_cap, imb_pct);
+	pref_util = pref_util > task_util ? pref_util - task_util : 0;
+	dst_util += task_util;
+	return arbor_cache_over(pref_util, pref_cap, aggr_pct) &&
+	       arbor_cache_busier(pref_util, pref_cap, dst_util, dst_cap, imb_pct);
 }
 
 /* ------------------------------------------------------------------ */
