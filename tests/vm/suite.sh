@@ -141,5 +141,8 @@ check "live switch with no scx_arbor running: one line, non-zero" \
 # ---- 7. CPU hotplug: a restart on the new topology, features kept ----
 . "$(dirname "$0")/hotplug.sh"
 
+# ---- 8. seed 002's process table after 10,000 processes (issue 11, item 6) ----
+. "$(dirname "$0")/proctable.sh"
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
