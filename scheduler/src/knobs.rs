@@ -198,7 +198,10 @@ impl Rodata {
                 .llcs()
                 .iter()
                 .map(|cpus| {
-                    let cores: Vec<u32> = cpus.iter().map(|&c| topo.cpus[c].as_ref().map_or(0, |ci| ci.core) as u32).collect();
+                    let cores: Vec<u32> = cpus
+                        .iter()
+                        .map(|&c| topo.cpus[c].as_ref().map_or(0, |ci| ci.core) as u32)
+                        .collect();
                     crate::policy::sib_ring(&cores)
                 })
                 .collect(),
@@ -382,8 +385,13 @@ mod tests {
         }
         assert_eq!(Knobs::default().llc_tolerance, 1);
         let help = Only::command().render_long_help().to_string();
-        let at = help.find("--llc-tolerance").expect("--llc-tolerance in --help");
+        let at = help
+            .find("--llc-tolerance")
+            .expect("--llc-tolerance in --help");
         let text = &help[at..];
-        assert!(text.contains("multiplier") && text.contains("0 = no process"), "{text}");
+        assert!(
+            text.contains("multiplier") && text.contains("0 = no process"),
+            "{text}"
+        );
     }
 }

@@ -76,8 +76,12 @@ mod ffi {
         pub fn arbor_mask_weight(m: *const u64, words: u32) -> u32;
         pub fn arbor_core_idle(s: *const llc_snapshot, i: u32) -> bool;
         pub fn arbor_llc_index(s: *const llc_snapshot, cpu: i32) -> i32;
-        pub fn arbor_sis_scan_len(nr: u32, has_idle_core: bool, sis_util: bool, nr_scan: u32)
-            -> u32;
+        pub fn arbor_sis_scan_len(
+            nr: u32,
+            has_idle_core: bool,
+            sis_util: bool,
+            nr_scan: u32,
+        ) -> u32;
         pub fn arbor_cache_nr_running(total_rt: u64, now: u64, epoch: u64) -> u32;
         pub fn arbor_cache_eligible(
             nr_threads: u32,
@@ -720,7 +724,10 @@ mod tests {
                 arbor_select_idle_capacity(4, cap.as_ptr(), cm(0b1100).as_ptr(), 1000, 0),
                 2
             );
-            assert_eq!(arbor_select_idle_capacity(4, cap.as_ptr(), cm(0).as_ptr(), 100, 0), -1);
+            assert_eq!(
+                arbor_select_idle_capacity(4, cap.as_ptr(), cm(0).as_ptr(), 100, 0),
+                -1
+            );
         }
     }
 
@@ -729,17 +736,35 @@ mod tests {
         let cap = [1024u32, 1024, 430, 450, 1000];
         unsafe {
             // from 430: 450 is only 4.7% bigger -> not a target; idle big 1 wins
-            assert_eq!(arbor_misfit_target(430, 5, cap.as_ptr(), cm(0b01010).as_ptr()), 1);
+            assert_eq!(
+                arbor_misfit_target(430, 5, cap.as_ptr(), cm(0b01010).as_ptr()),
+                1
+            );
             // no idle candidate: stay (issue 10, deviation 7: a busy big
             // CPU is never a target, the kernel pulls only from an idle one)
-            assert_eq!(arbor_misfit_target(430, 5, cap.as_ptr(), cm(0).as_ptr()), -1);
-            assert_eq!(arbor_misfit_target(430, 5, cap.as_ptr(), cm(0b00100).as_ptr()), -1);
+            assert_eq!(
+                arbor_misfit_target(430, 5, cap.as_ptr(), cm(0).as_ptr()),
+                -1
+            );
+            assert_eq!(
+                arbor_misfit_target(430, 5, cap.as_ptr(), cm(0b00100).as_ptr()),
+                -1
+            );
             // among idle bigger CPUs, the biggest
-            assert_eq!(arbor_misfit_target(430, 5, cap.as_ptr(), cm(0b10010).as_ptr()), 1);
+            assert_eq!(
+                arbor_misfit_target(430, 5, cap.as_ptr(), cm(0b10010).as_ptr()),
+                1
+            );
             // from the biggest: nothing bigger
-            assert_eq!(arbor_misfit_target(1024, 5, cap.as_ptr(), cm(0b11111).as_ptr()), -1);
+            assert_eq!(
+                arbor_misfit_target(1024, 5, cap.as_ptr(), cm(0b11111).as_ptr()),
+                -1
+            );
             // from 1000: 1024 is 2.4% bigger -> none
-            assert_eq!(arbor_misfit_target(1000, 5, cap.as_ptr(), cm(0b11111).as_ptr()), -1);
+            assert_eq!(
+                arbor_misfit_target(1000, 5, cap.as_ptr(), cm(0b11111).as_ptr()),
+                -1
+            );
         }
     }
 
@@ -750,7 +775,10 @@ mod tests {
         unsafe {
             let occ = [300u64, 500, 0];
             // no preference yet: the hottest
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), -1, lm(0).as_ptr()), 1);
+            assert_eq!(
+                arbor_cache_pick_pref(3, occ.as_ptr(), -1, lm(0).as_ptr()),
+                1
+            );
             // current 0 at 300: 500 is not > 600 -> keep 0
             assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0).as_ptr()), 0);
             let occ = [300u64, 601, 0];
@@ -770,27 +798,54 @@ mod tests {
             // split evenly, LLC 0 full (bit 0), LLC 1 has room: a process
             // without preference, or preferring the full one, takes LLC 1
             let occ = [512u64, 512, 0];
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), -1, lm(0b01).as_ptr()), 1);
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0b01).as_ptr()), 1);
+            assert_eq!(
+                arbor_cache_pick_pref(3, occ.as_ptr(), -1, lm(0b01).as_ptr()),
+                1
+            );
+            assert_eq!(
+                arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0b01).as_ptr()),
+                1
+            );
             // the same split with nothing full: ties keep the first / current
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), -1, lm(0).as_ptr()), 0);
+            assert_eq!(
+                arbor_cache_pick_pref(3, occ.as_ptr(), -1, lm(0).as_ptr()),
+                0
+            );
             assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0).as_ptr()), 0);
             // both full: ordinary hysteresis, keep the current
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0b11).as_ptr()), 0);
+            assert_eq!(
+                arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0b11).as_ptr()),
+                0
+            );
             // just aggregated into the full LLC 0; LLC 1 holds decaying run
             // time below half of LLC 0's: stay
             let occ = [1024u64, 511, 0];
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0b01).as_ptr()), 0);
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), -1, lm(0b01).as_ptr()), 0);
+            assert_eq!(
+                arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0b01).as_ptr()),
+                0
+            );
+            assert_eq!(
+                arbor_cache_pick_pref(3, occ.as_ptr(), -1, lm(0b01).as_ptr()),
+                0
+            );
             // exactly half is as hot
             let occ = [1024u64, 512, 0];
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0b01).as_ptr()), 1);
+            assert_eq!(
+                arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0b01).as_ptr()),
+                1
+            );
             // the LLC with room must be one the process runs in (occ > 0)
             let occ = [1024u64, 0, 0];
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0b001).as_ptr()), 0);
+            assert_eq!(
+                arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0b001).as_ptr()),
+                0
+            );
             // of two LLCs with room, the hotter one
             let occ = [800u64, 500, 700];
-            assert_eq!(arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0b001).as_ptr()), 2);
+            assert_eq!(
+                arbor_cache_pick_pref(3, occ.as_ptr(), 0, lm(0b001).as_ptr()),
+                2
+            );
         }
     }
 
@@ -1007,7 +1062,11 @@ mod tests {
             assert!(!arbor_mask_test(m.as_ptr(), LLC_WORDS as u32, 100_000));
             for b in 0..256u32 {
                 let want = [0, 63, 64, 127, 200, 255].contains(&b);
-                assert_eq!(arbor_mask_test(m.as_ptr(), LLC_WORDS as u32, b), want, "bit {b}");
+                assert_eq!(
+                    arbor_mask_test(m.as_ptr(), LLC_WORDS as u32, b),
+                    want,
+                    "bit {b}"
+                );
             }
             assert_eq!(m, [1 | 1 << 63, 1 | 1 << 63, 0, 1 << 8 | 1 << 63]);
             assert_eq!(arbor_mask_weight(m.as_ptr(), LLC_WORDS as u32), 6);
@@ -1129,7 +1188,10 @@ mod tests {
                 arbor_select_idle_capacity(n as u32, cap.as_ptr(), idle.as_ptr(), 600, 0),
                 700
             );
-            assert_eq!(arbor_misfit_target(430, n as u32, cap.as_ptr(), idle.as_ptr()), 700);
+            assert_eq!(
+                arbor_misfit_target(430, n as u32, cap.as_ptr(), idle.as_ptr()),
+                700
+            );
             // most spare capacity among the idle: 700
             assert_eq!(
                 arbor_capacity_pick(n as u32, cap.as_ptr(), util.as_ptr(), idle.as_ptr(), 600),
@@ -1146,11 +1208,20 @@ mod tests {
         unsafe {
             // LLC 100 full, 101 has room: take 101
             let over = mask::<{ LLCS_WORDS }>(&[100]);
-            assert_eq!(arbor_cache_pick_pref(128, occ.as_ptr(), 100, over.as_ptr()), 101);
-            assert_eq!(arbor_cache_pick_pref(128, occ.as_ptr(), -1, over.as_ptr()), 101);
+            assert_eq!(
+                arbor_cache_pick_pref(128, occ.as_ptr(), 100, over.as_ptr()),
+                101
+            );
+            assert_eq!(
+                arbor_cache_pick_pref(128, occ.as_ptr(), -1, over.as_ptr()),
+                101
+            );
             // nothing over: keep the current
             let none = mask::<{ LLCS_WORDS }>(&[]);
-            assert_eq!(arbor_cache_pick_pref(128, occ.as_ptr(), 100, none.as_ptr()), 100);
+            assert_eq!(
+                arbor_cache_pick_pref(128, occ.as_ptr(), 100, none.as_ptr()),
+                100
+            );
         }
     }
 
@@ -1174,7 +1245,10 @@ mod tests {
             k
         };
         let mut cases = Vec::new();
-        for feats in [all_feats(), all_feats() & !(1 << arbor_feature_FEAT_WA_IDLE)] {
+        for feats in [
+            all_feats(),
+            all_feats() & !(1 << arbor_feature_FEAT_WA_IDLE),
+        ] {
             for (ti, pi, sc, sy, nr) in [
                 (1, 1, 1, 0, 2),
                 (1, 0, 1, 0, 2),
@@ -1206,7 +1280,10 @@ mod tests {
             skipped += 1;
             let (r1, o1) = wake_affine(&k);
             let (r2, o2) = wake_affine(&garbage(k));
-            assert_eq!((r1, o1.why, o1.next_wake_affine), (r2, o2.why, o2.next_wake_affine));
+            assert_eq!(
+                (r1, o1.why, o1.next_wake_affine),
+                (r2, o2.why, o2.next_wake_affine)
+            );
             assert!(o1.why == wa_why_WHY_IDLE || o1.why == wa_why_WHY_THROTTLED);
         }
         // the early stages answered for the throttled and the WA_IDLE cases

@@ -364,7 +364,9 @@ mod tests {
         let llc256: Vec<_> = (0..256).map(|c| (c, c / 2, 0, 0, 1024)).collect();
         assert!(Topo::from_raw(&llc256).is_ok());
         // 1024 CPUs: 8 sockets (nodes) of 128 threads, one LLC each
-        let big: Vec<_> = (0..1024).map(|c| (c, c / 2, c / 128, c / 128, 1024)).collect();
+        let big: Vec<_> = (0..1024)
+            .map(|c| (c, c / 2, c / 128, c / 128, 1024))
+            .collect();
         let t = Topo::from_raw(&big).unwrap();
         assert_eq!((t.nr_cpu_ids(), t.nr_llcs, t.nr_nodes), (1024, 8, 8));
         // the loader's rodata: every CPU's index in its LLC and its sibling

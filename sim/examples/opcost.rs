@@ -75,7 +75,9 @@ fn main() -> Result<()> {
         for r in &rows {
             let w = r.2.max(1) as f64;
             match r.4.iter().find(|o| &o.0 == op) {
-                Some((_, c, ns)) => print!(" {:.2} | {:.0} |", *c as f64 / w, ns / (*c).max(1) as f64),
+                Some((_, c, ns)) => {
+                    print!(" {:.2} | {:.0} |", *c as f64 / w, ns / (*c).max(1) as f64)
+                }
                 None => print!(" - | - |"),
             }
         }

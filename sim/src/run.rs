@@ -216,7 +216,13 @@ mod tests {
     impl Churn {
         fn new(procs: usize, gap: Ns, live: Ns) -> Churn {
             let n = 2 * procs + 2;
-            Churn { procs, gap, live, step: vec![0; n], exits: Exits::new(n) }
+            Churn {
+                procs,
+                gap,
+                live,
+                step: vec![0; n],
+                exits: Exits::new(n),
+            }
         }
     }
 
@@ -259,13 +265,19 @@ mod tests {
     fn churn_counters(procs: usize, gap: Ns, live: Ns) -> std::collections::HashMap<String, u64> {
         let m = crate::presets::find("2s2c2t").unwrap();
         let topo = m.topo().unwrap();
-        let knobs = Knobs { llc_tolerance: 2, ..Knobs::default() };
+        let knobs = Knobs {
+            llc_tolerance: 2,
+            ..Knobs::default()
+        };
         let mut ops = SchedSpec::parse("arbor:stock:CACHE_LB")
             .unwrap()
             .build(&topo, &knobs)
             .unwrap();
         let mut wl = Churn::new(procs, gap, live);
-        let cfg = Config { time_limit: 60_000_000_000, ..Config::default() };
+        let cfg = Config {
+            time_limit: 60_000_000_000,
+            ..Config::default()
+        };
         let mut core = Core::new(m.clone(), CostModel::default(), cfg).unwrap();
         let stop = core.run(ops.as_mut(), &mut wl, |_| {});
         assert!(matches!(stop, Stop::Finished), "{stop:?}");

@@ -21,13 +21,13 @@ llc_max=$(for f in /sys/devices/system/cpu/cpu[0-9]*/cache/index3/shared_cpu_lis
 done | sort -n | tail -1)
 check "the guest has an LLC of more than 64 CPUs ($llc_max)" test "${llc_max:-0}" -gt 64
 
-J=/tmp/arbor-bigllc.json
+J="$ARBOR_TMP/bigllc.json"
 rm -f $J
 if start_sched -v --stats-json $J; then
 	pass "loads: a ${llc_max}-CPU LLC is accepted and the verifier passes"
 	check "reports the big LLC" grep -q "^topology: cpus=$NCPU .*llcs=1 " "$SLOG"
 	# few tasks: TCG runs every vCPU on one host thread
-	stress-ng --temp-path /tmp -c 8 -t "$SECS" >/tmp/arbor-bigllc-stress.log 2>&1
+	stress-ng --temp-path /tmp -c 8 -t "$SECS" >"$ARBOR_TMP/bigllc-stress.log" 2>&1
 	check "stress-ng -c 8 for ${SECS}s completed" test $? -eq 0
 	hackbench -g 2 -l 50 >/dev/null 2>&1
 	check "hackbench -g 2 -l 50 completed" test $? -eq 0

@@ -67,7 +67,7 @@ pipe_once() {
 	taskset -c 1 perf bench sched pipe -l "$PIPE_LOOPS" 2>/dev/null |
 		awk '/usecs\/op/ { print $1 }'
 }
-J=/tmp/arbor-eevdf-pipe.json
+J="$ARBOR_TMP"/eevdf-pipe.json
 # ARBOR_BASE_BIN (optional): another scx_arbor build measured in the same
 # rounds, e.g. the one before a change, to see what the change costs
 E=""
@@ -79,19 +79,19 @@ stats() { echo "$@" | tr ' ' '\n' | awk 'NF { n++; s += $1; q += $1 * $1; if (n 
 # rounds alternate the schedulers (EEVDF, scx_arbor[, base]) so that a
 # slow phase of the host hits them alike; scx_arbor's counters are summed
 # over its runs from snapshots taken right before and after each
-rm -f /tmp/arbor-eevdf-hist.txt
+rm -f "$ARBOR_TMP"/eevdf-hist.txt
 for r in $(seq 1 "$PIPE_RUNS"); do
 	E="$E $(pipe_once)"
 	if start_sched --stats-json $J; then
-		counters_now $J && cp $J /tmp/arbor-eevdf-c0.json
+		counters_now $J && cp $J "$ARBOR_TMP"/eevdf-c0.json
 		A="$A $(pipe_once)"
-		counters_now $J && cp $J /tmp/arbor-eevdf-c1.json
+		counters_now $J && cp $J "$ARBOR_TMP"/eevdf-c1.json
 		sched_alive || alive=no
 		stop_sched
 		for k in wake_direct wake_direct_ns wake_queued wake_queued_ns \
 			$(for i in $(seq 0 15); do echo wlat_direct_$i wlat_queued_$i; done); do
-			echo "$k $(( $(json_get /tmp/arbor-eevdf-c1.json $k) - $(json_get /tmp/arbor-eevdf-c0.json $k) ))"
-		done >>/tmp/arbor-eevdf-hist.txt
+			echo "$k $(( $(json_get "$ARBOR_TMP"/eevdf-c1.json $k) - $(json_get "$ARBOR_TMP"/eevdf-c0.json $k) ))"
+		done >>"$ARBOR_TMP"/eevdf-hist.txt
 	else
 		alive=no
 	fi
@@ -105,7 +105,7 @@ echo "  EEVDF:     $(stats $E)   [$E ]"
 echo "  scx_arbor: $(stats $A)   [$A ]"
 [ -n "$B" ] && echo "  base ($ARBOR_BASE_BIN): $(stats $B)   [$B ]"
 # the wake-up latency histograms over scx_arbor's pipe runs
-sum() { awk -v k="$1" '$1 == k { s += $2 } END { printf "%.0f\n", s }' /tmp/arbor-eevdf-hist.txt; }
+sum() { awk -v k="$1" '$1 == k { s += $2 } END { printf "%.0f\n", s }' "$ARBOR_TMP"/eevdf-hist.txt; }
 for kind in direct queued; do
 	n=$(sum wake_$kind); ns=$(sum wake_${kind}_ns)
 	h=""

@@ -692,7 +692,9 @@ impl Core {
         self.tasks[t].ts.scx.flags |= abi::SCX_TASK_QUEUED;
         self.set_state(t, TaskState::Bpf);
         self.stats.set_waiting(t, true, self.now);
-        self.call(on_cpu, Ctx::Other, "runnable", |c| ops.runnable(c, t, enq_flags));
+        self.call(on_cpu, Ctx::Other, "runnable", |c| {
+            ops.runnable(c, t, enq_flags)
+        });
         self.do_enqueue(ops, t, on_cpu, enq_flags);
     }
 
@@ -707,7 +709,9 @@ impl Core {
                 return;
             }
         }
-        let has = self.call(on_cpu, Ctx::Enqueue, "enqueue", |c| ops.enqueue(c, t, enq_flags));
+        let has = self.call(on_cpu, Ctx::Enqueue, "enqueue", |c| {
+            ops.enqueue(c, t, enq_flags)
+        });
         if !has {
             // no ops.enqueue: the global DSQ (checklist 7, no-op-global)
             let d = Insert {

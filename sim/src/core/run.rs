@@ -158,8 +158,9 @@ impl Core {
             let mut loops = 32;
             loop {
                 self.dispatch_buf.clear();
-                let defined =
-                    self.call(x, Ctx::Dispatch, "dispatch", |c| ops.dispatch(c, x, prev_for_dispatch));
+                let defined = self.call(x, Ctx::Dispatch, "dispatch", |c| {
+                    ops.dispatch(c, x, prev_for_dispatch)
+                });
                 let produced = self.flush_dispatch(x);
                 if !defined {
                     break;
@@ -393,7 +394,9 @@ impl Core {
         self.stats.set_idle(x, false, self.now);
         // idle.c:788-790: ops.update_idle runs after the masks are updated
         self.set_idle_bits(x, false);
-        self.call(x, Ctx::Other, "update_idle", |c| ops.update_idle(c, x, false));
+        self.call(x, Ctx::Other, "update_idle", |c| {
+            ops.update_idle(c, x, false)
+        });
     }
 
     fn enter_idle(&mut self, ops: &mut dyn Ops, x: usize, notify: bool) {
@@ -416,7 +419,9 @@ impl Core {
         self.note(Note::Idle(x));
         self.set_idle_bits(x, true);
         if notify {
-            self.call(x, Ctx::Other, "update_idle", |c| ops.update_idle(c, x, true));
+            self.call(x, Ctx::Other, "update_idle", |c| {
+                ops.update_idle(c, x, true)
+            });
         }
     }
 
@@ -470,7 +475,9 @@ impl Core {
         self.tasks[t].in_run = false;
         self.tasks[t].ts.scx.flags &= !abi::SCX_TASK_QUEUED;
         self.call(x, Ctx::Other, "stopping", |c| ops.stopping(c, t, false));
-        self.call(x, Ctx::Other, "quiescent", |c| ops.quiescent(c, t, abi::SCX_DEQ_SLEEP));
+        self.call(x, Ctx::Other, "quiescent", |c| {
+            ops.quiescent(c, t, abi::SCX_DEQ_SLEEP)
+        });
         self.set_state(t, TaskState::Sleeping);
         let core = self.cpu_core[x];
         self.core_settle(core);
@@ -517,7 +524,9 @@ impl Core {
         }
         // every CPU starts idle (the scheduler sees each go idle once)
         for x in 0..self.cpus.len() {
-            self.call(x, Ctx::Other, "update_idle", |c| ops.update_idle(c, x, true));
+            self.call(x, Ctx::Other, "update_idle", |c| {
+                ops.update_idle(c, x, true)
+            });
         }
         if let Err(e) = self.spawn(wl.tasks()) {
             return Stop::Invariant(format!("{e:#}"));
