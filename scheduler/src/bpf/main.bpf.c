@@ -503,8 +503,19 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
 		if (cpu >= nr_llcs)
 			break;
 		lc = lookup_llc_ctx(cpu);
-		if (lc)
-			lc->nr_busy = llc_nr_cpus[cpu];
+		if (!lc)
+			continue;
+		lc->nr_busy = llc_nr_cpus[cpu];
+		/*
+		 * SIS_UTIL's depth before the periodic balancer's first update:
+		 * no utilisation is known yet, so scan the whole LLC, as
+		 * select_idle_cpu() does without SIS_UTIL. (The kernel's
+		 * nr_idle_scan also starts at 0, but the first load balance
+		 * after boot sets it long before any workload; we load right
+		 * before one, and a 0 here made the first 4 ms of wake-ups find
+		 * no idle CPU: issue 12's validation.)
+		 */
+		lc->nr_idle_scan = llc_nr_cpus[cpu];
 	}
 
 	bpf_for(cpu, 0, MAX_CPUS) {
