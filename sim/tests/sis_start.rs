@@ -31,9 +31,18 @@ fn the_first_wakeups_after_load_find_an_idle_cpu() {
     )
     .unwrap();
     assert!(o.ok, "{}", o.stop);
-    let c = |n: &str| o.counters.iter().find(|(k, _)| k == n).map(|(_, v)| *v).unwrap();
+    let c = |n: &str| {
+        o.counters
+            .iter()
+            .find(|(k, _)| k == n)
+            .map(|(_, v)| *v)
+            .unwrap()
+    };
     let (wakeups, nofound) = (c("wakeups"), c("nofound_idle"));
     assert!(wakeups >= 2000, "{wakeups} wake-ups");
     // two tasks on eight CPUs: an idle CPU is always there to be found
-    assert_eq!(nofound, 0, "{nofound} of {wakeups} wake-ups found no idle CPU");
+    assert_eq!(
+        nofound, 0,
+        "{nofound} of {wakeups} wake-ups found no idle CPU"
+    );
 }
