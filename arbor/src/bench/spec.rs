@@ -172,7 +172,7 @@ pub fn unit(metric: &str) -> &'static str {
 }
 
 pub const WORKLOADS: &str = "hackbench[:g=,l=,mode=process|thread,ipc=pipe|socket], \
-perf-messaging[:g=,l=,mode=process|thread,ipc=socket|pipe], perf-pipe[:l=], \
+perf-messaging[:g=,l=,mode=process|thread,ipc=socket|pipe], perf-pipe[:l=,mode=process|thread,cpu=N], \
 sysbench[:threads=,time=], pgbench[:clients=,jobs=,scale=,mode=select|tpcb,time=], \
 wakeprobe[:m=,w=,t=,k=], stress-ng[:stressor=cpu|switch|pipe|cache,n=,t=], rt-app:FILE.json";
 
@@ -233,12 +233,19 @@ impl Workload {
             }
             "perf-pipe" => {
                 let l = o.u32("l", 20000, 1, 10_000_000)?;
-                (
-                    "perf",
-                    format!("perf bench sched pipe -l {l}"),
-                    "time_s",
-                    None,
-                )
+                let mode = o.choice("mode", &["process", "thread"])?;
+                // cpu=N: both tasks on one CPU, so no placement is left to
+                // decide and the time is the wake-up path's cost (issue 10)
+                let cpu = o.opt_u32("cpu", 0, ncpu.saturating_sub(1))?;
+                let mut c = String::new();
+                if let Some(cpu) = cpu {
+                    c += &format!("taskset -c {cpu} ");
+                }
+                c += &format!("perf bench sched pipe -l {l}");
+                if mode == "thread" {
+                    c += " -T";
+                }
+                ("perf", c, "time_s", None)
             }
             "sysbench" => {
                 let t = o.u32("threads", ncpu, 1, 1024)?;
@@ -402,6 +409,10 @@ mod tests {
         let w = Workload::parse("wakeprobe:t=3", 8).unwrap();
         assert_eq!(w.command, "@WAKEPROBE@ -m 2 -w 4 -t 3 -k 64");
         assert!(!higher_is_better(w.primary));
+        let w = Workload::parse("perf-pipe:cpu=7,mode=thread", 8).unwrap();
+        assert_eq!(w.command, "taskset -c 7 perf bench sched pipe -l 20000 -T");
+        let w = Workload::parse("perf-pipe", 8).unwrap();
+        assert_eq!(w.command, "perf bench sched pipe -l 20000");
         let w = Workload::parse("stress-ng:stressor=switch,n=2", 8).unwrap();
         assert_eq!(w.command, "stress-ng --switch 2 -t 5 --metrics-brief");
     }
@@ -415,6 +426,7 @@ mod tests {
         assert!(e("hackbench:g").contains("not key=value"));
         assert!(e("pgbench:mode=fast").contains("mode=fast is not one of select, tpcb"));
         assert!(e("rt-app").contains("needs a JSON file"));
+        assert!(e("perf-pipe:cpu=8").contains("cpu=8 is not an integer in 0..7"));
         assert!(e("rt-app:/nonexistent.json").contains("reading /nonexistent.json"));
         let dir = std::env::temp_dir().join(format!("arbor-spec-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

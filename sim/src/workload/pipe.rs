@@ -34,6 +34,8 @@ struct Progress {
 pub struct PerfPipe {
     loops: u64,
     mode: Mode,
+    /// `taskset -c CPU`: both workers pinned to one CPU
+    cpu: Option<usize>,
     /// [0]: worker 0 -> worker 1, [1]: worker 1 -> worker 0
     chans: [Channel; 2],
     prog: [Progress; 2],
@@ -42,10 +44,11 @@ pub struct PerfPipe {
 }
 
 impl PerfPipe {
-    pub fn new(loops: u32, mode: Mode) -> PerfPipe {
+    pub fn new(loops: u32, mode: Mode, cpu: Option<usize>) -> PerfPipe {
         PerfPipe {
             loops: loops as u64,
             mode,
+            cpu,
             chans: [
                 Channel::new(Ipc::Pipe, TOKEN_BYTES),
                 Channel::new(Ipc::Pipe, TOKEN_BYTES),
@@ -80,7 +83,9 @@ impl Workload for PerfPipe {
                     Mode::Process => 1000 + i,
                     Mode::Thread => 1000,
                 };
-                TaskSpec::new(format!("sched-pipe-{i}"), tgid)
+                let mut t = TaskSpec::new(format!("sched-pipe-{i}"), tgid);
+                t.cpus = self.cpu.map(|c| vec![c]);
+                t
             })
             .collect()
     }
@@ -151,7 +156,7 @@ mod tests {
 
     #[test]
     fn does_exactly_l_round_trips() {
-        let mut w = PerfPipe::new(100, Mode::Process);
+        let mut w = PerfPipe::new(100, Mode::Process, None);
         let lat = 2000;
         let out = drive(&mut w, lat, u64::MAX);
         assert_eq!(w.round_trips(), 100);
@@ -174,9 +179,22 @@ mod tests {
 
     #[test]
     fn thread_mode_shares_a_tgid() {
-        let t = PerfPipe::new(1, Mode::Thread).tasks();
+        let t = PerfPipe::new(1, Mode::Thread, None).tasks();
         assert_eq!(t[0].tgid, t[1].tgid);
-        let p = PerfPipe::new(1, Mode::Process).tasks();
+        let p = PerfPipe::new(1, Mode::Process, None).tasks();
         assert_ne!(p[0].tgid, p[1].tgid);
+        assert!(p.iter().all(|t| t.cpus.is_none()));
+    }
+
+    #[test]
+    fn cpu_option_pins_both_workers_to_that_cpu() {
+        let t = crate::workload::spec::parse("perf-pipe:cpu=3", 8, 0)
+            .unwrap()
+            .tasks();
+        assert!(t.iter().all(|t| t.cpus.as_deref() == Some(&[3][..])));
+        let Err(e) = crate::workload::spec::parse("perf-pipe:cpu=8", 8, 0) else {
+            panic!("cpu=8 on 8 CPUs was accepted")
+        };
+        assert!(format!("{e:#}").contains("cpu=8 is not an integer in 0..7"));
     }
 }

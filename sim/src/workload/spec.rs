@@ -17,7 +17,7 @@ use super::{hackbench, pgbench, pipe, rtapp, schbench, spinners, sysbench, wakep
 pub const WORKLOADS: &str = "\
 hackbench[:g=2,l=200,mode=process|thread,ipc=pipe|socket]
 perf-messaging[:g=2,l=100,mode=process|thread,ipc=socket|pipe]
-perf-pipe[:l=20000,mode=process|thread]
+perf-pipe[:l=20000,mode=process|thread,cpu=N (both tasks pinned to CPU N)]
 sysbench[:threads=NCPU,time=5,event_us=570]
 pgbench[:clients=8,jobs=min(clients,NCPU),scale=4,mode=select|tpcb,time=10,think_us=0,wal_us=0]
 wakeprobe[:m=2,w=NCPU/2,t=5,k=64]
@@ -83,6 +83,14 @@ impl Opts<'_> {
                 self.spec
             ),
         }
+    }
+
+    /// An option with no default: `None` when absent.
+    pub fn opt_u32(&mut self, key: &str, lo: u32, hi: u32) -> Result<Option<u32>> {
+        if !self.kv.contains_key(key) {
+            return Ok(None);
+        }
+        self.u32(key, lo, lo, hi).map(Some)
     }
 
     pub fn choice(&mut self, key: &str, choices: &[&'static str]) -> Result<&'static str> {
@@ -165,7 +173,8 @@ pub fn parse(spec: &str, nr_cpus: usize, seed: u64) -> Result<Box<dyn Workload>>
                 "thread" => pipe::Mode::Thread,
                 _ => pipe::Mode::Process,
             };
-            Box::new(pipe::PerfPipe::new(l, mode))
+            let cpu = o.opt_u32("cpu", 0, ncpu - 1)?;
+            Box::new(pipe::PerfPipe::new(l, mode, cpu.map(|c| c as usize)))
         }
         "sysbench" => {
             let threads = o.u32("threads", ncpu.min(1024), 1, 1024)?;
