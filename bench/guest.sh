@@ -236,7 +236,7 @@ parse_result() { # parser file
 	pgbench) awk '/^tps = / { print "tps", $3 } /^latency average = / { print "lat_ms", $4 }' "$f" ;;
 	wakeprobe) tr -d '{}",' <"$f" | tr ' ' '\n' | paste - - | awk -F'\t' '$1 != "samples:" { sub(":", "", $1); print $1, $2 }' ;;
 	stress-ng) awk '/metrc:/ && $4 ~ /^[a-z-]+$/ && $5 ~ /^[0-9]+$/ { print "bogo_ops_s", $9 }' "$f" ;;
-	rt-app) ;;	# wall time only
+	rt-app | wall) ;;	# wall time only
 	esac
 }
 
@@ -288,7 +288,7 @@ for REP in $(seq 1 "$REPS"); do
 			while read -r m v; do
 				[ -n "$m" ] && [ -n "$v" ] && { emit "$m" "$v"; got=1; }
 			done < <(parse_result "$parser" "$W/out")
-			if [ "$parser" = rt-app ]; then emit time_s "$wall"; got=1; fi
+			if [ "$parser" = rt-app ] || [ "$parser" = wall ]; then emit time_s "$wall"; got=1; fi
 			if [ $got = 0 ] || [ $rc -ne 0 ]; then
 				say "warning: $WL under $LABEL (rep $REP): exit $rc, no result: $(tail -n2 "$W/out" | tr '\n' ' ')"
 			fi

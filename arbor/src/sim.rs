@@ -53,6 +53,15 @@ pub struct SimArgs {
     /// Stop each run after this much simulated time (s).
     #[arg(long, default_value_t = 60.0)]
     time_limit: f64,
+    /// Run every instruction K times slower with the clock unchanged (work,
+    /// software costs and cache refills stretch; ticks, timers and sleeps do
+    /// not): how a QEMU TCG guest runs; 1 is the machine itself.
+    #[arg(long, default_value_t = 1.0, value_name = "K")]
+    slowdown: f64,
+    /// All CPUs take turns on one host thread, as in a QEMU TCG guest: busy
+    /// CPUs share one CPU's speed; no SMT, cache-refill or idle-exit costs.
+    #[arg(long)]
+    one_host_thread: bool,
     /// Override a cost-model parameter, NAME=VALUE (see --list).
     #[arg(long = "cost", value_name = "NAME=VALUE")]
     costs: Vec<String>,
@@ -415,8 +424,11 @@ pub fn main(a: SimArgs) -> Result<i32> {
         hz: a.hz,
         time_limit: (a.time_limit * 1e9) as u64,
         trace: false,
+        slowdown: a.slowdown,
+        one_host_thread: a.one_host_thread,
         ..Config::default()
     };
+    cfg.validate()?;
     let mut plan = Plan::new(
         machine,
         cost,
@@ -471,7 +483,7 @@ pub fn main(a: SimArgs) -> Result<i32> {
     if let Some(dir) = &a.out {
         let meta = serde_json::json!({
             "topology": format!("sim: {}", machine.name),
-            "machine": machine, "cost": plan.cost, "hz": a.hz, "time_limit_s": a.time_limit,
+            "machine": machine, "cost": plan.cost, "hz": a.hz, "time_limit_s": a.time_limit, "slowdown": a.slowdown, "one_host_thread": a.one_host_thread,
             "seed": a.seed, "reps": a.reps, "knobs": format!("{:?}", a.knobs),
             "runs": done.iter().map(|d| serde_json::json!({
                 "scheduler": plan.scheds[d.sched].label, "workload": plan.workloads[d.workload],

@@ -94,6 +94,18 @@ pub const PARAMS: &[(&str, &str, &str)] = &[
 ];
 
 impl CostModel {
+    /// Every software cost `k` times longer (`Config::slowdown`).
+    pub fn stretched(&self, k: f64) -> CostModel {
+        CostModel {
+            ctx_switch_ns: self.ctx_switch_ns * k,
+            wakeup_ns: self.wakeup_ns * k,
+            ipi_ns: self.ipi_ns * k,
+            bpf_callback_ns: self.bpf_callback_ns * k,
+            bpf_call_ns: self.bpf_call_ns * k,
+            tick_ns: self.tick_ns * k,
+        }
+    }
+
     /// Applies `NAME=VALUE` overrides (`--cost ipi_ns=2000`).
     pub fn set(&mut self, spec: &str) -> Result<()> {
         let (name, val) = spec

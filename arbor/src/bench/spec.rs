@@ -174,7 +174,7 @@ pub fn unit(metric: &str) -> &'static str {
 pub const WORKLOADS: &str = "hackbench[:g=,l=,mode=process|thread,ipc=pipe|socket], \
 perf-messaging[:g=,l=,mode=process|thread,ipc=socket|pipe], perf-pipe[:l=,mode=process|thread,cpu=N], \
 sysbench[:threads=,time=], pgbench[:clients=,jobs=,scale=,mode=select|tpcb,time=], \
-wakeprobe[:m=,w=,t=,k=], stress-ng[:stressor=cpu|switch|pipe|cache,n=,t=], rt-app:FILE.json";
+wakeprobe[:m=,w=,t=,k=], idle[:t=], stress-ng[:stressor=cpu|switch|pipe|cache,n=,t=], rt-app:FILE.json";
 
 impl Workload {
     /// `ncpu`: the guest's CPU count (defaults scale with it).
@@ -282,6 +282,13 @@ impl Workload {
                     "p99_us",
                     None,
                 )
+            }
+            // nothing but the guest's own background (kernel threads, the
+            // harness) for t seconds: what `arbor sim validate` subtracts
+            // from the VM's counters
+            "idle" => {
+                let t = o.u32("t", 3, 1, 3600)?;
+                ("wall", format!("sleep {t}"), "time_s", None)
             }
             "stress-ng" => {
                 let st = o.choice("stressor", &["cpu", "switch", "pipe", "cache"])?;
@@ -411,6 +418,8 @@ mod tests {
         assert!(!higher_is_better(w.primary));
         let w = Workload::parse("perf-pipe:cpu=7,mode=thread", 8).unwrap();
         assert_eq!(w.command, "taskset -c 7 perf bench sched pipe -l 20000 -T");
+        let w = Workload::parse("idle:t=2", 8).unwrap();
+        assert_eq!((w.command.as_str(), w.parser), ("sleep 2", "wall"));
         let w = Workload::parse("perf-pipe", 8).unwrap();
         assert_eq!(w.command, "perf bench sched pipe -l 20000");
         let w = Workload::parse("stress-ng:stressor=switch,n=2", 8).unwrap();

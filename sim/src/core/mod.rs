@@ -52,6 +52,21 @@ pub struct Config {
     /// x86 servers), so the start order a workload asks for is kept in
     /// the large and perturbed only in detail.
     pub start_jitter_ns: Ns,
+    /// Every instruction runs this many times slower while the clock keeps
+    /// its pace: tasks' work, the cost model's software costs and cache
+    /// refills are stretched by it; timers, ticks and idle-exit latencies
+    /// are not. 1.0 is the machine itself. `arbor sim validate` uses it to
+    /// stand for a QEMU TCG guest, whose clock is the host's while its code
+    /// runs emulated (measured, not tuned: see validate.rs).
+    pub slowdown: f64,
+    /// All CPUs take turns on one host thread (QEMU's single-threaded TCG):
+    /// the busy CPUs share one CPU's speed equally (the fluid limit of
+    /// TCG's round-robin, which switches vCPUs on halt, on an IPI to
+    /// another vCPU, and every 100 ms at the latest), and the machine's
+    /// hardware costs that an emulator does not have are off: no SMT
+    /// sharing, no cache refill or cross-LLC sharing cost, no idle-state
+    /// exit latency.
+    pub one_host_thread: bool,
 }
 
 impl Config {
@@ -61,6 +76,12 @@ impl Config {
             anyhow::bail!("--hz must be in 1..=10000 (got {})", self.hz);
         }
         // a sweep re-queued at the same time would never let time advance
+        if !(self.slowdown.is_finite() && (1.0..=10_000.0).contains(&self.slowdown)) {
+            anyhow::bail!(
+                "--slowdown must be a number in 1..=10000 (got {})",
+                self.slowdown
+            );
+        }
         if self.sweep_ns == 0 {
             anyhow::bail!("the invariant sweep period must be above 0 ns");
         }
@@ -78,6 +99,8 @@ impl Default for Config {
             sweep_ns: 10_000_000,
             seed: 1,
             start_jitter_ns: 10_000,
+            slowdown: 1.0,
+            one_host_thread: false,
         }
     }
 }
@@ -305,6 +328,7 @@ impl Core {
             );
         }
         cfg.validate()?;
+        let stretched_cost = cost.stretched(cfg.slowdown);
         let nodes = machine.cpus.iter().map(|c| c.node).max().unwrap_or(0) + 1;
         let cores = machine.cpus.iter().map(|c| c.core).max().unwrap_or(0) + 1;
         let mut core_cpus = vec![Vec::new(); cores];
@@ -360,7 +384,7 @@ impl Core {
             cpu_node: machine.cpus.iter().map(|c| c.node).collect(),
             core_cpus,
             cfg,
-            cost,
+            cost: stretched_cost,
             cpus,
             tasks: Vec::new(),
             global: (0..nodes).map(|_| Dsq::default()).collect(),
@@ -851,7 +875,10 @@ impl Core {
         // latency unless it is already running code (inside a callback).
         let remote = cpu != self.this_cpu;
         let mut delay = if remote { self.cost.ipi_ns } else { 0.0 };
-        if self.cpus[cpu].curr.is_none() && (remote || self.ctx == Ctx::None) {
+        if self.cpus[cpu].curr.is_none()
+            && (remote || self.ctx == Ctx::None)
+            && !self.cfg.one_host_thread
+        {
             delay += self
                 .machine
                 .idle_states

@@ -17,12 +17,17 @@ impl Core {
     }
 
     /// Speed of the task running on `cpu`: capacity x SMT share x the
-    /// slowdown from sharing data across LLCs.
+    /// slowdown from sharing data across LLCs; on one host thread
+    /// (`Config::one_host_thread`), capacity / the number of busy CPUs.
     fn rate_of(&self, cpu: usize) -> f64 {
         let Some(t) = self.cpus[cpu].curr else {
             return 1.0;
         };
         let cap = self.machine.cpus[cpu].capacity as f64 / 1024.0;
+        if self.cfg.one_host_thread {
+            let busy = self.cpus.iter().filter(|c| c.curr.is_some()).count();
+            return cap / busy.max(1) as f64 / self.cfg.slowdown;
+        }
         let k = self.busy_threads(self.cpu_core[cpu]).max(1);
         let smt = self
             .machine
@@ -38,7 +43,7 @@ impl Core {
         } else {
             0.0
         };
-        cap * smt / (1.0 + slow)
+        cap * smt / (1.0 + slow) / self.cfg.slowdown
     }
 
     /// Brings the running task's remaining work up to now.
@@ -78,6 +83,13 @@ impl Core {
     /// Before a CPU of `core` starts or stops running: settle its siblings
     /// at their current speed.
     fn core_settle(&mut self, core: usize) {
+        if self.cfg.one_host_thread {
+            // every busy CPU's speed changes with the number of busy CPUs
+            for c in 0..self.cpus.len() {
+                self.settle(c);
+            }
+            return;
+        }
         for i in 0..self.core_cpus[core].len() {
             let c = self.core_cpus[core][i];
             self.settle(c);
@@ -86,6 +98,14 @@ impl Core {
 
     /// After: re-time their ends at the new speed.
     fn core_rearm(&mut self, core: usize, except: usize) {
+        if self.cfg.one_host_thread {
+            for c in 0..self.cpus.len() {
+                if c != except {
+                    self.arm_run_end(c);
+                }
+            }
+            return;
+        }
         for i in 0..self.core_cpus[core].len() {
             let c = self.core_cpus[core][i];
             if c != except {
@@ -355,10 +375,16 @@ impl Core {
         self.cpus[x].pending_stall = 0.0;
         let ws = self.tasks[t].spec.working_set;
         let mut w = std::mem::take(&mut self.tasks[t].warmth);
-        stall += self.cache.switch_in(&mut w, ws, x);
+        let refill = self.cache.switch_in(&mut w, ws, x);
+        if !self.cfg.one_host_thread {
+            stall += refill * self.cfg.slowdown;
+        }
         self.tasks[t].warmth = w;
         if let Some((from, bytes)) = self.tasks[t].message.take() {
-            stall += self.cache.message_cost(bytes, from, x);
+            let m = self.cache.message_cost(bytes, from, x);
+            if !self.cfg.one_host_thread {
+                stall += m * self.cfg.slowdown;
+            }
         }
         self.stats.stall_ns += stall;
         self.cpus[x].seg_start = self.now + stall as Ns;
