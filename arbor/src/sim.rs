@@ -35,7 +35,7 @@ pub struct SimArgs {
     /// sysfs root such as /sys (instead of -t).
     #[arg(long, value_name = "DIR")]
     topology_from: Option<PathBuf>,
-    /// Scheduler, repeatable: arbor[:PROFILE][:FEAT,...], e.g. arbor:stock, arbor:seeds:NO_STEAL.
+    /// Scheduler, repeatable: arbor[:PROFILE][:FEAT,...][:KNOB=VALUE,...], e.g. arbor:stock, arbor:seeds:NO_STEAL, arbor:stock:WA_THROTTLE:wake-affine-interval-ms=10.
     #[arg(short, long = "sched")]
     scheds: Vec<String>,
     /// Workload, repeatable, e.g. hackbench:g=4,l=1000 (see --list).
@@ -152,7 +152,7 @@ fn list() {
         println!("  {:<10} {:>4} CPUs  {}", p.name, m.nr_cpus(), p.about);
     }
     println!("\nWorkloads (-w): {}", workload::spec::WORKLOADS);
-    println!("\nSchedulers (-s): arbor[:PROFILE][:[NO_]FEAT,...], profiles default, stock, seeds");
+    println!("\nSchedulers (-s): arbor[:PROFILE][:[NO_]FEAT,...][:KNOB=VALUE,...], profiles default, stock, seeds; knobs are scx_arbor's long options");
     println!("\nCost parameters (--cost NAME=VALUE), defaults from docs/sim/cost-model.md:");
     let d = CostModel::default();
     let v = serde_json::to_value(&d).unwrap_or_default();

@@ -10,6 +10,7 @@ pub mod files;
 pub mod knobs;
 pub mod opcost;
 pub mod policy;
+pub mod spec;
 pub mod stats;
 pub mod stats_server;
 pub mod topology;

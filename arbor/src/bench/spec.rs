@@ -6,21 +6,18 @@ use arbor_sim::workload::spec::Opts;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
+use scx_arbor::spec::ArborSpec;
 
 /// The peers `arbor bench` knows how to install (scripts/install-peers.sh).
 pub const PEERS: &[&str] = &["bpfland", "cosmos", "lavd", "p2dq", "rusty"];
-pub const PROFILES: &[&str] = &["stock", "seeds", "default"];
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Sched {
     /// No sched_ext scheduler; tokens are written to debugfs: `NO_SIS_UTIL`
     /// to sched/features, `key=value` to sched/<key>.
     Eevdf { tokens: Vec<String> },
-    /// scx_arbor with a profile and `-f` features.
-    Arbor {
-        profile: Option<String>,
-        feats: Vec<String>,
-    },
+    /// scx_arbor with a profile, `-f` features and knobs (scx_arbor::spec).
+    Arbor(ArborSpec),
     /// A peer scheduler from .peers/bin, with its defaults.
     Peer { name: String },
 }
@@ -38,8 +35,7 @@ fn is_feature_name(t: &str) -> bool {
 }
 
 impl SchedSpec {
-    /// `known_feats`: scx_arbor's feature names (scx_arbor::features).
-    pub fn parse(s: &str, known_feats: &[String]) -> Result<Self> {
+    pub fn parse(s: &str) -> Result<Self> {
         let s = s.trim();
         let mut parts = s.split(':');
         let head = parts.next().unwrap_or_default();
@@ -68,30 +64,7 @@ impl SchedSpec {
                 }
                 Sched::Eevdf { tokens }
             }
-            "arbor" => {
-                if rest.len() > 2 {
-                    bail!("scheduler '{s}': arbor takes at most a profile and a feature list: arbor[:PROFILE][:FEAT,NO_FEAT,...]");
-                }
-                let mut profile = None;
-                let mut feats = Vec::new();
-                for (i, part) in rest.iter().enumerate() {
-                    if i == 0 && PROFILES.contains(part) {
-                        profile = Some(part.to_string());
-                        continue;
-                    }
-                    if i == 0 && !part.is_empty() && !is_feature_name(part.split(',').next().unwrap_or("")) {
-                        bail!("scheduler '{s}': unknown profile '{part}' (profiles: {})", PROFILES.join(", "));
-                    }
-                    for f in part.split(',').filter(|f| !f.is_empty()) {
-                        let base = f.strip_prefix("NO_").unwrap_or(f);
-                        if !known_feats.iter().any(|k| k == base) {
-                            bail!("scheduler '{s}': unknown scx_arbor feature '{f}' (features: {})", known_feats.join(", "));
-                        }
-                        feats.push(f.to_string());
-                    }
-                }
-                Sched::Arbor { profile, feats }
-            }
+            "arbor" => Sched::Arbor(ArborSpec::parse(s)?),
             p if PEERS.contains(&p) => {
                 if !rest.is_empty() {
                     bail!("scheduler '{s}': peers run with their defaults; options are not supported");
@@ -99,7 +72,7 @@ impl SchedSpec {
                 Sched::Peer { name: p.to_string() }
             }
             _ => bail!(
-                "unknown scheduler '{s}' (known: eevdf[:FEAT,key=val], arbor[:PROFILE][:FEATS], {})",
+                "unknown scheduler '{s}' (known: eevdf[:FEAT,key=val], arbor[:PROFILE][:FEATS][:KNOB=VALUE,...], {})",
                 PEERS.join(", ")
             ),
         };
@@ -113,16 +86,9 @@ impl SchedSpec {
     pub fn plan_line(&self, repo: &Path) -> String {
         let (kind, arg) = match &self.sched {
             Sched::Eevdf { tokens } => ("eevdf", tokens.join(",")),
-            Sched::Arbor { profile, feats } => {
-                let mut a = Vec::new();
-                if let Some(p) = profile {
-                    a.push(format!("--profile {p}"));
-                }
-                if !feats.is_empty() {
-                    a.push(format!("-f {}", feats.join(",")));
-                }
-                ("arbor", a.join(" "))
-            }
+            // the guest splits the argument on blanks: no value holds one
+            // (ArborSpec checked each against scx_arbor's own parser)
+            Sched::Arbor(spec) => ("arbor", spec.args().join(" ")),
             Sched::Peer { name } => (
                 "peer",
                 repo.join(".peers/bin")
@@ -325,22 +291,14 @@ impl Workload {
 mod tests {
     use super::*;
 
-    fn feats() -> Vec<String> {
-        ["STEAL", "CACHE_LB", "WA_IDLE"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
-    }
-
     #[test]
     fn scheduler_specs_parse() {
-        let f = feats();
         assert_eq!(
-            SchedSpec::parse("eevdf", &f).unwrap().sched,
+            SchedSpec::parse("eevdf").unwrap().sched,
             Sched::Eevdf { tokens: vec![] }
         );
         assert_eq!(
-            SchedSpec::parse("eevdf:NO_SIS_UTIL,llc_balancing=0", &f)
+            SchedSpec::parse("eevdf:NO_SIS_UTIL,llc_balancing=0")
                 .unwrap()
                 .sched,
             Sched::Eevdf {
@@ -348,47 +306,57 @@ mod tests {
             }
         );
         assert_eq!(
-            SchedSpec::parse("arbor:stock:STEAL,NO_WA_IDLE", &f)
+            SchedSpec::parse("arbor:stock:STEAL,NO_WA_IDLE")
                 .unwrap()
                 .sched,
-            Sched::Arbor {
+            Sched::Arbor(ArborSpec {
                 profile: Some("stock".into()),
-                feats: vec!["STEAL".into(), "NO_WA_IDLE".into()]
-            }
+                feats: vec!["STEAL".into(), "NO_WA_IDLE".into()],
+                knobs: vec![]
+            })
         );
         assert_eq!(
-            SchedSpec::parse("arbor:CACHE_LB", &f).unwrap().sched,
-            Sched::Arbor {
+            SchedSpec::parse("arbor:CACHE_LB").unwrap().sched,
+            Sched::Arbor(ArborSpec {
                 profile: None,
-                feats: vec!["CACHE_LB".into()]
-            }
+                feats: vec!["CACHE_LB".into()],
+                knobs: vec![]
+            })
         );
         assert_eq!(
-            SchedSpec::parse("lavd", &f).unwrap().sched,
+            SchedSpec::parse("lavd").unwrap().sched,
             Sched::Peer {
                 name: "lavd".into()
             }
         );
-        let p = SchedSpec::parse("rusty", &f)
+        let p = SchedSpec::parse("rusty")
             .unwrap()
             .plan_line(Path::new("/r"));
         assert_eq!(p, "rusty\tpeer\t/r/.peers/bin/scx_rusty");
-        let p = SchedSpec::parse("arbor:seeds:STEAL", &f)
+        let p = SchedSpec::parse("arbor:seeds:STEAL")
             .unwrap()
             .plan_line(Path::new("/r"));
         assert_eq!(p, "arbor:seeds:STEAL\tarbor\t--profile seeds -f STEAL");
+        // knobs, checked against scx_arbor's own options (issue 13)
+        let p = SchedSpec::parse("arbor:stock:WA_THROTTLE:wake-affine-interval-ms=10")
+            .unwrap()
+            .plan_line(Path::new("/r"));
+        assert!(
+            p.ends_with("\t--profile stock -f WA_THROTTLE --wake-affine-interval-ms=10"),
+            "{p}"
+        );
     }
 
     #[test]
     fn bad_scheduler_specs_say_what_is_wrong() {
-        let f = feats();
-        let e = |s: &str| format!("{:#}", SchedSpec::parse(s, &f).unwrap_err());
+        let e = |s: &str| format!("{:#}", SchedSpec::parse(s).unwrap_err());
         assert!(e("cfs").contains("unknown scheduler 'cfs'"));
         assert!(e("arbor:fast").contains("unknown profile 'fast'"));
-        assert!(e("arbor:stock:STEEL").contains("unknown scx_arbor feature 'STEEL'"));
+        assert!(e("arbor:stock:STEEL").contains("STEEL"));
+        assert!(e("arbor:stock:no-knob=3").contains("unknown knob 'no-knob'"));
         assert!(e("eevdf:sis util").contains("neither a sched feature"));
         assert!(e("lavd:--performance").contains("defaults"));
-        assert!(e("arbor:stock:STEAL:X").contains("at most"));
+        assert!(e("arbor:stock:STEAL:X").contains("one ':' part"));
     }
 
     #[test]

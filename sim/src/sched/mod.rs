@@ -8,7 +8,7 @@ pub mod native;
 
 use anyhow::{bail, Context, Result};
 use scx_arbor::knobs::{Knobs, Rodata};
-use scx_arbor::{features, stats, topology::Topo};
+use scx_arbor::{spec::ArborSpec, stats, topology::Topo};
 
 use crate::core::Ops;
 
@@ -26,8 +26,7 @@ pub struct SchedSpec {
 impl SchedSpec {
     pub fn parse(s: &str) -> Result<SchedSpec> {
         let s = s.trim();
-        let mut parts = s.split(':');
-        match parts.next() {
+        match s.split(':').next() {
             Some("arbor") => {}
             Some("eevdf") => bail!(
                 "scheduler 'eevdf': the simulator runs sched_ext schedulers only; arbor:stock is the stand-in for EEVDF's placement"
@@ -37,30 +36,11 @@ impl SchedSpec {
             ),
             None => bail!("empty scheduler name"),
         }
-        let profile = parts.next().filter(|p| !p.is_empty()).unwrap_or("default");
-        let mut mask =
-            features::profile_mask(profile).with_context(|| format!("scheduler '{s}'"))?;
-        // a part with '=' holds knobs (KNOB=VALUE,...), any other features
-        let mut feats = Vec::new();
-        let mut knobs = Vec::new();
-        for p in parts {
-            if p.contains('=') {
-                for kv in p.split(',').filter(|kv| !kv.is_empty()) {
-                    let (k, v) = kv.split_once('=').with_context(|| {
-                        format!("scheduler '{s}': '{kv}' is not KNOB=VALUE (features and knobs go in separate ':' parts)")
-                    })?;
-                    knobs.push((k.to_string(), v.to_string()));
-                }
-            } else {
-                feats.push(p.to_string());
-            }
-        }
-        if !feats.is_empty() {
-            mask = features::apply(mask, &feats).with_context(|| format!("scheduler '{s}'"))?;
-        }
-        Knobs::default()
-            .with_overrides(&knobs)
+        let spec = ArborSpec::parse(s)?;
+        let mask = spec
+            .feature_mask()
             .with_context(|| format!("scheduler '{s}'"))?;
+        let knobs = spec.knobs;
         Ok(SchedSpec {
             label: s.to_string(),
             features: mask,
@@ -100,6 +80,7 @@ impl SchedSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use scx_arbor::features;
 
     #[test]
     fn a_spec_carries_features_and_knobs() {
