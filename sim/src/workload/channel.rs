@@ -4,8 +4,8 @@
 //!
 //! Protocol (each call is one `next`; the syscall's CPU time is the `Run`
 //! between a `begin_*` and its `end_*`):
-//! - writer: `begin_write` reserves a slot (false = full: it called
-//!   `wait_write` and must return `Step::Block`), then `Run(write_ns)`, then
+//! - writer: `begin_write` reserves a slot (false = full: it is registered
+//!   as waiting and must return `Step::Block`), then `Run(write_ns)`, then
 //!   `end_write` makes the message readable and wakes blocked readers;
 //! - reader: `begin_read` takes a readable message (false = empty: it must
 //!   return `Step::Block`), then `Run(read_ns)`, then `end_read` frees the slot
@@ -16,17 +16,30 @@
 //! twice. Wake-ups go only to tasks registered as waiting (and are then
 //! deregistered), so a task is never woken twice for one wait.
 //!
-//! Wake-up rules, from the kernel:
+//! Wake-up rules, from the kernel (fs/pipe.c, net/unix/af_unix.c,
+//! net/core/sock.c):
 //! - readers: `pipe_write()` and `unix_stream_sendmsg()` (through
 //!   `sk_data_ready` = `sock_def_readable`) wake the reader with
 //!   `wake_up_interruptible_sync_poll`, i.e. a WF_SYNC wake-up, carrying the
 //!   message just written;
-//! - writers: `pipe_read()` wakes all waiting writers (non-exclusive waits)
-//!   with a sync wake-up when it frees space in a pipe that was full;
-//!   for AF_UNIX, `sock_wfree()` -> `unix_write_space()` wakes writers only
-//!   once `unix_writable()` holds, i.e. when the queued bytes fall to a
-//!   quarter of the send buffer. Waking all waiters reproduces the
-//!   thundering herd: the losers find the channel full again and re-block.
+//! - pipe writers sleep with `wait_event_interruptible_exclusive(
+//!   pipe->wr_wait, pipe_writable(pipe))` (exclusive waits, since Linux
+//!   5.5's "pipe: use exclusive waits when reading or writing"), so a
+//!   wake-up takes the first waiter off the queue; a writer that finds the
+//!   pipe still full queues again at the tail. `pipe_read()` wakes one
+//!   writer (sync) when the pipe was full as the read began (`was_full`),
+//!   whether or not the read released a page; `pipe_write()` wakes the next
+//!   writer when it had slept in this call and leaves the pipe not full
+//!   (`wake_next_writer`). A pipe is full when all its pages (16,
+//!   PIPE_DEF_BUFFERS) are in use; a write merges into the last page if it
+//!   fits there (PIPE_BUF_FLAG_CAN_MERGE), and a page is released when all
+//!   of it has been read (`buf->len == 0`). Approximation: a woken writer
+//!   retries the whole write, merge included, as a new call would;
+//! - socket writers sleep non-exclusively (`sock_wait_for_wmem`) and
+//!   `sock_wfree()` -> `unix_write_space()` wakes all of them once
+//!   `unix_writable()` holds, i.e. when the queued bytes fall to a quarter
+//!   of the send buffer: a thundering herd whose losers find the socket
+//!   full again and re-block.
 
 use super::{Effects, Ns, TaskId};
 
@@ -96,37 +109,86 @@ pub fn capacity(ipc: Ipc, msg_bytes: u64) -> u32 {
     }
 }
 
+/// One page of a pipe's ring (a `struct pipe_buffer`): messages written or
+/// being written into it, and how many of them have been read.
+#[derive(Clone, Copy, Debug)]
+struct Page {
+    slots: u32,
+    read: u32,
+}
+
 #[derive(Clone, Debug)]
 pub struct Channel {
     pub ipc: Ipc,
     /// Message size in bytes (what a woken reader reads).
     pub msg_bytes: u64,
     cap: u32,
-    /// Slots taken: being written, readable, or being read.
+    /// Socket: slots taken (being written, readable, or being read).
     used: u32,
+    /// Pipe: messages one page holds, and the ring's pages (max_usage).
+    per_page: u32,
+    max_pages: u32,
+    /// Pipe: the pages in use, tail (being read) first.
+    pages: std::collections::VecDeque<Page>,
     /// Messages written and not yet taken by a reader.
     ready: u32,
     readers: Vec<TaskId>,
-    writers: Vec<TaskId>,
+    /// Writers asleep on the channel, in the order they went to sleep (a
+    /// pipe's wr_wait is FIFO with exclusive waiters).
+    writers: std::collections::VecDeque<TaskId>,
+    /// Pipe: writers woken from wr_wait whose write call is still going
+    /// (pipe_write's `wake_next_writer`).
+    waited: Vec<TaskId>,
+    /// Pipe: of those, the ones whose write is now under way.
+    wake_next: Vec<TaskId>,
 }
 
 impl Channel {
+    /// A channel of the kernel's default size: a pipe of 16 pages
+    /// (PIPE_DEF_BUFFERS), a socket of [`capacity`] messages.
     pub fn new(ipc: Ipc, msg_bytes: u64) -> Channel {
-        Channel::with_capacity(ipc, msg_bytes, capacity(ipc, msg_bytes))
-    }
-
-    pub fn with_capacity(ipc: Ipc, msg_bytes: u64, cap: u32) -> Channel {
-        Channel {
-            ipc,
-            msg_bytes,
-            cap: cap.max(1),
-            used: 0,
-            ready: 0,
-            readers: Vec::new(),
-            writers: Vec::new(),
+        match ipc {
+            Ipc::Pipe => {
+                let per_page = (4096 / msg_bytes.max(1)).clamp(1, u32::MAX as u64) as u32;
+                Channel::build(ipc, msg_bytes, 0, per_page, 16)
+            }
+            Ipc::Socket => Channel::with_capacity(ipc, msg_bytes, capacity(ipc, msg_bytes)),
         }
     }
 
+    /// A channel holding `cap` messages (tests): a socket of `cap`
+    /// messages, or a pipe of `cap` pages of one message each.
+    pub fn with_capacity(ipc: Ipc, msg_bytes: u64, cap: u32) -> Channel {
+        Channel::build(ipc, msg_bytes, cap, 1, cap)
+    }
+
+    /// A pipe of `pages` pages holding `per_page` messages each.
+    pub fn pipe(msg_bytes: u64, per_page: u32, pages: u32) -> Channel {
+        Channel::build(Ipc::Pipe, msg_bytes, 0, per_page, pages)
+    }
+
+    fn build(ipc: Ipc, msg_bytes: u64, cap: u32, per_page: u32, pages: u32) -> Channel {
+        let (per_page, max_pages) = (per_page.max(1), pages.max(1));
+        Channel {
+            ipc,
+            msg_bytes,
+            cap: match ipc {
+                Ipc::Pipe => per_page.saturating_mul(max_pages),
+                Ipc::Socket => cap.max(1),
+            },
+            used: 0,
+            per_page,
+            max_pages,
+            pages: Default::default(),
+            ready: 0,
+            readers: Vec::new(),
+            writers: Default::default(),
+            waited: Vec::new(),
+            wake_next: Vec::new(),
+        }
+    }
+
+    /// Messages that fit when the channel is empty.
     pub fn capacity(&self) -> u32 {
         self.cap
     }
@@ -136,26 +198,71 @@ impl Channel {
         self.ready
     }
 
-    /// Reserve a slot for a write; when full, register `t` as a waiting
-    /// writer and return false (the caller returns `Step::Block`).
-    pub fn begin_write(&mut self, t: TaskId) -> bool {
-        if self.used < self.cap {
-            self.used += 1;
-            true
-        } else {
-            if !self.writers.contains(&t) {
-                self.writers.push(t);
-            }
-            false
-        }
+    /// Writers asleep on the channel.
+    pub fn waiting_writers(&self) -> usize {
+        self.writers.len()
     }
 
-    /// The write syscall finished: the message is readable; wake waiting
-    /// readers (sync, carrying the message).
-    pub fn end_write(&mut self, fx: &mut Effects) {
+    /// A pipe's pipe_full(): every page of the ring is in use.
+    fn pipe_full(&self) -> bool {
+        self.pages.len() as u32 >= self.max_pages
+    }
+
+    /// Reserve a slot for a write by `t`; when full, register `t` as a
+    /// waiting writer and return false (the caller returns `Step::Block`).
+    ///
+    /// Pipe (pipe_write): a write merges into the last page when it fits
+    /// there, else takes a new page unless all are in use (pipe_full).
+    pub fn begin_write(&mut self, t: TaskId) -> bool {
+        let ok = match self.ipc {
+            Ipc::Pipe => {
+                let full = self.pipe_full();
+                match self.pages.back_mut() {
+                    Some(last) if last.slots < self.per_page => {
+                        last.slots += 1;
+                        true
+                    }
+                    _ if !full => {
+                        self.pages.push_back(Page { slots: 1, read: 0 });
+                        true
+                    }
+                    _ => false,
+                }
+            }
+            Ipc::Socket => {
+                if self.used < self.cap {
+                    self.used += 1;
+                    true
+                } else {
+                    false
+                }
+            }
+        };
+        if ok {
+            if let Some(i) = self.waited.iter().position(|&w| w == t) {
+                self.waited.swap_remove(i);
+                self.wake_next.push(t);
+            }
+        } else if !self.writers.contains(&t) {
+            self.writers.push_back(t);
+        }
+        ok
+    }
+
+    /// `t`'s write syscall finished: the message is readable; wake waiting
+    /// readers (sync, carrying the message). Pipe: a writer that had slept
+    /// in this call wakes the next waiting writer if the pipe is not full
+    /// (pipe_write's `wake_next_writer`).
+    pub fn end_write(&mut self, t: TaskId, fx: &mut Effects) {
         self.ready += 1;
         for r in self.readers.drain(..) {
             fx.wake(r, true, self.msg_bytes);
+        }
+        if let Some(i) = self.wake_next.iter().position(|&w| w == t) {
+            self.wake_next.swap_remove(i);
+            if !self.pipe_full() {
+                self.wake_one_writer(fx);
+            }
         }
     }
 
@@ -173,17 +280,43 @@ impl Channel {
         }
     }
 
-    /// The read syscall finished: free the slot and wake waiting writers if
-    /// the kernel would (see the module doc).
+    /// The read syscall finished: free the slot and wake writers as the
+    /// kernel would (see the module doc).
     pub fn end_read(&mut self, fx: &mut Effects) {
-        self.used -= 1;
-        let writable = match self.ipc {
-            Ipc::Pipe => self.used < self.cap,
-            Ipc::Socket => self.used * 4 <= self.cap,
-        };
-        if writable {
-            for w in self.writers.drain(..) {
-                fx.wake(w, true, 0);
+        match self.ipc {
+            Ipc::Pipe => {
+                // pipe_read: was_full is taken before the read; the tail
+                // page is released once all of it is read
+                let was_full = self.pipe_full();
+                if let Some(tail) = self.pages.front_mut() {
+                    tail.read += 1;
+                    if tail.read >= tail.slots {
+                        self.pages.pop_front();
+                    }
+                }
+                if was_full {
+                    self.wake_one_writer(fx);
+                }
+            }
+            Ipc::Socket => {
+                self.used -= 1;
+                if self.used * 4 <= self.cap {
+                    for w in self.writers.drain(..) {
+                        fx.wake(w, true, 0);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A sync wake-up of wr_wait with exclusive waiters: the first one
+    /// (autoremove_wake_function takes it off the queue; if it finds the
+    /// pipe still full it queues again at the tail).
+    fn wake_one_writer(&mut self, fx: &mut Effects) {
+        if let Some(w) = self.writers.pop_front() {
+            fx.wake(w, true, 0);
+            if !self.waited.contains(&w) {
+                self.waited.push(w);
             }
         }
     }
@@ -211,10 +344,10 @@ mod tests {
         assert!(!c.begin_write(3)); // re-check does not register twice
                                     // reader 9 finds nothing readable yet (both writes in flight)
         assert!(!c.begin_read(9));
-        c.end_write(&mut fx);
+        c.end_write(1, &mut fx);
         assert_eq!(fx.wakes, vec![(9, true, 100)]);
         fx.wakes.clear();
-        c.end_write(&mut fx);
+        c.end_write(2, &mut fx);
         assert!(fx.wakes.is_empty(), "reader was already woken");
         assert!(c.begin_read(9));
         c.end_read(&mut fx);
@@ -226,12 +359,101 @@ mod tests {
     }
 
     #[test]
+    fn a_read_from_a_full_pipe_wakes_one_writer_in_fifo_order() {
+        // pipe_read(): `if (was_full) wake_up_interruptible_sync_poll(
+        // &pipe->wr_wait, ...)`; writers sleep with
+        // wait_event_interruptible_exclusive, so one is woken, the first
+        let mut c = Channel::with_capacity(Ipc::Pipe, 100, 2);
+        let mut fx = Effects::default();
+        for w in [1, 2] {
+            assert!(c.begin_write(w));
+            c.end_write(w, &mut fx);
+        }
+        for w in [3, 4, 5] {
+            assert!(!c.begin_write(w));
+        }
+        assert_eq!(c.waiting_writers(), 3);
+        assert!(c.begin_read(9));
+        c.end_read(&mut fx);
+        assert_eq!(fx.wakes, vec![(3, true, 0)]);
+        fx.wakes.clear();
+        // the pipe is no longer full: the next read wakes nobody
+        assert!(c.begin_read(9));
+        c.end_read(&mut fx);
+        assert!(fx.wakes.is_empty());
+        // writer 3 had slept: after its write, the pipe (1 page of 2) is
+        // not full, so it wakes the next writer (wake_next_writer)
+        assert!(c.begin_write(3));
+        c.end_write(3, &mut fx);
+        assert_eq!(fx.wakes, vec![(4, true, 0)]);
+        fx.wakes.clear();
+        // writer 4 fills the pipe: it wakes nobody
+        assert!(c.begin_write(4));
+        c.end_write(4, &mut fx);
+        assert!(fx.wakes.is_empty());
+        assert_eq!(c.waiting_writers(), 1);
+    }
+
+    #[test]
+    fn a_pipe_fills_by_pages_and_frees_a_page_when_it_is_read() {
+        // 16 pages of 40 100-byte messages: pipe_write merges a write into
+        // the last page when it fits, pipe_read releases a page when its
+        // last byte is read
+        let mut c = Channel::new(Ipc::Pipe, 100);
+        assert_eq!(c.capacity(), 640);
+        let mut fx = Effects::default();
+        for _ in 0..640 {
+            assert!(c.begin_write(1));
+            c.end_write(1, &mut fx);
+        }
+        assert!(!c.begin_write(2));
+        assert!(!c.begin_write(3));
+        // each of the first 40 reads starts with the pipe full and wakes one
+        // writer; the first 39 leave it full (the woken writer sleeps again)
+        for i in 0..40 {
+            assert!(c.begin_read(9));
+            c.end_read(&mut fx);
+            assert_eq!(fx.wakes.len(), 1, "read {i}");
+            let (w, _, _) = fx.wakes.pop().unwrap();
+            assert_eq!(c.begin_write(w), i == 39, "read {i}");
+        }
+        // the 40th read freed a page: the writer woken by it got a slot, the
+        // other one is queued again
+        assert_eq!(c.waiting_writers(), 1);
+        // a writer that did not sleep merges into the new page while it has
+        // room (39 more), then finds the pipe full
+        for _ in 0..39 {
+            assert!(c.begin_write(1));
+        }
+        assert!(!c.begin_write(1));
+    }
+
+    #[test]
+    fn a_pipe_read_to_empty_releases_a_partly_written_page() {
+        let mut c = Channel::pipe(100, 4, 2);
+        let mut fx = Effects::default();
+        for _ in 0..2 {
+            assert!(c.begin_write(1));
+            c.end_write(1, &mut fx);
+        }
+        for _ in 0..2 {
+            assert!(c.begin_read(9));
+            c.end_read(&mut fx);
+        }
+        // empty: the next writes start a new page; 2 pages of 4 = 8 fit
+        for _ in 0..8 {
+            assert!(c.begin_write(1));
+        }
+        assert!(!c.begin_write(1));
+    }
+
+    #[test]
     fn socket_writers_wait_for_a_quarter_empty_buffer() {
         let mut c = Channel::with_capacity(Ipc::Socket, 100, 8);
         let mut fx = Effects::default();
         for _ in 0..8 {
             assert!(c.begin_write(1));
-            c.end_write(&mut fx);
+            c.end_write(1, &mut fx);
         }
         assert!(!c.begin_write(1));
         for i in 0..8 {

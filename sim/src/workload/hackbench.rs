@@ -26,8 +26,10 @@
 //! the receiver, [`channel::write_ns`] / [`channel::read_ns`] (estimates,
 //! see there); the user-space loop around them is a few instructions and
 //! is not charged. Channel capacity: [`channel::capacity`] (640 messages for
-//! a pipe, ~277 for an AF_UNIX socket). Wake-ups: writer -> blocked reader
-//! sync with 100 bytes, reader -> blocked writers sync with 0 bytes.
+//! a pipe, 16 pages of 40, ~277 for an AF_UNIX socket). Wake-ups: writer
+//! -> blocked reader sync with 100 bytes, reader -> blocked writers sync
+//! with 0 bytes: one writer at a time on a pipe (exclusive waits), all of
+//! them on a socket (see channel.rs).
 
 use super::channel::{self, Channel, Ipc};
 use super::{Effects, Exits, Metric, Ns, Step, TaskId, TaskSpec, Workload};
@@ -148,7 +150,7 @@ impl Workload for Hackbench {
                 if pr.in_call {
                     // the message written by the last write: done % 20
                     let c = (group * FDS) as usize + (pr.done % FDS as u64) as usize;
-                    self.chans[c].end_write(fx);
+                    self.chans[c].end_write(t, fx);
                     pr.in_call = false;
                     pr.done += 1;
                 }
@@ -278,6 +280,43 @@ mod tests {
         let work = 2000 * (channel::write_ns(Ipc::Pipe) + channel::read_ns(Ipc::Pipe));
         assert_eq!(out.end, work);
         assert_eq!((metric(&w, 0, "time_s") * 1e9).round() as Ns, work);
+    }
+
+    #[test]
+    fn pipe_writers_are_woken_one_at_a_time() {
+        // fs/pipe.c (exclusive pipe waits since Linux 5.5): pipe_read()
+        // wakes one exclusive waiter of wr_wait, and only if the pipe was
+        // full as the read began; pipe_write() wakes the next writer only
+        // if it had slept in that call. So senders blocked on one slow
+        // receiver's pipe are woken one at a time: a read wakes at most one
+        // sender, a write at most the reader and one sender; not a herd of
+        // every waiting sender per read (which made a lagging receiver pay
+        // up to 19 wake-ups per message and become the bottleneck of the
+        // whole run)
+        for (cpus, pages) in [
+            (40, Some(1)),
+            (40, Some(4)),
+            (10, Some(2)),
+            (3, Some(1)),
+            (40, None),
+        ] {
+            let mut w = hb(1, 20, Mode::Process, Ipc::Pipe, pages);
+            let out = drive_on(&mut w, cpus, 500, u64::MAX);
+            assert_eq!(w.received(), 20 * 20 * 20);
+            assert_eq!(out.spurious_wakes, 0);
+            assert!(out.stuck.is_empty());
+            assert!(
+                out.max_fanout <= 2,
+                "{cpus} CPUs, {pages:?} pages: one syscall woke {} tasks",
+                out.max_fanout
+            );
+        }
+        // AF_UNIX writers wait non-exclusively and unix_write_space() wakes
+        // them all: there the herd is the kernel's
+        let mut w = hb(1, 20, Mode::Process, Ipc::Socket, Some(1));
+        let out = drive_on(&mut w, 40, 500, u64::MAX);
+        assert_eq!(w.received(), 20 * 20 * 20);
+        assert!(out.max_fanout > 2, "{}", out.max_fanout);
     }
 
     #[test]

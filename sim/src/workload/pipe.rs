@@ -95,7 +95,7 @@ impl Workload for PerfPipe {
         if pr.in_call {
             let (write, c) = Self::call(t, pr.calls);
             if write {
-                self.chans[c].end_write(fx);
+                self.chans[c].end_write(t, fx);
             } else {
                 self.chans[c].end_read(fx);
                 if t == 0 {

@@ -46,6 +46,10 @@ pub struct Outcome {
     pub sync_wakes: usize,
     /// Total Run ns per task.
     pub run_ns: Vec<Ns>,
+    /// Wake-ups delivered to each task (not counting spurious ones).
+    pub woken: Vec<usize>,
+    /// The most wake-ups one `next` call issued.
+    pub max_fanout: usize,
     /// Tasks still blocked when nothing else could happen.
     pub stuck: Vec<TaskId>,
 }
@@ -64,6 +68,7 @@ pub fn drive_on(w: &mut dyn Workload, cpus: usize, wake_lat: Ns, limit: Ns) -> O
     let mut out = Outcome {
         tasks: n,
         run_ns: vec![0; n],
+        woken: vec![0; n],
         ..Default::default()
     };
     let mut events: BinaryHeap<Reverse<(Ns, u64, Ev)>> = BinaryHeap::new();
@@ -103,6 +108,7 @@ pub fn drive_on(w: &mut dyn Workload, cpus: usize, wake_lat: Ns, limit: Ns) -> O
         for t in call {
             let mut fx = Effects::default();
             let step = w.next(t, now, &mut fx);
+            out.max_fanout = out.max_fanout.max(fx.wakes.len());
             for &(v, sync, _bytes) in &fx.wakes {
                 out.wakes += 1;
                 out.sync_wakes += sync as usize;
@@ -111,6 +117,7 @@ pub fn drive_on(w: &mut dyn Workload, cpus: usize, wake_lat: Ns, limit: Ns) -> O
                     continue;
                 }
                 state[v] = State::Pending;
+                out.woken[v] += 1;
                 events.push(Reverse((now + wake_lat, seq, Ev::Ready(v, Some(now)))));
                 seq += 1;
             }
