@@ -60,8 +60,12 @@ static __always_inline void snapshot_llc_topo(struct llc_snapshot *s, u32 llc)
 
 	s->nr = n < MAX_LLC_CPUS ? n : MAX_LLC_CPUS;
 	s->smt_width = smt_width;
-	bpf_for(i, 0, LLC_MASK_WORDS)
+	/* the words the LLC's CPUs use, not LLC_MASK_WORDS: one on small machines */
+	bpf_for(i, 0, LLC_MASK_WORDS) {
+		if (i * 64 >= s->nr)
+			break;
 		s->idle_mask[i] = 0;
+	}
 	bpf_for(i, 0, MAX_LLC_CPUS) {
 		s32 c;
 
