@@ -1369,7 +1369,7 @@ mod tests {
         assert_eq!(find_dst_group(&g, -1, 117, false, 0), 1);
     }
 
-    /// Deviation 3: xeon-88 (2 nodes x 44 CPUs, imb_numa_nr 5). A parent on
+    /// xeon-88 (2 nodes x 44 CPUs, imb_numa_nr 5). A parent on
     /// node 0 forks: node 1 has one idle CPU more, but the kernel keeps the
     /// child on the parent's node while that node would run at most 5 tasks
     /// and the idle counts differ by at most 2.
@@ -1396,6 +1396,35 @@ mod tests {
         l.allowed = 1;
         let g = [l, grp(44, 0, 44, 0, 0)];
         assert_eq!(find_dst_group(&g, 0, 117, true, imb), 1);
+    }
+
+    /// The fork slow path's node level as idle.bpf.h wires it: children
+    /// of one parent forked on node 0 of xeon-88, one at a time, each
+    /// running on its own CPU. The parent's node takes the first three
+    /// (it runs 0, 1, 2 tasks: within 2 idle CPUs of node 1 and below
+    /// imb_numa_nr 5), then keeps a lead of 2 while it would run at most
+    /// 5 tasks, then the children go where more CPUs are idle, staying
+    /// local on a tie. sim/tests/fork_local.rs checks the same sequence
+    /// through the BPF code.
+    #[test]
+    fn children_of_one_parent_fill_its_node_first_then_alternate() {
+        let imb = imb_numa_nr(44, 1);
+        let (mut a, mut b) = (0u32, 0u32);
+        let mut seq = Vec::new();
+        for _ in 0..16 {
+            let g = [
+                grp(44, a, 44 - a, 1024 * a as u64, 1024 * a as u64),
+                grp(44, b, 44 - b, 1024 * b as u64, 1024 * b as u64),
+            ];
+            if find_dst_group(&g, 0, 117, true, imb) == 1 {
+                b += 1;
+                seq.push(1);
+            } else {
+                a += 1;
+                seq.push(0);
+            }
+        }
+        assert_eq!(seq, [0, 0, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1]);
     }
 
     #[test]

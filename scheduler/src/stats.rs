@@ -85,6 +85,7 @@ pub const NAMES: &[&str] = &[
     "wlat_queued_14",
     "wlat_queued_15",
     "llc_proc_insert_fails",
+    "fork_other_node",
 ];
 
 #[stat_doc]
@@ -230,6 +231,9 @@ pub struct Metrics {
     pub wlat_queued_15: u64,
     #[stat(desc = "Seed 002: processes the process table (proc_ctxs) had no room for")]
     pub llc_proc_insert_fails: u64,
+    #[stat(desc = "Forks placed off the parent's node (sched_balance_find_dst_group)")]
+    #[serde(default)]
+    pub fork_other_node: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,

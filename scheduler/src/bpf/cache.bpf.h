@@ -226,7 +226,16 @@ static __always_inline void cache_task_exit(struct task_struct *p)
 {
 	u32 tgid = p->tgid;
 
-	if (p->pid == p->tgid || BPF_CORE_READ(p, signal, nr_threads) <= 1)
+	if (p->pid != p->tgid && BPF_CORE_READ(p, signal, nr_threads) > 1)
+		return;
+	/*
+	 * Most processes never had an entry (a single-threaded one never gets
+	 * one): look first, without a lock, and take the bucket lock of a
+	 * delete only for an entry that is there. (An entry a remaining thread
+	 * inserts after the leader's look goes at the last thread's exit, as
+	 * one inserted after the leader's delete always did.)
+	 */
+	if (bpf_map_lookup_elem(&proc_ctxs, &tgid))
 		bpf_map_delete_elem(&proc_ctxs, &tgid);
 }
 

@@ -212,9 +212,14 @@ struct scratch {
 	u32 a_cap[MAX_CPUS];		/* capacity scans cover every CPU */
 	u64 a_util[MAX_CPUS];
 	u64 a_idle[CPU_MASK_WORDS];
-	u32 g_idle[MAX_LLCS];
-	u64 g_util[MAX_LLCS];
+	struct group_stats fg[MAX_LLCS];	/* fork slow path: one level's groups */
 	s32 g_id[MAX_LLCS];
+	s32 fork_local;			/* fork slow path results (idle.bpf.h) */
+	s32 fork_idle_grp;
+	s32 fork_busy_grp;
+	u32 fork_found_idle;
+	u64 fork_stamp;
+	u64 fork_load;
 	u64 c_stamp[MAX_LLC_CPUS];
 	u64 c_load[MAX_LLC_CPUS];
 	s32 c_id[MAX_LLC_CPUS];

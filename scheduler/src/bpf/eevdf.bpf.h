@@ -113,15 +113,20 @@ static __always_inline bool eevdf_place(struct task_struct *p, struct task_ctx *
 	struct eevdf_rq *rq;
 	u64 w = task_weight(p), vslice = arbor_calc_delta_fair(slice_ns, w), avg, v;
 	s64 lag = tctx->vlag;
+	s32 sleep_cpu = tctx->sleep_cpu;
 	bool elig;
 
 	rq = lookup_rq(cpu);
 	if (!rq)
 		return true;
 
-	/* woken: the lag a delayed dequeue would have left it (DELAY_ZERO) */
-	if (lag < 0 && valid_cpu(tctx->sleep_cpu)) {
-		struct eevdf_rq *srq = lookup_rq(tctx->sleep_cpu);
+	/*
+	 * woken: the lag a delayed dequeue would have left it (DELAY_ZERO),
+	 * from the queue it slept on; the same queue is read below, under the
+	 * one lock taken there
+	 */
+	if (lag < 0 && valid_cpu(sleep_cpu) && sleep_cpu != cpu) {
+		struct eevdf_rq *srq = lookup_rq(sleep_cpu);
 
 		if (srq) {
 			u64 now_avg;
@@ -138,6 +143,8 @@ static __always_inline bool eevdf_place(struct task_struct *p, struct task_ctx *
 
 	bpf_spin_lock(&rq->lock);
 	avg = arbor_avg_vruntime(&rq->avg);
+	if (lag < 0 && sleep_cpu == cpu)
+		lag = arbor_sleep_lag(lag, tctx->sleep_avg, avg, !rq->avg.load);
 	v = arbor_place_vruntime(avg, lag, rq->avg.load, w);
 	arbor_avg_add(&rq->avg, v, w);
 	elig = arbor_vruntime_eligible(&rq->avg, v);

@@ -60,8 +60,12 @@ static __always_inline void snapshot_llc_topo(struct llc_snapshot *s, u32 llc)
 
 	s->nr = n < MAX_LLC_CPUS ? n : MAX_LLC_CPUS;
 	s->smt_width = smt_width;
-	bpf_for(i, 0, LLC_MASK_WORDS)
+	/* the words the LLC's CPUs use, not LLC_MASK_WORDS: one on small machines */
+	bpf_for(i, 0, LLC_MASK_WORDS) {
+		if (i * 64 >= s->nr)
+			break;
 		s->idle_mask[i] = 0;
+	}
 	bpf_for(i, 0, MAX_LLC_CPUS) {
 		s32 c;
 
@@ -237,95 +241,189 @@ found:
 }
 
 /*
- * (Deviation 3: policy.h's arbor_find_dst_group ports the kernel's local
- * group / imb_numa_nr preference and is unit-tested, but wiring it here
- * made select_cpu exceed the verifier's 1M-instruction limit; left for a
- * cheaper walk, e.g. with per-node/LLC summaries cached by the timer.)
+ * Fork slow path (baseline: select_task_rq_fair with SD_BALANCE_FORK ->
+ * sched_balance_find_dst_cpu(), find_idlest_cpu() before 6.10). sched_ext
+ * calls ops.select_cpu for a new task with WF_FORK, prev being the
+ * parent's CPU (sched_fork sets it); never for an exec (select_task_rq_scx
+ * returns prev for WF_EXEC).
+ *
+ * The kernel walks the parent's domains top-down, and at each level
+ * sched_balance_find_dst_group() keeps the child in the parent's group
+ * unless another group is clearly idler; at the NUMA level it also lets
+ * the parent's node run up to imb_numa_nr tasks (and 2 idle CPUs) ahead of
+ * the idlest node (adjust_numa_imbalance), so that a forking process's
+ * children stay near it, on its memory, until the node gets busy; the
+ * periodic balancer spreads them if that turns out wrong. Here the levels
+ * are: the nodes, with the parent's node local; that node's LLCs, with the
+ * parent's LLC local (or, when the child left the node, the LLC of the
+ * node's idlest CPU: the kernel continues its walk from the CPU
+ * sched_balance_find_dst_group_cpu() picked); then that LLC's idlest CPU.
+ * The rule is policy.h's arbor_find_dst_group.
+ *
+ * Each step is a global (non-static) __noinline subprogram: the verifier
+ * checks a global function once, on its own, instead of on every path of
+ * select_cpu that reaches it. (Inlined, the walk took select_cpu past the
+ * verifier's 1M processed instructions.) They take the (trusted) task and
+ * scalars, and pass arrays through the per-CPU scratch.
  */
+
 /*
- * Fork/exec slow path (baseline: find_idlest_group, then find_idlest_cpu):
- * the idlest node, then its idlest LLC, then that LLC's idlest CPU.
+ * update_sg_wakeup_stats() (fair.c) for one CPU of group g: the group's
+ * size and capacity count every CPU; its load, running tasks and idle CPUs
+ * only those the task may use. Returns the CPU's context if the task may
+ * use it, else NULL.
  */
-static __always_inline s32 select_idlest(struct task_struct *p, s32 prev, bool *found_idle)
+static __always_inline struct cpu_ctx *fork_group_add_cpu(struct group_stats *g,
+							  struct task_struct *p,
+							  const struct cpumask *idle, s32 cpu,
+							  bool any, u64 now)
 {
-	const struct cpumask *idle;
+	struct cpu_ctx *c;
+	u64 load;
+
+	g->weight++;
+	g->capacity += cap_of(cpu);
+	if (!(any ? valid_cpu(cpu) : allowed(p, cpu)) || !(c = lookup_cpu_ctx(cpu)))
+		return NULL;
+	g->allowed++;
+	g->nr_running += c->nr_running;
+	if (cpu_idle_now(idle, cpu))
+		g->idle_cpus++;
+	load = cpu_load(c, now);
+	g->load += load;
+	g->runnable += load;
+	g->util += cpu_util(c, now);
+	return c;
+}
+
+/* Group stats of every node into scratch fg[node]; returns the node count. */
+__noinline int arbor_fork_node_stats(struct task_struct *p __arg_trusted, u64 now)
+{
 	struct scratch *sc = get_scratch();
-	u64 now = bpf_ktime_get_ns();
-	s32 g, node = 0, llc = -1, cpu = prev;
-	u32 i, n, k;
+	const struct cpumask *idle;
+	bool any;
+	u32 i;
 
-	*found_idle = false;
-	if (!sc)
-		return prev;
-	idle = scx_bpf_get_idle_cpumask();
-
-	/* idlest node: idle allowed CPUs and utilisation per node */
-	if (nr_nodes > 1) {
-		bpf_for(i, 0, MAX_NODES) {
-			if (i >= nr_nodes)
-				break;
-			sc->g_idle[i] = 0;
-			sc->g_util[i] = 0;
-		}
-		bpf_for(i, 0, MAX_CPUS) {
-			struct cpu_ctx *c;
-			u32 nd;
-
-			if (i >= nr_cpus)
-				break;
-			if (!allowed(p, i) || !(c = lookup_cpu_ctx(i)))
-				continue;
-			nd = node_of(i);
-			if (cpu_idle_now(idle, i))
-				sc->g_idle[nd]++;
-			sc->g_util[nd] += cpu_util(c, now);
-		}
-		g = arbor_idlest_group(nr_nodes, sc->g_idle, sc->g_util);
-		if (g >= 0)
-			node = g;
+	if (!sc || !p)
+		return 0;
+	any = p->nr_cpus_allowed >= (int)nr_cpus;
+	bpf_for(i, 0, MAX_NODES) {
+		if (i >= nr_nodes)
+			break;
+		__builtin_memset(&sc->fg[i & (MAX_NODES - 1)], 0, sizeof(struct group_stats));
 	}
+	idle = scx_bpf_get_idle_cpumask();
+	bpf_for(i, 0, MAX_CPUS) {
+		if (i >= nr_cpus)
+			break;
+		fork_group_add_cpu(&sc->fg[node_of(i)], p, idle, i, any, now);
+	}
+	scx_bpf_put_idle_cpumask(idle);
+	return nr_nodes < MAX_NODES ? nr_nodes : MAX_NODES;
+}
 
-	/*
-	 * idlest LLC of that node. The counts live in scratch memory
-	 * (sc->cnt): a register counter used as an index is tracked exactly by
-	 * the verifier, which would then check every iteration one by one.
-	 */
+/*
+ * Group stats of `node`'s LLCs into scratch fg[], their ids into g_id[];
+ * returns their count. fork_local is set to the index of `local_llc`, or
+ * with local_llc < 0 to that of the LLC holding the node's idlest CPU
+ * (sched_balance_find_dst_group_cpu: an idle CPU, the most recently idled
+ * first, else the least loaded).
+ */
+__noinline int arbor_fork_llc_stats(struct task_struct *p __arg_trusted, u32 node, s32 local_llc,
+				    u64 now)
+{
+	struct scratch *sc = get_scratch();
+	const struct cpumask *idle;
+	bool any;
+	u32 i, k, n;
+
+	if (!sc || !p)
+		return 0;
+	any = p->nr_cpus_allowed >= (int)nr_cpus;
 	sc->cnt = 0;
+	sc->fork_local = -1;
+	sc->fork_idle_grp = -1;
+	sc->fork_busy_grp = -1;
+	sc->fork_stamp = 0;
+	sc->fork_load = 0;
+	idle = scx_bpf_get_idle_cpumask();
 	bpf_for(i, 0, MAX_LLCS) {
 		if (i >= nr_llcs)
 			break;
 		if (llc_node[i] != node)
 			continue;
+		/* the count in memory: see select_idlest's history (sc->cnt) */
 		n = sc->cnt;
 		if (n >= MAX_LLCS)
 			break;
 		n &= MAX_LLCS - 1;
+		__builtin_memset(&sc->fg[n], 0, sizeof(struct group_stats));
 		sc->g_id[n] = i;
-		sc->g_idle[n] = 0;
-		sc->g_util[n] = 0;
+		if ((s32)i == local_llc)
+			sc->fork_local = n;
 		bpf_for(k, 0, MAX_LLC_CPUS) {
 			struct cpu_ctx *c;
 			s32 cc;
+			u64 v;
 
 			if (k >= llc_nr_cpus[i])
 				break;
 			cc = llc_cpus[i][k];
-			if (!allowed(p, cc) || !(c = lookup_cpu_ctx(cc)))
+			c = fork_group_add_cpu(&sc->fg[n], p, idle, cc, any, now);
+			if (!c || local_llc >= 0)
 				continue;
-			if (cpu_idle_now(idle, cc))
-				sc->g_idle[n]++;
-			sc->g_util[n] += cpu_util(c, now);
+			if (cpu_idle_now(idle, cc)) {
+				v = c->idle_stamp ?: 1;
+				if (sc->fork_idle_grp < 0 || v > sc->fork_stamp) {
+					sc->fork_idle_grp = n;
+					sc->fork_stamp = v;
+				}
+			} else {
+				v = cpu_load(c, now);
+				if (sc->fork_busy_grp < 0 || v < sc->fork_load) {
+					sc->fork_busy_grp = n;
+					sc->fork_load = v;
+				}
+			}
 		}
 		sc->cnt = n + 1;
 	}
-	n = sc->cnt;
-	g = arbor_idlest_group(n, sc->g_idle, sc->g_util);
-	if (g >= 0 && g < MAX_LLCS)
-		llc = sc->g_id[g];
-	if (llc < 0 || llc >= MAX_LLCS)
-		goto out;
+	scx_bpf_put_idle_cpumask(idle);
+	if (local_llc < 0)
+		sc->fork_local = sc->fork_idle_grp >= 0 ? sc->fork_idle_grp : sc->fork_busy_grp;
+	return sc->cnt;
+}
 
-	/* idlest CPU of that LLC (the count in memory, as above) */
+/*
+ * sched_balance_find_dst_group() over scratch fg[0..n): the group to move
+ * to, or -1 to stay in `local`.
+ */
+__noinline int arbor_fork_dst_group(u32 n, s32 local, u32 numa, u32 imb_nr)
+{
+	struct scratch *sc = get_scratch();
+
+	if (!sc)
+		return -1;
+	return arbor_find_dst_group(n, sc->fg, local, imbalance_pct, numa, imb_nr);
+}
+
+/*
+ * The idlest CPU of `llc` the task may use (policy.h: arbor_idlest_cpu),
+ * -1 if none; fork_found_idle tells whether it is idle.
+ */
+__noinline int arbor_fork_idlest_cpu(struct task_struct *p __arg_trusted, u32 llc, u64 now)
+{
+	struct scratch *sc = get_scratch();
+	const struct cpumask *idle;
+	s32 g, cpu = -1;
+	u32 k, n;
+
+	if (!sc || !p || llc >= MAX_LLCS)
+		return -1;
+	sc->fork_found_idle = 0;
+	idle = scx_bpf_get_idle_cpumask();
+	/* the count in memory: a register counter used as an index is tracked
+	 * exactly by the verifier, which would then check every iteration */
 	sc->cnt = 0;
 	bpf_for(k, 0, MAX_LLC_CPUS) {
 		struct cpu_ctx *c;
@@ -345,14 +443,44 @@ static __always_inline s32 select_idlest(struct task_struct *p, s32 prev, bool *
 		sc->c_load[n] = cpu_load(c, now);
 		sc->cnt = n + 1;
 	}
-	n = sc->cnt;
-	g = arbor_idlest_cpu(n, sc->c_stamp, sc->c_load);
+	scx_bpf_put_idle_cpumask(idle);
+	g = arbor_idlest_cpu(sc->cnt, sc->c_stamp, sc->c_load);
 	if (g >= 0 && g < MAX_LLC_CPUS) {
 		cpu = sc->c_id[g];
-		*found_idle = sc->c_stamp[g] != 0;
+		sc->fork_found_idle = sc->c_stamp[g] != 0;
 	}
-out:
-	scx_bpf_put_idle_cpumask(idle);
+	return cpu;
+}
+
+static __always_inline s32 select_idlest(struct task_struct *p, s32 prev, bool *found_idle)
+{
+	u64 now = bpf_ktime_get_ns();
+	s32 node = node_of(prev), llc = llc_of(prev), g, n, cpu;
+	struct scratch *sc;
+
+	*found_idle = false;
+	if (nr_nodes > 1) {
+		n = arbor_fork_node_stats(p, now);
+		g = arbor_fork_dst_group(n, node, 1, node_imb_numa_nr[node & (MAX_NODES - 1)]);
+		if (g >= 0 && g < MAX_NODES && g != node) {
+			node = g;
+			llc = -1;	/* the node's idlest CPU's LLC */
+			stat_inc(STAT_FORK_OTHER_NODE);
+		}
+	}
+	n = arbor_fork_llc_stats(p, node, llc, now);
+	sc = get_scratch();
+	if (!sc || n <= 0)
+		return prev;
+	g = arbor_fork_dst_group(n, sc->fork_local, 0, 0);
+	if (g < 0)
+		g = sc->fork_local;
+	if (g < 0 || g >= MAX_LLCS)
+		return prev;
+	cpu = arbor_fork_idlest_cpu(p, sc->g_id[g], now);
+	if (cpu < 0)
+		return prev;
+	*found_idle = sc->fork_found_idle;
 	return cpu;
 }
 

@@ -152,6 +152,8 @@ enum arbor_stat {
 	STAT_WLAT_QUEUED_15,
 	/* seed 002: a process the table (proc_ctxs) had no room for */
 	STAT_LLC_PROC_INSERT_FAILS,
+	/* fork slow path: children placed off the parent's node */
+	STAT_FORK_OTHER_NODE,
 	ARBOR_NR_STATS,
 };
 
