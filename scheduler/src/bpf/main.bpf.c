@@ -65,7 +65,23 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	/* New tasks have no cache to go back to: spread them (slow path). */
 	if (wake_flags & (SCX_WAKE_FORK | ARBOR_WAKE_EXEC)) {
 		stat_inc(STAT_FORK_EXEC_SLOWPATH);
-		cpu = select_idlest(p, prev_cpu, &found_idle);
+		cpu = -1;
+		/*
+		 * ASYM_WAKE_CAP (seed 004, "sched/fair: Consider spare capacity in
+		 * find_idlest_group()"): on an asymmetric machine a new task goes
+		 * where the most spare capacity is, when that exceeds half its
+		 * utilisation, as the seed's slow path does for a wakee that does
+		 * not fit (arbor_capacity_pick); load decides only otherwise.
+		 * Without it a single CPU-bound thread forked on a little CPU
+		 * starts on the cluster with more idle CPUs, the little one.
+		 */
+		if (asym && feat(FEAT_ASYM_WAKE_CAP)) {
+			cpu = select_by_capacity(p, tctx, &found_idle);
+			if (cpu >= 0)
+				stat_inc(STAT_CAPACITY_PLACEMENTS);
+		}
+		if (cpu < 0)
+			cpu = select_idlest(p, prev_cpu, &found_idle);
 		goto out;
 	}
 
