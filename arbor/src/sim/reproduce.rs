@@ -132,7 +132,9 @@ const fn p(v: f64) -> Option<f64> {
 /// throttle was the first answer to the same problem); wake_affine_idle
 /// (WA_IDLE) in 4.14 (2017; seed 004 ran on 4.7); SIS_UTIL in 6.0 (2022;
 /// seeds 000/001/003/004 had SIS_PROP, which we do not model, so their
-/// scan covers the whole LLC); NI_RANDOM in 6.18 (after every seed). The
+/// scan covers the whole LLC); NI_RANDOM in 6.18 (after every seed); and
+/// until 5.16 newidle balancing was skipped while the CPU's average idle
+/// time was below sysctl_sched_migration_cost (NI_MIGRATION_COST). The
 /// "mainline" column of seed 004 is today's kernel.
 pub const SEEDS: &[Seed] = &[
     Seed {
@@ -149,8 +151,8 @@ pub const SEEDS: &[Seed] = &[
                 unit: "s",
                 source: "seeds.md: the seed's benchmarks include hackbench on POWER10; the email publishes no hackbench numbers",
                 columns: &[
-                    Column { name: "5.11-rc6", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM" },
-                    Column { name: "+patch", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,WA_IDLER_LLC" },
+                    Column { name: "5.11-rc6", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST" },
+                    Column { name: "+patch", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,WA_IDLER_LLC" },
                 ],
                 lines: &[
                     Line { param: "2", workload: "hackbench:g=2,l=1000,ipc=socket", published: &[None, None] },
@@ -169,8 +171,8 @@ pub const SEEDS: &[Seed] = &[
                 unit: "us",
                 source: "seeds.md: schbench -m 3 on POWER10; the email publishes no schbench numbers. Daytrader's 60-70% utilisation is the 8-16 worker lines",
                 columns: &[
-                    Column { name: "5.11-rc6", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM" },
-                    Column { name: "+patch", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,WA_IDLER_LLC" },
+                    Column { name: "5.11-rc6", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST" },
+                    Column { name: "+patch", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,WA_IDLER_LLC" },
                 ],
                 lines: &[
                     Line { param: "4", workload: "schbench:m=3,w=4,r=2", published: &[None, None] },
@@ -197,10 +199,10 @@ pub const SEEDS: &[Seed] = &[
             unit: "tps",
             source: "seed 001 email, table 'db_size 22 MB' (tip 3.10.0-rc1); pgbench's own default of one thread (-j 1) driving every client connection, the 1:N waker of Mike Galbraith's analysis that the seed links",
             columns: &[
-                Column { name: "base", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM" },
-                Column { name: "1ms interval", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,WA_THROTTLE:wake-affine-interval-ms=1" },
-                Column { name: "10ms interval", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,WA_THROTTLE:wake-affine-interval-ms=10" },
-                Column { name: "100ms interval", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,WA_THROTTLE:wake-affine-interval-ms=100" },
+                Column { name: "base", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST" },
+                Column { name: "1ms interval", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,WA_THROTTLE:wake-affine-interval-ms=1" },
+                Column { name: "10ms interval", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,WA_THROTTLE:wake-affine-interval-ms=10" },
+                Column { name: "100ms interval", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,WA_THROTTLE:wake-affine-interval-ms=100" },
             ],
             lines: &[
                 Line { param: "1", workload: "pgbench:clients=1,jobs=1,time=1", published: &[p(10828.0), p(10850.0), p(10795.0), p(10845.0)] },
@@ -286,8 +288,8 @@ pub const SEEDS: &[Seed] = &[
                 unit: "s",
                 source: "seed 003, 1-socket results, 'Average of 10 runs of: hackbench <groups> process 100000'",
                 columns: &[
-                    Column { name: "base", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM" },
-                    Column { name: "new", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,STEAL" },
+                    Column { name: "base", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST" },
+                    Column { name: "new", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,STEAL" },
                 ],
                 lines: &[
                     Line { param: "1", workload: "hackbench:g=1,l=2000,ipc=socket", published: &[p(8.008), p(5.905)] },
@@ -308,8 +310,8 @@ pub const SEEDS: &[Seed] = &[
                 unit: "s",
                 source: "seed 003, 1-socket results, 44 CPUs, average of 10 runs",
                 columns: &[
-                    Column { name: "base", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM" },
-                    Column { name: "new", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,STEAL" },
+                    Column { name: "base", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST" },
+                    Column { name: "new", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,STEAL" },
                 ],
                 lines: &[
                     Line { param: "1", workload: "hackbench:g=1,l=2000,ipc=socket", published: &[p(4.586), p(4.596)] },
@@ -329,8 +331,8 @@ pub const SEEDS: &[Seed] = &[
                 unit: "s",
                 source: "seed 003, 2-socket results, 88 CPUs, average of 10 runs",
                 columns: &[
-                    Column { name: "base", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM" },
-                    Column { name: "new", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,STEAL" },
+                    Column { name: "base", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST" },
+                    Column { name: "new", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,STEAL" },
                 ],
                 lines: &[
                     Line { param: "1", workload: "hackbench:g=1,l=2000,ipc=socket", published: &[p(5.826), p(5.840)] },
@@ -350,8 +352,8 @@ pub const SEEDS: &[Seed] = &[
                 unit: "s",
                 source: "seed 003 thread, Vincent Guittot's HiKey runs: STEAL on, then NO_STEAL",
                 columns: &[
-                    Column { name: "NO_STEAL", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM" },
-                    Column { name: "STEAL", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,STEAL" },
+                    Column { name: "NO_STEAL", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST" },
+                    Column { name: "STEAL", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,STEAL" },
                 ],
                 lines: &[
                     Line { param: "1", workload: "hackbench:g=1,l=2000,ipc=socket", published: &[p(1.217), p(1.396)] },
@@ -379,8 +381,8 @@ pub const SEEDS: &[Seed] = &[
                 unit: "events in 3 s (simulated: events/s)",
                 source: "seed 004, Test 0: average events of 10 runs of 3 s",
                 columns: &[
-                    Column { name: "tip", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM" },
-                    Column { name: "patch", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,ASYM_WAKE_CAP" },
+                    Column { name: "tip", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST" },
+                    Column { name: "patch", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,ASYM_WAKE_CAP" },
                     Column { name: "mainline", sched: "arbor:stock:ASYM_WAKE_CAP,ASYM_IDLE_CAPACITY,ASYM_MISFIT" },
                 ],
                 lines: &[Line { param: "1", workload: "sysbench:threads=1,time=3", published: &[p(146.9), p(217.9), None] }],
@@ -396,8 +398,8 @@ pub const SEEDS: &[Seed] = &[
                 unit: "s",
                 source: "seed 004, Test 1 on IVB-EP: 4.862 s vs 4.886 s ('SMP should be unaffected'); the simulator has no IVB-EP preset, so the 20-CPU Broadwell of seed 003 stands in",
                 columns: &[
-                    Column { name: "tip", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM" },
-                    Column { name: "patch", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,ASYM_WAKE_CAP" },
+                    Column { name: "tip", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST" },
+                    Column { name: "patch", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,ASYM_WAKE_CAP" },
                     Column { name: "mainline", sched: "arbor:stock:ASYM_WAKE_CAP,ASYM_IDLE_CAPACITY,ASYM_MISFIT" },
                 ],
                 lines: &[Line { param: "50", workload: "perf-messaging:g=50,l=100", published: &[p(4.862), p(4.886), None] }],

@@ -65,7 +65,8 @@ enum arbor_feature {
 	FEAT_CACHE_WAKE	= 14,	/* seed 002 RFC: steer wake-ups to the preferred LLC */
 	FEAT_NI_RANDOM	= 15,	/* newidle per level in proportion to its success rate */
 	FEAT_CACHE_ROOM	= 16,	/* ours: CACHE_LB prefers an as-hot LLC with room over a full one */
-	NR_FEATURES	= 17,
+	FEAT_NI_MIGRATION_COST = 17,	/* before 5.16: no newidle while avg_idle < migration cost */
+	NR_FEATURES	= 18,
 };
 
 /*

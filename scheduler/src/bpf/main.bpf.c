@@ -285,6 +285,21 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 			steal(cpu, cc);
 			return;
 		}
+		/*
+		 * NI_MIGRATION_COST (kernels before 5.16; off in every profile):
+		 * idle_balance() gave up at once when the CPU's average idle time
+		 * was below sysctl_sched_migration_cost ("if (this_rq->avg_idle <
+		 * sysctl_sched_migration_cost || !this_rq->rd->overload) goto
+		 * out"). Seeds 000, 001, 003 and 004 ran on such kernels; seed
+		 * 003's steal is the cheap pull for exactly the idle periods this
+		 * gate skips.
+		 */
+		if (feat(FEAT_NI_MIGRATION_COST) && cc->avg_idle < migration_cost_ns) {
+			stat_inc(STAT_NEWIDLE_FAILS);
+			stat_inc(STAT_NEWIDLE_SKIPS);
+			steal(cpu, cc);
+			return;
+		}
 		kind = PULL_NEWIDLE;
 	}
 
