@@ -85,6 +85,8 @@ pub const NAMES: &[&str] = &[
     "wlat_queued_14",
     "wlat_queued_15",
     "llc_proc_insert_fails",
+    "lb_pulls",
+    "lb_active",
 ];
 
 #[stat_doc]
@@ -230,6 +232,10 @@ pub struct Metrics {
     pub wlat_queued_15: u64,
     #[stat(desc = "Seed 002: processes the process table (proc_ctxs) had no room for")]
     pub llc_proc_insert_fails: u64,
+    #[stat(desc = "LB_IMBALANCE: tasks pulled by the weighted-imbalance periodic balancer")]
+    pub lb_pulls: u64,
+    #[stat(desc = "LB_IMBALANCE: lone running tasks pushed to an idle CPU (active balance)")]
+    pub lb_active: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,

@@ -57,6 +57,7 @@ typedef _Bool bool;
 #define __always_inline inline __attribute__((always_inline))
 #define __hidden __attribute__((visibility("hidden")))
 #define __weak __attribute__((weak))
+#define __noinline __attribute__((noinline))
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define barrier() __asm__ __volatile__("" ::: "memory")
