@@ -67,8 +67,14 @@ lb_case() {
 		LB_PULLS=$(json_get "$j" lb_pulls)
 	fi
 	echo "INFO: lb $name: lb_active ${LB_ACTIVE:-?}, lb_pulls ${LB_PULLS:-?}, busy_pulls $(json_get "$j" busy_pulls), periodic_kicks $(json_get "$j" periodic_kicks), newidle_pulls $(json_get "$j" newidle_pulls)"
-	# the verifier's account of the balancer's programs, when libbpf printed it
-	grep -E "processed [0-9]+ insns|lb_(find|detach|balance|kick_llc)" "$SLOG" | head -n 8 | sed 's/^/    | /'
+	# the verifier's account of the programs that hold the balancer
+	# (dispatch: lb_balance, lb_find, lb_detach; tick's timer: lb_kick_llc)
+	if command -v bpftool >/dev/null; then
+		bpftool -j -p prog show 2>/dev/null |
+			grep -oE '"name": "arbor_(dispatch|tick)"|"bytes_xlated": [0-9]+|"verified_insns": [0-9]+|"name": "[^"]*"' |
+			awk '/"name"/ { keep = /arbor_(dispatch|tick)/ } keep' | tr -d '"' | paste -sd' ' |
+			sed 's/^/INFO: lb '"$name"': /'
+	fi
 	stop_sched
 	check "lb $name: scx_arbor exits 0" test "$SRC" -eq 0
 }

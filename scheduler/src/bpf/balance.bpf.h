@@ -420,8 +420,10 @@ __noinline int lb_detach(s32 this, s32 src, u32 level, u32 nr_failed)
 
 /*
  * sched_balance_domains() / sched_balance_rq() for `this`, bottom-up,
- * each level only once its interval has passed (arbor_lb_interval);
- * stops at the first level that pulls. An idle CPU that finds an
+ * each level only once its interval has passed since its last balance
+ * (arbor_lb_interval, taken as the kernel does at the time of the check,
+ * busy or idle: a CPU that goes idle balances at the idle interval at
+ * once); stops at the first level that pulls. An idle CPU that finds an
  * imbalance only a lone running task could fix, after failing more than
  * cache_nice_tries + 2 times (arbor_need_active_balance), asks that CPU
  * for its task: push_to names us, and a preempting kick makes its
@@ -432,7 +434,7 @@ __noinline int lb_balance(s32 this, u32 this_idle)
 {
 	struct cpu_ctx *cc = lookup_cpu_ctx(this), *sc;
 	struct lb_scratch *s;
-	u64 now = bpf_ktime_get_ns(), iv;
+	u64 now = bpf_ktime_get_ns(), due;
 	u32 level;
 
 	if (!cc)
@@ -447,17 +449,23 @@ __noinline int lb_balance(s32 this, u32 this_idle)
 			continue;
 		if (level == LVL_NODE && nr_nodes <= 1)
 			continue;
-		if (now < cc->lb_next[lv]) {
-			if (cc->lb_next[lv] < cc->lb_due)
-				cc->lb_due = cc->lb_next[lv];
+		if (now < cc->lb_last[lv] + arbor_lb_interval(cc->lb_span[lv], balance_interval_ns,
+							      !this_idle, nr_cpus)) {
+			due = cc->lb_last[lv] + arbor_lb_interval(cc->lb_span[lv],
+								  balance_interval_ns, false,
+								  nr_cpus);
+			if (due < cc->lb_due)
+				cc->lb_due = due;
 			continue;
 		}
+		cc->lb_last[lv] = now;
 		src = lb_find(this, level, this_idle);
 		s = lb_get_scratch();
-		iv = arbor_lb_interval(s ? s->span : 1, balance_interval_ns, !this_idle, nr_cpus);
-		cc->lb_next[lv] = now + iv;
-		if (cc->lb_next[lv] < cc->lb_due)
-			cc->lb_due = cc->lb_next[lv];
+		if (s)
+			cc->lb_span[lv] = s->span;
+		due = now + arbor_lb_interval(cc->lb_span[lv], balance_interval_ns, false, nr_cpus);
+		if (due < cc->lb_due)
+			cc->lb_due = due;
 		if (src < 0) {
 			/* out_balanced */
 			cc->lb_failed[lv] = 0;

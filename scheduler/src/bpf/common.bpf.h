@@ -124,8 +124,9 @@ struct cpu_ctx {
 	u64 cache_epoch;
 	u32 enq_last;		/* a lone task waits in the local queue (ENQ_LAST) */
 	/* LB_IMBALANCE (balance.bpf.h): per level, as the kernel's per-domain fields */
-	u64 lb_next[NR_LEVELS];		/* next balance of the level (sd->last_balance + interval) */
-	u64 lb_due;			/* the earliest of them: the timer kicks us only past it */
+	u64 lb_last[NR_LEVELS];		/* last balance of the level (sd->last_balance) */
+	u32 lb_span[NR_LEVELS];		/* CPUs the level spanned then (sd_weight) */
+	u64 lb_due;			/* the earliest next idle balance: the timer kicks us only past it */
 	u32 lb_failed[NR_LEVELS];	/* failed balances in a row (sd->nr_balance_failed) */
 	u32 push_to;		/* active balance: 1 + the idle CPU asking for our running task */
 };
