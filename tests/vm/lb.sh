@@ -26,6 +26,22 @@ fi
 # lb_widen PID: let every thread of PID run on every CPU
 lb_widen() { taskset -a -p -c "0-$(($(nproc) - 1))" "$1" >/dev/null; }
 
+# lb_verifier_info NAME: one INFO line per scx_arbor program of interest
+lb_verifier_info() {
+	local f id v nm
+	command -v bpftool >/dev/null || return 0
+	for f in /proc/"$SPID"/fdinfo/*; do
+		id=$(sed -n 's/^prog_id:[[:space:]]*//p' "$f" 2>/dev/null)
+		[ -n "$id" ] || continue
+		v=$(sed -n 's/^verified_insns:[[:space:]]*//p' "$f")
+		nm=$(bpftool prog show id "$id" 2>/dev/null | grep -oE 'name [a-z_]+|xlated [0-9]+B' | paste -sd' ')
+		case "$nm" in
+		*arbor_dispatch* | *arbor_tick* | *arbor_enqueue* | *arbor_select_cpu*)
+			echo "INFO: lb $1: $nm verified_insns ${v:-?}" ;;
+		esac
+	done
+}
+
 # lb_case NAME FLAGS...: run both scenarios under scx_arbor FLAGS; sets
 # LB_ACTIVE and LB_PULLS to the counters at the end (empty if unread).
 lb_case() {
@@ -68,13 +84,11 @@ lb_case() {
 	fi
 	echo "INFO: lb $name: lb_active ${LB_ACTIVE:-?}, lb_pulls ${LB_PULLS:-?}, busy_pulls $(json_get "$j" busy_pulls), periodic_kicks $(json_get "$j" periodic_kicks), newidle_pulls $(json_get "$j" newidle_pulls)"
 	# the verifier's account of the programs that hold the balancer
-	# (dispatch: lb_balance, lb_find, lb_detach; tick's timer: lb_kick_llc)
-	if command -v bpftool >/dev/null; then
-		bpftool -j -p prog show 2>/dev/null |
-			grep -oE '"name": "arbor_(dispatch|tick)"|"bytes_xlated": [0-9]+|"verified_insns": [0-9]+|"name": "[^"]*"' |
-			awk '/"name"/ { keep = /arbor_(dispatch|tick)/ } keep' | tr -d '"' | paste -sd' ' |
-			sed 's/^/INFO: lb '"$name"': /'
-	fi
+	# (dispatch: lb_balance, lb_find, lb_detach; tick's timer: lb_kick_llc):
+	# instructions processed (verified_insns, from the loader's fdinfo) and
+	# translated size
+	lb_verifier_info "$name"
+
 	stop_sched
 	check "lb $name: scx_arbor exits 0" test "$SRC" -eq 0
 }
