@@ -151,15 +151,30 @@ pub const FEATURES: &[Feature] = &[
     // LLCs both pick the first on the tie, allow_into then refuses the second
     // one's threads and it stays split. The merged series leaves that case to
     // the kernel's active balance (need_active_balance / migrate_llc_task),
-    // which scx_arbor does not have (the weighted-imbalance balancer with
-    // active balance is not landed yet), so the rule stays on by default;
-    // NO_CACHE_ROOM gives the seed's pure 2x hysteresis.
+    // which scx_arbor did not have when this rule was written (LB_IMBALANCE
+    // now has active balance, but not the seed's migrate_llc_task), so the
+    // rule stays on by default; NO_CACHE_ROOM gives the seed's pure 2x
+    // hysteresis.
     Feature {
         name: "CACHE_ROOM",
         bit: bpf_intf::arbor_feature_FEAT_CACHE_ROOM,
         default: true,
         seed: Some("002"),
         help: "with CACHE_LB: prefer an as-hot LLC with room over a full hottest one (ours, not the seed's)",
+    },
+    // Issue 10, deviation 4: periodic balancing as fair.c's sched_balance_rq
+    // (find_busiest_group, calculate_imbalance, find_busiest_queue,
+    // detach_tasks, need_active_balance), simplified as policy.h says. The
+    // kernel's baseline behaviour, so on in every profile, `stock` included.
+    // Off: a busy CPU pulls only when another CPU has >= 2 more tasks, and
+    // nothing moves a lone running task. Kicked idle CPUs keep the ungated
+    // fallback pull either way (the never-stall rule).
+    Feature {
+        name: "LB_IMBALANCE",
+        bit: bpf_intf::arbor_feature_FEAT_LB_IMBALANCE,
+        default: true,
+        seed: None,
+        help: "periodic balance by weighted load/util/task imbalance, with active balance of a lone task (baseline)",
     },
 ];
 

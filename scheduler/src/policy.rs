@@ -1931,3 +1931,282 @@ mod tests {
         }
     }
 }
+
+/// LB_IMBALANCE (issue 10, deviation 4): the weighted-imbalance periodic
+/// balancer's rules (policy.h, "Periodic load balancing"), on crafted
+/// groups and CPUs.
+#[cfg(test)]
+mod lb_tests {
+    use crate::bpf_intf::{
+        arbor_group_type_GROUP_FULLY_BUSY as BUSY, arbor_group_type_GROUP_HAS_SPARE as SPARE,
+        arbor_group_type_GROUP_OVERLOADED as OVER, arbor_level_LVL_LLC as LVL_LLC,
+        arbor_level_LVL_NODE as LVL_NODE, arbor_level_LVL_SMT as LVL_SMT,
+        arbor_migration_MIGRATE_LOAD as M_LOAD, arbor_migration_MIGRATE_NONE as M_NONE,
+        arbor_migration_MIGRATE_TASK as M_TASK, arbor_migration_MIGRATE_UTIL as M_UTIL,
+        group_stats, lb_cpu, lb_result,
+    };
+    use std::ptr::null;
+
+    extern "C" {
+        fn arbor_group_type(g: *const group_stats, pct: u32) -> u32;
+        fn arbor_lb_group_busier(
+            g: *const group_stats,
+            gt: u32,
+            best: *const group_stats,
+            bt: u32,
+        ) -> bool;
+        fn arbor_lb_imbalance(
+            local: *const group_stats,
+            lt: u32,
+            busiest: *const group_stats,
+            bt: u32,
+            total_load: u64,
+            total_cap: u64,
+            imbalance_pct: u32,
+            within_llc: bool,
+            this_idle: bool,
+            imb_numa_nr: u32,
+            out: *mut lb_result,
+        );
+        fn arbor_lb_cpu_busier(
+            migration: u32,
+            imbalance: u64,
+            c: *const lb_cpu,
+            best: *const lb_cpu,
+        ) -> bool;
+        fn arbor_lb_task_share(
+            migration: u32,
+            imbalance: u64,
+            task_load: u64,
+            task_util: u64,
+            nr_failed: u32,
+        ) -> u64;
+        fn arbor_need_active_balance(
+            nr_failed: u32,
+            level: u32,
+            this_idle: bool,
+            src_nr_running: u32,
+            src_queued: u32,
+        ) -> bool;
+        fn arbor_lb_interval(span_weight: u32, base_ns: u64, busy: bool, nr_cpus: u32) -> u64;
+    }
+
+    /// A group of `cpus` CPUs of capacity 1024 and its type at imbalance_pct 117.
+    fn g(cpus: u32, nr: u32, idle: u32, load: u64, util: u64) -> (group_stats, u32) {
+        let s = group_stats {
+            load,
+            util,
+            runnable: load,
+            capacity: 1024 * cpus,
+            weight: cpus,
+            allowed: cpus,
+            nr_running: nr,
+            idle_cpus: idle,
+            pad: 0,
+        };
+        let t = unsafe { arbor_group_type(&s, 117) };
+        (s, t)
+    }
+
+    /// calculate_imbalance between two groups that make up the level.
+    fn imb(l: &(group_stats, u32), b: &(group_stats, u32), llc: bool, idle: bool) -> (u32, u64) {
+        imb_numa(l, b, llc, idle, 0)
+    }
+
+    fn imb_numa(
+        l: &(group_stats, u32),
+        b: &(group_stats, u32),
+        llc: bool,
+        idle: bool,
+        numa: u32,
+    ) -> (u32, u64) {
+        let (tl, tc) = (l.0.load + b.0.load, (l.0.capacity + b.0.capacity) as u64);
+        let mut r = lb_result {
+            migration: 99,
+            pad: 0,
+            imbalance: 99,
+        };
+        unsafe { arbor_lb_imbalance(&l.0, l.1, &b.0, b.1, tl, tc, 117, llc, idle, numa, &mut r) };
+        (r.migration, r.imbalance)
+    }
+
+    fn busier(a: &(group_stats, u32), b: Option<&(group_stats, u32)>) -> bool {
+        unsafe {
+            match b {
+                Some(b) => arbor_lb_group_busier(&a.0, a.1, &b.0, b.1),
+                None => arbor_lb_group_busier(&a.0, a.1, null(), 0),
+            }
+        }
+    }
+
+    #[test]
+    fn lb_groups_are_classified_as_group_classify() {
+        assert_eq!(g(2, 3, 0, 3072, 2048).1, OVER); // 3 tasks on 2 CPUs, full
+        assert_eq!(g(2, 1, 1, 1024, 1024).1, SPARE); // fewer tasks than CPUs
+        assert_eq!(g(2, 2, 0, 2048, 2048).1, BUSY); // one busy task per CPU
+        assert_eq!(g(2, 2, 0, 512, 512).1, SPARE); // one light task per CPU
+        assert_eq!(g(2, 3, 0, 600, 600).1, SPARE); // more tasks, all light
+        assert_eq!(g(2, 4, 0, 4096, 1500).1, OVER); // runnable over capacity
+    }
+
+    /// update_sd_pick_busiest: type first, then avg_load (busy groups) or
+    /// fewer idle CPUs (groups with spare); a group with no task never.
+    #[test]
+    fn lb_busiest_group_by_type_then_load_then_idle_cpus() {
+        let over = g(2, 3, 0, 3072, 2048);
+        let busy = g(2, 2, 0, 2048, 2048);
+        let spare1 = g(2, 1, 1, 1024, 1024);
+        let empty = g(2, 0, 2, 0, 0);
+        assert!(busier(&busy, None));
+        assert!(!busier(&empty, None));
+        assert!(busier(&over, Some(&busy)));
+        assert!(!busier(&busy, Some(&over)));
+        assert!(busier(&busy, Some(&spare1)));
+        assert!(busier(&g(2, 3, 0, 5000, 2048), Some(&over))); // heavier
+        assert!(busier(&g(2, 1, 0, 1024, 1024), Some(&spare1))); // fewer idle CPUs
+        assert!(!busier(&spare1, Some(&g(2, 1, 0, 1024, 1024))));
+    }
+
+    /// Two tasks on the two SMT siblings of one core while another core of
+    /// the LLC is idle (LLC level, groups = cores): an idle CPU of the idle
+    /// core moves one task ((2 - 0 idle CPUs) / 2 = 1); a busy CPU does not
+    /// balance a group that is not overloaded; a lone task is never split
+    /// off its group.
+    #[test]
+    fn lb_spreads_tasks_from_a_busy_core_to_an_idle_one() {
+        let idle_core = g(2, 0, 2, 0, 0);
+        let stacked = g(2, 2, 0, 2048, 2048);
+        assert_eq!(imb(&idle_core, &stacked, true, true), (M_TASK, 1));
+        assert_eq!(imb(&idle_core, &stacked, true, false).0, M_NONE);
+        // one idle CPU each side: balanced (idle CPUs differ by <= 1)
+        let half = g(2, 1, 1, 1024, 1024);
+        assert_eq!(imb(&half, &half, true, true).0, M_NONE);
+        let lone = g(1, 1, 0, 1024, 1024);
+        assert_eq!(imb(&g(1, 0, 1, 0, 0), &lone, true, true).0, M_NONE);
+        // SMT level (one-CPU groups): 3 tasks against 1, both overloaded or
+        // busy: moved by load
+        assert_eq!(
+            imb(&g(1, 1, 0, 1024, 1024), &g(1, 3, 0, 3072, 1024), true, true).0,
+            M_LOAD
+        );
+        // the local group busier by type: nothing to pull
+        assert_eq!(imb(&stacked, &half, true, true).0, M_NONE);
+    }
+
+    /// An overloaded group and one with spare capacity: across caches fill
+    /// the spare utilisation (migrate_util), or take one task when an idle
+    /// CPU's group shows none; within a cache (SD_SHARE_LLC) count tasks.
+    #[test]
+    fn lb_fills_spare_capacity_from_an_overloaded_group() {
+        let local = g(4, 2, 2, 2048, 2000);
+        let busiest = g(4, 6, 0, 6144, 4096);
+        assert_eq!(busiest.1, OVER);
+        assert_eq!(imb(&local, &busiest, false, false), (M_UTIL, 4096 - 2000));
+        let full_util = g(4, 3, 1, 3072, 4096);
+        assert_eq!(full_util.1, SPARE);
+        assert_eq!(imb(&full_util, &busiest, false, true), (M_TASK, 1));
+        // within the LLC: (2 - 0 idle CPUs) / 2
+        assert_eq!(imb(&local, &busiest, true, true), (M_TASK, 1));
+    }
+
+    /// Across nodes (SD_NUMA) a pair of tasks may stay in one node
+    /// (adjust_numa_imbalance: an idle-CPU difference of 2 is allowed while
+    /// the local node would run at most imb_numa_nr tasks); 4 is not.
+    #[test]
+    fn lb_lets_a_pair_of_tasks_stay_in_one_node() {
+        let empty_node = g(4, 0, 4, 0, 0);
+        let pair = g(4, 2, 2, 2048, 2048);
+        assert_eq!(imb_numa(&empty_node, &pair, false, true, 2).0, M_NONE);
+        assert_eq!(imb_numa(&empty_node, &pair, false, true, 0), (M_TASK, 1));
+        let four = g(8, 4, 4, 4096, 4096);
+        assert_eq!(
+            imb_numa(&g(8, 0, 8, 0, 0), &four, false, true, 2),
+            (M_TASK, 2)
+        );
+    }
+
+    /// Both groups overloaded: move weighted load until one side reaches
+    /// the average, unless the busiest is within imbalance_pct of local.
+    /// Equal task counts with different weights are an imbalance.
+    #[test]
+    fn lb_moves_weighted_load_between_overloaded_groups() {
+        let local = g(4, 5, 0, 5000, 4096);
+        let busiest = g(4, 9, 0, 9000, 4096);
+        // avg 1250 vs 2250, level average 1750: min(500, 500) * 4096 / 1024
+        assert_eq!(imb(&local, &busiest, false, false), (M_LOAD, 2000));
+        let close = g(4, 6, 0, 5600, 4096);
+        assert_eq!(imb(&local, &close, false, false).0, M_NONE); // 1400 <= 1.17 * 1250
+                                                                 // one-CPU groups, two tasks each: two nice-0 against nice 0 + nice -5
+        let light = g(1, 2, 0, 2048, 1024);
+        let heavy = g(1, 2, 0, 1024 + 3121, 1024);
+        assert_eq!(
+            imb(&light, &heavy, true, false),
+            (M_LOAD, (1024 + 3121 - 2048) / 2)
+        );
+    }
+
+    #[test]
+    fn lb_busiest_cpu_and_task_share() {
+        let c = |load, util, nr| lb_cpu {
+            load,
+            util,
+            nr_running: nr,
+            cap: 1024,
+        };
+        unsafe {
+            // load: a lone task bigger than the imbalance is not a source
+            assert!(!arbor_lb_cpu_busier(M_LOAD, 500, &c(1024, 1024, 1), null()));
+            assert!(arbor_lb_cpu_busier(M_LOAD, 500, &c(2048, 1024, 2), null()));
+            assert!(arbor_lb_cpu_busier(
+                M_LOAD,
+                500,
+                &c(3000, 1024, 2),
+                &c(2048, 1024, 2)
+            ));
+            // util: needs two tasks
+            assert!(!arbor_lb_cpu_busier(M_UTIL, 500, &c(1024, 1024, 1), null()));
+            // task: the most tasks; an empty CPU never
+            assert!(arbor_lb_cpu_busier(M_TASK, 1, &c(0, 0, 3), &c(0, 0, 2)));
+            assert!(!arbor_lb_cpu_busier(M_TASK, 1, &c(0, 0, 0), null()));
+            // detach_tasks: a task whose load exceeds the imbalance stays,
+            // halved per failed attempt
+            assert_eq!(arbor_lb_task_share(M_LOAD, 600, 1024, 900, 0), 0);
+            assert_eq!(arbor_lb_task_share(M_LOAD, 600, 1024, 900, 1), 1024);
+            assert_eq!(arbor_lb_task_share(M_UTIL, 600, 1024, 900, 0), 0);
+            assert_eq!(arbor_lb_task_share(M_UTIL, 1000, 1024, 900, 0), 900);
+            assert_eq!(arbor_lb_task_share(M_TASK, 1, 1024, 900, 0), 1);
+            assert_eq!(arbor_lb_task_share(M_NONE, 1, 1024, 900, 0), 0);
+        }
+    }
+
+    /// need_active_balance(): more than cache_nice_tries + 2 failures in a
+    /// row (1 up to the LLC, 2 above), an idle puller, a lone running task.
+    #[test]
+    fn lb_active_balance_of_a_lone_task_after_repeated_failures() {
+        unsafe {
+            assert!(!arbor_need_active_balance(3, LVL_LLC, true, 1, 0));
+            assert!(arbor_need_active_balance(4, LVL_LLC, true, 1, 0));
+            assert!(arbor_need_active_balance(4, LVL_SMT, true, 1, 0));
+            assert!(!arbor_need_active_balance(4, LVL_NODE, true, 1, 0));
+            assert!(arbor_need_active_balance(5, LVL_NODE, true, 1, 0));
+            // a busy puller, a queued task (pull it instead), two tasks: no
+            assert!(!arbor_need_active_balance(9, LVL_LLC, false, 1, 0));
+            assert!(!arbor_need_active_balance(9, LVL_LLC, true, 1, 1));
+            assert!(!arbor_need_active_balance(9, LVL_LLC, true, 2, 0));
+        }
+    }
+
+    /// get_sd_balance_interval(): sd_weight ms, x16 when busy, capped at
+    /// 100 ms per CPU, never below the timer's interval.
+    #[test]
+    fn lb_interval_is_the_domain_weight_in_ms() {
+        const MS: u64 = 1_000_000;
+        unsafe {
+            assert_eq!(arbor_lb_interval(4, 4 * MS, false, 8), 4 * MS);
+            assert_eq!(arbor_lb_interval(2, 4 * MS, false, 8), 4 * MS);
+            assert_eq!(arbor_lb_interval(96, 4 * MS, false, 96), 96 * MS);
+            assert_eq!(arbor_lb_interval(4, 4 * MS, true, 8), 64 * MS);
+            assert_eq!(arbor_lb_interval(8, 4 * MS, true, 1), 100 * MS);
+        }
+    }
+}

@@ -86,6 +86,8 @@ pub const NAMES: &[&str] = &[
     "wlat_queued_15",
     "llc_proc_insert_fails",
     "fork_other_node",
+    "lb_pulls",
+    "lb_active",
 ];
 
 #[stat_doc]
@@ -234,6 +236,10 @@ pub struct Metrics {
     #[stat(desc = "Forks placed off the parent's node (sched_balance_find_dst_group)")]
     #[serde(default)]
     pub fork_other_node: u64,
+    #[stat(desc = "LB_IMBALANCE: tasks pulled by the weighted-imbalance periodic balancer")]
+    pub lb_pulls: u64,
+    #[stat(desc = "LB_IMBALANCE: lone running tasks pushed to an idle CPU (active balance)")]
+    pub lb_active: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,

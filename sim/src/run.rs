@@ -306,4 +306,94 @@ mod tests {
         let fails = c["llc_proc_insert_fails"];
         assert!(fails >= 104, "{c:?}");
     }
+
+    /// Issue 10, deviation 4: two CPU-bound tasks X and Y start while
+    /// core 1 of 1s2c2t (CPUs 2, 3) is held by two pinned tasks, so they
+    /// land on the two siblings of core 0. At 50 ms the pinned tasks exit:
+    /// X and Y stay stacked on one core (nothing is queued, so nothing
+    /// pulls) unless the balancer moves a lone running task (active
+    /// balance). Returns the simulated end time and the counters.
+    fn stacked_run(sched: &str) -> (Ns, std::collections::HashMap<String, u64>) {
+        struct Stacked {
+            step: Vec<u8>,
+            exits: Exits,
+        }
+        impl Workload for Stacked {
+            fn tasks(&self) -> Vec<TaskSpec> {
+                let mut v = Vec::new();
+                for (i, cpu) in [2usize, 3].iter().enumerate() {
+                    let mut s = TaskSpec::new(format!("pin{i}"), 10 + i as u32);
+                    s.cpus = Some(vec![*cpu]);
+                    s.forked = false;
+                    v.push(s);
+                }
+                for i in 0..2u32 {
+                    let mut s = TaskSpec::new(format!("x{i}"), 20 + i);
+                    s.forked = false;
+                    s.start_at = 1_000_000;
+                    v.push(s);
+                }
+                v
+            }
+            fn next(&mut self, t: TaskId, now: Ns, _fx: &mut Effects) -> Step {
+                self.step[t] += 1;
+                match (self.step[t], t < 2) {
+                    (1, true) => Step::Run(50_000_000),
+                    (1, false) => Step::Run(400_000_000),
+                    _ => self.exits.exit(now),
+                }
+            }
+            fn finished(&self) -> bool {
+                self.exits.finished()
+            }
+            fn metrics(&self, _elapsed: Ns) -> Vec<Metric> {
+                Vec::new()
+            }
+        }
+        let m = crate::presets::find("1s2c2t").unwrap();
+        let topo = m.topo().unwrap();
+        let mut ops = SchedSpec::parse(sched)
+            .unwrap()
+            .build(&topo, &Knobs::default())
+            .unwrap();
+        let mut wl = Stacked {
+            step: vec![0; 4],
+            exits: Exits::new(4),
+        };
+        let cfg = Config {
+            time_limit: 5_000_000_000,
+            ..Config::default()
+        };
+        let mut core = Core::new(m.clone(), CostModel::default(), cfg).unwrap();
+        let stop = core.run(ops.as_mut(), &mut wl, |_| {});
+        assert!(matches!(stop, Stop::Finished), "{stop:?}");
+        (core.now, ops.counters().into_iter().collect())
+    }
+
+    /// With LB_IMBALANCE (on in `stock`) an idle CPU of the freed core
+    /// takes one of the two stacked tasks (active balance), and the two
+    /// finish sooner than when they keep sharing one core's SMT siblings.
+    /// Before the balancer was wired (and with NO_LB_IMBALANCE) nothing
+    /// moved a lone running task: lb_active 0 and the longer time.
+    #[test]
+    fn active_balance_unstacks_two_tasks_from_one_core() {
+        let (t_on, on) = stacked_run("arbor:stock");
+        let (t_off, off) = stacked_run("arbor:stock:NO_LB_IMBALANCE");
+        eprintln!(
+            "stacked: LB_IMBALANCE {} ms (lb_active {}, lb_pulls {}), NO_LB_IMBALANCE {} ms",
+            t_on / 1_000_000,
+            on["lb_active"],
+            on["lb_pulls"],
+            t_off / 1_000_000
+        );
+        assert!(on["lb_active"] >= 1, "{on:?}");
+        assert_eq!(off["lb_active"], 0);
+        assert_eq!(off["lb_pulls"], 0);
+        assert!(
+            t_on * 10 < t_off * 9,
+            "unstacked {} ms vs stacked {} ms",
+            t_on / 1_000_000,
+            t_off / 1_000_000
+        );
+    }
 }

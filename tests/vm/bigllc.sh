@@ -41,6 +41,8 @@ if start_sched -v --stats-json $J; then
 	stop_sched
 	check "SIGINT unloads cleanly (exit 0, state disabled)" test "$SRC" -eq 0 -a "$(sched_state)" = disabled
 	check "unload reason is user space, not an ejection" grep -q 'unregistered from user space' "$SLOG"
+	# LB_IMBALANCE's balancer scans a 96-CPU LLC's cores at the LLC level
+	echo "INFO: lb_pulls $(json_get $J lb_pulls), lb_active $(json_get $J lb_active), busy_pulls $(json_get $J busy_pulls), newidle_pulls $(json_get $J newidle_pulls)"
 	w=$(json_get $J wakeups)
 	check "wake-ups were placed (wakeups=${w:-none})" test "${w:-0}" -gt 0
 else

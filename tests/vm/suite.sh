@@ -144,5 +144,8 @@ check "live switch with no scx_arbor running: one line, non-zero" \
 # ---- 8. seed 002's process table after 10,000 processes (issue 11, item 6) ----
 . "$(dirname "$0")/proctable.sh"
 
+# ---- 9. LB_IMBALANCE: the periodic balancer's counters, on vs off (issue 10, deviation 4) ----
+. "$(dirname "$0")/lb.sh"
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

@@ -7,11 +7,19 @@
  * unless someone pulls it. Three things pull:
  *  - a CPU about to go idle (newidle), walking SMT -> LLC -> node -> machine
  *    and bounded by how long it expects to stay idle;
- *  - a busy CPU at the end of a slice, when another CPU has at least two
- *    more tasks than it (the busy half of periodic balancing);
- *  - the periodic timer, which kicks an idle CPU near every CPU that has
- *    queued work (the kernel's nohz idle balance): that kick is also what
- *    guarantees no runnable task waits forever behind a busy CPU.
+ *  - periodic balancing (LB_IMBALANCE, fair.c's sched_balance_rq): a busy
+ *    CPU at the end of a slice, and idle CPUs the timer kicks (the nohz
+ *    idle balancer), each level at most once per its balance interval,
+ *    find the busiest group of the level by weighted load, utilisation
+ *    and task counts and pull what calculate_imbalance says; when only a
+ *    lone running task could fix the imbalance and pulling has failed
+ *    often enough, the idle CPU takes that task (active balance). Without
+ *    LB_IMBALANCE a busy CPU pulls only when another CPU has at least two
+ *    more tasks than it;
+ *  - the periodic timer also kicks an idle CPU near every CPU that has
+ *    queued work (the kernel's nohz idle balance); that CPU pulls ungated
+ *    if the balancer found nothing: this kick is what guarantees no
+ *    runnable task waits forever behind a busy CPU.
  */
 #ifndef __ARBOR_BALANCE_BPF_H
 #define __ARBOR_BALANCE_BPF_H
@@ -25,6 +33,10 @@ enum pull_kind {
 	PULL_BUSY,	/* the CPU has a task; pull only to fix an imbalance */
 	PULL_KICKED,	/* the periodic balancer asked: pull, ungated */
 };
+
+/* cpu_ctx.balance_req: why the periodic timer kicked an idle CPU */
+#define BAL_REQ_PULL	1	/* tasks wait nearby: pull, ungated (never-stall) */
+#define BAL_REQ_LB	2	/* LB_IMBALANCE: balance for yourself (nohz idle balance) */
 
 /* Is `c` within `level` of `this`? */
 static __always_inline bool in_level(s32 this, s32 c, u32 level)
@@ -153,6 +165,361 @@ static __always_inline bool pull_from(s32 this, s32 src, u32 level)
 			return true;
 	}
 	return false;
+}
+
+/* ---- LB_IMBALANCE: the weighted-imbalance balancer (rules: policy.h) ---- */
+
+/*
+ * One balance attempt's working memory, per CPU: the groups of one level
+ * (indexed by lb_slot), the local and busiest groups' copies, the
+ * busiest CPU so far and the verdict. Everything a loop accumulates or
+ * picks lives here, not in registers: the verifier then sees unknown
+ * values read from memory instead of tracking each index exactly, and
+ * checks each loop body once.
+ */
+struct lb_scratch {
+	struct group_stats g[MAX_LLC_CPUS];
+	u32 seen[MAX_LLC_CPUS];		/* g[i] belongs to this attempt if seen[i] == epoch */
+	struct group_stats lg, bg;	/* local and busiest group */
+	struct lb_cpu bc;		/* busiest CPU so far */
+	struct lb_result res;		/* calculate_imbalance's verdict */
+	u64 total_load, total_cap;	/* the level's sums (sds) */
+	u32 epoch, nslots, span, lt, bt, pulled, scanned;
+	s32 bslot, src;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct lb_scratch);
+} lb_scratch_map SEC(".maps");
+
+static __always_inline struct lb_scratch *lb_get_scratch(void)
+{
+	u32 key = 0;
+
+	return bpf_map_lookup_elem(&lb_scratch_map, &key);
+}
+
+/* tasks one balance may pull and queued tasks it looks at (sched_nr_migrate is 32) */
+#define LB_MAX_PULL	8
+#define LB_LOOP_MAX	32
+
+/*
+ * The group of `cpu` at `level`, as a slot < MAX_LLC_CPUS: the groups a
+ * level balances between are its child domains (sched_group): the CPU
+ * itself at the SMT level (its index in the LLC), its core at the LLC
+ * level (the core's first CPU in the LLC's list: the sibling ring ascends
+ * and wraps there, policy.rs sib_ring), its LLC at the node level, its
+ * node at the machine level.
+ */
+static __always_inline u32 lb_slot(s32 cpu, u32 level)
+{
+	u32 llc, self, j, m, k;
+
+	if (level == LVL_NODE)
+		return llc_of(cpu);
+	if (level == LVL_MACHINE)
+		return node_of(cpu);
+	self = cpu_llc_idx[cpu & (MAX_CPUS - 1)] & (MAX_LLC_CPUS - 1);
+	if (level == LVL_SMT)
+		return self;
+	llc = llc_of(cpu);
+	j = self;
+	m = self;
+	bpf_for(k, 0, MAX_SMT) {
+		j = llc_sib[llc][j & (MAX_LLC_CPUS - 1)];
+		if (j == self)
+			break;
+		if (j < m)
+			m = j;
+	}
+	return m & (MAX_LLC_CPUS - 1);
+}
+
+/* The k-th CPU of the span of `this`'s domain at `level` (to filter with in_level). */
+static __always_inline s32 lb_span_cpu(u32 llc, u32 level, u32 k)
+{
+	return level <= LVL_LLC ? llc_cpus[llc & (MAX_LLCS - 1)][k & (MAX_LLC_CPUS - 1)] : (s32)k;
+}
+
+/* sd->imbalance_pct: 110 between SMT siblings, the knob (117) above (sd_init) */
+static __always_inline u32 lb_imbalance_pct(u32 level)
+{
+	return level == LVL_SMT ? 110 : imbalance_pct;
+}
+
+/*
+ * update_sd_lb_stats() + sched_balance_find_src_group() +
+ * find_busiest_queue() for `this` at one level: the CPU to pull from, or
+ * -1 if the level is balanced; the verdict (what and how much to move) is
+ * left in the scratch (res), and the level's CPU count in span. A global
+ * function: the verifier checks it once, on its own, with scalar
+ * arguments.
+ */
+__noinline int lb_find(s32 this, u32 level, u32 this_idle)
+{
+	struct lb_scratch *s = lb_get_scratch();
+	u32 llc, n, k, ep, pct, lslot;
+	u64 now;
+
+	if (!s || !valid_cpu(this) || level >= NR_LEVELS)
+		return -1;
+	now = bpf_ktime_get_ns();
+	llc = llc_of(this);
+	n = level <= LVL_LLC ? llc_nr_cpus[llc] : nr_cpus;
+	pct = lb_imbalance_pct(level);
+	s->epoch++;
+	ep = s->epoch;
+	s->nslots = 0;
+	s->span = 0;
+	s->total_load = 0;
+	s->total_cap = 0;
+	s->bslot = -1;
+	s->src = -1;
+	s->lt = 0;
+	s->bt = 0;
+	s->res.migration = MIGRATE_NONE;
+	s->res.imbalance = 0;
+
+	/* the groups' statistics, one pass over the level's CPUs */
+	bpf_for(k, 0, MAX_CPUS) {
+		struct group_stats *g;
+		struct cpu_ctx *c;
+		u64 load;
+		u32 slot, cap;
+		s32 cpu;
+
+		if (k >= n)
+			break;
+		cpu = lb_span_cpu(llc, level, k);
+		if (!valid_cpu(cpu) || !in_level(this, cpu, level) || !(c = lookup_cpu_ctx(cpu)))
+			continue;
+		slot = lb_slot(cpu, level) & (MAX_LLC_CPUS - 1);
+		g = &s->g[slot];
+		if (s->seen[slot] != ep) {
+			s->seen[slot] = ep;
+			__builtin_memset(g, 0, sizeof(*g));
+			if (slot >= s->nslots)
+				s->nslots = slot + 1;
+		}
+		load = cpu_load(c, now);
+		cap = cpu_cap[cpu & (MAX_CPUS - 1)] ?: SCHED_CAPACITY_SCALE;
+		g->load += load;
+		g->runnable += load;
+		g->util += cpu_util(c, now);
+		g->capacity += cap;
+		g->weight++;
+		g->allowed++;
+		g->nr_running += c->nr_running;
+		if (c->idle && !c->nr_running)
+			g->idle_cpus++;
+		s->total_load += load;
+		s->total_cap += cap;
+		s->span++;
+	}
+
+	/* classify the groups, pick the busiest (update_sd_pick_busiest) */
+	lslot = lb_slot(this, level) & (MAX_LLC_CPUS - 1);
+	bpf_for(k, 0, MAX_LLC_CPUS) {
+		struct group_stats *g;
+		u32 t;
+
+		if (k >= s->nslots)
+			break;
+		if (s->seen[k] != ep)
+			continue;
+		g = &s->g[k];
+		t = arbor_group_type(g, pct);
+		if (k == lslot) {
+			s->lg = *g;
+			s->lt = t;
+			continue;
+		}
+		if (arbor_lb_group_busier(g, t, s->bslot >= 0 ? &s->bg : NULL, s->bt)) {
+			s->bg = *g;
+			s->bt = t;
+			s->bslot = k;
+		}
+	}
+	if (s->bslot < 0 || s->seen[lslot] != ep)
+		return -1;
+	arbor_lb_imbalance(&s->lg, s->lt, &s->bg, s->bt, s->total_load, s->total_cap, pct,
+			   level <= LVL_LLC, this_idle,
+			   level == LVL_MACHINE && nr_nodes > 1 ? node_imb_numa_nr[node_of(this)] : 0,
+			   &s->res);
+	if (s->res.migration == MIGRATE_NONE)
+		return -1;
+
+	/* find_busiest_queue(): the busiest CPU of the busiest group */
+	bpf_for(k, 0, MAX_CPUS) {
+		struct cpu_ctx *c;
+		struct lb_cpu lc;
+		s32 cpu;
+
+		if (k >= n)
+			break;
+		cpu = lb_span_cpu(llc, level, k);
+		if (cpu == this || !valid_cpu(cpu) || !in_level(this, cpu, level) ||
+		    (s32)lb_slot(cpu, level) != s->bslot || !(c = lookup_cpu_ctx(cpu)))
+			continue;
+		lc.load = cpu_load(c, now);
+		lc.util = cpu_util(c, now);
+		lc.nr_running = c->nr_running;
+		lc.cap = cpu_cap[cpu & (MAX_CPUS - 1)] ?: SCHED_CAPACITY_SCALE;
+		if (arbor_lb_cpu_busier(s->res.migration, s->res.imbalance, &lc,
+					s->src >= 0 ? &s->bc : NULL)) {
+			s->bc = lc;
+			s->src = cpu;
+		}
+	}
+	return s->src;
+}
+
+/*
+ * detach_tasks(): pull queued tasks from `src`, in deadline order, while
+ * the imbalance lasts (at most LB_MAX_PULL, looking at LB_LOOP_MAX); each
+ * must pass the checks of any pull (can_migrate_task, seed 002's cache
+ * rule) and cover part of the imbalance (arbor_lb_task_share). Returns how
+ * many it pulled. Global: verified once.
+ */
+__noinline int lb_detach(s32 this, s32 src, u32 level, u32 nr_failed)
+{
+	struct lb_scratch *s = lb_get_scratch();
+	struct task_struct *p;
+	u64 now = bpf_ktime_get_ns();
+
+	if (!s || !valid_cpu(this) || !valid_cpu(src))
+		return 0;
+	s->pulled = 0;
+	s->scanned = 0;
+	bpf_for_each(scx_dsq, p, cpu_dsq(src), 0) {
+		struct task_ctx *tctx;
+		u64 share, imb = s->res.imbalance;
+
+		if (s->pulled >= LB_MAX_PULL || !imb || ++s->scanned > LB_LOOP_MAX)
+			break;
+		tctx = lookup_task_ctx(p);
+		if (!tctx ||
+		    !arbor_can_pull(bpf_cpumask_test_cpu(this, p->cpus_ptr),
+				    is_migration_disabled(p), level > LVL_LLC,
+				    now - tctx->last_ran, migration_cost_ns))
+			continue;
+		share = arbor_lb_task_share(s->res.migration, imb, task_load(p, tctx),
+					    tctx->util_avg, nr_failed);
+		if (!share || !cache_allow_move(p, src, this, tctx->util_avg, now))
+			continue;
+		if (scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0)) {
+			s->pulled++;
+			s->res.imbalance = share < imb ? imb - share : 0;
+		}
+	}
+	return s->pulled;
+}
+
+/*
+ * sched_balance_domains() / sched_balance_rq() for `this`, bottom-up,
+ * each level only once its interval has passed since its last balance
+ * (arbor_lb_interval, taken as the kernel does at the time of the check,
+ * busy or idle: a CPU that goes idle balances at the idle interval at
+ * once); stops at the first level that pulls. An idle CPU that finds an
+ * imbalance only a lone running task could fix, after failing more than
+ * cache_nice_tries + 2 times (arbor_need_active_balance), asks that CPU
+ * for its task: push_to names us, and a preempting kick makes its
+ * dispatch send the task here (lb_push_running). Returns how many tasks
+ * it pulled. Global: verified once; lb_find and lb_detach are calls.
+ */
+__noinline int lb_balance(s32 this, u32 this_idle)
+{
+	struct cpu_ctx *cc = lookup_cpu_ctx(this), *sc;
+	struct lb_scratch *s;
+	u64 now = bpf_ktime_get_ns(), due;
+	u32 level;
+
+	if (!cc)
+		return 0;
+	cc->lb_due = ~0ULL;
+	bpf_for(level, 0, NR_LEVELS) {
+		u32 lv = level & (NR_LEVELS - 1), nr_failed;
+		s32 src;
+		int pulled;
+
+		if (level == LVL_SMT && smt_width <= 1)
+			continue;
+		if (level == LVL_NODE && nr_nodes <= 1)
+			continue;
+		if (now < cc->lb_last[lv] + arbor_lb_interval(cc->lb_span[lv], balance_interval_ns,
+							      !this_idle, nr_cpus)) {
+			due = cc->lb_last[lv] + arbor_lb_interval(cc->lb_span[lv],
+								  balance_interval_ns, false,
+								  nr_cpus);
+			if (due < cc->lb_due)
+				cc->lb_due = due;
+			continue;
+		}
+		cc->lb_last[lv] = now;
+		src = lb_find(this, level, this_idle);
+		s = lb_get_scratch();
+		if (s)
+			cc->lb_span[lv] = s->span;
+		due = now + arbor_lb_interval(cc->lb_span[lv], balance_interval_ns, false, nr_cpus);
+		if (due < cc->lb_due)
+			cc->lb_due = due;
+		if (src < 0) {
+			/* out_balanced */
+			cc->lb_failed[lv] = 0;
+			continue;
+		}
+		nr_failed = cc->lb_failed[lv];
+		pulled = lb_detach(this, src, level, nr_failed);
+		if (pulled > 0) {
+			cc->lb_failed[lv] = 0;
+			stat_add(STAT_LB_PULLS, pulled);
+			return pulled;
+		}
+		/* periodic balance only (no newidle here): count the failure */
+		cc->lb_failed[lv] = ++nr_failed;
+		sc = lookup_cpu_ctx(src);
+		if (sc && arbor_need_active_balance(nr_failed, level, this_idle, sc->nr_running,
+						    scx_bpf_dsq_nr_queued(cpu_dsq(src)) > 0) &&
+		    __sync_val_compare_and_swap(&sc->push_to, 0, this + 1) == 0) {
+			/* the kernel's "force task migration": cache_nice_tries + 1 */
+			cc->lb_failed[lv] = (level > LVL_LLC ? 2 : 1) + 1;
+			scx_bpf_kick_cpu(src, SCX_KICK_PREEMPT);
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * On the busiest CPU, in dispatch: an idle CPU asked for our running task
+ * (active_load_balance_cpu_stop). If prev may go there and the asker is
+ * still idle, name it as the task's move_cpu: enqueue() then queues it on
+ * that CPU and kicks it (as the tick's misfit and cache moves do).
+ */
+static __always_inline void lb_push_running(s32 cpu, struct cpu_ctx *cc,
+					    struct task_struct *prev, bool prev_runnable)
+{
+	struct task_ctx *tctx;
+	struct cpu_ctx *dc;
+	u32 to = cc->push_to;
+	s32 dst;
+
+	cc->push_to = 0;
+	dst = (s32)to - 1;
+	if (!prev || !prev_runnable || !valid_cpu(dst) || dst == cpu ||
+	    is_migration_disabled(prev) || !bpf_cpumask_test_cpu(dst, prev->cpus_ptr))
+		return;
+	tctx = lookup_task_ctx(prev);
+	dc = lookup_cpu_ctx(dst);
+	if (!tctx || !dc || tctx->move_cpu >= 0 || !dc->idle)
+		return;
+	if (!cache_allow_move(prev, cpu, dst, tctx->util_avg, bpf_ktime_get_ns()))
+		return;
+	tctx->move_cpu = dst;
+	stat_inc(STAT_LB_ACTIVE);
 }
 
 /*
@@ -383,11 +750,69 @@ static __always_inline void kick_idle_near(s32 busy, const u64 *idle_llcs)
 		struct cpu_ctx *c = lookup_cpu_ctx(best);
 
 		if (c)
-			c->balance_req = 1;
+			c->balance_req |= BAL_REQ_PULL;
 		scx_bpf_kick_cpu(best, SCX_KICK_IDLE);
 		stat_inc(STAT_PERIODIC_KICKS);
 	}
 }
+
+/*
+ * LB_IMBALANCE: idle CPUs balance too. The kernel's nohz idle balancer
+ * (nohz_balancer_kick / find_new_ilb) wakes one idle CPU to run
+ * sched_balance_rq on behalf of all idle CPUs when some run-queue has a
+ * task waiting (nr_running >= 2) or an LLC has more than one busy CPU
+ * (sds->nr_busy_cpus > 1). Here, on the same conditions, the timer kicks
+ * one idle CPU of LLC `llc` (rotating by `rot`) whose balance interval has
+ * passed (lb_due), to balance for itself. Global: verified once, apart
+ * from the timer.
+ */
+__noinline int lb_kick_llc(u32 llc, u32 rot)
+{
+	u64 now = bpf_ktime_get_ns();
+	u32 n, k;
+
+	if (llc >= nr_llcs || llc >= MAX_LLCS)
+		return 0;
+	n = llc_nr_cpus[llc];
+	if (!n || n > MAX_LLC_CPUS)
+		return 0;
+	bpf_for(k, 0, MAX_LLC_CPUS) {
+		struct cpu_ctx *c;
+		s32 cpu;
+
+		if (k >= n)
+			break;
+		cpu = llc_cpus[llc][((k + rot) % n) & (MAX_LLC_CPUS - 1)];
+		if (!valid_cpu(cpu) || !(c = lookup_cpu_ctx(cpu)) || !c->idle || c->balance_req ||
+		    now < c->lb_due)
+			continue;
+		c->balance_req |= BAL_REQ_LB;
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		return 1;
+	}
+	return 0;
+}
+
+/* May something need balancing (nohz_balancer_kick's tests, summarised)? */
+static __always_inline bool lb_need_idle_balance(void)
+{
+	u32 llc;
+
+	if (READ_ONCE(nr_overloaded))
+		return true;
+	bpf_for(llc, 0, MAX_LLCS) {
+		struct llc_ctx *lc;
+
+		if (llc >= nr_llcs)
+			break;
+		lc = lookup_llc_ctx(llc);
+		if (lc && READ_ONCE(lc->nr_busy) > 1)
+			return true;
+	}
+	return false;
+}
+
+static u32 lb_rotor;
 
 /*
  * The timer runs only while the scheduler is fully up: user space sets
@@ -416,6 +841,16 @@ static int balance_timerfn(void *map, int *key, struct bpf_timer *timer)
 				break;
 			if (scx_bpf_dsq_nr_queued(cpu_dsq(i)) > 0)
 				kick_idle_near(i, idle_llcs);
+		}
+		if (feat(FEAT_LB_IMBALANCE) && lb_need_idle_balance()) {
+			u32 rot = lb_rotor++;
+
+			bpf_for(i, 0, MAX_LLCS) {
+				if (i >= nr_llcs)
+					break;
+				if (arbor_mask_test(idle_llcs, LLCS_MASK_WORDS, i))
+					lb_kick_llc(i, rot);
+			}
 		}
 	}
 	bpf_timer_start(timer, balance_interval_ns, 0);

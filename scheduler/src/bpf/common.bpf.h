@@ -108,7 +108,7 @@ struct cpu_ctx {
 	u32 ni_ratio[NR_LEVELS];
 	u32 rng;			/* per-CPU random state (the kernel's sched_rng) */
 	u64 next_busy_balance;
-	u32 balance_req;	/* set by the periodic balancer: pull ungated */
+	u32 balance_req;	/* set by the periodic balancer: BAL_REQ_* (balance.bpf.h) */
 	u32 idle;
 	/*
 	 * seed 003: >= 2 tasks accounted here. The seed keeps these bits in a
@@ -123,6 +123,12 @@ struct cpu_ctx {
 	u64 cache_rt;		/* seed 002: decayed run time on this CPU */
 	u64 cache_epoch;
 	u32 enq_last;		/* a lone task waits in the local queue (ENQ_LAST) */
+	/* LB_IMBALANCE (balance.bpf.h): per level, as the kernel's per-domain fields */
+	u64 lb_last[NR_LEVELS];		/* last balance of the level (sd->last_balance) */
+	u32 lb_span[NR_LEVELS];		/* CPUs the level spanned then (sd_weight) */
+	u64 lb_due;			/* the earliest next idle balance: the timer kicks us only past it */
+	u32 lb_failed[NR_LEVELS];	/* failed balances in a row (sd->nr_balance_failed) */
+	u32 push_to;		/* active balance: 1 + the idle CPU asking for our running task */
 };
 
 struct {

@@ -65,8 +65,9 @@ enum arbor_feature {
 	FEAT_CACHE_WAKE	= 14,	/* seed 002 RFC: steer wake-ups to the preferred LLC */
 	FEAT_NI_RANDOM	= 15,	/* newidle per level in proportion to its success rate */
 	FEAT_CACHE_ROOM	= 16,	/* ours: CACHE_LB prefers an as-hot LLC with room over a full one */
-	FEAT_NI_MIGRATION_COST = 17,	/* before 5.16: no newidle while avg_idle < migration cost */
-	NR_FEATURES	= 18,
+	FEAT_LB_IMBALANCE = 17,	/* periodic balance by weighted imbalance, with active balance */
+	FEAT_NI_MIGRATION_COST = 18,	/* before 5.16: no newidle while avg_idle < migration cost */
+	NR_FEATURES	= 19,
 };
 
 /*
@@ -155,6 +156,9 @@ enum arbor_stat {
 	STAT_LLC_PROC_INSERT_FAILS,
 	/* fork slow path: children placed off the parent's node */
 	STAT_FORK_OTHER_NODE,
+	/* issue 10, deviation 4: the weighted-imbalance periodic balancer (LB_IMBALANCE) */
+	STAT_LB_PULLS,		/* tasks pulled by it */
+	STAT_LB_ACTIVE,		/* lone running tasks pushed to an idle CPU (active balance) */
 	ARBOR_NR_STATS,
 };
 
@@ -262,6 +266,29 @@ enum arbor_group_type {
 	GROUP_HAS_SPARE		= 0,
 	GROUP_FULLY_BUSY	= 1,
 	GROUP_OVERLOADED	= 2,
+};
+
+/* enum migration_type of fair.c (misfit is ASYM_MISFIT's, at tick) */
+enum arbor_migration {
+	MIGRATE_NONE	= 0,	/* balanced: nothing to move */
+	MIGRATE_LOAD	= 1,	/* imbalance in load (weight x runnable) */
+	MIGRATE_UTIL	= 2,	/* imbalance in utilisation */
+	MIGRATE_TASK	= 3,	/* imbalance in number of tasks */
+};
+
+/* One CPU of the busiest group, as find_busiest_queue() sees it. */
+struct lb_cpu {
+	u64 load;
+	u64 util;
+	u32 nr_running;
+	u32 cap;
+};
+
+/* What calculate_imbalance() decided: what to move, and how much. */
+struct lb_result {
+	u32 migration;		/* enum arbor_migration */
+	u32 pad;
+	u64 imbalance;		/* load, util, or tasks to move */
 };
 
 #endif /* __ARBOR_INTF_H */

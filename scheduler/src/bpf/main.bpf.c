@@ -254,8 +254,13 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 	struct cpu_ctx *cc = lookup_cpu_ctx(cpu);
 	bool prev_runnable = prev && (prev->scx.flags & SCX_TASK_QUEUED);
 	enum pull_kind kind;
+	u32 req = 0;
 	bool tried;
 	u64 now;
+
+	/* active balance (LB_IMBALANCE): an idle CPU asked for our running task */
+	if (cc && cc->push_to)
+		lb_push_running(cpu, cc, prev, prev_runnable);
 
 	/* Our own queue first, in EEVDF order: that is where placement put our tasks. */
 	if (eevdf_dispatch(cpu, prev, prev_runnable))
@@ -265,6 +270,7 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 
 	now = bpf_ktime_get_ns();
 	if (cc->balance_req) {
+		req = cc->balance_req;
 		cc->balance_req = 0;
 		kind = PULL_KICKED;
 	} else if (prev_runnable) {
@@ -302,6 +308,23 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 		}
 		kind = PULL_NEWIDLE;
 	}
+
+	/*
+	 * LB_IMBALANCE: periodic balancing by weighted imbalance
+	 * (balance.bpf.h lb_balance), for a busy CPU at the end of its slice
+	 * and for an idle CPU the timer kicked. A busy CPU stops there. A
+	 * kicked one that pulled nothing still makes the ungated pull below if
+	 * it was kicked because tasks wait (BAL_REQ_PULL: the never-stall
+	 * rule); kicked only to balance, it goes back to idle.
+	 */
+	if (kind != PULL_NEWIDLE && feat(FEAT_LB_IMBALANCE)) {
+		if (lb_balance(cpu, !prev_runnable) > 0)
+			return;
+		if (kind == PULL_BUSY)
+			return;
+	}
+	if (kind == PULL_KICKED && !(req & BAL_REQ_PULL))
+		return;
 
 	if (balance(cpu, cc, kind, &tried)) {
 		stat_inc(kind == PULL_BUSY ? STAT_BUSY_PULLS : STAT_NEWIDLE_PULLS);
