@@ -299,7 +299,7 @@ pub const SEEDS: &[Seed] = &[
                     Line { param: "8", workload: "hackbench:g=8,l=500,ipc=socket", published: &[p(47.478), p(44.221)] },
                 ],
                 claim: None,
-                quick: None,
+                quick: Some((0, "hackbench:g=1,l=800,ipc=socket", &[Some(Better)])),
             },
             Table {
                 title: "X6-2, 1 socket x 22 cores x 2 threads = 44 CPUs (E5-2699 v4), hackbench <groups> process",
@@ -320,7 +320,7 @@ pub const SEEDS: &[Seed] = &[
                     Line { param: "8", workload: "hackbench:g=8,l=500,ipc=socket", published: &[p(24.145), p(22.076)] },
                 ],
                 claim: None,
-                quick: None,
+                quick: Some((1, "hackbench:g=2,l=800,ipc=socket", &[Some(Better)])),
             },
             Table {
                 title: "X6-2, 2 sockets x 22 cores x 2 threads = 88 CPUs (E5-2699 v4), hackbench <groups> process",
@@ -387,7 +387,7 @@ pub const SEEDS: &[Seed] = &[
                 ],
                 lines: &[Line { param: "1", workload: "sysbench:threads=1,time=3", published: &[p(146.9), p(217.9), None] }],
                 claim: None,
-                quick: None,
+                quick: Some((0, "sysbench:threads=1,time=1", &[Some(Better), Some(Better)])),
             },
             Table {
                 title: "SMP stand-in for Intel IVB-EP (2x10x2): perf bench sched messaging (s)",
