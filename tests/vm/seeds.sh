@@ -152,6 +152,17 @@ cache_topology() {
 		i=$((i + 1))
 	done
 }
+# split_threads PID CPU_A CPU_B: the process's tasks pinned one by one,
+# alternately to CPU_A and CPU_B (main thread, thread 1, thread 2, ...)
+split_threads() {
+	local k=0 t cpu
+	for t in /proc/$1/task/*; do
+		cpu=$2
+		[ $((k % 2)) = 1 ] && cpu=$3
+		taskset -p -c "$cpu" "${t##*/}" >/dev/null
+		k=$((k + 1))
+	done
+}
 cache_run() { # flags... ; sets SAME, APART (percent), J
 	J=$(mktemp "$ARBOR_TMP/seed.XXXXXX.json")
 	start_sched -p seeds --llc-tolerance 2 "$@" --stats-json "$J" || return 1
@@ -169,6 +180,12 @@ cache_run() { # flags... ; sets SAME, APART (percent), J
 		nap 0.1
 		t=$((t + 1))
 	done
+	# pin each task to one CPU, alternating the two LLCs, so that each
+	# process starts split: the fork path now keeps a process's threads on
+	# the parent's node (sched_balance_find_dst_group's imb_numa_nr), so a
+	# process pinned to one CPU of each LLC no longer splits by itself
+	split_threads $p1 "${a0[0]}" "${a1[0]}"
+	split_threads $p2 "${a0[1]}" "${a1[1]}"
 	nap 1
 	taskset -a -p -c "0-$(($(nproc) - 1))" $p1 >/dev/null
 	taskset -a -p -c "0-$(($(nproc) - 1))" $p2 >/dev/null
