@@ -530,7 +530,7 @@ mod tests {
             }
         }
         for w in WORKLOADS {
-            crate::bench::spec::Workload::parse(w, 8).unwrap();
+            crate::bench::workload::Workload::parse(w, 8).unwrap();
             arbor_sim::workload::spec::parse(w, 8, 1).unwrap();
         }
     }
