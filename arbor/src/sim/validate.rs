@@ -275,6 +275,8 @@ fn bench_args(topology: &str, reps: u32, out: &Path) -> Vec<String> {
         "-r".to_string(),
         reps.to_string(),
         "--no-charts".into(),
+        // validate's own directory: a rerun replaces it
+        "--force".into(),
         "-o".into(),
         out.display().to_string(),
     ]);

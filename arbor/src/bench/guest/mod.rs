@@ -60,17 +60,20 @@ impl Emitter<'_> {
     }
 }
 
-/// Runs `argv` with its output to `out`, killed after RUN_LIMIT; the exit
-/// code (None when it could not run or was killed).
-fn run_workload(argv: &[String], as_postgres: bool, out: &Path) -> Result<Option<i32>> {
+/// Runs `argv` in the private directory `dir` (stress-ng writes its temp
+/// files to its working directory; the repository is read-only in the
+/// guest) with its output to `out`, killed after RUN_LIMIT; the exit code
+/// (None when it could not run or was killed).
+fn run_workload(argv: &[String], as_postgres: bool, dir: &Path, out: &Path) -> Result<Option<i32>> {
     let f = fs::File::create(out)?;
     let mut c = if as_postgres {
         let mut c = Command::new("runuser");
-        c.args(["-u", "postgres", "--"]).args(argv);
+        // postgres cannot enter our 0700 directory
+        c.args(["-u", "postgres", "--"]).args(argv).current_dir("/");
         c
     } else {
         let mut c = Command::new(&argv[0]);
-        c.args(&argv[1..]);
+        c.args(&argv[1..]).current_dir(dir);
         c
     };
     let mut child = c
@@ -292,7 +295,7 @@ impl Runner<'_> {
             t.start()?;
         }
         let t0 = Instant::now();
-        let rc = run_workload(&argv, w.pg_scale().is_some(), &out)?;
+        let rc = run_workload(&argv, w.pg_scale().is_some(), self.tmp, &out)?;
         let wall = t0.elapsed().as_secs_f64();
         let migr = self.trace.map(|t| t.stop()).transpose()?;
         let p1 = ProcStat::now();
