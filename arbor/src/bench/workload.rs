@@ -16,7 +16,7 @@ use super::metric::{def, Def, Kind as MetricKind, MetricInfo};
 pub const WORKLOADS: &str = "hackbench[:g=,l=,mode=process|thread,ipc=pipe|socket], \
 perf-messaging[:g=,l=,mode=process|thread,ipc=socket|pipe], perf-pipe[:l=,mode=process|thread,cpu=N], \
 sysbench[:threads=,time=], pgbench[:clients=,jobs=,scale=,mode=select|tpcb,time=], \
-wakeprobe[:m=,w=,t=,k=], idle[:t=], stress-ng[:stressor=cpu|switch|pipe|cache,n=,t=], rt-app:FILE.json";
+wakeprobe[:m=,w=,t=,k=], cyclictest[:threads=,i=,t=], idle[:t=], stress-ng[:stressor=cpu|switch|pipe|cache,n=,t=], rt-app:FILE.json";
 
 /// One workload as the user named it, and what it is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -66,6 +66,14 @@ pub enum Kind {
         time: u32,
         work_kb: u32,
     },
+    /// rt-tests' cyclictest at normal priority (SCHED_OTHER: the class
+    /// sched_ext schedules): each thread sleeps `interval_us` and records
+    /// how late it woke.
+    Cyclictest {
+        threads: u32,
+        interval_us: u32,
+        time: u32,
+    },
     /// Nothing but the guest's own background for `time` seconds (what
     /// `arbor sim validate` reports beside the VM's counters).
     Idle { time: u32 },
@@ -107,6 +115,7 @@ const WAKEPROBE: &[Def] = &[
     def("p999_us", "us", false),
     def("rps", "requests/s", true),
 ];
+const CYCLICTEST: &[Def] = &[def("max_us", "us", false), def("avg_us", "us", false)];
 const STRESS_NG: &[Def] = &[def("bogo_ops_s", "bogo ops/s", true)];
 
 impl Workload {
@@ -189,6 +198,11 @@ impl Workload {
                 workers: o.u32("w", (ncpu / 2).max(1), 1, 256)?,
                 time: o.u32("t", 5, 1, 3600)?,
                 work_kb: o.u32("k", 64, 0, 65536)?,
+            },
+            "cyclictest" => Kind::Cyclictest {
+                threads: o.u32("threads", ncpu, 1, 1024)?,
+                interval_us: o.u32("i", 1000, 100, 1_000_000)?,
+                time: o.u32("t", 5, 1, 3600)?,
             },
             "idle" => Kind::Idle {
                 time: o.u32("t", 3, 1, 3600)?,
@@ -299,6 +313,20 @@ impl Workload {
                 "-k",
                 &work_kb.to_string(),
             ]),
+            Kind::Cyclictest {
+                threads,
+                interval_us,
+                time,
+            } => push(&[
+                "cyclictest",
+                "-q",
+                "-t",
+                &threads.to_string(),
+                "-i",
+                &interval_us.to_string(),
+                "-D",
+                &time.to_string(),
+            ]),
             Kind::Idle { time } => push(&["sleep", &time.to_string()]),
             Kind::StressNg {
                 stressor,
@@ -332,6 +360,7 @@ impl Workload {
             Kind::Pgbench { .. } => PGBENCH,
             Kind::Wakeprobe { .. } => WAKEPROBE,
             Kind::StressNg { .. } => STRESS_NG,
+            Kind::Cyclictest { .. } => CYCLICTEST,
             // the guest's wall clock around the run
             Kind::Idle { .. } | Kind::RtApp { .. } => HACKBENCH,
         }
@@ -421,6 +450,29 @@ impl Workload {
                     .flatten()
                 });
                 one("bogo_ops_s", v)
+            }
+            // per thread: "T: 0 (123) P: 0 I:1000 C: 993 Min: 24 Act: 72 Avg: 91 Max: 3255";
+            // the worst thread's Max, the threads' mean Avg
+            Kind::Cyclictest { .. } => {
+                // cyclictest pads to 5 digits: "Avg:30651" has no blank
+                let val = |l: &str, k: &str| {
+                    let rest = l[l.find(k)? + k.len()..].trim_start();
+                    let end = rest
+                        .find(|c: char| !c.is_ascii_digit())
+                        .unwrap_or(rest.len());
+                    rest[..end].parse::<f64>().ok()
+                };
+                let t: Vec<(f64, f64)> = out
+                    .lines()
+                    .filter(|l| l.starts_with("T:"))
+                    .filter_map(|l| Some((val(l, "Max:")?, val(l, "Avg:")?)))
+                    .collect();
+                if t.is_empty() {
+                    return vec![];
+                }
+                let max = t.iter().map(|x| x.0).fold(0.0, f64::max);
+                let avg = t.iter().map(|x| x.1).sum::<f64>() / t.len() as f64;
+                vec![("max_us", max), ("avg_us", avg)]
             }
             Kind::Idle { .. } | Kind::RtApp { .. } => vec![],
         }
@@ -538,6 +590,13 @@ mod tests {
         assert_eq!(
             w("stress-ng:stressor=switch").parse_output(sn),
             vec![("bogo_ops_s", 8000.0)]
+        );
+        let ct = "# /dev/cpu_dma_latency set to 0us\nT: 0 (27056) P: 0 I:1000 C:    993 Min:     24 Act:   72 Avg:   91 Max:    3255\nT: 1 (27057) P: 0 I:1500 C:    631 Min:     38 Act:   75 Avg:  217 Max:    5802\n";
+        let c = w("cyclictest:threads=2,t=1");
+        assert_eq!(c.command(), "cyclictest -q -t 2 -i 1000 -D 1");
+        assert_eq!(
+            c.parse_output(ct),
+            vec![("max_us", 5802.0), ("avg_us", 154.0)]
         );
         // no result in the output: nothing, not a zero
         assert!(w("hackbench").parse_output("hackbench: error\n").is_empty());
