@@ -7,8 +7,9 @@
 set -u
 . "$(dirname "$0")/../tests/vm/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
-cc -O2 -pthread -o "$ARBOR_TMP/wp" "$here/probe/wakeprobe.c" || exit 1
-cc -O2 -o "$ARBOR_TMP/backoff" "$here/probe/backoff.c" || exit 1
+# guest/wakeprobe.c and guest/backoff.c, as `make build` builds them
+ln -s "$here/../target/guest/wakeprobe" "$ARBOR_TMP/wp" && [ -x "$ARBOR_TMP/wp" ] || { echo "make build first"; exit 1; }
+ln -s "$here/../target/guest/backoff" "$ARBOR_TMP/backoff" && [ -x "$ARBOR_TMP/backoff" ] || { echo "make build first"; exit 1; }
 ticks() { # utime+stime of every thread of $SPID, one line each
 	local t f
 	for t in /proc/$SPID/task/*; do read -r -a f <"$t/stat"; echo "  tid ${t##*/} ${f[1]} $((f[13] + f[14])) ticks"; done

@@ -2,7 +2,32 @@
 //! runs each: Welch's t interval on the difference of means, as a % of A's
 //! mean. One place for the reports of `arbor sim reproduce` (and bench's).
 
-use crate::bench::report::mean_sd;
+/// Mean and sample standard deviation (n - 1); NaN for no values, a
+/// zero spread for one.
+pub fn mean_sd(v: &[f64]) -> (f64, f64) {
+    if v.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    let n = v.len() as f64;
+    let m = v.iter().sum::<f64>() / n;
+    let sd = if v.len() > 1 {
+        (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+    } else {
+        0.0
+    };
+    (m, sd)
+}
+
+/// The smallest change (in % of the mean) that two samples of `n` runs
+/// each, with this coefficient of variation (sd / mean, as a fraction),
+/// can tell from noise at 95%: t * sqrt(2 / n) * cv. None below 2 runs.
+pub fn detectable_pct(cv: f64, n: usize) -> Option<f64> {
+    if n < 2 || !cv.is_finite() {
+        return None;
+    }
+    // Welch's df for two equal samples is 2(n - 1)
+    Some(100.0 * t95(2.0 * (n as f64 - 1.0)) * (2.0 / n as f64).sqrt() * cv)
+}
 
 /// Two-sided 95% Student t critical value for `df` degrees of freedom
 /// (df rounded down; a table to 30, then the normal 1.96 from 120 on).
@@ -73,6 +98,17 @@ mod tests {
         assert!(change_ci(&[0.0, 0.0], &[2.0, 3.0]).is_none());
         let (c, lo, hi) = change_ci(&[2.0, 2.0], &[3.0, 3.0]).unwrap();
         assert_eq!((c, lo, hi), (50.0, 50.0, 50.0));
+    }
+
+    #[test]
+    fn detectable_change_shrinks_with_runs() {
+        // cv 15%, 3 runs: t(4) = 2.776 * sqrt(2/3) * 15 = 34.0%
+        assert!((detectable_pct(0.15, 3).unwrap() - 34.0).abs() < 0.1);
+        // 20 runs: t(38) = 2.0 * sqrt(0.1) * 15 = 9.5%
+        assert!((detectable_pct(0.15, 20).unwrap() - 9.49).abs() < 0.1);
+        assert!(detectable_pct(0.15, 1).is_none());
+        let (m, sd) = mean_sd(&[1.0, 2.0, 3.0]);
+        assert_eq!((m, sd), (2.0, 1.0));
     }
 
     #[test]

@@ -18,7 +18,8 @@ use clap::{Args, Subcommand};
 use scx_arbor::knobs::Knobs;
 use serde::{Deserialize, Serialize};
 
-use crate::bench::report::{Report, Row};
+use crate::bench::metric::{self, Kind, MetricInfo};
+use crate::bench::report::{Meta, Report, Row, WorkloadEntry};
 
 mod reproduce;
 mod validate;
@@ -100,6 +101,9 @@ pub struct JobOut {
     pub cpu_s: f64,
     /// (name, value), the workload's primary metric first
     pub metrics: Vec<(String, f64)>,
+    /// each metric's (unit, higher is better), as the workload declared it
+    #[serde(default)]
+    pub units: Vec<(String, String, bool)>,
     pub counters: Vec<(String, u64)>,
 }
 
@@ -119,6 +123,11 @@ impl From<&Outcome> for JobOut {
                 .metrics
                 .iter()
                 .map(|m| (m.name.clone(), m.value))
+                .collect(),
+            units: o
+                .metrics
+                .iter()
+                .map(|m| (m.name.clone(), m.unit.to_string(), m.higher_is_better))
                 .collect(),
             counters: o.counters.clone(),
         }
@@ -349,6 +358,44 @@ pub fn rows_of(plan: &Plan, plan_idx: usize, done: &[Done]) -> (Vec<Row>, Vec<St
     (rows, failed)
 }
 
+/// The simulator's figures around a run (not the workload's own result):
+/// plain change in the report.
+const SIM_SYSTEM: &[&str] = &[
+    "rq_wait_us_per_wakeup",
+    "idle_while_queued_pct",
+    "mig_smt_per_kwake",
+    "mig_llc_per_kwake",
+    "mig_xllc_per_kwake",
+    "mig_xnode_per_kwake",
+    "bpf_ns_per_callback",
+];
+
+/// Each metric's info as the simulated workload declared it.
+pub fn infos_of(done: &[Done]) -> std::collections::BTreeMap<String, MetricInfo> {
+    let mut m = std::collections::BTreeMap::new();
+    for d in done {
+        for (name, unit, hib) in &d.out.units {
+            let kind = match metric::common(name) {
+                Some(i) => i.kind,
+                None if SIM_SYSTEM.contains(&name.as_str()) => Kind::System,
+                None => Kind::Performance,
+            };
+            m.entry(name.clone()).or_insert(MetricInfo {
+                unit: unit.clone(),
+                higher_is_better: *hib,
+                kind,
+            });
+        }
+        for (k, _) in &d.out.counters {
+            let name = format!("c:{k}");
+            if let Some(i) = metric::counter(&name) {
+                m.entry(name).or_insert(i);
+            }
+        }
+    }
+    m
+}
+
 /// "N events in X s of CPU ... M events/s per core", for every run.
 fn speed_line(done: &[Done], wall: std::time::Instant) -> String {
     let events: u64 = done.iter().map(|d| d.out.events).sum();
@@ -451,7 +498,7 @@ pub fn main(a: SimArgs) -> Result<i32> {
     let plan = &plans[0];
     let machine = &plan.machine;
     let (rows, failed) = rows_of(plan, 0, &done);
-    let primary: Vec<(String, String)> = wl_names
+    let primary: Vec<WorkloadEntry> = wl_names
         .iter()
         .enumerate()
         .map(|(wi, w)| {
@@ -465,10 +512,13 @@ pub fn main(a: SimArgs) -> Result<i32> {
                         .map(|m| m.0.clone())
                 })
                 .unwrap_or_default();
-            (w.clone(), first)
+            WorkloadEntry {
+                workload: w.clone(),
+                primary: first,
+            }
         })
         .collect();
-    let report = Report::build(&rows, &sched_names, &primary);
+    let report = Report::build(&rows, &sched_names, &primary, &infos_of(&done));
     let title = format!(
         "# arbor sim: {} ({} CPUs), {} run(s) per cell, seeds {}..{}\n\nSimulated (not measured): scx_arbor's BPF code compiled natively, on the `{}` model. The VM shows function; the simulator shows placement.\n\n",
         machine.name,
@@ -481,16 +531,25 @@ pub fn main(a: SimArgs) -> Result<i32> {
     let md = format!("{title}{}", report.markdown());
     println!("{md}");
     if let Some(dir) = &a.out {
-        let meta = serde_json::json!({
-            "topology": format!("sim: {}", machine.name),
+        let extra = serde_json::json!({
             "machine": machine, "cost": plan.cost, "hz": a.hz, "time_limit_s": a.time_limit, "slowdown": a.slowdown, "one_host_thread": a.one_host_thread,
-            "seed": a.seed, "reps": a.reps, "knobs": format!("{:?}", a.knobs),
+            "seed": a.seed, "knobs": format!("{:?}", a.knobs),
             "runs": done.iter().map(|d| serde_json::json!({
                 "scheduler": plan.scheds[d.sched].label, "workload": plan.workloads[d.workload],
                 "rep": d.rep, "stop": d.out.stop,
                 "sim_ns": d.out.sim_ns, "events": d.out.events, "callbacks": d.out.callbacks,
                 "state_changes": d.out.state_changes, "queue_events": d.out.queue_events})).collect::<Vec<_>>(),
         });
+        let meta = Meta {
+            // no command line: it names the output directory, and a
+            // simulated results.json is the same for the same inputs
+            title: format!("arbor sim: {}", machine.name),
+            platform: format!("simulated: {} ({} CPUs)", machine.name, machine.nr_cpus()),
+            topology: format!("sim: {}", machine.name),
+            reps: a.reps,
+            extra: serde_json::from_value(extra)?,
+            ..Meta::default()
+        };
         std::fs::write(dir.join("report.md"), &md)?;
         std::fs::write(dir.join("results.json"), report.json(&rows, &meta)?)?;
         std::fs::write(dir.join("results.csv"), Report::csv(&rows))?;

@@ -9,7 +9,7 @@
 #    everywhere: the balancer's pulls (lb_pulls) move with the feature,
 #    and stay 0 without (the older pulls do the work then);
 #  - hackbench completes and the scheduler is not ejected either way.
-# Uses arbor-spin (tests/vm/spin.c; the Makefile builds target/arbor-spin).
+# Uses arbor-spin (guest/spin.c; the Makefile builds target/guest/arbor-spin).
 # Sourced by suite.sh (its pass/fail/check helpers); also runs alone:
 #   arbor vm --topology 2s2c2t -- bash tests/vm/lb.sh
 if ! declare -F pass >/dev/null; then
@@ -49,9 +49,9 @@ lb_case() {
 	shift
 	LB_ACTIVE=
 	LB_PULLS=
-	spin=$(dirname "$ARBOR_BIN")/../arbor-spin
+	spin=$(dirname "$ARBOR_BIN")/../guest/arbor-spin
 	if [ ! -x "$spin" ]; then
-		fail "lb $name: $spin missing (make builds it from tests/vm/spin.c)"
+		fail "lb $name: $spin missing (make builds it from guest/spin.c)"
 		return
 	fi
 	j=$(mktemp -d "$ARBOR_TMP/lb.XXXXXX")/c.json

@@ -27,9 +27,9 @@ fi
 proctable_test() {
 	local spin procs=${PROCTABLE_PROCS:-10000} trues=${PROCTABLE_TRUE:-1000}
 	local j t0 t1 t2 i pid fails base now
-	spin=$(dirname "$ARBOR_BIN")/../arbor-spin
+	spin=$(dirname "$ARBOR_BIN")/../guest/arbor-spin
 	if [ ! -x "$spin" ]; then
-		fail "process table: $spin missing (make builds it from tests/vm/spin.c)"
+		fail "process table: $spin missing (make builds it from guest/spin.c)"
 		return
 	fi
 	j=$(mktemp -d "$ARBOR_TMP/pt.XXXXXX")/c.json

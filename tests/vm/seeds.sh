@@ -109,8 +109,8 @@ check "--profile unknown: one line naming the profiles" \
 	one_line_error "stock" "$ARBOR_BIN" --profile fast
 
 # ---- seed 002: CACHE_LB ----
-# Two processes of 2 CPU-bound threads each (tests/vm/spin.c, built by make
-# into target/arbor-spin) on a 2-LLC guest, started SPLIT: each process is
+# Two processes of 2 CPU-bound threads each (guest/spin.c, built by make
+# into target/guest/arbor-spin) on a 2-LLC guest, started SPLIT: each process is
 # first pinned to one CPU of each LLC, then unpinned to all CPUs. 4 spinners
 # on 8 CPUs are already balanced, so stock placement has no reason to move
 # them: only aggregation can bring each process into one LLC.
@@ -212,10 +212,10 @@ cache_run() { # flags... ; sets SAME, APART (percent), J
 	SAME=$((100 * same / n))
 	APART=$((100 * apart / n))
 }
-SPIN=$(dirname "$ARBOR_BIN")/../arbor-spin
+SPIN=$(dirname "$ARBOR_BIN")/../guest/arbor-spin
 cache_topology
 if [ ! -x "$SPIN" ]; then
-	fail "CACHE_LB: $SPIN missing (make builds it from tests/vm/spin.c)"
+	fail "CACHE_LB: $SPIN missing (make builds it from guest/spin.c)"
 elif [ ${#LLC_CPUS[@]} -lt 2 ]; then
 	fail "CACHE_LB: needs a guest with 2 LLCs (has ${#LLC_CPUS[@]})"
 elif cache_run -f CACHE_LB; then

@@ -1,26 +1,42 @@
 //! `arbor bench`: real workloads under EEVDF, scx_arbor's profiles and the
-//! peer schedulers, in one guest boot, repetitions interleaved across
-//! schedulers (A B C A B C ...), reported as seed-style tables.
+//! peer schedulers, in one guest boot (or on the host itself, `--host`),
+//! repetitions interleaved across schedulers (A B C A B C ...), reported as
+//! seed-style tables.
 //!
-//! The host parses and checks everything, writes a plan, boots the guest
-//! with bench/guest.sh (which runs the plan and prints `@R` result lines),
-//! then aggregates: report.md, results.json, results.csv, charts/*.png.
+//! One typed pipeline: the host parses and checks every spec, writes a
+//! [`plan::GuestPlan`] into the run's directory, and starts `arbor bench
+//! guest PLAN.json` (guest/) in the VM or natively; that prints typed
+//! [`report::Row`]s, which the host keeps as they arrive (store.rs) and
+//! aggregates (report.rs) into report.md, results.json, results.csv and
+//! charts/*.png.
 
+pub mod guest;
+pub mod metric;
+pub mod plan;
 pub mod report;
 pub mod seeds;
 pub mod spec;
+pub mod store;
+pub mod workload;
 
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::fs;
-use std::io::Write as _;
+use std::io::{BufRead, BufReader, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 
 use crate::vm;
-use report::{Report, Row};
-use spec::{Sched, SchedSpec, Workload};
+use metric::MetricInfo;
+use plan::GuestPlan;
+use report::{Meta, Report, Results, Row, WorkloadEntry};
+use spec::{Sched, SchedSpec};
+use store::RunDir;
+use workload::Workload;
 
 pub const DEFAULT_SCHEDS: &[&str] = &[
     "eevdf",
@@ -43,6 +59,8 @@ pub const DEFAULT_WORKLOADS: &[&str] = &[
 ];
 const QUICK_SCHEDS: &[&str] = &["eevdf", "arbor:default"];
 const QUICK_WORKLOADS: &[&str] = &["hackbench:g=1,l=50", "wakeprobe:m=1,w=2,t=2"];
+/// The guest is killed (and the rows so far kept) after this long.
+const VM_LIMIT: Duration = Duration::from_secs(12 * 3600);
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -64,6 +82,12 @@ pub struct BenchArgs {
     /// Where to write the report (default: target/bench/<date>-<time>).
     #[arg(short, long, global = true, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Replace --out DIR (and an interrupted DIR.partial) if it exists.
+    #[arg(long, global = true)]
+    pub force: bool,
+    /// Run on this machine, not in a VM: needs a kernel with sched_ext and root.
+    #[arg(long, global = true)]
+    pub host: bool,
     /// A smoke run: EEVDF vs scx_arbor, two short workloads, one repetition, 1s2c2t.
     #[arg(long)]
     pub quick: bool,
@@ -80,51 +104,72 @@ pub enum BenchCmd {
     /// Re-run a seed's experiment scaled to a VM: idler-llc,
     /// wake-affine-throttle, cache-aware, steal, asym-capacity.
     Reproduce { seed: String },
-    /// Rebuild a finished run's report.md, CSV and charts from its results.json.
+    /// Rebuild a run's report.md, CSV and charts: from results.json, or,
+    /// for an interrupted DIR.partial, from the rows it kept.
     Render { dir: PathBuf },
-}
-
-/// Everything one boot runs.
-struct Plan {
-    topo: vm::VmTopology,
-    scheds: Vec<SchedSpec>,
-    workloads: Vec<Workload>,
-    reps: u32,
-    arbor_flags: String,
-    title: String,
-    published: Option<(String, String)>,
+    /// The side that runs a plan (inside the VM, or natively with --host).
+    #[command(hide = true)]
+    Guest { plan: PathBuf },
 }
 
 fn repo() -> PathBuf {
     vm::repo_root()
 }
 
-/// The scx_arbor binary the guest runs: target/release/scx_arbor, or
-/// The shell file guest.sh sources: every value quoted (vm::shell_quote),
-/// since SCX_ARBOR_BIN and the flags come from the user's environment and
-/// command line, and the guest runs this file as root.
-fn settings_text(reps: u32, pg_scales: &str, arbor_extra: &str, arbor_bin: &str) -> String {
-    use crate::vm::shell_quote as q;
-    format!(
-        "REPS={}\nPG_SCALES={}\nARBOR_EXTRA={}\nARBOR_BIN={}\n",
-        q(&reps.to_string()),
-        q(pg_scales),
-        q(arbor_extra),
-        q(arbor_bin)
-    )
-}
-
-/// $SCX_ARBOR_BIN (e.g. a build in another target directory).
+/// $SCX_ARBOR_BIN (e.g. a build in another target directory), else
+/// target/release/scx_arbor.
 fn arbor_bin() -> PathBuf {
     std::env::var_os("SCX_ARBOR_BIN")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo().join("target/release/scx_arbor"))
 }
 
+/// What the run measures on, for the report's header.
+fn platform(host: bool, topo: &str) -> String {
+    if !host {
+        return format!(
+            "QEMU TCG single-threaded guest ({topo}): no parallelism; times compare total work, not placement"
+        );
+    }
+    let model = fs::read_to_string("/proc/cpuinfo")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("model name")
+                .map(|v| v.trim_start_matches([' ', '\t', ':']).to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let kernel = fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let ncpu = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(0);
+    format!(
+        "this host, natively: {model}, kernel {}, {ncpu} CPUs",
+        kernel.trim()
+    )
+}
+
+/// `--host` refuses in one line when this machine cannot run schedulers.
+fn host_check() -> Result<()> {
+    if !Path::new("/sys/kernel/sched_ext").exists() {
+        bail!(
+            "--host: this kernel ({}) has no sched_ext; run without --host to use a VM",
+            fs::read_to_string("/proc/sys/kernel/osrelease")
+                .unwrap_or_default()
+                .trim()
+        );
+    }
+    // SAFETY: geteuid has no failure mode
+    if unsafe { libc::geteuid() } != 0 {
+        bail!("--host loads schedulers and writes to debugfs: run it as root");
+    }
+    Ok(())
+}
+
 pub fn main(a: BenchArgs) -> Result<i32> {
     if a.list {
         println!("schedulers: eevdf[:NO_FEAT,FEAT,key=value]  arbor[:stock|seeds|default][:FEAT,NO_FEAT,...][:KNOB=VALUE,...]  {}", spec::PEERS.join("  "));
-        println!("workloads:  {}", spec::WORKLOADS);
+        println!("workloads:  {}", workload::WORKLOADS);
         println!("reproduce:  {}", seeds::names());
         // "-s a -s b ...": a list as the repeated flag that gives it
         let flags = |flag: &str, items: &[&str]| {
@@ -138,8 +183,16 @@ pub fn main(a: BenchArgs) -> Result<i32> {
         println!("            {}", flags("-w", DEFAULT_WORKLOADS));
         return Ok(0);
     }
-    if let Some(BenchCmd::Render { dir }) = &a.what {
-        return render(dir, a.no_charts);
+    match &a.what {
+        Some(BenchCmd::Render { dir }) => return render(dir, a.no_charts),
+        Some(BenchCmd::Guest { plan }) => return guest::main(plan),
+        _ => {}
+    }
+    if a.host {
+        if a.topology.is_some() {
+            bail!("--host runs on this machine's own topology; drop -t");
+        }
+        host_check()?;
     }
     let bin = arbor_bin();
     if !bin.is_file() {
@@ -152,7 +205,7 @@ pub fn main(a: BenchArgs) -> Result<i32> {
     if reps == 0 || reps > 100 {
         bail!("--reps must be in 1..100, got {reps}");
     }
-    let (topo_s, scheds, workloads, arbor_flags, title, published) = match &a.what {
+    let (topo_s, scheds, workloads, title, published) = match &a.what {
         Some(BenchCmd::Reproduce { seed }) => {
             if !a.scheds.is_empty() || !a.workloads.is_empty() || a.quick {
                 bail!("reproduce runs the seed's own schedulers and workloads; drop -s/-w/--quick");
@@ -166,13 +219,11 @@ pub fn main(a: BenchArgs) -> Result<i32> {
                     .iter()
                     .map(|s| s.to_string())
                     .collect::<Vec<_>>(),
-                r.arbor_flags.to_string(),
                 format!("Seed {}: reproduce {}", r.seed, r.name),
                 Some((r.published.to_string(), r.scaling.to_string())),
             )
         }
-        // (render has returned above)
-        None | Some(BenchCmd::Render { .. }) => {
+        _ => {
             let pick = |given: &Vec<String>, quick: &[&str], def: &[&str]| -> Vec<String> {
                 if !given.is_empty() {
                     given.clone()
@@ -188,7 +239,6 @@ pub fn main(a: BenchArgs) -> Result<i32> {
                     .unwrap_or(if a.quick { "1s2c2t" } else { "2s2c2t" }.into()),
                 pick(&a.scheds, QUICK_SCHEDS, DEFAULT_SCHEDS),
                 pick(&a.workloads, QUICK_WORKLOADS, DEFAULT_WORKLOADS),
-                String::new(),
                 if a.quick {
                     "Quick smoke run".into()
                 } else {
@@ -198,8 +248,17 @@ pub fn main(a: BenchArgs) -> Result<i32> {
             )
         }
     };
-    let topo = vm::VmTopology::parse(&topo_s)?;
-    let ncpu = topo.nr_cpus();
+    let (topo, ncpu, topo_text) = if a.host {
+        let n = std::thread::available_parallelism()
+            .map(|n| n.get() as u32)
+            .unwrap_or(1);
+        (None, n, format!("this host ({n} CPUs)"))
+    } else {
+        let t = vm::VmTopology::parse(&topo_s)?;
+        let n = t.nr_cpus();
+        let text = t.to_string();
+        (Some(t), n, text)
+    };
     let scheds = scheds
         .iter()
         .map(|s| SchedSpec::parse(s))
@@ -218,21 +277,42 @@ pub fn main(a: BenchArgs) -> Result<i32> {
             bail!("workload '{}' is given twice", w.label);
         }
     }
-    let plan = Plan {
-        topo,
-        scheds,
-        workloads,
+    install_peers(&scheds)?;
+    let plan = GuestPlan {
         reps,
-        arbor_flags,
-        title,
-        published,
+        scheds: scheds.iter().map(|s| s.to_plan(&repo(), &bin)).collect(),
+        workloads,
+        wakeprobe: repo().join("target/guest/wakeprobe"),
     };
-    run(&plan, &a)
+    if plan
+        .workloads
+        .iter()
+        .any(|w| matches!(w.kind, workload::Kind::Wakeprobe { .. }))
+        && !plan.wakeprobe.is_file()
+    {
+        bail!(
+            "{} not found: `make build` builds it from guest/wakeprobe.c",
+            plan.wakeprobe.display()
+        );
+    }
+    let meta = Meta {
+        title,
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+        commit: git_commit(),
+        platform: platform(a.host, &topo_text),
+        topology: topo_text,
+        reps,
+        published: published.as_ref().map(|p| p.0.clone()),
+        scaling: published.as_ref().map(|p| p.1.clone()),
+        arbor_bin: std::env::var_os("SCX_ARBOR_BIN").map(|b| b.to_string_lossy().to_string()),
+        partial: false,
+        extra: BTreeMap::new(),
+    };
+    run(&plan, meta, topo.as_ref(), &a)
 }
 
-fn install_peers(plan: &Plan) -> Result<()> {
-    let peers: Vec<&str> = plan
-        .scheds
+fn install_peers(scheds: &[SchedSpec]) -> Result<()> {
+    let peers: Vec<&str> = scheds
         .iter()
         .filter_map(|s| match &s.sched {
             Sched::Peer { name } => Some(name.as_str()),
@@ -282,134 +362,176 @@ fn git_commit() -> String {
         .unwrap_or_default()
 }
 
-fn run(plan: &Plan, a: &BenchArgs) -> Result<i32> {
-    let commit = git_commit();
-    install_peers(plan)?;
-    let out = a
-        .out
-        .clone()
-        .unwrap_or_else(|| repo().join("target/bench").join(stamp()));
-    if out.exists() {
-        bail!("{} exists; give another --out", out.display());
+/// The metric infos of a run's rows, from its typed workloads.
+fn infos(plan: &GuestPlan, rows: &[Row]) -> BTreeMap<String, MetricInfo> {
+    let mut m = BTreeMap::new();
+    for r in rows {
+        if m.contains_key(&r.metric) {
+            continue;
+        }
+        let info = plan
+            .workloads
+            .iter()
+            .find(|w| w.label == r.workload)
+            .and_then(|w| w.info(&r.metric))
+            .or_else(|| metric::common(&r.metric));
+        if let Some(i) = info {
+            m.insert(r.metric.clone(), i);
+        }
     }
-    // Results go to DIR.partial and are renamed to DIR only when complete,
-    // so a crashed run never looks like a result.
-    let partial = PathBuf::from(format!("{}.partial", out.display()));
-    let _ = fs::remove_dir_all(&partial);
-    fs::create_dir_all(&partial).with_context(|| format!("creating {}", partial.display()))?;
+    m
+}
 
-    // the plan, read by bench/guest.sh (the repo is visible in the guest)
-    let plan_dir = repo().join("target/bench/.plan");
-    let _ = fs::remove_dir_all(&plan_dir);
-    fs::create_dir_all(&plan_dir)?;
-    let mut f = fs::File::create(plan_dir.join("scheds"))?;
-    for s in &plan.scheds {
-        writeln!(f, "{}", s.plan_line(&repo()))?;
-    }
-    let mut f = fs::File::create(plan_dir.join("workloads"))?;
+fn entries(plan: &GuestPlan) -> Vec<WorkloadEntry> {
+    plan.workloads
+        .iter()
+        .map(|w| WorkloadEntry {
+            workload: w.label.clone(),
+            primary: w.primary().to_string(),
+        })
+        .collect()
+}
+
+/// Cells of the plan with no result (failed, or ejected in a run).
+fn missing(plan: &GuestPlan, rep: &Report) -> Vec<String> {
+    let mut v = Vec::new();
     for w in &plan.workloads {
-        writeln!(f, "{}", w.plan_line())?;
+        for s in &plan.scheds {
+            let c = rep
+                .cells
+                .get(&(w.label.clone(), w.primary().to_string(), s.label.clone()));
+            if c.is_none_or(|c| c.n == 0 || c.ejected > 0) {
+                v.push(format!("{} under {}", w.label, s.label));
+            }
+        }
     }
-    let pg_scales: Vec<String> = {
-        let mut v: Vec<u32> = plan.workloads.iter().filter_map(|w| w.needs_pg).collect();
-        v.sort();
-        v.dedup();
-        v.iter().map(|x| x.to_string()).collect()
-    };
-    fs::write(
-        plan_dir.join("settings"),
-        settings_text(
-            plan.reps,
-            &pg_scales.join(" "),
-            &plan.arbor_flags,
-            &arbor_bin().to_string_lossy(),
-        ),
-    )?;
+    v
+}
 
-    let total = plan.reps as usize * plan.scheds.len() * plan.workloads.len();
+/// Runs the plan's guest side in the VM, or natively; every line goes to
+/// `on_line`. The exit code, or why it stopped.
+fn execute(
+    plan_path: &Path,
+    topo: Option<&vm::VmTopology>,
+    on_line: &mut dyn FnMut(&str),
+) -> Result<i32> {
+    let exe = std::env::current_exe().context("finding the arbor binary")?;
+    match topo {
+        Some(t) => {
+            let cmd = format!(
+                "{} bench guest {}",
+                vm::shell_quote(&exe.to_string_lossy()),
+                vm::shell_quote(&plan_path.to_string_lossy())
+            );
+            vm::run_with(t, None, &cmd, false, Some(VM_LIMIT), Some(on_line))
+        }
+        None => {
+            let mut child = Command::new(&exe)
+                .args(["bench", "guest"])
+                .arg(plan_path)
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .spawn()
+                .context("starting the bench runner")?;
+            let out = child.stdout.take().context("the runner's stdout")?;
+            for line in BufReader::new(out).lines() {
+                on_line(&line?);
+            }
+            let st = child.wait()?;
+            Ok(st.code().unwrap_or(128 + 9))
+        }
+    }
+}
+
+fn run(plan: &GuestPlan, meta: Meta, topo: Option<&vm::VmTopology>, a: &BenchArgs) -> Result<i32> {
+    let mut dir = RunDir::create(
+        a.out.as_deref(),
+        &repo().join("target/bench"),
+        &stamp(),
+        a.force,
+    )?;
+    let plan_path = dir.write_plan(plan, &meta)?;
+    let total = plan.runs();
     eprintln!(
-        "arbor bench: {} on {}: {} schedulers x {} workloads x {} reps = {} runs",
-        plan.title,
-        plan.topo,
+        "arbor bench: {} on {}: {} schedulers x {} workloads x {} reps = {} runs; results kept in {}",
+        meta.title,
+        meta.topology,
         plan.scheds.len(),
         plan.workloads.len(),
         plan.reps,
-        total
+        total,
+        dir.partial.display()
     );
     let mut rows: Vec<Row> = Vec::new();
-    let mut log = fs::File::create(partial.join("guest.log"))?;
+    let mut log = fs::File::create(dir.partial.join("guest.log"))?;
     let mut err: Option<anyhow::Error> = None;
     let mut done = 0usize;
-    let mut on_line = |line: &str| {
-        let _ = writeln!(log, "{line}");
-        if let Some(p) = line.strip_prefix("@P ") {
-            if p.starts_with("done ") {
-                done += 1;
+    let mut finished = false;
+    let res = {
+        let mut on_line = |line: &str| {
+            let _ = writeln!(log, "{line}");
+            if let Some(p) = line.strip_prefix("@P ") {
+                if p.starts_with("done ") {
+                    done += 1;
+                }
+                finished |= p == "finished";
+                eprintln!("[{done}/{total}] {p}");
+            } else if let Some(j) = line.strip_prefix("@R ") {
+                match serde_json::from_str::<Row>(j) {
+                    Ok(r) => {
+                        if let Err(e) = dir.append(&r) {
+                            err.get_or_insert(e);
+                        }
+                        rows.push(r);
+                    }
+                    Err(e) => {
+                        err.get_or_insert(anyhow::anyhow!(
+                            "a malformed result line from the guest: {line:?}: {e}"
+                        ));
+                    }
+                }
+            } else if line.starts_with("arbor: error:") {
+                // the guest side's own one-line error
+                eprintln!("{line}");
             }
-            eprintln!("[{done}/{total}] {p}");
-        } else {
-            match Row::parse(line) {
-                Ok(Some(r)) => rows.push(r),
-                Ok(None) => {}
-                Err(e) => err = Some(e),
-            }
-        }
+        };
+        execute(&plan_path, topo, &mut on_line)
     };
-    let guest = repo().join("bench/guest.sh");
-    let cmd = format!("bash {} {}", guest.display(), plan_dir.display());
-    let code = vm::run_with(&plan.topo, None, &cmd, false, None, Some(&mut on_line))?;
-    if let Some(e) = err {
+    let failure = match (&res, err) {
+        (_, Some(e)) => Some(e),
+        (Err(e), None) => Some(anyhow::anyhow!("{e:#}")),
+        (Ok(0), None) if finished => None,
+        (Ok(code), None) => Some(anyhow::anyhow!(
+            "the guest run failed (exit {code}); its log is {}",
+            dir.partial.join("guest.log").display()
+        )),
+    };
+    if let Some(e) = failure {
+        // keep what was measured: a report of the finished cells, in DIR.partial
+        let mut meta = meta;
+        meta.partial = true;
+        if !rows.is_empty() {
+            let _ = write_report(&dir.partial, plan, &rows, &meta, a.no_charts);
+        }
+        eprintln!(
+            "arbor bench: {} result rows kept in {} (`arbor bench render {}` rebuilds its report)",
+            rows.len(),
+            dir.partial.display(),
+            dir.partial.display()
+        );
         return Err(e);
     }
-    if code != 0 {
-        bail!(
-            "the guest run failed (exit {code}); its log is in {}/guest.log, no report written",
-            partial.display()
-        );
-    }
-    if rows.is_empty() {
-        bail!(
-            "the guest printed no results; see {}/guest.log",
-            partial.display()
-        );
-    }
-
-    let scheds: Vec<String> = plan.scheds.iter().map(|s| s.label.clone()).collect();
-    let wl: Vec<(String, String)> = plan
-        .workloads
-        .iter()
-        .map(|w| (w.label.clone(), w.primary.to_string()))
-        .collect();
-    let cmdline = std::env::args().collect::<Vec<_>>().join(" ");
-    let meta = serde_json::json!({
-        "title": plan.title, "command": cmdline, "commit": commit,
-        "topology": plan.topo.to_string(), "reps": plan.reps,
-        "published": plan.published.as_ref().map(|p| &p.0),
-        "scaling": plan.published.as_ref().map(|p| &p.1),
-        "arbor_bin": std::env::var_os("SCX_ARBOR_BIN").map(|b| b.to_string_lossy().to_string()),
-    });
-    let (rep, md) = write_report(&partial, &rows, &scheds, &wl, &meta, a.no_charts)?;
-    fs::rename(&partial, &out).with_context(|| format!("renaming to {}", out.display()))?;
+    let (rep, md) = write_report(&dir.partial, plan, &rows, &meta, a.no_charts)?;
+    let out = dir.finish()?;
     println!("{md}");
     eprintln!("arbor bench: report in {}", out.display());
-    // Every cell must hold a result; for --quick (make test) a missing one,
-    // or an ejection, fails the run.
-    let missing: Vec<String> = wl
-        .iter()
-        .flat_map(|(w, m)| scheds.iter().map(move |s| (w, m, s)))
-        .filter(|(w, m, s)| {
-            rep.cells
-                .get(&((*w).clone(), (*m).clone(), (*s).clone()))
-                .is_none_or(|c| c.n == 0 || c.ejected > 0)
-        })
-        .map(|(w, _, s)| format!("{w} under {s}"))
-        .collect();
+    // every cell must hold a result: a failed cell or an ejection fails the run
+    let missing = missing(plan, &rep);
     if !missing.is_empty() {
         eprintln!(
             "arbor bench: no result (failed or ejected) for: {}; the report holds the rest",
             missing.join("; ")
         );
-        // a failed cell or an ejection is a failed run, --quick or not
         return Ok(1);
     }
     Ok(0)
@@ -419,37 +541,39 @@ fn run(plan: &Plan, a: &BenchArgs) -> Result<i32> {
 /// into `dir`; returns the aggregate and the markdown.
 fn write_report(
     dir: &Path,
+    plan: &GuestPlan,
     rows: &[Row],
-    scheds: &[String],
-    wl: &[(String, String)],
-    meta: &serde_json::Value,
+    meta: &Meta,
     no_charts: bool,
 ) -> Result<(Report, String)> {
-    let rep = Report::build(rows, scheds, wl);
-    let text = |k: &str| {
-        meta.get(k)
-            .and_then(|v| v.as_str())
-            .unwrap_or("?")
-            .to_string()
-    };
-    let mut md = format!(
-        "# {}\n\n- command: `{}`\n- commit: `{}`\n- topology: {} (QEMU TCG, one boot), {} repetitions interleaved across schedulers\n",
-        text("title"),
-        text("command"),
-        text("commit"),
-        text("topology"),
-        meta.get("reps").and_then(|v| v.as_u64()).unwrap_or(0)
+    let scheds: Vec<String> = plan.scheds.iter().map(|s| s.label.clone()).collect();
+    let rep = Report::build(rows, &scheds, &entries(plan), &infos(plan, rows));
+    let mut md = format!("# {}\n\n", meta.title);
+    if meta.partial {
+        let _ = writeln!(
+            md,
+            "**PARTIAL: the run stopped before its plan was done; these are the {} rows it kept.**\n",
+            rows.len()
+        );
+    }
+    md += &format!(
+        "- command: `{}`\n- commit: `{}`\n- platform: {}\n- {} repetitions interleaved across schedulers\n",
+        meta.command, meta.commit, meta.platform, meta.reps
     );
-    if let Some(bin) = meta.get("arbor_bin").and_then(|v| v.as_str()) {
+    if let Some(bin) = &meta.arbor_bin {
         md += &format!("- scx_arbor binary: `{bin}` (SCX_ARBOR_BIN)\n");
     }
-    if let Some(p) = meta.get("published").and_then(|v| v.as_str()) {
+    if let Some(p) = &meta.published {
         md += &format!("- **the seed's published result:** {p}\n");
-        if let Some(s) = meta.get("scaling").and_then(|v| v.as_str()) {
+        if let Some(s) = &meta.scaling {
             md += &format!("- scaled to the VM: {s}\n");
         }
     }
-    md += "\n";
+    md += "- workloads run as:";
+    for w in &plan.workloads {
+        let _ = write!(md, " `{}` = `{}`;", w.label, w.command());
+    }
+    md += "\n\n";
     md += &rep.markdown();
     fs::write(dir.join("results.json"), rep.json(rows, meta)?)?;
     fs::write(dir.join("results.csv"), Report::csv(rows))?;
@@ -463,51 +587,62 @@ fn write_report(
     Ok((rep, md))
 }
 
-/// `arbor bench render DIR`: rebuild a finished run's report from its
-/// results.json (the raw rows), e.g. after the report's layout changed.
+/// `arbor bench render DIR`: rebuild a run's report: a finished run's from
+/// its plan and results.json rows, an interrupted one's (DIR.partial) from
+/// the rows it kept.
 fn render(dir: &Path, no_charts: bool) -> Result<i32> {
-    let path = dir.join("results.json");
-    let text = fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    let j: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
-    let strs = |v: &serde_json::Value, k: &str| v.get(k).and_then(|x| x.as_str()).map(String::from);
-    let scheds: Vec<String> = j["schedulers"]
-        .as_array()
-        .with_context(|| format!("{}: no \"schedulers\" list", path.display()))?
-        .iter()
-        .filter_map(|s| s.as_str().map(String::from))
-        .collect();
-    let wl: Vec<(String, String)> = j["workloads"]
-        .as_array()
-        .with_context(|| format!("{}: no \"workloads\" list", path.display()))?
-        .iter()
-        .filter_map(|w| Some((strs(w, "workload")?, strs(w, "primary")?)))
-        .collect();
-    let rows: Vec<Row> = j["raw"]
-        .as_array()
-        .with_context(|| format!("{}: no \"raw\" rows", path.display()))?
-        .iter()
-        .map(|r| {
-            Some(Row {
-                rep: r.get("rep")?.as_u64()? as u32,
-                sched: strs(r, "scheduler")?,
-                workload: strs(r, "workload")?,
-                metric: strs(r, "metric")?,
-                value: r.get("value")?.as_f64().unwrap_or(f64::NAN),
-            })
-        })
-        .collect::<Option<_>>()
-        .with_context(|| format!("{}: a malformed raw row", path.display()))?;
-    if scheds.is_empty() || wl.is_empty() || rows.is_empty() {
-        bail!("{}: no results to render", path.display());
+    let (plan, mut meta, rows) = if dir.join(store::ROWS).exists() && dir.join(store::PLAN).exists()
+    {
+        let (plan, meta, rows) = store::load(dir)?;
+        let partial =
+            !dir.join("report.md").exists() || dir.to_string_lossy().ends_with(".partial");
+        let mut meta = meta;
+        meta.partial |= partial && dir.to_string_lossy().ends_with(".partial");
+        (plan, meta, rows)
+    } else {
+        // a results.json alone (e.g. committed under docs/results)
+        let r = Results::read(&dir.join("results.json"))?;
+        return render_results(dir, &r, no_charts);
+    };
+    if rows.is_empty() {
+        bail!("{}: no results to render", dir.display());
     }
-    let (_, md) = write_report(dir, &rows, &scheds, &wl, &j["meta"], no_charts)?;
+    meta.partial |= dir.to_string_lossy().ends_with(".partial");
+    let (_, md) = write_report(dir, &plan, &rows, &meta, no_charts)?;
+    println!("{md}");
+    Ok(0)
+}
+
+/// Re-renders from results.json alone (no plan): its own metric infos.
+fn render_results(dir: &Path, r: &Results, no_charts: bool) -> Result<i32> {
+    if r.schedulers.is_empty() || r.workloads.is_empty() || r.raw.is_empty() {
+        bail!(
+            "{}: no results to render",
+            dir.join("results.json").display()
+        );
+    }
+    let rep = Report::build(&r.raw, &r.schedulers, &r.workloads, &r.metrics);
+    let mut md = format!("# {}\n\n", r.meta.title);
+    md += &format!(
+        "- command: `{}`\n- commit: `{}`\n- platform: {}\n\n",
+        r.meta.command, r.meta.commit, r.meta.platform
+    );
+    md += &rep.markdown();
+    fs::write(dir.join("results.json"), rep.json(&r.raw, &r.meta)?)?;
+    fs::write(dir.join("results.csv"), Report::csv(&r.raw))?;
+    if !no_charts {
+        if let Err(e) = charts(dir) {
+            eprintln!("arbor bench: warning: no charts: {e:#}");
+        }
+    }
+    fs::write(dir.join("report.md"), &md)?;
     println!("{md}");
     Ok(0)
 }
 
 /// One PNG per workload (primary metric, schedulers side by side, stdev
-/// error bars), drawn by bench/plot.py with matplotlib.
+/// error bars, its direction from results.json's metric info), drawn by
+/// bench/plot.py with matplotlib.
 pub(crate) fn charts(dir: &Path) -> Result<usize> {
     let out = Command::new("/usr/bin/python3")
         .arg(repo().join("bench/plot.py"))
@@ -525,48 +660,6 @@ pub(crate) fn charts(dir: &Path) -> Result<usize> {
 mod tests {
     use super::*;
 
-    /// The settings file is sourced by the guest as root: a value with
-    /// quotes and a command substitution must come back as the same bytes
-    /// and run nothing.
-    #[test]
-    fn settings_values_are_quoted_for_the_shell() {
-        let dir = std::env::temp_dir().join(format!("arbor-settings-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        let marker = dir.join("x");
-        let evil_bin = format!("/opt/a b/'$(touch {})'/scx_arbor", marker.display());
-        let evil_extra = format!("-f STEAL `touch {}` $HOME \\ \"", marker.display());
-        let text = settings_text(3, "2 4", &evil_extra, &evil_bin);
-        fs::write(dir.join("settings"), &text).unwrap();
-        let out = std::process::Command::new("bash")
-            .arg("-c")
-            .arg(r#". "$1/settings" && printf '%s\0' "$REPS" "$PG_SCALES" "$ARBOR_EXTRA" "$ARBOR_BIN""#)
-            .arg("bash")
-            .arg(&dir)
-            .current_dir(&dir)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(
-            !marker.exists(),
-            "sourcing the settings ran a command:\n{text}"
-        );
-        let vals: Vec<String> = String::from_utf8(out.stdout)
-            .unwrap()
-            .split('\0')
-            .map(str::to_string)
-            .collect();
-        assert_eq!(
-            &vals[..4],
-            &["3", "2 4", evil_extra.as_str(), evil_bin.as_str()]
-        );
-        fs::remove_dir_all(&dir).unwrap();
-    }
-
     /// The names bench checks `arbor:...:FEAT` against are the scheduler's
     /// own, so `arbor:stock:FEATURE` (the header word of --list-features)
     /// is refused on the host, not in the guest.
@@ -575,5 +668,11 @@ mod tests {
         assert!(spec::SchedSpec::parse("arbor:stock:WA_IDLE,STEAL").is_ok());
         let e = spec::SchedSpec::parse("arbor:stock:FEATURE");
         assert!(e.is_err());
+    }
+
+    #[test]
+    fn the_platform_line_says_what_a_vm_can_prove() {
+        assert!(platform(false, "1s2c2t").contains("no parallelism"));
+        assert!(platform(true, "").starts_with("this host, natively"));
     }
 }

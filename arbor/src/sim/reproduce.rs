@@ -614,7 +614,7 @@ pub fn main(a: &ReproArgs) -> Result<i32> {
         for (wi, line) in &lines {
             let base_pub = line.published.first().copied().flatten();
             let base_sim = values(&done, pi, 0, *wi, t.metric);
-            let (bm, bsd) = crate::bench::report::mean_sd(&base_sim);
+            let (bm, bsd) = crate::ci::mean_sd(&base_sim);
             let mut r = format!("| {} |", line.param);
             for (ci, _) in t.columns.iter().enumerate() {
                 match (line.published.get(ci).copied().flatten(), base_pub) {
@@ -635,7 +635,7 @@ pub fn main(a: &ReproArgs) -> Result<i32> {
             let _ = write!(r, " {} ± {} |", fmt_num(bm), fmt_num(bsd));
             for (ci, c) in t.columns.iter().enumerate().skip(1) {
                 let v = values(&done, pi, ci, *wi, t.metric);
-                let (m, sd) = crate::bench::report::mean_sd(&v);
+                let (m, sd) = crate::ci::mean_sd(&v);
                 let Some((chg, lo, hi)) = change_ci(&base_sim, &v) else {
                     let _ = write!(r, " {} ± {} |", fmt_num(m), fmt_num(sd));
                     continue;

@@ -275,6 +275,8 @@ fn bench_args(topology: &str, reps: u32, out: &Path) -> Vec<String> {
         "-r".to_string(),
         reps.to_string(),
         "--no-charts".into(),
+        // validate's own directory: a rerun replaces it
+        "--force".into(),
         "-o".into(),
         out.display().to_string(),
     ]);
@@ -530,7 +532,7 @@ mod tests {
             }
         }
         for w in WORKLOADS {
-            crate::bench::spec::Workload::parse(w, 8).unwrap();
+            crate::bench::workload::Workload::parse(w, 8).unwrap();
             arbor_sim::workload::spec::parse(w, 8, 1).unwrap();
         }
     }

@@ -1,4 +1,4 @@
-//! `wakeprobe`: this project's schbench-style probe (bench/probe/wakeprobe.c),
+//! `wakeprobe`: this project's schbench-style probe (guest/wakeprobe.c),
 //! modelled from its source.
 //!
 //! - `m` message threads each own `w` workers (bench default w = nr_cpus/2);
