@@ -99,6 +99,10 @@ fn real_main() -> Result<i32> {
                     .collect::<Vec<_>>()
                     .join(" ")
             };
+            // ARBOR_BIN=... arbor vm -- tests/vm/X.sh: the guest sees it too
+            let cmdline = vm::with_forwarded_env(&cmdline, |k| {
+                std::env::var_os(k).map(|v| v.to_string_lossy().to_string())
+            });
             let timeout = std::time::Duration::from_secs_f64(
                 timeout.unwrap_or(vm::DEFAULT_TIMEOUT_SECS as f64),
             );

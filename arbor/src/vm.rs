@@ -252,6 +252,24 @@ fn parse_mem(v: &str) -> Result<u32> {
 /// Where scripts/install-deps.sh records the guest kernel it unpacked.
 const KERNEL_STAMP: &str = "/var/lib/scx-arbor/kernel-version";
 
+/// The host variables `arbor vm` hands to the guest's command: which
+/// scx_arbor build the VM tests and scripts load (tests/vm/lib.sh reads
+/// ARBOR_BIN; bench reads SCX_ARBOR_BIN). The guest does not inherit the
+/// host's environment.
+pub const FORWARDED_ENV: &[&str] = &["ARBOR_BIN", "SCX_ARBOR_BIN"];
+
+/// `cmd` with `export NAME=value;` in front for each forwarded variable
+/// set on the host (`get` reads one; values quoted for the guest's shell).
+pub fn with_forwarded_env(cmd: &str, get: impl Fn(&str) -> Option<String>) -> String {
+    let mut out = String::new();
+    for k in FORWARDED_ENV {
+        if let Some(v) = get(k) {
+            out += &format!("export {k}={}; ", shell_quote(&v));
+        }
+    }
+    out + cmd
+}
+
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -550,6 +568,16 @@ fn supervise(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn forwarded_variables_are_exported_quoted() {
+        let get = |k: &str| (k == "ARBOR_BIN").then(|| "/a b/scx_arbor".to_string());
+        assert_eq!(
+            with_forwarded_env("tests/vm/suite.sh", get),
+            "export ARBOR_BIN='/a b/scx_arbor'; tests/vm/suite.sh"
+        );
+        assert_eq!(with_forwarded_env("true", |_| None), "true");
+    }
 
     #[test]
     fn presets_parse_and_validate() {

@@ -160,3 +160,30 @@ fn the_default_timeout_is_stated_in_help() {
         "{help}"
     );
 }
+
+/// ARBOR_BIN=... arbor vm -- CMD: the guest's command sees the variable (a
+/// fake runner prints the --exec line it was given).
+#[test]
+fn arbor_bin_reaches_the_guest_command() {
+    let dir = tempdir("env");
+    let p = dir.join("echo-vng");
+    std::fs::write(
+        &p,
+        "#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = --exec ] && printf '%s\\n' \"$2\"; shift; done\n",
+    )
+    .unwrap();
+    Command::new("chmod").arg("+x").arg(&p).status().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .env("ARBOR_VM_RUNNER", &p)
+        .env("ARBOR_BIN", "/x y/scx_arbor")
+        .env_remove("SCX_ARBOR_BIN")
+        .args(["vm", "--topology", "1s2c2t", "--", "tests/vm/suite.sh"])
+        .output()
+        .unwrap();
+    let o = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        o.contains("export ARBOR_BIN='/x y/scx_arbor'; tests/vm/suite.sh"),
+        "{o}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
