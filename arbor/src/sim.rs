@@ -572,11 +572,21 @@ pub fn main(a: SimArgs) -> Result<i32> {
     Ok(0)
 }
 
+/// This very binary, for its job processes: /proc/self/exe runs the image
+/// we were started from even after `cargo build` replaced the file (its
+/// path then reads "arbor (deleted)", and spawning that failed mid-run).
+pub fn self_exe() -> Result<PathBuf> {
+    let proc = Path::new("/proc/self/exe");
+    if proc.exists() {
+        return Ok(proc.to_path_buf());
+    }
+    std::env::current_exe().context("finding the arbor binary")
+}
+
 /// Runs job `i` of this same command in a child process (`--job i`),
 /// passing its progress lines to `progress`; returns what it printed.
 fn spawn_job(i: usize, mut progress: impl FnMut(u64)) -> Result<JobOut> {
-    let exe = std::env::current_exe().context("finding the arbor binary")?;
-    let mut child = Command::new(exe)
+    let mut child = Command::new(self_exe()?)
         .args(std::env::args_os().skip(1))
         .arg("--job")
         .arg(i.to_string())

@@ -321,8 +321,7 @@ pub fn main(a: &ValidateArgs) -> Result<i32> {
             "arbor sim validate: the VM side first: arbor {}",
             bench_args(&a.topology, a.reps, &vm_dir).join(" ")
         );
-        let exe = std::env::current_exe().context("finding the arbor binary")?;
-        let st = Command::new(exe)
+        let st = Command::new(super::self_exe()?)
             .args(bench_args(&a.topology, a.reps, &vm_dir))
             .status()
             .context("starting arbor bench")?;
