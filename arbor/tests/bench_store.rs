@@ -187,3 +187,42 @@ extern "C" {
     #[link_name = "geteuid"]
     fn libc_geteuid() -> u32;
 }
+
+/// The guest side refuses in one line, before touching anything, where it
+/// cannot run: not root, or no sched_ext for a plan that loads one.
+#[test]
+fn the_guest_side_refuses_in_one_line_where_it_cannot_run() {
+    if Path::new("/sys/kernel/sched_ext").exists() && unsafe { libc_geteuid() } == 0 {
+        panic!("this test host runs sched_ext as root: run this test as a user");
+    }
+    let dir = tempdir("guest");
+    let plan = dir.join("plan.json");
+    std::fs::write(
+        &plan,
+        r#"{"reps":1,"scheds":[{"label":"arbor","run":{"type":"scx","bin":"/bin/true","args":[],"ops":"arbor"}}],
+            "workloads":[{"label":"idle","kind":{"type":"idle","time":1}}],"wakeprobe":"/nonexistent"}"#,
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .args(["bench", "guest"])
+        .arg(&plan)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(
+        e.contains("must run as root") || e.contains("has no sched_ext"),
+        "{e}"
+    );
+    // a malformed plan says so
+    std::fs::write(&plan, "{\"reps\": 1").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .args(["bench", "guest"])
+        .arg(&plan)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("is not a bench plan"), "{}", text(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
