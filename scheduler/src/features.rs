@@ -343,7 +343,10 @@ mod tests {
     fn names_are_enum_arbor_feature() {
         let members = crate::stats::c_enum(include_str!("bpf/intf.h"), "arbor_feature");
         let (last, nr) = members.last().unwrap();
-        assert_eq!((last.as_str(), *nr as usize), ("NR_FEATURES", FEATURES.len()));
+        assert_eq!(
+            (last.as_str(), *nr as usize),
+            ("NR_FEATURES", FEATURES.len())
+        );
         assert_eq!(members.len(), FEATURES.len() + 1);
         for (m, val) in &members[..FEATURES.len()] {
             let name = m.strip_prefix("FEAT_").expect("FEAT_ prefix");

@@ -533,7 +533,10 @@ mod tests {
         assert_eq!(members.len(), NAMES.len() + 1);
         for (i, (m, val)) in members[..NAMES.len()].iter().enumerate() {
             assert_eq!(*val as usize, i, "{m}");
-            let want = m.strip_prefix("STAT_").expect("STAT_ prefix").to_lowercase();
+            let want = m
+                .strip_prefix("STAT_")
+                .expect("STAT_ prefix")
+                .to_lowercase();
             assert_eq!(NAMES[i], want, "NAMES[{i}] against {m}");
         }
     }

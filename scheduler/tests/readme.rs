@@ -52,7 +52,10 @@ fn names_in(cell: &str) -> Vec<String> {
             assert_eq!(ticked.len(), 2, "a range is `a_0` … `a_N`: {part}");
             let split = |n: &str| {
                 let k = n.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-                (n[..k].to_string(), n[k..].parse::<u32>().expect("a range ends in a number"))
+                (
+                    n[..k].to_string(),
+                    n[k..].parse::<u32>().expect("a range ends in a number"),
+                )
             };
             let ((p, a), (q, b)) = (split(ticked[0]), split(ticked[1]));
             assert_eq!(p, q, "range {part}");
@@ -157,45 +160,79 @@ fn counter_table_errors(text: &str) -> Vec<String> {
 fn readme_feature_tables_match_the_code() {
     assert!(!tables(README, "feature").is_empty(), "no feature table");
     let errs = feature_table_errors(README);
-    assert!(errs.is_empty(), "README.md is out of date:\n{}", errs.join("\n"));
+    assert!(
+        errs.is_empty(),
+        "README.md is out of date:\n{}",
+        errs.join("\n")
+    );
 }
 
 #[test]
 fn readme_counter_table_matches_the_code() {
     assert!(!tables(README, "counter").is_empty(), "no counter table");
     let errs = counter_table_errors(README);
-    assert!(errs.is_empty(), "README.md is out of date:\n{}", errs.join("\n"));
+    assert!(
+        errs.is_empty(),
+        "README.md is out of date:\n{}",
+        errs.join("\n")
+    );
 }
 
 /// The checks catch each kind of drift, on crafted tables.
 #[test]
 fn crafted_drift_is_caught() {
     let good_features: String = {
-        let mut t = String::from("| feature | stock | seeds | default | rule |\n|---|---|---|---|---|\n");
+        let mut t =
+            String::from("| feature | stock | seeds | default | rule |\n|---|---|---|---|---|\n");
         for f in FEATURES {
-            let on = |p| if profile_mask(p).unwrap() & (1 << f.bit) != 0 { "on" } else { "off" };
-            t += &format!("| `{}` | {} | {} | {} | x |\n", f.name, on("stock"), on("seeds"), on("default"));
+            let on = |p| {
+                if profile_mask(p).unwrap() & (1 << f.bit) != 0 {
+                    "on"
+                } else {
+                    "off"
+                }
+            };
+            t += &format!(
+                "| `{}` | {} | {} | {} | x |\n",
+                f.name,
+                on("stock"),
+                on("seeds"),
+                on("default")
+            );
         }
         t
     };
     assert_eq!(feature_table_errors(&good_features), Vec::<String>::new());
     // STEAL said on in default
-    let bad = good_features.replace("| `STEAL` | off | on | off |", "| `STEAL` | off | on | on |");
+    let bad = good_features.replace(
+        "| `STEAL` | off | on | off |",
+        "| `STEAL` | off | on | on |",
+    );
     assert_ne!(bad, good_features);
     assert!(feature_table_errors(&bad)[0].contains("STEAL in profile default"));
     // a row missing, and one the code lacks
     let bad = good_features.replace("`WA_WAKER`", "`WA_WAKER_OLD`");
     let e = feature_table_errors(&bad).join("\n");
-    assert!(e.contains("WA_WAKER is not") && e.contains("lacks: WA_WAKER_OLD"), "{e}");
+    assert!(
+        e.contains("WA_WAKER is not") && e.contains("lacks: WA_WAKER_OLD"),
+        "{e}"
+    );
 
     let mut good_counters = String::from("| counter | meaning |\n|---|---|\n");
-    good_counters += "| `wlat_direct_0` … `wlat_direct_15`, `wlat_queued_0` … `wlat_queued_15` | h |\n";
+    good_counters +=
+        "| `wlat_direct_0` … `wlat_direct_15`, `wlat_queued_0` … `wlat_queued_15` | h |\n";
     for n in NAMES.iter().filter(|n| !n.starts_with("wlat_")) {
         good_counters += &format!("| `{n}` | m |\n");
     }
     assert_eq!(counter_table_errors(&good_counters), Vec::<String>::new());
     let bad = good_counters.replace("`wlat_queued_15`", "`wlat_queued_14`");
-    assert_eq!(counter_table_errors(&bad), vec!["counter wlat_queued_15 is not in the README's table"]);
+    assert_eq!(
+        counter_table_errors(&bad),
+        vec!["counter wlat_queued_15 is not in the README's table"]
+    );
     let bad = good_counters.replace("| `steal` |", "| `steal`, `steals_ok` |");
-    assert_eq!(counter_table_errors(&bad), vec!["the README names a counter the code lacks: steals_ok"]);
+    assert_eq!(
+        counter_table_errors(&bad),
+        vec!["the README names a counter the code lacks: steals_ok"]
+    );
 }
