@@ -284,6 +284,44 @@ pub fn list() -> String {
     out
 }
 
+/// The feature table as one JSON object, for scripts (`--list-features
+/// --json`): each feature in bit order with its bit, its setting in every
+/// profile, its source and meaning; then the profiles and what `default`
+/// leaves out of `seeds`, and why.
+pub fn list_json() -> serde_json::Value {
+    let masks: Vec<(&str, u32)> = PROFILES
+        .iter()
+        .map(|p| (*p, profile_mask(p).unwrap_or(0)))
+        .collect();
+    let mut feats: Vec<&Feature> = FEATURES.iter().collect();
+    feats.sort_by_key(|f| f.bit);
+    let features: Vec<serde_json::Value> = feats
+        .iter()
+        .map(|f| {
+            let profiles: serde_json::Map<String, serde_json::Value> = masks
+                .iter()
+                .map(|(p, m)| (p.to_string(), (m & (1 << f.bit) != 0).into()))
+                .collect();
+            serde_json::json!({
+                "name": f.name,
+                "bit": f.bit,
+                "profiles": profiles,
+                "seed": f.seed,
+                "meaning": f.help,
+            })
+        })
+        .collect();
+    let not_in_default: Vec<serde_json::Value> = NOT_IN_DEFAULT
+        .iter()
+        .map(|(name, why)| serde_json::json!({ "name": name, "why": why }))
+        .collect();
+    serde_json::json!({
+        "features": features,
+        "profiles": PROFILES,
+        "not_in_default": not_in_default,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -296,6 +334,28 @@ mod tests {
             seen |= 1 << f.bit;
         }
         assert_eq!(FEATURES.len() as u32, bpf_intf::arbor_feature_NR_FEATURES);
+    }
+
+    /// Issue 13, item 6: each feature's name is its `enum arbor_feature`
+    /// member in intf.h without FEAT_, at the member's value, and the
+    /// header names no feature this table lacks.
+    #[test]
+    fn names_are_enum_arbor_feature() {
+        let members = crate::stats::c_enum(include_str!("bpf/intf.h"), "arbor_feature");
+        let (last, nr) = members.last().unwrap();
+        assert_eq!(
+            (last.as_str(), *nr as usize),
+            ("NR_FEATURES", FEATURES.len())
+        );
+        assert_eq!(members.len(), FEATURES.len() + 1);
+        for (m, val) in &members[..FEATURES.len()] {
+            let name = m.strip_prefix("FEAT_").expect("FEAT_ prefix");
+            let f = FEATURES
+                .iter()
+                .find(|f| f.name == name)
+                .unwrap_or_else(|| panic!("{m} has no entry in FEATURES"));
+            assert_eq!(f.bit as i64, *val, "{name}");
+        }
     }
 
     #[test]

@@ -40,8 +40,17 @@ struct Opts {
     features: Vec<String>,
 
     /// Print every feature with its default and meaning, then exit.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "list_counters")]
     list_features: bool,
+
+    /// Print every counter with its index, kind and meaning, then exit.
+    #[arg(long)]
+    list_counters: bool,
+
+    /// With --list-features or --list-counters: print the table as JSON
+    /// (for scripts; the names and order are the BPF side's).
+    #[arg(long)]
+    json: bool,
 
     /// Switch features of the running scx_arbor, like writing to the
     /// kernel's sched/features: e.g. NO_STEAL,WA_THROTTLE; prints the result.
@@ -452,9 +461,21 @@ fn main() {
 fn real_main() -> Result<()> {
     let opts: Opts = scx_arbor::cli::parse_args("scx_arbor");
 
-    if opts.list_features {
-        print!("{}", features::list());
+    if opts.list_features || opts.list_counters {
+        let (text, json) = if opts.list_features {
+            (features::list(), features::list_json())
+        } else {
+            (stats::list(), stats::list_json())
+        };
+        if opts.json {
+            println!("{}", serde_json::to_string_pretty(&json)?);
+        } else {
+            print!("{text}");
+        }
         return Ok(());
+    }
+    if opts.json {
+        bail!("--json goes with --list-features or --list-counters");
     }
     if opts.show_features || opts.set_features.is_some() {
         if let Some(spec) = &opts.set_features {

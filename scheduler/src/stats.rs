@@ -90,6 +90,64 @@ pub const NAMES: &[&str] = &[
     "lb_active",
 ];
 
+/// What a counter holds: `count` (events), `ns-sum` (nanoseconds summed
+/// over the events or CPUs it names), or `hist-bucket` (events that fell in
+/// one bucket of a histogram). Read from the name: `_ns` ends every
+/// time sum, `wlat_` starts every histogram bucket.
+pub fn kind(name: &str) -> &'static str {
+    if name.ends_with("_ns") {
+        "ns-sum"
+    } else if name.starts_with("wlat_") {
+        "hist-bucket"
+    } else {
+        "count"
+    }
+}
+
+/// Each counter's one-line description (its `Metrics` field's `desc`).
+pub fn descriptions() -> BTreeMap<String, String> {
+    Metrics::meta()
+        .fields
+        .into_iter()
+        .filter_map(|(name, f)| f.attrs.desc.map(|d| (name, d)))
+        .collect()
+}
+
+/// `--list-counters`: one line per counter, in `enum arbor_stat` order.
+pub fn list() -> String {
+    let desc = descriptions();
+    let mut out = String::from("INDEX COUNTER                  KIND        DESCRIPTION\n");
+    for (i, n) in NAMES.iter().enumerate() {
+        out += &format!(
+            "{:<5} {:<24} {:<11} {}\n",
+            i,
+            n,
+            kind(n),
+            desc.get(*n).map(String::as_str).unwrap_or("")
+        );
+    }
+    out
+}
+
+/// `--list-counters --json`: `{"counters": [{name, index, kind,
+/// description}, ...]}`, in `enum arbor_stat` order (index = the enum's value).
+pub fn list_json() -> serde_json::Value {
+    let desc = descriptions();
+    let counters: Vec<serde_json::Value> = NAMES
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            serde_json::json!({
+                "name": n,
+                "index": i,
+                "kind": kind(n),
+                "description": desc.get(*n),
+            })
+        })
+        .collect();
+    serde_json::json!({ "counters": counters })
+}
+
 #[stat_doc]
 #[derive(Clone, Debug, Default, Serialize, Deserialize, Stats, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -161,11 +219,11 @@ pub struct Metrics {
     pub newidle_skips: u64,
     #[stat(desc = "Wake-ups run from an idle CPU's local queue (select_cpu's direct insert)")]
     pub wake_direct: u64,
-    #[stat(desc = "Their runnable -> running delays, summed (ns)")]
+    #[stat(desc = "wake_direct's runnable -> running delays, summed (ns)")]
     pub wake_direct_ns: u64,
     #[stat(desc = "Wake-ups run after being enqueued on a CPU's queue")]
     pub wake_queued: u64,
-    #[stat(desc = "Their runnable -> running delays, summed (ns)")]
+    #[stat(desc = "wake_queued's runnable -> running delays, summed (ns)")]
     pub wake_queued_ns: u64,
     #[stat(desc = "Wake-up latency of direct wakees: < 1 us")]
     pub wlat_direct_0: u64,
@@ -419,10 +477,80 @@ pub fn monitor(intv: Duration, shutdown: Arc<AtomicBool>) -> Result<()> {
     )
 }
 
+/// The members of `enum NAME { ... }` in a C header, with their values (an
+/// explicit `= N`, else one more than the previous member), as the compiler
+/// numbers them. For the tests that hold the Rust tables to intf.h.
+#[cfg(test)]
+pub(crate) fn c_enum(header: &str, name: &str) -> Vec<(String, i64)> {
+    // drop comments first: they may hold commas and braces
+    let mut src = String::new();
+    let mut rest = header;
+    while let Some(i) = rest.find("/*") {
+        src += &rest[..i];
+        rest = &rest[i + 2..];
+        rest = &rest[rest.find("*/").map_or(rest.len(), |j| j + 2)..];
+    }
+    src += rest;
+    let src: String = src
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let start = src
+        .find(&format!("enum {name} {{"))
+        .unwrap_or_else(|| panic!("enum {name} not in the header"));
+    let body = &src[start..];
+    let body = &body[body.find('{').unwrap() + 1..body.find('}').unwrap()];
+    let mut next = 0i64;
+    body.split(',')
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .map(|m| {
+            let (id, val) = match m.split_once('=') {
+                Some((id, v)) => (id.trim(), v.trim().parse().expect("a number")),
+                None => (m, next),
+            };
+            next = val + 1;
+            (id.to_string(), val)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::bpf_intf;
+
+    /// Issue 13, item 6: every name, in order, is the lower-case form of
+    /// its `enum arbor_stat` member in intf.h (read from the header itself,
+    /// so a counter added to one side only, or out of order, fails here).
+    #[test]
+    fn names_are_enum_arbor_stat_in_order() {
+        let members = c_enum(include_str!("bpf/intf.h"), "arbor_stat");
+        let (last, nr) = members.last().unwrap();
+        assert_eq!(last, "ARBOR_NR_STATS");
+        assert_eq!(*nr as usize, NAMES.len());
+        assert_eq!(members.len(), NAMES.len() + 1);
+        for (i, (m, val)) in members[..NAMES.len()].iter().enumerate() {
+            assert_eq!(*val as usize, i, "{m}");
+            let want = m
+                .strip_prefix("STAT_")
+                .expect("STAT_ prefix")
+                .to_lowercase();
+            assert_eq!(NAMES[i], want, "NAMES[{i}] against {m}");
+        }
+    }
+
+    #[test]
+    fn c_enum_parses_values_and_skips_comments() {
+        let h = "enum x { A = 3, /* B, */ C, // D,\n E = 10, F };\nenum y { G };";
+        let got = c_enum(h, "x");
+        let want: Vec<(String, i64)> = [("A", 3), ("C", 4), ("E", 10), ("F", 11)]
+            .iter()
+            .map(|(n, v)| (n.to_string(), *v))
+            .collect();
+        assert_eq!(got, want);
+    }
 
     #[test]
     fn names_match_the_bpf_enum() {

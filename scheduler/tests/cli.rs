@@ -149,3 +149,82 @@ fn stats_json_directory_is_checked_at_start() {
         "{err}"
     );
 }
+
+/// Issue 13, item 5: `--list-features --json` is the feature table of
+/// features.rs, in bit order, with each profile's setting.
+#[test]
+fn list_features_json_is_the_rust_table() {
+    use scx_arbor::features::{profile_mask, FEATURES, PROFILES};
+    let (rc, out, err) = arbor(&["--list-features", "--json"]);
+    assert_eq!(rc, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("--list-features --json");
+    let got = v["features"].as_array().expect("features: an array");
+    assert_eq!(got.len(), FEATURES.len());
+    let mut want: Vec<_> = FEATURES.iter().collect();
+    want.sort_by_key(|f| f.bit);
+    for (g, f) in got.iter().zip(want) {
+        assert_eq!(g["name"], f.name);
+        assert_eq!(g["bit"], f.bit);
+        assert_eq!(g["meaning"], f.help);
+        assert_eq!(g["seed"].as_str(), f.seed, "{}", f.name);
+        for p in PROFILES {
+            let on = profile_mask(p).unwrap() & (1 << f.bit) != 0;
+            assert_eq!(g["profiles"][*p], on, "{} in {p}", f.name);
+        }
+    }
+    let profiles: Vec<&str> = v["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert_eq!(profiles, PROFILES);
+    assert_eq!(v["not_in_default"][0]["name"], "STEAL");
+}
+
+/// Issue 13, item 5: `--list-counters --json` is stats.rs's NAMES, in
+/// `enum arbor_stat` order, each with its index, kind and description.
+#[test]
+fn list_counters_json_is_the_rust_table() {
+    use scx_arbor::stats::NAMES;
+    let (rc, out, err) = arbor(&["--list-counters", "--json"]);
+    assert_eq!(rc, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("--list-counters --json");
+    let got = v["counters"].as_array().expect("counters: an array");
+    let names: Vec<&str> = got.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, NAMES);
+    for (i, c) in got.iter().enumerate() {
+        assert_eq!(c["index"], i);
+        let kind = c["kind"].as_str().unwrap();
+        let want = if NAMES[i].ends_with("_ns") {
+            "ns-sum"
+        } else if NAMES[i].starts_with("wlat_") {
+            "hist-bucket"
+        } else {
+            "count"
+        };
+        assert_eq!(kind, want, "{}", NAMES[i]);
+        assert!(
+            c["description"].as_str().is_some_and(|d| !d.is_empty()),
+            "{} has no description",
+            NAMES[i]
+        );
+    }
+    // the text form lists the same names, one per line, in order
+    let (rc, text, _) = arbor(&["--list-counters"]);
+    assert_eq!(rc, 0);
+    let listed: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().nth(1).unwrap_or(""))
+        .collect();
+    assert_eq!(listed, NAMES);
+}
+
+#[test]
+fn json_alone_is_a_one_line_error() {
+    let (rc, _, err) = arbor(&["--json"]);
+    assert_ne!(rc, 0);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("--list-features"), "{err}");
+}

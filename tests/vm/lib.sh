@@ -95,6 +95,15 @@ json_get() {
 	sed -n "s/^ *\"$2\": *\([0-9]*\).*/\1/p" "$1"
 }
 
+# list_names features|counters: the names scx_arbor declares, one per line,
+# from `--list-features --json` / `--list-counters --json` (bit / enum order),
+# never scraped from the text tables.
+list_names() {
+	"$ARBOR_BIN" --list-$1 --json | python3 -c '
+import json, sys
+print("\n".join(x["name"] for x in json.load(sys.stdin)[sys.argv[1]]))' "$1"
+}
+
 # counters_now FILE: the running scx_arbor's cumulative counters, written to
 # FILE (its --stats-json path) on SIGUSR1. Returns non-zero if none came.
 counters_now() {

@@ -29,6 +29,15 @@ sysfs_topology() {
 echo "== guest: $(uname -r), $NCPU CPUs; scx_arbor: $ARBOR_BIN"
 check "kernel has sched_ext and it is idle" test "$(sched_state)" = disabled
 
+# ---- 0. the names scx_arbor declares (JSON, as scripts read them) ----
+FEATURES=$(list_names features)
+COUNTERS=$(list_names counters)
+nf=$(echo $FEATURES | wc -w); nc=$(echo $COUNTERS | wc -w)
+check "--list-features --json names $nf features, WA_IDLE first" \
+	test "$nf" -gt 10 -a "$(echo $FEATURES | cut -d' ' -f1)" = WA_IDLE
+check "--list-counters --json names $nc counters, wakeups first" \
+	test "$nc" -gt 15 -a "$(echo $COUNTERS | cut -d' ' -f1)" = wakeups
+
 # ---- 1. load, report topology, survive stress-ng + hackbench, unload on SIGINT ----
 J=$ARBOR_TMP/suite.json
 rm -f $J
@@ -54,12 +63,10 @@ if start_sched -v --stats 5 --stats-json $J; then
 	check "unload reason is user space, not an ejection" grep -q 'unregistered from user space' "$SLOG"
 	check "--stats-json written at exit" test -s $J
 	missing=""
-	for k in wakeups wake_wide affine_attempts affine_moves found_idle_core found_idle_cpu \
-		nofound_idle newidle_pulls newidle_fails migrations_same_llc migrations_cross_llc \
-		migrations_cross_node idle_while_queued_ns busy_ns idle_ns; do
+	for k in $COUNTERS; do
 		grep -q "\"$k\":" $J 2>/dev/null || missing="$missing $k"
 	done
-	check "--stats-json holds every counter${missing:+ (missing:$missing)}" test -z "$missing"
+	check "--stats-json holds every counter of --list-counters --json${missing:+ (missing:$missing)}" test -z "$missing"
 	w=$(json_get $J wakeups); b=$(json_get $J busy_ns); i=$(json_get $J idle_ns); p=$(json_get $J newidle_pulls)
 	check "counters moved: wakeups=$w busy_ns=$b idle_ns=$i newidle_pulls=$p all > 0" \
 		test "${w:-0}" -gt 0 -a "${b:-0}" -gt 0 -a "${i:-0}" -gt 0 -a "${p:-0}" -gt 0
@@ -68,7 +75,7 @@ else
 fi
 
 # ---- 2. every feature switched off still runs the same load ----
-for f in $("$ARBOR_BIN" --list-features | awk 'NR > 1 && $1 ~ /^[A-Z_]+$/ { print $1 }'); do
+for f in $FEATURES; do
 	J=$ARBOR_TMP/no-$f.json
 	if start_sched -f "NO_$f" --stats-json $J; then
 		hackbench -g 2 -l 30 >/dev/null 2>&1
