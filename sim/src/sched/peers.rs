@@ -8,7 +8,8 @@
 //! |-----------|------------------|------|----------------------|
 //! | `bpfland` | scx_bpfland 1.1.4 | yes | bpf_cpumask kfuncs and kptrs, scx_bpf_select_cpu_and (scx_select_cpu_dfl on the modelled idle masks), per-node idle masks, scx_bpf_dsq_peek, scx_bpf_task_running, per-CPU lookups by CPU, sd_llc_id |
 //!
-//! Not yet: cosmos, lavd, p2dq, rusty (see docs/results/2026-11-23-sim-peers).
+//! Not yet (`not_yet` says why): cosmos (lib/pmu.bpf.c's perf-event maps),
+//! lavd, p2dq (BPF arena), rusty (BPF arena; user-space load balancer).
 
 use anyhow::{bail, Result};
 use scx_arbor::topology::Topo;
@@ -33,6 +34,16 @@ const BPFLAND_COUNTERS: &[&str] = &[
     "nr_shared_dispatches",
 ];
 
+/// Why a peer of `arbor bench` does not run here (yet).
+fn not_yet(name: &str) -> &'static str {
+    match name {
+        "cosmos" => "its BPF object links lib/pmu.bpf.c (perf-event maps, bpf_perf_event_read_value), which the shim does not model yet",
+        "lavd" | "p2dq" => "its BPF C allocates from a BPF arena (lib/arena.bpf.c, sdt_alloc.bpf.c), which the shim does not model",
+        "rusty" => "its BPF C allocates task contexts from a BPF arena (sdt_alloc.bpf.c), which the shim does not model, and its load balancer runs in user space",
+        _ => "",
+    }
+}
+
 /// struct cpu_arg / struct domain_arg of scx_bpfland's intf.h.
 #[repr(C)]
 struct CpuArg {
@@ -49,6 +60,13 @@ impl Peer {
         vec!["bpfland"]
     }
 
+    /// A peer of `arbor bench` that does not run in the simulator yet, and
+    /// why (None for anything else).
+    pub fn not_running(s: &str) -> Option<&'static str> {
+        let name = s.split(':').next().unwrap_or(s);
+        Some(not_yet(name)).filter(|r| !r.is_empty())
+    }
+
     /// `Some` if `s` names a peer; options after a ':' are refused (each
     /// peer runs with its loader's defaults).
     pub fn parse(s: &str) -> Result<Option<Peer>> {
@@ -59,7 +77,8 @@ impl Peer {
         let p = match name {
             "bpfland" => Peer::Bpfland,
             "cosmos" | "lavd" | "p2dq" | "rusty" => bail!(
-                "scheduler '{name}': this peer does not run in the simulator yet (runs: {})",
+                "scheduler '{name}': this peer does not run in the simulator yet: {} (peers that run: {})",
+                not_yet(name),
                 Self::names().join(", ")
             ),
             _ => return Ok(None),
