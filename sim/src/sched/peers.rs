@@ -8,7 +8,8 @@
 //! |-----------|------------------|------|----------------------|
 //! | `bpfland` | scx_bpfland 1.1.4 | yes | bpf_cpumask kfuncs and kptrs, scx_bpf_select_cpu_and (scx_select_cpu_dfl on the modelled idle masks), per-node idle masks, scx_bpf_dsq_peek, scx_bpf_task_running, per-CPU lookups by CPU, sd_llc_id |
 //!
-//! Not yet (`not_yet` says why): cosmos (lib/pmu.bpf.c's perf-event maps),
+//! Not yet (`not_yet` says why): cosmos (SCX_ENQ_IMMED, p->utime / p->mm,
+//! scx_bpf_cpu_curr, lib/pmu.bpf.c's perf-event maps),
 //! lavd, p2dq (BPF arena), rusty (BPF arena; user-space load balancer).
 
 use anyhow::{bail, Result};
@@ -37,7 +38,7 @@ const BPFLAND_COUNTERS: &[&str] = &[
 /// Why a peer of `arbor bench` does not run here (yet).
 fn not_yet(name: &str) -> &'static str {
     match name {
-        "cosmos" => "its BPF object links lib/pmu.bpf.c (perf-event maps, bpf_perf_event_read_value), which the shim does not model yet",
+        "cosmos" => "its BPF C needs what the sim does not model yet: SCX_ENQ_IMMED inserts (7.2's run-now local dispatch), p->utime and p->mm, scx_bpf_cpu_curr, and lib/pmu.bpf.c's perf-event maps",
         "lavd" | "p2dq" => "its BPF C allocates from a BPF arena (lib/arena.bpf.c, sdt_alloc.bpf.c), which the shim does not model",
         "rusty" => "its BPF C allocates task contexts from a BPF arena (sdt_alloc.bpf.c), which the shim does not model, and its load balancer runs in user space",
         _ => "",
