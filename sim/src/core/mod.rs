@@ -268,6 +268,8 @@ pub struct Core {
     node_masks: Vec<Box<CpuMask>>,
     /// The task put_prev_task is switching out (still rq->curr).
     putting_prev: Option<TaskId>,
+    /// scx_select_cpu_dfl's spans and gates, once computed.
+    selcpu_topo: Option<Box<peers::SelCpuTopo>>,
     cpu_core: Vec<usize>,
     core_cpus: Vec<Vec<usize>>,
     cpu_node: Vec<usize>,
@@ -418,6 +420,7 @@ impl Core {
             ops_name: String::new(),
             node_masks: vec![Box::new(CpuMask::empty()), Box::new(CpuMask::empty())],
             putting_prev: None,
+            selcpu_topo: None,
             recent: Default::default(),
             machine,
         })

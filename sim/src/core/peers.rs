@@ -7,6 +7,13 @@
 
 use super::*;
 
+/// scx_select_cpu_dfl's topology (Core::selcpu).
+pub struct SelCpuTopo {
+    llc: Vec<CpuMask>,
+    node: Vec<CpuMask>,
+    gates: (bool, bool),
+}
+
 impl Core {
     fn per_node(&self) -> bool {
         self.ops_flags & abi::SCX_OPS_BUILTIN_IDLE_PER_NODE != 0
@@ -90,6 +97,20 @@ impl Core {
         m
     }
 
+    /// The spans and gates of scx_select_cpu_dfl, computed once per run (the
+    /// kernel computes them at enable and on hotplug): each CPU's LLC and
+    /// node spans, and (topo_llc, topo_numa).
+    fn selcpu(&mut self) -> &SelCpuTopo {
+        if self.selcpu_topo.is_none() {
+            let n = self.cpus.len();
+            let llc = (0..n).map(|c| self.span(c, true)).collect();
+            let node = (0..n).map(|c| self.span(c, false)).collect();
+            let gates = self.selcpu_topology();
+            self.selcpu_topo = Some(Box::new(SelCpuTopo { llc, node, gates }));
+        }
+        self.selcpu_topo.as_ref().unwrap()
+    }
+
     fn weight(m: &CpuMask) -> usize {
         m.bits.iter().map(|w| w.count_ones() as usize).sum()
     }
@@ -153,7 +174,9 @@ impl Core {
             return -libc::EBUSY;
         }
         let node = self.per_node().then(|| self.cpu_node[prev]);
-        let (topo_llc, topo_numa) = self.selcpu_topology();
+        let topo = self.selcpu();
+        let (topo_llc, topo_numa) = topo.gates;
+        let (llc_span, numa_span) = (topo.llc[prev], topo.node[prev]);
         let and = |a: &CpuMask, b: &CpuMask| {
             let mut m = *a;
             for w in 0..m.bits.len() {
@@ -162,10 +185,10 @@ impl Core {
             m
         };
         let numa_cpus = topo_numa
-            .then(|| and(&self.span(prev, false), &allowed))
+            .then(|| and(&numa_span, &allowed))
             .filter(|m| Self::weight(m) > 0);
         let llc_cpus = topo_llc
-            .then(|| and(&self.span(prev, true), &allowed))
+            .then(|| and(&llc_span, &allowed))
             .filter(|m| Self::weight(m) > 0);
 
         // step 2: SCX_WAKE_SYNC
