@@ -421,18 +421,23 @@ pub fn main(a: SimArgs) -> Result<i32> {
     };
     // peers that cannot run here are listed with the reason, not run
     let mut not_run = String::new();
+    let mut first_not_run = None;
     sched_names.retain(|s| match arbor_sim::sched::peers::Peer::not_running(s) {
         Some(why) => {
             not_run += &format!("- `{s}` not run: {why}.\n");
+            first_not_run.get_or_insert(format!("scheduler '{s}' does not run in the simulator: {why}"));
             false
         }
         None => true,
     });
+    if sched_names.is_empty() {
+        bail!(
+            "{} (and no other scheduler was given)",
+            first_not_run.unwrap_or_default()
+        );
+    }
     if !not_run.is_empty() {
         eprint!("arbor sim: peers not modelled:\n{not_run}");
-    }
-    if sched_names.is_empty() {
-        bail!("no scheduler left to run (see above)");
     }
     let wl_names = if a.workloads.is_empty() {
         vec!["hackbench".to_string()]
