@@ -35,7 +35,8 @@ impl Core {
     }
 
     /// pick_idle_cpu_in_node (ext_idle.c): a CPU of a whole idle core in
-    /// `cpus` (SMT on), else, unless SCX_PICK_IDLE_CORE, any idle CPU;
+    /// `cpus` (SMT on), else, unless SCX_PICK_IDLE_CORE with SMT on, any
+    /// idle CPU;
     /// each scan is cpumask_any_and_distribute (the per-CPU cursor of
     /// kf_pick_idle); the pick is claimed.
     fn pick_idle_in_node(&mut self, cpus: &CpuMask, node: Option<usize>, flags: u64) -> i32 {
@@ -45,13 +46,15 @@ impl Core {
         let m = self.in_node(cpus, node);
         let scan = |idle: &CpuMask| (0..n).map(|i| (start + i) % n).find(|&c| m.test(c) && idle.test(c));
         let mut pick = None;
+        // without SMT there are no cores to prefer: SCX_PICK_IDLE_CORE
+        // takes any idle CPU
         if self.smt_active() {
             pick = scan(&self.smt_mask);
-        }
-        if pick.is_none() {
-            if flags & abi::SCX_PICK_IDLE_CORE != 0 {
+            if pick.is_none() && flags & abi::SCX_PICK_IDLE_CORE != 0 {
                 return -libc::EBUSY;
             }
+        }
+        if pick.is_none() {
             pick = scan(&self.idle_mask);
         }
         match pick {

@@ -12,6 +12,11 @@ type Seen = Rc<RefCell<Vec<(usize, u64, Vec<usize>, Vec<usize>, i32)>>>;
 /// (scx_bpf_select_cpu_and with the task's own cpumask), direct-dispatching
 /// to a CPU it returns, as bpfland and scx_simple do.
 fn dfl_sched(flags: u64) -> (Sched, Seen) {
+    dfl_sched_with(flags, 0)
+}
+
+/// dfl_sched, passing `pick` (SCX_PICK_*) to scx_bpf_select_cpu_and.
+fn dfl_sched_with(flags: u64, pick: u64) -> (Sched, Seen) {
     let mut s = Sched::fifo();
     s.flags = flags;
     let seen: Seen = cell();
@@ -20,7 +25,7 @@ fn dfl_sched(flags: u64) -> (Sched, Seen) {
         let n = c.nr_cpus();
         let idle: Vec<usize> = (0..n).filter(|&x| c.idle_mask.test(x)).collect();
         let smt: Vec<usize> = (0..n).filter(|&x| c.smt_mask.test(x)).collect();
-        let r = c.kf_select_cpu_and(t, prev as i32, wf, None, 0);
+        let r = c.kf_select_cpu_and(t, prev as i32, wf, None, pick);
         sn.borrow_mut().push((prev, wf, idle, smt, r));
         if r >= 0 {
             c.kf_dsq_insert(t, abi::SCX_DSQ_LOCAL, abi::SCX_SLICE_DFL, None, 0);
@@ -133,4 +138,26 @@ fn enqueue_after_select_carries_cpu_selected() {
     };
     assert_eq!(enq(0), vec![0, abi::SCX_ENQ_CPU_SELECTED]);
     assert_eq!(enq(1), vec![0, 0]);
+}
+
+/// ext_idle.c pick_idle_cpu_in_node: SCX_PICK_IDLE_CORE only narrows the
+/// search when SMT is active; on a machine without SMT (flat(4)) a select
+/// with it still gets any idle CPU, and -EBUSY only when none is idle.
+#[test]
+fn pick_idle_core_without_smt_takes_any_idle_cpu() {
+    let (mut s, seen) = dfl_sched_with(0, abi::SCX_PICK_IDLE_CORE);
+    let mut w = sleepers(6);
+    let (_core, stop) = run(flat(4), &mut s, &mut w);
+    stopped_ok(&stop);
+    let seen = seen.borrow();
+    let mut prev_busy = 0;
+    for (prev, _, idle, _, r) in seen.iter() {
+        if idle.is_empty() {
+            assert_eq!(*r, -libc::EBUSY);
+        } else {
+            assert!(*r >= 0 && idle.contains(&(*r as usize)), "prev {prev}, idle {idle:?}: got {r}");
+            prev_busy += !idle.contains(prev) as usize;
+        }
+    }
+    assert!(prev_busy > 0, "no select with prev busy and an idle CPU elsewhere");
 }
