@@ -2,32 +2,61 @@
 // into one shared object, which the simulator embeds and loads afresh for
 // every run (so each run starts from the program's initial globals).
 //
+// scx_arbor's BPF C is ours (scheduler/src/bpf). The peers' BPF C is theirs:
+// it is not in this tree. It is downloaded at build time from crates.io, at
+// the versions scripts/install-peers.sh pins, checked against the registry's
+// sha256, and unpacked into OUT_DIR; only src/bpf/ of the crate is used.
+// ARBOR_PEERS_SRC=DIR takes the unpacked crates from DIR/<crate>-<version>
+// instead (an offline build). A peer whose source cannot be had is not built:
+// the build warns, and `-s <peer>` says why (the peers test then fails).
+//
 // It also records the scheduler sources the native build used (the
 // compiler's dependency list), which a test compares with the BPF object's.
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn main() {
-    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
-    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
-    let shim = manifest.join("shim");
-    let bpf = manifest.join("../scheduler/src/bpf");
+/// (name in `-s`, crate, version, sha256 of the .crate, struct_ops symbol)
+/// Versions: scripts/install-peers.sh; sha256: the crates.io index's cksum.
+const PEERS: &[(&str, &str, &str, &str, &str)] = &[(
+    "bpfland",
+    "scx_bpfland",
+    "1.1.4",
+    "938e1fe1d9378c8ff9c44ec6376a5070bff15e1c8bf264707efc4a10afdd45a2",
+    "bpfland_ops",
+)];
+
+fn compiler() -> String {
     // clang-19 is what scripts/install-deps.sh installs for the BPF build;
     // the native build uses the same compiler when it is there.
-    let cc = if Command::new("clang-19").arg("--version").output().is_ok() {
+    if Command::new("clang-19").arg("--version").output().is_ok() {
         "clang-19".to_string()
     } else {
         cc::Build::new().get_compiler().path().display().to_string()
-    };
-    let so = out.join("libsched_arbor.so");
-    let dep = out.join("sched_arbor.d");
+    }
+}
+
+/// Compiles `main` (the scheduler's translation unit) and shim.c into `so`.
+fn build_so(
+    cc: &str,
+    out: &Path,
+    tag: &str,
+    main: &Path,
+    includes: &[&Path],
+    defines: &[String],
+    dep: Option<&Path>,
+    so: &Path,
+) -> Result<(), String> {
+    let shim = main.parent().unwrap().to_path_buf();
     // Each source is compiled on its own: with several sources and one
     // -MF, clang writes each one's list over the previous one's, and the
     // file would hold shim.c's headers instead of the scheduler's.
     let mut objs = Vec::new();
-    for (src, dep) in [("sched_arbor.c", Some(&dep)), ("shim.c", None)] {
-        let obj = out.join(src.replace(".c", ".o"));
-        let mut cmd = Command::new(&cc);
+    for (src, dep) in [(main.to_path_buf(), dep), (shim.join("shim.c"), None)] {
+        let obj = out.join(format!(
+            "{tag}-{}",
+            src.file_name().unwrap().to_string_lossy().replace(".c", ".o")
+        ));
+        let mut cmd = Command::new(cc);
         cmd.args(["-O2", "-g", "-fPIC", "-Wall"])
             .args([
                 "-Werror=implicit-function-declaration",
@@ -39,36 +68,152 @@ fn main() {
                 "-Wno-macro-redefined",
             ])
             .arg("-I")
-            .arg(shim.join("include"))
-            .arg("-I")
-            .arg(&bpf);
+            .arg(shim.join("include"));
+        for i in includes {
+            cmd.arg("-I").arg(i);
+        }
+        for d in defines {
+            cmd.arg(format!("-D{d}"));
+        }
         if let Some(d) = dep {
             cmd.arg("-MD").arg("-MF").arg(d);
         }
         let status = cmd
             .arg("-c")
-            .arg(shim.join(src))
+            .arg(&src)
             .arg("-o")
             .arg(&obj)
             .status()
-            .unwrap_or_else(|e| panic!("running {cc}: {e}"));
+            .map_err(|e| format!("running {cc}: {e}"))?;
         if !status.success() {
-            panic!("compiling scheduler/src/bpf natively against the sim shim failed ({src})");
+            return Err(format!(
+                "compiling {} natively against the sim shim failed",
+                src.display()
+            ));
         }
         objs.push(obj);
     }
-    let status = Command::new(&cc)
+    let status = Command::new(cc)
         .args(["-shared", "-Wl,-Bsymbolic"])
         .args(&objs)
         .arg("-o")
-        .arg(&so)
+        .arg(so)
         .status()
-        .unwrap_or_else(|e| panic!("running {cc}: {e}"));
+        .map_err(|e| format!("running {cc}: {e}"))?;
     if !status.success() {
-        panic!("linking the native scheduler object failed");
+        return Err(format!("linking {} failed", so.display()));
+    }
+    Ok(())
+}
+
+/// The unpacked crate `krate-ver` (its root directory), downloading it if
+/// it is not there yet.
+fn peer_source(out: &Path, krate: &str, ver: &str, sha: &str) -> Result<PathBuf, String> {
+    let name = format!("{krate}-{ver}");
+    if let Ok(dir) = std::env::var("ARBOR_PEERS_SRC") {
+        let d = Path::new(&dir).join(&name);
+        return if d.join("src/bpf/main.bpf.c").is_file() {
+            Ok(d)
+        } else {
+            Err(format!("ARBOR_PEERS_SRC: {} has no src/bpf/main.bpf.c", d.display()))
+        };
+    }
+    let root = out.join("peers");
+    let dir = root.join(&name);
+    let stamp = root.join(format!("{name}.ok"));
+    if stamp.is_file() && dir.join("src/bpf/main.bpf.c").is_file() {
+        return Ok(dir);
+    }
+    std::fs::create_dir_all(&root).map_err(|e| e.to_string())?;
+    let file = root.join(format!("{name}.crate"));
+    // the crates.io download endpoint redirects here
+    let url = format!("https://static.crates.io/crates/{krate}/{name}.crate");
+    let st = Command::new("curl")
+        .args(["-sSfL", "--retry", "3", "-m", "120", "-o"])
+        .arg(&file)
+        .arg(&url)
+        .status()
+        .map_err(|e| format!("running curl: {e}"))?;
+    if !st.success() {
+        return Err(format!("downloading {url} failed"));
+    }
+    let sum = Command::new("sha256sum")
+        .arg(&file)
+        .output()
+        .map_err(|e| format!("running sha256sum: {e}"))?;
+    let got = String::from_utf8_lossy(&sum.stdout);
+    let got = got.split_whitespace().next().unwrap_or("");
+    if got != sha {
+        return Err(format!("{url}: sha256 {got}, expected {sha}"));
+    }
+    let st = Command::new("tar")
+        .arg("xzf")
+        .arg(&file)
+        .arg("-C")
+        .arg(&root)
+        .status()
+        .map_err(|e| format!("running tar: {e}"))?;
+    if !st.success() {
+        return Err(format!("unpacking {} failed", file.display()));
+    }
+    std::fs::write(&stamp, sha).map_err(|e| e.to_string())?;
+    Ok(dir)
+}
+
+fn main() {
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let shim = manifest.join("shim");
+    let bpf = manifest.join("../scheduler/src/bpf");
+    let cc = compiler();
+    let so = out.join("libsched_arbor.so");
+    let dep = out.join("sched_arbor.d");
+    if let Err(e) = build_so(
+        &cc,
+        &out,
+        "arbor",
+        &shim.join("sched_arbor.c"),
+        &[&bpf],
+        &[],
+        Some(&dep),
+        &so,
+    ) {
+        panic!("scheduler/src/bpf: {e}");
     }
     println!("cargo:rustc-env=SIM_SCHED_ARBOR_SO={}", so.display());
     println!("cargo:rustc-env=SIM_SCHED_ARBOR_DEPS={}", dep.display());
+
+    for &(name, krate, ver, sha, ops) in PEERS {
+        let upper = name.to_uppercase();
+        let so = out.join(format!("libsched_{name}.so"));
+        let built = peer_source(&out, krate, ver, sha).and_then(|src| {
+            build_so(
+                &cc,
+                &out,
+                name,
+                &shim.join("sched_peer.c"),
+                &[&src.join("src/bpf")],
+                &[format!("SIM_PEER_OPS={ops}")],
+                None,
+                &so,
+            )
+        });
+        match built {
+            Ok(()) => {
+                println!("cargo:rustc-env=SIM_SCHED_{upper}_SO={}", so.display());
+                println!("cargo:rustc-env=SIM_SCHED_{upper}_ERR=");
+            }
+            Err(e) => {
+                println!("cargo:warning={krate} {ver} not built: {e}");
+                // an empty object: the simulator refuses the peer with `e`
+                let empty = out.join(format!("libsched_{name}.empty"));
+                std::fs::write(&empty, b"").unwrap();
+                println!("cargo:rustc-env=SIM_SCHED_{upper}_SO={}", empty.display());
+                println!("cargo:rustc-env=SIM_SCHED_{upper}_ERR={krate} {ver} was not built: {e}");
+            }
+        }
+    }
+    println!("cargo:rerun-if-env-changed=ARBOR_PEERS_SRC");
     for d in [&shim, &shim.join("include/scx"), &bpf] {
         rerun_dir(d);
     }

@@ -36,7 +36,7 @@ pub struct SimArgs {
     /// sysfs root such as /sys (instead of -t).
     #[arg(long, value_name = "DIR")]
     topology_from: Option<PathBuf>,
-    /// Scheduler, repeatable: arbor[:PROFILE][:FEAT,...][:KNOB=VALUE,...], e.g. arbor:stock, arbor:seeds:NO_STEAL, arbor:stock:WA_THROTTLE:wake-affine-interval-ms=10.
+    /// Scheduler, repeatable: arbor[:PROFILE][:FEAT,...][:KNOB=VALUE,...], e.g. arbor:stock, arbor:seeds:NO_STEAL, arbor:stock:WA_THROTTLE:wake-affine-interval-ms=10; or a peer from its own BPF source: bpfland.
     #[arg(short, long = "sched")]
     scheds: Vec<String>,
     /// Workload, repeatable, e.g. hackbench:g=4,l=1000 (see --list).
@@ -162,6 +162,10 @@ fn list() {
     }
     println!("\nWorkloads (-w): {}", workload::spec::WORKLOADS);
     println!("\nSchedulers (-s): arbor[:PROFILE][:[NO_]FEAT,...][:KNOB=VALUE,...], profiles default, stock, seeds; knobs are scx_arbor's long options");
+    println!(
+        "  peers, from their own BPF source with their loaders' defaults: {}",
+        arbor_sim::sched::peers::Peer::names().join(", ")
+    );
     println!("\nCost parameters (--cost NAME=VALUE), defaults from docs/sim/cost-model.md:");
     let d = CostModel::default();
     let v = serde_json::to_value(&d).unwrap_or_default();
@@ -457,11 +461,31 @@ pub fn main(a: SimArgs) -> Result<i32> {
     for c in &a.costs {
         cost.set(c)?;
     }
-    let sched_names = if a.scheds.is_empty() {
+    let mut sched_names: Vec<String> = if a.scheds.is_empty() {
         vec!["arbor:stock".into(), "arbor:default".into()]
     } else {
         a.scheds.clone()
     };
+    // peers that cannot run here are listed with the reason, not run
+    let mut not_run = String::new();
+    let mut first_not_run = None;
+    sched_names.retain(|s| match arbor_sim::sched::peers::Peer::not_running(s) {
+        Some(why) => {
+            not_run += &format!("- `{s}` not run: {why}.\n");
+            first_not_run.get_or_insert(format!("scheduler '{s}' does not run in the simulator: {why}"));
+            false
+        }
+        None => true,
+    });
+    if sched_names.is_empty() {
+        bail!(
+            "{} (and no other scheduler was given)",
+            first_not_run.unwrap_or_default()
+        );
+    }
+    if !not_run.is_empty() {
+        eprint!("arbor sim: peers not modelled:\n{not_run}");
+    }
     let wl_names = if a.workloads.is_empty() {
         vec!["hackbench".to_string()]
     } else {
@@ -528,7 +552,12 @@ pub fn main(a: SimArgs) -> Result<i32> {
         a.seed + a.reps as u64 - 1,
         machine.name
     );
-    let md = format!("{title}{}", report.markdown());
+    let not_run = if not_run.is_empty() {
+        not_run
+    } else {
+        format!("Peers not modelled in the simulator (listed, not approximated):\n\n{not_run}\n")
+    };
+    let md = format!("{title}{not_run}{}", report.markdown());
     println!("{md}");
     if let Some(dir) = &a.out {
         let extra = serde_json::json!({

@@ -228,3 +228,9 @@ int sim_timer_fire(struct bpf_timer *t)
 		return -EINVAL;
 	return ((sim_timer_fn)t->cb)(t->map, &key, t);
 }
+
+/* The last reference of a bpf_cpumask is gone (bpf_cpumask_release). */
+void sim_cpumask_free(struct bpf_cpumask *m)
+{
+	free(m);
+}

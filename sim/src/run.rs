@@ -124,6 +124,9 @@ pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
             "",
             false,
         ),
+        // the wake-ups of the run: with the per-wake-up rates above, the
+        // run's migrations (for comparing with a VM's per-run counts)
+        Metric::new("wakeups", st.wakeups as f64, "", false),
         Metric::new(
             "bpf_ns_per_callback",
             st.bpf_ns / st.callbacks.max(1) as f64,

@@ -12,6 +12,7 @@ pub mod cache;
 pub mod dsq;
 pub mod kfuncs;
 pub mod ops;
+pub mod peers;
 pub mod run;
 pub mod slots;
 pub mod stats;
@@ -263,6 +264,12 @@ pub struct Core {
     /// ns spent inside the current callback (helper and kfunc calls).
     pub cb_ns: f64,
     ops_name: String,
+    /// The per-node idle masks a peer last asked for (cpu, smt).
+    node_masks: Vec<Box<CpuMask>>,
+    /// The task put_prev_task is switching out (still rq->curr).
+    putting_prev: Option<TaskId>,
+    /// scx_select_cpu_dfl's spans and gates, once computed.
+    selcpu_topo: Option<Box<peers::SelCpuTopo>>,
     cpu_core: Vec<usize>,
     core_cpus: Vec<Vec<usize>>,
     cpu_node: Vec<usize>,
@@ -411,6 +418,9 @@ impl Core {
             stats: Stats::new(n),
             cb_ns: 0.0,
             ops_name: String::new(),
+            node_masks: vec![Box::new(CpuMask::empty()), Box::new(CpuMask::empty())],
+            putting_prev: None,
+            selcpu_topo: None,
             recent: Default::default(),
             machine,
         })
@@ -418,6 +428,10 @@ impl Core {
 
     pub fn nr_cpus(&self) -> usize {
         self.cpus.len()
+    }
+
+    pub fn nr_nodes(&self) -> usize {
+        self.global.len()
     }
 
     fn push(&mut self, at: Ns, ev: Ev) {
@@ -656,7 +670,9 @@ impl Core {
         let prev = self.tasks[t].cpu;
         let mut cpu = prev;
         // checklist 2: no select_cpu for pinned or migration-disabled tasks
-        if self.tasks[t].ts.nr_cpus_allowed > 1 && self.tasks[t].ts.migration_disabled == 0 {
+        let selected =
+            self.tasks[t].ts.nr_cpus_allowed > 1 && self.tasks[t].ts.migration_disabled == 0;
+        if selected {
             self.ddsp = None;
             let r = self.call(waker_cpu, Ctx::SelectCpu, "select_cpu", |c| {
                 ops.select_cpu(c, t, prev, wake_flags)
@@ -696,11 +712,17 @@ impl Core {
         });
         // a fork's first enqueue (wake_up_new_task) has no ENQUEUE_WAKEUP
         // (core.c:4987); a ttwu's has (core.c:4280)
-        let enq_flags = if wake_flags & abi::SCX_WAKE_FORK != 0 {
+        let mut enq_flags = if wake_flags & abi::SCX_WAKE_FORK != 0 {
             0
         } else {
             abi::SCX_ENQ_WAKEUP
         };
+        // ttwu_do_activate: WF_RQ_SELECTED -> ENQUEUE_RQ_SELECTED, i.e.
+        // SCX_ENQ_CPU_SELECTED, when the class chose the CPU (core.c, see
+        // docs/sim/ext-semantics.md item 1); not for a fork's first enqueue
+        if selected && wake_flags & abi::SCX_WAKE_FORK == 0 {
+            enq_flags |= abi::SCX_ENQ_CPU_SELECTED;
+        }
         self.enqueue_task(ops, t, waker_cpu, enq_flags);
         // wakeup_preempt (core.c:2294-2305, ext.c:2262-2270, checklist 37):
         // an SCX task woken onto a CPU running the idle class reschedules

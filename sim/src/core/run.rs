@@ -244,6 +244,7 @@ impl Core {
                 self.set_state(p, TaskState::Bpf);
                 self.stats.set_waiting(p, true, self.now);
                 self.tasks[p].runnable_at = self.now;
+                self.putting_prev = Some(p);
                 self.call(x, Ctx::Other, "stopping", |c| ops.stopping(c, p, true));
                 self.ddsp = None;
                 if self.tasks[p].ts.scx.slice > 0 {
@@ -253,6 +254,7 @@ impl Core {
                 } else {
                     self.do_enqueue(ops, p, x, 0);
                 }
+                self.putting_prev = None;
             }
         }
 

@@ -77,6 +77,9 @@ pub const SCX_WAKE_SYNC: u64 = 0x10;
 
 pub const SCX_ENQ_WAKEUP: u64 = 1 << 0;
 pub const SCX_ENQ_HEAD: u64 = 1 << 4;
+/// The shim's value (sim/shim/include/scx/common.bpf.h), set when the
+/// class's select_task_rq ran for a ttwu wake-up (ENQUEUE_RQ_SELECTED).
+pub const SCX_ENQ_CPU_SELECTED: u64 = 1 << 10;
 pub const SCX_ENQ_PREEMPT: u64 = 1 << 32;
 pub const SCX_ENQ_LAST: u64 = 1 << 41;
 pub const SCX_DEQ_SLEEP: u64 = 1 << 0;
@@ -90,6 +93,11 @@ pub const SCX_TASK_QUEUED: u32 = 1 << 0;
 
 pub const SCX_OPS_KEEP_BUILTIN_IDLE: u64 = 1 << 0;
 pub const SCX_OPS_ENQ_LAST: u64 = 1 << 1;
+pub const SCX_OPS_ENQ_EXITING: u64 = 1 << 2;
+pub const SCX_OPS_ENQ_MIGRATION_DISABLED: u64 = 1 << 4;
+pub const SCX_OPS_ALLOW_QUEUED_WAKEUP: u64 = 1 << 5;
+pub const SCX_OPS_BUILTIN_IDLE_PER_NODE: u64 = 1 << 6;
+pub const SCX_PICK_IDLE_IN_NODE: u64 = 1 << 1;
 
 #[repr(C)]
 pub struct InitTaskArgs {
@@ -163,4 +171,15 @@ pub struct SimHost {
     pub dsq_move: unsafe extern "C" fn(*mut c_void, u64, P, u64, u64) -> bool,
     pub timer_start: unsafe extern "C" fn(*mut c_void, *mut c_void, u64, u64) -> i32,
     pub nr_cpu_slots: u32,
+    // added for the peers
+    pub nr_nodes: u32,
+    pub select_cpu_and:
+        unsafe extern "C" fn(*mut c_void, P, i32, u64, *const CpuMask, u64) -> i32,
+    pub get_idle_mask_node: unsafe extern "C" fn(*mut c_void, i32, bool) -> *const CpuMask,
+    pub cpu_node: unsafe extern "C" fn(*mut c_void, i32) -> i32,
+    pub cpu_llc_id: unsafe extern "C" fn(*mut c_void, i32) -> i32,
+    pub online_cpumask: unsafe extern "C" fn(*mut c_void) -> *const CpuMask,
+    pub task_running: unsafe extern "C" fn(*mut c_void, *const TaskStruct) -> bool,
+    pub dsq_peek: unsafe extern "C" fn(*mut c_void, u64) -> P,
+    pub cpuperf_set: unsafe extern "C" fn(*mut c_void, i32, u32),
 }

@@ -5,6 +5,7 @@
 
 pub mod abi;
 pub mod native;
+pub mod peers;
 
 use anyhow::{bail, Context, Result};
 use scx_arbor::knobs::{Knobs, Rodata};
@@ -21,18 +22,29 @@ pub struct SchedSpec {
     /// scx_arbor options this scheduler runs with, over the command line's:
     /// (long option without dashes, value), checked when parsed.
     pub knobs: Vec<(String, String)>,
+    /// A peer scheduler (`bpfland`, ...) instead of scx_arbor.
+    pub peer: Option<peers::Peer>,
 }
 
 impl SchedSpec {
     pub fn parse(s: &str) -> Result<SchedSpec> {
         let s = s.trim();
+        if let Some(p) = peers::Peer::parse(s)? {
+            return Ok(SchedSpec {
+                label: s.to_string(),
+                features: 0,
+                knobs: Vec::new(),
+                peer: Some(p),
+            });
+        }
         match s.split(':').next() {
             Some("arbor") => {}
             Some("eevdf") => bail!(
                 "scheduler 'eevdf': the simulator runs sched_ext schedulers only; arbor:stock is the stand-in for EEVDF's placement"
             ),
             Some(other) => bail!(
-                "unknown scheduler '{other}' in '{s}' (the simulator runs arbor[:PROFILE][:FEAT,...]; peers come later)"
+                "unknown scheduler '{other}' in '{s}' (the simulator runs arbor[:PROFILE][:FEAT,...] and the peers {})",
+                peers::Peer::names().join(", ")
             ),
             None => bail!("empty scheduler name"),
         }
@@ -45,6 +57,7 @@ impl SchedSpec {
             label: s.to_string(),
             features: mask,
             knobs,
+            peer: None,
         })
     }
 
@@ -56,6 +69,9 @@ impl SchedSpec {
 
     /// Loads a fresh instance, configured for `topo` as scx_arbor would be.
     pub fn build(&self, topo: &Topo, knobs: &Knobs) -> Result<Box<dyn Ops>> {
+        if let Some(p) = self.peer {
+            return Ok(Box::new(p.build(topo)?));
+        }
         let mut n = native::Native::load(native::ARBOR_SO, &self.label, stats::NAMES.to_vec())?;
         let knobs = self.knobs(knobs)?;
         // a cpu-capacity knob changes what the scheduler is told, as the

@@ -34,6 +34,8 @@ pub struct Native {
     name: String,
     /// (name, per-CPU rows) of the counters: read from `stats`.
     counter_names: Vec<&'static str>,
+    /// The counters are u64 globals of these names (a peer's), not `stats`.
+    counter_globals: bool,
 }
 
 impl Drop for Native {
@@ -120,6 +122,7 @@ impl Native {
                 nr_calls: sym("sim_nr_calls")? as *const u64,
                 name: name.to_string(),
                 counter_names,
+                counter_globals: false,
             };
             if attach(&mut *native.host) != 0 {
                 bail!("internal: dlopen returned a scheduler copy another run is using");
@@ -143,6 +146,37 @@ impl Native {
             std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst, bytes.len());
         }
         Ok(())
+    }
+
+    /// A peer's counters: the u64 globals `names` (its .bss statistics).
+    pub fn counters_from_globals(&mut self, names: Vec<&'static str>) {
+        self.counter_names = names;
+        self.counter_globals = true;
+    }
+
+    /// The machine's size, as the program sees it before ops.init (the
+    /// loader's syscall programs run then).
+    pub fn set_machine(&mut self, nr_cpus: u32, nr_nodes: u32) {
+        self.host.nr_cpu_slots = nr_cpus;
+        self.host.nr_nodes = nr_nodes;
+    }
+
+    /// Runs a SEC("syscall") program of the scheduler, as the loader's
+    /// BPF_PROG_TEST_RUN does before attaching: `name(arg)`, its return.
+    /// It may only touch maps and cpumasks (no host context is set).
+    ///
+    /// # Safety
+    /// `name` must be a function of the object taking one pointer to `A`.
+    pub unsafe fn run_syscall<A>(&mut self, name: &str, arg: &mut A) -> Result<i32> {
+        let c = CString::new(name).unwrap();
+        let p = libc::dlsym(self.handle, c.as_ptr());
+        if p.is_null() {
+            bail!("the scheduler has no program '{name}'");
+        }
+        let f: unsafe extern "C" fn(*mut A) -> i32 = std::mem::transmute(p);
+        let r = f(arg);
+        (self.take_calls)();
+        Ok(r)
     }
 
     pub fn read_global<T: Copy>(&self, name: &str) -> Result<T> {
@@ -228,6 +262,7 @@ impl Ops for Native {
     }
     fn init(&mut self, core: &mut Core) -> Result<(), String> {
         self.host.nr_cpu_slots = core.nr_cpus() as u32;
+        self.host.nr_nodes = core.nr_nodes() as u32;
         core.calls_ptr = Some(self.nr_calls);
         let r = self.enter(core, |o| o.init.map(|f| unsafe { f() }).unwrap_or(0));
         if r != 0 {
@@ -317,6 +352,13 @@ impl Ops for Native {
         self.enter(core, |o| o.exit.map(|f| unsafe { f(&mut ei) }));
     }
     fn counters(&self) -> Vec<(String, u64)> {
+        if self.counter_globals {
+            return self
+                .counter_names
+                .iter()
+                .filter_map(|n| Some((n.to_string(), self.read_global::<u64>(n).ok()?)))
+                .collect();
+        }
         let Some(p) = self.global_ptr("stats") else {
             return Vec::new();
         };
@@ -456,6 +498,52 @@ unsafe extern "C" fn h_timer_start(ctx: *mut c_void, timer: *mut c_void, ns: u64
     c.kf_timer_start(id, ns)
 }
 
+unsafe extern "C" fn h_select_cpu_and(
+    ctx: *mut c_void,
+    p: *mut TaskStruct,
+    prev: i32,
+    wf: u64,
+    m: *const CpuMask,
+    fl: u64,
+) -> i32 {
+    let c = core(ctx);
+    let mask = (!m.is_null()).then(|| *m);
+    match c.task_of(p) {
+        Some(t) => c.kf_select_cpu_and(t, prev, wf, mask.as_ref(), fl),
+        None => {
+            c.eject("scx_bpf_select_cpu_* of a task the simulator does not know".into());
+            -libc::EINVAL
+        }
+    }
+}
+unsafe extern "C" fn h_idle_mask_node(ctx: *mut c_void, node: i32, smt: bool) -> *const CpuMask {
+    core(ctx).kf_idle_mask_node(node, smt)
+}
+unsafe extern "C" fn h_cpu_node(ctx: *mut c_void, cpu: i32) -> i32 {
+    core(ctx).kf_cpu_node(cpu)
+}
+unsafe extern "C" fn h_cpu_llc_id(ctx: *mut c_void, cpu: i32) -> i32 {
+    core(ctx).kf_cpu_llc_id(cpu)
+}
+unsafe extern "C" fn h_online_mask(ctx: *mut c_void) -> *const CpuMask {
+    core(ctx).online_mask_ptr()
+}
+unsafe extern "C" fn h_task_running(ctx: *mut c_void, p: *const TaskStruct) -> bool {
+    let c = core(ctx);
+    c.task_of(p).is_some_and(|t| c.kf_task_running(t))
+}
+unsafe extern "C" fn h_dsq_peek(ctx: *mut c_void, dsq: u64) -> *mut TaskStruct {
+    let c = core(ctx);
+    match c.kf_dsq_peek(dsq) {
+        Some(t) => c.task_ptr(t),
+        None => std::ptr::null_mut(),
+    }
+}
+/// scx_bpf_cpuperf_set: a frequency hint; the machine's speeds do not
+/// follow it (the peers run with their defaults: bpfland asks for the
+/// maximum).
+unsafe extern "C" fn h_cpuperf_set(_ctx: *mut c_void, _cpu: i32, _perf: u32) {}
+
 fn host_table() -> SimHost {
     SimHost {
         ctx: std::ptr::null_mut(),
@@ -481,6 +569,15 @@ fn host_table() -> SimHost {
         dsq_move: h_dsq_move,
         timer_start: h_timer_start,
         nr_cpu_slots: 0,
+        nr_nodes: 1,
+        select_cpu_and: h_select_cpu_and,
+        get_idle_mask_node: h_idle_mask_node,
+        cpu_node: h_cpu_node,
+        cpu_llc_id: h_cpu_llc_id,
+        online_cpumask: h_online_mask,
+        task_running: h_task_running,
+        dsq_peek: h_dsq_peek,
+        cpuperf_set: h_cpuperf_set,
     }
 }
 

@@ -172,6 +172,7 @@ struct bpf_timer {
 #define SCX_OPS_SWITCH_PARTIAL		(1ULL << 3)
 #define SCX_OPS_ENQ_MIGRATION_DISABLED	(1ULL << 4)
 #define SCX_OPS_ALLOW_QUEUED_WAKEUP	(1ULL << 5)
+#define SCX_OPS_BUILTIN_IDLE_PER_NODE	(1ULL << 6)
 
 #define CLOCK_MONOTONIC 1
 #define BPF_F_NO_PREALLOC (1U << 0)
@@ -249,6 +250,17 @@ struct sim_host {
 	s32 (*timer_start)(void *ctx, struct bpf_timer *timer, u64 nsecs, u64 flags);
 	/* per-CPU arrays need the number of CPU slots */
 	u32 nr_cpu_slots;
+	/* ---- added for the peers (scx_bpfland, ...): see the peers section below ---- */
+	u32 nr_nodes;
+	s32 (*select_cpu_and)(void *ctx, struct task_struct *p, s32 prev_cpu, u64 wake_flags,
+			      const struct cpumask *allowed, u64 flags);
+	const struct cpumask *(*get_idle_mask_node)(void *ctx, s32 node, bool smt);
+	s32 (*cpu_node)(void *ctx, s32 cpu);
+	s32 (*cpu_llc_id)(void *ctx, s32 cpu);
+	const struct cpumask *(*online_cpumask)(void *ctx);
+	bool (*task_running)(void *ctx, const struct task_struct *p);
+	struct task_struct *(*dsq_peek)(void *ctx, u64 dsq);
+	void (*cpuperf_set)(void *ctx, s32 cpu, u32 perf);
 };
 
 extern struct sim_host *sim_host __hidden;
@@ -426,5 +438,276 @@ static __always_inline void *sim_map_lookup(void **slot, int type, u32 max, u32 
 #define bpf_task_storage_get(m, p, init, flags) \
 	(SIM_BUILD_CHECK(SIM_MAP_TYPE(m) == BPF_MAP_TYPE_TASK_STORAGE), sim_nr_calls++, \
 	 sim_task_storage(SIM_MAP_SLOT(m), SIM_MAP_VSZ(m), (p), (flags)))
+
+/*
+ * ---- for the peers (scx_bpfland, scx_cosmos, ...) ----
+ * What the real <scx/common.bpf.h>, <scx/compat.bpf.h> and the kernel's
+ * cpumask / sched_ext kfuncs give a peer's BPF C, written for the sim.
+ * The modelled kernel is 7.2 (docs/sim/ext-semantics.md): every compat
+ * wrapper takes its 7.2 branch.
+ */
+#define __kptr
+#define __percpu_kptr
+#define private(name) __attribute__((aligned(8)))
+#define SCX_CPUPERF_ONE 1024
+#define NUMA_NO_NODE (-1)
+#define EOPNOTSUPP 95
+
+/* struct bpf_cpumask (kernel/bpf/cpumask.c): a cpumask and a refcount */
+struct bpf_cpumask {
+	struct cpumask cpumask;
+	int usage;
+};
+
+/* common.bpf.h: the read-only view of a bpf_cpumask */
+static __always_inline const struct cpumask *cast_mask(struct bpf_cpumask *mask)
+{
+	return (const struct cpumask *)mask;
+}
+
+/* common.bpf.h: wrap-safe time comparisons */
+static __always_inline bool time_after(u64 a, u64 b) { return (s64)(b - a) < 0; }
+static __always_inline bool time_before(u64 a, u64 b) { return time_after(b, a); }
+static __always_inline bool time_after_eq(u64 a, u64 b) { return (s64)(a - b) >= 0; }
+static __always_inline bool time_before_eq(u64 a, u64 b) { return time_after_eq(b, a); }
+
+/* common.bpf.h: weight scaling (100 = nice 0) */
+static __always_inline u64 scale_by_task_weight(const struct task_struct *p, u64 value)
+{
+	return (value * p->scx.weight) / 100;
+}
+static __always_inline u64 scale_by_task_weight_inverse(const struct task_struct *p, u64 value)
+{
+	return value * 100 / p->scx.weight;
+}
+
+/* RCU read sections: one CPU runs at a time in the simulator */
+static __always_inline void bpf_rcu_read_lock(void) {}
+static __always_inline void bpf_rcu_read_unlock(void) {}
+
+/* bpf_kptr_xchg: swaps a referenced pointer into a map value */
+#define bpf_kptr_xchg(pp, v) (sim_nr_calls++, __atomic_exchange_n((pp), (v), __ATOMIC_SEQ_CST))
+
+/*
+ * cpumask kfuncs (kernel/bpf/cpumask.c). A CPU id is valid below
+ * nr_cpu_ids (cpu_valid()); "first" of an empty mask is nr_cpu_ids
+ * (cpumask_first()).
+ */
+static __always_inline u32 sim_nr_cpu_ids(void) { return sim_host->nr_cpu_slots; }
+
+/* bpf_cpumask_create(): a zeroed mask with one reference */
+static __always_inline struct bpf_cpumask *bpf_cpumask_create(void)
+{
+	struct bpf_cpumask *m = sim_calloc(1, sizeof(*m));
+
+	sim_nr_calls++;
+	m->usage = 1;
+	return m;
+}
+/* bpf_cpumask_release(): drops a reference; the last one frees */
+void sim_cpumask_free(struct bpf_cpumask *m) __hidden;
+static __always_inline void bpf_cpumask_release(struct bpf_cpumask *m)
+{
+	sim_nr_calls++;
+	if (m && --m->usage == 0)
+		sim_cpumask_free(m);
+}
+static __always_inline struct bpf_cpumask *bpf_cpumask_acquire(struct bpf_cpumask *m)
+{
+	sim_nr_calls++;
+	m->usage++;
+	return m;
+}
+static __always_inline void bpf_cpumask_set_cpu(u32 cpu, struct bpf_cpumask *m)
+{
+	sim_nr_calls++;
+	if (cpu < sim_nr_cpu_ids())
+		m->cpumask.bits[cpu / 64] |= 1ULL << (cpu % 64);
+}
+static __always_inline void bpf_cpumask_clear_cpu(u32 cpu, struct bpf_cpumask *m)
+{
+	sim_nr_calls++;
+	if (cpu < sim_nr_cpu_ids())
+		m->cpumask.bits[cpu / 64] &= ~(1ULL << (cpu % 64));
+}
+static __always_inline void bpf_cpumask_clear(struct bpf_cpumask *m)
+{
+	sim_nr_calls++;
+	__builtin_memset(&m->cpumask, 0, sizeof(m->cpumask));
+}
+static __always_inline void bpf_cpumask_setall(struct bpf_cpumask *m)
+{
+	u32 i, n = sim_nr_cpu_ids();
+
+	sim_nr_calls++;
+	for (i = 0; i < n; i++)
+		m->cpumask.bits[i / 64] |= 1ULL << (i % 64);
+}
+static __always_inline u32 bpf_cpumask_first(const struct cpumask *m)
+{
+	u32 i, n = sim_nr_cpu_ids();
+
+	sim_nr_calls++;
+	for (i = 0; i < n; i++)
+		if ((m->bits[i / 64] >> (i % 64)) & 1)
+			return i;
+	return n;
+}
+static __always_inline bool bpf_cpumask_empty(const struct cpumask *m)
+{
+	return bpf_cpumask_first(m) >= sim_nr_cpu_ids();
+}
+static __always_inline u32 bpf_cpumask_weight(const struct cpumask *m)
+{
+	u32 i, w = 0;
+
+	sim_nr_calls++;
+	for (i = 0; i < SIM_MAX_CPUS / 64; i++)
+		w += __builtin_popcountll(m->bits[i]);
+	return w;
+}
+static __always_inline bool bpf_cpumask_and(struct bpf_cpumask *dst, const struct cpumask *a,
+					    const struct cpumask *b)
+{
+	u64 any = 0;
+	u32 i;
+
+	sim_nr_calls++;
+	for (i = 0; i < SIM_MAX_CPUS / 64; i++)
+		any |= dst->cpumask.bits[i] = a->bits[i] & b->bits[i];
+	return any != 0;
+}
+static __always_inline void bpf_cpumask_or(struct bpf_cpumask *dst, const struct cpumask *a,
+					   const struct cpumask *b)
+{
+	u32 i;
+
+	sim_nr_calls++;
+	for (i = 0; i < SIM_MAX_CPUS / 64; i++)
+		dst->cpumask.bits[i] = a->bits[i] | b->bits[i];
+}
+static __always_inline void bpf_cpumask_copy(struct bpf_cpumask *dst, const struct cpumask *src)
+{
+	sim_nr_calls++;
+	dst->cpumask = *src;
+}
+static __always_inline bool bpf_cpumask_intersects(const struct cpumask *a, const struct cpumask *b)
+{
+	u32 i;
+
+	sim_nr_calls++;
+	for (i = 0; i < SIM_MAX_CPUS / 64; i++)
+		if (a->bits[i] & b->bits[i])
+			return true;
+	return false;
+}
+static __always_inline bool bpf_cpumask_subset(const struct cpumask *a, const struct cpumask *b)
+{
+	u32 i;
+
+	sim_nr_calls++;
+	for (i = 0; i < SIM_MAX_CPUS / 64; i++)
+		if (a->bits[i] & ~b->bits[i])
+			return false;
+	return true;
+}
+
+/* ---- sched_ext kfuncs the peers use (ext.c, ext_idle.c of 7.2) ---- */
+static __always_inline u32 scx_bpf_nr_cpu_ids(void) { sim_nr_calls++; return sim_nr_cpu_ids(); }
+/* scx_bpf_nr_node_ids(): nr_node_ids */
+static __always_inline u32 __COMPAT_scx_bpf_nr_node_ids(void) { sim_nr_calls++; return sim_host->nr_nodes; }
+/* scx_bpf_cpu_node(): cpu_to_node(), NUMA_NO_NODE for an invalid CPU */
+static __always_inline int __COMPAT_scx_bpf_cpu_node(s32 cpu) { return SIM_CALL(cpu_node, cpu); }
+/* scx_bpf_get_idle_{cpu,smt}mask_node(): the node's built-in idle masks
+ * (an error unless SCX_OPS_BUILTIN_IDLE_PER_NODE) */
+static __always_inline const struct cpumask *__COMPAT_scx_bpf_get_idle_cpumask_node(int node)
+{
+	return SIM_CALL(get_idle_mask_node, node, false);
+}
+static __always_inline const struct cpumask *__COMPAT_scx_bpf_get_idle_smtmask_node(int node)
+{
+	return SIM_CALL(get_idle_mask_node, node, true);
+}
+/* scx_bpf_put_cpumask(): releases a mask from a scx_bpf_get_* (a no-op) */
+static __always_inline void scx_bpf_put_cpumask(const struct cpumask *m) { sim_nr_calls++; }
+/* scx_bpf_get_online_cpumask(): cpu_online_mask */
+static __always_inline const struct cpumask *scx_bpf_get_online_cpumask(void)
+{
+	return SIM_CALL(online_cpumask);
+}
+/* scx_bpf_select_cpu_and() (7.2: __scx_bpf_select_cpu_and -> select_cpu_from_kfunc) */
+#define __COMPAT_HAS_scx_bpf_select_cpu_and 1
+static __always_inline s32 scx_bpf_select_cpu_and(struct task_struct *p, s32 prev_cpu, u64 wake_flags,
+						  const struct cpumask *allowed, u64 flags)
+{
+	return SIM_CALL(select_cpu_and, p, prev_cpu, wake_flags, allowed, flags);
+}
+/* scx_bpf_select_cpu_dfl(): select_cpu_from_kfunc(p, prev, wf, NULL, 0);
+ * (cpu, true) on success, else (prev_cpu, false) */
+static __always_inline s32 scx_bpf_select_cpu_dfl(struct task_struct *p, s32 prev_cpu, u64 wake_flags,
+						  bool *is_idle)
+{
+	s32 cpu = SIM_CALL(select_cpu_and, p, prev_cpu, wake_flags, NULL, 0);
+
+	if (cpu >= 0) {
+		*is_idle = true;
+		return cpu;
+	}
+	*is_idle = false;
+	return prev_cpu;
+}
+/* __COMPAT_is_enq_cpu_selected(): SCX_ENQ_CPU_SELECTED exists in 7.2 */
+static __always_inline bool __COMPAT_is_enq_cpu_selected(u64 enq_flags)
+{
+	return enq_flags & SCX_ENQ_CPU_SELECTED;
+}
+/* scx_bpf_task_running(): task_rq(p)->curr == p */
+static __always_inline bool scx_bpf_task_running(const struct task_struct *p)
+{
+	return SIM_CALL(task_running, p);
+}
+/* scx_bpf_dsq_peek() (>= 7.1, which the compat wrapper requires): the
+ * first task of a DSQ, NULL if empty */
+static __always_inline struct task_struct *__COMPAT_scx_bpf_dsq_peek(u64 dsq)
+{
+	return SIM_CALL(dsq_peek, dsq);
+}
+/* scx_bpf_task_set_slice() / scx_bpf_task_set_dsq_vtime() (7.1+): plain
+ * writes of p->scx.slice / p->scx.dsq_vtime */
+static __always_inline bool scx_bpf_task_set_slice(struct task_struct *p, u64 slice)
+{
+	sim_nr_calls++;
+	p->scx.slice = slice;
+	return true;
+}
+static __always_inline bool scx_bpf_task_set_dsq_vtime(struct task_struct *p, u64 vtime)
+{
+	sim_nr_calls++;
+	p->scx.dsq_vtime = vtime;
+	return true;
+}
+/* scx_bpf_cpuperf_set(): a frequency hint; the machine's speeds stay */
+static __always_inline void scx_bpf_cpuperf_set(s32 cpu, u32 perf) { SIM_CALL(cpuperf_set, cpu, perf); }
+static __always_inline u64 scx_bpf_now(void) { return SIM_CALL(ktime); }
+
+/* bpf_map_lookup_percpu_elem(): a per-CPU array's slot of CPU `cpu` */
+static __always_inline void *sim_map_lookup_percpu(void **slot, int type, u32 max, u32 vsz,
+						   const void *key, u32 cpu)
+{
+	u32 k = *(const u32 *)key;
+
+	sim_nr_calls++;
+	if (type != BPF_MAP_TYPE_PERCPU_ARRAY) {
+		sim_errorf("bpf_map_lookup_percpu_elem: map type %d has no model", type);
+		return NULL;
+	}
+	if (k >= max || cpu >= sim_host->nr_cpu_slots)
+		return NULL;
+	if (!*slot)
+		*slot = sim_calloc((u64)max * sim_host->nr_cpu_slots, vsz);
+	return (char *)*slot + ((u64)cpu * max + k) * vsz;
+}
+#define bpf_map_lookup_percpu_elem(m, k, cpu) \
+	sim_map_lookup_percpu(SIM_MAP_SLOT(m), SIM_MAP_TYPE(m), SIM_MAP_MAX(m), SIM_MAP_VSZ(m), (k), (cpu))
 
 #endif /* __SIM_SCX_COMMON_BPF_H */

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * arbor sim: stands in for <scx/percpu.bpf.h>, which reads the kernel's
+ * per-CPU scheduler variables (sd_llc_id, sd_llc_size, ...) through
+ * bpf_per_cpu_ptr(). Here they come from the simulated machine.
+ */
+#ifndef __SIM_SCX_PERCPU_BPF_H
+#define __SIM_SCX_PERCPU_BPF_H
+
+#include "common.bpf.h"
+
+/* per_cpu(sd_llc_id, cpu): the id of the first CPU of cpu's LLC */
+static __always_inline int cpu_llc_id(s32 cpu) { return SIM_CALL(cpu_llc_id, cpu); }
+static __always_inline int this_cpu_llc_id(void) { return cpu_llc_id(bpf_get_smp_processor_id()); }
+
+#endif /* __SIM_SCX_PERCPU_BPF_H */

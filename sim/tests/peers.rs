@@ -1,0 +1,92 @@
+//! The peers (other sched_ext schedulers, from their own BPF C, unmodified:
+//! sim/build.rs, sched/peers.rs) run in the simulator: to completion, with
+//! no stall, doing what their code says.
+
+use arbor_sim::core::Config;
+use arbor_sim::cost::CostModel;
+use arbor_sim::presets;
+use arbor_sim::run::{simulate, Outcome, RunSpec};
+use arbor_sim::sched::SchedSpec;
+use scx_arbor::knobs::Knobs;
+
+fn run(preset: &str, sched: &str, workload: &str) -> Outcome {
+    let m = presets::find(preset).unwrap();
+    let sched = SchedSpec::parse(sched).unwrap_or_else(|e| panic!("{e:#}"));
+    simulate(
+        &RunSpec {
+            machine: &m,
+            cost: &CostModel::default(),
+            cfg: Config::default(),
+            sched: &sched,
+            knobs: &Knobs::default(),
+            workload,
+            seed: 1,
+        },
+        |_| {},
+    )
+    .unwrap_or_else(|e| panic!("{sched:?}: {e:#}"))
+}
+
+fn metric(o: &Outcome, name: &str) -> f64 {
+    o.metrics
+        .iter()
+        .find(|m| m.name == name)
+        .unwrap_or_else(|| panic!("no metric {name}"))
+        .value
+}
+
+fn counter(o: &Outcome, name: &str) -> u64 {
+    o.counters
+        .iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("no counter {name}: {:?}", o.counters))
+        .1
+}
+
+/// scx_bpfland runs hackbench to completion on a 2-node SMT machine
+/// (2s2c2t: NUMA and SMT on, so per-node idle masks and its SMT sibling
+/// masks are in use), every message delivered, no stall, not ejected; both
+/// its dispatch paths are taken (direct to an idle CPU's DSQ, and the
+/// node's shared DSQ).
+#[test]
+fn bpfland_runs_hackbench_to_completion() {
+    let o = run("2s2c2t", "bpfland", "hackbench:g=2,l=200");
+    assert!(o.ok && !o.ejected, "{}", o.stop);
+    assert_eq!(o.stop, "finished");
+    // g groups x 20 senders x 20 receivers x l messages
+    assert_eq!(metric(&o, "messages"), (2 * 20 * 20 * 200) as f64);
+    let (direct, shared) = (
+        counter(&o, "nr_direct_dispatches"),
+        counter(&o, "nr_shared_dispatches"),
+    );
+    assert!(direct > 0 && shared > 0, "direct {direct}, shared {shared}");
+}
+
+/// Its idle pick puts a waking task on an idle CPU when one exists: a
+/// message thread waking 2 workers (FUTEX_WAKE, no WF_SYNC) on 8 CPUs
+/// always has idle CPUs, so bpfland's select_cpu (scx_bpf_select_cpu_and)
+/// finds one for every wake-up: all dispatches are direct, none goes to the
+/// shared DSQ, and no wake-up waits longer than an idle exit.
+#[test]
+fn bpfland_idle_pick_places_wakeups_on_idle_cpus() {
+    let o = run("2s2c2t", "bpfland", "wakeprobe:m=1,w=2,t=1");
+    assert!(o.ok, "{}", o.stop);
+    let (direct, shared) = (
+        counter(&o, "nr_direct_dispatches"),
+        counter(&o, "nr_shared_dispatches"),
+    );
+    assert!(direct > 10000 && shared == 0, "direct {direct}, shared {shared}");
+    let p99 = metric(&o, "wake_p99_us");
+    assert!(p99 < 10.0, "wake-up p99 {p99} us");
+}
+
+/// Same on a 12-CPU machine without NUMA (global idle masks, no per-node
+/// flag): arbor and bpfland both finish the same hackbench.
+#[test]
+fn bpfland_and_arbor_side_by_side_on_x86_12() {
+    for s in ["arbor:default", "bpfland"] {
+        let o = run("x86-12", s, "hackbench:g=2,l=100");
+        assert!(o.ok, "{s}: {}", o.stop);
+        assert_eq!(metric(&o, "messages"), (2 * 20 * 20 * 100) as f64, "{s}");
+    }
+}
