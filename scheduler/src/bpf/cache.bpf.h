@@ -286,6 +286,23 @@ static __always_inline bool cache_allow_move(const struct task_struct *p, s32 sr
 }
 
 /*
+ * Cache-aware balancing's verdict (policy.h arbor_cache_lb_task, seed
+ * 002's migrate_llc_task) on moving p, of utilisation task_util, from LLC
+ * sl to LLC dl: LLC_LB_PULL when dl is its process's preferred LLC and the
+ * move may happen although the groups are balanced.
+ */
+static __always_inline u32 cache_lb_verdict(const struct task_struct *p, u32 sl, u32 dl,
+					    u64 task_util, u64 now)
+{
+	s32 pref;
+
+	if (sl == dl || (pref = cache_pref(p, now)) < 0)
+		return LLC_LB_ANY;
+	return arbor_cache_lb_task(pref, sl, dl, llc_util(sl), llc_cap(sl), llc_util(dl),
+				   llc_cap(dl), task_util, llc_aggr_pct, llc_imb_pct);
+}
+
+/*
  * An idle CPU of `llc` that p may use, from our own idle flags, claimed in
  * sched_ext's idle mask (scx_bpf_test_and_clear_cpu_idle) so that no other
  * wake-up or move takes it meanwhile; -1 if none. The caller must then
