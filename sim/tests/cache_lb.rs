@@ -142,6 +142,9 @@ fn cache_lb_pulls_a_thread_into_its_preferred_llc_when_balanced() {
     );
     assert!(c_on["llc_lb_moves"] >= 1, "{c_on:?}");
     assert_eq!(c_off["llc_lb_moves"], 0);
-    assert!(on >= 90, "CACHE_LB: B in its preferred LLC {on}% of its time");
+    assert!(
+        on >= 90,
+        "CACHE_LB: B in its preferred LLC {on}% of its time"
+    );
     assert!(off <= 10, "CACHE_LB off: B in LLC 1 {off}% of its time");
 }
