@@ -16,6 +16,10 @@
  *    unless that would overload it: arbor_cache_allow_into), and let the
  *    balancer move them out only when the preferred LLC is overloaded
  *    (arbor_cache_allow_out);
+ *  - with LB_IMBALANCE, when the level above the LLC is balanced, a CPU
+ *    of the preferred LLC pulls a queued thread in (the seed's
+ *    migrate_llc_task: policy.h arbor_cache_lb_task, balance.bpf.h
+ *    lb_llc_pull);
  *  - CACHE_WAKE (the RFC's wake-up steering, dropped upstream because it
  *    fought the balancer; off by default): wake into the preferred LLC.
  */
