@@ -768,6 +768,39 @@ mod tests {
         }
     }
 
+    /// Issue 12: seed 002's migrate_llc_task decision, each case: no
+    /// preference or same LLC -> no opinion; into the preferred LLC ->
+    /// pull (even when balanced) unless the move overloads it (forbid) or
+    /// both LLCs are over (ordinary balancing); out of it -> forbidden
+    /// unless the preferred LLC is over and busier; a third LLC -> no
+    /// opinion.
+    #[test]
+    fn cache_lb_task_verdicts() {
+        use crate::bpf_intf::{
+            arbor_llc_lb_LLC_LB_ANY as ANY, arbor_llc_lb_LLC_LB_FORBID as FORBID,
+            arbor_llc_lb_LLC_LB_PULL as PULL,
+        };
+        let cap = 4096u64; // 4 CPUs, threshold 50 % = 2048
+        let v = |pref: i32, s: u32, d: u32, su: u64, du: u64, tu: u64| unsafe {
+            arbor_cache_lb_task(pref, s, d, su, cap, du, cap, tu, 50, 20)
+        };
+        // no preference, or within one LLC: no opinion
+        assert_eq!(v(-1, 1, 0, 1024, 512, 512), ANY);
+        assert_eq!(v(0, 0, 0, 3000, 3000, 512), ANY);
+        // into the preferred LLC 0 (dst): both light -> pull although balanced
+        assert_eq!(v(0, 1, 0, 512, 512, 512), PULL);
+        // ... the move would take dst to 2048 + 512 (over) and it is busier than src -> forbid
+        assert_eq!(v(0, 1, 0, 1024, 2048, 512), FORBID);
+        // ... both over before the move: ordinary balancing decides, no LLC pull
+        assert_eq!(v(0, 1, 0, 2500, 3000, 512), ANY);
+        // out of the preferred LLC 1 (src), which is light -> forbid
+        assert_eq!(v(1, 1, 0, 1024, 0, 512), FORBID);
+        // ... the preferred LLC stays over (3600 - 512) and is far busier -> allowed
+        assert_eq!(v(1, 1, 0, 3600, 0, 512), ANY);
+        // a third LLC (pref 2): neither end is the preferred LLC -> no opinion
+        assert_eq!(v(2, 1, 0, 512, 512, 512), ANY);
+    }
+
     /// Issue 10, deviation 8: can_migrate_llc() judges a move on the
     /// utilisations it would leave (src without the task, dst with it);
     /// these moves passed when the task's own utilisation was left out.

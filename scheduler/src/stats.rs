@@ -88,6 +88,7 @@ pub const NAMES: &[&str] = &[
     "fork_other_node",
     "lb_pulls",
     "lb_active",
+    "llc_lb_moves",
 ];
 
 /// What a counter holds: `count` (events), `ns-sum` (nanoseconds summed
@@ -298,6 +299,9 @@ pub struct Metrics {
     pub lb_pulls: u64,
     #[stat(desc = "LB_IMBALANCE: lone running tasks pushed to an idle CPU (active balance)")]
     pub lb_active: u64,
+    #[stat(desc = "Seed 002: tasks cache-aware balancing moved into their preferred LLC")]
+    #[serde(default)]
+    pub llc_lb_moves: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,

@@ -419,6 +419,114 @@ __noinline int lb_detach(s32 this, s32 src, u32 level, u32 nr_failed)
 }
 
 /*
+ * Seed 002 (CACHE_LB), the cache-aware balancing move: migrate_llc_task.
+ * When the level just above the LLC is balanced, the seed's balancer
+ * still moves one task (calculate_imbalance: imbalance = 1) from a group
+ * holding tasks that prefer the destination's LLC (group_llc_balance),
+ * provided can_migrate_llc allows it. Here: take from src's queue the
+ * first task, in deadline order, whose process prefers this CPU's LLC and
+ * that arbor_cache_lb_task lets in (LLC_LB_PULL), if it is not cache-hot.
+ * It goes to this CPU if it may run here, else to a CPU of this LLC it may
+ * run on, an idle one first (can_migrate_task's LBF_DST_PINNED: the
+ * kernel retries with new_dst_cpu, a CPU of the local group the task
+ * allows), which is kicked. Returns 1 if it moved one. Global: verified
+ * once.
+ */
+__noinline int lb_llc_pull_from(s32 this, s32 src)
+{
+	struct lb_scratch *s = lb_get_scratch();
+	struct task_struct *p;
+	u64 now = bpf_ktime_get_ns();
+	u32 sl, dl;
+
+	if (!s || !valid_cpu(this) || !valid_cpu(src))
+		return 0;
+	sl = llc_of(src);
+	dl = llc_of(this);
+	if (sl == dl)
+		return 0;
+	s->scanned = 0;
+	bpf_for_each(scx_dsq, p, cpu_dsq(src), 0) {
+		struct task_ctx *tctx;
+		s32 dst = this, k, busy = -1;
+
+		if (++s->scanned > LB_LOOP_MAX)
+			break;
+		tctx = lookup_task_ctx(p);
+		if (!tctx ||
+		    !arbor_can_pull(true, is_migration_disabled(p), true, now - tctx->last_ran,
+				    migration_cost_ns))
+			continue;
+		if (cache_lb_verdict(p, sl, dl, tctx->util_avg, now) != LLC_LB_PULL)
+			continue;
+		if (!bpf_cpumask_test_cpu(this, p->cpus_ptr)) {
+			dst = -1;
+			bpf_for(k, 0, MAX_LLC_CPUS) {
+				struct cpu_ctx *c;
+				s32 cpu;
+
+				if (k >= llc_nr_cpus[dl & (MAX_LLCS - 1)])
+					break;
+				cpu = llc_cpus[dl & (MAX_LLCS - 1)][k];
+				if (!valid_cpu(cpu) || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+					continue;
+				if ((c = lookup_cpu_ctx(cpu)) && c->idle) {
+					dst = cpu;
+					break;
+				}
+				if (busy < 0)
+					busy = cpu;
+			}
+			if (dst < 0)
+				dst = busy;
+			if (dst < 0)
+				continue;
+		}
+		if (dst == this) {
+			if (scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0))
+				return 1;
+		} else if (scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL_ON | dst, 0)) {
+			scx_bpf_kick_cpu(dst, 0);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The sources for lb_llc_pull_from: the CPUs with queued tasks in the
+ * other LLCs of this node (the seed balances LLCs only in the domain just
+ * above the LLC, never across NUMA nodes: llc_balance() skips SD_NUMA),
+ * LLCs with no CPU running two tasks skipped by their summary
+ * (llc_overloaded). The first that yields a task ends the pass (the seed
+ * takes the group, then the CPU, with the most tasks preferring the
+ * destination; we take the first in CPU order: a simplification). Returns
+ * 1 if it pulled. Global: verified once.
+ */
+__noinline int lb_llc_pull(s32 this)
+{
+	u32 dl, node, k;
+
+	if (!valid_cpu(this))
+		return 0;
+	dl = llc_of(this);
+	node = node_of(this);
+	bpf_for(k, 0, MAX_CPUS) {
+		u32 l;
+
+		if (k >= nr_cpus)
+			break;
+		l = llc_of(k) & (MAX_LLCS - 1);
+		if (l == dl || llc_node[l] != node || READ_ONCE(llc_overloaded[l].nr) <= 0 ||
+		    scx_bpf_dsq_nr_queued(cpu_dsq(k)) <= 0)
+			continue;
+		if (lb_llc_pull_from(this, k) > 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * sched_balance_domains() / sched_balance_rq() for `this`, bottom-up,
  * each level only once its interval has passed since its last balance
  * (arbor_lb_interval, taken as the kernel does at the time of the check,
@@ -469,6 +577,15 @@ __noinline int lb_balance(s32 this, u32 this_idle)
 		if (src < 0) {
 			/* out_balanced */
 			cc->lb_failed[lv] = 0;
+			/*
+			 * seed 002: balanced just above the LLC, cache-aware
+			 * balancing may still pull a task into its preferred LLC
+			 */
+			if (feat(FEAT_CACHE_LB) && level == (nr_nodes > 1 ? LVL_NODE : LVL_MACHINE) &&
+			    lb_llc_pull(this) > 0) {
+				stat_inc(STAT_LLC_LB_MOVES);
+				return 1;
+			}
 			continue;
 		}
 		nr_failed = cc->lb_failed[lv];

@@ -16,6 +16,10 @@
  *    unless that would overload it: arbor_cache_allow_into), and let the
  *    balancer move them out only when the preferred LLC is overloaded
  *    (arbor_cache_allow_out);
+ *  - with LB_IMBALANCE, when the level above the LLC is balanced, a CPU
+ *    of the preferred LLC pulls a queued thread in (the seed's
+ *    migrate_llc_task: policy.h arbor_cache_lb_task, balance.bpf.h
+ *    lb_llc_pull);
  *  - CACHE_WAKE (the RFC's wake-up steering, dropped upstream because it
  *    fought the balancer; off by default): wake into the preferred LLC.
  */
@@ -283,6 +287,23 @@ static __always_inline bool cache_allow_move(const struct task_struct *p, s32 sr
 					     u64 task_util, u64 now)
 {
 	return cache_allow_llc(p, src, llc_of(dst), task_util, now);
+}
+
+/*
+ * Cache-aware balancing's verdict (policy.h arbor_cache_lb_task, seed
+ * 002's migrate_llc_task) on moving p, of utilisation task_util, from LLC
+ * sl to LLC dl: LLC_LB_PULL when dl is its process's preferred LLC and the
+ * move may happen although the groups are balanced.
+ */
+static __always_inline u32 cache_lb_verdict(const struct task_struct *p, u32 sl, u32 dl,
+					    u64 task_util, u64 now)
+{
+	s32 pref;
+
+	if (sl == dl || (pref = cache_pref(p, now)) < 0)
+		return LLC_LB_ANY;
+	return arbor_cache_lb_task(pref, sl, dl, llc_util(sl), llc_cap(sl), llc_util(dl),
+				   llc_cap(dl), task_util, llc_aggr_pct, llc_imb_pct);
 }
 
 /*

@@ -159,6 +159,8 @@ enum arbor_stat {
 	/* issue 10, deviation 4: the weighted-imbalance periodic balancer (LB_IMBALANCE) */
 	STAT_LB_PULLS,		/* tasks pulled by it */
 	STAT_LB_ACTIVE,		/* lone running tasks pushed to an idle CPU (active balance) */
+	/* seed 002: tasks cache-aware balancing moved into their preferred LLC (migrate_llc_task) */
+	STAT_LLC_LB_MOVES,
 	ARBOR_NR_STATS,
 };
 
@@ -274,6 +276,16 @@ enum arbor_migration {
 	MIGRATE_LOAD	= 1,	/* imbalance in load (weight x runnable) */
 	MIGRATE_UTIL	= 2,	/* imbalance in utilisation */
 	MIGRATE_TASK	= 3,	/* imbalance in number of tasks */
+};
+
+/*
+ * seed 002: what cache-aware balancing says about moving one task between
+ * LLCs (policy.h arbor_cache_lb_task)
+ */
+enum arbor_llc_lb {
+	LLC_LB_ANY	= 0,	/* no opinion: ordinary balancing decides */
+	LLC_LB_FORBID	= 1,	/* the move breaks or overloads the task's preferred LLC */
+	LLC_LB_PULL	= 2,	/* into its preferred LLC: may move although balanced */
 };
 
 /* One CPU of the busiest group, as find_busiest_queue() sees it. */

@@ -1262,6 +1262,47 @@ ARBOR_POLICY bool arbor_cache_allow_out(u64 pref_util, u64 pref_cap, u64 dst_uti
 	       arbor_cache_busier(pref_util, pref_cap, dst_util, dst_cap, imb_pct);
 }
 
+/*
+ * Seed 002's cache-aware balancing decision for one task (the seed's v3:
+ * the migrate_llc_task migration type and the LLC hint can_migrate_task()
+ * consults; merged for 7.2 as can_migrate_llc_task() over can_migrate_llc(),
+ * with llc_balance() tagging a group group_llc_balance and
+ * migrate_degrades_llc() in can_migrate_task()). For a task whose process
+ * prefers LLC `pref` (-1: none) moving from LLC src_llc to dst_llc, with
+ * the LLCs' utilisations and capacities before the move:
+ *  - same LLC, or no preference: no opinion (LLC_LB_ANY);
+ *  - dst is the preferred LLC: when both LLCs are over the aggregation
+ *    threshold the kernel answers mig_unrestricted and ordinary balancing
+ *    decides (LLC_LB_ANY: no LLC pull, as llc_balance() tags a group only
+ *    on mig_allow); otherwise allowed into it by arbor_cache_allow_into ->
+ *    LLC_LB_PULL (the balancer may pull it even when the groups are
+ *    balanced: calculate_imbalance() sets migrate_llc_task with an
+ *    imbalance of one task), refused -> LLC_LB_FORBID;
+ *  - src is the preferred LLC: leaving it only when arbor_cache_allow_out
+ *    says the preferred LLC is over the threshold and busier by imb_pct
+ *    (or both are over): LLC_LB_ANY, else LLC_LB_FORBID (mig_forbid: the
+ *    balancer does not pull it out);
+ *  - neither: no opinion.
+ */
+ARBOR_POLICY u32 arbor_cache_lb_task(s32 pref, u32 src_llc, u32 dst_llc, u64 src_util,
+				     u64 src_cap, u64 dst_util, u64 dst_cap, u64 task_util,
+				     u32 aggr_pct, u32 imb_pct)
+{
+	if (pref < 0 || src_llc == dst_llc)
+		return LLC_LB_ANY;
+	if ((u32)pref == dst_llc) {
+		if (arbor_cache_over(dst_util, dst_cap, aggr_pct) &&
+		    arbor_cache_over(src_util, src_cap, aggr_pct))
+			return LLC_LB_ANY;
+		return arbor_cache_allow_into(dst_util, dst_cap, src_util, src_cap, task_util,
+					      aggr_pct, imb_pct) ? LLC_LB_PULL : LLC_LB_FORBID;
+	}
+	if ((u32)pref == src_llc)
+		return arbor_cache_allow_out(src_util, src_cap, dst_util, dst_cap, task_util,
+					     aggr_pct, imb_pct) ? LLC_LB_ANY : LLC_LB_FORBID;
+	return LLC_LB_ANY;
+}
+
 /* ------------------------------------------------------------------ */
 /* EEVDF ordering (baseline: kernel/sched/fair.c, 6.6+)                */
 /* ------------------------------------------------------------------ */
