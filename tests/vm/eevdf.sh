@@ -12,10 +12,6 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-PASS=0
-FAIL=0
-pass() { echo "PASS: $*"; PASS=$((PASS + 1)); }
-fail() { echo "FAIL: $*"; FAIL=$((FAIL + 1)); [ -n "${SLOG:-}" ] && [ -f "$SLOG" ] && tail -n 20 "$SLOG" | sed 's/^/    | /'; }
 NICE_SECS=${NICE_SECS:-12}
 PIPE_RUNS=${PIPE_RUNS:-5}
 PIPE_LOOPS=${PIPE_LOOPS:-20000}

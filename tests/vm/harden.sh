@@ -5,11 +5,6 @@
 if [ -z "${HARDEN_SOURCED:-}" ] && ! declare -F check >/dev/null; then
 	set -u
 	. "$(dirname "$0")/lib.sh"
-	PASS=0
-	FAIL=0
-	pass() { echo "PASS: $*"; PASS=$((PASS + 1)); }
-	fail() { echo "FAIL: $*"; FAIL=$((FAIL + 1)); [ -n "${SLOG:-}" ] && [ -f "$SLOG" ] && tail -n 20 "$SLOG" | sed 's/^/    | /'; }
-	check() { local d=$1; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
 	HARDEN_ALONE=1
 fi
 

@@ -16,11 +16,6 @@ if ! declare -F pass >/dev/null; then
 	set -u
 	. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 	LB_ALONE=1
-	PASS=0
-	FAIL=0
-	pass() { echo "PASS: $*"; PASS=$((PASS + 1)); }
-	fail() { echo "FAIL: $*"; FAIL=$((FAIL + 1)); [ -n "${SLOG:-}" ] && [ -f "$SLOG" ] && tail -n 20 "$SLOG" | sed 's/^/    | /'; }
-	check() { local d=$1; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
 fi
 
 # lb_widen PID: let every thread of PID run on every CPU

@@ -11,6 +11,14 @@ if [ -z "${ARBOR_TMP:-}" ] || [ ! -d "$ARBOR_TMP" ] || [ ! -O "$ARBOR_TMP" ] || 
 fi
 export ARBOR_TMP
 
+# The checks' counters and reporters, defined once for every VM script: a
+# script run alone starts from 0, one sourced by suite.sh adds to its counts.
+: "${PASS:=0}" "${FAIL:=0}"
+pass() { echo "PASS: $*"; PASS=$((PASS + 1)); }
+# a failure shows the tail of the scheduler's log, if one was started
+fail() { echo "FAIL: $*"; FAIL=$((FAIL + 1)); [ -n "${SLOG:-}" ] && [ -f "$SLOG" ] && tail -n 20 "$SLOG" | sed 's/^/    | /'; }
+check() { local d=$1; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
+
 sched_state() { cat $SCX/state 2>/dev/null; }
 sched_ops() { cat $SCX/root/ops 2>/dev/null; }
 
