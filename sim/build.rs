@@ -54,7 +54,10 @@ fn build_so(
     for (src, dep) in [(main.to_path_buf(), dep), (shim.join("shim.c"), None)] {
         let obj = out.join(format!(
             "{tag}-{}",
-            src.file_name().unwrap().to_string_lossy().replace(".c", ".o")
+            src.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .replace(".c", ".o")
         ));
         let mut cmd = Command::new(cc);
         cmd.args(["-O2", "-g", "-fPIC", "-Wall"])
@@ -115,7 +118,10 @@ fn peer_source(out: &Path, krate: &str, ver: &str, sha: &str) -> Result<PathBuf,
         return if d.join("src/bpf/main.bpf.c").is_file() {
             Ok(d)
         } else {
-            Err(format!("ARBOR_PEERS_SRC: {} has no src/bpf/main.bpf.c", d.display()))
+            Err(format!(
+                "ARBOR_PEERS_SRC: {} has no src/bpf/main.bpf.c",
+                d.display()
+            ))
         };
     }
     let root = out.join("peers");

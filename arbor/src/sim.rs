@@ -472,7 +472,9 @@ pub fn main(a: SimArgs) -> Result<i32> {
     sched_names.retain(|s| match arbor_sim::sched::peers::Peer::not_running(s) {
         Some(why) => {
             not_run += &format!("- `{s}` not run: {why}.\n");
-            first_not_run.get_or_insert(format!("scheduler '{s}' does not run in the simulator: {why}"));
+            first_not_run.get_or_insert(format!(
+                "scheduler '{s}' does not run in the simulator: {why}"
+            ));
             false
         }
         None => true,

@@ -137,7 +137,10 @@ fn bad_input_is_one_line_and_exit_2() {
         (vec!["sim", "-w", bad_spec.as_str()], want_bad.as_str()),
         (vec!["sim", "-w", missing.as_str()], "cannot read it"),
         (vec!["sim", "-t", "nosuch"], "nosuch"),
-        (vec!["sim", "-s", "lavd"], "scheduler 'lavd' does not run in the simulator: its BPF C allocates from a BPF arena"),
+        (
+            vec!["sim", "-s", "lavd"],
+            "scheduler 'lavd' does not run in the simulator: its BPF C allocates from a BPF arena",
+        ),
         (vec!["sim", "-s", "nosuch"], "unknown scheduler 'nosuch'"),
         (vec!["sim", "-s", "arbor:stock:NO_NOPE"], "NOPE"),
         (vec!["sim", "-w", "hackbench:x=1"], "unknown option 'x'"),

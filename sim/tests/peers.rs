@@ -75,7 +75,10 @@ fn bpfland_idle_pick_places_wakeups_on_idle_cpus() {
         counter(&o, "nr_direct_dispatches"),
         counter(&o, "nr_shared_dispatches"),
     );
-    assert!(direct > 10000 && shared == 0, "direct {direct}, shared {shared}");
+    assert!(
+        direct > 10000 && shared == 0,
+        "direct {direct}, shared {shared}"
+    );
     let p99 = metric(&o, "wake_p99_us");
     assert!(p99 < 10.0, "wake-up p99 {p99} us");
 }

@@ -44,7 +44,11 @@ impl Core {
         let me = self.this_cpu;
         let start = (self.pick_prev[me] + 1) % n;
         let m = self.in_node(cpus, node);
-        let scan = |idle: &CpuMask| (0..n).map(|i| (start + i) % n).find(|&c| m.test(c) && idle.test(c));
+        let scan = |idle: &CpuMask| {
+            (0..n)
+                .map(|i| (start + i) % n)
+                .find(|&c| m.test(c) && idle.test(c))
+        };
         let mut pick = None;
         // without SMT there are no cores to prefer: SCX_PICK_IDLE_CORE
         // takes any idle CPU
@@ -78,7 +82,15 @@ impl Core {
         }
         let d = &self.machine.node_distance;
         let mut others: Vec<usize> = (0..self.global.len()).filter(|&x| x != start).collect();
-        others.sort_by_key(|&x| (d.get(start).and_then(|r| r.get(x)).copied().unwrap_or(u32::MAX), x));
+        others.sort_by_key(|&x| {
+            (
+                d.get(start)
+                    .and_then(|r| r.get(x))
+                    .copied()
+                    .unwrap_or(u32::MAX),
+                x,
+            )
+        });
         for x in others {
             let c = self.pick_idle_in_node(cpus, Some(x), flags);
             if c >= 0 {
@@ -93,7 +105,11 @@ impl Core {
         let mut m = CpuMask::empty();
         let me = &self.machine.cpus[cpu];
         for c in &self.machine.cpus {
-            if if llc { c.llc == me.llc } else { c.node == me.node } {
+            if if llc {
+                c.llc == me.llc
+            } else {
+                c.node == me.node
+            } {
                 m.set(c.id, true);
             }
         }
@@ -127,7 +143,8 @@ impl Core {
         let llc = Self::weight(&self.span(0, true)) < n;
         let numa = !self.per_node()
             && Self::weight(&self.span(0, false)) < n
-            && (0..n).any(|c| Self::weight(&self.span(c, true)) != Self::weight(&self.span(c, false)));
+            && (0..n)
+                .any(|c| Self::weight(&self.span(c, true)) != Self::weight(&self.span(c, false)));
         (llc, numa)
     }
 
@@ -290,7 +307,10 @@ impl Core {
 
     /// per_cpu(sd_llc_id, cpu): the first CPU of cpu's LLC.
     pub fn kf_cpu_llc_id(&self, cpu: i32) -> i32 {
-        let Some(me) = usize::try_from(cpu).ok().and_then(|c| self.machine.cpus.get(c)) else {
+        let Some(me) = usize::try_from(cpu)
+            .ok()
+            .and_then(|c| self.machine.cpus.get(c))
+        else {
             return -libc::EINVAL;
         };
         self.machine

@@ -173,8 +173,7 @@ pub struct SimHost {
     pub nr_cpu_slots: u32,
     // added for the peers
     pub nr_nodes: u32,
-    pub select_cpu_and:
-        unsafe extern "C" fn(*mut c_void, P, i32, u64, *const CpuMask, u64) -> i32,
+    pub select_cpu_and: unsafe extern "C" fn(*mut c_void, P, i32, u64, *const CpuMask, u64) -> i32,
     pub get_idle_mask_node: unsafe extern "C" fn(*mut c_void, i32, bool) -> *const CpuMask,
     pub cpu_node: unsafe extern "C" fn(*mut c_void, i32) -> i32,
     pub cpu_llc_id: unsafe extern "C" fn(*mut c_void, i32) -> i32,

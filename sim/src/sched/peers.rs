@@ -183,9 +183,17 @@ fn bpfland(topo: &Topo) -> Result<Native> {
             bail!("bpfland: resetting the primary domain failed: error {r}");
         }
         for c in &cpus {
-            let r = n.run_syscall("enable_primary_cpu", &mut CpuArg { cpu_id: c.id as i32 })?;
+            let r = n.run_syscall(
+                "enable_primary_cpu",
+                &mut CpuArg {
+                    cpu_id: c.id as i32,
+                },
+            )?;
             if r != 0 {
-                bail!("bpfland: adding CPU {} to the primary domain failed: error {r}", c.id);
+                bail!(
+                    "bpfland: adding CPU {} to the primary domain failed: error {r}",
+                    c.id
+                );
             }
         }
     }

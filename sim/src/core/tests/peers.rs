@@ -89,7 +89,10 @@ fn select_cpu_dfl_prefers_prev_core_then_idle_core_then_prev() {
     }
     // the workload reaches the interesting branches
     assert!(seen.len() > 100, "{} selects", seen.len());
-    assert!(by_core > 0 && busy > 0, "whole-core picks {by_core}, all busy {busy}");
+    assert!(
+        by_core > 0 && busy > 0,
+        "whole-core picks {by_core}, all busy {busy}"
+    );
 }
 
 /// ext_idle.c scx_select_cpu_dfl step 2 (WF_SYNC): with prev busy, the
@@ -102,13 +105,26 @@ fn select_cpu_dfl_sync_wakeup_goes_to_the_waker_cpu() {
     // CPU 2 (its prev) busy; the waker, pinned to CPU 0, wakes it with
     // WF_SYNC at 1 ms while CPUs 1 and 3 are idle
     let mut w = Script::new()
-        .task_at("waker", 0, Some(vec![0]), &[Act::Run(MS), Act::Wake(1, true), Act::Run(MS)])
-        .task_at("wakee", 0, Some(vec![2, 0, 1, 3]), &[Act::Run(100 * US), Act::Block, Act::Run(100 * US)])
+        .task_at(
+            "waker",
+            0,
+            Some(vec![0]),
+            &[Act::Run(MS), Act::Wake(1, true), Act::Run(MS)],
+        )
+        .task_at(
+            "wakee",
+            0,
+            Some(vec![2, 0, 1, 3]),
+            &[Act::Run(100 * US), Act::Block, Act::Run(100 * US)],
+        )
         .task_at("spin", 200 * US, Some(vec![2]), &[Act::Run(3 * MS)]);
     let (_core, stop) = run(preset("1s2c2t"), &mut s, &mut w);
     stopped_ok(&stop);
     let seen = seen.borrow();
-    let sync: Vec<_> = seen.iter().filter(|x| x.1 & abi::SCX_WAKE_SYNC != 0).collect();
+    let sync: Vec<_> = seen
+        .iter()
+        .filter(|x| x.1 & abi::SCX_WAKE_SYNC != 0)
+        .collect();
     assert_eq!(sync.len(), 1, "{seen:?}");
     let (prev, _, idle, _, r) = sync[0];
     assert!(!idle.contains(prev), "prev {prev} should be busy: {seen:?}");
@@ -124,17 +140,25 @@ fn enqueue_after_select_carries_cpu_selected() {
     let mut s = Sched::fifo_queued();
     let mut w = Script::new()
         .task("free", &[Act::Run(MS), Act::Sleep(MS), Act::Run(MS)])
-        .task_at("pinned", 0, Some(vec![1]), &[Act::Run(MS), Act::Sleep(MS), Act::Run(MS)]);
+        .task_at(
+            "pinned",
+            0,
+            Some(vec![1]),
+            &[Act::Run(MS), Act::Sleep(MS), Act::Run(MS)],
+        );
     let (_core, stop) = run(preset("1s2c2t"), &mut s, &mut w);
     stopped_ok(&stop);
     let enq = |t: TaskId| -> Vec<u64> {
-        calls(&s.log, |r| matches!(r.call, Call::Enqueue { t: x, .. } if x == t))
-            .iter()
-            .map(|r| match r.call {
-                Call::Enqueue { flags, .. } => flags & abi::SCX_ENQ_CPU_SELECTED,
-                _ => unreachable!(),
-            })
-            .collect()
+        calls(
+            &s.log,
+            |r| matches!(r.call, Call::Enqueue { t: x, .. } if x == t),
+        )
+        .iter()
+        .map(|r| match r.call {
+            Call::Enqueue { flags, .. } => flags & abi::SCX_ENQ_CPU_SELECTED,
+            _ => unreachable!(),
+        })
+        .collect()
     };
     assert_eq!(enq(0), vec![0, abi::SCX_ENQ_CPU_SELECTED]);
     assert_eq!(enq(1), vec![0, 0]);
@@ -155,9 +179,15 @@ fn pick_idle_core_without_smt_takes_any_idle_cpu() {
         if idle.is_empty() {
             assert_eq!(*r, -libc::EBUSY);
         } else {
-            assert!(*r >= 0 && idle.contains(&(*r as usize)), "prev {prev}, idle {idle:?}: got {r}");
+            assert!(
+                *r >= 0 && idle.contains(&(*r as usize)),
+                "prev {prev}, idle {idle:?}: got {r}"
+            );
             prev_busy += !idle.contains(prev) as usize;
         }
     }
-    assert!(prev_busy > 0, "no select with prev busy and an idle CPU elsewhere");
+    assert!(
+        prev_busy > 0,
+        "no select with prev busy and an idle CPU elsewhere"
+    );
 }
