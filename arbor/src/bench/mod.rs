@@ -139,7 +139,7 @@ fn platform(host: bool, topo: &str) -> String {
                 .map(|v| v.trim_start_matches([' ', '\t', ':']).to_string())
         })
         .unwrap_or_else(|| "unknown CPU".into());
-    let kernel = fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let kernel = guest::kernel_release();
     let ncpu = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(0);
@@ -151,13 +151,8 @@ fn platform(host: bool, topo: &str) -> String {
 
 /// `--host` refuses in one line when this machine cannot run schedulers.
 fn host_check() -> Result<()> {
-    if !Path::new("/sys/kernel/sched_ext").exists() {
-        bail!(
-            "--host: this kernel ({}) has no sched_ext; run without --host to use a VM",
-            fs::read_to_string("/proc/sys/kernel/osrelease")
-                .unwrap_or_default()
-                .trim()
-        );
+    if let Some(why) = guest::no_sched_ext() {
+        bail!("--host: {why}; run without --host to use a VM");
     }
     // SAFETY: geteuid has no failure mode
     if unsafe { libc::geteuid() } != 0 {
@@ -284,17 +279,7 @@ pub fn main(a: BenchArgs) -> Result<i32> {
         workloads,
         wakeprobe: repo().join("target/guest/wakeprobe"),
     };
-    if plan
-        .workloads
-        .iter()
-        .any(|w| matches!(w.kind, workload::Kind::Wakeprobe { .. }))
-        && !plan.wakeprobe.is_file()
-    {
-        bail!(
-            "{} not found: `make build` builds it from guest/wakeprobe.c",
-            plan.wakeprobe.display()
-        );
-    }
+    plan.check_wakeprobe()?;
     let meta = Meta {
         title,
         command: std::env::args().collect::<Vec<_>>().join(" "),
@@ -591,19 +576,12 @@ fn write_report(
 /// its plan and results.json rows, an interrupted one's (DIR.partial) from
 /// the rows it kept.
 fn render(dir: &Path, no_charts: bool) -> Result<i32> {
-    let (plan, mut meta, rows) = if dir.join(store::ROWS).exists() && dir.join(store::PLAN).exists()
-    {
-        let (plan, meta, rows) = store::load(dir)?;
-        let partial =
-            !dir.join("report.md").exists() || dir.to_string_lossy().ends_with(".partial");
-        let mut meta = meta;
-        meta.partial |= partial && dir.to_string_lossy().ends_with(".partial");
-        (plan, meta, rows)
-    } else {
+    if !(dir.join(store::ROWS).exists() && dir.join(store::PLAN).exists()) {
         // a results.json alone (e.g. committed under docs/results)
         let r = Results::read(&dir.join("results.json"))?;
         return render_results(dir, &r, no_charts);
-    };
+    }
+    let (plan, mut meta, rows) = store::load(dir)?;
     if rows.is_empty() {
         bail!("{}: no results to render", dir.display());
     }

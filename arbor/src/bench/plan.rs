@@ -5,9 +5,10 @@
 
 use std::path::PathBuf;
 
+use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 
-use super::workload::Workload;
+use super::workload::{Kind, Workload};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GuestPlan {
@@ -47,6 +48,21 @@ impl GuestPlan {
         v.sort();
         v.dedup();
         v
+    }
+
+    /// The probe a wakeprobe workload runs must have been built.
+    pub fn check_wakeprobe(&self) -> Result<()> {
+        let needed = self
+            .workloads
+            .iter()
+            .any(|w| matches!(w.kind, Kind::Wakeprobe { .. }));
+        if needed && !self.wakeprobe.is_file() {
+            bail!(
+                "{} not found: `make build` builds it from guest/wakeprobe.c",
+                self.wakeprobe.display()
+            );
+        }
+        Ok(())
     }
 
     pub fn runs(&self) -> usize {

@@ -140,15 +140,17 @@ pub fn load(dir: &Path) -> Result<(GuestPlan, Meta, Vec<Row>)> {
         .with_context(|| format!("{} is not a bench plan", dir.join(PLAN).display()))?;
     let meta: Meta = serde_json::from_str(&read(META)?)
         .with_context(|| format!("{} is malformed", dir.join(META).display()))?;
+    let text = read(ROWS)?;
+    let lines: Vec<&str> = text.lines().collect();
     let mut rows = Vec::new();
-    for (i, l) in read(ROWS)?.lines().enumerate() {
+    for (i, l) in lines.iter().enumerate() {
         if l.trim().is_empty() {
             continue;
         }
         match serde_json::from_str::<Row>(l) {
             Ok(r) => rows.push(r),
             // a run killed mid-write leaves at most its last line torn
-            Err(_) if i + 1 == read(ROWS)?.lines().count() => {}
+            Err(_) if i + 1 == lines.len() => {}
             Err(e) => bail!("{}: line {}: {e}", dir.join(ROWS).display(), i + 1),
         }
     }

@@ -25,7 +25,7 @@ use scx_arbor::topology::Topo;
 
 use super::plan::{GuestPlan, PlanSched, Run};
 use super::report::{Row, EJECTED};
-use super::workload::{Env, Kind, Workload};
+use super::workload::{Env, Workload};
 use probes::{MigrationTrace, ProcStat, StatsInterval};
 use sched::{EevdfSettings, Loaded};
 
@@ -96,6 +96,19 @@ fn run_workload(argv: &[String], as_postgres: bool, dir: &Path, out: &Path) -> R
     }
 }
 
+/// The running kernel's release, for messages and reports.
+pub fn kernel_release() -> String {
+    fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// Why this machine cannot load a sched_ext scheduler, if it cannot.
+pub fn no_sched_ext() -> Option<String> {
+    (!Path::new("/sys/kernel/sched_ext").exists())
+        .then(|| format!("this kernel ({}) has no sched_ext", kernel_release()))
+}
+
 /// The checks a user sees as one line before anything runs.
 pub fn preflight(plan: &GuestPlan) -> Result<()> {
     // SAFETY: geteuid has no failure mode
@@ -103,25 +116,10 @@ pub fn preflight(plan: &GuestPlan) -> Result<()> {
         bail!("arbor bench runs schedulers and writes to debugfs: it must run as root");
     }
     let scx = plan.scheds.iter().any(|s| matches!(s.run, Run::Scx { .. }));
-    if scx && !Path::new("/sys/kernel/sched_ext").exists() {
-        bail!(
-            "this kernel ({}) has no sched_ext (/sys/kernel/sched_ext is missing)",
-            fs::read_to_string("/proc/sys/kernel/osrelease")
-                .unwrap_or_default()
-                .trim()
-        );
+    if let Some(why) = no_sched_ext().filter(|_| scx) {
+        bail!("{why} (/sys/kernel/sched_ext is missing)");
     }
-    if plan
-        .workloads
-        .iter()
-        .any(|w| matches!(w.kind, Kind::Wakeprobe { .. }))
-        && !plan.wakeprobe.is_file()
-    {
-        bail!(
-            "{} not found: `make build` builds it from guest/wakeprobe.c",
-            plan.wakeprobe.display()
-        );
-    }
+    plan.check_wakeprobe()?;
     for s in &plan.scheds {
         if let Run::Scx { bin, .. } = &s.run {
             if !bin.is_file() {
@@ -169,9 +167,7 @@ pub fn main(plan_path: &Path) -> Result<i32> {
     };
     say(&format!(
         "guest: {}, {} CPUs, {} schedulers x {} workloads x {} reps",
-        fs::read_to_string("/proc/sys/kernel/osrelease")
-            .unwrap_or_default()
-            .trim(),
+        kernel_release(),
         topo.all().count(),
         plan.scheds.len(),
         plan.workloads.len(),
