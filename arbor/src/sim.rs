@@ -448,7 +448,7 @@ pub fn main(a: SimArgs) -> Result<i32> {
         }
         (None, t) => presets::find(t.as_deref().unwrap_or("x86-12"))?,
     };
-    if let Some(spec) = &a.knobs.cpu_capacity {
+    if let Some(spec) = &a.knobs.capacity.cpu_capacity {
         let mut topo = machine.topo()?;
         topo.override_capacity(spec)?;
         for c in machine.cpus.iter_mut() {

@@ -8,70 +8,185 @@ use clap::Args;
 use crate::policy;
 use crate::topology::Topo;
 
-/// The tunables, as command-line flags (flattened into each front end).
+// Every default below is intf.h's enum arbor_defaults, through bindgen:
+// written once, read by the flags here and by the BPF globals' initialisers.
+use crate::bpf_intf as c;
+
+/// The tunables, as command-line flags (flattened into each front end),
+/// one group per config struct of intf.h.
 #[derive(Debug, Clone, Args)]
 pub struct Knobs {
-    /// sd->imbalance_pct: how much busier a CPU must be to lose a task (kernel: 117).
-    #[arg(long, default_value_t = 117, value_parser = clap::value_parser!(u32).range(100..=1000))]
-    pub imbalance_pct: u32,
+    #[command(flatten)]
+    pub slice: SliceKnobs,
+    #[command(flatten)]
+    pub balance: BalanceKnobs,
+    #[command(flatten)]
+    pub wa: WakeAffineKnobs,
+    #[command(flatten)]
+    pub steal: StealKnobs,
+    #[command(flatten)]
+    pub cache: CacheKnobs,
+    #[command(flatten)]
+    pub capacity: CapacityKnobs,
+}
 
+/// struct arbor_slice_cfg: the EEVDF slice.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Slice (EEVDF)")]
+pub struct SliceKnobs {
     /// Time slice in µs; 0 = the kernel's base slice scaled by CPU count
     /// (base × (1 + log2(min(ncpus, 8))), 3000 µs on 8+ CPUs). At most 10 s.
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
+    #[arg(long, default_value_t = c::arbor_defaults_DEF_SLICE_US as u64,
+          value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
     pub slice_us: u64,
 
     /// The kernel's sysctl_sched_base_slice in µs, scaled as above when --slice-us is 0.
-    #[arg(long, default_value_t = 750, value_parser = clap::value_parser!(u64).range(50..=100_000))]
+    #[arg(long, default_value_t = c::arbor_defaults_DEF_BASE_SLICE_US as u64,
+          value_parser = clap::value_parser!(u64).range(50..=100_000))]
     pub base_slice_us: u64,
+}
+
+/// struct arbor_balance_cfg: newidle and the periodic balancer.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Balancing")]
+pub struct BalanceKnobs {
+    /// sd->imbalance_pct: how much busier a CPU must be to lose a task (kernel: 117).
+    #[arg(long, default_value_t = c::arbor_defaults_DEF_IMBALANCE_PCT,
+          value_parser = clap::value_parser!(u32).range(100..=1000))]
+    pub imbalance_pct: u32,
 
     /// A task that ran within this many µs is cache-hot: not pulled across LLCs (kernel: 500).
-    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(0..=100_000))]
+    #[arg(long, default_value_t = c::arbor_defaults_DEF_MIGRATION_COST_US as u64,
+          value_parser = clap::value_parser!(u64).range(0..=100_000))]
     pub migration_cost_us: u64,
 
+    /// Period of the periodic balancer, in ms.
+    #[arg(long, default_value_t = c::arbor_defaults_DEF_BALANCE_INTERVAL_MS as u64,
+          value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub balance_interval_ms: u64,
+}
+
+/// struct arbor_wa_cfg: seed 001 (WA_THROTTLE).
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Seed 001: wake-affine throttle")]
+pub struct WakeAffineKnobs {
     /// Seed 001 (WA_THROTTLE): after a failed wake_affine, skip it for this
     /// many ms for that wakee; 0 disables the throttle.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(0..=10_000))]
+    #[arg(long, default_value_t = c::arbor_defaults_DEF_WAKE_AFFINE_INTERVAL_MS as u64,
+          value_parser = clap::value_parser!(u64).range(0..=10_000))]
     pub wake_affine_interval_ms: u64,
+}
 
+/// struct arbor_steal_cfg: seed 003 (STEAL).
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Seed 003: steal")]
+pub struct StealKnobs {
     /// Seed 003 (STEAL): steal only if the CPU's average idle time is at least this (µs).
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    #[arg(long, default_value_t = c::arbor_defaults_DEF_STEAL_COST_US as u64,
+          value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub steal_cost_us: u64,
 
     /// Seed 003 (STEAL): disabled on machines with more NUMA nodes than this.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, default_value_t = c::arbor_defaults_DEF_STEAL_NODE_LIMIT,
+          value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub steal_node_limit: u32,
+}
 
-    /// Seed 004: override CPU capacities, e.g. 0-1:1024,2-4:430 (1..=1024;
-    /// CPUs not named keep their sysfs capacity).
-    #[arg(long, value_name = "LIST:CAP,...")]
-    pub cpu_capacity: Option<String>,
-
+/// struct arbor_cache_cfg: seed 002 (CACHE_LB).
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Seed 002: cache-aware aggregation")]
+pub struct CacheKnobs {
     /// Seed 002 (CACHE_LB): an LLC is "full" for aggregation above this % utilisation.
-    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=100))]
+    #[arg(long, default_value_t = c::arbor_defaults_DEF_LLC_AGGR_PCT,
+          value_parser = clap::value_parser!(u32).range(1..=100))]
     pub llc_aggr_pct: u32,
 
     /// Seed 002: a move into/out of the preferred LLC needs this % of imbalance.
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    #[arg(long, default_value_t = c::arbor_defaults_DEF_LLC_IMB_PCT,
+          value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub llc_imb_pct: u32,
 
     /// Seed 002: occupancy halves, and the hottest LLC is rescanned, every epoch (ms).
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    #[arg(long, default_value_t = c::arbor_defaults_DEF_LLC_EPOCH_MS as u64,
+          value_parser = clap::value_parser!(u64).range(1..=10_000))]
     pub llc_epoch_ms: u64,
 
     /// Seed 002: a preference not refreshed for this many epochs is dropped.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, default_value_t = c::arbor_defaults_DEF_LLC_TIMEOUT_EPOCHS,
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub llc_timeout_epochs: u32,
 
     /// Seed 002: the kernel's llc_aggr_tolerance, a multiplier. A process is
     /// aggregated only if its running threads x SMT width fit in 80% of
     /// N x the LLC's CPUs: 1 = the LLC as it is, 2 = twice it, ...;
     /// 0 = no process is aggregated; 100 or more = no limit.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    #[arg(long, default_value_t = c::arbor_defaults_DEF_LLC_TOLERANCE,
+          value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub llc_tolerance: u32,
+}
 
-    /// Period of the periodic balancer, in ms.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=1000))]
-    pub balance_interval_ms: u64,
+/// Seed 004: the CPU capacities the scheduler is told (topology, not a
+/// config struct: they become cpu_cap[]).
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Seed 004: CPU capacity")]
+pub struct CapacityKnobs {
+    /// Seed 004: override CPU capacities, e.g. 0-1:1024,2-4:430 (1..=1024;
+    /// CPUs not named keep their sysfs capacity).
+    #[arg(long, value_name = "LIST:CAP,...")]
+    pub cpu_capacity: Option<String>,
+}
+
+impl SliceKnobs {
+    /// The slice in ns: --slice-us, or the kernel's scaled base slice.
+    pub fn cfg(&self, topo: &Topo) -> c::arbor_slice_cfg {
+        let slice_ns = if self.slice_us > 0 {
+            self.slice_us.saturating_mul(1000)
+        } else {
+            policy::base_slice_ns(topo.all().count() as u32, self.base_slice_us * 1000)
+        };
+        c::arbor_slice_cfg { slice_ns }
+    }
+}
+
+impl BalanceKnobs {
+    pub fn cfg(&self) -> c::arbor_balance_cfg {
+        c::arbor_balance_cfg {
+            migration_cost_ns: self.migration_cost_us * 1000,
+            interval_ns: self.balance_interval_ms * 1_000_000,
+            imbalance_pct: self.imbalance_pct,
+            pad: 0,
+        }
+    }
+}
+
+impl WakeAffineKnobs {
+    pub fn cfg(&self) -> c::arbor_wa_cfg {
+        c::arbor_wa_cfg {
+            interval_ns: self.wake_affine_interval_ms * 1_000_000,
+        }
+    }
+}
+
+impl StealKnobs {
+    pub fn cfg(&self) -> c::arbor_steal_cfg {
+        c::arbor_steal_cfg {
+            cost_ns: self.steal_cost_us * 1000,
+            node_limit: self.steal_node_limit,
+            pad: 0,
+        }
+    }
+}
+
+impl CacheKnobs {
+    pub fn cfg(&self) -> c::arbor_cache_cfg {
+        c::arbor_cache_cfg {
+            epoch_ns: self.llc_epoch_ms * 1_000_000,
+            timeout_epochs: self.llc_timeout_epochs,
+            aggr_pct: self.llc_aggr_pct,
+            imb_pct: self.llc_imb_pct,
+            tolerance: self.llc_tolerance,
+        }
+    }
 }
 
 impl Default for Knobs {
@@ -120,18 +235,9 @@ impl Knobs {
         Ok(k)
     }
 
-    /// The slice in ns: --slice-us, or the kernel's scaled base slice.
-    pub fn slice_ns(&self, topo: &Topo) -> u64 {
-        if self.slice_us > 0 {
-            self.slice_us.saturating_mul(1000)
-        } else {
-            policy::base_slice_ns(topo.all().count() as u32, self.base_slice_us * 1000)
-        }
-    }
-
     /// The machine with --cpu-capacity applied.
     pub fn apply_capacity(&self, topo: &mut Topo) -> Result<()> {
-        if let Some(spec) = &self.cpu_capacity {
+        if let Some(spec) = &self.capacity.cpu_capacity {
             topo.override_capacity(spec)?;
         }
         Ok(())
@@ -141,7 +247,7 @@ impl Knobs {
 /// The BPF program's read-only globals (common.bpf.h, cache.bpf.h), by
 /// their C names. The loader copies them into the skeleton; the simulator
 /// writes them into the natively compiled program's symbols.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Rodata {
     pub nr_cpus: u32,
     pub nr_llcs: u32,
@@ -155,21 +261,14 @@ pub struct Rodata {
     pub llc_sib: Vec<Vec<u16>>,
     /// (cpu id, index in its LLC's CPU list)
     pub cpu_llc_idx: Vec<(usize, u16)>,
-    pub slice_ns: u64,
-    pub migration_cost_ns: u64,
-    pub balance_interval_ns: u64,
-    pub imbalance_pct: u32,
-    pub wake_affine_interval_ns: u64,
-    pub steal_cost_ns: u64,
-    pub steal_node_limit: u32,
+    pub slice: c::arbor_slice_cfg,
+    pub balance: c::arbor_balance_cfg,
+    pub wa: c::arbor_wa_cfg,
+    pub steal: c::arbor_steal_cfg,
+    pub cache: c::arbor_cache_cfg,
     pub asym: bool,
     /// sd->imb_numa_nr of each node (policy.h: arbor_imb_numa_nr)
     pub node_imb_numa_nr: Vec<u32>,
-    pub llc_aggr_pct: u32,
-    pub llc_imb_pct: u32,
-    pub llc_epoch_ns: u64,
-    pub llc_timeout_epochs: u32,
-    pub llc_tolerance: u32,
 }
 
 impl Rodata {
@@ -210,13 +309,11 @@ impl Rodata {
                 .iter()
                 .flat_map(|cpus| cpus.iter().enumerate().map(|(i, &c)| (c, i as u16)))
                 .collect(),
-            slice_ns: k.slice_ns(topo),
-            migration_cost_ns: k.migration_cost_us * 1000,
-            balance_interval_ns: k.balance_interval_ms * 1_000_000,
-            imbalance_pct: k.imbalance_pct,
-            wake_affine_interval_ns: k.wake_affine_interval_ms * 1_000_000,
-            steal_cost_ns: k.steal_cost_us * 1000,
-            steal_node_limit: k.steal_node_limit,
+            slice: k.slice.cfg(topo),
+            balance: k.balance.cfg(),
+            wa: k.wa.cfg(),
+            steal: k.steal.cfg(),
+            cache: k.cache.cfg(),
             asym: topo.asymmetric(),
             node_imb_numa_nr: (0..topo.nr_nodes)
                 .map(|n| {
@@ -231,46 +328,88 @@ impl Rodata {
                     crate::policy::imb_numa_nr(cpus as u32, llcs.len() as u32)
                 })
                 .collect(),
-            llc_aggr_pct: k.llc_aggr_pct,
-            llc_imb_pct: k.llc_imb_pct,
-            llc_epoch_ns: k.llc_epoch_ms * 1_000_000,
-            llc_timeout_epochs: k.llc_timeout_epochs,
-            llc_tolerance: k.llc_tolerance,
         }
     }
 
-    /// Every scalar global as (C name, native-endian bytes), and every array
-    /// element as (C name, byte offset, bytes). The simulator writes these.
-    pub fn scalars(&self) -> Vec<(&'static str, Vec<u8>)> {
+    /// Every scalar global, and every field of the config structs, as
+    /// (C name, byte offset, native-endian bytes). The simulator writes these.
+    pub fn scalars(&self) -> Vec<(&'static str, usize, Vec<u8>)> {
+        use std::mem::offset_of;
         let u32b = |v: u32| v.to_ne_bytes().to_vec();
         let u64b = |v: u64| v.to_ne_bytes().to_vec();
+        let (b, w, st, ca) = (&self.balance, &self.wa, &self.steal, &self.cache);
         vec![
-            ("nr_cpus", u32b(self.nr_cpus)),
-            ("nr_llcs", u32b(self.nr_llcs)),
-            ("nr_nodes", u32b(self.nr_nodes)),
-            ("smt_width", u32b(self.smt_width)),
-            ("slice_ns", u64b(self.slice_ns)),
-            ("migration_cost_ns", u64b(self.migration_cost_ns)),
-            ("balance_interval_ns", u64b(self.balance_interval_ns)),
-            ("imbalance_pct", u32b(self.imbalance_pct)),
+            ("nr_cpus", 0, u32b(self.nr_cpus)),
+            ("nr_llcs", 0, u32b(self.nr_llcs)),
+            ("nr_nodes", 0, u32b(self.nr_nodes)),
+            ("smt_width", 0, u32b(self.smt_width)),
+            ("asym", 0, vec![self.asym as u8]),
             (
-                "wake_affine_interval_ns",
-                u64b(self.wake_affine_interval_ns),
+                "slice_cfg",
+                offset_of!(c::arbor_slice_cfg, slice_ns),
+                u64b(self.slice.slice_ns),
             ),
-            ("steal_cost_ns", u64b(self.steal_cost_ns)),
-            ("steal_node_limit", u32b(self.steal_node_limit)),
-            ("asym", vec![self.asym as u8]),
-            ("llc_aggr_pct", u32b(self.llc_aggr_pct)),
-            ("llc_imb_pct", u32b(self.llc_imb_pct)),
-            ("llc_epoch_ns", u64b(self.llc_epoch_ns)),
-            ("llc_timeout_epochs", u32b(self.llc_timeout_epochs)),
-            ("llc_tolerance", u32b(self.llc_tolerance)),
+            (
+                "balance_cfg",
+                offset_of!(c::arbor_balance_cfg, migration_cost_ns),
+                u64b(b.migration_cost_ns),
+            ),
+            (
+                "balance_cfg",
+                offset_of!(c::arbor_balance_cfg, interval_ns),
+                u64b(b.interval_ns),
+            ),
+            (
+                "balance_cfg",
+                offset_of!(c::arbor_balance_cfg, imbalance_pct),
+                u32b(b.imbalance_pct),
+            ),
+            (
+                "wa_cfg",
+                offset_of!(c::arbor_wa_cfg, interval_ns),
+                u64b(w.interval_ns),
+            ),
+            (
+                "steal_cfg",
+                offset_of!(c::arbor_steal_cfg, cost_ns),
+                u64b(st.cost_ns),
+            ),
+            (
+                "steal_cfg",
+                offset_of!(c::arbor_steal_cfg, node_limit),
+                u32b(st.node_limit),
+            ),
+            (
+                "cache_cfg",
+                offset_of!(c::arbor_cache_cfg, epoch_ns),
+                u64b(ca.epoch_ns),
+            ),
+            (
+                "cache_cfg",
+                offset_of!(c::arbor_cache_cfg, timeout_epochs),
+                u32b(ca.timeout_epochs),
+            ),
+            (
+                "cache_cfg",
+                offset_of!(c::arbor_cache_cfg, aggr_pct),
+                u32b(ca.aggr_pct),
+            ),
+            (
+                "cache_cfg",
+                offset_of!(c::arbor_cache_cfg, imb_pct),
+                u32b(ca.imb_pct),
+            ),
+            (
+                "cache_cfg",
+                offset_of!(c::arbor_cache_cfg, tolerance),
+                u32b(ca.tolerance),
+            ),
         ]
     }
 
     /// Array elements: (C name, element offset in bytes, bytes).
     pub fn array_elems(&self) -> Vec<(&'static str, usize, Vec<u8>)> {
-        let max_llc_cpus = crate::bpf_intf::arbor_limits_MAX_LLC_CPUS as usize;
+        let max_llc_cpus = c::arbor_limits_MAX_LLC_CPUS as usize;
         let mut v = Vec::new();
         for &(id, llc, node, core, cap) in &self.cpus {
             v.push(("cpu_llc", id * 4, llc.to_ne_bytes().to_vec()));
@@ -339,10 +478,10 @@ mod tests {
                 kv("cpu-capacity", "2-4:430"),
             ])
             .unwrap();
-        assert_eq!(k.wake_affine_interval_ms, 10);
-        assert_eq!(k.cpu_capacity.as_deref(), Some("2-4:430"));
-        assert_eq!(k.imbalance_pct, base.imbalance_pct);
-        assert_eq!(base.wake_affine_interval_ms, 1);
+        assert_eq!(k.wa.wake_affine_interval_ms, 10);
+        assert_eq!(k.capacity.cpu_capacity.as_deref(), Some("2-4:430"));
+        assert_eq!(k.balance.imbalance_pct, base.balance.imbalance_pct);
+        assert_eq!(base.wa.wake_affine_interval_ms, 1);
     }
 
     #[test]
@@ -383,7 +522,7 @@ mod tests {
             #[command(flatten)]
             k: Knobs,
         }
-        assert_eq!(Knobs::default().llc_tolerance, 1);
+        assert_eq!(Knobs::default().cache.llc_tolerance, 1);
         let help = Only::command().render_long_help().to_string();
         let at = help
             .find("--llc-tolerance")

@@ -61,9 +61,6 @@ struct Opts {
     #[arg(long)]
     show_features: bool,
 
-    #[command(flatten)]
-    knobs: Knobs,
-
     /// Print counters every SECS seconds while running.
     #[arg(long, value_name = "SECS", value_parser = scx_arbor::knobs::parse_secs)]
     stats: Option<f64>,
@@ -97,6 +94,11 @@ struct Opts {
     /// every --stats interval (default 10 s) and at exit.
     #[arg(short, long, action = clap::ArgAction::Count)]
     verbose: u8,
+
+    // last: its groups set help headings, which would carry over to the
+    // options after it
+    #[command(flatten)]
+    knobs: Knobs,
 }
 
 struct Scheduler<'a> {
@@ -173,22 +175,51 @@ impl<'a> Scheduler<'a> {
         for &(cpu, i) in &rd.cpu_llc_idx {
             rodata.cpu_llc_idx[cpu] = i;
         }
-        rodata.slice_ns = rd.slice_ns;
-        rodata.migration_cost_ns = rd.migration_cost_ns;
-        rodata.balance_interval_ns = rd.balance_interval_ns;
-        rodata.imbalance_pct = rd.imbalance_pct;
-        rodata.wake_affine_interval_ns = rd.wake_affine_interval_ns;
-        rodata.steal_cost_ns = rd.steal_cost_ns;
-        rodata.steal_node_limit = rd.steal_node_limit;
         rodata.asym = rd.asym;
         for (n, &imb) in rd.node_imb_numa_nr.iter().enumerate() {
             rodata.node_imb_numa_nr[n] = imb;
         }
-        rodata.llc_aggr_pct = rd.llc_aggr_pct;
-        rodata.llc_imb_pct = rd.llc_imb_pct;
-        rodata.llc_epoch_ns = rd.llc_epoch_ns;
-        rodata.llc_timeout_epochs = rd.llc_timeout_epochs;
-        rodata.llc_tolerance = rd.llc_tolerance;
+        // The config structs: the skeleton's types are intf.h's, field for
+        // field. Each pattern is exhaustive, so a field added to intf.h and
+        // not copied here fails to compile.
+        macro_rules! set_cfg {
+            ($dst:expr, $src:expr, $ty:ident { $($f:ident),+ }) => {{
+                let bpf_intf::$ty { $($f),+ } = $src;
+                $( $dst.$f = $f; )+
+            }};
+        }
+        set_cfg!(rodata.slice_cfg, rd.slice, arbor_slice_cfg { slice_ns });
+        set_cfg!(
+            rodata.balance_cfg,
+            rd.balance,
+            arbor_balance_cfg {
+                migration_cost_ns,
+                interval_ns,
+                imbalance_pct,
+                pad
+            }
+        );
+        set_cfg!(rodata.wa_cfg, rd.wa, arbor_wa_cfg { interval_ns });
+        set_cfg!(
+            rodata.steal_cfg,
+            rd.steal,
+            arbor_steal_cfg {
+                cost_ns,
+                node_limit,
+                pad
+            }
+        );
+        set_cfg!(
+            rodata.cache_cfg,
+            rd.cache,
+            arbor_cache_cfg {
+                epoch_ns,
+                timeout_epochs,
+                aggr_pct,
+                imb_pct,
+                tolerance
+            }
+        );
         skel.maps
             .bss_data
             .as_mut()
@@ -411,7 +442,7 @@ impl<'a> Scheduler<'a> {
             bss.timer_stop = 1;
         }
         std::thread::sleep(Duration::from_millis(
-            3 * opts.knobs.balance_interval_ms + 10,
+            3 * opts.knobs.balance.balance_interval_ms + 10,
         ));
         let _ = self.struct_ops.take();
         let final_metrics = final_metrics.context("reading the final counters")?;
@@ -583,13 +614,13 @@ fn real_main() -> Result<()> {
                  balance interval {} ms, wake_affine_interval {} ms, steal_cost {} µs, steal_node_limit {}",
                 opts.profile,
                 features::describe(feats),
-                opts.knobs.slice_ns(&topo) / 1000,
-                opts.knobs.imbalance_pct,
-                opts.knobs.migration_cost_us,
-                opts.knobs.balance_interval_ms,
-                opts.knobs.wake_affine_interval_ms,
-                opts.knobs.steal_cost_us,
-                opts.knobs.steal_node_limit
+                opts.knobs.slice.cfg(&topo).slice_ns / 1000,
+                opts.knobs.balance.imbalance_pct,
+                opts.knobs.balance.migration_cost_us,
+                opts.knobs.balance.balance_interval_ms,
+                opts.knobs.wa.wake_affine_interval_ms,
+                opts.knobs.steal.steal_cost_us,
+                opts.knobs.steal.steal_node_limit
             );
         }
         let mut open_object = MaybeUninit::uninit();

@@ -236,3 +236,67 @@ fn crafted_drift_is_caught() {
         vec!["the README names a counter the code lacks: steals_ok"]
     );
 }
+
+/// Every tunable with a default (intf.h enum arbor_defaults, through the
+/// flags) is in the README's synopsis as `[--flag DEFAULT]`, and has a row
+/// in the flag table; a flag the code lacks is not there.
+fn knob_errors(text: &str) -> Vec<String> {
+    use clap::Args;
+    let cmd = scx_arbor::knobs::Knobs::augment_args(clap::Command::new("knobs"));
+    // the block that starts with "scx_arbor [" holds the synopsis
+    let block = text
+        .split("```")
+        .skip(1)
+        .step_by(2)
+        .find(|b| b.trim_start().starts_with("scx_arbor ["))
+        .unwrap_or("");
+    let rows: Vec<String> = tables(text, "flag")
+        .into_iter()
+        .flat_map(|(_, rows)| rows.into_iter().map(|r| r[0].clone()))
+        .collect();
+    let mut errs = Vec::new();
+    for a in cmd.get_arguments() {
+        let Some(long) = a.get_long() else { continue };
+        if let Some(def) = a.get_default_values().first() {
+            let want = format!("[--{long} {}]", def.to_string_lossy());
+            if !block.contains(&want) {
+                errs.push(format!("the README's synopsis lacks {want}"));
+            }
+        }
+        if !rows.iter().any(|r| r.starts_with(&format!("`--{long}"))) {
+            errs.push(format!("--{long} has no row in the README's flag table"));
+        }
+    }
+    for tok in block.split('[').skip(1) {
+        let Some(flag) = tok.strip_prefix("--") else {
+            continue;
+        };
+        let name = flag.split([' ', ']']).next().unwrap_or("");
+        let known = cmd.get_arguments().any(|a| a.get_long() == Some(name));
+        let other = ["profile", "stats", "stats-json", "run-secs", "json"].contains(&name);
+        if !known && !other {
+            errs.push(format!(
+                "the README's synopsis names --{name}, which is no knob"
+            ));
+        }
+    }
+    errs
+}
+
+#[test]
+fn readme_knob_defaults_match_the_code() {
+    let errs = knob_errors(README);
+    assert!(
+        errs.is_empty(),
+        "README.md is out of date:\n{}",
+        errs.join("\n")
+    );
+    // and the check can fail: a changed default, a dropped flag
+    let drift = README.replace("[--llc-imb-pct 20]", "[--llc-imb-pct 25]");
+    assert!(knob_errors(&drift)
+        .iter()
+        .any(|e| e.contains("[--llc-imb-pct 20]")));
+    let gone = README.replace("[--steal-node-limit 2]", "[--steal-node-cap 2]");
+    let e = knob_errors(&gone);
+    assert!(e.iter().any(|e| e.contains("--steal-node-cap")), "{e:?}");
+}

@@ -268,10 +268,8 @@ mod tests {
     fn churn_counters(procs: usize, gap: Ns, live: Ns) -> std::collections::HashMap<String, u64> {
         let m = crate::presets::find("2s2c2t").unwrap();
         let topo = m.topo().unwrap();
-        let knobs = Knobs {
-            llc_tolerance: 2,
-            ..Knobs::default()
-        };
+        let mut knobs = Knobs::default();
+        knobs.cache.llc_tolerance = 2;
         let mut ops = SchedSpec::parse("arbor:stock:CACHE_LB")
             .unwrap()
             .build(&topo, &knobs)

@@ -156,7 +156,7 @@ static __always_inline bool pull_from(s32 this, s32 src, u32 level)
 		tctx = lookup_task_ctx(p);
 		if (!arbor_can_pull(bpf_cpumask_test_cpu(this, p->cpus_ptr),
 				    is_migration_disabled(p), level > LVL_LLC,
-				    tctx ? now - tctx->last_ran : ~0ULL, migration_cost_ns))
+				    tctx ? now - tctx->last_ran : ~0ULL, balance_cfg.migration_cost_ns))
 			continue;
 		/* seed 002: keep aggregated threads in their preferred LLC */
 		if (!cache_allow_move(p, src, this, tctx ? tctx->util_avg : 0, now))
@@ -244,10 +244,10 @@ static __always_inline s32 lb_span_cpu(u32 llc, u32 level, u32 k)
 	return level <= LVL_LLC ? llc_cpus[llc & (MAX_LLCS - 1)][k & (MAX_LLC_CPUS - 1)] : (s32)k;
 }
 
-/* sd->imbalance_pct: 110 between SMT siblings, the knob (117) above (sd_init) */
+/* sd->imbalance_pct: 110 between SMT siblings, --imbalance-pct above (sd_init) */
 static __always_inline u32 lb_imbalance_pct(u32 level)
 {
-	return level == LVL_SMT ? 110 : imbalance_pct;
+	return level == LVL_SMT ? 110 : balance_cfg.imbalance_pct;
 }
 
 /*
@@ -404,7 +404,7 @@ __noinline int lb_detach(s32 this, s32 src, u32 level, u32 nr_failed)
 		if (!tctx ||
 		    !arbor_can_pull(bpf_cpumask_test_cpu(this, p->cpus_ptr),
 				    is_migration_disabled(p), level > LVL_LLC,
-				    now - tctx->last_ran, migration_cost_ns))
+				    now - tctx->last_ran, balance_cfg.migration_cost_ns))
 			continue;
 		share = arbor_lb_task_share(s->res.migration, imb, task_load(p, tctx),
 					    tctx->util_avg, nr_failed);
@@ -455,7 +455,7 @@ __noinline int lb_llc_pull_from(s32 this, s32 src)
 		tctx = lookup_task_ctx(p);
 		if (!tctx ||
 		    !arbor_can_pull(true, is_migration_disabled(p), true, now - tctx->last_ran,
-				    migration_cost_ns))
+				    balance_cfg.migration_cost_ns))
 			continue;
 		if (cache_lb_verdict(p, sl, dl, tctx->util_avg, now) != LLC_LB_PULL)
 			continue;
@@ -557,10 +557,10 @@ __noinline int lb_balance(s32 this, u32 this_idle)
 			continue;
 		if (level == LVL_NODE && nr_nodes <= 1)
 			continue;
-		if (now < cc->lb_last[lv] + arbor_lb_interval(cc->lb_span[lv], balance_interval_ns,
+		if (now < cc->lb_last[lv] + arbor_lb_interval(cc->lb_span[lv], balance_cfg.interval_ns,
 							      !this_idle, nr_cpus)) {
 			due = cc->lb_last[lv] + arbor_lb_interval(cc->lb_span[lv],
-								  balance_interval_ns, false,
+								  balance_cfg.interval_ns, false,
 								  nr_cpus);
 			if (due < cc->lb_due)
 				cc->lb_due = due;
@@ -571,7 +571,7 @@ __noinline int lb_balance(s32 this, u32 this_idle)
 		s = lb_get_scratch();
 		if (s)
 			cc->lb_span[lv] = s->span;
-		due = now + arbor_lb_interval(cc->lb_span[lv], balance_interval_ns, false, nr_cpus);
+		due = now + arbor_lb_interval(cc->lb_span[lv], balance_cfg.interval_ns, false, nr_cpus);
 		if (due < cc->lb_due)
 			cc->lb_due = due;
 		if (src < 0) {
@@ -746,7 +746,7 @@ static __always_inline void refresh_llc_scan(u64 now)
 		lc = lookup_llc_ctx(llc);
 		if (lc) {
 			lc->util_sum = sum;
-			lc->nr_idle_scan = arbor_sis_util_nr_scan(n, sum, imbalance_pct);
+			lc->nr_idle_scan = arbor_sis_util_nr_scan(n, sum, balance_cfg.imbalance_pct);
 		}
 	}
 }
@@ -970,7 +970,7 @@ static int balance_timerfn(void *map, int *key, struct bpf_timer *timer)
 			}
 		}
 	}
-	bpf_timer_start(timer, balance_interval_ns, 0);
+	bpf_timer_start(timer, balance_cfg.interval_ns, 0);
 	return 0;
 }
 
@@ -989,7 +989,7 @@ static __always_inline s32 maybe_start_balance_timer(void)
 		return -ESRCH;
 	bpf_timer_init(timer, &balance_timer_map, CLOCK_MONOTONIC);
 	bpf_timer_set_callback(timer, balance_timerfn);
-	err = bpf_timer_start(timer, balance_interval_ns, 0);
+	err = bpf_timer_start(timer, balance_cfg.interval_ns, 0);
 	return err;
 }
 

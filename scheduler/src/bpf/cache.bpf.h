@@ -29,12 +29,13 @@
 #include "common.bpf.h"
 #include "load.bpf.h"
 
-const volatile u64 llc_epoch_ns = 10000000;	/* 10 ms */
-const volatile u32 llc_timeout_epochs = 5;
-const volatile u32 llc_aggr_pct = 50;
-const volatile u32 llc_imb_pct = 20;
-/* llc_aggr_tolerance: a multiplier (policy.h arbor_cache_eligible) */
-const volatile u32 llc_tolerance = 1;
+const volatile struct arbor_cache_cfg cache_cfg = {
+	.epoch_ns	= DEF_LLC_EPOCH_MS * 1000000ULL,
+	.timeout_epochs	= DEF_LLC_TIMEOUT_EPOCHS,
+	.aggr_pct	= DEF_LLC_AGGR_PCT,
+	.imb_pct	= DEF_LLC_IMB_PCT,
+	.tolerance	= DEF_LLC_TOLERANCE,	/* llc_aggr_tolerance (policy.h arbor_cache_eligible) */
+};
 
 /*
  * One process. Concurrency (issue 10, deviation 8): rt[i] and rt_epoch[i]
@@ -129,7 +130,7 @@ static __always_inline void cache_account(struct task_struct *p, s32 cpu, struct
 {
 	struct proc_ctx *pc;
 	u32 tgid = p->tgid, slot = cpu & (MAX_CPUS - 1);
-	u64 e = now / llc_epoch_ns, scan_ts, total = 0;
+	u64 e = now / cache_cfg.epoch_ns, scan_ts, total = 0;
 	u32 nr_threads;
 
 	if (!feat(FEAT_CACHE_LB) || !valid_cpu(cpu))
@@ -162,7 +163,7 @@ static __always_inline void cache_account(struct task_struct *p, s32 cpu, struct
 
 	/* at most one scan per epoch per process, by whoever claims it */
 	scan_ts = pc->h.scan_ts;
-	if (now < scan_ts + llc_epoch_ns ||
+	if (now < scan_ts + cache_cfg.epoch_ns ||
 	    __sync_val_compare_and_swap(&pc->h.scan_ts, scan_ts, now) != scan_ts)
 		return;
 
@@ -184,7 +185,7 @@ static __always_inline void cache_account(struct task_struct *p, s32 cpu, struct
 			occ[i] = 0;
 			/* CACHE_ROOM off: no LLC is "full", pick_pref is the seed's */
 			if (feat(FEAT_CACHE_ROOM) &&
-			    arbor_cache_over(llc_util(i), llc_cap(i), llc_aggr_pct))
+			    arbor_cache_over(llc_util(i), llc_cap(i), cache_cfg.aggr_pct))
 				arbor_mask_set(over, LLCS_MASK_WORDS, i);
 		}
 		bpf_for(i, 0, MAX_CPUS) {
@@ -209,8 +210,8 @@ static __always_inline void cache_account(struct task_struct *p, s32 cpu, struct
 		pc->h.total_rt = total;
 		pc->h.nr_threads = nr_threads;
 		if (!arbor_cache_eligible(nr_threads,
-					  arbor_cache_nr_running(total, now, llc_epoch_ns),
-					  smt_width, llc_nr_cpus[llc_of(cpu)], llc_tolerance)) {
+					  arbor_cache_nr_running(total, now, cache_cfg.epoch_ns),
+					  smt_width, llc_nr_cpus[llc_of(cpu)], cache_cfg.tolerance)) {
 			pc->h.pref_llc = -1;
 			return;
 		}
@@ -254,7 +255,7 @@ static __always_inline s32 cache_pref(const struct task_struct *p, u64 now)
 	pc = bpf_map_lookup_elem(&proc_ctxs, &tgid);
 	if (!pc || pc->h.pref_llc < 0)
 		return -1;
-	if (now > pc->h.scan_ts + llc_timeout_epochs * llc_epoch_ns)
+	if (now > pc->h.scan_ts + cache_cfg.timeout_epochs * cache_cfg.epoch_ns)
 		return -1;
 	return pc->h.pref_llc;
 }
@@ -274,10 +275,10 @@ static __always_inline bool cache_allow_llc(const struct task_struct *p, s32 src
 		return true;
 	if ((u32)pref == dl)
 		ok = arbor_cache_allow_into(llc_util(dl), llc_cap(dl), llc_util(sl), llc_cap(sl),
-					    task_util, llc_aggr_pct, llc_imb_pct);
+					    task_util, cache_cfg.aggr_pct, cache_cfg.imb_pct);
 	else if ((u32)pref == sl)
 		ok = arbor_cache_allow_out(llc_util(sl), llc_cap(sl), llc_util(dl), llc_cap(dl),
-					   task_util, llc_aggr_pct, llc_imb_pct);
+					   task_util, cache_cfg.aggr_pct, cache_cfg.imb_pct);
 	if (!ok)
 		stat_inc(STAT_LLC_MIGRATIONS_REFUSED);
 	return ok;
@@ -303,7 +304,7 @@ static __always_inline u32 cache_lb_verdict(const struct task_struct *p, u32 sl,
 	if (sl == dl || (pref = cache_pref(p, now)) < 0)
 		return LLC_LB_ANY;
 	return arbor_cache_lb_task(pref, sl, dl, llc_util(sl), llc_cap(sl), llc_util(dl),
-				   llc_cap(dl), task_util, llc_aggr_pct, llc_imb_pct);
+				   llc_cap(dl), task_util, cache_cfg.aggr_pct, cache_cfg.imb_pct);
 }
 
 /*

@@ -29,13 +29,26 @@ const volatile u16 llc_sib[MAX_LLCS][MAX_LLC_CPUS];
 const volatile u16 cpu_llc_idx[MAX_CPUS];	/* index of each CPU in llc_cpus[its LLC] */
 const volatile u32 llc_node[MAX_LLCS];
 
-const volatile u64 slice_ns = 3000000;		/* EEVDF base slice, scaled */
-const volatile u64 migration_cost_ns = 500000;	/* sysctl_sched_migration_cost */
-const volatile u64 balance_interval_ns = 4000000;
-const volatile u32 imbalance_pct = 117;
-const volatile u64 wake_affine_interval_ns = 1000000;	/* seed 001 */
-const volatile u64 steal_cost_ns = 10000;		/* seed 003 */
-const volatile u32 steal_node_limit = 2;		/* seed 003 */
+/* the tunables (intf.h: enum arbor_defaults and the config structs) */
+#define US (1000ULL)
+#define MS (1000000ULL)
+const volatile struct arbor_slice_cfg slice_cfg = {
+	.slice_ns = DEF_BASE_SLICE_US * US * 4,	/* scaled for 8+ CPUs (1 + log2 8); the loader sets it */
+};
+const volatile struct arbor_balance_cfg balance_cfg = {
+	.migration_cost_ns	= DEF_MIGRATION_COST_US * US,
+	.interval_ns		= DEF_BALANCE_INTERVAL_MS * MS,
+	.imbalance_pct		= DEF_IMBALANCE_PCT,
+};
+const volatile struct arbor_wa_cfg wa_cfg = {
+	.interval_ns		= DEF_WAKE_AFFINE_INTERVAL_MS * MS,
+};
+const volatile struct arbor_steal_cfg steal_cfg = {
+	.cost_ns		= DEF_STEAL_COST_US * US,
+	.node_limit		= DEF_STEAL_NODE_LIMIT,
+};
+#undef US
+#undef MS
 const volatile bool asym = false;	/* seed 004: capacities differ by >= 1/8 */
 const volatile u32 node_imb_numa_nr[MAX_NODES];	/* policy.h: arbor_imb_numa_nr, per node */
 

@@ -91,7 +91,7 @@ static __always_inline void eevdf_dequeue(struct task_ctx *tctx, bool sleep)
 	arbor_avg_sub(&rq->avg, v, w);
 	bpf_spin_unlock(&rq->lock);
 
-	tctx->vlag = arbor_entity_lag(avg, v, slice_ns, w);
+	tctx->vlag = arbor_entity_lag(avg, v, slice_cfg.slice_ns, w);
 	if (sleep) {
 		tctx->sleep_avg = avg;
 		tctx->sleep_cpu = cpu;
@@ -111,7 +111,7 @@ static __always_inline void eevdf_dequeue(struct task_ctx *tctx, bool sleep)
 static __always_inline bool eevdf_place(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
 {
 	struct eevdf_rq *rq;
-	u64 w = task_weight(p), vslice = arbor_calc_delta_fair(slice_ns, w), avg, v;
+	u64 w = task_weight(p), vslice = arbor_calc_delta_fair(slice_cfg.slice_ns, w), avg, v;
 	s64 lag = tctx->vlag;
 	s32 sleep_cpu = tctx->sleep_cpu;
 	bool elig;

@@ -404,7 +404,7 @@ __noinline int arbor_fork_dst_group(u32 n, s32 local, u32 numa, u32 imb_nr)
 
 	if (!sc)
 		return -1;
-	return arbor_find_dst_group(n, sc->fg, local, imbalance_pct, numa, imb_nr);
+	return arbor_find_dst_group(n, sc->fg, local, balance_cfg.imbalance_pct, numa, imb_nr);
 }
 
 /*
@@ -502,7 +502,7 @@ static __always_inline int wake_affine(struct task_struct *p, struct task_ctx *t
 		return WA_PREV;
 	in.now = bpf_ktime_get_ns();
 	in.next_wake_affine = tctx->next_wake_affine;
-	in.throttle_ns = wake_affine_interval_ns;
+	in.throttle_ns = wa_cfg.interval_ns;
 	in.features = features;
 	in.share_cache = share_llc(this, prev);
 	in.share_core = cpu_core[this & (MAX_CPUS - 1)] == cpu_core[prev & (MAX_CPUS - 1)];
@@ -532,7 +532,7 @@ static __always_inline int wake_affine(struct task_struct *p, struct task_ctx *t
 		in.waker_load = wctx ? task_load(waker, wctx) : 0;
 		in.this_cap = cpu_cap[this & (MAX_CPUS - 1)] ?: 1024;
 		in.prev_cap = cpu_cap[prev & (MAX_CPUS - 1)] ?: 1024;
-		in.imbalance_pct = imbalance_pct;
+		in.imbalance_pct = balance_cfg.imbalance_pct;
 	}
 
 	r = arbor_wake_affine(&in, &out);

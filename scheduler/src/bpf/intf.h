@@ -33,6 +33,63 @@ enum arbor_limits {
 	ARBOR_LAT_BUCKETS = 16,	/* wake-up latency histogram: < 1 us .. >= 16 ms */
 };
 
+/*
+ * Tunables, grouped by the mechanism that reads them (as scx_p2dq groups
+ * its config). Each default is written once, here: the loader's flags
+ * (knobs.rs, one clap group per struct below) take their defaults from
+ * this enum through bindgen, and the BPF globals start from it. The
+ * values are in the flags' units (us, ms); the structs hold ns.
+ */
+enum arbor_defaults {
+	/* struct arbor_slice_cfg: the EEVDF slice (eevdf.bpf.h) */
+	DEF_SLICE_US		= 0,	/* 0 = the base slice, scaled by CPU count */
+	DEF_BASE_SLICE_US	= 750,	/* sysctl_sched_base_slice */
+	/* struct arbor_balance_cfg: newidle and the periodic balancer */
+	DEF_IMBALANCE_PCT	= 117,	/* sd_init(): sd->imbalance_pct above SMT */
+	DEF_MIGRATION_COST_US	= 500,	/* sysctl_sched_migration_cost */
+	DEF_BALANCE_INTERVAL_MS	= 4,	/* the periodic balancer's base period */
+	/* struct arbor_wa_cfg: seed 001 (WA_THROTTLE) */
+	DEF_WAKE_AFFINE_INTERVAL_MS = 1,	/* the seed's wake_affine_interval */
+	/* struct arbor_steal_cfg: seed 003 (STEAL) */
+	DEF_STEAL_COST_US	= 10,	/* the seed's steal_cost (seeds.md: 10 us) */
+	DEF_STEAL_NODE_LIMIT	= 2,	/* the seed's SCHED_STEAL_NODE_LIMIT_DEFAULT */
+	/* struct arbor_cache_cfg: seed 002 (CACHE_LB) */
+	DEF_LLC_AGGR_PCT	= 50,	/* an LLC is full above this utilisation */
+	DEF_LLC_IMB_PCT		= 20,	/* imbalance a move of the preferred LLC needs */
+	DEF_LLC_EPOCH_MS	= 10,	/* occupancy decay and hottest-LLC rescan period */
+	DEF_LLC_TIMEOUT_EPOCHS	= 5,	/* a preference not refreshed for this long is dropped */
+	DEF_LLC_TOLERANCE	= 1,	/* llc_aggr_tolerance, a multiplier */
+};
+
+struct arbor_slice_cfg {
+	u64 slice_ns;		/* the slice every task gets (scaled base slice or --slice-us) */
+};
+
+struct arbor_balance_cfg {
+	u64 migration_cost_ns;	/* cache-hot window: not pulled across LLCs */
+	u64 interval_ns;	/* periodic balance period at the lowest level */
+	u32 imbalance_pct;	/* above SMT (the SMT level uses 110, sd_init) */
+	u32 pad;
+};
+
+struct arbor_wa_cfg {
+	u64 interval_ns;	/* skip wake_affine this long after a failure; 0 = off */
+};
+
+struct arbor_steal_cfg {
+	u64 cost_ns;		/* steal only if the CPU's avg_idle is at least this */
+	u32 node_limit;		/* no stealing on machines with more nodes */
+	u32 pad;
+};
+
+struct arbor_cache_cfg {
+	u64 epoch_ns;
+	u32 timeout_epochs;
+	u32 aggr_pct;
+	u32 imb_pct;
+	u32 tolerance;		/* policy.h arbor_cache_eligible */
+};
+
 /* Balancing levels, bottom-up, as the kernel's sched domains. */
 enum arbor_level {
 	LVL_SMT		= 0,

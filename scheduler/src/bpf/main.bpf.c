@@ -184,7 +184,7 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 			cpu = scx_bpf_pick_any_cpu(p->cpus_ptr, 0);
 	}
 	if (!tctx || !valid_cpu(cpu)) {
-		scx_bpf_dsq_insert(p, SCX_DSQ_GLOBAL, slice_ns, enq_flags);
+		scx_bpf_dsq_insert(p, SCX_DSQ_GLOBAL, slice_cfg.slice_ns, enq_flags);
 		return;
 	}
 
@@ -277,7 +277,7 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 		/* busy balance at most once per balance interval */
 		if (now < cc->next_busy_balance)
 			return;
-		cc->next_busy_balance = now + balance_interval_ns;
+		cc->next_busy_balance = now + balance_cfg.interval_ns;
 		kind = PULL_BUSY;
 	} else {
 		/*
@@ -300,7 +300,7 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 		 * 003's steal is the cheap pull for exactly the idle periods this
 		 * gate skips.
 		 */
-		if (feat(FEAT_NI_MIGRATION_COST) && cc->avg_idle < migration_cost_ns) {
+		if (feat(FEAT_NI_MIGRATION_COST) && cc->avg_idle < balance_cfg.migration_cost_ns) {
 			stat_inc(STAT_NEWIDLE_FAILS);
 			stat_inc(STAT_NEWIDLE_SKIPS);
 			steal(cpu, cc);
@@ -423,7 +423,7 @@ void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 	/* update_curr + update_deadline: charge the run, new request at the deadline */
 	eevdf_charge(tctx, now);
 	tctx->exec_start = 0;
-	tctx->deadline = arbor_update_deadline(tctx->vruntime, tctx->deadline, slice_ns,
+	tctx->deadline = arbor_update_deadline(tctx->vruntime, tctx->deadline, slice_cfg.slice_ns,
 					       tctx->rq_w ?: ARBOR_NICE_0_LOAD);
 	tctx->last_ran = now;
 	cache_account(p, cpu, c, ran, now);
@@ -494,7 +494,7 @@ void BPF_STRUCT_OPS(arbor_update_idle, s32 cpu, bool idle)
 		stat_add(STAT_IDLE_NS, dur);
 		/* rq->avg_idle, capped at 2 * max_idle_balance_cost */
 		c->avg_idle = arbor_update_avg(c->avg_idle, dur);
-		cap = arbor_avg_idle_cap(migration_cost_ns, c->lvl_cost[0] + c->lvl_cost[1] +
+		cap = arbor_avg_idle_cap(balance_cfg.migration_cost_ns, c->lvl_cost[0] + c->lvl_cost[1] +
 							    c->lvl_cost[2] + c->lvl_cost[3]);
 		if (c->avg_idle > cap)
 			c->avg_idle = cap;
@@ -586,7 +586,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
 		if (c) {
 			u32 l;
 
-			c->avg_idle = 2 * migration_cost_ns;
+			c->avg_idle = 2 * balance_cfg.migration_cost_ns;
 			c->rng = cpu * 2654435761u + 1;
 			/* sd_init(): every level starts at a 50% newidle success rate */
 			bpf_for(l, 0, NR_LEVELS) {

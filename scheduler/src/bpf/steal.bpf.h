@@ -23,7 +23,7 @@ static __always_inline int try_steal(s32 this, struct cpu_ctx *cc)
 	u32 llc = llc_of(this), n, k;
 
 	if (!feat(FEAT_STEAL) ||
-	    !arbor_steal_allowed(cc->avg_idle, steal_cost_ns, nr_nodes, steal_node_limit))
+	    !arbor_steal_allowed(cc->avg_idle, steal_cfg.cost_ns, nr_nodes, steal_cfg.node_limit))
 		return -1;
 	sc = get_scratch();
 	if (!sc)

@@ -72,6 +72,12 @@ impl SchedSpec {
         if let Some(p) = self.peer {
             return Ok(Box::new(p.build(topo)?));
         }
+        Ok(Box::new(self.load_arbor(topo, knobs)?))
+    }
+
+    /// scx_arbor's program, loaded and given its read-only data as the
+    /// loader gives it (knobs::Rodata, one source for both).
+    fn load_arbor(&self, topo: &Topo, knobs: &Knobs) -> Result<native::Native> {
         let mut n = native::Native::load(native::ARBOR_SO, &self.label, stats::NAMES.to_vec())?;
         let knobs = self.knobs(knobs)?;
         // a cpu-capacity knob changes what the scheduler is told, as the
@@ -80,8 +86,8 @@ impl SchedSpec {
         let mut topo = topo.clone();
         knobs.apply_capacity(&mut topo)?;
         let rd = Rodata::new(&knobs, &topo);
-        for (name, bytes) in rd.scalars() {
-            n.write_global(name, 0, &bytes)?;
+        for (name, off, bytes) in rd.scalars() {
+            n.write_global(name, off, &bytes)?;
         }
         for (name, off, bytes) in rd.array_elems() {
             n.write_global(name, off, &bytes)?;
@@ -89,7 +95,7 @@ impl SchedSpec {
         n.write_global("features", 0, &self.features.to_ne_bytes())?;
         // the loader's "sched_ext is up": the periodic balancer may start
         n.write_global("timer_go", 0, &1u32.to_ne_bytes())?;
-        Ok(Box::new(n))
+        Ok(n)
     }
 }
 
@@ -112,13 +118,59 @@ mod tests {
             vec![("wake-affine-interval-ms".to_string(), "10".to_string())]
         );
         let k = s.knobs(&Knobs::default()).unwrap();
-        assert_eq!(k.wake_affine_interval_ms, 10);
+        assert_eq!(k.wa.wake_affine_interval_ms, 10);
         assert_eq!(
             stock
                 .knobs(&Knobs::default())
                 .unwrap()
+                .wa
                 .wake_affine_interval_ms,
             1
+        );
+    }
+
+    /// Issue 13, item 6: every field of intf.h's config structs reaches the
+    /// natively compiled program with the value its flag gave (a field
+    /// Rodata::scalars forgot would keep intf.h's default).
+    #[test]
+    fn every_config_field_reaches_the_program() {
+        use scx_arbor::bpf_intf as c;
+        let spec = SchedSpec::parse(
+            "arbor:stock:slice-us=1234,imbalance-pct=131,migration-cost-us=77,\
+             balance-interval-ms=9,wake-affine-interval-ms=5,steal-cost-us=33,\
+             steal-node-limit=3,llc-aggr-pct=61,llc-imb-pct=7,llc-epoch-ms=13,\
+             llc-timeout-epochs=4,llc-tolerance=6",
+        )
+        .unwrap();
+        let topo = Topo::from_raw(&[(0, 0, 0, 0, 1024), (1, 1, 0, 0, 1024)]).unwrap();
+        let k = spec.knobs(&Knobs::default()).unwrap();
+        let n = spec.load_arbor(&topo, &Knobs::default()).unwrap();
+        let s: c::arbor_slice_cfg = n.read_global("slice_cfg").unwrap();
+        assert_eq!(s.slice_ns, 1_234_000);
+        let b: c::arbor_balance_cfg = n.read_global("balance_cfg").unwrap();
+        let want = k.balance.cfg();
+        assert_eq!(
+            (b.migration_cost_ns, b.interval_ns, b.imbalance_pct),
+            (77_000, 9_000_000, 131)
+        );
+        assert_eq!(
+            (want.migration_cost_ns, want.interval_ns, want.imbalance_pct),
+            (77_000, 9_000_000, 131)
+        );
+        let w: c::arbor_wa_cfg = n.read_global("wa_cfg").unwrap();
+        assert_eq!(w.interval_ns, 5_000_000);
+        let st: c::arbor_steal_cfg = n.read_global("steal_cfg").unwrap();
+        assert_eq!((st.cost_ns, st.node_limit), (33_000, 3));
+        let ca: c::arbor_cache_cfg = n.read_global("cache_cfg").unwrap();
+        assert_eq!(
+            (
+                ca.epoch_ns,
+                ca.timeout_epochs,
+                ca.aggr_pct,
+                ca.imb_pct,
+                ca.tolerance
+            ),
+            (13_000_000, 4, 61, 7, 6)
         );
     }
 
