@@ -125,6 +125,19 @@ pub struct Report {
     pub metrics: BTreeMap<String, Vec<String>>, // workload -> metrics in first-seen order
 }
 
+/// Where an own metric's row goes: scx_arbor's counters in their intf.h
+/// order (stats::NAMES, as `--list-counters` prints them), then a peer's
+/// counters by name, then the BPF op costs.
+fn own_order(m: &str) -> (u8, usize, &str) {
+    match m.strip_prefix("c:") {
+        Some(n) => match scx_arbor::stats::NAMES.iter().position(|x| *x == n) {
+            Some(i) => (0, i, m),
+            None => (1, 0, m),
+        },
+        None => (2, 0, m),
+    }
+}
+
 /// A metric nobody declared: shown as a plain counter.
 fn unknown() -> MetricInfo {
     MetricInfo {
@@ -284,7 +297,7 @@ impl Report {
     fn families<'a>(&'a self, w: &str, ms: &'a [String]) -> Vec<(Vec<&'a str>, Vec<&'a str>)> {
         let mut fams: Vec<(Vec<&str>, Vec<&str>)> = Vec::new();
         for s in &self.scheds {
-            let mine: Vec<&str> = ms
+            let mut mine: Vec<&str> = ms
                 .iter()
                 .filter(|m| {
                     self.is_own(m)
@@ -297,6 +310,7 @@ impl Report {
             if mine.is_empty() {
                 continue;
             }
+            mine.sort_by_key(|m| own_order(m));
             match fams.iter_mut().find(|f| f.0 == mine) {
                 Some(f) => f.1.push(s),
                 None => fams.push((mine, vec![s])),
@@ -585,6 +599,11 @@ mod tests {
         assert!(md.contains("Own counters: arbor:stock, arbor:default\n\n| counter | arbor:stock | arbor:default |"), "{md}");
         assert!(
             md.contains("| c:wakeups | 100.0 ± 0.000 | 150.0 ± 0.000 (Δ+50.0%) |"),
+            "{md}"
+        );
+        // in scx_arbor's counter order (wakeups is its first), not by name
+        assert!(
+            md.find("| c:wakeups |").unwrap() < md.find("| c:steal |").unwrap(),
             "{md}"
         );
         // the peer gets its own, without arbor's columns
