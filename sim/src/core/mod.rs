@@ -263,6 +263,9 @@ pub struct Core {
     pub stats: Stats,
     /// ns spent inside the current callback (helper and kfunc calls).
     pub cb_ns: f64,
+    /// Inside a task's batch of wake-ups: (waker's CPU, its pending stall
+    /// when the batch began); see apply_effects.
+    wake_batch: Option<(usize, f64)>,
     ops_name: String,
     /// The per-node idle masks a peer last asked for (cpu, smt).
     node_masks: Vec<Box<CpuMask>>,
@@ -417,6 +420,7 @@ impl Core {
             ops_flags: 0,
             stats: Stats::new(n),
             cb_ns: 0.0,
+            wake_batch: None,
             ops_name: String::new(),
             node_masks: vec![Box::new(CpuMask::empty()), Box::new(CpuMask::empty())],
             putting_prev: None,
@@ -654,6 +658,20 @@ impl Core {
     }
 
     fn apply_effects(&mut self, ops: &mut dyn Ops, fx: &Effects, waker_cpu: usize) {
+        // The waker issues its wake-ups one after the other (schbench's
+        // xlist_wake_all: one fpost, i.e. one futex_wake -> try_to_wake_up,
+        // per worker): the IPI of the k-th goes out only after the waker's
+        // work for the k first ones (`wakeup_ns` and the BPF callbacks,
+        // both already charged to its CPU), so `resched` adds what the
+        // waker's CPU has been charged since the batch began.
+        let saved = self
+            .wake_batch
+            .replace((waker_cpu, self.cpus[waker_cpu].pending_stall));
+        self.apply_wakes(ops, fx, waker_cpu);
+        self.wake_batch = saved;
+    }
+
+    fn apply_wakes(&mut self, ops: &mut dyn Ops, fx: &Effects, waker_cpu: usize) {
         for &(w, sync, bytes) in &fx.wakes {
             if w >= self.tasks.len() || self.tasks[w].state != TaskState::Sleeping {
                 continue; // ttwu on a task that is not asleep does nothing
@@ -897,6 +915,16 @@ impl Core {
         // latency unless it is already running code (inside a callback).
         let remote = cpu != self.this_cpu;
         let mut delay = if remote { self.cost.ipi_ns } else { 0.0 };
+        if let Some((wc, base)) = self.wake_batch.filter(|_| remote) {
+            // sent by a waker from inside a batch of wake-ups: after the
+            // work it has done for them so far (apply_effects)
+            let inflight = if self.ctx != Ctx::None && self.this_cpu == wc {
+                self.cost.bpf_callback_ns + self.cb_ns
+            } else {
+                0.0
+            };
+            delay += (self.cpus[wc].pending_stall + inflight - base).max(0.0);
+        }
         if self.cpus[cpu].curr.is_none()
             && (remote || self.ctx == Ctx::None)
             && !self.cfg.one_host_thread

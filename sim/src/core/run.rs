@@ -362,9 +362,9 @@ impl Core {
         self.cpus[x].curr = Some(t);
         self.cpus[x].slice_ts = self.now;
         self.cpus[x].trace_start = self.now;
-        if let Some(w) = self.tasks[t].woken_at.take() {
+        let woken_at = self.tasks[t].woken_at.take();
+        if let Some(w) = woken_at {
             self.stats.wake_latency(self.now - w);
-            wl.on_run(t, w, self.now);
         }
         let dist = self.tasks[t].last_ran.map(|l| self.cache.distance(l, x));
         if let Some(d) = dist {
@@ -378,8 +378,10 @@ impl Core {
         let ws = self.tasks[t].spec.working_set;
         let mut w = std::mem::take(&mut self.tasks[t].warmth);
         let refill = self.cache.switch_in(&mut w, ws, x);
+        let mut refill_stall = 0.0;
         if !self.cfg.one_host_thread {
-            stall += refill * self.cfg.slowdown;
+            refill_stall = refill * self.cfg.slowdown;
+            stall += refill_stall;
         }
         self.tasks[t].warmth = w;
         if let Some((from, bytes)) = self.tasks[t].message.take() {
@@ -388,8 +390,17 @@ impl Core {
                 stall += m * self.cfg.slowdown;
             }
         }
+        // the woken task's own code resumes once the switch is done and it
+        // has read what its waker wrote (schbench's gettimeofday after
+        // fwait's cmpxchg on the futex word, rt-app's clock read): a
+        // wake-up latency probe's interval ends there, not at the pick.
+        // The refill of its working set comes later, in its own work.
+        let resumed = self.now + (stall - refill_stall) as Ns;
         self.stats.stall_ns += stall;
         self.cpus[x].seg_start = self.now + stall as Ns;
+        if let Some(w) = woken_at {
+            wl.on_run(t, w, resumed);
+        }
         if !self.cpus[x].tick_armed {
             self.cpus[x].tick_armed = true;
             let period = 1_000_000_000 / self.cfg.hz as u64;

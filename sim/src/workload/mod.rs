@@ -163,8 +163,11 @@ pub trait Workload {
     /// Called when task `t` starts, and each time its previous step is
     /// over (a Run finished, a Sleep ended, a Block was woken).
     fn next(&mut self, t: TaskId, now: Ns, fx: &mut Effects) -> Step;
-    /// Called when task `t`, woken at `woken_at`, starts running at `now`
-    /// (wake-up latency probes use it).
+    /// Called when task `t`, woken at `woken_at`, resumes its own code at
+    /// `now`: after the context switch, the CPU's pending kernel work and
+    /// the read of what its waker wrote, not yet the refill of its working
+    /// set (wake-up latency probes use it, as a clock read after the wait
+    /// returns does).
     fn on_run(&mut self, _t: TaskId, _woken_at: Ns, _now: Ns) {}
     /// True once the workload has finished (all work done); the run may
     /// also end at a time limit.

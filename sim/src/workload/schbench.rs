@@ -1,7 +1,10 @@
-//! `schbench` (Chris Mason, github.com/masoncl/schbench, v1.0 design):
-//! message threads and worker threads emulating a request-serving web tier.
+//! `schbench` (Chris Mason, github.com/masoncl/schbench): message threads
+//! and worker threads emulating a request-serving web tier. Two versions,
+//! as the seeds used them (line numbers: schbench.c at the named commit of
+//! github.com/masoncl/schbench):
 //!
-//! From its README and worker.c/message.c:
+//! **v1.0 design (2023 on, seed 002's era; the default, `v=2023`)**, from
+//! its README and schbench.c at 24e32b8:
 //! - `m` message threads each own `w` workers (default: ceil(nr_cpus / m),
 //!   schbench's `worker_threads = (num_cpus + message_threads - 1) /
 //!   message_threads`); all are threads of one process (one tgid);
@@ -16,20 +19,44 @@
 //!   of the request, including the usleep, to the end of the math), and
 //!   requests per second.
 //!
+//! **Seed 000's era (`v=2020`)**, schbench.c at abe4f96 (2020-10-23, the
+//! version of February 2021): no usleep and no matrix; defaults `-m 2`,
+//! `-t 16` workers per message thread, `-c 30000`, `-s 30000`, `-C 30000`
+//! (lines 36-52):
+//! - a worker spins `cputime` (`usec_spin`, line 867), then posts itself and
+//!   waits (`msg_and_wait`, 668-711);
+//! - a message thread loops (`run_msg_thread`, 741-770): wake every posted
+//!   worker; wait for a post (`fwait`); spin `message_cputime`; then
+//!   `usleep(sleeptime + jitter)`, jitter uniform in [0, sleeptime / 4)
+//!   (`rand_r() % max_jitter`). So workers queue up on the list for a whole
+//!   message cycle and are woken in batches.
+//!
+//! Both versions measure the wake-up latency the same way: the worker's
+//! `wake_time` is overwritten by `xlist_wake_all` with one gettimeofday taken
+//! at the start of the list run (abe4f96:640-647, 24e32b8:976-985: "we gtod
+//! once at the start of the loop and use that for all the threads we wake"),
+//! and the worker reads the clock after `fwait` returns (abe4f96:698-703,
+//! 24e32b8:1034-1037). So the interval holds, for the k-th worker of a
+//! batch, the waker's wake-up work for the k-1 before it, the IPI, the idle
+//! exit and the context switch; the simulator's `on_run` ends it there.
+//! Samples of 0 us are dropped by schbench (`if (delta > 0)`); its clock has
+//! 1 us steps and the simulator keeps ns, so sub-us samples count here.
+//!
 //! Model choices:
-//! - the math is `Run(c)` with c = 17 ms by default: the README's
+//! - the v1.0 math is `Run(c)` with c = 17 ms by default: the README's
 //!   calibration run (`-F 256 -n 5 --calibrate`, which excludes the usleep)
 //!   reports a p50 request latency of 16,864 us on the author's machine with
 //!   all CPUs busy. That machine is unnamed and its SMT siblings were busy,
 //!   so this is a representative figure, not a calibration; `c=` overrides;
-//! - each worker's `working_set` is the matrix footprint (256 KiB);
+//! - each v1.0 worker's `working_set` is the matrix footprint (256 KiB); a
+//!   2020 worker spins on the clock and has none;
+//! - `usec_spin` spins until `cputime` of wall time has passed; the model
+//!   runs it as `cputime` of work, which SMT sharing stretches (the real
+//!   spin would end on time with less work done): the 2020 cells' busy %
+//!   is somewhat above the real program's at the same `-t`;
 //! - futex wake-ups are not WF_SYNC (`futex_wake` uses plain
 //!   `wake_up_q`); each carries one cache line (schbench: "we're just
 //!   trading one cacheline with the gtod and futex in it");
-//! - wake-up latency is measured from the message thread's wake-up to the
-//!   worker running (`on_run`); schbench's own number starts earlier, at
-//!   the worker's post, and so also includes the message thread's own
-//!   wake-up. This model reports the scheduler's share only;
 //! - schbench's per-CPU lock held during the math (its preemption penalty)
 //!   is not modelled;
 //! - at the deadline (`r` seconds) message threads release their posted
@@ -45,6 +72,23 @@ pub const CPUTIME_US: u32 = 17_000;
 pub const SLEEP_US: u32 = 100;
 /// schbench's `cache_footprint_kb` default.
 pub const FOOTPRINT_KB: u32 = 256;
+/// Seed 000's schbench (abe4f96:36-52): `-t`, `-c`, `-s`, `-C` defaults.
+pub const V2020_WORKERS: u32 = 16;
+pub const V2020_CPUTIME_US: u32 = 30_000;
+pub const V2020_SLEEPTIME_US: u32 = 30_000;
+pub const V2020_MSG_CPUTIME_US: u32 = 30_000;
+
+/// Which schbench: its message thread's loop and its worker's request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Version {
+    /// 2023 on: the message thread answers at once; a request is a
+    /// usleep then matrix math.
+    V2023,
+    /// abe4f96 (2020): the message thread spins `msg_cpu_us`, then sleeps
+    /// `sleep_us` + jitter before it answers the posted workers; a request
+    /// is a `cputime` spin.
+    V2020 { msg_cpu_us: u32, seed: u64 },
+}
 const LINE: u64 = 64;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,6 +110,19 @@ struct Worker {
     /// The message thread has issued our wake-up; `on_run` records it.
     woken: bool,
     req_start: Ns,
+    /// v2020: its first spin is done.
+    started: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum MsgPhase {
+    /// About to wake the posted workers (its loop's top).
+    #[default]
+    Top,
+    /// v2020: spinning `message_cputime` after a post woke it.
+    Spinning,
+    /// v2020: in its `usleep(sleeptime + jitter)`.
+    Sleeping,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -74,11 +131,15 @@ struct Msg {
     /// Blocked in its futex wait (a post must wake it).
     waiting: bool,
     done: bool,
+    phase: MsgPhase,
+    /// rand_r state for the v2020 jitter.
+    rng: u64,
 }
 
 pub struct Schbench {
     m: u32,
     w: u32,
+    version: Version,
     end: Ns,
     sleep_ns: Ns,
     cpu_ns: Ns,
@@ -95,6 +156,19 @@ pub struct Schbench {
 impl Schbench {
     /// Task layout: message thread i is task i * (w + 1), its workers follow.
     pub fn new(m: u32, w: u32, runtime_s: u32, sleep_us: u32, cpu_us: u32) -> Schbench {
+        Schbench::with_version(m, w, runtime_s, sleep_us, cpu_us, Version::V2023)
+    }
+
+    /// `sleep_us` is the worker's usleep (v2023) or the message thread's
+    /// sleeptime (v2020); `cpu_us` the request's work.
+    pub fn with_version(
+        m: u32,
+        w: u32,
+        runtime_s: u32,
+        sleep_us: u32,
+        cpu_us: u32,
+        version: Version,
+    ) -> Schbench {
         let mut workers = Vec::new();
         for i in 0..m as usize {
             workers.push(None);
@@ -104,17 +178,28 @@ impl Schbench {
                     phase: Phase::Idle,
                     woken: false,
                     req_start: 0,
+                    started: false,
                 }));
+            }
+        }
+        let mut msgs = vec![Msg::default(); workers.len()];
+        if let Version::V2020 { seed, .. } = version {
+            for (i, m) in msgs.iter_mut().enumerate() {
+                m.rng = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (i as u64 + 1);
             }
         }
         Schbench {
             m,
             w,
+            version,
             end: runtime_s as Ns * 1_000_000_000,
             sleep_ns: sleep_us as Ns * 1000,
             cpu_ns: cpu_us as Ns * 1000,
-            footprint: FOOTPRINT_KB as u64 * 1024,
-            msgs: vec![Msg::default(); workers.len()],
+            footprint: match version {
+                Version::V2023 => FOOTPRINT_KB as u64 * 1024,
+                Version::V2020 { .. } => 0,
+            },
+            msgs,
             exits: Exits::new(workers.len()),
             workers,
             wakeup: Hist::default(),
@@ -133,6 +218,27 @@ impl Schbench {
 
     fn msg_next(&mut self, t: TaskId, now: Ns, fx: &mut Effects) -> Step {
         let stop = now >= self.end;
+        if let Version::V2020 { msg_cpu_us, .. } = self.version {
+            // run_msg_thread (abe4f96:741-770), from the return of its fwait
+            let m = &mut self.msgs[t];
+            if m.phase == MsgPhase::Spinning {
+                // a post woke it: usec_spin(message_cputime) (line 763)
+                m.phase = MsgPhase::Sleeping;
+                if msg_cpu_us > 0 {
+                    return Step::Run(msg_cpu_us as Ns * 1000);
+                }
+            }
+            if m.phase == MsgPhase::Sleeping {
+                // usleep(sleeptime + rand_r() % (sleeptime / 4)) (764-767)
+                m.phase = MsgPhase::Top;
+                if self.sleep_ns > 0 {
+                    m.rng = splitmix(m.rng);
+                    let max_jitter = (self.sleep_ns / 4).max(1);
+                    return Step::Sleep(self.sleep_ns + m.rng % max_jitter);
+                }
+            }
+        }
+        // the loop's top: xlist_wake_all, then stop or wait for a post
         let m = &mut self.msgs[t];
         for wk in m.posted.drain(..) {
             fx.wake(wk, false, LINE);
@@ -145,6 +251,9 @@ impl Schbench {
             return self.exits.exit(now);
         }
         m.waiting = true;
+        if let Version::V2020 { .. } = self.version {
+            m.phase = MsgPhase::Spinning;
+        }
         Step::Block
     }
 
@@ -160,7 +269,9 @@ impl Schbench {
                     return self.exits.exit(now);
                 }
                 w.req_start = now;
-                if self.sleep_ns == 0 {
+                // v2020: the sleep is the message thread's; the worker
+                // spins at once (abe4f96:867)
+                if self.sleep_ns == 0 || self.version != Version::V2023 {
                     w.phase = Phase::Working;
                     return Step::Run(self.cpu_ns);
                 }
@@ -178,7 +289,15 @@ impl Schbench {
                 self.request.record(now - w.req_start);
                 w.phase = Phase::Idle;
             }
-            Phase::Idle => {}
+            Phase::Idle => {
+                if self.version != Version::V2023 && !w.started {
+                    // v2020's worker_thread spins before its first post
+                    w.started = true;
+                    w.req_start = now;
+                    w.phase = Phase::Working;
+                    return Step::Run(self.cpu_ns);
+                }
+            }
         }
         // post ourselves to the message thread and wait
         let msg = w.msg;
@@ -202,6 +321,14 @@ impl Schbench {
         }
         Step::Block
     }
+}
+
+/// SplitMix64 (the jitter's rand_r stand-in: any uniform generator will do).
+fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 impl Workload for Schbench {
@@ -313,5 +440,55 @@ mod tests {
         // the 2nd waits one request (+1 us of wake latency); histogram: 3%
         let p50 = metric(&w, 0, "wakeup_p50_us");
         assert!((p50 - 1001.0).abs() < 0.03 * 1001.0, "{p50}");
+    }
+
+    /// Seed 000's schbench (abe4f96:741-770): the message thread answers
+    /// its posted workers only after spinning message_cputime and sleeping
+    /// sleeptime + jitter, so the workers of one message thread are woken
+    /// together, once per message cycle. The v1.0 loop (the only one
+    /// before) answers each post at once: with the same numbers it serves
+    /// about 3.7x the requests and wakes its workers one at a time.
+    #[test]
+    fn v2020_message_thread_batches_its_workers_once_per_cycle() {
+        // 1 message thread x 3 workers, 1 s; work 1 ms; the message thread
+        // spins 0.5 ms and sleeps 2 ms + [0, 0.5 ms)
+        let v = Version::V2020 {
+            msg_cpu_us: 500,
+            seed: 7,
+        };
+        let mut w = Schbench::with_version(1, 3, 1, 2000, 1000, v);
+        let out = drive(&mut w, 5_000, u64::MAX);
+        assert_eq!(out.exited, 4);
+        assert!(out.stuck.is_empty(), "{:?}", out.stuck);
+        assert_eq!(out.spurious_wakes, 0);
+        // each wake-all finds all three posted: the message thread's list
+        // runs wake three workers at a time
+        assert_eq!(out.max_fanout, 3);
+        // a cycle: spin 1 ms, post -> message thread (5 us) spins 0.5 ms,
+        // sleeps 2.25 ms on average, wakes (5 us): ~3.76 ms per request
+        let r = w.requests() as f64;
+        let want = 3.0 * 1e6 / 3760.0;
+        assert!((r - want).abs() / want < 0.05, "{r} vs {want}");
+        // the message thread ran its spins: 0.5 ms per cycle
+        let cycles = out.run_ns[0] as f64 / 500e3;
+        assert!(
+            (cycles - want / 3.0).abs() / (want / 3.0) < 0.05,
+            "{cycles}"
+        );
+        // the v1.0 loop with the same work and no worker usleep
+        let mut w23 = Schbench::new(1, 3, 1, 0, 1000);
+        drive(&mut w23, 5_000, u64::MAX);
+        assert!(w23.requests() as f64 > 3.5 * r, "{} vs {r}", w23.requests());
+    }
+
+    #[test]
+    fn v2020_spec_defaults_are_schbench_2020s() {
+        let w = crate::workload::spec::parse("schbench:v=2020,m=3", 64, 1).unwrap();
+        // -t 16 workers per message thread
+        assert_eq!(w.tasks().len(), 3 * 17);
+        let e = crate::workload::spec::parse("schbench:v=2021", 64, 1)
+            .err()
+            .unwrap();
+        assert!(format!("{e:#}").contains("v=2021"), "{e:#}");
     }
 }

@@ -21,7 +21,7 @@ perf-pipe[:l=20000,mode=process|thread,cpu=N (both tasks pinned to CPU N)]
 sysbench[:threads=NCPU,time=5,event_us=570]
 pgbench[:clients=8,jobs=min(clients,NCPU),scale=4,mode=select|tpcb,time=10,think_us=0,wal_us=0]
 wakeprobe[:m=2,w=NCPU/2,t=5,k=64]
-schbench[:m=2,w=ceil(NCPU/m),r=5,s=100,c=17000]
+schbench[:v=2023,m=2,w=ceil(NCPU/m),r=5,s=100,c=17000] (v=2020: seed 000's schbench, w=16,s=30000 (message thread's sleep),c=30000,mc=30000)
 spinners[:procs=2,threads=4,ws_kb=1024,work_us=1000,sleep_us=0,time=5,sweeps=1]
 rt-app:FILE.json (tasks: instance, delay, loop, phases, cpus, priority; events: run, runtime, sleep, timer, suspend, resume, lock, unlock, wait, signal, broad, sync; global: duration)
 (the first value of a choice is its default)";
@@ -124,11 +124,11 @@ fn ipc(s: &str) -> Ipc {
 
 /// Builds the workload a spec names. `nr_cpus` scales defaults as `arbor
 /// bench` scales them with the guest's CPUs. `seed` is for models that
-/// draw random numbers; none of the current ones does (all are
-/// deterministic by construction), so the same spec always gives the same
-/// tasks and steps.
+/// draw random numbers (schbench v=2020's message-thread jitter, from a
+/// generator seeded with it); all the others are deterministic by
+/// construction. The same spec and seed always give the same tasks and
+/// steps.
 pub fn parse(spec: &str, nr_cpus: usize, seed: u64) -> Result<Box<dyn Workload>> {
-    let _ = seed;
     let s = spec.trim();
     let ncpu = nr_cpus.clamp(1, u32::MAX as usize) as u32;
     let (name, args) = s.split_once(':').unwrap_or((s, ""));
@@ -209,12 +209,34 @@ pub fn parse(spec: &str, nr_cpus: usize, seed: u64) -> Result<Box<dyn Workload>>
             Box::new(wakeprobe::Wakeprobe::new(m, w, t, k))
         }
         "schbench" => {
+            // v=2023 (default): the v1.0 design; v=2020: seed 000's
+            // schbench (abe4f96), with its own defaults
+            let v = o.u32("v", 2023, 2020, 2023)?;
             let m = o.u32("m", 2, 1, 64)?;
-            let w = o.u32("w", ncpu.div_ceil(m).clamp(1, 1024), 1, 1024)?;
             let r = o.u32("r", 5, 1, 3600)?;
-            let sl = o.u32("s", schbench::SLEEP_US, 0, 1_000_000)?;
-            let c = o.u32("c", schbench::CPUTIME_US, 1, 10_000_000)?;
-            Box::new(schbench::Schbench::new(m, w, r, sl, c))
+            match v {
+                2023 => {
+                    let w = o.u32("w", ncpu.div_ceil(m).clamp(1, 1024), 1, 1024)?;
+                    let sl = o.u32("s", schbench::SLEEP_US, 0, 1_000_000)?;
+                    let c = o.u32("c", schbench::CPUTIME_US, 1, 10_000_000)?;
+                    Box::new(schbench::Schbench::new(m, w, r, sl, c))
+                }
+                2020 => {
+                    let w = o.u32("w", schbench::V2020_WORKERS, 1, 1024)?;
+                    let sl = o.u32("s", schbench::V2020_SLEEPTIME_US, 0, 10_000_000)?;
+                    let c = o.u32("c", schbench::V2020_CPUTIME_US, 1, 10_000_000)?;
+                    let mc = o.u32("mc", schbench::V2020_MSG_CPUTIME_US, 0, 10_000_000)?;
+                    Box::new(schbench::Schbench::with_version(
+                        m,
+                        w,
+                        r,
+                        sl,
+                        c,
+                        schbench::Version::V2020 { msg_cpu_us: mc, seed },
+                    ))
+                }
+                _ => bail!("workload '{s}': schbench v={v}: the versions are 2020 (seed 000's, abe4f96) and 2023 (the v1.0 design)"),
+            }
         }
         "spinners" => Box::new(spinners::Spinners::new(spinners::Params {
             procs: o.u32("procs", 2, 1, 256)?,

@@ -19,6 +19,7 @@ mod kick;
 mod peers;
 mod select;
 mod tick;
+mod wakelat;
 mod watchdog;
 
 use std::cell::RefCell;
@@ -114,6 +115,8 @@ pub struct Script {
     specs: Vec<TaskSpec>,
     acts: Vec<VecDeque<Act>>,
     exited: usize,
+    /// Every `on_run` the core made: (task, woken at, resumed at).
+    pub resumed: Vec<(TaskId, Ns, Ns)>,
 }
 
 impl Script {
@@ -162,6 +165,9 @@ impl Workload for Script {
                 }
             }
         }
+    }
+    fn on_run(&mut self, t: TaskId, woken_at: Ns, now: Ns) {
+        self.resumed.push((t, woken_at, now));
     }
     fn finished(&self) -> bool {
         self.exited == self.specs.len()
