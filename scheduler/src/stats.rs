@@ -316,10 +316,14 @@ pub struct Metrics {
     #[stat(desc = "Wakee flips charged to a user-task waker on a WF_SYNC wake-up")]
     #[serde(default)]
     pub flips_sync: u64,
-    #[stat(desc = "Wakee flips charged to a user-task waker on a wake-up without WF_SYNC (also: interrupt context, charged to the task it interrupted)")]
+    #[stat(
+        desc = "Wakee flips charged to a user-task waker on a wake-up without WF_SYNC (also: interrupt context, charged to the task it interrupted)"
+    )]
     #[serde(default)]
     pub flips_async: u64,
-    #[stat(desc = "Newidle entries the cost gate (avg_idle < max_newidle_lb_cost) stopped before any level was scanned")]
+    #[stat(
+        desc = "Newidle entries the cost gate (avg_idle < max_newidle_lb_cost) stopped before any level was scanned"
+    )]
     #[serde(default)]
     pub newidle_gated: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]

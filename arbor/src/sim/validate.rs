@@ -165,7 +165,8 @@ fn sim_means(plan: &Plan, pi: usize, done: &[Done]) -> Means {
             let e = sums
                 .entry((
                     plan.scheds[d.sched].label.clone(),
-                    plan.workloads[d.workload].clone(),
+                    // reported under the VM's label, without the background
+                    base_label(&plan.workloads[d.workload]).to_string(),
                     k.clone(),
                 ))
                 .or_default();
@@ -192,6 +193,34 @@ fn background_rates(vm: &Means) -> Vec<(String, f64)> {
             Some((s.to_string(), wakeups / wall))
         })
         .collect()
+}
+
+/// The background the simulator runs beside each workload: the VM's idle
+/// wake-up rate (`BACKGROUND`), mean over the schedulers, rounded; None
+/// when the VM results have no such cell.
+fn background_rate(rates: &[(String, f64)]) -> Option<u32> {
+    if rates.is_empty() {
+        return None;
+    }
+    let mean = rates.iter().map(|(_, r)| r).sum::<f64>() / rates.len() as f64;
+    (mean >= 0.5).then(|| mean.round() as u32)
+}
+
+/// The simulator's workloads: the validation set, each with the guest's
+/// background (sim/src/workload/background.rs) when there is one.
+fn with_background(rate: Option<u32>) -> Vec<String> {
+    WORKLOADS
+        .iter()
+        .map(|w| match rate {
+            Some(r) => format!("{w}+background:r={r}"),
+            None => w.to_string(),
+        })
+        .collect()
+}
+
+/// A simulator workload's label without its `+background` part.
+fn base_label(w: &str) -> &str {
+    w.rfind("+background").map_or(w, |i| &w[..i])
 }
 
 /// num / den of one (scheduler, workload), None if a counter is missing or
@@ -354,24 +383,51 @@ pub fn main(a: &ValidateArgs) -> Result<i32> {
     let vm = vm_means(&vm_dir)?;
     let (k, calib) = tcg_slowdown(&plan, &vm)?;
     let background = background_rates(&vm);
+    let bg_rate = background_rate(&background);
+    let scheds = SCHEDS.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let plain = WORKLOADS.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let with_bg = with_background(bg_rate);
     let mut tcg = Plan::new(
         plan.machine.clone(),
         plan.cost.clone(),
         tcg_config(k),
         Knobs::default(),
-        &SCHEDS.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
-        &WORKLOADS.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+        &scheds,
+        &with_bg,
         a.reps,
         1,
     )?;
     tcg.trace = None;
+    let mut native = Plan::new(
+        plan.machine.clone(),
+        plan.cost.clone(),
+        plan.cfg.clone(),
+        Knobs::default(),
+        &scheds,
+        &with_bg,
+        a.reps,
+        1,
+    )?;
+    native.trace = None;
+    let mut tcg_plain = Plan::new(
+        plan.machine.clone(),
+        plan.cost.clone(),
+        tcg_config(k),
+        Knobs::default(),
+        &scheds,
+        &plain,
+        a.reps,
+        1,
+    )?;
+    tcg_plain.trace = None;
     let wall = std::time::Instant::now();
-    let plans = [tcg, plan];
+    let plans = [tcg, native, tcg_plain];
     let Some(done) = execute(&plans, a.job)? else {
         return Ok(0);
     };
     let sim = sim_means(&plans[0], 0, &done);
     let native = sim_means(&plans[1], 1, &done);
+    let sim_plain = sim_means(&plans[2], 2, &done);
 
     let mut md = String::new();
     let _ = writeln!(
@@ -400,18 +456,20 @@ pub fn main(a: &ValidateArgs) -> Result<i32> {
             format!("**The VM side includes the guest's background** (kernel threads, timers, the harness): scx_arbor counts every task of the guest, the simulator only the workload's. These VM results have no `{BACKGROUND}` cell to measure it.")
         } else {
             format!(
-                "**The VM side includes the guest's background** (kernel threads, timers, the harness): scx_arbor counts every task of the guest, the simulator only the workload's. Idle (`{BACKGROUND}`), the guest makes {} wake-ups per second; it is not subtracted, because the background while a workload runs is not the idle one.",
+                "**The VM side includes the guest's background** (kernel threads, timers, the harness): scx_arbor counts every task of the guest, the simulator only its own tasks. Idle (`{BACKGROUND}`), the guest makes {} wake-ups per second. The simulator runs that rate beside each workload (`+background:r={}`: one task per CPU sleeping on a timer, exponential intervals, {} ns of work per wake-up; sim/src/workload/background.rs): its wake-ups enter the denominators, and a timer's wake-up is charged to the task it interrupts (record_wakee's flips), as in the guest. Not subtracted from the VM side: the background while a workload runs is not the idle one. Column `sim (TCG) without background` is the simulator without it.",
                 background
                     .iter()
                     .map(|(s, r)| format!("{s} {r:.0}"))
                     .collect::<Vec<_>>()
-                    .join(", ")
+                    .join(", "),
+                bg_rate.unwrap_or(0),
+                arbor_sim::workload::background::WORK_NS
             )
         }
     );
     let _ = writeln!(
         md,
-        "| scheduler | workload | ratio | VM | sim (TCG) | difference | | sim (native) | timing |\n|---|---|---|---|---|---|---|---|---|"
+        "| scheduler | workload | ratio | VM | sim (TCG) | difference | | sim (native) | timing | sim (TCG) without background |\n|---|---|---|---|---|---|---|---|---|---|"
     );
     let (mut compared, mut differ, mut missing, mut timed) = (0, Vec::new(), 0, 0);
     // (compared, agreeing) among the ratios that do not move with timing
@@ -423,6 +481,7 @@ pub fn main(a: &ValidateArgs) -> Result<i32> {
                 let v = ratio(&vm, s, w, num, den);
                 let m = ratio(&sim, s, w, num, den);
                 let n = ratio(&native, s, w, num, den);
+                let p = ratio(&sim_plain, s, w, num, den);
                 let timing = match (m, n) {
                     (Some(m), Some(n)) if !agree(m, n) => {
                         timed += 1;
@@ -454,10 +513,11 @@ pub fn main(a: &ValidateArgs) -> Result<i32> {
                 };
                 let _ = writeln!(
                     md,
-                    "| {s} | `{w}` | {name} | {} | {} | {diff} | {mark} | {} | {timing} |",
+                    "| {s} | `{w}` | {name} | {} | {} | {diff} | {mark} | {} | {timing} | {} |",
                     f3(v),
                     f3(m),
-                    f3(n)
+                    f3(n),
+                    f3(p)
                 );
             }
         }
@@ -538,6 +598,24 @@ mod tests {
             ratio(&m, "arbor:stock", "w", &["steal"], &["newidle_fails"]),
             None
         );
+    }
+
+    #[test]
+    fn the_simulator_runs_the_measured_background_and_reports_under_the_vm_label() {
+        let rates = vec![
+            ("arbor:stock".to_string(), 313.3),
+            ("arbor:seeds".to_string(), 285.7),
+        ];
+        assert_eq!(background_rate(&rates), Some(300));
+        assert_eq!(background_rate(&[]), None);
+        let w = with_background(Some(300));
+        assert_eq!(w[1], "perf-pipe:l=5000+background:r=300");
+        assert_eq!(with_background(None)[1], "perf-pipe:l=5000");
+        for (w, plain) in w.iter().zip(WORKLOADS) {
+            assert_eq!(base_label(w), *plain);
+            // the simulator takes every one of them
+            arbor_sim::workload::spec::parse(w, 8, 1).unwrap();
+        }
     }
 
     #[test]
