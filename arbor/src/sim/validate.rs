@@ -58,6 +58,15 @@ pub const WORKLOADS: &[&str] = &[
 /// background's rate so that a reader can judge how much it dilutes.
 pub const BACKGROUND: &str = "idle:t=3";
 
+/// Run in the VM first, in every (scheduler, rep), and not compared: the
+/// first `perf bench` of a boot made ~3,600 more wake-ups than the later
+/// ones (without WF_SYNC; 14,104-14,829 against 10,469-10,632 in four VM
+/// runs, always arbor:stock's rep 1, the first perf run after boot:
+/// docs/results/2026-11-23-sim-validate-second), which took its "affine
+/// moves / wake-up" from 0.93 to 0.68. A cold start of the guest, not
+/// scheduling: the compared cells run warm.
+pub const WARMUP: &str = "perf-pipe:l=200";
+
 /// Two ratios differ when |sim - vm| > TOLERANCE x max(vm, sim), unless
 /// both are below RARE (an event in fewer than 2% of the cases on both
 /// sides: too few for a relative comparison).
@@ -314,7 +323,7 @@ fn bench_args(topology: &str, reps: u32, out: &Path) -> Vec<String> {
     for s in SCHEDS {
         v.extend(["-s".to_string(), s.to_string()]);
     }
-    for w in WORKLOADS.iter().chain([&BACKGROUND]) {
+    for w in [&WARMUP].into_iter().chain(WORKLOADS).chain([&BACKGROUND]) {
         v.extend(["-w".to_string(), w.to_string()]);
     }
     v.extend([
@@ -616,6 +625,21 @@ mod tests {
             // the simulator takes every one of them
             arbor_sim::workload::spec::parse(w, 8, 1).unwrap();
         }
+    }
+
+    #[test]
+    fn the_vm_side_warms_up_before_the_compared_workloads() {
+        let a = bench_args("2s2c2t", 3, Path::new("out"));
+        let ws: Vec<&str> = a
+            .windows(2)
+            .filter(|p| p[0] == "-w")
+            .map(|p| p[1].as_str())
+            .collect();
+        assert_eq!(ws.first(), Some(&WARMUP));
+        assert_eq!(&ws[1..=WORKLOADS.len()], WORKLOADS);
+        assert_eq!(ws.last(), Some(&BACKGROUND));
+        assert!(!WORKLOADS.contains(&WARMUP));
+        crate::bench::workload::Workload::parse(WARMUP, 8).unwrap();
     }
 
     #[test]
