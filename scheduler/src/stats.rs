@@ -89,6 +89,11 @@ pub const NAMES: &[&str] = &[
     "lb_pulls",
     "lb_active",
     "llc_lb_moves",
+    "wake_sync",
+    "wake_wide_sync",
+    "flips_sync",
+    "flips_async",
+    "newidle_gated",
 ];
 
 /// What a counter holds: `count` (events), `ns-sum` (nanoseconds summed
@@ -302,6 +307,25 @@ pub struct Metrics {
     #[stat(desc = "Seed 002: tasks cache-aware balancing moved into their preferred LLC")]
     #[serde(default)]
     pub llc_lb_moves: u64,
+    #[stat(desc = "Wake-ups with WF_SYNC (a task waking its peer and going to sleep)")]
+    #[serde(default)]
+    pub wake_sync: u64,
+    #[stat(desc = "wake_wide decisions on WF_SYNC wake-ups")]
+    #[serde(default)]
+    pub wake_wide_sync: u64,
+    #[stat(desc = "Wakee flips charged to a user-task waker on a WF_SYNC wake-up")]
+    #[serde(default)]
+    pub flips_sync: u64,
+    #[stat(
+        desc = "Wakee flips charged to a user-task waker on a wake-up without WF_SYNC (also: interrupt context, charged to the task it interrupted)"
+    )]
+    #[serde(default)]
+    pub flips_async: u64,
+    #[stat(
+        desc = "Newidle entries the cost gate (avg_idle < max_newidle_lb_cost) stopped before any level was scanned"
+    )]
+    #[serde(default)]
+    pub newidle_gated: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,

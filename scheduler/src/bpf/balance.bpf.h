@@ -670,8 +670,11 @@ static __always_inline bool balance(s32 this, struct cpu_ctx *cc, enum pull_kind
 		if (level == LVL_NODE && nr_nodes <= 1)
 			continue;
 		if (newidle) {
-			if (!arbor_newidle_level_ok(cc->avg_idle, spent, cc->lvl_cost[lv]))
+			if (!arbor_newidle_level_ok(cc->avg_idle, spent, cc->lvl_cost[lv])) {
+				if (!*tried)
+					stat_inc(STAT_NEWIDLE_GATED);
 				break;
+			}
 			if (feat(FEAT_NI_RANDOM)) {
 				weight = arbor_newidle_dice(cc->ni_ratio[lv], arbor_rng_next(&cc->rng));
 				if (!weight) {

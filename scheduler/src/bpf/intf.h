@@ -218,6 +218,19 @@ enum arbor_stat {
 	STAT_LB_ACTIVE,		/* lone running tasks pushed to an idle CPU (active balance) */
 	/* seed 002: tasks cache-aware balancing moved into their preferred LLC (migrate_llc_task) */
 	STAT_LLC_LB_MOVES,
+	/*
+	 * issue 12 (validate): where wake_wide's flips come from. The kernel's
+	 * record_wakee() charges `current`, which for a wake-up from interrupt
+	 * context (a timer, an IPI) is whatever task it interrupted; such
+	 * wake-ups carry no WF_SYNC. A sync wake-up is a task waking its peer
+	 * (pipe_write's wake_up_interruptible_sync_poll).
+	 */
+	STAT_WAKE_SYNC,		/* wake-ups with SCX_WAKE_SYNC */
+	STAT_WAKE_WIDE_SYNC,	/* wake_wide decisions on those */
+	STAT_FLIPS_SYNC,	/* wakee flips charged to a user waker on a sync wake-up */
+	STAT_FLIPS_ASYNC,	/* ... on a wake-up without SCX_WAKE_SYNC */
+	/* newidle entries the cost gate stopped before any level was scanned (a subset of the skips) */
+	STAT_NEWIDLE_GATED,
 	ARBOR_NR_STATS,
 };
 

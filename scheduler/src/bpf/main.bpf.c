@@ -86,11 +86,16 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	}
 
 	stat_inc(STAT_WAKEUPS);
+	if (wake_flags & SCX_WAKE_SYNC)
+		stat_inc(STAT_WAKE_SYNC);
 	sync = (wake_flags & SCX_WAKE_SYNC) && !(waker->flags & PF_EXITING);
 
 	/* wake_wide (baseline): record the waker's flip, then test both sides. */
 	wctx = lookup_task_ctx(waker);
 	if (wctx && !(waker->flags & PF_KTHREAD)) {
+		/* a flip: the waker wakes another task than last time */
+		if (wctx->last_wakee != p->pid)
+			stat_inc((wake_flags & SCX_WAKE_SYNC) ? STAT_FLIPS_SYNC : STAT_FLIPS_ASYNC);
 		arbor_record_wakee(&wctx->wakee_flips, &wctx->flip_decay_ts, &wctx->last_wakee,
 				   p->pid, bpf_ktime_get_ns());
 		if (feat(FEAT_WAKE_WIDE) &&
@@ -98,6 +103,8 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 				    llc_nr_cpus[llc_of(this)])) {
 			want_affine = false;
 			stat_inc(STAT_WAKE_WIDE);
+			if (wake_flags & SCX_WAKE_SYNC)
+				stat_inc(STAT_WAKE_WIDE_SYNC);
 		}
 	}
 	if (!allowed(p, this))

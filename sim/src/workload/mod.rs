@@ -7,6 +7,7 @@
 //! costs of where a task ran (cache refill, SMT sharing, capacity) are the
 //! machine model's.
 
+pub mod background;
 pub mod channel;
 pub mod hackbench;
 pub mod hist;

@@ -11,7 +11,9 @@ use std::collections::BTreeMap;
 use anyhow::{bail, Context, Result};
 
 use super::channel::Ipc;
-use super::{hackbench, pgbench, pipe, rtapp, schbench, spinners, sysbench, wakeprobe, Workload};
+use super::{
+    background, hackbench, pgbench, pipe, rtapp, schbench, spinners, sysbench, wakeprobe, Workload,
+};
 
 /// Help text: every workload with its keys and defaults.
 pub const WORKLOADS: &str = "\
@@ -24,6 +26,7 @@ wakeprobe[:m=2,w=NCPU/2,t=5,k=64]
 schbench[:v=2023,m=2,w=ceil(NCPU/m),r=5,s=100,c=17000] (v=2020: seed 000's schbench, w=16,s=30000 (message thread's sleep),c=30000,mc=30000)
 spinners[:procs=2,threads=4,ws_kb=1024,work_us=1000,sleep_us=0,time=5,sweeps=1]
 rt-app:FILE.json (tasks: instance, delay, loop, phases, cpus, priority; events: run, runtime, sleep, timer, suspend, resume, lock, unlock, wait, signal, broad, sync; global: duration)
+any of these +background:r=RATE[,k=NCPU,ns=2000] (with a VM guest's background: k timer-driven tasks waking RATE times a second in all, ns of work each)
 (the first value of a choice is its default)";
 
 /// The label a spec is reported under (as `arbor bench` does: the spec
@@ -130,6 +133,27 @@ fn ipc(s: &str) -> Ipc {
 /// steps.
 pub fn parse(spec: &str, nr_cpus: usize, seed: u64) -> Result<Box<dyn Workload>> {
     let s = spec.trim();
+    // WORKLOAD+background:r=RATE[,k=TASKS][,ns=WORK]: with a guest's background
+    if let Some(i) = s.rfind("+background") {
+        let (inner, extra) = (&s[..i], &s[i + 1..]);
+        if inner.is_empty() {
+            bail!("workload '{s}': nothing before '+background'");
+        }
+        let (name, mut o) = Opts::parse(extra)?;
+        if name != "background" {
+            bail!("workload '{s}': unknown '+{name}' (valid: +background:r=RATE)");
+        }
+        let Some(rate) = o.opt_u32("r", 1, 1_000_000)? else {
+            bail!("workload '{s}': background needs r=WAKEUPS_PER_S");
+        };
+        let k = o.u32("k", nr_cpus.clamp(1, 1024) as u32, 1, 1024)?;
+        let ns = o.u32("ns", background::WORK_NS as u32, 1, 1_000_000_000)?;
+        o.done()?;
+        let w = parse(inner, nr_cpus, seed)?;
+        return Ok(Box::new(background::WithBackground::new(
+            w, rate, k as usize, ns as u64, seed,
+        )));
+    }
     let ncpu = nr_cpus.clamp(1, u32::MAX as usize) as u32;
     let (name, args) = s.split_once(':').unwrap_or((s, ""));
     if name == "rt-app" {
