@@ -89,6 +89,7 @@ pub const NAMES: &[&str] = &[
     "lb_pulls",
     "lb_active",
     "llc_lb_moves",
+    "wake_preempts",
 ];
 
 /// What a counter holds: `count` (events), `ns-sum` (nanoseconds summed
@@ -302,6 +303,9 @@ pub struct Metrics {
     #[stat(desc = "Seed 002: tasks cache-aware balancing moved into their preferred LLC")]
     #[serde(default)]
     pub llc_lb_moves: u64,
+    #[stat(desc = "WAKE_PREEMPT: wake-ups that preempted the running task of a busy CPU")]
+    #[serde(default)]
+    pub wake_preempts: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,
