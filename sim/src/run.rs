@@ -233,7 +233,12 @@ mod tests {
         let off = hackbench_on("arbor:stock:NO_WAKE_PREEMPT");
         assert!(c(&on, "wake_preempts") > 0, "{:?}", on.counters);
         assert_eq!(c(&off, "wake_preempts"), 0, "{:?}", off.counters);
-        assert!(off.wakeups < on.wakeups, "{} vs {}", off.wakeups, on.wakeups);
+        assert!(
+            off.wakeups < on.wakeups,
+            "{} vs {}",
+            off.wakeups,
+            on.wakeups
+        );
     }
 
     use crate::workload::{Effects, Exits, Step, TaskId, TaskSpec, Workload};
