@@ -169,6 +169,20 @@ pub const FEATURES: &[Feature] = &[
     // Off: a busy CPU pulls only when another CPU has >= 2 more tasks, and
     // nothing moves a lone running task. Kicked idle CPUs keep the ungated
     // fallback pull either way (the never-stall rule).
+    // The baseline's wake-up preemption (check_preempt_wakeup_fair, EEVDF):
+    // a wakee queued on a busy CPU preempts its task when it is eligible
+    // with the earlier deadline. On in every profile. Off approximates a
+    // CFS kernel run with a large sched_wakeup_granularity_ns, as seed 003
+    // measured (15 ms: "Otherwise, preemptions increase at higher loads and
+    // distort the comparison"); `arbor sim reproduce steal` turns it off
+    // for those tables.
+    Feature {
+        name: "WAKE_PREEMPT",
+        bit: bpf_intf::arbor_feature_FEAT_WAKE_PREEMPT,
+        default: true,
+        seed: None,
+        help: "a wakee preempts a busy CPU's task when eligible with the earlier deadline (baseline); NO_ for seed 003's 15 ms wakeup granularity",
+    },
     Feature {
         name: "LB_IMBALANCE",
         bit: bpf_intf::arbor_feature_FEAT_LB_IMBALANCE,

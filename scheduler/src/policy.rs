@@ -463,6 +463,21 @@ mod tests {
     }
 
     #[test]
+    fn wake_preemption_only_when_enabled_eligible_and_earlier() {
+        unsafe {
+            // EEVDF (WAKE_PREEMPT): an eligible wakee with the earlier deadline preempts
+            assert!(arbor_wake_preempt(true, true, true, 100, 200));
+            assert!(!arbor_wake_preempt(true, true, true, 200, 200));
+            assert!(!arbor_wake_preempt(true, true, false, 100, 200));
+            // nothing running: nothing to preempt (the CPU is only kicked)
+            assert!(!arbor_wake_preempt(true, false, true, 100, 200));
+            // NO_WAKE_PREEMPT (seed 003's 15 ms wakeup granularity): never
+            assert!(!arbor_wake_preempt(false, true, true, 100, 200));
+            assert!(!arbor_wake_preempt(false, true, true, 0, u64::MAX));
+        }
+    }
+
+    #[test]
     fn steal_skipped_under_cost_or_above_node_limit() {
         unsafe {
             assert!(arbor_steal_allowed(10_000, 10_000, 2, 2));

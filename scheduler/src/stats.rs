@@ -94,6 +94,7 @@ pub const NAMES: &[&str] = &[
     "flips_sync",
     "flips_async",
     "newidle_gated",
+    "wake_preempts",
 ];
 
 /// What a counter holds: `count` (events), `ns-sum` (nanoseconds summed
@@ -326,6 +327,9 @@ pub struct Metrics {
     )]
     #[serde(default)]
     pub newidle_gated: u64,
+    #[stat(desc = "WAKE_PREEMPT: wake-ups that preempted the running task of a busy CPU")]
+    #[serde(default)]
+    pub wake_preempts: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,

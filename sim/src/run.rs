@@ -202,6 +202,45 @@ mod tests {
         assert!(others.iter().any(|&t| t != time_s(1)), "{others:?}");
     }
 
+    fn hackbench_on(sched: &str) -> Outcome {
+        let m = crate::presets::find("2s2c2t").unwrap();
+        let o = simulate(
+            &RunSpec {
+                machine: &m,
+                cost: &CostModel::default(),
+                cfg: Config::default(),
+                sched: &SchedSpec::parse(sched).unwrap(),
+                knobs: &Knobs::default(),
+                workload: "hackbench:g=2,l=50",
+                seed: 1,
+            },
+            |_| {},
+        )
+        .unwrap();
+        assert!(o.ok, "{}", o.stop);
+        o
+    }
+
+    /// Seed 003 ran CFS with sched_wakeup_granularity_ns = 15 ms, so its
+    /// wake-ups did not preempt; NO_WAKE_PREEMPT stands for that. With it
+    /// no wake-up preempts (the counter stays 0) and, as the woken tasks
+    /// wait for the running ones to block, hackbench batches more messages
+    /// per wake-up: fewer wake-ups in the simulator's own count.
+    #[test]
+    fn no_wake_preempt_stops_wakeup_preemption() {
+        let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
+        let on = hackbench_on("arbor:stock");
+        let off = hackbench_on("arbor:stock:NO_WAKE_PREEMPT");
+        assert!(c(&on, "wake_preempts") > 0, "{:?}", on.counters);
+        assert_eq!(c(&off, "wake_preempts"), 0, "{:?}", off.counters);
+        assert!(
+            off.wakeups < on.wakeups,
+            "{} vs {}",
+            off.wakeups,
+            on.wakeups
+        );
+    }
+
     use crate::workload::{Effects, Exits, Step, TaskId, TaskSpec, Workload};
 
     /// Seed 002's process table under churn (issue 11, item 6): `procs`

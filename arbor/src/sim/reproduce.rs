@@ -134,7 +134,12 @@ const fn p(v: f64) -> Option<f64> {
 /// seeds 000/001/003/004 had SIS_PROP, which we do not model, so their
 /// scan covers the whole LLC); NI_RANDOM in 6.18 (after every seed); and
 /// until 5.16 newidle balancing was skipped while the CPU's average idle
-/// time was below sysctl_sched_migration_cost (NI_MIGRATION_COST). The
+/// time was below sysctl_sched_migration_cost (NI_MIGRATION_COST). Seed
+/// 003's own tables (20, 44 and 88 CPUs) were measured with
+/// sched_wakeup_granularity_ns = 15 ms ("Otherwise, preemptions increase at
+/// higher loads and distort the comparison"), so wake-ups there did not
+/// preempt: NO_WAKE_PREEMPT in both columns; the HiKey table (another
+/// tester, no such setting given) keeps wake-up preemption. The
 /// "mainline" column of seed 004 is today's kernel. Seed 002's mechanism
 /// is its own RFC v3 (June 2025): the aggregation limit by running threads
 /// x SMT width (our --llc-tolerance, the merged series' llc_aggr_tolerance)
@@ -296,8 +301,8 @@ pub const SEEDS: &[Seed] = &[
                 unit: "s",
                 source: "seed 003, 1-socket results, 'Average of 10 runs of: hackbench <groups> process 100000'",
                 columns: &[
-                    Column { name: "base", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST" },
-                    Column { name: "new", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,STEAL" },
+                    Column { name: "base", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_WAKE_PREEMPT" },
+                    Column { name: "new", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_WAKE_PREEMPT,STEAL" },
                 ],
                 lines: &[
                     Line { param: "1", workload: "hackbench:g=1,l=2000,ipc=socket", published: &[p(8.008), p(5.905)] },
@@ -318,8 +323,8 @@ pub const SEEDS: &[Seed] = &[
                 unit: "s",
                 source: "seed 003, 1-socket results, 44 CPUs, average of 10 runs",
                 columns: &[
-                    Column { name: "base", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST" },
-                    Column { name: "new", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,STEAL" },
+                    Column { name: "base", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_WAKE_PREEMPT" },
+                    Column { name: "new", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_WAKE_PREEMPT,STEAL" },
                 ],
                 lines: &[
                     Line { param: "1", workload: "hackbench:g=1,l=2000,ipc=socket", published: &[p(4.586), p(4.596)] },
@@ -339,8 +344,8 @@ pub const SEEDS: &[Seed] = &[
                 unit: "s",
                 source: "seed 003, 2-socket results, 88 CPUs, average of 10 runs",
                 columns: &[
-                    Column { name: "base", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST" },
-                    Column { name: "new", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,STEAL" },
+                    Column { name: "base", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_WAKE_PREEMPT" },
+                    Column { name: "new", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_WAKE_PREEMPT,STEAL" },
                 ],
                 lines: &[
                     Line { param: "1", workload: "hackbench:g=1,l=2000,ipc=socket", published: &[p(5.826), p(5.840)] },

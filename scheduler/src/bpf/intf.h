@@ -124,7 +124,8 @@ enum arbor_feature {
 	FEAT_CACHE_ROOM	= 16,	/* ours: CACHE_LB prefers an as-hot LLC with room over a full one */
 	FEAT_LB_IMBALANCE = 17,	/* periodic balance by weighted imbalance, with active balance */
 	FEAT_NI_MIGRATION_COST = 18,	/* before 5.16: no newidle while avg_idle < migration cost */
-	NR_FEATURES	= 19,
+	FEAT_WAKE_PREEMPT = 19,	/* a wakee preempts a busy CPU's task (check_preempt_wakeup_fair) */
+	NR_FEATURES	= 20,
 };
 
 /*
@@ -231,6 +232,8 @@ enum arbor_stat {
 	STAT_FLIPS_ASYNC,	/* ... on a wake-up without SCX_WAKE_SYNC */
 	/* newidle entries the cost gate stopped before any level was scanned (a subset of the skips) */
 	STAT_NEWIDLE_GATED,
+	/* wake-ups that preempted the running task of a busy CPU (WAKE_PREEMPT) */
+	STAT_WAKE_PREEMPTS,
 	ARBOR_NR_STATS,
 };
 

@@ -239,9 +239,11 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	}
 	c = lookup_cpu_ctx(cpu);
-	if (c && c->running_since && elig && tctx->deadline < c->curr_deadline)
+	if (c && arbor_wake_preempt(feat(FEAT_WAKE_PREEMPT), c->running_since, elig,
+				    tctx->deadline, c->curr_deadline)) {
+		stat_inc(STAT_WAKE_PREEMPTS);
 		scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
-	else
+	} else
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 }
 
