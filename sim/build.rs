@@ -220,7 +220,12 @@ fn main() {
         }
     }
     println!("cargo:rerun-if-env-changed=ARBOR_PEERS_SRC");
-    for d in [&shim, &shim.join("include/scx"), &bpf] {
+    for d in [
+        &shim,
+        &shim.join("include"),
+        &shim.join("include/scx"),
+        &bpf,
+    ] {
         rerun_dir(d);
     }
 }

@@ -4,6 +4,8 @@
 //! binary.
 
 pub mod abi;
+#[cfg(test)]
+mod arena;
 pub mod native;
 pub mod peers;
 

@@ -191,7 +191,7 @@ impl Native {
         }
     }
 
-    fn global_ptr(&self, name: &str) -> Option<*const u8> {
+    pub(crate) fn global_ptr(&self, name: &str) -> Option<*const u8> {
         let c = CString::new(name).ok()?;
         // SAFETY: dlsym on a live handle
         let p = unsafe { libc::dlsym(self.handle, c.as_ptr()) };

@@ -51,6 +51,7 @@ typedef _Bool bool;
 #define EEXIST 17
 #define EINVAL 22
 #define E2BIG 7
+#define ERANGE 34
 
 /* ---- attributes and BPF program-section macros ---- */
 #undef __always_inline
@@ -372,11 +373,14 @@ enum sim_map_type {
 	BPF_MAP_TYPE_ARRAY = 2,
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
 	BPF_MAP_TYPE_TASK_STORAGE = 29,
+	BPF_MAP_TYPE_ARENA = 33,
 };
 
 #define __uint(name, val) int (*name)[val]
 #define __type(name, val) __typeof__(val) *name
 #define __array(name, val) __typeof__(val) *name[]
+/* libbpf's __ulong (map_extra): a size, as __uint, in bytes */
+#define __ulong(name, val) char (*name)[val]
 
 #define SIM_MAP_TYPE(m) ((int)(sizeof(*(m)->type) / sizeof(int)))
 #define SIM_MAP_MAX(m) ((u32)(sizeof(*(m)->max_entries) / sizeof(int)))
@@ -709,5 +713,37 @@ static __always_inline void *sim_map_lookup_percpu(void **slot, int type, u32 ma
 }
 #define bpf_map_lookup_percpu_elem(m, k, cpu) \
 	sim_map_lookup_percpu(SIM_MAP_SLOT(m), SIM_MAP_TYPE(m), SIM_MAP_MAX(m), SIM_MAP_VSZ(m), (k), (cpu))
+
+/*
+ * ---- BPF arena (kernel/bpf/arena.c) ----
+ * An arena map is a sparse region of max_entries pages; natively it is one
+ * mmap'd reservation per arena map whose pages become readable and writable
+ * when bpf_arena_alloc_pages() hands them out (shim.c: sim_arena_*; the
+ * semantics and their limits are written there). An arena pointer is a
+ * plain pointer (see <bpf_arena_common.bpf.h>, the shim's stand-in).
+ */
+#define BPF_F_MMAPABLE (1U << 10)
+#ifndef PAGE_SIZE
+#define PAGE_SIZE 4096
+#endif
+#define __PAGE_SIZE PAGE_SIZE
+
+struct sim_arena;
+struct sim_arena *sim_arena_of(void *map, u32 max_entries, u64 map_extra, u32 map_flags) __hidden;
+void *sim_arena_alloc_pages(struct sim_arena *a, void *addr, u32 page_cnt, int node_id, u64 flags);
+void sim_arena_free_pages(struct sim_arena *a, void *ptr, u32 page_cnt);
+int sim_arena_reserve_pages(struct sim_arena *a, void *ptr, u32 page_cnt);
+
+#define SIM_MAP_FLAGS(m) ((u32)(sizeof(*(m)->map_flags) / sizeof(int)))
+#define SIM_MAP_EXTRA(m) ((u64)sizeof(*(m)->map_extra))
+#define SIM_ARENA(m)                                                            \
+	(SIM_BUILD_CHECK(SIM_MAP_TYPE(m) == BPF_MAP_TYPE_ARENA),                 \
+	 sim_arena_of((void *)(m), SIM_MAP_MAX(m), SIM_MAP_EXTRA(m), SIM_MAP_FLAGS(m)))
+#define bpf_arena_alloc_pages(m, addr, cnt, node, flags) \
+	(sim_nr_calls++, sim_arena_alloc_pages(SIM_ARENA(m), (void *)(addr), (cnt), (node), (flags)))
+#define bpf_arena_free_pages(m, ptr, cnt) \
+	(sim_nr_calls++, sim_arena_free_pages(SIM_ARENA(m), (void *)(ptr), (cnt)))
+#define bpf_arena_reserve_pages(m, ptr, cnt) \
+	(sim_nr_calls++, sim_arena_reserve_pages(SIM_ARENA(m), (void *)(ptr), (cnt)))
 
 #endif /* __SIM_SCX_COMMON_BPF_H */
