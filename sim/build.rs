@@ -35,9 +35,11 @@ fn compiler() -> String {
     }
 }
 
-/// Compiles `main` (the scheduler's translation unit) and shim.c into `so`.
+/// Compiles `main` (the scheduler's translation unit) and `shim`/shim.c
+/// into `so`.
 fn build_so(
     cc: &str,
+    shim: &Path,
     out: &Path,
     tag: &str,
     main: &Path,
@@ -46,7 +48,6 @@ fn build_so(
     dep: Option<&Path>,
     so: &Path,
 ) -> Result<(), String> {
-    let shim = main.parent().unwrap().to_path_buf();
     // Each source is compiled on its own: with several sources and one
     // -MF, clang writes each one's list over the previous one's, and the
     // file would hold shim.c's headers instead of the scheduler's.
@@ -176,6 +177,7 @@ fn main() {
     let dep = out.join("sched_arbor.d");
     if let Err(e) = build_so(
         &cc,
+        &shim,
         &out,
         "arbor",
         &shim.join("sched_arbor.c"),
@@ -189,12 +191,30 @@ fn main() {
     println!("cargo:rustc-env=SIM_SCHED_ARBOR_SO={}", so.display());
     println!("cargo:rustc-env=SIM_SCHED_ARBOR_DEPS={}", dep.display());
 
+    // the shim's arena test program (sim/src/sched/arena.rs)
+    let so = out.join("libsched_arenatest.so");
+    if let Err(e) = build_so(
+        &cc,
+        &shim,
+        &out,
+        "arenatest",
+        &shim.join("tests/arena_prog.c"),
+        &[],
+        &[],
+        None,
+        &so,
+    ) {
+        panic!("sim/shim/tests/arena_prog.c: {e}");
+    }
+    println!("cargo:rustc-env=SIM_SCHED_ARENATEST_SO={}", so.display());
+
     for &(name, krate, ver, sha, ops) in PEERS {
         let upper = name.to_uppercase();
         let so = out.join(format!("libsched_{name}.so"));
         let built = peer_source(&out, krate, ver, sha).and_then(|src| {
             build_so(
                 &cc,
+                &shim,
                 &out,
                 name,
                 &shim.join("sched_peer.c"),
@@ -224,6 +244,7 @@ fn main() {
         &shim,
         &shim.join("include"),
         &shim.join("include/scx"),
+        &shim.join("tests"),
         &bpf,
     ] {
         rerun_dir(d);

@@ -198,3 +198,52 @@ fn two_runs_get_two_arenas_with_the_same_page_offsets() {
         assert_eq!(*a.page(pa), 1);
     }
 }
+
+/// The shim's arena test program (sim/shim/tests/arena_prog.c): arena BPF C
+/// written as the scx arena library writes it, compiled with the shim.
+static ARENA_PROG_SO: &[u8] = include_bytes!(env!("SIM_SCHED_ARENATEST_SO"));
+
+#[repr(C)]
+struct PidArg {
+    pid: i32,
+}
+
+fn prog() -> Native {
+    Native::load(ARENA_PROG_SO, "arena-prog", Vec::new()).unwrap()
+}
+
+fn call(n: &mut Native, name: &str, pid: i32) -> i32 {
+    // SAFETY: the programs take a struct pid_arg (arena_prog.c)
+    unsafe { n.run_syscall(name, &mut PidArg { pid }).unwrap() }
+}
+
+#[test]
+fn per_task_arena_data_survives_until_freed_and_comes_back_fresh() {
+    let mut n = prog();
+    assert_eq!(call(&mut n, "task_alloc", 10), 0);
+    assert_eq!(call(&mut n, "task_alloc", 11), 1);
+    // bpf_arena_alloc_pages(&arena, NULL, 1, ...): pages 0 and 1 of the
+    // arena, at map_extra's low 32 bits (0)
+    assert_eq!(call(&mut n, "task_pgoff", 10), 0);
+    assert_eq!(call(&mut n, "task_pgoff", 11), 1);
+    assert_eq!(call(&mut n, "task_run", 10), 1);
+    assert_eq!(call(&mut n, "task_run", 10), 2);
+    assert_eq!(call(&mut n, "task_run", 11), 1);
+    // exit: the page goes back; the task's data is gone
+    assert_eq!(call(&mut n, "task_free", 10), 0);
+    assert_eq!(call(&mut n, "task_run", 10), -libc::ENOENT);
+    // re-created, it gets the freed page back (best fit), zeroed
+    assert_eq!(call(&mut n, "task_alloc", 10), 0);
+    assert_eq!(call(&mut n, "task_pgoff", 10), 0);
+    assert_eq!(call(&mut n, "task_run", 10), 1);
+    assert_eq!(call(&mut n, "task_run", 11), 2);
+}
+
+#[test]
+fn an_arena_spin_lock_taken_twice_is_an_aa_deadlock() {
+    let mut n = prog();
+    assert_eq!(call(&mut n, "task_alloc", 7), 0);
+    // rqspinlock's AA detection: -EDEADLK, and the lock still works after
+    assert_eq!(call(&mut n, "task_lock_twice", 7), -libc::EDEADLK);
+    assert_eq!(call(&mut n, "task_run", 7), 1);
+}

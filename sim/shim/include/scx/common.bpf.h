@@ -52,6 +52,7 @@ typedef _Bool bool;
 #define EINVAL 22
 #define E2BIG 7
 #define ERANGE 34
+#define ENOSPC 28
 
 /* ---- attributes and BPF program-section macros ---- */
 #undef __always_inline
