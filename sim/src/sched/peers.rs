@@ -9,8 +9,10 @@
 //! | `bpfland` | scx_bpfland 1.1.4 | yes | bpf_cpumask kfuncs and kptrs, scx_bpf_select_cpu_and (scx_select_cpu_dfl on the modelled idle masks), per-node idle masks, scx_bpf_dsq_peek, scx_bpf_task_running, per-CPU lookups by CPU, sd_llc_id |
 //!
 //! Not yet (`not_yet` says why): cosmos (SCX_ENQ_IMMED, p->utime / p->mm,
-//! scx_bpf_cpu_curr, lib/pmu.bpf.c's perf-event maps),
-//! lavd, p2dq (BPF arena), rusty (BPF arena; user-space load balancer).
+//! scx_bpf_cpu_curr, lib/pmu.bpf.c's perf-event maps), lavd and p2dq (the
+//! shim has their BPF arena now, sim/shim/shim.c; what else they need:
+//! docs/sim/arena.md), rusty (the same arena library; user-space load
+//! balancer).
 
 use anyhow::{bail, Result};
 use scx_arbor::topology::Topo;
@@ -39,8 +41,9 @@ const BPFLAND_COUNTERS: &[&str] = &[
 fn not_yet(name: &str) -> &'static str {
     match name {
         "cosmos" => "its BPF C needs what the sim does not model yet: SCX_ENQ_IMMED inserts (7.2's run-now local dispatch), p->utime and p->mm, scx_bpf_cpu_curr, and lib/pmu.bpf.c's perf-event maps",
-        "lavd" | "p2dq" => "its BPF C allocates from a BPF arena (lib/arena.bpf.c, sdt_alloc.bpf.c), which the shim does not model",
-        "rusty" => "its BPF C allocates task contexts from a BPF arena (sdt_alloc.bpf.c), which the shim does not model, and its load balancer runs in user space",
+        "lavd" => "the shim models its BPF arena now, not yet the rest its BPF C needs: cgroup kfuncs and iterators (lib/cgroup_bw.bpf.c), fexit and tracepoint programs on futex and mutex functions (lock.bpf.c), ring buffers, scx_bpf_cpu_curr, scx_bpf_cpuperf_cap/cur, scx_bpf_reenqueue_local, the task fields comm, prio, real_parent, se.sum_exec_runtime and se.avg.util_avg, the PELT clocks, scx's arena library headers; nor its loader's arena and topology set-up (scx_arena's ArenaLib) and user-space RCU daemon (docs/sim/arena.md)",
+        "p2dq" => "the shim models its BPF arena now, not yet the rest its BPF C needs: scx's arena library headers (cid.bpf.h's distribute rotor, ...), a ring-buffer map, bpf_task_from_pid, bpf_cpumask_any_distribute, bpf_get_prandom_u32, scx_bpf_cpuperf_cur, scx_bpf_dsq_move_vtime, ops.set_cpumask, sched_core_priority; nor its loader's arena and topology set-up (scx_arena's ArenaLib) and user-space RCU daemon (docs/sim/arena.md)",
+        "rusty" => "its BPF C keeps task contexts in scx's arena library (sdt_alloc / sdt_task), which needs more than the arena the shim models now (as p2dq does, docs/sim/arena.md), and its load balancer runs in user space",
         _ => "",
     }
 }
