@@ -230,6 +230,15 @@ int sim_timer_fire(struct bpf_timer *t)
 	return ((sim_timer_fn)t->cb)(t->map, &key, t);
 }
 
+/* A record of a ring buffer nobody reads (bpf_ringbuf_reserve): one
+ * scratch area, reused by every record */
+void *sim_ringbuf_slot(u64 size)
+{
+	static u64 slot[512];
+
+	return size <= sizeof(slot) ? slot : NULL;
+}
+
 /* The last reference of a bpf_cpumask is gone (bpf_cpumask_release). */
 void sim_cpumask_free(struct bpf_cpumask *m)
 {

@@ -14,28 +14,35 @@
 #define EDEADLK 35
 #define ETIMEDOUT 110
 
-typedef struct {
-	int counter;
-} atomic_t;
-
 struct __qspinlock {
-	atomic_t val;
+	int locked;
 };
 #define arena_spinlock_t struct __qspinlock
+
+/* the MCS queue nodes of the kernel's lock (lib/common.bpf.c defines the
+ * array); a lock that is never contended never queues: unused natively */
+#define _Q_MAX_CPUS 16384
+#define _Q_MAX_NODES 4
+struct arena_qnode {
+	u64 next;
+	int count;
+	int locked;
+};
+extern struct arena_qnode __arena_global qnodes[_Q_MAX_CPUS][_Q_MAX_NODES];
 
 static __always_inline int arena_spin_lock(arena_spinlock_t __arena *lock)
 {
 	sim_nr_calls++;
-	if (lock->val.counter)
+	if (lock->locked)
 		return -EDEADLK;
-	lock->val.counter = 1;
+	lock->locked = 1;
 	return 0;
 }
 
 static __always_inline void arena_spin_unlock(arena_spinlock_t __arena *lock)
 {
 	sim_nr_calls++;
-	lock->val.counter = 0;
+	lock->locked = 0;
 }
 
 /* bpf_local_irq_save / restore: no interrupts in the simulator */
