@@ -79,7 +79,7 @@ const BPFLAND_COUNTERS: &[&str] = &[
 fn not_yet(name: &str) -> &'static str {
     match name {
         "cosmos" => "its BPF C needs what the sim does not model yet: SCX_ENQ_IMMED inserts (7.2's run-now local dispatch), p->utime and p->mm, scx_bpf_cpu_curr, and lib/pmu.bpf.c's perf-event maps",
-        "lavd" => "the shim models its BPF arena now, not yet the rest its BPF C needs: cgroup kfuncs and iterators (lib/cgroup_bw.bpf.c), fexit and tracepoint programs on futex and mutex functions (lock.bpf.c), ring buffers, scx_bpf_cpu_curr, scx_bpf_cpuperf_cap/cur, scx_bpf_reenqueue_local, the task fields comm, prio, real_parent, se.sum_exec_runtime and se.avg.util_avg, the PELT clocks, scx's arena library headers; nor its loader's arena and topology set-up (scx_arena's ArenaLib) and user-space RCU daemon (docs/sim/arena.md)",
+        "lavd" => "its BPF arena and scx's arena library run in the shim now (p2dq uses them), not yet the rest its BPF C needs: cgroups (lib/cgroup_bw.bpf.c, the cgroup ops and iterators), fexit and tracepoint programs on futex and mutex functions (lock.bpf.c), ring buffers its loader reads, scx_bpf_cpu_curr, scx_bpf_cpuperf_cap, scx_bpf_reenqueue_local, ops.cpu_release, the task fields comm, prio, real_parent, se.sum_exec_runtime and se.avg.util_avg, the PELT clocks; nor its loader's compute domains (cpu_order.rs) (docs/sim/arena.md)",
         "rusty" => "its load balancer runs in user space (it would need to run on the sim's clock), and its BPF C (on scx's arena library, as p2dq's) has not been built against the shim yet",
         _ => "",
     }
