@@ -120,3 +120,13 @@ fn p2dq_idle_pick_places_wakeups_on_idle_cpus() {
     let p99 = metric(&o, "wake_p99_us");
     assert!(p99 < 10.0, "wake-up p99 {p99} us");
 }
+
+/// On a one-LLC machine p2dq's load-balance timer computes
+/// `llc_lb_offset % (nr_llcs - 1)`, a modulo by zero, which BPF defines
+/// (x % 0 = x) and x86 traps on: the run must finish (sched/divzero.rs).
+#[test]
+fn p2dq_survives_its_modulo_by_zero_on_one_llc() {
+    let o = run("x86-12", "p2dq", "wakeprobe:t=4");
+    assert!(o.ok && !o.ejected, "{}", o.stop);
+    assert_eq!(o.stop, "finished");
+}

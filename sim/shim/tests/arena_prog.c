@@ -127,3 +127,20 @@ const struct sched_ext_ops *sim_ops(void)
 {
 	return &arena_test_ops;
 }
+
+/* BPF's division by zero (sim/src/sched/divzero.rs): x / 0 = 0, x % 0 = x */
+struct div_arg {
+	u64 a, b;
+	u64 quot, rem;
+	s32 sa, sb;
+	s32 squot, srem;
+};
+
+SEC("syscall") __attribute__((noinline)) int divide(struct div_arg *d)
+{
+	d->quot = d->a / d->b;
+	d->rem = d->a % d->b;
+	d->squot = d->sa / d->sb;
+	d->srem = d->sa % d->sb;
+	return 0;
+}

@@ -247,3 +247,45 @@ fn an_arena_spin_lock_taken_twice_is_an_aa_deadlock() {
     assert_eq!(call(&mut n, "task_lock_twice", 7), -libc::EDEADLK);
     assert_eq!(call(&mut n, "task_run", 7), 1);
 }
+
+#[repr(C)]
+#[derive(Default, Debug)]
+struct DivArg {
+    a: u64,
+    b: u64,
+    quot: u64,
+    rem: u64,
+    sa: i32,
+    sb: i32,
+    squot: i32,
+    srem: i32,
+}
+
+/// BPF's division by zero (sched/divzero.rs): in native code compiled with
+/// the shim, x / 0 is 0 and x % 0 is x, as the BPF instruction set defines
+/// them, for unsigned 64-bit and signed 32-bit operands; other divisions
+/// are untouched.
+#[test]
+fn division_by_zero_gives_bpf_results() {
+    let mut n = prog();
+    let mut d = DivArg {
+        a: 1234,
+        b: 0,
+        sa: -77,
+        sb: 0,
+        ..Default::default()
+    };
+    // SAFETY: divide takes a struct div_arg (arena_prog.c)
+    unsafe { n.run_syscall("divide", &mut d).unwrap() };
+    assert_eq!((d.quot, d.rem, d.squot, d.srem), (0, 1234, 0, -77), "{d:?}");
+    let mut d = DivArg {
+        a: 1234,
+        b: 10,
+        sa: -77,
+        sb: 10,
+        ..Default::default()
+    };
+    // SAFETY: as above
+    unsafe { n.run_syscall("divide", &mut d).unwrap() };
+    assert_eq!((d.quot, d.rem, d.squot, d.srem), (123, 4, -7, -7), "{d:?}");
+}

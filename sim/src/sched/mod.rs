@@ -6,6 +6,7 @@
 pub mod abi;
 #[cfg(test)]
 mod arena;
+pub mod divzero;
 pub mod native;
 pub mod peers;
 

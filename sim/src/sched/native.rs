@@ -65,6 +65,8 @@ fn dlerr() -> String {
 impl Native {
     /// Loads a fresh copy of the scheduler `so`.
     pub fn load(so: &[u8], name: &str, counter_names: Vec<&'static str>) -> Result<Native> {
+        // BPF's x / 0 = 0 and x % 0 = x, for the native code (divzero.rs)
+        super::divzero::install();
         // SAFETY: plain libc calls on a file we create
         let (handle, fd) = unsafe {
             let cname = CString::new("arbor-sim-sched").unwrap();
