@@ -15,15 +15,61 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// (name in `-s`, crate, version, sha256 of the .crate, struct_ops symbol)
-/// Versions: scripts/install-peers.sh; sha256: the crates.io index's cksum.
-const PEERS: &[(&str, &str, &str, &str, &str)] = &[(
-    "bpfland",
-    "scx_bpfland",
+/// A peer's pinned crate (versions: scripts/install-peers.sh; sha256: the
+/// crates.io index's cksum).
+struct PeerCrate {
+    /// its name in `-s`
+    name: &'static str,
+    krate: &'static str,
+    ver: &'static str,
+    sha: &'static str,
+    /// its struct_ops symbol
+    ops: &'static str,
+    /// the sources its build.rs links besides src/bpf/main.bpf.c (under
+    /// src/bpf/); with any, the program also needs scx's library headers
+    /// (scx_cargo's bpf_h/)
+    more: &'static [&'static str],
+}
+
+const PEERS: &[PeerCrate] = &[
+    PeerCrate {
+        name: "bpfland",
+        krate: "scx_bpfland",
+        ver: "1.1.4",
+        sha: "938e1fe1d9378c8ff9c44ec6376a5070bff15e1c8bf264707efc4a10afdd45a2",
+        ops: "bpfland_ops",
+        more: &[],
+    },
+    // scx_p2dq 1.1.4's build.rs: main.bpf.c and these of src/bpf/lib/
+    PeerCrate {
+        name: "p2dq",
+        krate: "scx_p2dq",
+        ver: "1.1.4",
+        sha: "5ed311dc9a7911626de9e0a28b365f7c7719de2b458a4d1eea71d9f082366578",
+        ops: "p2dq",
+        more: &[
+            "lib/arena.bpf.c",
+            "lib/common.bpf.c",
+            "lib/atq.bpf.c",
+            "lib/dhq.bpf.c",
+            "lib/bitmap.bpf.c",
+            "lib/cpumask.bpf.c",
+            "lib/minheap.bpf.c",
+            "lib/rbtree.bpf.c",
+            "lib/sdt_alloc.bpf.c",
+            "lib/sdt_task.bpf.c",
+            "lib/topology.bpf.c",
+        ],
+    },
+];
+
+/// scx's BPF library headers (bpf_h/), shipped in scx_cargo (the version
+/// the pinned peers build with; sha256: Cargo.lock's checksum).
+const SCX_CARGO: (&str, &str, &str) = (
+    "scx_cargo",
     "1.1.4",
-    "938e1fe1d9378c8ff9c44ec6376a5070bff15e1c8bf264707efc4a10afdd45a2",
-    "bpfland_ops",
-)];
+    "ab605cfcecba0e27d96f07e16c1d319cb9ba7bd6fcf85520b4db153bda597f59",
+);
 
 fn compiler() -> String {
     // clang-19 is what scripts/install-deps.sh installs for the BPF build;
@@ -35,23 +81,28 @@ fn compiler() -> String {
     }
 }
 
-/// Compiles `main` (the scheduler's translation unit) and shim.c into `so`.
+/// Compiles `main` (the scheduler's translation unit) and `shim`/shim.c
+/// into `so`.
 fn build_so(
     cc: &str,
+    shim: &Path,
     out: &Path,
     tag: &str,
     main: &Path,
+    more: &[PathBuf],
     includes: &[&Path],
     defines: &[String],
     dep: Option<&Path>,
     so: &Path,
 ) -> Result<(), String> {
-    let shim = main.parent().unwrap().to_path_buf();
     // Each source is compiled on its own: with several sources and one
     // -MF, clang writes each one's list over the previous one's, and the
     // file would hold shim.c's headers instead of the scheduler's.
     let mut objs = Vec::new();
-    for (src, dep) in [(main.to_path_buf(), dep), (shim.join("shim.c"), None)] {
+    let srcs = [(main.to_path_buf(), dep), (shim.join("shim.c"), None)]
+        .into_iter()
+        .chain(more.iter().map(|m| (m.clone(), None)));
+    for (src, dep) in srcs {
         let obj = out.join(format!(
             "{tag}-{}",
             src.file_name()
@@ -111,23 +162,26 @@ fn build_so(
 
 /// The unpacked crate `krate-ver` (its root directory), downloading it if
 /// it is not there yet.
-fn peer_source(out: &Path, krate: &str, ver: &str, sha: &str) -> Result<PathBuf, String> {
+fn peer_source(
+    out: &Path,
+    krate: &str,
+    ver: &str,
+    sha: &str,
+    proof: &str,
+) -> Result<PathBuf, String> {
     let name = format!("{krate}-{ver}");
     if let Ok(dir) = std::env::var("ARBOR_PEERS_SRC") {
         let d = Path::new(&dir).join(&name);
-        return if d.join("src/bpf/main.bpf.c").is_file() {
+        return if d.join(proof).is_file() {
             Ok(d)
         } else {
-            Err(format!(
-                "ARBOR_PEERS_SRC: {} has no src/bpf/main.bpf.c",
-                d.display()
-            ))
+            Err(format!("ARBOR_PEERS_SRC: {} has no {proof}", d.display()))
         };
     }
     let root = out.join("peers");
     let dir = root.join(&name);
     let stamp = root.join(format!("{name}.ok"));
-    if stamp.is_file() && dir.join("src/bpf/main.bpf.c").is_file() {
+    if stamp.is_file() && dir.join(proof).is_file() {
         return Ok(dir);
     }
     std::fs::create_dir_all(&root).map_err(|e| e.to_string())?;
@@ -176,9 +230,11 @@ fn main() {
     let dep = out.join("sched_arbor.d");
     if let Err(e) = build_so(
         &cc,
+        &shim,
         &out,
         "arbor",
         &shim.join("sched_arbor.c"),
+        &[],
         &[&bpf],
         &[],
         Some(&dep),
@@ -189,17 +245,55 @@ fn main() {
     println!("cargo:rustc-env=SIM_SCHED_ARBOR_SO={}", so.display());
     println!("cargo:rustc-env=SIM_SCHED_ARBOR_DEPS={}", dep.display());
 
-    for &(name, krate, ver, sha, ops) in PEERS {
+    // the shim's arena test program (sim/src/sched/arena.rs)
+    let so = out.join("libsched_arenatest.so");
+    if let Err(e) = build_so(
+        &cc,
+        &shim,
+        &out,
+        "arenatest",
+        &shim.join("tests/arena_prog.c"),
+        &[],
+        &[],
+        &[],
+        None,
+        &so,
+    ) {
+        panic!("sim/shim/tests/arena_prog.c: {e}");
+    }
+    println!("cargo:rustc-env=SIM_SCHED_ARENATEST_SO={}", so.display());
+
+    for pc in PEERS {
+        let (name, krate, ver) = (pc.name, pc.krate, pc.ver);
         let upper = name.to_uppercase();
         let so = out.join(format!("libsched_{name}.so"));
-        let built = peer_source(&out, krate, ver, sha).and_then(|src| {
+        let built = peer_source(&out, krate, ver, pc.sha, "src/bpf/main.bpf.c").and_then(|src| {
+            let bpf_dir = src.join("src/bpf");
+            let more: Vec<PathBuf> = pc.more.iter().map(|m| bpf_dir.join(m)).collect();
+            let mut defines = vec![format!("SIM_PEER_OPS={}", pc.ops)];
+            let mut incs = vec![bpf_dir.clone()];
+            if !pc.more.is_empty() {
+                // scx's library: its headers, compiled as for BPF
+                // (__BPF__), whose address-space casts the shim's
+                // <bpf_arena_common.bpf.h> makes no-ops
+                let (k, v, sha) = SCX_CARGO;
+                let lib = peer_source(&out, k, v, sha, "bpf_h/lib/sdt_task.h")?;
+                incs.push(bpf_dir.join("lib"));
+                incs.push(lib.join("bpf_h"));
+                defines.push("__BPF__".into());
+                defines.push("__BPF_FEATURE_ADDR_SPACE_CAST".into());
+                defines.push(format!("SIM_PEER_FIELDS=\"fields_{name}.h\""));
+            }
+            let incs: Vec<&Path> = incs.iter().map(|p| p.as_path()).collect();
             build_so(
                 &cc,
+                &shim,
                 &out,
                 name,
                 &shim.join("sched_peer.c"),
-                &[&src.join("src/bpf")],
-                &[format!("SIM_PEER_OPS={ops}")],
+                &more,
+                &incs,
+                &defines,
                 None,
                 &so,
             )
@@ -220,7 +314,13 @@ fn main() {
         }
     }
     println!("cargo:rerun-if-env-changed=ARBOR_PEERS_SRC");
-    for d in [&shim, &shim.join("include/scx"), &bpf] {
+    for d in [
+        &shim,
+        &shim.join("include"),
+        &shim.join("include/scx"),
+        &shim.join("tests"),
+        &bpf,
+    ] {
         rerun_dir(d);
     }
 }

@@ -139,7 +139,7 @@ fn bad_input_is_one_line_and_exit_2() {
         (vec!["sim", "-t", "nosuch"], "nosuch"),
         (
             vec!["sim", "-s", "lavd"],
-            "scheduler 'lavd' does not run in the simulator: its BPF C allocates from a BPF arena",
+            "scheduler 'lavd' does not run in the simulator: its BPF arena and scx's arena library run in the shim now",
         ),
         (vec!["sim", "-s", "nosuch"], "unknown scheduler 'nosuch'"),
         (vec!["sim", "-s", "arbor:stock:NO_NOPE"], "NOPE"),

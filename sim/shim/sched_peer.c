@@ -12,3 +12,27 @@ const struct sched_ext_ops *sim_ops(void)
 {
 	return &SIM_PEER_OPS;
 }
+
+/*
+ * A peer whose loader writes fields of anonymous rodata structs (p2dq's
+ * p2dq_config.*, ...) lists them in fields_<name>.h; sim_field() gives the
+ * simulator each one's address and size by name, so the loader in
+ * sim/src/sched/peers.rs writes them without mirroring the C layouts.
+ */
+#ifdef SIM_PEER_FIELDS
+#include SIM_PEER_FIELDS
+
+int sim_field(const char *name, void **ptr, u32 *size)
+{
+	u32 i;
+
+	for (i = 0; i < sizeof(sim_fields) / sizeof(sim_fields[0]); i++) {
+		if (!__builtin_strcmp(sim_fields[i].name, name)) {
+			*ptr = (void *)sim_fields[i].ptr;
+			*size = sim_fields[i].size;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+#endif

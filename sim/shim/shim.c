@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "scx/common.bpf.h"
 
@@ -229,8 +230,394 @@ int sim_timer_fire(struct bpf_timer *t)
 	return ((sim_timer_fn)t->cb)(t->map, &key, t);
 }
 
+/* A record of a ring buffer nobody reads (bpf_ringbuf_reserve): one
+ * scratch area, reused by every record */
+void *sim_ringbuf_slot(u64 size)
+{
+	static u64 slot[512];
+
+	return size <= sizeof(slot) ? slot : NULL;
+}
+
 /* The last reference of a bpf_cpumask is gone (bpf_cpumask_release). */
 void sim_cpumask_free(struct bpf_cpumask *m)
 {
 	free(m);
+}
+
+/*
+ * ---- BPF arena (kernel/bpf/arena.c, kernel/bpf/range_tree.c) ----
+ *
+ * An arena map is max_entries pages of address space, sparsely populated.
+ * The kernel maps the same pages at user_vm_start (map_extra) for user
+ * space and at kern_vm_start + the low 32 bits for the program; natively
+ * there is one address space, so the program's pointers are the user
+ * addresses: one PROT_NONE reservation of max_entries pages per arena map,
+ * whose pages become readable and writable when allocated.
+ *
+ * The free pages are kept as the kernel's range tree keeps them: a set of
+ * free ranges [start, last], searched best-fit (range_tree_find /
+ * __find_range: the smallest free range that fits; among equal sizes the
+ * one (re)inserted last, the rightmost of the size rbtree, where an equal
+ * size goes right), split and merged as range_tree_clear / range_tree_set
+ * do (each trimmed or merged node is removed and re-inserted, so it becomes
+ * the newest of its size).
+ *
+ * Limits (docs/sim/arena.md): the program reads 0 and its stores are
+ * dropped when it touches an unallocated page in the kernel (the JIT's
+ * exception table); natively that is SIGSEGV, a crash of the simulator,
+ * never a silent value. map_extra is honoured when that address range is
+ * free in this process; when another run holds it, the arena goes to
+ * another 4 GiB-aligned block with the same low 32 bits, so every page
+ * offset the program computes is the same. __arena_global variables are
+ * ordinary globals natively (libbpf puts them in the arena's pages).
+ * node_id is ignored (one memory).
+ */
+#define SIM_ARENA_MAX 4
+#define SIM_PAGE_SHIFT 12
+#define SIM_PAGE_SIZE (1ULL << SIM_PAGE_SHIFT)
+#define SIM_SZ_4G (1ULL << 32)
+
+struct sim_range {
+	u32 start, last;	/* inclusive */
+	u64 seq;		/* insertion order, for best-fit ties */
+};
+
+struct sim_arena {
+	void *map;
+	u64 user_vm_start, user_vm_end;
+	void *mapping;		/* the whole reservation, unmapped at unload */
+	u64 map_len;
+	struct sim_range *free;
+	u32 nr_free, cap_free;
+	u64 seq;
+};
+
+static struct sim_arena sim_arenas[SIM_ARENA_MAX];
+static u32 sim_nr_arenas;
+
+static u64 sim_clear_lo32(u64 v) { return v & ~(u64)~0U; }
+
+/* compute_pgoff() */
+static u32 sim_arena_pgoff(const struct sim_arena *a, u64 uaddr)
+{
+	return (u32)(uaddr - (u32)a->user_vm_start) >> SIM_PAGE_SHIFT;
+}
+
+static void sim_rt_insert(struct sim_arena *a, u32 start, u32 last)
+{
+	if (a->nr_free == a->cap_free) {
+		u32 cap = a->cap_free ? 2 * a->cap_free : 16;
+		struct sim_range *n = realloc(a->free, cap * sizeof(*n));
+
+		if (!n) {
+			fprintf(stderr, "arbor sim: out of memory in a BPF arena\n");
+			abort();
+		}
+		a->free = n;
+		a->cap_free = cap;
+	}
+	a->free[a->nr_free++] = (struct sim_range){ start, last, ++a->seq };
+}
+
+static void sim_rt_remove(struct sim_arena *a, u32 i)
+{
+	a->free[i] = a->free[--a->nr_free];
+}
+
+/* range_it_iter_first(): the free range with the lowest start overlapping
+ * [start, last], or -1 */
+static long sim_rt_first(const struct sim_arena *a, u32 start, u32 last)
+{
+	long best = -1;
+	u32 i;
+
+	for (i = 0; i < a->nr_free; i++)
+		if (a->free[i].start <= last && a->free[i].last >= start &&
+		    (best < 0 || a->free[i].start < a->free[best].start))
+			best = i;
+	return best;
+}
+
+/* range_tree_find(): best fit; -ENOENT if no free range is long enough */
+static long long sim_rt_find(const struct sim_arena *a, u32 len)
+{
+	long best = -1;
+	u32 i;
+
+	for (i = 0; i < a->nr_free; i++) {
+		const struct sim_range *r = &a->free[i];
+		u64 sz = (u64)r->last - r->start + 1, bsz;
+
+		if (len > sz)
+			continue;
+		if (best >= 0) {
+			bsz = (u64)a->free[best].last - a->free[best].start + 1;
+			if (sz > bsz || (sz == bsz && r->seq < a->free[best].seq))
+				continue;
+		}
+		best = i;
+	}
+	return best < 0 ? -(long long)ENOENT : (long long)a->free[best].start;
+}
+
+/* range_tree_clear(): [start, start+len) is no longer free */
+static void sim_rt_clear(struct sim_arena *a, u32 start, u32 len)
+{
+	u32 last = start + len - 1;
+	long i;
+
+	while ((i = sim_rt_first(a, start, last)) >= 0) {
+		struct sim_range r = a->free[i];
+
+		sim_rt_remove(a, i);
+		if (r.start < start && r.last > last) {
+			sim_rt_insert(a, r.start, start - 1);
+			sim_rt_insert(a, last + 1, r.last);
+		} else if (r.start < start) {
+			sim_rt_insert(a, r.start, start - 1);
+		} else if (r.last > last) {
+			sim_rt_insert(a, last + 1, r.last);
+			break;
+		}
+	}
+}
+
+/* is_range_tree_set(): 0 if [start, start+len) is free, else -ESRCH */
+static int sim_rt_is_set(const struct sim_arena *a, u32 start, u32 len)
+{
+	u32 last = start + len - 1;
+	long i = sim_rt_first(a, start, last);
+
+	if (i >= 0 && a->free[i].start <= start && a->free[i].last >= last)
+		return 0;
+	return -ESRCH;
+}
+
+/* range_tree_set(): [start, start+len) is free again, merged with its
+ * neighbours */
+static void sim_rt_set(struct sim_arena *a, u32 start, u32 len)
+{
+	u32 last = start + len - 1;
+	long l, r;
+
+	if (!sim_rt_is_set(a, start, len))
+		return;
+	sim_rt_clear(a, start, len);
+	l = sim_rt_first(a, start - 1, start - 1);
+	r = sim_rt_first(a, last + 1, last + 1);
+	if (l >= 0 && r >= 0) {
+		u32 ls = a->free[l].start, rl = a->free[r].last;
+
+		/* remove the higher index first: removal moves the last entry */
+		if (l > r) {
+			sim_rt_remove(a, l);
+			sim_rt_remove(a, r);
+		} else {
+			sim_rt_remove(a, r);
+			sim_rt_remove(a, l);
+		}
+		sim_rt_insert(a, ls, rl);
+	} else if (l >= 0) {
+		u32 ls = a->free[l].start;
+
+		sim_rt_remove(a, l);
+		sim_rt_insert(a, ls, last);
+	} else if (r >= 0) {
+		u32 rl = a->free[r].last;
+
+		sim_rt_remove(a, r);
+		sim_rt_insert(a, start, rl);
+	} else {
+		sim_rt_insert(a, start, last);
+	}
+}
+
+/* Reserves len bytes of address space at an address whose low 32 bits are
+ * those of want (want itself if that range is free). */
+static void *sim_arena_reserve(u64 want, u64 len, void **mapping, u64 *map_len)
+{
+	int fl = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+	void *p;
+	u64 base, start;
+
+	if (want) {
+		p = mmap((void *)want, len, PROT_NONE, fl | MAP_FIXED_NOREPLACE, -1, 0);
+		if (p == (void *)want) {
+			*mapping = p;
+			*map_len = len;
+			return p;
+		}
+		if (p != MAP_FAILED)
+			munmap(p, len);
+	}
+	/* arena_get_unmapped_area(): twice the length, then a start that does
+	 * not cross a 4 GiB boundary (here: the same low 32 bits as want) */
+	p = mmap(NULL, len + SIM_SZ_4G, PROT_NONE, fl, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	base = (u64)p;
+	start = sim_clear_lo32(base) + (u32)want;
+	if (start < base)
+		start += SIM_SZ_4G;
+	*mapping = p;
+	*map_len = len + SIM_SZ_4G;
+	return (void *)start;
+}
+
+/* The arena of map `map`, created on first use as arena_map_alloc() checks
+ * it: max_entries > 0, BPF_F_MMAPABLE, map_extra page-aligned, at most
+ * 4 GiB, not crossing a 4 GiB boundary. */
+struct sim_arena *sim_arena_of(void *map, u32 max_entries, u64 map_extra, u32 map_flags)
+{
+	struct sim_arena *a;
+	u64 vm_range = (u64)max_entries * SIM_PAGE_SIZE;
+	void *start;
+	u32 i;
+
+	for (i = 0; i < sim_nr_arenas; i++)
+		if (sim_arenas[i].map == map)
+			return &sim_arenas[i];
+	if (!max_entries || !(map_flags & BPF_F_MMAPABLE) || (map_extra & (SIM_PAGE_SIZE - 1))) {
+		sim_errorf("BPF arena: invalid map (max_entries %u, map_flags %#x, map_extra %#llx): -EINVAL",
+			   max_entries, map_flags, map_extra);
+		return NULL;
+	}
+	if (vm_range > SIM_SZ_4G) {
+		sim_errorf("BPF arena: %u pages is more than 4 GiB: -E2BIG", max_entries);
+		return NULL;
+	}
+	if ((map_extra >> 32) != ((map_extra + vm_range - 1) >> 32)) {
+		sim_errorf("BPF arena: map_extra %#llx + %u pages crosses a 4 GiB boundary: -ERANGE",
+			   map_extra, max_entries);
+		return NULL;
+	}
+	if (sim_nr_arenas == SIM_ARENA_MAX) {
+		sim_errorf("BPF arena: more than %d arena maps", SIM_ARENA_MAX);
+		return NULL;
+	}
+	a = &sim_arenas[sim_nr_arenas];
+	memset(a, 0, sizeof(*a));
+	start = sim_arena_reserve(map_extra, vm_range, &a->mapping, &a->map_len);
+	if (!start) {
+		sim_errorf("BPF arena: cannot reserve %llu bytes of address space", vm_range);
+		return NULL;
+	}
+	sim_nr_arenas++;
+	a->map = map;
+	a->user_vm_start = (u64)start;
+	a->user_vm_end = (u64)start + vm_range;
+	sim_rt_set(a, 0, max_entries);
+	return a;
+}
+
+/* bpf_arena_alloc_pages() -> arena_alloc_pages(): page_cnt zeroed pages,
+ * at addr if given (page-aligned, inside, all free), else best fit; NULL on
+ * any failure (flags must be 0). */
+void *sim_arena_alloc_pages(struct sim_arena *a, void *addr, u32 page_cnt, int node_id, u64 flags)
+{
+	long page_cnt_max;
+	long long pgoff = 0;
+	u64 uaddr = (u64)addr, full;
+	u32 uaddr32;
+
+	(void)node_id;
+	if (!a || flags || !page_cnt)
+		return NULL;
+	page_cnt_max = (a->user_vm_end - a->user_vm_start) >> SIM_PAGE_SHIFT;
+	if (page_cnt > page_cnt_max)
+		return NULL;
+	if (uaddr) {
+		if (uaddr & (SIM_PAGE_SIZE - 1))
+			return NULL;
+		pgoff = sim_arena_pgoff(a, uaddr);
+		if (pgoff > page_cnt_max - page_cnt)
+			return NULL;
+		if (sim_rt_is_set(a, pgoff, page_cnt))
+			return NULL;
+	} else {
+		pgoff = sim_rt_find(a, page_cnt);
+		if (pgoff < 0)
+			return NULL;
+	}
+	sim_rt_clear(a, pgoff, page_cnt);
+	uaddr32 = (u32)(a->user_vm_start + pgoff * SIM_PAGE_SIZE);
+	full = sim_clear_lo32(a->user_vm_start) + uaddr32;
+	/* fresh anonymous pages (or ones MADV_DONTNEED'ed when freed) read
+	 * as zero: __GFP_ZERO */
+	if (mprotect((void *)full, (u64)page_cnt * SIM_PAGE_SIZE, PROT_READ | PROT_WRITE)) {
+		sim_rt_set(a, pgoff, page_cnt);
+		return NULL;
+	}
+	return (void *)full;
+}
+
+/* bpf_arena_free_pages() -> arena_free_pages(): only the page-aligned low
+ * 32 bits of ptr count; the range is clipped at the arena's end; its pages
+ * become free (and unreadable) again. Freeing free pages is harmless. */
+void sim_arena_free_pages(struct sim_arena *a, void *ptr, u32 page_cnt)
+{
+	u64 uaddr, full, end;
+	long cnt;
+
+	if (!a || !page_cnt || !ptr)
+		return;
+	uaddr = (u32)(u64)ptr;
+	uaddr &= ~(SIM_PAGE_SIZE - 1);
+	full = sim_clear_lo32(a->user_vm_start) + uaddr;
+	end = full + ((u64)page_cnt << SIM_PAGE_SHIFT);
+	if (end > a->user_vm_end)
+		end = a->user_vm_end;
+	/* the kernel would compute a wrapped page offset below the start;
+	 * natively those addresses are not the arena's: nothing to free */
+	if (full >= end || full < a->user_vm_start)
+		return;
+	cnt = (end - full) >> SIM_PAGE_SHIFT;
+	sim_rt_set(a, sim_arena_pgoff(a, uaddr), cnt);
+	madvise((void *)full, cnt * SIM_PAGE_SIZE, MADV_DONTNEED);
+	mprotect((void *)full, cnt * SIM_PAGE_SIZE, PROT_NONE);
+}
+
+/* bpf_arena_reserve_pages() -> arena_reserve_pages(): the range can no
+ * longer be allocated (it stays unreadable); 0 for an unaligned address or
+ * no pages, -EINVAL past the end, -EBUSY if a page of it is allocated. */
+int sim_arena_reserve_pages(struct sim_arena *a, void *ptr, u32 page_cnt)
+{
+	long page_cnt_max;
+	u64 uaddr = (u64)ptr;
+	u32 pgoff;
+
+	if (!a)
+		return -EINVAL;
+	if (!page_cnt)
+		return 0;
+	page_cnt_max = (a->user_vm_end - a->user_vm_start) >> SIM_PAGE_SHIFT;
+	if (uaddr & (SIM_PAGE_SIZE - 1))
+		return 0;
+	pgoff = sim_arena_pgoff(a, uaddr);
+	if ((long)pgoff + page_cnt > page_cnt_max)
+		return -EINVAL;
+	if (sim_rt_is_set(a, pgoff, page_cnt))
+		return -EBUSY;
+	sim_rt_clear(a, pgoff, page_cnt);
+	return 0;
+}
+
+/* dlclose: the arenas' address space goes back */
+__attribute__((destructor)) static void sim_arena_unload(void)
+{
+	u32 i;
+
+	for (i = 0; i < sim_nr_arenas; i++) {
+		munmap(sim_arenas[i].mapping, sim_arenas[i].map_len);
+		free(sim_arenas[i].free);
+	}
+	sim_nr_arenas = 0;
+}
+
+/* For the simulator's tests: the arena functions with a map of
+ * max_entries pages at map_extra (the key is the test's own). */
+struct sim_arena *sim_arena_test_map(void *key, u32 max_entries, u64 map_extra)
+{
+	return sim_arena_of(key, max_entries, map_extra, BPF_F_MMAPABLE);
 }

@@ -93,3 +93,40 @@ fn bpfland_and_arbor_side_by_side_on_x86_12() {
         assert_eq!(metric(&o, "messages"), (2 * 20 * 20 * 100) as f64, "{s}");
     }
 }
+
+/// scx_p2dq (its BPF C and scx's arena library, on the shim's arena) runs
+/// hackbench to completion on a 2-node SMT machine, no stall, not ejected.
+#[test]
+fn p2dq_runs_hackbench_to_completion() {
+    let o = run("2s2c2t", "p2dq", "hackbench:g=2,l=200");
+    assert!(o.ok && !o.ejected, "{}", o.stop);
+    assert_eq!(o.stop, "finished");
+    assert_eq!(metric(&o, "messages"), (2 * 20 * 20 * 200) as f64);
+}
+
+/// Its idle pick puts a waking task on an idle CPU when one exists: on 8
+/// CPUs a message thread waking 2 workers always leaves idle CPUs, so
+/// p2dq's select_cpu counts an idle pick (P2DQ_STAT_IDLE) for every
+/// wake-up, and no wake-up waits longer than an idle exit.
+#[test]
+fn p2dq_idle_pick_places_wakeups_on_idle_cpus() {
+    let o = run("2s2c2t", "p2dq", "wakeprobe:m=1,w=2,t=1");
+    assert!(o.ok && !o.ejected, "{}", o.stop);
+    let (idle, wakeups) = (counter(&o, "idle"), metric(&o, "wakeups") as u64);
+    assert!(
+        wakeups > 10000 && idle == wakeups,
+        "idle {idle}, wake-ups {wakeups}"
+    );
+    let p99 = metric(&o, "wake_p99_us");
+    assert!(p99 < 10.0, "wake-up p99 {p99} us");
+}
+
+/// On a one-LLC machine p2dq's load-balance timer computes
+/// `llc_lb_offset % (nr_llcs - 1)`, a modulo by zero, which BPF defines
+/// (x % 0 = x) and x86 traps on: the run must finish (sched/divzero.rs).
+#[test]
+fn p2dq_survives_its_modulo_by_zero_on_one_llc() {
+    let o = run("x86-12", "p2dq", "wakeprobe:t=4");
+    assert!(o.ok && !o.ejected, "{}", o.stop);
+    assert_eq!(o.stop, "finished");
+}

@@ -264,12 +264,15 @@ impl Core {
         }
         self.dsq_remove(t, src);
         self.set_state(t, TaskState::Bpf);
+        // scx_bpf_dsq_move_vtime: scx_dsq_move with SCX_ENQ_DSQ_PRIQ, in
+        // p->scx.dsq_vtime's order (no scx_bpf_dsq_move_set_vtime here)
+        let vtime = (flags & abi::SCX_ENQ_DSQ_PRIQ != 0).then(|| self.tasks[t].ts.scx.dsq_vtime);
         let d = Insert {
             task: t,
             dsq,
             slice: self.tasks[t].ts.scx.slice,
-            vtime: None,
-            flags,
+            vtime,
+            flags: flags & !abi::SCX_ENQ_DSQ_PRIQ,
             qseq: self.tasks[t].qseq,
         };
         self.apply_insert(d, x, false)

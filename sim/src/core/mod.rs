@@ -144,6 +144,16 @@ pub struct Task {
     pub qseq: u64,
 }
 
+/// SplitMix64's finaliser of (seed, i)
+fn splitmix(seed: u64, i: u64) -> u64 {
+    let mut z = seed
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        .wrapping_add(i.wrapping_add(1).wrapping_mul(0xbf58_476d_1ce4_e5b9));
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 /// A pseudo-random 0..max from (seed, i): SplitMix64's finaliser
 /// (Steele, Lea, Flood, "Fast splittable pseudorandom number generators",
 /// OOPSLA 2014), so each task's draw depends on nothing but its index.
@@ -151,13 +161,7 @@ fn jitter(seed: u64, i: u64, max: Ns) -> Ns {
     if max == 0 {
         return 0;
     }
-    let mut z = seed
-        .wrapping_mul(0x9e37_79b9_7f4a_7c15)
-        .wrapping_add(i.wrapping_add(1).wrapping_mul(0xbf58_476d_1ce4_e5b9));
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^= z >> 31;
-    z % max
+    splitmix(seed, i) % max
 }
 
 /// A direct or buffered insert (ext.c: ddsp / dispatch buffer).
@@ -249,6 +253,8 @@ pub struct Core {
     /// Each CPU's last idle pick (cpumask_any_and_distribute's per-CPU
     /// distribute_cpu_mask_prev).
     pick_prev: Vec<usize>,
+    /// Draws of bpf_get_prandom_u32 so far (the i of SplitMix64(seed, i)).
+    prandom_n: u64,
     ctx: Ctx,
     ddsp: Option<Insert>,
     dispatch_buf: Vec<Insert>,
@@ -409,6 +415,7 @@ impl Core {
             seq: 0,
             this_cpu: 0,
             pick_prev: vec![0; n],
+            prandom_n: 0,
             ctx: Ctx::None,
             ddsp: None,
             dispatch_buf: Vec::new(),

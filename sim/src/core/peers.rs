@@ -336,4 +336,41 @@ impl Core {
     pub fn kf_dsq_peek(&self, dsq: u64) -> Option<TaskId> {
         self.user.get(dsq).and_then(|q| q.first())
     }
+
+    /// bpf_get_prandom_u32: the kernel's per-CPU prandom state, here one
+    /// stream per run from its seed (SplitMix64(seed, n), n = draws so
+    /// far), so a run is reproducible and seeds differ.
+    pub fn kf_prandom(&mut self) -> u32 {
+        let n = self.prandom_n;
+        self.prandom_n += 1;
+        (super::splitmix(self.cfg.seed ^ 0x7072_616e_646f_6d00, n) >> 32) as u32
+    }
+
+    /// bpf_cpumask_any_distribute (kernel/bpf/cpumask.c) ->
+    /// cpumask_any_distribute (lib/cpumask.c): the next CPU of `mask` after
+    /// this CPU's previous pick, wrapping (find_next_bit_wrap); the cursor
+    /// (distribute_cpu_mask_prev) is the one cpumask_any_and_distribute and
+    /// so the idle picks use too, and moves only on a hit. nr_cpu_ids if
+    /// the mask is empty.
+    pub fn kf_any_distribute(&mut self, mask: &CpuMask) -> u32 {
+        let n = self.cpus.len();
+        let me = self.this_cpu;
+        let start = (self.pick_prev[me] + 1) % n;
+        match (0..n).map(|i| (start + i) % n).find(|&c| mask.test(c)) {
+            Some(c) => {
+                self.pick_prev[me] = c;
+                c as u32
+            }
+            None => n as u32,
+        }
+    }
+
+    /// bpf_task_from_pid: the live task with that pid (find_task_by_pid_ns
+    /// with a reference, refcount_inc_not_zero: an exited task is gone),
+    /// None if there is none.
+    pub fn kf_task_from_pid(&self, pid: i32) -> Option<TaskId> {
+        self.tasks
+            .iter()
+            .position(|t| t.ts.pid == pid && !matches!(t.state, TaskState::Exited))
+    }
 }

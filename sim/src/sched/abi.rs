@@ -82,6 +82,7 @@ pub const SCX_ENQ_HEAD: u64 = 1 << 4;
 pub const SCX_ENQ_CPU_SELECTED: u64 = 1 << 10;
 pub const SCX_ENQ_PREEMPT: u64 = 1 << 32;
 pub const SCX_ENQ_LAST: u64 = 1 << 41;
+pub const SCX_ENQ_DSQ_PRIQ: u64 = 1 << 57;
 pub const SCX_DEQ_SLEEP: u64 = 1 << 0;
 
 pub const SCX_KICK_IDLE: u64 = 1 << 0;
@@ -143,6 +144,9 @@ pub struct SchedExtOps {
     pub timeout_ms: u32,
     pub exit_dump_len: u32,
     pub name: *const c_char,
+    /// ops.set_cpumask: the simulated workloads never change a task's
+    /// affinity, so the core never calls it.
+    pub set_cpumask: Option<unsafe extern "C" fn(P, *const CpuMask)>,
 }
 
 /// The host table the shim calls (struct sim_host).
@@ -181,4 +185,8 @@ pub struct SimHost {
     pub task_running: unsafe extern "C" fn(*mut c_void, *const TaskStruct) -> bool,
     pub dsq_peek: unsafe extern "C" fn(*mut c_void, u64) -> P,
     pub cpuperf_set: unsafe extern "C" fn(*mut c_void, i32, u32),
+    // added for scx's arena library and p2dq
+    pub task_from_pid: unsafe extern "C" fn(*mut c_void, i32) -> P,
+    pub prandom: unsafe extern "C" fn(*mut c_void) -> u32,
+    pub any_distribute: unsafe extern "C" fn(*mut c_void, *const CpuMask) -> u32,
 }

@@ -4,6 +4,9 @@
 //! binary.
 
 pub mod abi;
+#[cfg(test)]
+mod arena;
+pub mod divzero;
 pub mod native;
 pub mod peers;
 

@@ -36,6 +36,8 @@ pub struct Native {
     counter_names: Vec<&'static str>,
     /// The counters are u64 globals of these names (a peer's), not `stats`.
     counter_globals: bool,
+    /// The counters are a per-CPU array map (counters_from_map).
+    counter_map: bool,
 }
 
 impl Drop for Native {
@@ -63,6 +65,8 @@ fn dlerr() -> String {
 impl Native {
     /// Loads a fresh copy of the scheduler `so`.
     pub fn load(so: &[u8], name: &str, counter_names: Vec<&'static str>) -> Result<Native> {
+        // BPF's x / 0 = 0 and x % 0 = x, for the native code (divzero.rs)
+        super::divzero::install();
         // SAFETY: plain libc calls on a file we create
         let (handle, fd) = unsafe {
             let cname = CString::new("arbor-sim-sched").unwrap();
@@ -123,6 +127,7 @@ impl Native {
                 name: name.to_string(),
                 counter_names,
                 counter_globals: false,
+                counter_map: false,
             };
             if attach(&mut *native.host) != 0 {
                 bail!("internal: dlopen returned a scheduler copy another run is using");
@@ -149,6 +154,14 @@ impl Native {
     }
 
     /// A peer's counters: the u64 globals `names` (its .bss statistics).
+    /// The counters are a per-CPU array map the object exports through
+    /// sim_counter_slot() / sim_counter_max (a peer's fields_<name>.h):
+    /// u64 slots, CPU-major, summed over CPUs; `names` in index order.
+    pub fn counters_from_map(&mut self, names: Vec<&'static str>) {
+        self.counter_names = names;
+        self.counter_map = true;
+    }
+
     pub fn counters_from_globals(&mut self, names: Vec<&'static str>) {
         self.counter_names = names;
         self.counter_globals = true;
@@ -179,6 +192,43 @@ impl Native {
         Ok(r)
     }
 
+    /// Writes `bytes` into the rodata field `name` ("struct_var.field"),
+    /// found through the object's sim_field() (sim/shim/sched_peer.c); its
+    /// size must be the field's.
+    pub fn write_field(&mut self, name: &str, bytes: &[u8]) -> Result<()> {
+        let Some(f) = self.global_ptr("sim_field") else {
+            bail!("the scheduler object has no field table");
+        };
+        let c = CString::new(name).unwrap();
+        let (mut p, mut size) = (std::ptr::null_mut::<c_void>(), 0u32);
+        // SAFETY: sim_field(const char *, void **, u32 *) (sched_peer.c)
+        unsafe {
+            let f: unsafe extern "C" fn(*const c_char, *mut *mut c_void, *mut u32) -> i32 =
+                std::mem::transmute(f);
+            if f(c.as_ptr(), &mut p, &mut size) != 0 {
+                bail!("the scheduler has no field '{name}'");
+            }
+            if size as usize != bytes.len() {
+                bail!(
+                    "field '{name}' has {size} bytes, the loader writes {}",
+                    bytes.len()
+                );
+            }
+            make_writable(p as *mut u8, bytes.len())?;
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), p as *mut u8, bytes.len());
+        }
+        Ok(())
+    }
+
+    /// Reads a T at `offset` into the global `name`.
+    pub fn read_global_at<T: Copy>(&self, name: &str, offset: usize) -> Result<T> {
+        let Some(p) = self.global_ptr(name) else {
+            bail!("the scheduler has no global '{name}'");
+        };
+        // SAFETY: the global holds a T at offset (the callers mirror the C)
+        Ok(unsafe { std::ptr::read_unaligned(p.add(offset) as *const T) })
+    }
+
     pub fn read_global<T: Copy>(&self, name: &str) -> Result<T> {
         let c = CString::new(name).unwrap();
         // SAFETY: the caller names a global of type T
@@ -191,7 +241,7 @@ impl Native {
         }
     }
 
-    fn global_ptr(&self, name: &str) -> Option<*const u8> {
+    pub(crate) fn global_ptr(&self, name: &str) -> Option<*const u8> {
         let c = CString::new(name).ok()?;
         // SAFETY: dlsym on a live handle
         let p = unsafe { libc::dlsym(self.handle, c.as_ptr()) };
@@ -352,6 +402,36 @@ impl Ops for Native {
         self.enter(core, |o| o.exit.map(|f| unsafe { f(&mut ei) }));
     }
     fn counters(&self) -> Vec<(String, u64)> {
+        if self.counter_map {
+            let (Some(f), Ok(max)) = (
+                self.global_ptr("sim_counter_slot"),
+                self.read_global::<u32>("sim_counter_max"),
+            ) else {
+                return Vec::new();
+            };
+            // SAFETY: sim_counter_slot returns the map's storage slot; the
+            // storage (allocated on first lookup) is u64[nr_cpu_slots][max]
+            // (sim_map_lookup, scx/common.bpf.h)
+            let sums = unsafe {
+                let f: unsafe extern "C" fn() -> *const *const u64 = std::mem::transmute(f);
+                let base = *f();
+                let mut sums = vec![0u64; max as usize];
+                if !base.is_null() {
+                    for r in 0..self.host.nr_cpu_slots as usize {
+                        for (i, s) in sums.iter_mut().enumerate() {
+                            *s += std::ptr::read(base.add(r * max as usize + i));
+                        }
+                    }
+                }
+                sums
+            };
+            return self
+                .counter_names
+                .iter()
+                .zip(sums)
+                .map(|(n, v)| (n.to_string(), v))
+                .collect();
+        }
         if self.counter_globals {
             return self
                 .counter_names
@@ -544,6 +624,20 @@ unsafe extern "C" fn h_dsq_peek(ctx: *mut c_void, dsq: u64) -> *mut TaskStruct {
 /// maximum).
 unsafe extern "C" fn h_cpuperf_set(_ctx: *mut c_void, _cpu: i32, _perf: u32) {}
 
+unsafe extern "C" fn h_task_from_pid(ctx: *mut c_void, pid: i32) -> *mut TaskStruct {
+    let c = core(ctx);
+    match c.kf_task_from_pid(pid) {
+        Some(t) => t_of(c, t),
+        None => std::ptr::null_mut(),
+    }
+}
+unsafe extern "C" fn h_prandom(ctx: *mut c_void) -> u32 {
+    core(ctx).kf_prandom()
+}
+unsafe extern "C" fn h_any_distribute(ctx: *mut c_void, m: *const CpuMask) -> u32 {
+    core(ctx).kf_any_distribute(&*m)
+}
+
 fn host_table() -> SimHost {
     SimHost {
         ctx: std::ptr::null_mut(),
@@ -578,6 +672,9 @@ fn host_table() -> SimHost {
         task_running: h_task_running,
         dsq_peek: h_dsq_peek,
         cpuperf_set: h_cpuperf_set,
+        task_from_pid: h_task_from_pid,
+        prandom: h_prandom,
+        any_distribute: h_any_distribute,
     }
 }
 

@@ -7,10 +7,12 @@
 //! | `-s`      | crate            | runs | what the shim needed |
 //! |-----------|------------------|------|----------------------|
 //! | `bpfland` | scx_bpfland 1.1.4 | yes | bpf_cpumask kfuncs and kptrs, scx_bpf_select_cpu_and (scx_select_cpu_dfl on the modelled idle masks), per-node idle masks, scx_bpf_dsq_peek, scx_bpf_task_running, per-CPU lookups by CPU, sd_llc_id |
+//! | `p2dq` | scx_p2dq 1.1.4 | yes | with scx's arena library (its lib/ sources, scx_cargo's headers): the BPF arena (shim.c), arena spin locks, bpf_task_from_pid, bpf_cpumask_any_distribute, bpf_get_prandom_u32 (the run's seed), scx_bpf_cpuperf_cur (1024: no DVFS), scx_bpf_dsq_move_vtime, a ring buffer nobody reads (the URCU doorbell), rodata fields by name (fields_p2dq.h); its loader's ArenaLib set-up is reproduced, its URCU and stream daemons are not (docs/sim/arena.md) |
 //!
 //! Not yet (`not_yet` says why): cosmos (SCX_ENQ_IMMED, p->utime / p->mm,
-//! scx_bpf_cpu_curr, lib/pmu.bpf.c's perf-event maps),
-//! lavd, p2dq (BPF arena), rusty (BPF arena; user-space load balancer).
+//! scx_bpf_cpu_curr, lib/pmu.bpf.c's perf-event maps), lavd (the arena and
+//! library are there; cgroups, fexit / tracepoint programs and more are
+//! not: docs/sim/arena.md), rusty (user-space load balancer).
 
 use anyhow::{bail, Result};
 use scx_arbor::topology::Topo;
@@ -21,12 +23,50 @@ use super::native::Native;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Peer {
     Bpfland,
+    P2dq,
 }
 
 /// The embedded shared object of scx_bpfland's BPF program (empty if the
 /// build could not get its source; BPFLAND_ERR then says why).
 static BPFLAND_SO: &[u8] = include_bytes!(env!("SIM_SCHED_BPFLAND_SO"));
 const BPFLAND_ERR: &str = env!("SIM_SCHED_BPFLAND_ERR");
+
+/// scx_p2dq's BPF program: main.bpf.c and scx's arena library, linked.
+static P2DQ_SO: &[u8] = include_bytes!(env!("SIM_SCHED_P2DQ_SO"));
+const P2DQ_ERR: &str = env!("SIM_SCHED_P2DQ_ERR");
+
+/// scx_p2dq's statistics, enum stat_idx (intf.h:66-96), in order.
+const P2DQ_COUNTERS: &[&str] = &[
+    "atq_enq",
+    "atq_reenq",
+    "direct",
+    "dsq_same",
+    "dsq_change",
+    "idle",
+    "lb_select",
+    "lb_dispatch",
+    "llc_migration",
+    "node_migration",
+    "keep",
+    "enq_cpu",
+    "enq_llc",
+    "enq_intr",
+    "enq_mig",
+    "select_pick2",
+    "dispatch_pick2",
+    "wake_prev",
+    "wake_llc",
+    "wake_mig",
+    "fork_balance",
+    "exec_balance",
+    "fork_same_llc",
+    "exec_same_llc",
+    "thermal_kick",
+    "thermal_avoid",
+    "eas_little_select",
+    "eas_big_select",
+    "eas_fallback",
+];
 
 /// scx_bpfland's statistics the BPF side counts (.bss globals).
 const BPFLAND_COUNTERS: &[&str] = &[
@@ -39,8 +79,8 @@ const BPFLAND_COUNTERS: &[&str] = &[
 fn not_yet(name: &str) -> &'static str {
     match name {
         "cosmos" => "its BPF C needs what the sim does not model yet: SCX_ENQ_IMMED inserts (7.2's run-now local dispatch), p->utime and p->mm, scx_bpf_cpu_curr, and lib/pmu.bpf.c's perf-event maps",
-        "lavd" | "p2dq" => "its BPF C allocates from a BPF arena (lib/arena.bpf.c, sdt_alloc.bpf.c), which the shim does not model",
-        "rusty" => "its BPF C allocates task contexts from a BPF arena (sdt_alloc.bpf.c), which the shim does not model, and its load balancer runs in user space",
+        "lavd" => "its BPF arena and scx's arena library run in the shim now (p2dq uses them), not yet the rest its BPF C needs: cgroups (lib/cgroup_bw.bpf.c, the cgroup ops and iterators), fexit and tracepoint programs on futex and mutex functions (lock.bpf.c), ring buffers its loader reads, scx_bpf_cpu_curr, scx_bpf_cpuperf_cap, scx_bpf_reenqueue_local, ops.cpu_release, the task fields comm, prio, real_parent, se.sum_exec_runtime and se.avg.util_avg, the PELT clocks; nor its loader's compute domains (cpu_order.rs) (docs/sim/arena.md)",
+        "rusty" => "its load balancer runs in user space (it would need to run on the sim's clock), and its BPF C (on scx's arena library, as p2dq's) has not been built against the shim yet",
         _ => "",
     }
 }
@@ -58,7 +98,7 @@ struct DomainArg {
 
 impl Peer {
     pub fn names() -> Vec<&'static str> {
-        vec!["bpfland"]
+        vec!["bpfland", "p2dq"]
     }
 
     /// A peer of `arbor bench` that does not run in the simulator yet, and
@@ -77,7 +117,8 @@ impl Peer {
         };
         let p = match name {
             "bpfland" => Peer::Bpfland,
-            "cosmos" | "lavd" | "p2dq" | "rusty" => bail!(
+            "p2dq" => Peer::P2dq,
+            "cosmos" | "lavd" | "rusty" => bail!(
                 "scheduler '{name}': this peer does not run in the simulator yet: {} (peers that run: {})",
                 not_yet(name),
                 Self::names().join(", ")
@@ -93,6 +134,7 @@ impl Peer {
     pub fn build(self, topo: &Topo) -> Result<Native> {
         match self {
             Peer::Bpfland => bpfland(topo),
+            Peer::P2dq => p2dq(topo),
         }
     }
 }
@@ -219,6 +261,315 @@ fn bpfland(topo: &Topo) -> Result<Native> {
         }
     }
     Ok(n)
+}
+
+/// struct arena_init_args / arena_alloc_mask_args /
+/// arena_topology_node_init_args / arena_topology_init_args of scx's
+/// lib/arena.h.
+#[repr(C)]
+struct ArenaInitArgs {
+    static_pages: u64,
+    task_ctx_size: u64,
+    task_ctx_align: u64,
+}
+#[repr(C)]
+struct ArenaAllocMaskArgs {
+    bitmap: u64,
+}
+#[repr(C)]
+struct ArenaTopoNodeArgs {
+    bitmap: u64,
+    data_size: u64,
+    id: u64,
+}
+#[repr(C)]
+struct ArenaTopoInitArgs {
+    max_children: [u32; 5],
+}
+
+/// Runs a SEC("syscall") program of the loaded object and fails on a
+/// non-zero return, as scx_arena's run_prog_by_name callers do.
+fn run(n: &mut Native, prog: &str, arg: &mut impl Sized) -> Result<()> {
+    // SAFETY: each caller passes the struct the program takes (lib/arena.h)
+    let r = unsafe { n.run_syscall(prog, arg)? };
+    if r != 0 {
+        bail!("{prog} returned {r}");
+    }
+    Ok(())
+}
+
+/// scx_arena 1.1.4's ArenaLib::setup (arenalib.rs:263-283) for `topo`:
+/// arena_init (arenalib.rs:74-100), arena_topology_init with the maximum
+/// number of children per level (arenalib.rs:173-214), then, for the
+/// machine, each node, LLC, core and CPU in id order, a mask allocated by
+/// arena_alloc_mask, filled, and given to arena_topology_node_init
+/// (arenalib.rs:102-171, 216-261). Its two daemons are not run: the BPF
+/// stream watcher (diagnostic output) and the user-space RCU daemon, which
+/// frees exited tasks' arena data after a grace period (without it that
+/// data is never reused: it costs arena pages, not scheduling).
+fn arena_lib_setup(n: &mut Native, topo: &Topo, task_size: u64) -> Result<()> {
+    if topo.cpus.len() >= 640 {
+        bail!("Scheduler specifies too many CPUs");
+    }
+    run(
+        n,
+        "arena_init",
+        &mut ArenaInitArgs {
+            static_pages: 8,
+            task_ctx_size: task_size,
+            task_ctx_align: 0,
+        },
+    )?;
+    let cpus: Vec<_> = topo.cpus.iter().flatten().collect();
+    let count = |key: &dyn Fn(&scx_arbor::topology::CpuInfo) -> usize,
+                 of: &dyn Fn(&scx_arbor::topology::CpuInfo) -> usize| {
+        let mut m: std::collections::BTreeMap<usize, std::collections::BTreeSet<usize>> =
+            Default::default();
+        for c in &cpus {
+            m.entry(key(c)).or_default().insert(of(c));
+        }
+        m.values().map(|s| s.len()).max().unwrap_or(0) as u32
+    };
+    let max_children = [
+        topo.nr_nodes as u32,
+        count(&|c| c.node, &|c| c.llc),
+        count(&|c| c.llc, &|c| c.core),
+        count(&|c| c.core, &|c| c.id),
+        0,
+    ];
+    run(
+        n,
+        "arena_topology_init",
+        &mut ArenaTopoInitArgs { max_children },
+    )?;
+    let words = topo.cpus.len().div_ceil(64);
+    let node = |n: &mut Native,
+                pick: &dyn Fn(&scx_arbor::topology::CpuInfo) -> bool,
+                id: usize|
+     -> Result<()> {
+        let mut mask = vec![0u64; words];
+        for c in cpus.iter().filter(|c| pick(c)) {
+            mask[c.id / 64] |= 1 << (c.id % 64);
+        }
+        if mask.iter().all(|&w| w == 0) {
+            return Ok(());
+        }
+        let mut a = ArenaAllocMaskArgs { bitmap: 0 };
+        run(n, "arena_alloc_mask", &mut a)?;
+        // SAFETY: arena_alloc_mask returned a struct scx_bitmap in the arena
+        // (its bits first), at least `words` words long
+        unsafe {
+            std::ptr::copy_nonoverlapping(mask.as_ptr(), a.bitmap as *mut u64, words);
+        }
+        run(
+            n,
+            "arena_topology_node_init",
+            &mut ArenaTopoNodeArgs {
+                bitmap: a.bitmap,
+                data_size: 0,
+                id: id as u64,
+            },
+        )
+    };
+    node(n, &|_| true, 0)?;
+    for x in 0..topo.nr_nodes {
+        node(n, &|c| c.node == x, x)?;
+    }
+    for x in 0..topo.nr_llcs {
+        node(n, &|c| c.llc == x, x)?;
+    }
+    for x in 0..topo.nr_cores {
+        node(n, &|c| c.core == x, x)?;
+    }
+    for c in &cpus {
+        let id = c.id;
+        node(n, &|d| d.id == id, id)?;
+    }
+    Ok(())
+}
+
+/// scx_utils 1.1.4's core types (topology.rs:1060-1090, 907-913) from the
+/// CPUs' capacities: big.LITTLE iff max >= 1.3 x min; a CPU at the maximum
+/// of a machine whose mean is lower is Big {turbo}; Little below the mean
+/// on a big.LITTLE machine; else Big. (turbo, little) per CPU id.
+fn core_types(topo: &Topo) -> Vec<(bool, bool)> {
+    let caps: Vec<u64> = topo
+        .cpus
+        .iter()
+        .flatten()
+        .map(|c| c.capacity as u64)
+        .collect();
+    let (max, min) = (*caps.iter().max().unwrap(), *caps.iter().min().unwrap());
+    let avg = caps.iter().sum::<u64>() / caps.len() as u64;
+    let biglittle = max as f32 >= 1.3 * min as f32;
+    let mut out = vec![(false, false); topo.cpus.len()];
+    for c in topo.cpus.iter().flatten() {
+        let cap = c.capacity as u64;
+        out[c.id] = if avg < max && cap == max {
+            (true, false)
+        } else if !biglittle || cap >= avg {
+            (false, false)
+        } else {
+            (false, true)
+        };
+    }
+    out
+}
+
+/// scx_p2dq 1.1.4 with its default options, as its src/main.rs sets it up
+/// (Scheduler::init, main.rs:130-255; lib.rs init_open_skel! and
+/// init_skel!, lib.rs:374-539; then ArenaLib::setup, main.rs:539-543).
+fn p2dq(topo: &Topo) -> Result<Native> {
+    if P2DQ_SO.is_empty() {
+        bail!("{P2DQ_ERR}");
+    }
+    let mut n = Native::load(P2DQ_SO, "p2dq", Vec::new())?;
+    n.counters_from_map(P2DQ_COUNTERS.to_vec());
+    let cpus: Vec<_> = topo.cpus.iter().flatten().collect();
+    let nr_cpu_ids = topo.cpus.len();
+    n.set_machine(nr_cpu_ids as u32, topo.nr_nodes as u32);
+    // the defaults of SchedulerOpts (lib.rs:145-372) that depend on the
+    // machine: lib.rs:23-44
+    let nr_llcs = topo.nr_llcs;
+    let mut min_llc_runs_pick2 = (nr_llcs as f64).log2() as u64;
+    let max_cpus_per_llc = (0..nr_llcs)
+        .map(|l| cpus.iter().filter(|c| c.llc == l).count() as u32)
+        .max()
+        .unwrap_or(1);
+    let llc_shards = if max_cpus_per_llc <= 4 {
+        0
+    } else {
+        max_cpus_per_llc / 4
+    };
+    // hw_auto_optimize (default on): HardwareProfile::optimize_scheduler_opts
+    // (lib.rs:116-142); one LLC: no pick2, no wake-up LLC migrations
+    // (the Neoverse-V2 branch needs an arm64 host)
+    let single_llc = nr_llcs == 1;
+    let mut dispatch_pick2_disable = false;
+    if single_llc {
+        dispatch_pick2_disable = true;
+        min_llc_runs_pick2 = 0;
+    }
+    let b = |v: bool| [v as u8];
+    // bss: dsq_time_slices = the default --dsq-time-slices 500,2500,5000 us
+    // (lib.rs:403-406)
+    for (i, us) in [500u64, 2500, 5000].iter().enumerate() {
+        n.write_global("dsq_time_slices", i * 8, &(us * 1000).to_ne_bytes())?;
+    }
+    let smt = topo.smt_width > 1;
+    let types = core_types(topo);
+    // topo config (lib.rs:425-430)
+    n.write_field("topo_config.nr_cpus", &(nr_cpu_ids as u32).to_ne_bytes())?;
+    n.write_field("topo_config.nr_llcs", &(nr_llcs as u32).to_ne_bytes())?;
+    n.write_field(
+        "topo_config.nr_nodes",
+        &(topo.nr_nodes as u32).to_ne_bytes(),
+    )?;
+    n.write_field("topo_config.smt_enabled", &b(smt))?;
+    n.write_field(
+        "topo_config.has_little_cores",
+        &b(types.iter().any(|t| t.1)),
+    )?;
+    // timeline config (lib.rs:433-437): min_slice_us 100, max_exec_ns =
+    // 2 x the last DSQ's slice, autoslice and deadline off
+    n.write_field("timeline_config.min_slice_us", &100u64.to_ne_bytes())?;
+    n.write_field(
+        "timeline_config.max_exec_ns",
+        &(2 * 5000u64 * 1000).to_ne_bytes(),
+    )?;
+    n.write_field("timeline_config.autoslice", &b(false))?;
+    n.write_field("timeline_config.deadline", &b(false))?;
+    // load-balance config (lib.rs:440-453)
+    n.write_field("lb_config.slack_factor", &5u64.to_ne_bytes())?;
+    n.write_field("lb_config.min_nr_queued_pick2", &0u64.to_ne_bytes())?;
+    n.write_field(
+        "lb_config.min_llc_runs_pick2",
+        &min_llc_runs_pick2.to_ne_bytes(),
+    )?;
+    n.write_field("lb_config.max_dsq_pick2", &b(false))?;
+    // eager_load_balance = !--eager-load-balance (a deprecated switch, off)
+    n.write_field("lb_config.eager_load_balance", &b(true))?;
+    n.write_field(
+        "lb_config.dispatch_pick2_disable",
+        &b(dispatch_pick2_disable),
+    )?;
+    n.write_field("lb_config.dispatch_lb_busy", &75u64.to_ne_bytes())?;
+    n.write_field("lb_config.dispatch_lb_interactive", &b(true))?;
+    n.write_field("lb_config.wakeup_lb_busy", &0u64.to_ne_bytes())?;
+    n.write_field("lb_config.wakeup_llc_migrations", &b(false))?;
+    n.write_field("lb_config.single_llc_mode", &b(single_llc))?;
+    // p2dq config (lib.rs:456-492)
+    n.write_field("p2dq_config.interactive_ratio", &10u32.to_ne_bytes())?;
+    n.write_field("p2dq_config.dsq_shift", &4u64.to_ne_bytes())?;
+    n.write_field("p2dq_config.task_slice", &b(false))?;
+    n.write_field("p2dq_config.kthreads_local", &b(true))?;
+    n.write_field("p2dq_config.nr_dsqs_per_llc", &3u32.to_ne_bytes())?;
+    n.write_field("p2dq_config.init_dsq_index", &0i32.to_ne_bytes())?;
+    n.write_field("p2dq_config.saturated_percent", &5u32.to_ne_bytes())?;
+    // SchedMode::Default = MODE_DEFAULT (intf.h:100) = 0
+    n.write_field("p2dq_config.sched_mode", &0u32.to_ne_bytes())?;
+    n.write_field("p2dq_config.llc_shards", &llc_shards.max(1).to_ne_bytes())?;
+    // ATQ / DHQ off by default (lib.rs:466-472)
+    n.write_field("p2dq_config.atq_enabled", &b(false))?;
+    n.write_field("p2dq_config.dhq_enabled", &b(false))?;
+    n.write_field("p2dq_config.dhq_max_imbalance", &3u64.to_ne_bytes())?;
+    n.write_field("p2dq_config.cpu_priority", &b(false))?;
+    n.write_field("p2dq_config.freq_control", &b(false))?;
+    n.write_field("p2dq_config.interactive_sticky", &b(false))?;
+    n.write_field("p2dq_config.keep_running_enabled", &b(false))?;
+    n.write_field("p2dq_config.pelt_enabled", &b(true))?;
+    n.write_field("p2dq_config.fork_balance", &b(true))?;
+    n.write_field("p2dq_config.exec_balance", &b(true))?;
+    n.write_field("p2dq_config.enable_eas", &b(false))?;
+    n.write_field("p2dq_config.small_task_threshold", &256u16.to_ne_bytes())?;
+    n.write_field("p2dq_config.large_task_threshold", &768u16.to_ne_bytes())?;
+    n.write_field("latency_config.latency_priority_enabled", &b(false))?;
+    n.write_field("latency_config.wakeup_preemption_enabled", &b(false))?;
+    // lib.rs:498-499: debug = the verbosity (0), nr_cpu_ids
+    n.write_global("debug", 0, &0u32.to_ne_bytes())?;
+    n.write_global("nr_cpu_ids", 0, &(nr_cpu_ids as u32).to_ne_bytes())?;
+    // ops flags (main.rs:227-231): KEEP_BUILTIN_IDLE; no --queued-wakeup
+    let off = std::mem::offset_of!(SchedExtOps, flags);
+    let flags: u64 = n.read_global_at("p2dq", off)?;
+    n.write_global(
+        "p2dq",
+        off,
+        &(flags | abi::SCX_OPS_KEEP_BUILTIN_IDLE).to_ne_bytes(),
+    )?;
+    // after load: init_skel! (lib.rs:507-539): per-CPU ids and the energy
+    // model's capacity and cost (energy.rs; the sim has no kernel energy
+    // model: its heuristics, with no max_freq, i.e. freq_ratio 1)
+    let max_cap = cpus.iter().map(|c| c.capacity).max().unwrap_or(1024);
+    for c in &cpus {
+        let (turbo, _) = types[c.id];
+        n.write_global("big_core_ids", c.id * 8, &(turbo as u64).to_ne_bytes())?;
+        n.write_global("cpu_core_ids", c.id * 4, &(c.core as u32).to_ne_bytes())?;
+        n.write_global("cpu_llc_ids", c.id * 8, &(c.llc as u64).to_ne_bytes())?;
+        n.write_global("cpu_node_ids", c.id * 8, &(c.node as u64).to_ne_bytes())?;
+        n.write_global("cpu_capacity", c.id * 2, &(c.capacity as u16).to_ne_bytes())?;
+        let cost = energy_cost(c.capacity, max_cap);
+        n.write_global("cpu_energy_cost", c.id * 2, &(cost as u16).to_ne_bytes())?;
+    }
+    for l in 0..nr_llcs {
+        n.write_global("llc_ids", l * 8, &(l as u64).to_ne_bytes())?;
+    }
+    let task_size: u64 = n.read_global("sim_task_ctx_size")?;
+    arena_lib_setup(&mut n, topo, task_size)?;
+    Ok(n)
+}
+
+/// scx_p2dq's energy.rs heuristics (create_profile_from_heuristics with
+/// freq_ratio 1, energy_cost): (base + dynamic power) / capacity x 1024.
+fn energy_cost(cap: u32, max_cap: u32) -> u32 {
+    let big = cap >= max_cap * 78 / 100;
+    let (base, dynamic) = if big {
+        let d = 3000u32;
+        ((d / 60).max(30), d)
+    } else {
+        let d = (1200.0 * cap as f64 / 1024.0) as u32;
+        ((d / 50).max(15), d)
+    };
+    ((base + dynamic) as f64 / cap as f64 * 1024.0) as u32
 }
 
 #[cfg(test)]

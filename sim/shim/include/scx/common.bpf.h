@@ -35,6 +35,22 @@ typedef u64 __u64;
 typedef u32 __u32;
 typedef s32 __s32;
 typedef _Bool bool;
+/* more of vmlinux.h's and libc's integer types (scx's libraries use them),
+ * as glibc defines them: shim.c includes both */
+typedef s64 __s64;
+typedef u16 __u16;
+typedef s16 __s16;
+typedef u8 __u8;
+typedef s8 __s8;
+typedef __SIZE_TYPE__ size_t;
+typedef long ssize_t;
+typedef int pid_t;
+typedef __UINT64_TYPE__ uint64_t;
+typedef __UINT32_TYPE__ uint32_t;
+typedef __UINT16_TYPE__ uint16_t;
+typedef __UINT8_TYPE__ uint8_t;
+typedef __INT64_TYPE__ int64_t;
+typedef __INT32_TYPE__ int32_t;
 #define true 1
 #define false 0
 #ifndef NULL
@@ -51,6 +67,12 @@ typedef _Bool bool;
 #define EEXIST 17
 #define EINVAL 22
 #define E2BIG 7
+#define ERANGE 34
+#define ENOSPC 28
+#define EAGAIN 11
+#define ENODEV 19
+#define EALREADY 114
+#define ECANCELED 125
 
 /* ---- attributes and BPF program-section macros ---- */
 #undef __always_inline
@@ -205,6 +227,8 @@ struct sched_ext_ops {
 	u32 timeout_ms;
 	u32 exit_dump_len;
 	const char *name;
+	/* the simulated workloads never change affinity: never called */
+	void (*set_cpumask)(struct task_struct *p, const struct cpumask *cpumask);
 };
 
 #define SCX_OPS_DEFINE(__name, ...) struct sched_ext_ops __name = { __VA_ARGS__ }
@@ -261,6 +285,10 @@ struct sim_host {
 	bool (*task_running)(void *ctx, const struct task_struct *p);
 	struct task_struct *(*dsq_peek)(void *ctx, u64 dsq);
 	void (*cpuperf_set)(void *ctx, s32 cpu, u32 perf);
+	/* ---- added for scx's arena library and p2dq ---- */
+	struct task_struct *(*task_from_pid)(void *ctx, s32 pid);
+	u32 (*prandom)(void *ctx);
+	u32 (*any_distribute)(void *ctx, const struct cpumask *mask);
 };
 
 extern struct sim_host *sim_host __hidden;
@@ -371,12 +399,16 @@ enum sim_map_type {
 	BPF_MAP_TYPE_HASH = 1,
 	BPF_MAP_TYPE_ARRAY = 2,
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
+	BPF_MAP_TYPE_RINGBUF = 27,
 	BPF_MAP_TYPE_TASK_STORAGE = 29,
+	BPF_MAP_TYPE_ARENA = 33,
 };
 
 #define __uint(name, val) int (*name)[val]
 #define __type(name, val) __typeof__(val) *name
 #define __array(name, val) __typeof__(val) *name[]
+/* libbpf's __ulong (map_extra): a size, as __uint, in bytes */
+#define __ulong(name, val) char (*name)[val]
 
 #define SIM_MAP_TYPE(m) ((int)(sizeof(*(m)->type) / sizeof(int)))
 #define SIM_MAP_MAX(m) ((u32)(sizeof(*(m)->max_entries) / sizeof(int)))
@@ -709,5 +741,176 @@ static __always_inline void *sim_map_lookup_percpu(void **slot, int type, u32 ma
 }
 #define bpf_map_lookup_percpu_elem(m, k, cpu) \
 	sim_map_lookup_percpu(SIM_MAP_SLOT(m), SIM_MAP_TYPE(m), SIM_MAP_MAX(m), SIM_MAP_VSZ(m), (k), (cpu))
+
+/*
+ * ---- BPF arena (kernel/bpf/arena.c) ----
+ * An arena map is a sparse region of max_entries pages; natively it is one
+ * mmap'd reservation per arena map whose pages become readable and writable
+ * when bpf_arena_alloc_pages() hands them out (shim.c: sim_arena_*; the
+ * semantics and their limits are written there). An arena pointer is a
+ * plain pointer (see <bpf_arena_common.bpf.h>, the shim's stand-in).
+ */
+#define BPF_F_MMAPABLE (1U << 10)
+#ifndef PAGE_SIZE
+#define PAGE_SIZE 4096
+#endif
+#define __PAGE_SIZE PAGE_SIZE
+
+struct sim_arena;
+struct sim_arena *sim_arena_of(void *map, u32 max_entries, u64 map_extra, u32 map_flags) __hidden;
+void *sim_arena_alloc_pages(struct sim_arena *a, void *addr, u32 page_cnt, int node_id, u64 flags);
+void sim_arena_free_pages(struct sim_arena *a, void *ptr, u32 page_cnt);
+int sim_arena_reserve_pages(struct sim_arena *a, void *ptr, u32 page_cnt);
+
+#define SIM_MAP_FLAGS(m) ((u32)(sizeof(*(m)->map_flags) / sizeof(int)))
+#define SIM_MAP_EXTRA(m) ((u64)sizeof(*(m)->map_extra))
+#define SIM_ARENA(m)                                                            \
+	(SIM_BUILD_CHECK(SIM_MAP_TYPE(m) == BPF_MAP_TYPE_ARENA),                 \
+	 sim_arena_of((void *)(m), SIM_MAP_MAX(m), SIM_MAP_EXTRA(m), SIM_MAP_FLAGS(m)))
+#define bpf_arena_alloc_pages(m, addr, cnt, node, flags) \
+	(sim_nr_calls++, sim_arena_alloc_pages(SIM_ARENA(m), (void *)(addr), (cnt), (node), (flags)))
+#define bpf_arena_free_pages(m, ptr, cnt) \
+	(sim_nr_calls++, sim_arena_free_pages(SIM_ARENA(m), (void *)(ptr), (cnt)))
+#define bpf_arena_reserve_pages(m, ptr, cnt) \
+	(sim_nr_calls++, sim_arena_reserve_pages(SIM_ARENA(m), (void *)(ptr), (cnt)))
+
+/*
+ * ---- for scx's arena library (lib/ of lavd, p2dq, rusty) ----
+ * What scx's own common.bpf.h, bpf_helpers.h and vmlinux.h give it.
+ */
+#define __ksym
+#define __kconfig
+#define __arg_arena
+#define __arg_nullable
+#define __arg_ctx
+#define __maybe_unused __attribute__((unused))
+#ifndef NR_CPUS
+#define NR_CPUS 1024
+#endif
+typedef struct cpumask cpumask_t;
+#define div_round_up(a, b) (((a) + (b) - 1) / (b))
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - __builtin_offsetof(type, member)))
+#define barrier_var(var) __asm__ __volatile__("" : "+r"(var))
+/* common.bpf.h's MEMBER_VPTR / ARRAY_ELEM_PTR: the member's address if it
+ * lies inside base, else NULL (the verifier-proof bounds check) */
+#define MEMBER_VPTR(base, member)                                              \
+	((__typeof__((base) member) *)({                                         \
+		u64 __base = (u64)&(base);                                       \
+		u64 __addr = (u64)&((base) member) - __base;                     \
+		__addr <= sizeof(base) - sizeof((base) member) ? __addr + __base : 0; \
+	}))
+#define ARRAY_ELEM_PTR(arr, i, n)                                              \
+	((__typeof__((arr)[i]) *)({                                              \
+		u64 __base = (u64)(arr);                                         \
+		u64 __addr = (u64)&((arr)[i]) - __base;                          \
+		__addr <= sizeof((arr)[0]) * ((n) - 1) ? __addr + __base : 0;    \
+	}))
+/* bpf_ksym_exists(): true for the kfuncs below, which the shim has; any
+ * other name is a build error, never a silent "absent" */
+#define bpf_ksym_exists(sym) (sim_ksym_##sym)
+#define sim_ksym_bpf_arena_reserve_pages 1
+#define sim_ksym_bpf_stream_vprintk 1
+/* bpf_helpers.h: the number of arguments, and an array filled with them */
+#define ___bpf_nth(_, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, N, ...) N
+#define ___bpf_narg(args...) ___bpf_nth(_, ##args, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define ___bpf_fill(arr, args...)                                               \
+	do {                                                                    \
+		unsigned long long ___v[] = { args };                           \
+		__builtin_memcpy((arr), ___v, sizeof(___v));                    \
+	} while (0)
+/* bpf_stream_vprintk: the program's stdout / stderr streams, a diagnostic
+ * channel the loader forwards; the simulator does not print them */
+static __always_inline int bpf_stream_vprintk(int stream_id, const char *fmt, const void *args,
+					      u32 len)
+{
+	sim_nr_calls++;
+	return 0;
+}
+/* vmlinux.h's guard class of rcu_read_lock (lib/cleanup.bpf.h) */
+typedef struct {
+	void *lock;
+} class_rcu_t;
+/* atomics: one CPU runs at a time, so plain sequentially consistent ones */
+#define cmpxchg(p, o, n) __sync_val_compare_and_swap((p), (o), (n))
+#define smp_load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define smp_mb() __sync_synchronize()
+#define smp_rmb() __sync_synchronize()
+#define smp_wmb() __sync_synchronize()
+/* common.bpf.h's time and bit helpers */
+static __always_inline s64 time_delta(u64 after, u64 before)
+{
+	return (s64)(after - before) > 0 ? (s64)(after - before) : 0;
+}
+static __always_inline u32 log2_u32(u32 v)
+{
+	return v ? 31 - __builtin_clz(v) : 0;
+}
+static __always_inline u32 log2_u64(u64 v)
+{
+	u32 hi = v >> 32;
+
+	return hi ? log2_u32(hi) + 32 + 1 : log2_u32(v) + 1;
+}
+/* ---- kfuncs p2dq uses ---- */
+/* bpf_task_from_pid(): a referenced live task, NULL if none; the
+ * reference is not counted (tasks outlive every callback in the sim) */
+static __always_inline struct task_struct *bpf_task_from_pid(s32 pid)
+{
+	return SIM_CALL(task_from_pid, pid);
+}
+static __always_inline void bpf_task_release(struct task_struct *p) { sim_nr_calls++; }
+/* bpf_get_prandom_u32(): the run's seeded stream (Core::kf_prandom) */
+static __always_inline u32 bpf_get_prandom_u32(void) { return SIM_CALL(prandom); }
+/* bpf_cpumask_any_distribute(): cpumask_any_distribute, the per-CPU rotor */
+static __always_inline u32 bpf_cpumask_any_distribute(const struct cpumask *m)
+{
+	return SIM_CALL(any_distribute, m);
+}
+/* scx_bpf_cpuperf_cur(): arch_scale_freq_capacity(cpu); the simulated
+ * machine runs at fixed speeds (no DVFS): SCX_CPUPERF_ONE. An invalid CPU
+ * is an error (ops_cpu_valid) */
+static __always_inline u32 scx_bpf_cpuperf_cur(s32 cpu)
+{
+	sim_nr_calls++;
+	if (cpu < 0 || (u32)cpu >= sim_host->nr_cpu_slots) {
+		sim_errorf("invalid CPU %d", cpu);
+		return SCX_CPUPERF_ONE;
+	}
+	return SCX_CPUPERF_ONE;
+}
+/* scx_bpf_dsq_move_vtime(): an iterator move into a DSQ in vtime order
+ * (scx_dsq_move with SCX_ENQ_DSQ_PRIQ) */
+static __always_inline bool scx_bpf_dsq_move_vtime(struct bpf_iter_scx_dsq *it, struct task_struct *p,
+						   u64 dsq, u64 enq_flags)
+{
+	return SIM_CALL(dsq_move, it->handle, p, dsq, enq_flags | SCX_ENQ_DSQ_PRIQ);
+}
+/*
+ * Ring buffers (BPF_MAP_TYPE_RINGBUF): records for a user-space reader.
+ * The simulator has no user space reading them; a ring is modelled as one
+ * a reader drains at once: bpf_ringbuf_reserve always has room for a
+ * record up to the ring's size, and the record is dropped at submit. Used
+ * by scx's arena library only as the URCU reclaim doorbell (sdt_alloc.bpf.c),
+ * whose reader the simulator does not run (docs/sim/arena.md).
+ */
+void *sim_ringbuf_slot(u64 size) __hidden;
+#define bpf_ringbuf_reserve(m, size, flags)                                          \
+	(SIM_BUILD_CHECK(SIM_MAP_TYPE(m) == BPF_MAP_TYPE_RINGBUF), sim_nr_calls++,   \
+	 ((flags) || (u64)(size) > SIM_MAP_MAX(m)) ? NULL : sim_ringbuf_slot((size)))
+#define bpf_ringbuf_submit(data, flags) ((void)(data), sim_nr_calls++)
+#define bpf_ringbuf_discard(data, flags) ((void)(data), sim_nr_calls++)
+
+/* no cgroups are modelled: releasing one is an error, never a no-op */
+struct cgroup;
+static __always_inline void bpf_cgroup_release(struct cgroup *c)
+{
+	sim_errorf("bpf_cgroup_release: the simulator has no cgroups");
+}
+
+/* cid.bpf.h: the distribute rotor needs the cid kfuncs (scx_bpf_nr_cids),
+ * which the shim does not have: its own fallback, nothing to allocate */
+static __always_inline int cmask_distribute_init(void *map) { return 0; }
 
 #endif /* __SIM_SCX_COMMON_BPF_H */

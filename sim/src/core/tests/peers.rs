@@ -3,6 +3,7 @@
 //! SCX_ENQ_CPU_SELECTED (item 1).
 
 use super::*;
+use crate::sched::abi::CpuMask;
 
 /// What select_cpu saw and got: (prev, wake flags, idle CPUs, CPUs of
 /// whole idle cores, the result).
@@ -190,4 +191,61 @@ fn pick_idle_core_without_smt_takes_any_idle_cpu() {
         prev_busy > 0,
         "no select with prev busy and an idle CPU elsewhere"
     );
+}
+
+/// bpf_cpumask_any_distribute (lib/cpumask.c cpumask_any_distribute): the
+/// next CPU of the mask after this CPU's previous pick, wrapping; the
+/// cursor moves only on a hit; nr_cpu_ids for an empty mask.
+#[test]
+fn any_distribute_rotates_through_the_mask() {
+    let mut c = Core::new(flat(4), zero_cost(), cfg()).unwrap();
+    let mut m = CpuMask::empty();
+    m.set(1, true);
+    m.set(3, true);
+    // CPU 0's cursor starts at 0: the first pick is after it
+    let picks: Vec<u32> = (0..4).map(|_| c.kf_any_distribute(&m)).collect();
+    assert_eq!(picks, [1, 3, 1, 3]);
+    assert_eq!(c.kf_any_distribute(&CpuMask::empty()), 4);
+    // an empty mask leaves the cursor: the next pick follows 3
+    assert_eq!(c.kf_any_distribute(&m), 1);
+}
+
+/// bpf_get_prandom_u32: one stream per run from its seed: the same seed
+/// draws the same numbers, another seed others.
+#[test]
+fn prandom_follows_the_seed() {
+    let draws = |seed| {
+        let mut c = Core::new(flat(2), zero_cost(), Config { seed, ..cfg() }).unwrap();
+        (0..8).map(|_| c.kf_prandom()).collect::<Vec<u32>>()
+    };
+    assert_eq!(draws(1), draws(1));
+    assert_ne!(draws(1), draws(2));
+    let d = draws(1);
+    assert!(d.windows(2).all(|w| w[0] != w[1]), "{d:?}");
+}
+
+/// bpf_task_from_pid: a live task by pid; an exited one is gone (NULL).
+#[test]
+fn task_from_pid_finds_live_tasks_only() {
+    let found: Rc<RefCell<Vec<(Option<TaskId>, Option<TaskId>)>>> = cell();
+    let f = found.clone();
+    let mut s = Sched::fifo();
+    s.select = Some(Box::new(move |c: &mut Core, t, prev, _wf| {
+        let me = c.tasks[t].ts.pid;
+        f.borrow_mut()
+            .push((c.kf_task_from_pid(me), c.kf_task_from_pid(-5)));
+        prev as i32
+    }));
+    let mut w = Script::new()
+        .task("a", &[Act::Run(MS), Act::Sleep(MS), Act::Run(MS)])
+        .task("b", &[Act::Run(MS)]);
+    let (core, stop) = run(flat(2), &mut s, &mut w);
+    stopped_ok(&stop);
+    let f = found.borrow();
+    assert!(!f.is_empty());
+    assert!(f.iter().all(|&(me, none)| me.is_some() && none.is_none()));
+    // after the run both exited: no task answers to their pids
+    for t in 0..2 {
+        assert_eq!(core.kf_task_from_pid(core.tasks[t].ts.pid), None);
+    }
 }

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * arbor sim: a test program for the shim's BPF arena, written as the scx
+ * arena library (lib/alloc/common.h, sdt_alloc.bpf.c) writes its BPF C:
+ * the same map declaration, bpf_arena_alloc_pages(&arena, NULL, ...),
+ * __arena pointers, arena spin locks, can_loop. sim/build.rs compiles it
+ * with the shim like a scheduler; sim/src/sched/arena.rs drives it.
+ */
+#include <scx/common.bpf.h>
+#include <bpf_arena_common.bpf.h>
+#include <bpf_arena_spin_lock.h>
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARENA);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1 << 20); /* number of pages */
+	__ulong(map_extra, (1ull << 44)); /* start of mmap() region */
+} arena SEC(".maps");
+
+/* per-task data in the arena, found by pid: a small sdt_task */
+struct task_data {
+	s32 pid;
+	u32 nr_runs;
+	arena_spinlock_t lock;
+};
+
+/* the argument of the programs (a syscall program's context) */
+struct pid_arg {
+	s32 pid;
+};
+
+#define NR_SLOTS 64
+struct task_data __arena *slots[NR_SLOTS];
+
+/* one page per task, as a page-granular allocator would hand it out */
+SEC("syscall") int task_alloc(struct pid_arg *a)
+{
+	s32 pid = a->pid;
+	struct task_data __arena *d;
+	u32 i;
+
+	for (i = 0; i < NR_SLOTS && can_loop; i++) {
+		if (slots[i])
+			continue;
+		d = bpf_arena_alloc_pages(&arena, NULL, 1, NUMA_NO_NODE, 0);
+		if (!d)
+			return -ENOMEM;
+		cast_kern(d);
+		d->pid = pid;
+		slots[i] = d;
+		return i;
+	}
+	return -ENOSPC;
+}
+
+static struct task_data __arena *task_find(s32 pid)
+{
+	u32 i;
+
+	for (i = 0; i < NR_SLOTS && can_loop; i++)
+		if (slots[i] && slots[i]->pid == pid)
+			return slots[i];
+	return NULL;
+}
+
+/* counts a run under the task's lock; -ENOENT if the task has no data */
+SEC("syscall") int task_run(struct pid_arg *a)
+{
+	s32 pid = a->pid;
+	struct task_data __arena *d = task_find(pid);
+	int ret;
+
+	if (!d)
+		return -ENOENT;
+	ret = arena_spin_lock(&d->lock);
+	if (ret)
+		return ret;
+	d->nr_runs++;
+	arena_spin_unlock(&d->lock);
+	return d->nr_runs;
+}
+
+/* takes the task's lock twice: the second is an AA deadlock */
+SEC("syscall") int task_lock_twice(struct pid_arg *a)
+{
+	s32 pid = a->pid;
+	struct task_data __arena *d = task_find(pid);
+	int ret;
+
+	if (!d)
+		return -ENOENT;
+	ret = arena_spin_lock(&d->lock);
+	if (ret)
+		return ret;
+	ret = arena_spin_lock(&d->lock);
+	arena_spin_unlock(&d->lock);
+	return ret;
+}
+
+SEC("syscall") int task_free(struct pid_arg *a)
+{
+	s32 pid = a->pid;
+	u32 i;
+
+	for (i = 0; i < NR_SLOTS && can_loop; i++) {
+		if (slots[i] && slots[i]->pid == pid) {
+			bpf_arena_free_pages(&arena, (void __arena *)slots[i], 1);
+			slots[i] = NULL;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* the page offset of a task's data in the arena */
+SEC("syscall") int task_pgoff(struct pid_arg *a)
+{
+	s32 pid = a->pid;
+	struct task_data __arena *d = task_find(pid);
+
+	return d ? (int)(((u64)d & 0xffffffffULL) >> 12) : -ENOENT;
+}
+
+/* what Native::load needs of a scheduler object */
+struct sched_ext_ops arena_test_ops = { .name = "arena_test" };
+const struct sched_ext_ops *sim_ops(void)
+{
+	return &arena_test_ops;
+}
+
+/* BPF's division by zero (sim/src/sched/divzero.rs): x / 0 = 0, x % 0 = x */
+struct div_arg {
+	u64 a, b;
+	u64 quot, rem;
+	s32 sa, sb;
+	s32 squot, srem;
+};
+
+SEC("syscall") __attribute__((noinline)) int divide(struct div_arg *d)
+{
+	d->quot = d->a / d->b;
+	d->rem = d->a % d->b;
+	d->squot = d->sa / d->sb;
+	d->srem = d->sa % d->sb;
+	return 0;
+}
