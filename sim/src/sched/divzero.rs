@@ -148,7 +148,7 @@ mod imp {
             // that only edits the interrupted context
             unsafe {
                 let mut sa: libc::sigaction = std::mem::zeroed();
-                sa.sa_sigaction = on_fpe as usize;
+                sa.sa_sigaction = on_fpe as *const () as usize;
                 sa.sa_flags = libc::SA_SIGINFO;
                 libc::sigemptyset(&mut sa.sa_mask);
                 libc::sigaction(libc::SIGFPE, &sa, std::ptr::null_mut());
