@@ -9,10 +9,13 @@
 //! | `bpfland` | scx_bpfland 1.1.4 | yes | bpf_cpumask kfuncs and kptrs, scx_bpf_select_cpu_and (scx_select_cpu_dfl on the modelled idle masks), per-node idle masks, scx_bpf_dsq_peek, scx_bpf_task_running, per-CPU lookups by CPU, sd_llc_id |
 //! | `p2dq` | scx_p2dq 1.1.4 | yes | with scx's arena library (its lib/ sources, scx_cargo's headers): the BPF arena (shim.c), arena spin locks, bpf_task_from_pid, bpf_cpumask_any_distribute, bpf_get_prandom_u32 (the run's seed), scx_bpf_cpuperf_cur (1024: no DVFS), scx_bpf_dsq_move_vtime, a ring buffer nobody reads (the URCU doorbell), rodata fields by name (fields_p2dq.h); its loader's ArenaLib set-up is reproduced, its URCU and stream daemons are not (docs/sim/arena.md) |
 //!
-//! Not yet (`not_yet` says why): cosmos (SCX_ENQ_IMMED, p->utime / p->mm,
+//! Not yet (`not_yet` says why, measured by compiling each against the
+//! shim with scripts/peer-shim-errors.sh): cosmos (SCX_ENQ_IMMED,
 //! scx_bpf_cpu_curr, lib/pmu.bpf.c's perf-event maps), lavd (the arena and
 //! library are there; cgroups, fexit / tracepoint programs and more are
-//! not: docs/sim/arena.md), rusty (user-space load balancer).
+//! not), rusty (untyped map pointers, key_size/value_size maps, array
+//! updates, ops.set_weight, bpf_repeat, mempolicy..., and its user-space
+//! load balancer and tuner): docs/sim/arena.md.
 
 use anyhow::{bail, Result};
 use scx_arbor::topology::Topo;
@@ -78,9 +81,9 @@ const BPFLAND_COUNTERS: &[&str] = &[
 /// Why a peer of `arbor bench` does not run here (yet).
 fn not_yet(name: &str) -> &'static str {
     match name {
-        "cosmos" => "its BPF C needs what the sim does not model yet: SCX_ENQ_IMMED inserts (7.2's run-now local dispatch), p->utime and p->mm, scx_bpf_cpu_curr, and lib/pmu.bpf.c's perf-event maps",
+        "cosmos" => "its BPF C needs what the sim does not model yet (measured by compiling scx_cosmos 1.1.7 against the shim, scripts/peer-shim-errors.sh): SCX_ENQ_IMMED local inserts (7.2's run-now protection: ext.c dsq_inc_nr re-enqueues an IMMED task through ops.enqueue when its CPU is not open, local_task_should_reenq / reenq_local, put_prev_task_scx; the core has no such path), scx_bpf_cpu_curr with the idle task's PF_IDLE, __COMPAT_scx_bpf_pick_idle_cpu_node, the task fields utime and mm (read only with --cpu-busy-thresh and --mm-affinity, off by default), and lib/pmu.bpf.c, linked by its build.rs (BPF_MAP_TYPE_PERF_EVENT_ARRAY and bpf_perf_event_read_value, used only with --perf-config / --perf-sticky, off by default; bpf_task_storage_delete, used by every exit_task) (docs/sim/arena.md)",
         "lavd" => "its BPF arena and scx's arena library run in the shim now (p2dq uses them), not yet the rest its BPF C needs: cgroups (lib/cgroup_bw.bpf.c, the cgroup ops and iterators), fexit and tracepoint programs on futex and mutex functions (lock.bpf.c), ring buffers its loader reads, scx_bpf_cpu_curr, scx_bpf_cpuperf_cap, scx_bpf_reenqueue_local, ops.cpu_release, the task fields comm, prio, real_parent, se.sum_exec_runtime and se.avg.util_avg, the PELT clocks; nor its loader's compute domains (cpu_order.rs) (docs/sim/arena.md)",
-        "rusty" => "its load balancer runs in user space (it would need to run on the sim's clock), and its BPF C (on scx's arena library, as p2dq's) has not been built against the shim yet",
+        "rusty" => "it would run here WITHOUT its user-space load balancer and tuner (load_balance.rs, tuner.rs: they move tasks between domains and write tune_input on a wall-clock timer), and its BPF C does not build against the shim yet (measured by compiling scx_rusty 1.1.4, scripts/peer-shim-errors.sh): maps reached through a void pointer (main.bpf.c:149, 170: the shim's maps are typed), a map declared by key_size / value_size (stats), bpf_map_update_elem / delete_elem on an array map (lb_domain.h), ops.set_weight, bpf_repeat, bpf_task_storage_delete (sdt_task.bpf.c), bpf_cpumask_any_and_distribute, bpf_core_read, the task fields comm, mempolicy (struct mempolicy, MPOL_*) and PF_WQ_WORKER; then its loader's domain set-up (main.rs:390-450: cpu_dom_id_map, dom_cpumasks, numa_cpumasks, dom_numa_id_map) (docs/sim/arena.md)",
         _ => "",
     }
 }
@@ -584,6 +587,29 @@ mod tests {
         assert!(e.contains("defaults"), "{e}");
         let e = Peer::parse("lavd").unwrap_err().to_string();
         assert!(e.contains("does not run in the simulator yet"), "{e}");
+    }
+
+    /// rusty's and cosmos's reasons are the measured ones
+    /// (scripts/peer-shim-errors.sh), and rusty's says it would run
+    /// without its user-space load balancer.
+    #[test]
+    fn rusty_and_cosmos_say_what_they_measurably_lack() {
+        let e = Peer::parse("rusty").unwrap_err().to_string();
+        for w in [
+            "WITHOUT its user-space load balancer",
+            "set_weight",
+            "bpf_repeat",
+            "key_size",
+            "mempolicy",
+            "main.rs:390-450",
+            "scripts/peer-shim-errors.sh",
+        ] {
+            assert!(e.contains(w), "{w}: {e}");
+        }
+        let e = Peer::parse("cosmos").unwrap_err().to_string();
+        for w in ["SCX_ENQ_IMMED", "dsq_inc_nr", "PF_IDLE", "off by default"] {
+            assert!(e.contains(w), "{w}: {e}");
+        }
     }
 
     #[test]
