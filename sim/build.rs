@@ -61,6 +61,16 @@ const PEERS: &[PeerCrate] = &[
             "lib/topology.bpf.c",
         ],
     },
+    // scx_rusty 1.1.4's build.rs: main.bpf.c and its own copies of the
+    // arena allocator (src/bpf/, not scx's lib/)
+    PeerCrate {
+        name: "rusty",
+        krate: "scx_rusty",
+        ver: "1.1.4",
+        sha: "264f60ec58eab62d6f01e38c90c5f60429ebe247351995b94d97746723ab6121",
+        ops: "rusty",
+        more: &["sdt_task.bpf.c", "sdt_alloc.bpf.c"],
+    },
 ];
 
 /// scx's BPF library headers (bpf_h/), shipped in scx_cargo (the version
@@ -128,6 +138,13 @@ fn build_so(
         }
         for d in defines {
             cmd.arg(format!("-D{d}"));
+        }
+        if src != main && !src.ends_with("shim.c") {
+            // each of a program's sources may declare its license (scx_rusty's
+            // do): the BPF linker merges the identical "license" sections,
+            // the native linker would see the symbol twice
+            let stem = src.file_stem().unwrap().to_string_lossy().replace('.', "_");
+            cmd.arg(format!("-D_license=sim_license_{stem}"));
         }
         if let Some(d) = dep {
             cmd.arg("-MD").arg("-MF").arg(d);

@@ -174,6 +174,17 @@ void *sim_task_storage(void **slot, u32 vsz, struct task_struct *p, u64 flags)
 	return p->sim_storage[idx - 1];
 }
 
+long sim_task_storage_delete(void **slot, struct task_struct *p)
+{
+	u64 idx = (u64)*slot;
+
+	if (!p || !idx || !p->sim_storage[idx - 1])
+		return -ENOENT;
+	free(p->sim_storage[idx - 1]);
+	p->sim_storage[idx - 1] = NULL;
+	return 0;
+}
+
 /* ---- entry points for the simulator (Rust: sim/src/sched/native.rs) ---- */
 
 /* Returns -1 if this copy already serves a run: each run needs its own copy

@@ -130,3 +130,35 @@ fn p2dq_survives_its_modulo_by_zero_on_one_llc() {
     assert!(o.ok && !o.ejected, "{}", o.stop);
     assert_eq!(o.stop, "finished");
 }
+
+/// scx_rusty (its BPF C with its own arena allocator, sdt_alloc / sdt_task,
+/// run without its user-space load balancer and tuner) runs hackbench to
+/// completion on a 2-node SMT machine (two domains, one per LLC, as its
+/// loader sets them up), every message delivered, no stall, not ejected.
+#[test]
+fn rusty_runs_hackbench_to_completion() {
+    let o = run("2s2c2t", "rusty", "hackbench:g=2,l=200");
+    assert!(o.ok && !o.ejected, "{}", o.stop);
+    assert_eq!(o.stop, "finished");
+    assert_eq!(metric(&o, "messages"), (2 * 20 * 20 * 200) as f64);
+    assert!(counter(&o, "dsq_dispatch") > 0);
+}
+
+/// Its select_cpu keeps a waking task on its previous CPU when that CPU is
+/// idle (RUSTY_STAT_PREV_IDLE): on 8 CPUs a message thread waking 2 workers
+/// always leaves their CPUs idle, so (past the first wake-ups) every
+/// wake-up is a prev-idle pick, and none waits longer than an idle exit.
+/// It fails if the domains its loader writes (cpu_dom_id_map,
+/// dom_cpumasks) do not cover the CPUs: rusty_init then fails.
+#[test]
+fn rusty_keeps_wakeups_on_their_idle_prev_cpu() {
+    let o = run("2s2c2t", "rusty", "wakeprobe:m=1,w=2,t=1");
+    assert!(o.ok && !o.ejected, "{}", o.stop);
+    let (prev_idle, wakeups) = (counter(&o, "prev_idle"), metric(&o, "wakeups") as u64);
+    assert!(
+        wakeups > 10000 && prev_idle + 4 >= wakeups,
+        "prev_idle {prev_idle}, wake-ups {wakeups}"
+    );
+    let p99 = metric(&o, "wake_p99_us");
+    assert!(p99 < 10.0, "wake-up p99 {p99} us");
+}

@@ -972,5 +972,7 @@ fn new_task_struct(pid: i32, tgid: i32, flags: u32, weight: u32) -> TaskStruct {
         sim_id: 0,
         cpus_mask: CpuMask::empty(),
         sim_storage: [std::ptr::null_mut(); abi::MAX_TASK_STORAGE],
+        comm: [0; 16],
+        mempolicy: std::ptr::null_mut(),
     }
 }

@@ -59,6 +59,10 @@ pub struct TaskStruct {
     pub sim_id: u32,
     pub cpus_mask: CpuMask,
     pub sim_storage: [*mut c_void; MAX_TASK_STORAGE],
+    /// read by scx_rusty (error messages): the task's name, NUL-terminated
+    pub comm: [u8; 16],
+    /// struct mempolicy *: NULL, the simulated tasks have no memory policy
+    pub mempolicy: *mut c_void,
 }
 
 pub const PF_EXITING: u32 = 0x0000_0004;
@@ -147,6 +151,10 @@ pub struct SchedExtOps {
     /// ops.set_cpumask: the simulated workloads never change a task's
     /// affinity, so the core never calls it.
     pub set_cpumask: Option<unsafe extern "C" fn(P, *const CpuMask)>,
+    /// ops.set_weight: called after ops.enable with the task's weight, as
+    /// __scx_enable_task does (ext.c:3849-3853); the workloads never
+    /// change a weight after that.
+    pub set_weight: Option<unsafe extern "C" fn(P, u32)>,
 }
 
 /// The host table the shim calls (struct sim_host).

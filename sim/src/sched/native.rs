@@ -334,6 +334,11 @@ impl Ops for Native {
     fn enable(&mut self, core: &mut Core, t: TaskId) {
         let p = t_of(core, t);
         self.enter(core, |o| o.enable.map(|f| unsafe { f(p) }));
+        // __scx_enable_task (ext.c:3849-3853): ops.set_weight after
+        // ops.enable, with p->scx.weight
+        // SAFETY: p is a live task_struct
+        let w = unsafe { (*p).scx.weight };
+        self.enter(core, |o| o.set_weight.map(|f| unsafe { f(p, w) }));
     }
     fn exit_task(&mut self, core: &mut Core, t: TaskId) {
         let p = t_of(core, t);

@@ -27,6 +27,7 @@ use super::native::Native;
 pub enum Peer {
     Bpfland,
     P2dq,
+    Rusty,
 }
 
 /// The embedded shared object of scx_bpfland's BPF program (empty if the
@@ -37,6 +38,31 @@ const BPFLAND_ERR: &str = env!("SIM_SCHED_BPFLAND_ERR");
 /// scx_p2dq's BPF program: main.bpf.c and scx's arena library, linked.
 static P2DQ_SO: &[u8] = include_bytes!(env!("SIM_SCHED_P2DQ_SO"));
 const P2DQ_ERR: &str = env!("SIM_SCHED_P2DQ_ERR");
+
+/// scx_rusty's BPF program: main.bpf.c with its sdt_task / sdt_alloc.
+static RUSTY_SO: &[u8] = include_bytes!(env!("SIM_SCHED_RUSTY_SO"));
+const RUSTY_ERR: &str = env!("SIM_SCHED_RUSTY_ERR");
+
+/// scx_rusty's statistics, enum stat_idx (intf.h:66-94), in order.
+const RUSTY_COUNTERS: &[&str] = &[
+    "wake_sync",
+    "sync_prev_idle",
+    "prev_idle",
+    "greedy_idle",
+    "pinned",
+    "direct_dispatch",
+    "direct_greedy",
+    "direct_greedy_far",
+    "dsq_dispatch",
+    "greedy_local",
+    "greedy_xnuma",
+    "repatriate",
+    "kick_greedy",
+    "load_balance",
+    "task_get_err",
+    "dl_clamp",
+    "dl_preset",
+];
 
 /// scx_p2dq's statistics, enum stat_idx (intf.h:66-96), in order.
 const P2DQ_COUNTERS: &[&str] = &[
@@ -83,7 +109,6 @@ fn not_yet(name: &str) -> &'static str {
     match name {
         "cosmos" => "its BPF C needs what the sim does not model yet (measured by compiling scx_cosmos 1.1.7 against the shim, scripts/peer-shim-errors.sh): SCX_ENQ_IMMED local inserts (7.2's run-now protection: ext.c dsq_inc_nr re-enqueues an IMMED task through ops.enqueue when its CPU is not open, local_task_should_reenq / reenq_local, put_prev_task_scx; the core has no such path), scx_bpf_cpu_curr with the idle task's PF_IDLE, __COMPAT_scx_bpf_pick_idle_cpu_node, the task fields utime and mm (read only with --cpu-busy-thresh and --mm-affinity, off by default), and lib/pmu.bpf.c, linked by its build.rs (BPF_MAP_TYPE_PERF_EVENT_ARRAY and bpf_perf_event_read_value, used only with --perf-config / --perf-sticky, off by default; bpf_task_storage_delete, used by every exit_task) (docs/sim/arena.md)",
         "lavd" => "its BPF arena and scx's arena library run in the shim now (p2dq uses them), not yet the rest its BPF C needs: cgroups (lib/cgroup_bw.bpf.c, the cgroup ops and iterators), fexit and tracepoint programs on futex and mutex functions (lock.bpf.c), ring buffers its loader reads, scx_bpf_cpu_curr, scx_bpf_cpuperf_cap, scx_bpf_reenqueue_local, ops.cpu_release, the task fields comm, prio, real_parent, se.sum_exec_runtime and se.avg.util_avg, the PELT clocks; nor its loader's compute domains (cpu_order.rs) (docs/sim/arena.md)",
-        "rusty" => "it would run here WITHOUT its user-space load balancer and tuner (load_balance.rs, tuner.rs: they move tasks between domains and write tune_input on a wall-clock timer), and its BPF C does not build against the shim yet (measured by compiling scx_rusty 1.1.4, scripts/peer-shim-errors.sh): maps reached through a void pointer (main.bpf.c:149, 170: the shim's maps are typed), a map declared by key_size / value_size (stats), bpf_map_update_elem / delete_elem on an array map (lb_domain.h), ops.set_weight, bpf_repeat, bpf_task_storage_delete (sdt_task.bpf.c), bpf_cpumask_any_and_distribute, bpf_core_read, the task fields comm, mempolicy (struct mempolicy, MPOL_*) and PF_WQ_WORKER; then its loader's domain set-up (main.rs:390-450: cpu_dom_id_map, dom_cpumasks, numa_cpumasks, dom_numa_id_map) (docs/sim/arena.md)",
         _ => "",
     }
 }
@@ -101,7 +126,7 @@ struct DomainArg {
 
 impl Peer {
     pub fn names() -> Vec<&'static str> {
-        vec!["bpfland", "p2dq"]
+        vec!["bpfland", "p2dq", "rusty"]
     }
 
     /// A peer of `arbor bench` that does not run in the simulator yet, and
@@ -121,7 +146,8 @@ impl Peer {
         let p = match name {
             "bpfland" => Peer::Bpfland,
             "p2dq" => Peer::P2dq,
-            "cosmos" | "lavd" | "rusty" => bail!(
+            "rusty" => Peer::Rusty,
+            "cosmos" | "lavd" => bail!(
                 "scheduler '{name}': this peer does not run in the simulator yet: {} (peers that run: {})",
                 not_yet(name),
                 Self::names().join(", ")
@@ -138,6 +164,7 @@ impl Peer {
         match self {
             Peer::Bpfland => bpfland(topo),
             Peer::P2dq => p2dq(topo),
+            Peer::Rusty => rusty(topo),
         }
     }
 }
@@ -263,6 +290,107 @@ fn bpfland(topo: &Topo) -> Result<Native> {
             }
         }
     }
+    Ok(n)
+}
+
+/// scx_rusty 1.1.4 with its default options, as its src/main.rs sets it up
+/// (Scheduler::init, main.rs:353-450), run WITHOUT its user-space parts:
+/// the load balancer (load_balance.rs, every --interval = 2 s; what
+/// --no-load-balance turns off) and the tuner (tuner.rs:164-180, every
+/// --tune-interval = 0.1 s: tune_input's slice_ns and the direct-greedy /
+/// kick-greedy masks from each domain's utilisation). So slice_ns stays
+/// SCX_SLICE_DFL, the greedy masks stay empty and tasks keep the domain
+/// their BPF C picks for them.
+fn rusty(topo: &Topo) -> Result<Native> {
+    if RUSTY_SO.is_empty() {
+        bail!("{RUSTY_ERR}");
+    }
+    // intf.h:25-26
+    const MAX_CPUS: usize = 512;
+    const MAX_DOMS: usize = 64;
+    let mut n = Native::load(RUSTY_SO, "rusty", Vec::new())?;
+    n.counters_from_map(RUSTY_COUNTERS.to_vec());
+    let nr_cpu_ids = topo.cpus.len();
+    n.set_machine(nr_cpu_ids as u32, topo.nr_nodes as u32);
+    // the domains: DomainGroup::new without --cpumasks (domain.rs:93-111):
+    // one per LLC (--cache-level 3), numbered node by node, LLCs in id order
+    let cpus: Vec<_> = topo.cpus.iter().flatten().collect();
+    let mut doms: Vec<(usize, Vec<usize>)> = Vec::new(); // (node, cpus)
+    for node in 0..topo.nr_nodes {
+        let llcs: std::collections::BTreeSet<usize> = cpus
+            .iter()
+            .filter(|c| c.node == node)
+            .map(|c| c.llc)
+            .collect();
+        for l in llcs {
+            let span = cpus.iter().filter(|c| c.llc == l).map(|c| c.id).collect();
+            doms.push((node, span));
+        }
+    }
+    if nr_cpu_ids > MAX_CPUS {
+        bail!("Num possible CPU IDs ({nr_cpu_ids}) exceeds maximum of ({MAX_CPUS})");
+    }
+    if doms.len() > MAX_DOMS {
+        bail!(
+            "nr_doms ({}) is greater than MAX_DOMS ({MAX_DOMS})",
+            doms.len()
+        );
+    }
+    let u32b = |v: u32| v.to_ne_bytes();
+    // main.rs:390: slice_ns = SCX_SLICE_DFL (the tuner would change it)
+    n.write_global("slice_ns", 0, &abi::SCX_SLICE_DFL.to_ne_bytes())?;
+    // main.rs:393-395
+    n.write_global("nr_nodes", 0, &u32b(topo.nr_nodes as u32))?;
+    n.write_global("nr_doms", 0, &u32b(doms.len() as u32))?;
+    n.write_global("nr_cpu_ids", 0, &u32b(nr_cpu_ids as u32))?;
+    // main.rs:401-409: u32::MAX (offline) unless in a domain
+    for cpu in 0..nr_cpu_ids {
+        n.write_global("cpu_dom_id_map", cpu * 4, &u32b(u32::MAX))?;
+    }
+    let words = MAX_CPUS / 64;
+    let mask_of = |span: &[usize]| {
+        let mut m = vec![0u64; words];
+        for &c in span {
+            m[c / 64] |= 1 << (c % 64);
+        }
+        m
+    };
+    for (id, (_, span)) in doms.iter().enumerate() {
+        for &c in span {
+            n.write_global("cpu_dom_id_map", c * 4, &u32b(id as u32))?;
+        }
+    }
+    // main.rs:411-434: each node's mask (the OR of its domains'), each
+    // domain's mask and node
+    for node in 0..topo.nr_nodes {
+        let mut nm = vec![0u64; words];
+        for (id, (dn, span)) in doms.iter().enumerate() {
+            if *dn != node {
+                continue;
+            }
+            let m = mask_of(span);
+            for (w, x) in m.iter().enumerate() {
+                nm[w] |= x;
+                n.write_global("dom_cpumasks", (id * words + w) * 8, &x.to_ne_bytes())?;
+            }
+            n.write_global("dom_numa_id_map", id * 4, &u32b(node as u32))?;
+        }
+        for (w, x) in nm.iter().enumerate() {
+            n.write_global("numa_cpumasks", (node * words + w) * 8, &x.to_ne_bytes())?;
+        }
+    }
+    // main.rs:442-450, the defaults of Opts (main.rs:96-240):
+    // --load-half-life 1.0 s, --greedy-threshold 1, the rest off or 0
+    n.write_global("load_half_life", 0, &u32b(1_000_000_000))?;
+    n.write_global("kthreads_local", 0, &[0])?;
+    n.write_global("fifo_sched", 0, &[0])?;
+    n.write_global("greedy_threshold", 0, &u32b(1))?;
+    n.write_global("greedy_threshold_x_numa", 0, &u32b(0))?;
+    n.write_global("direct_greedy_numa", 0, &[0])?;
+    n.write_global("mempolicy_affinity", 0, &[0])?;
+    n.write_global("debug", 0, &u32b(0))?;
+    n.write_global("rusty_perf_mode", 0, &u32b(0))?;
+    // its ops flags: none by default (--partial would add SWITCH_PARTIAL)
     Ok(n)
 }
 
@@ -589,23 +717,11 @@ mod tests {
         assert!(e.contains("does not run in the simulator yet"), "{e}");
     }
 
-    /// rusty's and cosmos's reasons are the measured ones
-    /// (scripts/peer-shim-errors.sh), and rusty's says it would run
-    /// without its user-space load balancer.
+    /// rusty runs (without its user-space load balancer and tuner);
+    /// cosmos's reason is the measured one (scripts/peer-shim-errors.sh).
     #[test]
-    fn rusty_and_cosmos_say_what_they_measurably_lack() {
-        let e = Peer::parse("rusty").unwrap_err().to_string();
-        for w in [
-            "WITHOUT its user-space load balancer",
-            "set_weight",
-            "bpf_repeat",
-            "key_size",
-            "mempolicy",
-            "main.rs:390-450",
-            "scripts/peer-shim-errors.sh",
-        ] {
-            assert!(e.contains(w), "{w}: {e}");
-        }
+    fn rusty_runs_and_cosmos_says_what_it_measurably_lacks() {
+        assert_eq!(Peer::parse("rusty").unwrap(), Some(Peer::Rusty));
         let e = Peer::parse("cosmos").unwrap_err().to_string();
         for w in ["SCX_ENQ_IMMED", "dsq_inc_nr", "PF_IDLE", "off by default"] {
             assert!(e.contains(w), "{w}: {e}");

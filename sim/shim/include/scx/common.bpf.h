@@ -95,6 +95,7 @@ typedef __INT32_TYPE__ int32_t;
 
 /* ---- the kernel objects the scheduler reads ---- */
 #define PF_EXITING 0x00000004
+#define PF_WQ_WORKER 0x00000020	/* include/linux/sched.h; the sim has no workqueue workers */
 #define PF_KTHREAD 0x00200000
 
 struct cpumask {
@@ -125,6 +126,31 @@ struct task_struct {
 	u32 sim_id;
 	struct cpumask cpus_mask;
 	void *sim_storage[SIM_MAX_TASK_STORAGE];
+	/* read by scx_rusty: its name (error messages) and memory policy
+	 * (NULL: the simulated tasks have none, the kernel's default) */
+	char comm[16];
+	struct mempolicy *mempolicy;
+};
+
+/* include/uapi/linux/mempolicy.h */
+enum {
+	MPOL_DEFAULT,
+	MPOL_PREFERRED,
+	MPOL_BIND,
+	MPOL_INTERLEAVE,
+	MPOL_LOCAL,
+	MPOL_PREFERRED_MANY,
+	MPOL_WEIGHTED_INTERLEAVE,
+};
+
+/* include/linux/mempolicy.h: the fields scx_rusty reads */
+struct mempolicy {
+	unsigned short mode;
+	unsigned short flags;
+	int home_node;
+	struct {
+		unsigned long bits[1];
+	} nodes;		/* nodemask_t */
 };
 
 struct scx_init_task_args {
@@ -229,6 +255,8 @@ struct sched_ext_ops {
 	const char *name;
 	/* the simulated workloads never change affinity: never called */
 	void (*set_cpumask)(struct task_struct *p, const struct cpumask *cpumask);
+	/* called after ops.enable, as __scx_enable_task (ext.c:3849-3853) */
+	void (*set_weight)(struct task_struct *p, u32 weight);
 };
 
 #define SCX_OPS_DEFINE(__name, ...) struct sched_ext_ops __name = { __VA_ARGS__ }
@@ -350,9 +378,13 @@ static __always_inline bool is_migration_disabled(const struct task_struct *p)
 
 /* ---- CO-RE reads: plain loads natively ---- */
 #define BPF_CORE_READ(src, a, ...) ((src)->a __VA_OPT__(->) __VA_ARGS__)
+/* bpf_core_read(dst, sz, src): bpf_probe_read_kernel, a copy natively */
+#define bpf_core_read(dst, sz, src) (__builtin_memcpy((dst), (src), (sz)), 0)
 
 /* ---- open-coded iterators ---- */
 #define bpf_for(i, start, end) for ((i) = (start); (i) < (end); (i)++)
+/* bpf_repeat(N): bpf_experimental.h's numbers iterator over [0, N) */
+#define bpf_repeat(N) for (int ___r = 0; ___r < (N); ___r++)
 
 static __always_inline void sim_iter_scx_dsq_destroy(struct bpf_iter_scx_dsq *it)
 {
@@ -404,7 +436,18 @@ enum sim_map_type {
 	BPF_MAP_TYPE_ARENA = 33,
 };
 
-#define __uint(name, val) int (*name)[val]
+/*
+ * __uint(name, val): the member named `name` (each name libbpf knows that a
+ * program here uses has its own definition; any other fails the build);
+ * libbpf's key_size / value_size declare the key and value as that many
+ * bytes, the same members as __type(key / value, ...).
+ */
+#define __uint(name, val) SIM_UINT_##name(val)
+#define SIM_UINT_type(val) int (*type)[val]
+#define SIM_UINT_max_entries(val) int (*max_entries)[val]
+#define SIM_UINT_map_flags(val) int (*map_flags)[val]
+#define SIM_UINT_key_size(val) char (*key)[val]
+#define SIM_UINT_value_size(val) char (*value)[val]
 #define __type(name, val) __typeof__(val) *name
 #define __array(name, val) __typeof__(val) *name[]
 /* libbpf's __ulong (map_extra): a size, as __uint, in bytes */
@@ -422,12 +465,62 @@ long sim_hash_update(void **slot, u32 max, u32 ksz, u32 vsz, const void *key, co
 long sim_hash_delete(void **slot, u32 ksz, const void *key) __hidden;
 void *sim_task_storage(void **slot, u32 vsz, struct task_struct *p, u64 flags) __hidden;
 
+/*
+ * A map reached through a `void *` (scx_rusty: `void *map = &m;
+ * bpf_map_lookup_elem(map, ...)`) has lost the declared type the macros
+ * read its sizes from. SIM_M() gives such a pointer a type whose sizes are
+ * all 0 (type 0: no map type); the lookup then takes the map's sizes and
+ * storage from the program's table of untyped maps (sim_untyped_maps, in
+ * the peer's fields_<name>.h: SIM_MAP_DESC(m) for each map it passes as
+ * `void *`), by address. A map not in it is a scheduler error.
+ */
+struct sim_anymap {
+	int (*type)[0];
+	int (*max_entries)[0];
+	char (*key)[0];
+	char (*value)[0];
+};
+#define SIM_M(m) _Generic((m), void *: (struct sim_anymap *)(m), default: (m))
+struct sim_map_desc {
+	const void *map;
+	int type;
+	u32 max, ksz, vsz;
+	void **slot;
+};
+#define SIM_MAP_DESC(m) { &(m), SIM_MAP_TYPE(&(m)), SIM_MAP_MAX(&(m)), SIM_MAP_KSZ(&(m)), SIM_MAP_VSZ(&(m)), SIM_MAP_SLOT(&(m)) }
+extern const struct sim_map_desc sim_untyped_maps[] __attribute__((weak));
+extern const u32 sim_nr_untyped_maps __attribute__((weak));
+
+static __always_inline int sim_map_untyped(const void *m, void ***slot, int *type, u32 *max,
+					   u32 *ksz, u32 *vsz)
+{
+	u32 i;
+
+	if (&sim_nr_untyped_maps)
+		for (i = 0; i < sim_nr_untyped_maps; i++) {
+			const struct sim_map_desc *d = &sim_untyped_maps[i];
+
+			if (d->map == m) {
+				*slot = d->slot;
+				*type = d->type;
+				*max = d->max;
+				*ksz = d->ksz;
+				*vsz = d->vsz;
+				return 0;
+			}
+		}
+	sim_errorf("a map passed as void * is not in the program's sim_untyped_maps");
+	return -1;
+}
+
 static __always_inline void *sim_map_lookup(void **slot, int type, u32 max, u32 ksz, u32 vsz,
 					    const void *key)
 {
 	u32 k;
 
 	sim_nr_calls++;
+	if (!type && sim_map_untyped((const void *)slot, &slot, &type, &max, &ksz, &vsz))
+		return NULL;
 	switch (type) {
 	case BPF_MAP_TYPE_ARRAY:
 		k = *(const u32 *)key;
@@ -452,20 +545,56 @@ static __always_inline void *sim_map_lookup(void **slot, int type, u32 max, u32 
 	}
 }
 
-#define bpf_map_lookup_elem(m, k) \
-	sim_map_lookup(SIM_MAP_SLOT(m), SIM_MAP_TYPE(m), SIM_MAP_MAX(m), SIM_MAP_KSZ(m), SIM_MAP_VSZ(m), (k))
+/* an untyped map (type 0) passes its own address where the slot goes */
+#define SIM_MAP_SLOT_OR_SELF(m) (SIM_MAP_TYPE(SIM_M(m)) ? SIM_MAP_SLOT(SIM_M(m)) : (void **)(m))
+#define bpf_map_lookup_elem(m, k)                                                           \
+	sim_map_lookup(SIM_MAP_SLOT_OR_SELF(m), SIM_MAP_TYPE(SIM_M(m)), SIM_MAP_MAX(SIM_M(m)), \
+		       SIM_MAP_KSZ(SIM_M(m)), SIM_MAP_VSZ(SIM_M(m)), (k))
 
 /* a compile-time check inside an expression: a negative array size fails the build */
 #define SIM_BUILD_CHECK(cond) ((void)sizeof(char[(cond) ? 1 : -1]))
 
-/* only hash maps take updates and deletes here (arrays are written in place) */
-#define bpf_map_update_elem(m, k, v, f)                                        \
-	(SIM_BUILD_CHECK(SIM_MAP_TYPE(m) == BPF_MAP_TYPE_HASH), sim_nr_calls++, \
-	 sim_hash_update(SIM_MAP_SLOT(m), SIM_MAP_MAX(m), SIM_MAP_KSZ(m), SIM_MAP_VSZ(m), (k), (v), (f)))
+/*
+ * Updates and deletes: hash maps, and arrays as kernel/bpf/arraymap.c does
+ * them: array_map_update_elem: flags past BPF_EXIST -EINVAL, an index past
+ * the end -E2BIG, BPF_NOEXIST -EEXIST (every element exists), else the
+ * value is copied in; array_map_delete_elem: -EINVAL.
+ */
+static __always_inline long sim_array_update(void **slot, u32 max, u32 vsz, const void *key,
+					     const void *val, u64 flags)
+{
+	u32 k = *(const u32 *)key;
 
-#define bpf_map_delete_elem(m, k) \
-	(SIM_BUILD_CHECK(SIM_MAP_TYPE(m) == BPF_MAP_TYPE_HASH), sim_nr_calls++, \
-	 sim_hash_delete(SIM_MAP_SLOT(m), SIM_MAP_KSZ(m), (k)))
+	if (flags > BPF_EXIST)
+		return -EINVAL;
+	if (k >= max)
+		return -E2BIG;
+	if (flags == BPF_NOEXIST)
+		return -EEXIST;
+	if (!*slot)
+		*slot = sim_calloc(max, vsz);
+	__builtin_memcpy((char *)*slot + (u64)k * vsz, val, vsz);
+	return 0;
+}
+#define bpf_map_update_elem(m, k, v, f)                                                     \
+	(SIM_BUILD_CHECK(SIM_MAP_TYPE(m) == BPF_MAP_TYPE_HASH ||                             \
+			 SIM_MAP_TYPE(m) == BPF_MAP_TYPE_ARRAY), sim_nr_calls++,             \
+	 SIM_MAP_TYPE(m) == BPF_MAP_TYPE_ARRAY ?                                             \
+		 sim_array_update(SIM_MAP_SLOT(m), SIM_MAP_MAX(m), SIM_MAP_VSZ(m), (k), (v), (f)) : \
+		 sim_hash_update(SIM_MAP_SLOT(m), SIM_MAP_MAX(m), SIM_MAP_KSZ(m), SIM_MAP_VSZ(m), (k), (v), (f)))
+
+#define bpf_map_delete_elem(m, k)                                            \
+	(SIM_BUILD_CHECK(SIM_MAP_TYPE(m) == BPF_MAP_TYPE_HASH ||              \
+			 SIM_MAP_TYPE(m) == BPF_MAP_TYPE_ARRAY), sim_nr_calls++, \
+	 SIM_MAP_TYPE(m) == BPF_MAP_TYPE_ARRAY ? (long)-EINVAL :             \
+						  sim_hash_delete(SIM_MAP_SLOT(m), SIM_MAP_KSZ(m), (k)))
+
+/* bpf_task_storage_delete: bpf_task_storage_delete -> task_storage_delete:
+ * -ENOENT if the task has no entry, else the entry is freed */
+long sim_task_storage_delete(void **slot, struct task_struct *p) __hidden;
+#define bpf_task_storage_delete(m, p) \
+	(SIM_BUILD_CHECK(SIM_MAP_TYPE(m) == BPF_MAP_TYPE_TASK_STORAGE), sim_nr_calls++, \
+	 sim_task_storage_delete(SIM_MAP_SLOT(m), (p)))
 
 #define bpf_task_storage_get(m, p, init, flags) \
 	(SIM_BUILD_CHECK(SIM_MAP_TYPE(m) == BPF_MAP_TYPE_TASK_STORAGE), sim_nr_calls++, \
@@ -726,9 +855,11 @@ static __always_inline u64 scx_bpf_now(void) { return SIM_CALL(ktime); }
 static __always_inline void *sim_map_lookup_percpu(void **slot, int type, u32 max, u32 vsz,
 						   const void *key, u32 cpu)
 {
-	u32 k = *(const u32 *)key;
+	u32 k = *(const u32 *)key, ksz;
 
 	sim_nr_calls++;
+	if (!type && sim_map_untyped((const void *)slot, &slot, &type, &max, &ksz, &vsz))
+		return NULL;
 	if (type != BPF_MAP_TYPE_PERCPU_ARRAY) {
 		sim_errorf("bpf_map_lookup_percpu_elem: map type %d has no model", type);
 		return NULL;
@@ -739,8 +870,9 @@ static __always_inline void *sim_map_lookup_percpu(void **slot, int type, u32 ma
 		*slot = sim_calloc((u64)max * sim_host->nr_cpu_slots, vsz);
 	return (char *)*slot + ((u64)cpu * max + k) * vsz;
 }
-#define bpf_map_lookup_percpu_elem(m, k, cpu) \
-	sim_map_lookup_percpu(SIM_MAP_SLOT(m), SIM_MAP_TYPE(m), SIM_MAP_MAX(m), SIM_MAP_VSZ(m), (k), (cpu))
+#define bpf_map_lookup_percpu_elem(m, k, cpu)                                                   \
+	sim_map_lookup_percpu(SIM_MAP_SLOT_OR_SELF(m), SIM_MAP_TYPE(SIM_M(m)), SIM_MAP_MAX(SIM_M(m)), \
+			      SIM_MAP_VSZ(SIM_M(m)), (k), (cpu))
 
 /*
  * ---- BPF arena (kernel/bpf/arena.c) ----
@@ -867,6 +999,22 @@ static __always_inline u32 bpf_get_prandom_u32(void) { return SIM_CALL(prandom);
 static __always_inline u32 bpf_cpumask_any_distribute(const struct cpumask *m)
 {
 	return SIM_CALL(any_distribute, m);
+}
+
+/*
+ * bpf_cpumask_any_and_distribute(): cpumask_any_and_distribute
+ * (lib/cpumask.c), the same per-CPU rotor as cpumask_any_distribute over
+ * src1 & src2: the AND, then the one-mask rotor.
+ */
+static __always_inline u32 bpf_cpumask_any_and_distribute(const struct cpumask *a,
+							   const struct cpumask *b)
+{
+	struct cpumask and;
+	u32 i;
+
+	for (i = 0; i < SIM_MAX_CPUS / 64; i++)
+		and.bits[i] = a->bits[i] & b->bits[i];
+	return SIM_CALL(any_distribute, &and);
 }
 /* scx_bpf_cpuperf_cur(): arch_scale_freq_capacity(cpu); the simulated
  * machine runs at fixed speeds (no DVFS): SCX_CPUPERF_ONE. An invalid CPU
