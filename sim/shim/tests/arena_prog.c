@@ -144,3 +144,77 @@ SEC("syscall") __attribute__((noinline)) int divide(struct div_arg *d)
 	d->srem = d->sa % d->sb;
 	return 0;
 }
+
+/*
+ * The maps scx_rusty declares and uses as the shim models them
+ * (scx/common.bpf.h): a key_size/value_size map, an array reached through
+ * a `void *` (sim_untyped_maps), array update/delete as
+ * kernel/bpf/arraymap.c, bpf_task_storage_delete.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, 24);
+	__uint(max_entries, 4);
+} sized SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, u32);
+	__type(value, u64);
+	__uint(max_entries, 2);
+} untyped SEC(".maps");
+
+const struct sim_map_desc sim_untyped_maps[] = { SIM_MAP_DESC(untyped) };
+const u32 sim_nr_untyped_maps = 1;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, u64);
+} tstore SEC(".maps");
+
+struct map_arg {
+	s64 r[12];
+};
+
+SEC("syscall") int map_checks(struct map_arg *a)
+{
+	struct task_struct t = {};
+	void *m = &untyped;
+	u32 k = 1;
+	u64 v = 7, *p, *q;
+
+	/* the same element, through the map and through a void * */
+	p = bpf_map_lookup_elem(&untyped, &k);
+	if (!p)
+		return -1;
+	*p = 42;
+	q = bpf_map_lookup_elem(m, &k);
+	a->r[0] = q == p ? (s64)*q : -1;
+	/* value_size 24: elements 24 bytes apart */
+	k = 0;
+	p = bpf_map_lookup_elem(&sized, &k);
+	k = 1;
+	q = bpf_map_lookup_elem(&sized, &k);
+	a->r[1] = p && q ? (char *)q - (char *)p : -1;
+	/* array_map_update_elem */
+	k = 1;
+	a->r[2] = bpf_map_update_elem(&untyped, &k, &v, BPF_NOEXIST);
+	a->r[3] = bpf_map_update_elem(&untyped, &k, &v, BPF_EXIST + 1);
+	k = 2;
+	a->r[4] = bpf_map_update_elem(&untyped, &k, &v, BPF_ANY);
+	k = 0;
+	a->r[5] = bpf_map_update_elem(&untyped, &k, &v, BPF_EXIST);
+	p = bpf_map_lookup_elem(m, &k);
+	a->r[6] = p ? (s64)*p : -1;
+	/* array_map_delete_elem */
+	a->r[7] = bpf_map_delete_elem(&untyped, &k);
+	/* task storage: created, deleted, gone */
+	a->r[8] = bpf_task_storage_get(&tstore, &t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE) != NULL;
+	a->r[9] = bpf_task_storage_delete(&tstore, &t);
+	a->r[10] = bpf_task_storage_get(&tstore, &t, 0, 0) != NULL;
+	a->r[11] = bpf_task_storage_delete(&tstore, &t);
+	return 0;
+}

@@ -289,3 +289,40 @@ fn division_by_zero_gives_bpf_results() {
     unsafe { n.run_syscall("divide", &mut d).unwrap() };
     assert_eq!((d.quot, d.rem, d.squot, d.srem), (123, 4, -7, -7), "{d:?}");
 }
+
+#[repr(C)]
+struct MapArg {
+    r: [i64; 12],
+}
+
+/// The maps scx_rusty needs, as the shim models them (arena_prog.c
+/// `map_checks`): a map reached through a `void *` finds the same element
+/// (sim_untyped_maps); `value_size` sizes the elements; array updates and
+/// deletes return what kernel/bpf/arraymap.c's do; bpf_task_storage_delete
+/// frees the entry, then -ENOENT.
+#[test]
+fn rustys_maps_untyped_sized_array_updates_and_storage_delete() {
+    let mut n = prog();
+    let mut a = MapArg { r: [0; 12] };
+    // SAFETY: map_checks takes a struct map_arg (arena_prog.c)
+    let r = unsafe { n.run_syscall("map_checks", &mut a).unwrap() };
+    assert_eq!(r, 0);
+    let e = |x: i32| -(x as i64);
+    assert_eq!(
+        a.r,
+        [
+            42,              // the void * lookup: the same element
+            24,              // value_size
+            e(libc::EEXIST), // BPF_NOEXIST on an array
+            e(libc::EINVAL), // flags past BPF_EXIST
+            e(libc::E2BIG),  // index past the end
+            0,               // BPF_EXIST: copied in
+            7,               // ... and read back
+            e(libc::EINVAL), // array delete
+            1,               // task storage created
+            0,               // deleted
+            0,               // gone
+            e(libc::ENOENT), // deleting again
+        ]
+    );
+}
