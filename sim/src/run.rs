@@ -173,14 +173,15 @@ pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
 mod tests {
     use super::*;
 
-    fn time_s(seed: u64) -> f64 {
+    /// hackbench:g=2,l=50 on 2s2c2t under `sched` with `seed`; it must finish.
+    fn hackbench(sched: &str, seed: u64) -> Outcome {
         let m = crate::presets::find("2s2c2t").unwrap();
         let o = simulate(
             &RunSpec {
                 machine: &m,
                 cost: &CostModel::default(),
                 cfg: Config::default(),
-                sched: &SchedSpec::parse("arbor:stock").unwrap(),
+                sched: &SchedSpec::parse(sched).unwrap(),
                 knobs: &Knobs::default(),
                 workload: "hackbench:g=2,l=50",
                 seed,
@@ -189,6 +190,11 @@ mod tests {
         )
         .unwrap();
         assert!(o.ok, "{}", o.stop);
+        o
+    }
+
+    fn time_s(seed: u64) -> f64 {
+        let o = hackbench("arbor:stock", seed);
         o.metrics.iter().find(|m| m.name == "time_s").unwrap().value
     }
 
@@ -202,25 +208,6 @@ mod tests {
         assert!(others.iter().any(|&t| t != time_s(1)), "{others:?}");
     }
 
-    fn hackbench_on(sched: &str) -> Outcome {
-        let m = crate::presets::find("2s2c2t").unwrap();
-        let o = simulate(
-            &RunSpec {
-                machine: &m,
-                cost: &CostModel::default(),
-                cfg: Config::default(),
-                sched: &SchedSpec::parse(sched).unwrap(),
-                knobs: &Knobs::default(),
-                workload: "hackbench:g=2,l=50",
-                seed: 1,
-            },
-            |_| {},
-        )
-        .unwrap();
-        assert!(o.ok, "{}", o.stop);
-        o
-    }
-
     /// Seed 003 ran CFS with sched_wakeup_granularity_ns = 15 ms, so its
     /// wake-ups did not preempt; NO_WAKE_PREEMPT stands for that. With it
     /// no wake-up preempts (the counter stays 0) and, as the woken tasks
@@ -229,8 +216,8 @@ mod tests {
     #[test]
     fn no_wake_preempt_stops_wakeup_preemption() {
         let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
-        let on = hackbench_on("arbor:stock");
-        let off = hackbench_on("arbor:stock:NO_WAKE_PREEMPT");
+        let on = hackbench("arbor:stock", 1);
+        let off = hackbench("arbor:stock:NO_WAKE_PREEMPT", 1);
         assert!(c(&on, "wake_preempts") > 0, "{:?}", on.counters);
         assert_eq!(c(&off, "wake_preempts"), 0, "{:?}", off.counters);
         assert!(
