@@ -396,39 +396,24 @@ pub fn main(a: &ValidateArgs) -> Result<i32> {
     let scheds = SCHEDS.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let plain = WORKLOADS.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let with_bg = with_background(bg_rate);
-    let mut tcg = Plan::new(
-        plan.machine.clone(),
-        plan.cost.clone(),
-        tcg_config(k),
-        Knobs::default(),
-        &scheds,
-        &with_bg,
-        a.reps,
-        1,
-    )?;
-    tcg.trace = None;
-    let mut native = Plan::new(
-        plan.machine.clone(),
-        plan.cost.clone(),
-        plan.cfg.clone(),
-        Knobs::default(),
-        &scheds,
-        &with_bg,
-        a.reps,
-        1,
-    )?;
-    native.trace = None;
-    let mut tcg_plain = Plan::new(
-        plan.machine.clone(),
-        plan.cost.clone(),
-        tcg_config(k),
-        Knobs::default(),
-        &scheds,
-        &plain,
-        a.reps,
-        1,
-    )?;
-    tcg_plain.trace = None;
+    // the three simulated sides differ only in pace and workloads
+    let side = |cfg, workloads: &[String]| -> Result<Plan> {
+        let mut p = Plan::new(
+            plan.machine.clone(),
+            plan.cost.clone(),
+            cfg,
+            Knobs::default(),
+            &scheds,
+            workloads,
+            a.reps,
+            1,
+        )?;
+        p.trace = None;
+        Ok(p)
+    };
+    let tcg = side(tcg_config(k), &with_bg)?;
+    let native = side(plan.cfg.clone(), &with_bg)?;
+    let tcg_plain = side(tcg_config(k), &plain)?;
     let wall = std::time::Instant::now();
     let plans = [tcg, native, tcg_plain];
     let Some(done) = execute(&plans, a.job)? else {
