@@ -187,17 +187,25 @@ fn sibling_cpus(topo: &Topo) -> Vec<i32> {
     sib
 }
 
+/// A peer's object, loaded and told the machine's size (the first steps of
+/// every peer's set-up); `so` is empty when the build could not get the
+/// peer's source, and `err` says why.
+fn load_peer(so: &[u8], err: &str, name: &str, topo: &Topo) -> Result<Native> {
+    if so.is_empty() {
+        bail!("{err}");
+    }
+    let mut n = Native::load(so, name, Vec::new())?;
+    n.set_machine(topo.cpus.len() as u32, topo.nr_nodes as u32);
+    Ok(n)
+}
+
 /// scx_bpfland 1.1.4 with its default options, as its src/main.rs sets it
 /// up (Scheduler::init, main.rs:238-392).
 fn bpfland(topo: &Topo) -> Result<Native> {
-    if BPFLAND_SO.is_empty() {
-        bail!("{BPFLAND_ERR}");
-    }
-    let mut n = Native::load(BPFLAND_SO, "bpfland", Vec::new())?;
+    let mut n = load_peer(BPFLAND_SO, BPFLAND_ERR, "bpfland", topo)?;
     n.counters_from_globals(BPFLAND_COUNTERS.to_vec());
     let cpus: Vec<_> = topo.cpus.iter().flatten().collect();
     let nr_cpu_ids = topo.cpus.len();
-    n.set_machine(nr_cpu_ids as u32, topo.nr_nodes as u32);
     // main.rs:245: SMT on if the machine has it (no --disable-smt)
     let smt_enabled = topo.smt_width > 1;
     // main.rs:249-256: NUMA on with more than one non-empty node
@@ -301,16 +309,12 @@ fn bpfland(topo: &Topo) -> Result<Native> {
 /// SCX_SLICE_DFL, the greedy masks stay empty and tasks keep the domain
 /// their BPF C picks for them.
 fn rusty(topo: &Topo) -> Result<Native> {
-    if RUSTY_SO.is_empty() {
-        bail!("{RUSTY_ERR}");
-    }
     // intf.h:25-26
     const MAX_CPUS: usize = 512;
     const MAX_DOMS: usize = 64;
-    let mut n = Native::load(RUSTY_SO, "rusty", Vec::new())?;
+    let mut n = load_peer(RUSTY_SO, RUSTY_ERR, "rusty", topo)?;
     n.counters_from_map(RUSTY_COUNTERS.to_vec());
     let nr_cpu_ids = topo.cpus.len();
-    n.set_machine(nr_cpu_ids as u32, topo.nr_nodes as u32);
     // the domains: DomainGroup::new without --cpumasks (domain.rs:93-111):
     // one per LLC (--cache-level 3), numbered node by node, LLCs in id order
     let cpus: Vec<_> = topo.cpus.iter().flatten().collect();
@@ -550,14 +554,10 @@ fn core_types(topo: &Topo) -> Vec<(bool, bool)> {
 /// (Scheduler::init, main.rs:130-255; lib.rs init_open_skel! and
 /// init_skel!, lib.rs:374-539; then ArenaLib::setup, main.rs:539-543).
 fn p2dq(topo: &Topo) -> Result<Native> {
-    if P2DQ_SO.is_empty() {
-        bail!("{P2DQ_ERR}");
-    }
-    let mut n = Native::load(P2DQ_SO, "p2dq", Vec::new())?;
+    let mut n = load_peer(P2DQ_SO, P2DQ_ERR, "p2dq", topo)?;
     n.counters_from_map(P2DQ_COUNTERS.to_vec());
     let cpus: Vec<_> = topo.cpus.iter().flatten().collect();
     let nr_cpu_ids = topo.cpus.len();
-    n.set_machine(nr_cpu_ids as u32, topo.nr_nodes as u32);
     // the defaults of SchedulerOpts (lib.rs:145-372) that depend on the
     // machine: lib.rs:23-44
     let nr_llcs = topo.nr_llcs;
