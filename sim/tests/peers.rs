@@ -27,6 +27,17 @@ fn run(preset: &str, sched: &str, workload: &str) -> Outcome {
     .unwrap_or_else(|e| panic!("{sched:?}: {e:#}"))
 }
 
+/// `peer` runs hackbench:g=2,l=200 on 2s2c2t to the end: not stalled, not
+/// ejected, every message (g groups x 20 senders x 20 receivers x l)
+/// delivered.
+fn hackbench_completes(peer: &str) -> Outcome {
+    let o = run("2s2c2t", peer, "hackbench:g=2,l=200");
+    assert!(o.ok && !o.ejected, "{}", o.stop);
+    assert_eq!(o.stop, "finished");
+    assert_eq!(metric(&o, "messages"), (2 * 20 * 20 * 200) as f64);
+    o
+}
+
 fn metric(o: &Outcome, name: &str) -> f64 {
     o.metrics
         .iter()
@@ -50,11 +61,7 @@ fn counter(o: &Outcome, name: &str) -> u64 {
 /// node's shared DSQ).
 #[test]
 fn bpfland_runs_hackbench_to_completion() {
-    let o = run("2s2c2t", "bpfland", "hackbench:g=2,l=200");
-    assert!(o.ok && !o.ejected, "{}", o.stop);
-    assert_eq!(o.stop, "finished");
-    // g groups x 20 senders x 20 receivers x l messages
-    assert_eq!(metric(&o, "messages"), (2 * 20 * 20 * 200) as f64);
+    let o = hackbench_completes("bpfland");
     let (direct, shared) = (
         counter(&o, "nr_direct_dispatches"),
         counter(&o, "nr_shared_dispatches"),
@@ -98,10 +105,7 @@ fn bpfland_and_arbor_side_by_side_on_x86_12() {
 /// hackbench to completion on a 2-node SMT machine, no stall, not ejected.
 #[test]
 fn p2dq_runs_hackbench_to_completion() {
-    let o = run("2s2c2t", "p2dq", "hackbench:g=2,l=200");
-    assert!(o.ok && !o.ejected, "{}", o.stop);
-    assert_eq!(o.stop, "finished");
-    assert_eq!(metric(&o, "messages"), (2 * 20 * 20 * 200) as f64);
+    hackbench_completes("p2dq");
 }
 
 /// Its idle pick puts a waking task on an idle CPU when one exists: on 8
@@ -137,10 +141,7 @@ fn p2dq_survives_its_modulo_by_zero_on_one_llc() {
 /// loader sets them up), every message delivered, no stall, not ejected.
 #[test]
 fn rusty_runs_hackbench_to_completion() {
-    let o = run("2s2c2t", "rusty", "hackbench:g=2,l=200");
-    assert!(o.ok && !o.ejected, "{}", o.stop);
-    assert_eq!(o.stop, "finished");
-    assert_eq!(metric(&o, "messages"), (2 * 20 * 20 * 200) as f64);
+    let o = hackbench_completes("rusty");
     assert!(counter(&o, "dsq_dispatch") > 0);
 }
 
