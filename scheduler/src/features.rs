@@ -183,6 +183,19 @@ pub const FEATURES: &[Feature] = &[
         seed: None,
         help: "a wakee preempts a busy CPU's task when eligible with the earlier deadline (baseline); NO_ for seed 003's 15 ms wakeup granularity",
     },
+    // Seed 001 measured on 3.10, whose select_idle_sibling() (3.9 to 4.8)
+    // took a wholly idle core of the LLC, else an idle SMT sibling of
+    // target, else target: never an idle thread of another busy core, as
+    // the 4.9+ scan does (policy.h: arbor_select_idle_group). Off in every
+    // profile (today's kernel); `arbor sim reproduce` turns it on for the
+    // seeds measured on kernels before 4.9 (001, 004).
+    Feature {
+        name: "SIS_IDLE_GROUP",
+        bit: bpf_intf::arbor_feature_FEAT_SIS_IDLE_GROUP,
+        default: false,
+        seed: None,
+        help: "select_idle_sibling as 3.9-4.8: an idle core, else target's idle sibling, else target (for seed-era baselines)",
+    },
     Feature {
         name: "LB_IMBALANCE",
         bit: bpf_intf::arbor_feature_FEAT_LB_IMBALANCE,

@@ -97,6 +97,14 @@ pub fn select_idle_cpu(
     (cpu, clear != 0, core != 0)
 }
 
+/// SIS_IDLE_GROUP's walk (3.9-4.8 select_idle_sibling): (cpu, found_core).
+#[allow(dead_code)]
+pub fn select_idle_group(s: &llc_snapshot, target: i32) -> (i32, bool) {
+    let mut core = 0u8;
+    let cpu = unsafe { ffi::arbor_select_idle_group(s, target, &mut core) };
+    (cpu, core != 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::ffi::*;
@@ -927,6 +935,73 @@ mod tests {
         assert_eq!(select_idle_cpu(&s, 0, true, true, 0), (-1, false, false));
         // with some depth the hinted core search runs, unlimited by it
         assert_eq!(select_idle_cpu(&s, 0, true, true, 1), (6, false, true));
+    }
+
+    // ---- SIS_IDLE_GROUP: select_idle_sibling of kernels 3.9-4.8 ----
+
+    /// The difference from the 4.9+ scan: with no wholly idle core and
+    /// target's sibling busy, an idle thread of another busy core is not
+    /// taken (the scan takes CPU 3 here).
+    #[test]
+    fn idle_group_never_takes_a_lone_idle_thread_of_another_core() {
+        let s = snap(&[3, 5]);
+        assert_eq!(select_idle_group(&s, 0), (-1, false));
+        assert_eq!(select_idle_cpu(&s, 0, false, false, 0).0, 3);
+    }
+
+    #[test]
+    fn idle_group_prefers_a_whole_idle_core_then_targets_sibling() {
+        // core 3 (6, 7) wholly idle: its first CPU, even with 1 and 3 idle
+        assert_eq!(select_idle_group(&snap(&[1, 3, 6, 7]), 0), (6, true));
+        // no idle core: target's own sibling
+        assert_eq!(select_idle_group(&snap(&[1, 3, 5]), 0), (1, false));
+        assert_eq!(select_idle_group(&snap(&[0, 3, 5]), 1), (0, false));
+    }
+
+    /// The groups form a ring starting at target's core, in CPU-id order;
+    /// target's own core is skipped even when its sibling is idle.
+    #[test]
+    fn idle_group_walks_the_cores_from_targets_and_wraps() {
+        let s = snap(&[2, 3, 6, 7]);
+        assert_eq!(select_idle_group(&s, 4), (6, true));
+        assert_eq!(select_idle_group(&s, 0), (2, true));
+        assert_eq!(select_idle_group(&snap(&[2, 3]), 6), (2, true));
+        // 7 is a lone idle thread of core 3: not taken; target's sibling is
+        assert_eq!(select_idle_group(&snap(&[1, 7]), 0), (1, false));
+    }
+
+    /// x86 numbering (CPU i and i + 4 share core i % 4): a core is taken
+    /// at its lowest CPU id, and target's sibling is 4 CPUs away.
+    #[test]
+    fn idle_group_on_x86_numbering() {
+        let mut s = snap(&[]);
+        for i in 0..8 {
+            s.core[i] = (i % 4) as u32;
+        }
+        let ring = sib_ring(&s.core[..8]);
+        s.sib[..8].copy_from_slice(&ring);
+        s.idle_mask = mask::<{ LLC_WORDS }>(&[5, 2, 6]);
+        assert_eq!(select_idle_group(&s, 0), (2, true));
+        assert_eq!(select_idle_group(&s, 4), (2, true));
+        s.idle_mask = mask::<{ LLC_WORDS }>(&[5, 6]);
+        assert_eq!(select_idle_group(&s, 1), (5, false));
+        assert_eq!(select_idle_group(&s, 0), (-1, false));
+    }
+
+    /// Without SMT every CPU is its own group: the first idle CPU after
+    /// target, wrapping, as the scan finds it.
+    #[test]
+    fn idle_group_without_smt_is_the_first_idle_cpu_after_target() {
+        let mut s = snap(&[1, 6]);
+        s.smt_width = 1;
+        for i in 0..8 {
+            s.core[i] = i as u32;
+            s.sib[i] = i as u16;
+        }
+        assert_eq!(select_idle_group(&s, 2), (6, true));
+        assert_eq!(select_idle_group(&s, 6), (1, true));
+        s.idle_mask = mask::<{ LLC_WORDS }>(&[]);
+        assert_eq!(select_idle_group(&s, 2), (-1, false));
     }
 
     // ---- issue 10 (Scale): multi-word masks, LLCs past 64 CPUs ----

@@ -228,6 +228,30 @@ mod tests {
         );
     }
 
+    /// SIS_IDLE_GROUP (select_idle_sibling of 3.9-4.8, seeds 001 and
+    /// 004's baselines) takes only a wholly idle core or target's idle
+    /// sibling: in a loaded hackbench, fewer wake-ups find an idle CPU
+    /// (the idle threads of other busy cores are no longer taken) and more
+    /// keep target. Same seed, same workload; off is today's scan.
+    #[test]
+    fn sis_idle_group_takes_fewer_idle_threads_and_keeps_target_more() {
+        let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
+        let off = hackbench("arbor:stock:NO_WA_IDLE", 1);
+        let on = hackbench("arbor:stock:NO_WA_IDLE,SIS_IDLE_GROUP", 1);
+        assert!(
+            c(&on, "found_idle_cpu") < c(&off, "found_idle_cpu") / 2,
+            "found_idle_cpu on {} off {}",
+            c(&on, "found_idle_cpu"),
+            c(&off, "found_idle_cpu")
+        );
+        assert!(
+            c(&on, "nofound_idle") > c(&off, "nofound_idle"),
+            "nofound_idle on {} off {}",
+            c(&on, "nofound_idle"),
+            c(&off, "nofound_idle")
+        );
+    }
+
     use crate::workload::{Effects, Exits, Step, TaskId, TaskSpec, Workload};
 
     /// Seed 002's process table under churn (issue 11, item 6): `procs`

@@ -100,6 +100,21 @@ if start_sched --profile stock -f NO_WA_IDLE,NO_WA_WEIGHT --stats-json $J; then
 else
 	fail "NO_WA_IDLE,NO_WA_WEIGHT: loads"
 fi
+# SIS_IDLE_GROUP (select_idle_sibling of 3.9-4.8, off in every profile): its
+# walk passes the verifier and places wake-ups (the unit tests in policy.rs
+# check where; sim/src/run.rs that it acts on the whole scheduler)
+J=$ARBOR_TMP/sis-group.json
+if start_sched --profile stock -f SIS_IDLE_GROUP --stats-json $J; then
+	hackbench -g 2 -l 50 >/dev/null 2>&1
+	hb=$?
+	alive=$([ "$(sched_state)" = enabled ] && kill -0 $SPID && echo yes)
+	stop_sched
+	placed=$(( $(json_get $J found_idle_core) + $(json_get $J found_idle_cpu) + $(json_get $J nofound_idle) ))
+	check "SIS_IDLE_GROUP: hackbench runs, not ejected, clean unload, $placed wake-ups through the walk" \
+		test "$hb" -eq 0 -a "$alive" = yes -a "$SRC" -eq 0 -a "$placed" -gt 0
+else
+	fail "SIS_IDLE_GROUP: loads"
+fi
 
 # ---- 3. an ejection is reported with the kernel's reason and a non-zero exit ----
 if start_sched; then

@@ -134,7 +134,10 @@ const fn p(v: f64) -> Option<f64> {
 /// seeds 000/001/003/004 had SIS_PROP, which we do not model, so their
 /// scan covers the whole LLC); NI_RANDOM in 6.18 (after every seed); and
 /// until 5.16 newidle balancing was skipped while the CPU's average idle
-/// time was below sysctl_sched_migration_cost (NI_MIGRATION_COST). Seed
+/// time was below sysctl_sched_migration_cost (NI_MIGRATION_COST). Before
+/// 4.9 (seeds 001 and 004), select_idle_sibling() took only a wholly idle
+/// core or target's idle SMT sibling, never an idle thread of another
+/// busy core (SIS_IDLE_GROUP; replaced by the 4.9 rewrite). Seed
 /// 003's own tables (20, 44 and 88 CPUs) were measured with
 /// sched_wakeup_granularity_ns = 15 ms ("Otherwise, preemptions increase at
 /// higher loads and distort the comparison"), so wake-ups there did not
@@ -212,10 +215,10 @@ pub const SEEDS: &[Seed] = &[
             unit: "tps",
             source: "seed 001 email, table 'db_size 22 MB' (tip 3.10.0-rc1); pgbench's own default of one thread (-j 1) driving every client connection, the 1:N waker of Mike Galbraith's analysis that the seed links",
             columns: &[
-                Column { name: "base", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST" },
-                Column { name: "1ms interval", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,WA_THROTTLE:wake-affine-interval-ms=1" },
-                Column { name: "10ms interval", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,WA_THROTTLE:wake-affine-interval-ms=10" },
-                Column { name: "100ms interval", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,WA_THROTTLE:wake-affine-interval-ms=100" },
+                Column { name: "base", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP" },
+                Column { name: "1ms interval", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP,WA_THROTTLE:wake-affine-interval-ms=1" },
+                Column { name: "10ms interval", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP,WA_THROTTLE:wake-affine-interval-ms=10" },
+                Column { name: "100ms interval", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP,WA_THROTTLE:wake-affine-interval-ms=100" },
             ],
             lines: &[
                 Line { param: "1", workload: "pgbench:clients=1,jobs=1,time=1", published: &[p(10828.0), p(10850.0), p(10795.0), p(10845.0)] },
@@ -394,8 +397,8 @@ pub const SEEDS: &[Seed] = &[
                 unit: "events in 3 s (simulated: events/s)",
                 source: "seed 004, Test 0: average events of 10 runs of 3 s",
                 columns: &[
-                    Column { name: "tip", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST" },
-                    Column { name: "patch", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,ASYM_WAKE_CAP" },
+                    Column { name: "tip", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP" },
+                    Column { name: "patch", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP,ASYM_WAKE_CAP" },
                     Column { name: "mainline", sched: "arbor:stock:ASYM_WAKE_CAP,ASYM_IDLE_CAPACITY,ASYM_MISFIT" },
                 ],
                 lines: &[Line { param: "1", workload: "sysbench:threads=1,time=3", published: &[p(146.9), p(217.9), None] }],
@@ -411,8 +414,8 @@ pub const SEEDS: &[Seed] = &[
                 unit: "s",
                 source: "seed 004, Test 1 on IVB-EP: 4.862 s vs 4.886 s ('SMP should be unaffected'); the simulator has no IVB-EP preset, so the 20-CPU Broadwell of seed 003 stands in",
                 columns: &[
-                    Column { name: "tip", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST" },
-                    Column { name: "patch", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,ASYM_WAKE_CAP" },
+                    Column { name: "tip", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP" },
+                    Column { name: "patch", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP,ASYM_WAKE_CAP" },
                     Column { name: "mainline", sched: "arbor:stock:ASYM_WAKE_CAP,ASYM_IDLE_CAPACITY,ASYM_MISFIT" },
                 ],
                 lines: &[Line { param: "50", workload: "perf-messaging:g=50,l=100", published: &[p(4.862), p(4.886), None] }],

@@ -139,6 +139,30 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 		goto found;
 	}
 	/*
+	 * SIS_IDLE_GROUP (kernels 3.9-4.8, for seed-era baselines): steps 3-7
+	 * did not exist; after target and prev came only the group walk of
+	 * policy.h arbor_select_idle_group (an idle core, else target's idle
+	 * sibling), and otherwise target.
+	 */
+	if (!asym_idle && feat(FEAT_SIS_IDLE_GROUP)) {
+		sc = get_scratch();
+		if (!sc) {
+			scx_bpf_put_idle_cpumask(idle);
+			return target;
+		}
+		snapshot_llc_topo(&sc->snap, llc_of(target));
+		snapshot_llc_idle(&sc->snap, p, idle, 0, sc->snap.nr);
+		cpu = arbor_select_idle_group(&sc->snap, target, &found_core);
+		scx_bpf_put_idle_cpumask(idle);
+		if (cpu < 0) {
+			stat_inc(STAT_NOFOUND_IDLE);
+			return target;
+		}
+		stat_inc(found_core ? STAT_FOUND_IDLE_CORE : STAT_FOUND_IDLE_CPU);
+		*found_idle = true;
+		return cpu;
+	}
+	/*
 	 * 3. a per-CPU kthread woke us on prev and is about to sleep (e.g. an
 	 *    IO completion): prev will be free in a moment, stay there.
 	 */

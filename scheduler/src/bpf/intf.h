@@ -125,7 +125,8 @@ enum arbor_feature {
 	FEAT_LB_IMBALANCE = 17,	/* periodic balance by weighted imbalance, with active balance */
 	FEAT_NI_MIGRATION_COST = 18,	/* before 5.16: no newidle while avg_idle < migration cost */
 	FEAT_WAKE_PREEMPT = 19,	/* a wakee preempts a busy CPU's task (check_preempt_wakeup_fair) */
-	NR_FEATURES	= 20,
+	FEAT_SIS_IDLE_GROUP = 20,	/* 3.9-4.8: select_idle_sibling takes only an idle core or target's sibling */
+	NR_FEATURES	= 21,
 };
 
 /*

@@ -447,6 +447,90 @@ ARBOR_POLICY s32 arbor_select_idle_cpu(const struct llc_snapshot *s, s32 target,
 	return idle_cpu;
 }
 
+/*
+ * SIS_IDLE_GROUP: select_idle_sibling() as kernels 3.9 to 4.8 had it
+ * (Mike Galbraith's "sched: Fix select_idle_sibling() bouncing cow
+ * syndrome", 3.9; replaced by Peter Zijlstra's "sched/fair: Rewrite
+ * select_idle_siblings()" in 4.9). After target and prev (the caller's
+ * steps 1 and 2), it walks the sched domains from the LLC down
+ * (for_each_lower_domain(sd_llc)); in each, the groups in their ring
+ * order, which starts at target's group and follows CPU ids. It takes the
+ * first group whose CPUs are all idle and which does not hold target
+ * ("if (i == target || !idle_cpu(i)) goto next"), and returns that group's
+ * first CPU. In the LLC domain the groups are cores; in the SMT domain
+ * below it they are target's threads. So: a wholly idle core other than
+ * target's, else an idle SMT sibling of target, else nothing (the caller
+ * keeps target) -- never an idle thread of another busy core, which the
+ * 4.9+ select_idle_cpu() scan takes. Seed 001's 3.10 baseline placed this
+ * way; with SMT, once every core has one busy thread, wake-ups stack on
+ * target, which is the stacking the wake-affine throttle addresses.
+ * Difference: the snapshot marks only CPUs p may use, where the kernel
+ * tested every CPU of a group for idleness and then took its first
+ * allowed one; the same for a task allowed everywhere.
+ * Returns a CPU id or -1; *found_core = 1 for a wholly idle core.
+ */
+ARBOR_POLICY s32 arbor_select_idle_group(const struct llc_snapshot *s, s32 target, u8 *found_core)
+{
+	u32 nr = s->nr < MAX_LLC_CPUS ? s->nr : MAX_LLC_CPUS;
+	s32 t, k, lead;
+
+	*found_core = 0;
+	t = arbor_llc_index(s, target);
+	if (t < 0 || !nr)
+		return -1;
+	/* the first index of target's core: where its group's ring position is */
+	lead = t;
+	POLICY_FOR(k, 0, MAX_LLC_CPUS) {
+		if ((u32)k >= nr || k >= t)
+			break;
+		if (s->core[k & (MAX_LLC_CPUS - 1)] == s->core[t & (MAX_LLC_CPUS - 1)]) {
+			lead = k;
+			break;
+		}
+	}
+	/* LLC domain: the cores in ring order from target's, skipping target's own */
+	POLICY_FOR(k, 1, MAX_LLC_CPUS) {
+		u32 i, j;
+		s32 m;
+		bool first = true;
+
+		if ((u32)k >= nr)
+			break;
+		i = ((u32)lead + k) % nr;
+		i &= MAX_LLC_CPUS - 1;
+		if (s->core[i] == s->core[t & (MAX_LLC_CPUS - 1)])
+			continue;
+		/* visit a core once, at its first (lowest-index) CPU */
+		j = i;
+		POLICY_FOR(m, 0, MAX_SMT) {
+			j = s->sib[j & (MAX_LLC_CPUS - 1)];
+			if (j == i || j >= nr)
+				break;
+			if (j < i)
+				first = false;
+		}
+		if (first && arbor_core_idle(s, i)) {
+			*found_core = 1;
+			return s->cpu[i];
+		}
+	}
+	/* SMT domain: target's threads after target, in id order, wrapping */
+	if (s->smt_width > 1) {
+		POLICY_FOR(k, 1, MAX_LLC_CPUS) {
+			u32 i;
+
+			if ((u32)k >= nr)
+				break;
+			i = ((u32)t + k) % nr;
+			i &= MAX_LLC_CPUS - 1;
+			if (s->core[i] == s->core[t & (MAX_LLC_CPUS - 1)] &&
+			    arbor_mask_test(s->idle_mask, LLC_MASK_WORDS, i))
+				return s->cpu[i];
+		}
+	}
+	return -1;
+}
+
 /* ------------------------------------------------------------------ */
 /* Fork/exec slow path (baseline: find_idlest_group / _cpu)            */
 /* ------------------------------------------------------------------ */
