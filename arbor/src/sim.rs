@@ -105,6 +105,9 @@ pub struct JobOut {
     #[serde(default)]
     pub units: Vec<(String, String, bool)>,
     pub counters: Vec<(String, u64)>,
+    /// per BPF op: (name, calls, ns charged), as bench's `bpf:OP`
+    #[serde(default)]
+    pub bpf_ops: Vec<(String, u64, f64)>,
 }
 
 impl From<&Outcome> for JobOut {
@@ -130,6 +133,7 @@ impl From<&Outcome> for JobOut {
                 .map(|m| (m.name.clone(), m.unit.to_string(), m.higher_is_better))
                 .collect(),
             counters: o.counters.clone(),
+            bpf_ops: o.bpf_ops.clone(),
         }
     }
 }
@@ -358,6 +362,14 @@ pub fn rows_of(plan: &Plan, plan_idx: usize, done: &[Done]) -> (Vec<Row>, Vec<St
         for (k, v) in &o.counters {
             rows.push(row(format!("c:{k}"), *v as f64));
         }
+        // what the cost model charged per call of each BPF op (the
+        // callback's entry plus its helper and kfunc calls): bench's
+        // bpf:OP, which a VM measures with the kernel's BPF run stats
+        for (op, calls, ns) in &o.bpf_ops {
+            if *calls > 0 {
+                rows.push(row(format!("bpf:{op}"), ns / *calls as f64));
+            }
+        }
     }
     (rows, failed)
 }
@@ -390,8 +402,9 @@ pub fn infos_of(done: &[Done]) -> std::collections::BTreeMap<String, MetricInfo>
                 kind,
             });
         }
-        for (k, _) in &d.out.counters {
-            let name = format!("c:{k}");
+        let counters = d.out.counters.iter().map(|(k, _)| format!("c:{k}"));
+        let ops = d.out.bpf_ops.iter().map(|(k, _, _)| format!("bpf:{k}"));
+        for name in counters.chain(ops) {
             if let Some(i) = metric::counter(&name) {
                 m.entry(name).or_insert(i);
             }

@@ -70,6 +70,10 @@ fn smoke_run_is_deterministic() {
     assert_eq!(cell("messages", "arbor:stock"), Some(20000.0));
     assert!(cell("c:wakeups", "arbor:stock").unwrap() > 0.0);
     assert!(cell("time_s", "arbor:seeds").unwrap() > 0.0);
+    // the cost charged per call of each BPF op: the callback's entry (25 ns
+    // by default) and more for select_cpu, which calls kfuncs
+    assert!(cell("bpf:select_cpu", "arbor:stock").unwrap() > 25.0);
+    assert!(cell("bpf:running", "arbor:seeds").unwrap() >= 25.0);
     let _ = std::fs::remove_dir_all(&a);
     let _ = std::fs::remove_dir_all(&b);
 }
