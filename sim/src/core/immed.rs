@@ -53,9 +53,7 @@ impl Core {
         if flags & abi::SCX_ENQ_IMMED != 0 {
             self.tasks[t].immed = true;
         }
-        if self.tasks[t].immed
-            && (self.cpus[cpu].local.len() > 1 || !self.rq_is_open(cpu, flags))
-        {
+        if self.tasks[t].immed && (self.cpus[cpu].local.len() > 1 || !self.rq_is_open(cpu, flags)) {
             self.cpus[cpu].reenq_local = true;
         }
     }

@@ -8,7 +8,13 @@ use super::*;
 /// SCX_ENQ_IMMED (scx_cosmos's direct_dispatch_local, main.bpf.c:1282).
 fn immed_on(cpu: usize) -> Option<SelectFn> {
     Some(Box::new(move |c: &mut Core, t, _prev, _f| {
-        c.kf_dsq_insert(t, abi::SCX_DSQ_LOCAL, abi::SCX_SLICE_DFL, None, abi::SCX_ENQ_IMMED);
+        c.kf_dsq_insert(
+            t,
+            abi::SCX_DSQ_LOCAL,
+            abi::SCX_SLICE_DFL,
+            None,
+            abi::SCX_ENQ_IMMED,
+        );
         cpu as i32
     }))
 }
@@ -80,7 +86,12 @@ fn two_immed_inserts_onto_one_cpu_are_both_reenqueued() {
         }
     }));
     let mut w = Script::new()
-        .task_at("waker", 0, Some(vec![0]), &[Act::Run(MS), Act::Wake(1, false), Act::Wake(2, false)])
+        .task_at(
+            "waker",
+            0,
+            Some(vec![0]),
+            &[Act::Run(MS), Act::Wake(1, false), Act::Wake(2, false)],
+        )
         .task_at("a", 0, None, &[Act::Block, Act::Run(MS)])
         .task_at("b", 0, None, &[Act::Block, Act::Run(MS)]);
     let (core, stop) = run(flat(4), &mut s, &mut w);
@@ -102,5 +113,8 @@ fn immed_on_a_non_local_dsq_ejects() {
     }));
     let mut w = Script::new().task_at("x", MS, None, &[Act::Run(MS)]);
     let (_core, stop) = run(flat(2), &mut s, &mut w);
-    assert!(ejected(&stop).contains("SCX_ENQ_IMMED on a non-local DSQ"), "{stop:?}");
+    assert!(
+        ejected(&stop).contains("SCX_ENQ_IMMED on a non-local DSQ"),
+        "{stop:?}"
+    );
 }
