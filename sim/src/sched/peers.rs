@@ -47,8 +47,8 @@ const RUSTY_ERR: &str = env!("SIM_SCHED_RUSTY_ERR");
 static COSMOS_SO: &[u8] = include_bytes!(env!("SIM_SCHED_COSMOS_SO"));
 const COSMOS_ERR: &str = env!("SIM_SCHED_COSMOS_ERR");
 
-/// scx_cosmos's statistics: .bss globals (main.bpf.c:179-182), as its
-/// get_metrics reads them (main.rs:1104-1112).
+/// scx_cosmos's statistics: .bss globals (main.bpf.c:184-187), as its
+/// get_metrics reads them (main.rs:1105-1112).
 const COSMOS_COUNTERS: &[&str] = &[
     "nr_event_dispatches",
     "nr_ev_sticky_dispatches",
