@@ -183,9 +183,9 @@ fn cosmos_runs_hackbench_to_completion() {
 /// that CPU's local DSQ (select_cpu -> direct_dispatch_local): on 8 CPUs a
 /// message thread waking 2 workers always finds idle CPUs, so no wake-up
 /// waits longer than an idle exit and none of those IMMED inserts is sent
-/// back (the CPU is open). If the core re-enqueued IMMED inserts onto idle
-/// CPUs, or scx_bpf_cpu_curr reported an idle CPU as busy, the wake-ups
-/// would go through its shared DSQ and this fails.
+/// back (the CPU is open). If the core took an idle CPU for one that
+/// cannot run the task now (rq_is_open false), every such insert would be
+/// re-enqueued and this fails (seen: wake_p99 and reenq_immed).
 #[test]
 fn cosmos_idle_pick_places_wakeups_on_idle_cpus() {
     let o = run("2s2c2t", "cosmos", "wakeprobe:m=1,w=2,t=1");
