@@ -842,6 +842,40 @@ mod tests {
         assert!(Peer::not_running("lavd").is_some());
     }
 
+    /// ops.set_weight after ops.enable (__scx_enable_task,
+    /// ext.c:3849-3853) gives rusty each task's weight: its task_ctx.weight,
+    /// which only rusty_set_weight writes (main.bpf.c:1581-1593), is the
+    /// task's p->scx.weight for tasks of mixed nice values (nice 0, -5, +5:
+    /// weights 100, 300, 33), not the 0 it starts at.
+    #[test]
+    fn rusty_gets_each_tasks_weight_through_set_weight() {
+        use crate::core::{Config, Core, Ops};
+        use crate::workload::TaskSpec;
+        let m = crate::presets::find("2s2c2t").unwrap();
+        let topo = m.topo().unwrap();
+        let mut n = rusty(&topo).unwrap();
+        let mut core = Core::new(m, crate::cost::CostModel::default(), Config::default()).unwrap();
+        let weights = [100u32, 300, 33];
+        let specs = weights
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| {
+                let mut s = TaskSpec::new(&format!("t{i}"), 1);
+                s.weight = w;
+                s
+            })
+            .collect();
+        core.spawn(specs).unwrap();
+        n.init(&mut core).unwrap();
+        for (t, &w) in weights.iter().enumerate() {
+            n.init_task(&mut core, t, true).unwrap();
+            n.enable(&mut core, t);
+            // SAFETY: sim_rusty_task_weight (fields_rusty.h) takes a task_struct
+            let got = unsafe { n.run_syscall("sim_rusty_task_weight", &mut *core.tasks[t].ts) };
+            assert_eq!(got.unwrap(), w as i32, "task {t}");
+        }
+    }
+
     #[test]
     fn siblings_pair_the_first_two_cpus_of_a_core() {
         // 2 cores x 2 threads, x86 numbering: 0/2 and 1/3 are siblings
