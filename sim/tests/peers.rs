@@ -169,8 +169,9 @@ fn rusty_keeps_wakeups_on_their_idle_prev_cpu() {
 /// (per-node idle masks, scx_bpf_pick_idle_cpu_node, one shared DSQ per
 /// node through the cpu_node_map its loader fills) and SMT on (its sibling
 /// masks); every message delivered, no stall, not ejected. Without the
-/// loader's cpu_node_map its cpu_node() is -ENOENT and its first shared
-/// insert goes to a DSQ id the core refuses.
+/// loader's cpu_node_map its cpu_node() is -ENOENT, used as a DSQ id
+/// (0xffff...fffe), which the core refuses (seen: ejected at
+/// scx_bpf_dsq_move_to_local).
 #[test]
 fn cosmos_runs_hackbench_to_completion() {
     let o = hackbench_completes("cosmos");
