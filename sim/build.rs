@@ -71,6 +71,16 @@ const PEERS: &[PeerCrate] = &[
         ops: "rusty",
         more: &["sdt_task.bpf.c", "sdt_alloc.bpf.c"],
     },
+    // scx_cosmos 1.1.7's build.rs: main.bpf.c and scx's lib/pmu.bpf.c
+    // (perf-event counters, used only with --perf-config / --perf-sticky)
+    PeerCrate {
+        name: "cosmos",
+        krate: "scx_cosmos",
+        ver: "1.1.7",
+        sha: "876ec23ff4116defac78b3bba9c4bde5d2a435451b4cbbbe1c6f5ecc23478a7b",
+        ops: "cosmos_ops",
+        more: &["lib/pmu.bpf.c"],
+    },
 ];
 
 /// scx's BPF library headers (bpf_h/), shipped in scx_cargo (the version

@@ -22,3 +22,16 @@ void **sim_counter_slot(void)
 	return SIM_MAP_SLOT(&stats);
 }
 const u32 sim_counter_max = SIM_MAP_MAX(&stats);
+
+/*
+ * For the sim's test of ops.set_weight (sim/src/sched/peers.rs tests): the
+ * weight rusty keeps per task, task_ctx.weight, which only
+ * rusty_set_weight writes (main.bpf.c:1581-1593); -1 if the task has no
+ * context. Not called by the simulator's runs.
+ */
+int sim_rusty_task_weight(struct task_struct *p)
+{
+	struct task_ctx *taskc = try_lookup_task_ctx(p);
+
+	return taskc ? (int)taskc->weight : -1;
+}

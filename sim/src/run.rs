@@ -49,6 +49,9 @@ pub struct Outcome {
     pub bpf_ops: Vec<(String, u64, f64)>,
     #[serde(skip)]
     pub wakeups: u64,
+    /// IMMED tasks the core sent back through ops.enqueue (core/immed.rs).
+    #[serde(skip)]
+    pub reenq_immed: u64,
 }
 
 /// CPU time of the calling thread, in seconds.
@@ -166,6 +169,7 @@ pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
             .map(|(k, v)| (k.to_string(), v.0, v.1))
             .collect(),
         wakeups: core.stats.wakeups,
+        reenq_immed: core.stats.reenq_immed,
     })
 }
 

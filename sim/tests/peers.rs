@@ -163,3 +163,50 @@ fn rusty_keeps_wakeups_on_their_idle_prev_cpu() {
     let p99 = metric(&o, "wake_p99_us");
     assert!(p99 < 10.0, "wake-up p99 {p99} us");
 }
+
+/// scx_cosmos (its BPF C and scx's lib/pmu.bpf.c, with its loader's
+/// defaults) runs hackbench to completion on a 2-node SMT machine: NUMA on
+/// (per-node idle masks, scx_bpf_pick_idle_cpu_node, one shared DSQ per
+/// node through the cpu_node_map its loader fills) and SMT on (its sibling
+/// masks); every message delivered, no stall, not ejected. Without the
+/// loader's cpu_node_map its cpu_node() is -ENOENT, used as a DSQ id
+/// (0xffff...fffe), which the core refuses (seen: ejected at
+/// scx_bpf_dsq_move_to_local).
+#[test]
+fn cosmos_runs_hackbench_to_completion() {
+    let o = hackbench_completes("cosmos");
+    // the default options leave its counters (perf events, GPU, primary
+    // overload) at 0
+    assert_eq!(counter(&o, "nr_overload_events"), 0);
+}
+
+/// Its idle pick puts a waking task on an idle CPU by an IMMED insert into
+/// that CPU's local DSQ (select_cpu -> direct_dispatch_local): on 8 CPUs a
+/// message thread waking 2 workers always finds idle CPUs, so no wake-up
+/// waits longer than an idle exit and none of those IMMED inserts is sent
+/// back (the CPU is open). If the core took an idle CPU for one that
+/// cannot run the task now (rq_is_open false), every such insert would be
+/// re-enqueued and this fails (seen: wake_p99 and reenq_immed).
+#[test]
+fn cosmos_idle_pick_places_wakeups_on_idle_cpus() {
+    let o = run("2s2c2t", "cosmos", "wakeprobe:m=1,w=2,t=1");
+    assert!(o.ok && !o.ejected, "{}", o.stop);
+    assert!(metric(&o, "wakeups") > 10000.0);
+    let p99 = metric(&o, "wake_p99_us");
+    assert!(p99 < 10.0, "wake-up p99 {p99} us");
+    assert_eq!(o.reenq_immed, 0);
+}
+
+/// Under hackbench (more runnable tasks than CPUs) its IMMED inserts do
+/// meet CPUs that can no longer run them at once, and the core sends those
+/// back through its ops.enqueue (SCX_ENQ_REENQ), as 7.2's ext.c does.
+#[test]
+fn cosmos_immed_inserts_are_reenqueued_under_load() {
+    let o = run("x86-12", "cosmos", "hackbench:g=2,l=200");
+    assert!(o.ok && !o.ejected, "{}", o.stop);
+    assert!(
+        o.reenq_immed > 0,
+        "no IMMED re-enqueue in {} wake-ups",
+        o.wakeups
+    );
+}

@@ -18,6 +18,13 @@ impl Core {
         vtime: Option<u64>,
         flags: u64,
     ) {
+        // scx_vet_enq_flags (ext.c:8835-8850)
+        let local =
+            dsq == abi::SCX_DSQ_LOCAL || dsq & abi::SCX_DSQ_LOCAL_ON == abi::SCX_DSQ_LOCAL_ON;
+        if flags & abi::SCX_ENQ_IMMED != 0 && !local {
+            self.eject(format!("SCX_ENQ_IMMED on a non-local DSQ {dsq:#x}"));
+            return;
+        }
         let d = Insert {
             task: t,
             dsq,

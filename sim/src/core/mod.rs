@@ -10,6 +10,7 @@
 
 pub mod cache;
 pub mod dsq;
+mod immed;
 pub mod kfuncs;
 pub mod ops;
 pub mod peers;
@@ -142,6 +143,9 @@ pub struct Task {
     pub timer_gen: u64,
     /// A dispatch-buffer or direct-dispatch entry refers to this queueing.
     pub qseq: u64,
+    /// SCX_TASK_IMMED: inserted into a local DSQ with SCX_ENQ_IMMED since
+    /// its last enqueue (immed.rs).
+    pub immed: bool,
 }
 
 /// SplitMix64's finaliser of (seed, i)
@@ -197,6 +201,11 @@ pub struct Cpu {
     /// current step, added before its next run.
     pub pending_stall: f64,
     pub trace_start: Ns,
+    /// rq->next_class is ext (not idle): an SCX task runs, is being
+    /// picked, or was woken onto this idle CPU (immed.rs rq_is_open).
+    pub next_ext: bool,
+    /// A re-enqueue of this local DSQ is scheduled (schedule_reenq_local).
+    pub reenq_local: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -277,6 +286,14 @@ pub struct Core {
     node_masks: Vec<Box<CpuMask>>,
     /// The task put_prev_task is switching out (still rq->curr).
     putting_prev: Option<TaskId>,
+    /// The CPU in balance_one (SCX_RQ_IN_BALANCE) while its ops.dispatch
+    /// loop runs.
+    in_balance: Option<usize>,
+    /// A CPU in schedule() and the task that is still its rq->curr there
+    /// (the one switching out, or blocking) until the pick.
+    sched_prev: Option<(usize, TaskId)>,
+    /// run_deferred is under way (immed.rs).
+    deferring: bool,
     /// scx_select_cpu_dfl's spans and gates, once computed.
     selcpu_topo: Option<Box<peers::SelCpuTopo>>,
     cpu_core: Vec<usize>,
@@ -383,6 +400,8 @@ impl Core {
                 last_idle_ns: 0,
                 pending_stall: 0.0,
                 trace_start: 0,
+                next_ext: false,
+                reenq_local: false,
             })
             .collect();
         let mut idle_mask = Box::new(CpuMask::empty());
@@ -431,6 +450,9 @@ impl Core {
             ops_name: String::new(),
             node_masks: vec![Box::new(CpuMask::empty()), Box::new(CpuMask::empty())],
             putting_prev: None,
+            in_balance: None,
+            sched_prev: None,
+            deferring: false,
             selcpu_topo: None,
             recent: Default::default(),
             machine,
@@ -652,6 +674,7 @@ impl Core {
                 message: None,
                 timer_gen: 0,
                 qseq: 0,
+                immed: false,
             });
             self.push(start, Ev::Start(i));
         }
@@ -749,12 +772,16 @@ impl Core {
             enq_flags |= abi::SCX_ENQ_CPU_SELECTED;
         }
         self.enqueue_task(ops, t, waker_cpu, enq_flags);
+        // wakeup_preempt (core.c:2294-2305) raises rq->next_class to ext
+        self.cpus[cpu].next_ext = true;
         // wakeup_preempt (core.c:2294-2305, ext.c:2262-2270, checklist 37):
         // an SCX task woken onto a CPU running the idle class reschedules
         // it, whichever DSQ ops.enqueue chose; a busy CPU is left alone
         if self.stop.is_none() && self.cpus[cpu].curr.is_none() {
             self.resched(cpu);
         }
+        // task_woken_scx -> run_deferred (ext.c:3557-3560)
+        self.run_deferred(ops);
     }
 
     /// enqueue_task_scx: ops.runnable, then do_enqueue_task.
@@ -774,6 +801,8 @@ impl Core {
     /// applied at once; nothing inserted leaves the task with the BPF side.
     fn do_enqueue(&mut self, ops: &mut dyn Ops, t: TaskId, on_cpu: usize, enq_flags: u64) {
         self.tasks[t].qseq += 1;
+        // a fresh enqueue clears SCX_TASK_IMMED (ext.c:1920-1925)
+        self.tasks[t].immed = false;
         if let Some(d) = self.ddsp.take() {
             if d.task == t {
                 self.apply_insert(d, self.tasks[t].cpu, true);
@@ -895,6 +924,10 @@ impl Core {
         self.note(Note::Insert { t, dsq: target });
         if let DsqRef::Local(c) = target {
             self.tasks[t].cpu = c;
+            // dsq_inc_nr (ext.c:1382-1417), then local_dsq_post_enq's
+            // wakeup_preempt raises next_class (ext.c:1507-1508)
+            self.immed_local_insert(t, c, flags);
+            self.cpus[c].next_ext = true;
             // ext.c:1507-1525 (checklist 37, 38): an idle CPU is rescheduled;
             // a busy one only with SCX_ENQ_PREEMPT
             if flags & abi::SCX_ENQ_PREEMPT != 0 {
@@ -952,7 +985,8 @@ impl Core {
     }
 }
 
-const PF_IDLE_FLAGS: u32 = abi::PF_KTHREAD;
+/// The idle tasks' flags (init_idle, core.c: PF_KTHREAD | PF_IDLE).
+const PF_IDLE_FLAGS: u32 = abi::PF_KTHREAD | abi::PF_IDLE;
 
 fn new_task_struct(pid: i32, tgid: i32, flags: u32, weight: u32) -> TaskStruct {
     TaskStruct {
@@ -974,5 +1008,7 @@ fn new_task_struct(pid: i32, tgid: i32, flags: u32, weight: u32) -> TaskStruct {
         sim_storage: [std::ptr::null_mut(); abi::MAX_TASK_STORAGE],
         comm: [0; 16],
         mempolicy: std::ptr::null_mut(),
+        utime: 0,
+        mm: std::ptr::null_mut(),
     }
 }

@@ -373,4 +373,43 @@ impl Core {
             .iter()
             .position(|t| t.ts.pid == pid && !matches!(t.state, TaskState::Exited))
     }
+
+    // ---- scx_cosmos: scx_bpf_cpu_curr ----
+
+    /// scx_bpf_cpu_curr (ext.c:10527-10541): rq->curr of a valid CPU
+    /// (scx_cpu_valid: an invalid one is an error and NULL). rq->curr is the
+    /// running task; while the CPU is in the scheduler, the task switching
+    /// out or blocking (it stays curr until the pick); else the CPU's idle
+    /// task, whose flags carry PF_IDLE.
+    pub fn kf_cpu_curr(&mut self, cpu: i32) -> *mut TaskStruct {
+        let Some(c) = usize::try_from(cpu).ok().filter(|&c| c < self.cpus.len()) else {
+            self.eject(format!("invalid CPU {cpu}"));
+            return std::ptr::null_mut();
+        };
+        match self.sched_prev {
+            Some((x, t)) if x == c => self.task_ptr(t),
+            _ => self.current_ptr(c),
+        }
+    }
+
+    // ---- scx_cosmos: scx_bpf_pick_idle_cpu_node ----
+
+    /// scx_bpf_pick_idle_cpu_node (idle.c:1334-1351): validate_node
+    /// (idle.c:840-864: an error unless SCX_OPS_BUILTIN_IDLE_PER_NODE;
+    /// NUMA_NO_NODE -ENOENT; a node out of range an error), then
+    /// scx_pick_idle_cpu(cpus, node, flags).
+    pub fn kf_pick_idle_cpu_node(&mut self, cpus: &CpuMask, node: i32, flags: u64) -> i32 {
+        if !self.per_node() {
+            self.eject("per-node idle tracking is disabled".into());
+            return -libc::EOPNOTSUPP;
+        }
+        if node == -1 {
+            return -libc::ENOENT;
+        }
+        if node < 0 || node as usize >= self.global.len() {
+            self.eject(format!("invalid node {node}"));
+            return -libc::EINVAL;
+        }
+        self.pick_idle_from(cpus, Some(node as usize), flags)
+    }
 }

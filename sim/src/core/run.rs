@@ -170,8 +170,12 @@ impl Core {
         let prev_queued =
             prev.is_some_and(|p| self.tasks[p].ts.scx.flags & abi::SCX_TASK_QUEUED != 0);
         let prev_for_dispatch = prev.or(blocked);
+        // until the pick, prev (running or blocking) is still rq->curr
+        let saved_prev = self.sched_prev;
+        self.sched_prev = prev_for_dispatch.map(|p| (x, p));
 
-        // balance_one (ext.c:2841-3003)
+        // balance_one (ext.c:2841-3003); SCX_RQ_IN_BALANCE meanwhile
+        self.in_balance = Some(x);
         let mut keep = prev_queued && prev.is_some_and(|p| self.tasks[p].ts.scx.slice > 0);
         let mut have = keep || !self.cpus[x].local.is_empty() || self.consume_global(x);
         if !have && self.stop.is_none() {
@@ -210,8 +214,14 @@ impl Core {
                 keep = true;
             }
         }
+        self.in_balance = None;
         if self.stop.is_some() {
+            self.sched_prev = saved_prev;
             return;
+        }
+        if keep || have {
+            // has_tasks (ext.c:3008-3019)
+            self.immed_after_balance(x);
         }
 
         if keep {
@@ -224,6 +234,9 @@ impl Core {
                 self.cpus[x].seg_start.max(self.now) + self.cpus[x].pending_stall as Ns;
             self.cpus[x].pending_stall = 0.0;
             self.arm_run_end(x);
+            self.sched_prev = saved_prev;
+            // the balance callback: run_deferred (ext.c:2805-2816, 1138-1141)
+            self.run_deferred(ops);
             return;
         }
 
@@ -248,7 +261,12 @@ impl Core {
                 self.call(x, Ctx::Other, "stopping", |c| ops.stopping(c, p, true));
                 self.ddsp = None;
                 if self.tasks[p].ts.scx.slice > 0 {
-                    self.enqueue_on(p, DsqRef::Local(x), abi::SCX_ENQ_HEAD, None);
+                    // ext.c:3150-3167: an IMMED task is re-enqueued
+                    if self.tasks[p].immed {
+                        self.do_enqueue(ops, p, x, abi::SCX_ENQ_REENQ);
+                    } else {
+                        self.enqueue_on(p, DsqRef::Local(x), abi::SCX_ENQ_HEAD, None);
+                    }
                 } else if next.is_none() && self.ops_flags & abi::SCX_OPS_ENQ_LAST != 0 {
                     self.do_enqueue(ops, p, x, abi::SCX_ENQ_LAST);
                 } else {
@@ -258,6 +276,9 @@ impl Core {
             }
         }
 
+        // the pick: rq->curr and rq->next_class become next's (core.c:7196)
+        self.sched_prev = saved_prev;
+        self.cpus[x].next_ext = next.is_some();
         match next {
             Some(n) => {
                 if was_idle {
@@ -275,6 +296,8 @@ impl Core {
             }
         }
         self.core_rearm(core, usize::MAX);
+        // the balance callback: run_deferred (ext.c:2805-2816, 1138-1141)
+        self.run_deferred(ops);
     }
 
     fn charge_slice(&mut self, x: usize, t: TaskId) {
@@ -586,6 +609,8 @@ impl Core {
             }
             self.ctx = Ctx::None;
             self.handle(ops, wl, ev);
+            // deferred re-enqueues left by the event (irq_work, immed.rs)
+            self.run_deferred(ops);
             if self.stop.is_some() {
                 break;
             }

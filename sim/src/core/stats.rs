@@ -81,6 +81,8 @@ pub struct Stats {
     pub ops: BTreeMap<&'static str, (u64, f64)>,
     pub stall_ns: f64,
     pub wakeups: u64,
+    /// IMMED tasks sent back through ops.enqueue (SCX_EV_REENQ_IMMED).
+    pub reenq_immed: u64,
     pub wake_lat: Hist,
     pub mig_core: u64,
     pub mig_llc: u64,

@@ -63,8 +63,16 @@ pub struct TaskStruct {
     pub comm: [u8; 16],
     /// struct mempolicy *: NULL, the simulated tasks have no memory policy
     pub mempolicy: *mut c_void,
+    /// scx_cosmos: user time, read only with --cpu-busy-thresh (off by
+    /// default); not accounted by the simulator: 0
+    pub utime: u64,
+    /// scx_cosmos: struct mm_struct *, read only with --mm-affinity (off by
+    /// default): NULL
+    pub mm: *mut c_void,
 }
 
+/// include/linux/sched.h: set on the idle tasks (swapper/N)
+pub const PF_IDLE: u32 = 0x0000_0002;
 pub const PF_EXITING: u32 = 0x0000_0004;
 pub const PF_KTHREAD: u32 = 0x0020_0000;
 
@@ -85,6 +93,11 @@ pub const SCX_ENQ_HEAD: u64 = 1 << 4;
 /// class's select_task_rq ran for a ttwu wake-up (ENQUEUE_RQ_SELECTED).
 pub const SCX_ENQ_CPU_SELECTED: u64 = 1 << 10;
 pub const SCX_ENQ_PREEMPT: u64 = 1 << 32;
+/// 7.2 (sched/ext/internal.h): a local insert the task must run at once
+/// from, else it goes back through ops.enqueue (dsq_inc_nr)
+pub const SCX_ENQ_IMMED: u64 = 1 << 33;
+/// internal.h: set on the ops.enqueue of a re-enqueue (reenq_local)
+pub const SCX_ENQ_REENQ: u64 = 1 << 40;
 pub const SCX_ENQ_LAST: u64 = 1 << 41;
 pub const SCX_ENQ_DSQ_PRIQ: u64 = 1 << 57;
 pub const SCX_DEQ_SLEEP: u64 = 1 << 0;
@@ -197,4 +210,8 @@ pub struct SimHost {
     pub task_from_pid: unsafe extern "C" fn(*mut c_void, i32) -> P,
     pub prandom: unsafe extern "C" fn(*mut c_void) -> u32,
     pub any_distribute: unsafe extern "C" fn(*mut c_void, *const CpuMask) -> u32,
+    // ---- added for scx_cosmos: scx_bpf_cpu_curr ----
+    pub cpu_curr: unsafe extern "C" fn(*mut c_void, i32) -> P,
+    // ---- added for scx_cosmos: scx_bpf_pick_idle_cpu_node ----
+    pub pick_idle_cpu_node: unsafe extern "C" fn(*mut c_void, *const CpuMask, i32, u64) -> i32,
 }

@@ -643,6 +643,21 @@ unsafe extern "C" fn h_any_distribute(ctx: *mut c_void, m: *const CpuMask) -> u3
     core(ctx).kf_any_distribute(&*m)
 }
 
+// ---- scx_cosmos: scx_bpf_cpu_curr ----
+unsafe extern "C" fn h_cpu_curr(ctx: *mut c_void, cpu: i32) -> *mut TaskStruct {
+    core(ctx).kf_cpu_curr(cpu)
+}
+// ---- scx_cosmos: scx_bpf_pick_idle_cpu_node ----
+unsafe extern "C" fn h_pick_idle_node(
+    ctx: *mut c_void,
+    m: *const CpuMask,
+    node: i32,
+    fl: u64,
+) -> i32 {
+    let mask = *m;
+    core(ctx).kf_pick_idle_cpu_node(&mask, node, fl)
+}
+
 fn host_table() -> SimHost {
     SimHost {
         ctx: std::ptr::null_mut(),
@@ -680,6 +695,8 @@ fn host_table() -> SimHost {
         task_from_pid: h_task_from_pid,
         prandom: h_prandom,
         any_distribute: h_any_distribute,
+        cpu_curr: h_cpu_curr,
+        pick_idle_cpu_node: h_pick_idle_node,
     }
 }
 

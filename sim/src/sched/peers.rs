@@ -9,12 +9,12 @@
 //! | `bpfland` | scx_bpfland 1.1.4 | yes | bpf_cpumask kfuncs and kptrs, scx_bpf_select_cpu_and (scx_select_cpu_dfl on the modelled idle masks), per-node idle masks, scx_bpf_dsq_peek, scx_bpf_task_running, per-CPU lookups by CPU, sd_llc_id |
 //! | `p2dq` | scx_p2dq 1.1.4 | yes | with scx's arena library (its lib/ sources, scx_cargo's headers): the BPF arena (shim.c), arena spin locks, bpf_task_from_pid, bpf_cpumask_any_distribute, bpf_get_prandom_u32 (the run's seed), scx_bpf_cpuperf_cur (1024: no DVFS), scx_bpf_dsq_move_vtime, a ring buffer nobody reads (the URCU doorbell), rodata fields by name (fields_p2dq.h); its loader's ArenaLib set-up is reproduced, its URCU and stream daemons are not (docs/sim/arena.md) |
 //! | `rusty` | scx_rusty 1.1.4 | yes, WITHOUT its user-space load balancer and tuner | maps reached through `void *` (sim_untyped_maps), key_size/value_size maps, array-map update/delete, bpf_task_storage_delete, bpf_cpumask_any_and_distribute, bpf_repeat, bpf_core_read, comm / mempolicy (NULL), PF_WQ_WORKER, ops.set_weight; its loader's domains (main.rs:382-450) |
+//! | `cosmos` | scx_cosmos 1.1.7 | yes (its options' defaults: no perf events, no busy threshold, no mm affinity, no GPU) | with scx's lib/pmu.bpf.c: SCX_ENQ_IMMED local inserts and their re-enqueue through ops.enqueue (core/immed.rs, 7.2's dsq_inc_nr / rq_is_open / reenq_local), scx_bpf_cpu_curr (idle tasks with PF_IDLE), scx_bpf_pick_idle_cpu_node, a perf-event array that is present and empty (bpf_perf_event_read_value fails as on an empty slot), the task fields utime / mm (declared, 0 / NULL: read only with options off by default); its loader's cpu_node_map |
 //!
-//! Not yet (`not_yet` says why, measured by compiling each against the
-//! shim with scripts/peer-shim-errors.sh): cosmos (SCX_ENQ_IMMED,
-//! scx_bpf_cpu_curr, lib/pmu.bpf.c's perf-event maps), lavd (the arena and
-//! library are there; cgroups, fexit / tracepoint programs and more are
-//! not): docs/sim/arena.md.
+//! Not yet (`not_yet` says why, measured by compiling it against the
+//! shim with scripts/peer-shim-errors.sh): lavd (the arena and library are
+//! there; cgroups, fexit / tracepoint programs and more are not):
+//! docs/sim/arena.md.
 
 use anyhow::{bail, Result};
 use scx_arbor::topology::Topo;
@@ -27,6 +27,7 @@ pub enum Peer {
     Bpfland,
     P2dq,
     Rusty,
+    Cosmos,
 }
 
 /// The embedded shared object of scx_bpfland's BPF program (empty if the
@@ -41,6 +42,19 @@ const P2DQ_ERR: &str = env!("SIM_SCHED_P2DQ_ERR");
 /// scx_rusty's BPF program: main.bpf.c with its sdt_task / sdt_alloc.
 static RUSTY_SO: &[u8] = include_bytes!(env!("SIM_SCHED_RUSTY_SO"));
 const RUSTY_ERR: &str = env!("SIM_SCHED_RUSTY_ERR");
+
+/// scx_cosmos's BPF program: main.bpf.c with scx's lib/pmu.bpf.c.
+static COSMOS_SO: &[u8] = include_bytes!(env!("SIM_SCHED_COSMOS_SO"));
+const COSMOS_ERR: &str = env!("SIM_SCHED_COSMOS_ERR");
+
+/// scx_cosmos's statistics: .bss globals (main.bpf.c:184-187), as its
+/// get_metrics reads them (main.rs:1105-1112).
+const COSMOS_COUNTERS: &[&str] = &[
+    "nr_event_dispatches",
+    "nr_ev_sticky_dispatches",
+    "nr_gpu_dispatches",
+    "nr_overload_events",
+];
 
 /// scx_rusty's statistics, enum stat_idx (intf.h:66-94), in order.
 const RUSTY_COUNTERS: &[&str] = &[
@@ -106,7 +120,6 @@ const BPFLAND_COUNTERS: &[&str] = &[
 /// Why a peer of `arbor bench` does not run here (yet).
 fn not_yet(name: &str) -> &'static str {
     match name {
-        "cosmos" => "its BPF C needs what the sim does not model yet (measured by compiling scx_cosmos 1.1.7 against the shim, scripts/peer-shim-errors.sh): SCX_ENQ_IMMED local inserts (7.2's run-now protection: ext.c dsq_inc_nr re-enqueues an IMMED task through ops.enqueue when its CPU is not open, local_task_should_reenq / reenq_local, put_prev_task_scx; the core has no such path), scx_bpf_cpu_curr with the idle task's PF_IDLE, __COMPAT_scx_bpf_pick_idle_cpu_node, the task fields utime and mm (read only with --cpu-busy-thresh and --mm-affinity, off by default), and lib/pmu.bpf.c, linked by its build.rs (BPF_MAP_TYPE_PERF_EVENT_ARRAY and bpf_perf_event_read_value, used only with --perf-config / --perf-sticky, off by default; bpf_task_storage_delete, used by every exit_task) (docs/sim/arena.md)",
         "lavd" => "its BPF arena and scx's arena library run in the shim now (p2dq uses them), not yet the rest its BPF C needs: cgroups (lib/cgroup_bw.bpf.c, the cgroup ops and iterators), fexit and tracepoint programs on futex and mutex functions (lock.bpf.c), ring buffers its loader reads, scx_bpf_cpu_curr, scx_bpf_cpuperf_cap, scx_bpf_reenqueue_local, ops.cpu_release, the task fields comm, prio, real_parent, se.sum_exec_runtime and se.avg.util_avg, the PELT clocks; nor its loader's compute domains (cpu_order.rs) (docs/sim/arena.md)",
         _ => "",
     }
@@ -125,7 +138,7 @@ struct DomainArg {
 
 impl Peer {
     pub fn names() -> Vec<&'static str> {
-        vec!["bpfland", "p2dq", "rusty"]
+        vec!["bpfland", "p2dq", "rusty", "cosmos"]
     }
 
     /// A peer of `arbor bench` that does not run in the simulator yet, and
@@ -146,7 +159,8 @@ impl Peer {
             "bpfland" => Peer::Bpfland,
             "p2dq" => Peer::P2dq,
             "rusty" => Peer::Rusty,
-            "cosmos" | "lavd" => bail!(
+            "cosmos" => Peer::Cosmos,
+            "lavd" => bail!(
                 "scheduler '{name}': this peer does not run in the simulator yet: {} (peers that run: {})",
                 not_yet(name),
                 Self::names().join(", ")
@@ -164,6 +178,7 @@ impl Peer {
             Peer::Bpfland => bpfland(topo),
             Peer::P2dq => p2dq(topo),
             Peer::Rusty => rusty(topo),
+            Peer::Cosmos => cosmos(topo),
         }
     }
 }
@@ -295,6 +310,108 @@ fn bpfland(topo: &Topo) -> Result<Native> {
             if r != 0 {
                 bail!("bpfland: enable_sibling_cpu({cpu}, {sib}) failed: error {r}");
             }
+        }
+    }
+    Ok(n)
+}
+
+/// struct sim_cosmos_cpu_node of sim/shim/fields_cosmos.h.
+#[repr(C)]
+struct CosmosCpuNode {
+    cpu: u32,
+    node: u32,
+}
+
+/// scx_cosmos 1.1.7 with its default options, as its src/main.rs sets it
+/// up (Scheduler::init, main.rs:553-850). The options all at their
+/// defaults (Opts, main.rs:60-260): no --primary-domain (every CPU is
+/// primary), --perf-config / --perf-sticky 0x0 (no perf event: lib/pmu.bpf.c
+/// installs and reads nothing), --cpu-busy-thresh 0 (p->utime never read:
+/// always deadline mode), no --mm-affinity (p->mm never read), no --gpu.
+/// Its user-space loop (main.rs run: statistics, and the perf thresholds
+/// and GPU pid sync, all off by default) is not run.
+fn cosmos(topo: &Topo) -> Result<Native> {
+    let mut n = load_peer(COSMOS_SO, COSMOS_ERR, "cosmos", topo)?;
+    n.counters_from_globals(COSMOS_COUNTERS.to_vec());
+    let cpus: Vec<_> = topo.cpus.iter().flatten().collect();
+    // main.rs:560: SMT as the machine has it (no --disable-smt)
+    let smt_enabled = topo.smt_width > 1;
+    // main.rs:563-571: NUMA on with more than one non-empty node
+    let numa_enabled = topo.nr_nodes > 1;
+    let b = |v: bool| [v as u8];
+    let u64b = |v: u64| v.to_ne_bytes();
+    // main.rs:598-619 with the defaults: --slice-us 1000, --slice-lag-us
+    // 20000, cpufreq on, --cpu-busy-thresh 0, --primary-overload-us 1000,
+    // the flags off, perf events 0x0
+    n.write_global("slice_ns", 0, &u64b(1000 * 1000))?;
+    n.write_global("slice_lag", 0, &u64b(20000 * 1000))?;
+    n.write_global("cpufreq_enabled", 0, &b(true))?;
+    n.write_global("flat_idle_scan", 0, &b(false))?;
+    n.write_global("smt_enabled", 0, &b(smt_enabled))?;
+    n.write_global("numa_enabled", 0, &b(numa_enabled))?;
+    n.write_global("nr_node_ids", 0, &(topo.nr_nodes as u32).to_ne_bytes())?;
+    n.write_global("no_wake_sync", 0, &b(false))?;
+    n.write_global("no_early_clear", 0, &b(false))?;
+    n.write_global("time_preemption", 0, &b(false))?;
+    n.write_global("mm_affinity", 0, &b(false))?;
+    n.write_global("perf_config", 0, &u64b(0))?;
+    n.write_global("perf_sticky", 0, &u64b(0))?;
+    n.write_global("busy_threshold", 0, &u64b(0))?;
+    n.write_global("overload_thresh_ns", 0, &u64b(1000 * 1000))?;
+    // main.rs:621-631: CPUs by capacity, highest first (a stable sort of
+    // the CPUs in id order), capacities normalised to the highest = 1024
+    let mut by_cap = cpus.clone();
+    by_cap.sort_by_key(|c| std::cmp::Reverse(c.capacity));
+    let max_cap = by_cap
+        .first()
+        .map(|c| c.capacity as u64)
+        .unwrap_or(1)
+        .max(1);
+    for (i, c) in by_cap.iter().enumerate() {
+        let norm = (c.capacity as u64 * 1024 / max_cap).clamp(1, 1024);
+        n.write_global("cpu_capacity", c.id * 8, &u64b(norm))?;
+        n.write_global("preferred_cpus", i * 8, &u64b(c.id as u64))?;
+    }
+    let same = cpus.iter().all(|c| c.capacity as u64 == max_cap);
+    n.write_global("all_cpus_same_capacity", 0, &b(same))?;
+    n.write_global("preferred_idle_scan", 0, &b(false))?;
+    // main.rs:640-654: no --primary-domain: every CPU, primary_all
+    n.write_global("primary_all", 0, &b(true))?;
+    // main.rs:676-678: no --gpu
+    n.write_global("gpu_enabled", 0, &b(false))?;
+    // main.rs:704-711: the ops flags
+    let flags = abi::SCX_OPS_ENQ_EXITING
+        | abi::SCX_OPS_ENQ_LAST
+        | abi::SCX_OPS_ENQ_MIGRATION_DISABLED
+        | abi::SCX_OPS_ALLOW_QUEUED_WAKEUP
+        | if numa_enabled {
+            abi::SCX_OPS_BUILTIN_IDLE_PER_NODE
+        } else {
+            0
+        };
+    n.write_global(
+        "cosmos_ops",
+        std::mem::offset_of!(SchedExtOps, flags),
+        &flags.to_ne_bytes(),
+    )?;
+    // after load: main.rs:740-753, cpu_node_map[cpu] = node for every CPU
+    for c in &cpus {
+        let mut a = CosmosCpuNode {
+            cpu: c.id as u32,
+            node: c.node as u32,
+        };
+        run(&mut n, "sim_cosmos_set_cpu_node", &mut a)?;
+    }
+    // main.rs:832-834, init_smt_domains (main.rs:1094-1102): each CPU's
+    // sibling (-1: none, which enable_sibling_cpu's cpumask ignores)
+    if smt_enabled {
+        for (cpu, sib) in sibling_cpus(topo).into_iter().enumerate() {
+            let mut a = DomainArg {
+                cpu_id: cpu as i32,
+                sibling_cpu_id: sib,
+            };
+            run(&mut n, "enable_sibling_cpu", &mut a)
+                .map_err(|e| anyhow::anyhow!("cosmos: {e}"))?;
         }
     }
     Ok(n)
@@ -716,14 +833,46 @@ mod tests {
         assert!(e.contains("does not run in the simulator yet"), "{e}");
     }
 
-    /// rusty runs (without its user-space load balancer and tuner);
-    /// cosmos's reason is the measured one (scripts/peer-shim-errors.sh).
+    /// rusty and cosmos run; lavd still says what it lacks.
     #[test]
-    fn rusty_runs_and_cosmos_says_what_it_measurably_lacks() {
+    fn rusty_and_cosmos_run_lavd_says_why_not() {
         assert_eq!(Peer::parse("rusty").unwrap(), Some(Peer::Rusty));
-        let e = Peer::parse("cosmos").unwrap_err().to_string();
-        for w in ["SCX_ENQ_IMMED", "dsq_inc_nr", "PF_IDLE", "off by default"] {
-            assert!(e.contains(w), "{w}: {e}");
+        assert_eq!(Peer::parse("cosmos").unwrap(), Some(Peer::Cosmos));
+        assert!(Peer::not_running("cosmos").is_none());
+        assert!(Peer::not_running("lavd").is_some());
+    }
+
+    /// ops.set_weight after ops.enable (__scx_enable_task,
+    /// ext.c:3849-3853) gives rusty each task's weight: its task_ctx.weight,
+    /// which only rusty_set_weight writes (main.bpf.c:1581-1593), is the
+    /// task's p->scx.weight for tasks of mixed nice values (nice 0, -5, +5:
+    /// weights 100, 300, 33), not the 0 it starts at.
+    #[test]
+    fn rusty_gets_each_tasks_weight_through_set_weight() {
+        use crate::core::{Config, Core, Ops};
+        use crate::workload::TaskSpec;
+        let m = crate::presets::find("2s2c2t").unwrap();
+        let topo = m.topo().unwrap();
+        let mut n = rusty(&topo).unwrap();
+        let mut core = Core::new(m, crate::cost::CostModel::default(), Config::default()).unwrap();
+        let weights = [100u32, 300, 33];
+        let specs = weights
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| {
+                let mut s = TaskSpec::new(&format!("t{i}"), 1);
+                s.weight = w;
+                s
+            })
+            .collect();
+        core.spawn(specs).unwrap();
+        n.init(&mut core).unwrap();
+        for (t, &w) in weights.iter().enumerate() {
+            n.init_task(&mut core, t, true).unwrap();
+            n.enable(&mut core, t);
+            // SAFETY: sim_rusty_task_weight (fields_rusty.h) takes a task_struct
+            let got = unsafe { n.run_syscall("sim_rusty_task_weight", &mut *core.tasks[t].ts) };
+            assert_eq!(got.unwrap(), w as i32, "task {t}");
         }
     }
 

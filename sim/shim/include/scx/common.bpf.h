@@ -94,6 +94,7 @@ typedef __INT32_TYPE__ int32_t;
 #define bpf_printk(fmt, args...) ((void)0)
 
 /* ---- the kernel objects the scheduler reads ---- */
+#define PF_IDLE 0x00000002	/* include/linux/sched.h: the idle tasks (swapper/N) */
 #define PF_EXITING 0x00000004
 #define PF_WQ_WORKER 0x00000020	/* include/linux/sched.h; the sim has no workqueue workers */
 #define PF_KTHREAD 0x00200000
@@ -130,6 +131,13 @@ struct task_struct {
 	 * (NULL: the simulated tasks have none, the kernel's default) */
 	char comm[16];
 	struct mempolicy *mempolicy;
+	/* ---- scx_cosmos: read only with options off by default ---- */
+	/* user time (ns): read only with --cpu-busy-thresh (busy_threshold,
+	 * default 0); the simulator does not account it: always 0 */
+	u64 utime;
+	/* the address space: read only with --mm-affinity (default off); the
+	 * simulated tasks have none modelled: NULL */
+	struct mm_struct *mm;
 };
 
 /* include/uapi/linux/mempolicy.h */
@@ -199,6 +207,7 @@ struct bpf_timer {
 #define SCX_ENQ_HEAD		(1ULL << 4)
 #define SCX_ENQ_CPU_SELECTED	(1ULL << 10)
 #define SCX_ENQ_PREEMPT		(1ULL << 32)
+#define SCX_ENQ_IMMED		(1ULL << 33)	/* 7.2: run now or go back to ops.enqueue */
 #define SCX_ENQ_REENQ		(1ULL << 40)
 #define SCX_ENQ_LAST		(1ULL << 41)
 #define SCX_ENQ_DSQ_PRIQ	(1ULL << 57)
@@ -317,6 +326,10 @@ struct sim_host {
 	struct task_struct *(*task_from_pid)(void *ctx, s32 pid);
 	u32 (*prandom)(void *ctx);
 	u32 (*any_distribute)(void *ctx, const struct cpumask *mask);
+	/* ---- added for scx_cosmos: scx_bpf_cpu_curr ---- */
+	struct task_struct *(*cpu_curr)(void *ctx, s32 cpu);
+	/* ---- added for scx_cosmos: scx_bpf_pick_idle_cpu_node ---- */
+	s32 (*pick_idle_cpu_node)(void *ctx, const struct cpumask *mask, s32 node, u64 flags);
 };
 
 extern struct sim_host *sim_host __hidden;
@@ -430,6 +443,7 @@ static __always_inline long bpf_timer_start(struct bpf_timer *t, u64 nsecs, u64 
 enum sim_map_type {
 	BPF_MAP_TYPE_HASH = 1,
 	BPF_MAP_TYPE_ARRAY = 2,
+	BPF_MAP_TYPE_PERF_EVENT_ARRAY = 4,	/* scx's lib/pmu.bpf.c (scx_cosmos) */
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
 	BPF_MAP_TYPE_RINGBUF = 27,
 	BPF_MAP_TYPE_TASK_STORAGE = 29,
@@ -1060,5 +1074,66 @@ static __always_inline void bpf_cgroup_release(struct cgroup *c)
 /* cid.bpf.h: the distribute rotor needs the cid kfuncs (scx_bpf_nr_cids),
  * which the shim does not have: its own fallback, nothing to allocate */
 static __always_inline int cmask_distribute_init(void *map) { return 0; }
+
+/*
+ * ---- scx_cosmos: scx_bpf_cpu_curr ----
+ * scx_bpf_cpu_curr() (ext.c): rq->curr of a valid CPU (ops_cpu_valid: an
+ * invalid one is an error and NULL): the running task, the task being
+ * switched out while its CPU is in the scheduler, else the CPU's idle task
+ * (PF_IDLE | PF_KTHREAD). Core::kf_cpu_curr.
+ */
+static __always_inline struct task_struct *__COMPAT_scx_bpf_cpu_curr(s32 cpu)
+{
+	return SIM_CALL(cpu_curr, cpu);
+}
+
+/*
+ * ---- scx_cosmos: scx_bpf_pick_idle_cpu_node ----
+ * scx_bpf_pick_idle_cpu_node() (idle.c): validate_node (an error unless
+ * SCX_OPS_BUILTIN_IDLE_PER_NODE, or for an invalid node), then
+ * scx_pick_idle_cpu(cpus, node, flags). Core::kf_pick_idle_cpu_node.
+ */
+static __always_inline s32 __COMPAT_scx_bpf_pick_idle_cpu_node(const struct cpumask *m, int node,
+							       u64 flags)
+{
+	return SIM_CALL(pick_idle_cpu_node, m, node, flags);
+}
+
+/*
+ * ---- scx_cosmos: lib/pmu.bpf.c's perf-event array ----
+ * BPF_MAP_TYPE_PERF_EVENT_ARRAY: the slots user space fills with perf
+ * event fds (scx_cosmos's setup_perf_events, only with --perf-config /
+ * --perf-sticky, off by default). The simulator installs no perf event:
+ * the map exists and is empty. bpf_perf_event_read_value() on it fails as
+ * the kernel's does on an empty slot (kernel/trace/bpf_trace.c
+ * get_map_perf_counter: flags beyond the index -EINVAL, an index past
+ * max_entries -E2BIG, no event -ENOENT; the value is zeroed on error).
+ */
+struct bpf_perf_event_value {
+	u64 counter;
+	u64 enabled;
+	u64 running;
+};
+#define BPF_F_INDEX_MASK 0xffffffffULL
+#define BPF_F_CURRENT_CPU BPF_F_INDEX_MASK
+static __always_inline long sim_perf_event_read_value(u32 max, u64 flags, void *buf, u32 size)
+{
+	u64 index = flags & BPF_F_INDEX_MASK;
+
+	sim_nr_calls++;
+	__builtin_memset(buf, 0, size);
+	if (flags & ~BPF_F_INDEX_MASK)
+		return -EINVAL;
+	if (size != sizeof(struct bpf_perf_event_value))
+		return -EINVAL;
+	if (index == BPF_F_CURRENT_CPU)
+		index = sim_host->this_cpu(sim_host->ctx);
+	if (index >= max)
+		return -E2BIG;
+	return -ENOENT;
+}
+#define bpf_perf_event_read_value(m, flags, buf, size)                                    \
+	(SIM_BUILD_CHECK(SIM_MAP_TYPE(m) == BPF_MAP_TYPE_PERF_EVENT_ARRAY),                 \
+	 sim_perf_event_read_value(SIM_MAP_MAX(m), (flags), (buf), (size)))
 
 #endif /* __SIM_SCX_COMMON_BPF_H */

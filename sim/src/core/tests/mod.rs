@@ -14,6 +14,7 @@ mod callbacks;
 mod dispatch;
 mod enqueue;
 mod idle;
+mod immed;
 mod invariants;
 mod kick;
 mod peers;

@@ -249,3 +249,94 @@ fn task_from_pid_finds_live_tasks_only() {
         assert_eq!(core.kf_task_from_pid(core.tasks[t].ts.pid), None);
     }
 }
+
+// ---- scx_cosmos: scx_bpf_cpu_curr ----
+
+/// scx_bpf_cpu_curr (ext.c:10527-10541): rq->curr. From the enqueue of a
+/// task woken while CPU 0 runs `busy` and CPU 1 is idle: CPU 0's curr is
+/// `busy` (no PF_IDLE), CPU 1's is its idle task (PF_IDLE | PF_KTHREAD);
+/// an invalid CPU is a scheduler error.
+#[test]
+fn cpu_curr_is_the_running_task_or_the_idle_task() {
+    let mut s = Sched::fifo_kick();
+    let seen: Rc<RefCell<Vec<(bool, u32, bool, u32)>>> = cell();
+    let sn = seen.clone();
+    s.enqueue = Some(Box::new(move |c: &mut Core, t, _f| {
+        if c.now == MS {
+            let busy = c.task_ptr(0);
+            let (p0, p1) = (c.kf_cpu_curr(0), c.kf_cpu_curr(1));
+            // SAFETY: both point at live task_structs of the core
+            let (f0, f1) = unsafe { ((*p0).flags, (*p1).flags) };
+            sn.borrow_mut()
+                .push((p0 == busy, f0, p1 == c.task_ptr(1), f1));
+        }
+        insert_kick(c, t, SHARED, abi::SCX_SLICE_DFL, None, 0);
+    }));
+    let mut w = Script::new()
+        .task_at("busy", 0, Some(vec![0]), &[Act::Run(5 * MS)])
+        .task_at("x", MS, Some(vec![0, 1]), &[Act::Run(MS)]);
+    let (_core, stop) = run(flat(2), &mut s, &mut w);
+    stopped_ok(&stop);
+    let v = seen.borrow();
+    assert_eq!(v.len(), 1, "{v:?}");
+    let (is_busy, f0, is_x, f1) = v[0];
+    assert!(is_busy && f0 & abi::PF_IDLE == 0, "{v:?}");
+    assert!(
+        !is_x && f1 & abi::PF_IDLE != 0 && f1 & abi::PF_KTHREAD != 0,
+        "{v:?}"
+    );
+
+    let mut s = Sched::fifo_kick();
+    s.enqueue = Some(Box::new(|c: &mut Core, t, _f| {
+        c.kf_cpu_curr(7);
+        insert_kick(c, t, SHARED, abi::SCX_SLICE_DFL, None, 0);
+    }));
+    let mut w = Script::new().task_at("x", MS, None, &[Act::Run(MS)]);
+    let (_core, stop) = run(flat(2), &mut s, &mut w);
+    assert!(ejected(&stop).contains("invalid CPU 7"), "{stop:?}");
+}
+
+// ---- scx_cosmos: scx_bpf_pick_idle_cpu_node ----
+
+/// scx_bpf_pick_idle_cpu_node (idle.c:1334-1351, validate_node 840-864):
+/// with per-node idle tracking, an idle CPU of the node asked for (claimed:
+/// a second pick does not return it), -ENOENT for NUMA_NO_NODE; without
+/// per-node tracking, a scheduler error.
+#[test]
+fn pick_idle_cpu_node_picks_in_the_node_and_needs_per_node_tracking() {
+    let mut s = Sched::fifo_kick();
+    s.flags = abi::SCX_OPS_BUILTIN_IDLE_PER_NODE;
+    let seen: Rc<RefCell<Vec<(i32, i32, i32, usize)>>> = cell();
+    let sn = seen.clone();
+    s.enqueue = Some(Box::new(move |c: &mut Core, t, _f| {
+        if sn.borrow().is_empty() {
+            let all = *c.all_mask;
+            let a = c.kf_pick_idle_cpu_node(&all, 1, 0);
+            let b = c.kf_pick_idle_cpu_node(&all, 1, 0);
+            let none = c.kf_pick_idle_cpu_node(&all, -1, 0);
+            let node_of_a = c.cpu_node[a.max(0) as usize];
+            sn.borrow_mut().push((a, b, none, node_of_a));
+        }
+        insert_kick(c, t, SHARED, abi::SCX_SLICE_DFL, None, 0);
+    }));
+    let mut w = Script::new().task_at("x", MS, None, &[Act::Run(MS)]);
+    let (_core, stop) = run(preset("2s2c2t"), &mut s, &mut w);
+    stopped_ok(&stop);
+    let v = seen.borrow();
+    let (a, b, none, node) = v[0];
+    assert!(a >= 0 && b >= 0 && a != b && node == 1, "{v:?}");
+    assert_eq!(none, -libc::ENOENT);
+
+    let mut s = Sched::fifo_kick();
+    s.enqueue = Some(Box::new(|c: &mut Core, t, _f| {
+        let all = *c.all_mask;
+        c.kf_pick_idle_cpu_node(&all, 0, 0);
+        insert_kick(c, t, SHARED, abi::SCX_SLICE_DFL, None, 0);
+    }));
+    let mut w = Script::new().task_at("x", MS, None, &[Act::Run(MS)]);
+    let (_core, stop) = run(preset("2s2c2t"), &mut s, &mut w);
+    assert!(
+        ejected(&stop).contains("per-node idle tracking is disabled"),
+        "{stop:?}"
+    );
+}
