@@ -27,6 +27,7 @@ pub enum Peer {
     Bpfland,
     P2dq,
     Rusty,
+    Lavd,
 }
 
 /// The embedded shared object of scx_bpfland's BPF program (empty if the
@@ -107,7 +108,6 @@ const BPFLAND_COUNTERS: &[&str] = &[
 fn not_yet(name: &str) -> &'static str {
     match name {
         "cosmos" => "its BPF C needs what the sim does not model yet (measured by compiling scx_cosmos 1.1.7 against the shim, scripts/peer-shim-errors.sh): SCX_ENQ_IMMED local inserts (7.2's run-now protection: ext.c dsq_inc_nr re-enqueues an IMMED task through ops.enqueue when its CPU is not open, local_task_should_reenq / reenq_local, put_prev_task_scx; the core has no such path), scx_bpf_cpu_curr with the idle task's PF_IDLE, __COMPAT_scx_bpf_pick_idle_cpu_node, the task fields utime and mm (read only with --cpu-busy-thresh and --mm-affinity, off by default), and lib/pmu.bpf.c, linked by its build.rs (BPF_MAP_TYPE_PERF_EVENT_ARRAY and bpf_perf_event_read_value, used only with --perf-config / --perf-sticky, off by default; bpf_task_storage_delete, used by every exit_task) (docs/sim/arena.md)",
-        "lavd" => "its BPF arena and scx's arena library run in the shim now (p2dq uses them), not yet the rest its BPF C needs: cgroups (lib/cgroup_bw.bpf.c, the cgroup ops and iterators), fexit and tracepoint programs on futex and mutex functions (lock.bpf.c), ring buffers its loader reads, scx_bpf_cpu_curr, scx_bpf_cpuperf_cap, scx_bpf_reenqueue_local, ops.cpu_release, the task fields comm, prio, real_parent, se.sum_exec_runtime and se.avg.util_avg, the PELT clocks; nor its loader's compute domains (cpu_order.rs) (docs/sim/arena.md)",
         _ => "",
     }
 }
@@ -125,7 +125,7 @@ struct DomainArg {
 
 impl Peer {
     pub fn names() -> Vec<&'static str> {
-        vec!["bpfland", "p2dq", "rusty"]
+        vec!["bpfland", "lavd", "p2dq", "rusty"]
     }
 
     /// A peer of `arbor bench` that does not run in the simulator yet, and
@@ -146,7 +146,8 @@ impl Peer {
             "bpfland" => Peer::Bpfland,
             "p2dq" => Peer::P2dq,
             "rusty" => Peer::Rusty,
-            "cosmos" | "lavd" => bail!(
+            "lavd" => Peer::Lavd,
+            "cosmos" => bail!(
                 "scheduler '{name}': this peer does not run in the simulator yet: {} (peers that run: {})",
                 not_yet(name),
                 Self::names().join(", ")
@@ -164,6 +165,7 @@ impl Peer {
             Peer::Bpfland => bpfland(topo),
             Peer::P2dq => p2dq(topo),
             Peer::Rusty => rusty(topo),
+            Peer::Lavd => super::lavd::lavd(topo),
         }
     }
 }
@@ -171,7 +173,7 @@ impl Peer {
 /// (cpu, sibling) for every possible CPU, as scx_utils 1.1.4's
 /// Topology::sibling_cpus (topology.rs:450-465): the first two CPUs of each
 /// core are each other's sibling; every other CPU gets -1.
-fn sibling_cpus(topo: &Topo) -> Vec<i32> {
+pub(super) fn sibling_cpus(topo: &Topo) -> Vec<i32> {
     let mut sib = vec![-1i32; topo.cpus.len()];
     let mut cores: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
     for c in topo.cpus.iter().flatten() {
@@ -190,7 +192,7 @@ fn sibling_cpus(topo: &Topo) -> Vec<i32> {
 /// A peer's object, loaded and told the machine's size (the first steps of
 /// every peer's set-up); `so` is empty when the build could not get the
 /// peer's source, and `err` says why.
-fn load_peer(so: &[u8], err: &str, name: &str, topo: &Topo) -> Result<Native> {
+pub(super) fn load_peer(so: &[u8], err: &str, name: &str, topo: &Topo) -> Result<Native> {
     if so.is_empty() {
         bail!("{err}");
     }
@@ -441,7 +443,7 @@ fn run(n: &mut Native, prog: &str, arg: &mut impl Sized) -> Result<()> {
 /// stream watcher (diagnostic output) and the user-space RCU daemon, which
 /// frees exited tasks' arena data after a grace period (without it that
 /// data is never reused: it costs arena pages, not scheduling).
-fn arena_lib_setup(n: &mut Native, topo: &Topo, task_size: u64) -> Result<()> {
+pub(super) fn arena_lib_setup(n: &mut Native, topo: &Topo, task_size: u64) -> Result<()> {
     if topo.cpus.len() >= 640 {
         bail!("Scheduler specifies too many CPUs");
     }
@@ -526,7 +528,7 @@ fn arena_lib_setup(n: &mut Native, topo: &Topo, task_size: u64) -> Result<()> {
 /// CPUs' capacities: big.LITTLE iff max >= 1.3 x min; a CPU at the maximum
 /// of a machine whose mean is lower is Big {turbo}; Little below the mean
 /// on a big.LITTLE machine; else Big. (turbo, little) per CPU id.
-fn core_types(topo: &Topo) -> Vec<(bool, bool)> {
+pub(super) fn core_types(topo: &Topo) -> Vec<(bool, bool)> {
     let caps: Vec<u64> = topo
         .cpus
         .iter()
@@ -712,8 +714,11 @@ mod tests {
         assert_eq!(Peer::parse("arbor:stock").unwrap(), None);
         let e = Peer::parse("bpfland:slice-us=5").unwrap_err().to_string();
         assert!(e.contains("defaults"), "{e}");
-        let e = Peer::parse("lavd").unwrap_err().to_string();
+        let e = Peer::parse("cosmos").unwrap_err().to_string();
         assert!(e.contains("does not run in the simulator yet"), "{e}");
+        assert_eq!(Peer::parse("lavd").unwrap(), Some(Peer::Lavd));
+        let e = Peer::parse("lavd:autopower").unwrap_err().to_string();
+        assert!(e.contains("defaults"), "{e}");
     }
 
     /// rusty runs (without its user-space load balancer and tuner);
