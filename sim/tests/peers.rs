@@ -163,3 +163,23 @@ fn rusty_keeps_wakeups_on_their_idle_prev_cpu() {
     let p99 = metric(&o, "wake_p99_us");
     assert!(p99 < 10.0, "wake-up p99 {p99} us");
 }
+
+/// scx_lavd (its BPF C, its own sources and scx's library, on the shim's
+/// arena, root cgroup and PELT clocks; its loader's compute domains) runs
+/// hackbench to completion on a 2-node SMT machine, no stall, not ejected.
+#[test]
+fn lavd_runs_hackbench_to_completion() {
+    hackbench_completes("lavd");
+}
+
+/// lavd's idle pick puts a waking task on an idle CPU when one exists: a
+/// message thread waking 2 workers on 8 CPUs always has idle CPUs, so no
+/// wake-up waits longer than an idle exit (a pick that queued wake-ups
+/// behind a busy CPU would wait for its slice: ms).
+#[test]
+fn lavd_idle_pick_places_wakeups_on_idle_cpus() {
+    let o = run("2s2c2t", "lavd", "wakeprobe:m=1,w=2,t=1");
+    assert!(o.ok && !o.ejected, "{}", o.stop);
+    let p99 = metric(&o, "wake_p99_us");
+    assert!(p99 < 10.0, "wake-up p99 {p99} us");
+}

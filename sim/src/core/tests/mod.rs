@@ -16,6 +16,7 @@ mod enqueue;
 mod idle;
 mod invariants;
 mod kick;
+mod lavd;
 mod peers;
 mod select;
 mod tick;
