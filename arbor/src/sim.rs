@@ -36,7 +36,7 @@ pub struct SimArgs {
     /// sysfs root such as /sys (instead of -t).
     #[arg(long, value_name = "DIR")]
     topology_from: Option<PathBuf>,
-    /// Scheduler, repeatable: arbor[:PROFILE][:FEAT,...][:KNOB=VALUE,...], e.g. arbor:stock, arbor:seeds:NO_STEAL, arbor:stock:WA_THROTTLE:wake-affine-interval-ms=10; or a peer from its own BPF source: bpfland, p2dq, rusty (rusty without its user-space load balancer and tuner: docs/sim/arena.md); cosmos and lavd are listed with the reason they do not run yet.
+    /// Scheduler, repeatable: arbor[:PROFILE][:FEAT,...][:KNOB=VALUE,...], e.g. arbor:stock, arbor:seeds:NO_STEAL, arbor:stock:WA_THROTTLE:wake-affine-interval-ms=10; or a peer from its own BPF source: bpfland, lavd, p2dq, rusty (rusty without its user-space load balancer and tuner; lavd with its tasks in the root cgroup and its futex tracing never firing: docs/sim/arena.md); cosmos is listed with the reason it does not run yet.
     #[arg(short, long = "sched")]
     scheds: Vec<String>,
     /// Workload, repeatable, e.g. hackbench:g=4,l=1000 (see --list).

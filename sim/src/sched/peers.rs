@@ -9,12 +9,11 @@
 //! | `bpfland` | scx_bpfland 1.1.4 | yes | bpf_cpumask kfuncs and kptrs, scx_bpf_select_cpu_and (scx_select_cpu_dfl on the modelled idle masks), per-node idle masks, scx_bpf_dsq_peek, scx_bpf_task_running, per-CPU lookups by CPU, sd_llc_id |
 //! | `p2dq` | scx_p2dq 1.1.4 | yes | with scx's arena library (its lib/ sources, scx_cargo's headers): the BPF arena (shim.c), arena spin locks, bpf_task_from_pid, bpf_cpumask_any_distribute, bpf_get_prandom_u32 (the run's seed), scx_bpf_cpuperf_cur (1024: no DVFS), scx_bpf_dsq_move_vtime, a ring buffer nobody reads (the URCU doorbell), rodata fields by name (fields_p2dq.h); its loader's ArenaLib set-up is reproduced, its URCU and stream daemons are not (docs/sim/arena.md) |
 //! | `rusty` | scx_rusty 1.1.4 | yes, WITHOUT its user-space load balancer and tuner | maps reached through `void *` (sim_untyped_maps), key_size/value_size maps, array-map update/delete, bpf_task_storage_delete, bpf_cpumask_any_and_distribute, bpf_repeat, bpf_core_read, comm / mempolicy (NULL), PF_WQ_WORKER, ops.set_weight; its loader's domains (main.rs:382-450) |
+//! | `lavd` | scx_lavd 1.1.4 | yes | with scx's arena library: the root cgroup (the sim's only one: cgroup ops at enable / disable, bpf_cgroup_from_id / _ancestor, css iterators), the PELT clocks (scx_clock_task / scx_clock_pelt), scx_bpf_cpuperf_cap, scx_bpf_cpu_curr, se.sum_exec_runtime, prio / static_prio, real_parent (a launcher), more cpumask kfuncs, CONFIG_NO_HZ_IDLE, fexit / tracepoint programs and ring buffers compiled but never fired or read, scx_bpf_reenqueue_local (an error if reached: no RT / DL class); its loader's compute domains and CPU orders (cpu_order.rs) in sched/lavd.rs (docs/sim/arena.md) |
 //!
 //! Not yet (`not_yet` says why, measured by compiling each against the
 //! shim with scripts/peer-shim-errors.sh): cosmos (SCX_ENQ_IMMED,
-//! scx_bpf_cpu_curr, lib/pmu.bpf.c's perf-event maps), lavd (the arena and
-//! library are there; cgroups, fexit / tracepoint programs and more are
-//! not): docs/sim/arena.md.
+//! lib/pmu.bpf.c's perf-event maps): docs/sim/arena.md.
 
 use anyhow::{bail, Result};
 use scx_arbor::topology::Topo;
