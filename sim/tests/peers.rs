@@ -166,10 +166,23 @@ fn rusty_keeps_wakeups_on_their_idle_prev_cpu() {
 
 /// scx_lavd (its BPF C, its own sources and scx's library, on the shim's
 /// arena, root cgroup and PELT clocks; its loader's compute domains) runs
-/// hackbench to completion on a 2-node SMT machine, no stall, not ejected.
+/// hackbench to completion on a 2-node SMT machine, no stall, not ejected;
+/// its ops.cgroup_init and ops.cgroup_exit ran once each, for the root
+/// cgroup (scx_cgroup_init / scx_cgroup_exit), and bpfland, which has
+/// neither op, was not charged for them.
 #[test]
 fn lavd_runs_hackbench_to_completion() {
-    hackbench_completes("lavd");
+    let o = hackbench_completes("lavd");
+    let calls = |o: &Outcome, op: &str| {
+        o.bpf_ops
+            .iter()
+            .find(|(n, _, _)| n == op)
+            .map_or(0, |x| x.1)
+    };
+    assert_eq!(calls(&o, "cgroup_init"), 1, "{:?}", o.bpf_ops);
+    assert_eq!(calls(&o, "cgroup_exit"), 1, "{:?}", o.bpf_ops);
+    let b = run("2s2c2t", "bpfland", "hackbench:g=1,l=10");
+    assert_eq!(calls(&b, "cgroup_init") + calls(&b, "cgroup_exit"), 0);
 }
 
 /// lavd's idle pick puts a waking task on an idle CPU when one exists: a
