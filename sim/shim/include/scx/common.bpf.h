@@ -1356,6 +1356,7 @@ struct task_group {
 	struct cgroup_subsys_state css;
 };
 extern struct cgroup sim_root_cgroup;
+struct cgroup *sim_task_join_root_cgroup(struct task_struct *p);
 /* bpf_cgroup_from_id(): the root for its id (1), else NULL; references
  * are not counted (the root outlives every run) */
 static __always_inline struct cgroup *bpf_cgroup_from_id(u64 id)
