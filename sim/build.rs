@@ -81,6 +81,38 @@ const PEERS: &[PeerCrate] = &[
         ops: "cosmos_ops",
         more: &["lib/pmu.bpf.c"],
     },
+    // scx_lavd 1.1.4's build.rs: main.bpf.c, its own sources and these of
+    // scx's src/bpf/lib/
+    PeerCrate {
+        name: "lavd",
+        krate: "scx_lavd",
+        ver: "1.1.4",
+        sha: "f16015ee20047840a665dfc271c17517155517734336dfb3759e0487a0e94823",
+        ops: "lavd_ops",
+        more: &[
+            "balance.bpf.c",
+            "idle.bpf.c",
+            "introspec.bpf.c",
+            "lat_cri.bpf.c",
+            "lock.bpf.c",
+            "power.bpf.c",
+            "preempt.bpf.c",
+            "sys_stat.bpf.c",
+            "util.bpf.c",
+            "lib/arena.bpf.c",
+            "lib/common.bpf.c",
+            "lib/atq.bpf.c",
+            "lib/bitmap.bpf.c",
+            "lib/cgroup_bw.bpf.c",
+            "lib/cpumask.bpf.c",
+            "lib/rbtree.bpf.c",
+            "lib/minheap.bpf.c",
+            "lib/sdt_alloc.bpf.c",
+            "lib/sdt_task.bpf.c",
+            "lib/topology.bpf.c",
+            "lib/ravg.bpf.c",
+        ],
+    },
 ];
 
 /// scx's BPF library headers (bpf_h/), shipped in scx_cargo (the version

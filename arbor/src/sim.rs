@@ -36,7 +36,7 @@ pub struct SimArgs {
     /// sysfs root such as /sys (instead of -t).
     #[arg(long, value_name = "DIR")]
     topology_from: Option<PathBuf>,
-    /// Scheduler, repeatable: arbor[:PROFILE][:FEAT,...][:KNOB=VALUE,...], e.g. arbor:stock, arbor:seeds:NO_STEAL, arbor:stock:WA_THROTTLE:wake-affine-interval-ms=10; or a peer from its own BPF source: bpfland, p2dq, rusty, cosmos (rusty without its user-space load balancer and tuner: docs/sim/arena.md; cosmos with its options' defaults); lavd is listed with the reason it does not run yet.
+    /// Scheduler, repeatable: arbor[:PROFILE][:FEAT,...][:KNOB=VALUE,...], e.g. arbor:stock, arbor:seeds:NO_STEAL, arbor:stock:WA_THROTTLE:wake-affine-interval-ms=10; or a peer from its own BPF source, with its loader's defaults: bpfland, cosmos, lavd, p2dq, rusty (rusty without its user-space load balancer and tuner; lavd with its tasks in the root cgroup and its futex tracing never firing: docs/sim/arena.md).
     #[arg(short, long = "sched")]
     scheds: Vec<String>,
     /// Workload, repeatable, e.g. hackbench:g=4,l=1000 (see --list).
@@ -474,33 +474,11 @@ pub fn main(a: SimArgs) -> Result<i32> {
     for c in &a.costs {
         cost.set(c)?;
     }
-    let mut sched_names: Vec<String> = if a.scheds.is_empty() {
+    let sched_names: Vec<String> = if a.scheds.is_empty() {
         vec!["arbor:stock".into(), "arbor:default".into()]
     } else {
         a.scheds.clone()
     };
-    // peers that cannot run here are listed with the reason, not run
-    let mut not_run = String::new();
-    let mut first_not_run = None;
-    sched_names.retain(|s| match arbor_sim::sched::peers::Peer::not_running(s) {
-        Some(why) => {
-            not_run += &format!("- `{s}` not run: {why}.\n");
-            first_not_run.get_or_insert(format!(
-                "scheduler '{s}' does not run in the simulator: {why}"
-            ));
-            false
-        }
-        None => true,
-    });
-    if sched_names.is_empty() {
-        bail!(
-            "{} (and no other scheduler was given)",
-            first_not_run.unwrap_or_default()
-        );
-    }
-    if !not_run.is_empty() {
-        eprint!("arbor sim: peers not modelled:\n{not_run}");
-    }
     let wl_names = if a.workloads.is_empty() {
         vec!["hackbench".to_string()]
     } else {
@@ -567,12 +545,7 @@ pub fn main(a: SimArgs) -> Result<i32> {
         a.seed + a.reps as u64 - 1,
         machine.name
     );
-    let not_run = if not_run.is_empty() {
-        not_run
-    } else {
-        format!("Peers not modelled in the simulator (listed, not approximated):\n\n{not_run}\n")
-    };
-    let md = format!("{title}{not_run}{}", report.markdown());
+    let md = format!("{title}{}", report.markdown());
     println!("{md}");
     if let Some(dir) = &a.out {
         let extra = serde_json::json!({

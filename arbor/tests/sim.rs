@@ -142,8 +142,8 @@ fn bad_input_is_one_line_and_exit_2() {
         (vec!["sim", "-w", missing.as_str()], "cannot read it"),
         (vec!["sim", "-t", "nosuch"], "nosuch"),
         (
-            vec!["sim", "-s", "lavd"],
-            "scheduler 'lavd' does not run in the simulator: its BPF arena and scx's arena library run in the shim now",
+            vec!["sim", "-s", "lavd:autopower"],
+            "lavd runs with its loader's defaults; options ('autopower') are not taken",
         ),
         (vec!["sim", "-s", "nosuch"], "unknown scheduler 'nosuch'"),
         (vec!["sim", "-s", "arbor:stock:NO_NOPE"], "NOPE"),

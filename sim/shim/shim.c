@@ -250,6 +250,39 @@ void *sim_ringbuf_slot(u64 size)
 	return size <= sizeof(slot) ? slot : NULL;
 }
 
+/*
+ * The root cgroup, the only one (docs/sim/arena.md "lavd"): id 1 (the
+ * root's kernfs id, as cgroup v2 numbers it), level 0, its own ancestor at
+ * level 0, no parent; the root task group's css and the css_set of every
+ * task point at it.
+ */
+static struct kernfs_node sim_root_kn = { .id = 1, .name = "" };
+struct cgroup sim_root_cgroup = {
+	.self = { .cgroup = &sim_root_cgroup, .parent = NULL },
+	.level = 0,
+	.kn = &sim_root_kn,
+	.ancestors = { &sim_root_cgroup },
+};
+static struct css_set sim_root_css_set = { .dfl_cgrp = &sim_root_cgroup };
+static struct task_group sim_root_task_group = { .css = { .cgroup = &sim_root_cgroup } };
+
+/* A task joins the root cgroup (before ops.init_task); returns it, for
+ * scx_init_task_args.cgroup. */
+struct cgroup *sim_task_join_root_cgroup(struct task_struct *p)
+{
+	p->cgroups = &sim_root_css_set;
+	p->sched_task_group = &sim_root_task_group;
+	return &sim_root_cgroup;
+}
+
+/* CONFIG_NO_HZ_IDLE (a __kconfig scx_lavd reads): the sim's idle CPUs take
+ * no ticks (the core stops a CPU's tick when it goes idle), as NO_HZ_IDLE */
+bool CONFIG_NO_HZ_IDLE = true;
+
+/* per_cpu(cpufreq_cpu_data): each CPU's cpufreq policy; the simulated
+ * machines have none (no DVFS) */
+struct cpufreq_policy *cpufreq_cpu_data[SIM_MAX_CPUS];
+
 /* The last reference of a bpf_cpumask is gone (bpf_cpumask_release). */
 void sim_cpumask_free(struct bpf_cpumask *m)
 {

@@ -210,3 +210,36 @@ fn cosmos_immed_inserts_are_reenqueued_under_load() {
         o.wakeups
     );
 }
+
+/// scx_lavd (its BPF C, its own sources and scx's library, on the shim's
+/// arena, root cgroup and PELT clocks; its loader's compute domains) runs
+/// hackbench to completion on a 2-node SMT machine, no stall, not ejected;
+/// its ops.cgroup_init and ops.cgroup_exit ran once each, for the root
+/// cgroup (scx_cgroup_init / scx_cgroup_exit), and bpfland, which has
+/// neither op, was not charged for them.
+#[test]
+fn lavd_runs_hackbench_to_completion() {
+    let o = hackbench_completes("lavd");
+    let calls = |o: &Outcome, op: &str| {
+        o.bpf_ops
+            .iter()
+            .find(|(n, _, _)| n == op)
+            .map_or(0, |x| x.1)
+    };
+    assert_eq!(calls(&o, "cgroup_init"), 1, "{:?}", o.bpf_ops);
+    assert_eq!(calls(&o, "cgroup_exit"), 1, "{:?}", o.bpf_ops);
+    let b = run("2s2c2t", "bpfland", "hackbench:g=1,l=10");
+    assert_eq!(calls(&b, "cgroup_init") + calls(&b, "cgroup_exit"), 0);
+}
+
+/// lavd's idle pick puts a waking task on an idle CPU when one exists: a
+/// message thread waking 2 workers on 8 CPUs always has idle CPUs, so no
+/// wake-up waits longer than an idle exit (a pick that queued wake-ups
+/// behind a busy CPU would wait for its slice: ms).
+#[test]
+fn lavd_idle_pick_places_wakeups_on_idle_cpus() {
+    let o = run("2s2c2t", "lavd", "wakeprobe:m=1,w=2,t=1");
+    assert!(o.ok && !o.ejected, "{}", o.stop);
+    let p99 = metric(&o, "wake_p99_us");
+    assert!(p99 < 10.0, "wake-up p99 {p99} us");
+}

@@ -218,3 +218,41 @@ SEC("syscall") int map_checks(struct map_arg *a)
 	a->r[11] = bpf_task_storage_delete(&tstore, &t);
 	return 0;
 }
+
+/*
+ * The shim's cgroups (docs/sim/arena.md "scx_lavd"): the root is the only
+ * cgroup. Returns 0, or a bit per check that failed.
+ */
+SEC("syscall") int cgroup_checks(void *unused)
+{
+	struct cgroup *root = bpf_cgroup_from_id(1);
+	struct cgroup_subsys_state *pos;
+	struct task_struct t = {};
+	int n = 0, bad = 0;
+
+	if (!root || root->level != 0 || root->kn->id != 1 || root->self.cgroup != root ||
+	    root->self.parent)
+		return 1;
+	if (bpf_cgroup_from_id(2) || bpf_cgroup_from_id(0))
+		bad |= 2;
+	if (bpf_cgroup_ancestor(root, 0) != root || bpf_cgroup_ancestor(root, 1) ||
+	    bpf_cgroup_ancestor(root, -1))
+		bad |= 4;
+	bpf_for_each(css, pos, &root->self, BPF_CGROUP_ITER_DESCENDANTS_PRE) {
+		if (pos != &root->self)
+			bad |= 8;
+		n++;
+	}
+	if (n != 1)
+		bad |= 16;
+	n = 0;
+	bpf_for_each(css, pos, &root->self, BPF_CGROUP_ITER_DESCENDANTS_POST)
+		n++;
+	if (n != 1)
+		bad |= 32;
+	if (sim_task_join_root_cgroup(&t) != root || t.cgroups->dfl_cgrp != root ||
+	    t.sched_task_group->css.cgroup != root || scx_bpf_task_cgroup(&t) != root)
+		bad |= 64;
+	bpf_cgroup_release(root);
+	return bad;
+}

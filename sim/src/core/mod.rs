@@ -12,6 +12,7 @@ pub mod cache;
 pub mod dsq;
 mod immed;
 pub mod kfuncs;
+pub mod lavd;
 pub mod ops;
 pub mod peers;
 pub mod run;
@@ -301,6 +302,12 @@ pub struct Core {
     cpu_node: Vec<usize>,
     /// The last events, for invariant reports (formatted only then).
     recent: std::collections::VecDeque<(Ns, Note)>,
+    /// The process that started the workload: every simulated task's
+    /// real_parent (lavd.rs); the sim does not schedule it.
+    launcher: Box<TaskStruct>,
+    /// Each CPU's rq->clock_pelt and rq->clock_task, and when they were
+    /// last brought up to date (lavd.rs, update_rq_clock).
+    pelt: Vec<(u64, u64, Ns)>,
 }
 
 /// How many of the last events an invariant report shows.
@@ -381,7 +388,13 @@ impl Core {
                 ts.sim_id = u32::MAX;
                 ts
             })
-            .collect();
+            .collect::<Vec<_>>();
+        let mut idle_tasks = idle_tasks;
+        // every idle task's parent is swapper/0 (fork_idle from init_task)
+        let swapper0: *mut TaskStruct = &mut *idle_tasks[0];
+        for ts in idle_tasks.iter_mut() {
+            ts.real_parent = swapper0;
+        }
         let cpus = (0..n)
             .map(|_| Cpu {
                 curr: None,
@@ -455,6 +468,8 @@ impl Core {
             deferring: false,
             selcpu_topo: None,
             recent: Default::default(),
+            launcher: lavd::launcher(),
+            pelt: vec![(0, 0, 0); n],
             machine,
         })
     }
@@ -629,6 +644,7 @@ impl Core {
             let tgid = s.tgid as i32;
             let mut ts = Box::new(new_task_struct(pid, tgid, 0, s.weight));
             ts.sim_id = i as u32;
+            ts.real_parent = &mut *self.launcher;
             match &s.cpus {
                 Some(list) => {
                     for &c in list {
@@ -1002,6 +1018,8 @@ fn new_task_struct(pid: i32, tgid: i32, flags: u32, weight: u32) -> TaskStruct {
             weight,
             slice: abi::SCX_SLICE_DFL,
             dsq_vtime: 0,
+            ddsp_dsq_id: abi::SCX_DSQ_INVALID,
+            ddsp_enq_flags: 0,
         },
         sim_id: 0,
         cpus_mask: CpuMask::empty(),
@@ -1010,5 +1028,12 @@ fn new_task_struct(pid: i32, tgid: i32, flags: u32, weight: u32) -> TaskStruct {
         mempolicy: std::ptr::null_mut(),
         utime: 0,
         mm: std::ptr::null_mut(),
+        prio: lavd::static_prio(weight),
+        static_prio: lavd::static_prio(weight),
+        normal_prio: lavd::static_prio(weight),
+        real_parent: std::ptr::null_mut(),
+        se: abi::SchedEntity::default(),
+        cgroups: std::ptr::null_mut(),
+        sched_task_group: std::ptr::null_mut(),
     }
 }

@@ -38,4 +38,18 @@ pub trait Ops {
     fn exit(&mut self, core: &mut Core, reason: &str);
     /// Its own counters (for scx_arbor: the --stats-json names).
     fn counters(&self) -> Vec<(String, u64)>;
+    /// Whether it has ops.cgroup_init / ops.cgroup_exit (ext.c calls
+    /// each only if the scheduler defines it).
+    fn cgroup_ops(&self) -> (bool, bool) {
+        (false, false)
+    }
+    /// ops.cgroup_init for the root cgroup, the sim's only one, as
+    /// scx_cgroup_init calls it after ops.init (ext.c:5028-5062, 7554).
+    fn cgroup_init(&mut self, _core: &mut Core) -> Result<(), String> {
+        Ok(())
+    }
+    /// ops.cgroup_exit for the root cgroup, as scx_cgroup_exit calls it
+    /// when the scheduler is disabled, before ops.exit (ext.c:5004-5025,
+    /// 6354).
+    fn cgroup_exit(&mut self, _core: &mut Core) {}
 }

@@ -246,6 +246,7 @@ impl Core {
 
         // put_prev_task_scx (ext.c:3145-3193, checklist 17-19)
         if let Some(p) = prev {
+            self.pelt_update(x);
             self.cpus[x].curr = None;
             self.switch_out(x, p);
             self.note(Note::Stop {
@@ -300,9 +301,12 @@ impl Core {
         self.run_deferred(ops);
     }
 
+    /// update_curr_scx: the time since the last charge comes off the
+    /// slice and adds to se.sum_exec_runtime.
     fn charge_slice(&mut self, x: usize, t: TaskId) {
         let used = self.now.saturating_sub(self.cpus[x].slice_ts);
         self.cpus[x].slice_ts = self.now;
+        self.tasks[t].ts.se.sum_exec_runtime += used;
         let s = &mut self.tasks[t].ts.scx.slice;
         if *s != u64::MAX {
             *s = s.saturating_sub(used); // checklist 25, 26
@@ -382,6 +386,7 @@ impl Core {
         self.tasks[t].cpu = x;
         self.note(Note::Run { t, cpu: x });
         self.stats.set_waiting(t, false, self.now);
+        self.pelt_update(x);
         self.cpus[x].curr = Some(t);
         self.cpus[x].slice_ts = self.now;
         self.cpus[x].trace_start = self.now;
@@ -543,6 +548,7 @@ impl Core {
         self.set_state(t, TaskState::Sleeping);
         let core = self.cpu_core[x];
         self.core_settle(core);
+        self.pelt_update(x);
         self.cpus[x].curr = None;
         self.switch_out(x, t);
         self.note(Note::Stop {
@@ -583,6 +589,13 @@ impl Core {
         self.ops_name = ops.name().to_string();
         if let Err(e) = self.call(0, Ctx::Other, "init", |c| ops.init(c)) {
             return Stop::Ejected(format!("ops.init failed: {e}"));
+        }
+        // scx_cgroup_init (ext.c:7554): the root cgroup, after ops.init
+        let (cg_init, cg_exit) = ops.cgroup_ops();
+        if cg_init {
+            if let Err(e) = self.call(0, Ctx::Other, "cgroup_init", |c| ops.cgroup_init(c)) {
+                return Stop::Ejected(format!("ops.cgroup_init() failed ({e})"));
+            }
         }
         // every CPU starts idle (the scheduler sees each go idle once)
         for x in 0..self.cpus.len() {
@@ -631,6 +644,10 @@ impl Core {
             Some(Stop::Ejected(r)) => r.clone(),
             _ => String::new(),
         };
+        // scx_disable_workfn: scx_cgroup_exit (ext.c:6354), then ops.exit
+        if cg_exit {
+            self.call(0, Ctx::Other, "cgroup_exit", |c| ops.cgroup_exit(c));
+        }
         self.call(0, Ctx::Other, "exit", |c| ops.exit(c, &reason));
         self.finish_accounting();
         self.stop.clone().unwrap_or(Stop::Finished)
@@ -727,6 +744,8 @@ impl Core {
         self.this_cpu = x;
         self.settle(x);
         self.charge_slice(x, t);
+        // sched_tick: update_rq_clock
+        self.pelt_update(x);
         self.call(x, Ctx::Other, "tick", |c| ops.tick(c, t));
         let stall = self.cpus[x].pending_stall + self.cost.tick_ns;
         self.cpus[x].pending_stall = 0.0;

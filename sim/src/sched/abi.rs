@@ -44,6 +44,19 @@ pub struct ScxEntity {
     pub weight: u32,
     pub slice: u64,
     pub dsq_vtime: u64,
+    /// read by scx_lavd's ops.dump_task only: SCX_DSQ_INVALID / 0
+    pub ddsp_dsq_id: u64,
+    pub ddsp_enq_flags: u64,
+}
+
+/// struct sched_entity, the fields scx_lavd reads (the shim's).
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub struct SchedEntity {
+    /// the task's total run time, ns (update_curr_scx)
+    pub sum_exec_runtime: u64,
+    /// se.avg.util_avg: 0 (nothing the sim compiles reads it)
+    pub util_avg: u64,
 }
 
 #[repr(C)]
@@ -69,6 +82,16 @@ pub struct TaskStruct {
     /// scx_cosmos: struct mm_struct *, read only with --mm-affinity (off by
     /// default): NULL
     pub mm: *mut c_void,
+    /// read by scx_lavd: 120 + nice (from the weight); idle tasks 120
+    pub prio: i32,
+    pub static_prio: i32,
+    pub normal_prio: i32,
+    /// the launcher (simulated tasks) or swapper/0 (idle tasks)
+    pub real_parent: *mut TaskStruct,
+    pub se: SchedEntity,
+    /// struct css_set * / struct task_group *: the root cgroup's (shim.c)
+    pub cgroups: *mut c_void,
+    pub sched_task_group: *mut c_void,
 }
 
 /// include/linux/sched.h: set on the idle tasks (swapper/N)
@@ -78,6 +101,7 @@ pub const PF_KTHREAD: u32 = 0x0020_0000;
 
 pub const SCX_DSQ_FLAG_BUILTIN: u64 = 1 << 63;
 pub const SCX_DSQ_FLAG_LOCAL_ON: u64 = 1 << 62;
+pub const SCX_DSQ_INVALID: u64 = SCX_DSQ_FLAG_BUILTIN;
 pub const SCX_DSQ_GLOBAL: u64 = SCX_DSQ_FLAG_BUILTIN | 1;
 pub const SCX_DSQ_LOCAL: u64 = SCX_DSQ_FLAG_BUILTIN | 2;
 pub const SCX_DSQ_LOCAL_ON: u64 = SCX_DSQ_FLAG_BUILTIN | SCX_DSQ_FLAG_LOCAL_ON;
@@ -120,6 +144,17 @@ pub const SCX_PICK_IDLE_IN_NODE: u64 = 1 << 1;
 #[repr(C)]
 pub struct InitTaskArgs {
     pub fork: bool,
+    /// struct cgroup *: the root cgroup
+    pub cgroup: *mut c_void,
+}
+
+/// struct scx_cgroup_init_args (ext/internal.h:223-231).
+#[repr(C)]
+pub struct CgroupInitArgs {
+    pub weight: u32,
+    pub bw_period_us: u64,
+    pub bw_quota_us: u64,
+    pub bw_burst_us: u64,
 }
 
 #[repr(C)]
@@ -168,6 +203,21 @@ pub struct SchedExtOps {
     /// __scx_enable_task does (ext.c:3849-3853); the workloads never
     /// change a weight after that.
     pub set_weight: Option<unsafe extern "C" fn(P, u32)>,
+    // added for scx_lavd: see the shim's struct sched_ext_ops
+    /// never called: the sim has no RT / DL class to take a CPU
+    pub cpu_release: Option<unsafe extern "C" fn(i32, *mut c_void)>,
+    /// never called: the sim prints no error-exit dumps
+    pub dump: Option<unsafe extern "C" fn(*mut c_void)>,
+    pub dump_task: Option<unsafe extern "C" fn(*mut c_void, P)>,
+    /// for the root cgroup, at enable / disable (ext.c scx_cgroup_init / exit)
+    pub cgroup_init: Option<unsafe extern "C" fn(*mut c_void, *mut CgroupInitArgs) -> i32>,
+    pub cgroup_exit: Option<unsafe extern "C" fn(*mut c_void)>,
+    /// never called: no task changes cgroup, no cgroup weight or cpu.max is set
+    pub cgroup_prep_move: Option<unsafe extern "C" fn(P, *mut c_void, *mut c_void) -> i32>,
+    pub cgroup_move: Option<unsafe extern "C" fn(P, *mut c_void, *mut c_void)>,
+    pub cgroup_cancel_move: Option<unsafe extern "C" fn(P, *mut c_void, *mut c_void)>,
+    pub cgroup_set_weight: Option<unsafe extern "C" fn(*mut c_void, u32)>,
+    pub cgroup_set_bandwidth: Option<unsafe extern "C" fn(*mut c_void, u64, u64, u64)>,
 }
 
 /// The host table the shim calls (struct sim_host).
@@ -214,4 +264,8 @@ pub struct SimHost {
     pub cpu_curr: unsafe extern "C" fn(*mut c_void, i32) -> P,
     // ---- added for scx_cosmos: scx_bpf_pick_idle_cpu_node ----
     pub pick_idle_cpu_node: unsafe extern "C" fn(*mut c_void, *const CpuMask, i32, u64) -> i32,
+    // added for scx_lavd
+    pub clock_task: unsafe extern "C" fn(*mut c_void, u32) -> u64,
+    pub clock_pelt: unsafe extern "C" fn(*mut c_void, u32) -> u64,
+    pub cpuperf_cap: unsafe extern "C" fn(*mut c_void, i32) -> u32,
 }

@@ -326,3 +326,16 @@ fn rustys_maps_untyped_sized_array_updates_and_storage_delete() {
         ]
     );
 }
+
+/// The shim's cgroups (arena_prog.c `cgroup_checks`): the root, id 1,
+/// level 0, is the only cgroup: bpf_cgroup_from_id finds it and nothing
+/// else; bpf_cgroup_ancestor gives it at level 0, NULL past its level; a
+/// css walk from it (descendants pre- and post-order) visits it alone; a
+/// task joins it (p->cgroups, p->sched_task_group, scx_bpf_task_cgroup).
+#[test]
+fn the_root_cgroup_is_the_only_one() {
+    let mut n = prog();
+    // SAFETY: cgroup_checks ignores its argument
+    let r = unsafe { n.run_syscall("cgroup_checks", &mut 0u64).unwrap() };
+    assert_eq!(r, 0, "failed checks: {r:#b}");
+}

@@ -30,6 +30,8 @@ pub struct Native {
     take_calls: unsafe extern "C" fn() -> u64,
     release: unsafe extern "C" fn(*mut TaskStruct),
     timer_fire: unsafe extern "C" fn(*mut c_void) -> i32,
+    /// shim.c: a task joins the root cgroup; returns the cgroup
+    join_root_cgroup: unsafe extern "C" fn(*mut TaskStruct) -> *mut c_void,
     nr_calls: *const u64,
     name: String,
     /// (name, per-CPU rows) of the counters: read from `stats`.
@@ -38,6 +40,9 @@ pub struct Native {
     counter_globals: bool,
     /// The counters are a per-CPU array map (counters_from_map).
     counter_map: bool,
+    /// SEC("syscall") programs the loader runs once the scheduler is
+    /// attached (after ops.init), with their argument bytes.
+    after_init: Vec<(String, Vec<u8>)>,
 }
 
 impl Drop for Native {
@@ -123,11 +128,13 @@ impl Native {
                 take_calls: std::mem::transmute(sym("sim_take_calls")?),
                 release: std::mem::transmute(sym("sim_task_release")?),
                 timer_fire: std::mem::transmute(sym("sim_timer_fire")?),
+                join_root_cgroup: std::mem::transmute(sym("sim_task_join_root_cgroup")?),
                 nr_calls: sym("sim_nr_calls")? as *const u64,
                 name: name.to_string(),
                 counter_names,
                 counter_globals: false,
                 counter_map: false,
+                after_init: Vec::new(),
             };
             if attach(&mut *native.host) != 0 {
                 bail!("internal: dlopen returned a scheduler copy another run is using");
@@ -192,6 +199,59 @@ impl Native {
         Ok(r)
     }
 
+    /// Runs the SEC("syscall") program `name` with a copy of `arg` right
+    /// after ops.init, as a loader's first call once attached; a non-zero
+    /// return fails the init.
+    pub fn run_after_init(&mut self, name: &str, arg: &[u8]) {
+        self.after_init.push((name.to_string(), arg.to_vec()));
+    }
+
+    /// The address and size of the field `name` (sim_field(), sched_peer.c).
+    pub fn field_ptr(&self, name: &str) -> Result<(*mut u8, usize)> {
+        let Some(f) = self.global_ptr("sim_field") else {
+            bail!("the scheduler object has no field table");
+        };
+        let c = CString::new(name).unwrap();
+        let (mut p, mut size) = (std::ptr::null_mut::<c_void>(), 0u32);
+        // SAFETY: sim_field(const char *, void **, u32 *) (sched_peer.c)
+        unsafe {
+            let f: unsafe extern "C" fn(*const c_char, *mut *mut c_void, *mut u32) -> i32 =
+                std::mem::transmute(f);
+            if f(c.as_ptr(), &mut p, &mut size) != 0 {
+                bail!("the scheduler has no field '{name}'");
+            }
+        }
+        Ok((p as *mut u8, size as usize))
+    }
+
+    /// Writes `bytes` at `offset` into the field `name` (an element of an
+    /// array of structs: element 0's field, plus i x the element size);
+    /// `offset + bytes` must lie inside `stride`, the element size.
+    pub fn write_field_at(
+        &mut self,
+        name: &str,
+        index: usize,
+        stride: usize,
+        offset: usize,
+        bytes: &[u8],
+    ) -> Result<()> {
+        let (p, size) = self.field_ptr(name)?;
+        if offset + bytes.len() > size {
+            bail!(
+                "field '{name}' has {size} bytes, the loader writes {} at {offset}",
+                bytes.len()
+            );
+        }
+        // SAFETY: element `index` of the array the field belongs to (the
+        // caller's stride is the element size the object reports)
+        unsafe {
+            let dst = p.add(index * stride + offset);
+            make_writable(dst, bytes.len())?;
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst, bytes.len());
+        }
+        Ok(())
+    }
+
     /// Writes `bytes` into the rodata field `name` ("struct_var.field"),
     /// found through the object's sim_field() (sim/shim/sched_peer.c); its
     /// size must be the field's.
@@ -239,6 +299,12 @@ impl Native {
             }
             Ok(std::ptr::read_volatile(p))
         }
+    }
+
+    /// The shim's root cgroup (struct cgroup *).
+    fn root_cgroup(&self) -> *mut c_void {
+        self.global_ptr("sim_root_cgroup")
+            .map_or(std::ptr::null_mut(), |p| p as *mut c_void)
     }
 
     pub(crate) fn global_ptr(&self, name: &str) -> Option<*const u8> {
@@ -318,11 +384,26 @@ impl Ops for Native {
         if r != 0 {
             return Err(format!("error {r}"));
         }
+        for (name, mut arg) in std::mem::take(&mut self.after_init) {
+            let Some(p) = self.global_ptr(&name) else {
+                return Err(format!("the scheduler has no program '{name}'"));
+            };
+            // SAFETY: the loader names a syscall program taking a pointer
+            // to the struct whose bytes it gave
+            let f: unsafe extern "C" fn(*mut u8) -> i32 = unsafe { std::mem::transmute(p) };
+            let r = self.enter(core, |_| unsafe { f(arg.as_mut_ptr()) });
+            if r != 0 {
+                return Err(format!("{name} returned {r}"));
+            }
+        }
         Ok(())
     }
     fn init_task(&mut self, core: &mut Core, t: TaskId, fork: bool) -> Result<(), String> {
         let p = t_of(core, t);
-        let mut args = abi::InitTaskArgs { fork };
+        // the task is in the root cgroup, the sim's only one
+        // SAFETY: p is a live task_struct
+        let cgroup = unsafe { (self.join_root_cgroup)(p) };
+        let mut args = abi::InitTaskArgs { fork, cgroup };
         let r = self.enter(core, |o| {
             o.init_task.map(|f| unsafe { f(p, &mut args) }).unwrap_or(0)
         });
@@ -405,6 +486,35 @@ impl Ops for Native {
             msg: r.as_ptr(),
         };
         self.enter(core, |o| o.exit.map(|f| unsafe { f(&mut ei) }));
+    }
+    fn cgroup_ops(&self) -> (bool, bool) {
+        // SAFETY: ops is alive
+        let o = unsafe { &*self.ops };
+        (o.cgroup_init.is_some(), o.cgroup_exit.is_some())
+    }
+    fn cgroup_init(&mut self, core: &mut Core) -> Result<(), String> {
+        // the root task group's defaults (scx_tg_init, ext.c:4593-4599):
+        // CGROUP_WEIGHT_DFL, default_bw_period_us(), RUNTIME_INF, no burst
+        let mut args = abi::CgroupInitArgs {
+            weight: 100,
+            bw_period_us: 100_000,
+            bw_quota_us: u64::MAX,
+            bw_burst_us: 0,
+        };
+        let root = self.root_cgroup();
+        let r = self.enter(core, |o| {
+            o.cgroup_init
+                .map(|f| unsafe { f(root, &mut args) })
+                .unwrap_or(0)
+        });
+        if r != 0 {
+            return Err(format!("{r}"));
+        }
+        Ok(())
+    }
+    fn cgroup_exit(&mut self, core: &mut Core) {
+        let root = self.root_cgroup();
+        self.enter(core, |o| o.cgroup_exit.map(|f| unsafe { f(root) }));
     }
     fn counters(&self) -> Vec<(String, u64)> {
         if self.counter_map {
@@ -657,6 +767,15 @@ unsafe extern "C" fn h_pick_idle_node(
     let mask = *m;
     core(ctx).kf_pick_idle_cpu_node(&mask, node, fl)
 }
+unsafe extern "C" fn h_clock_task(ctx: *mut c_void, cpu: u32) -> u64 {
+    core(ctx).kf_clock_task(cpu)
+}
+unsafe extern "C" fn h_clock_pelt(ctx: *mut c_void, cpu: u32) -> u64 {
+    core(ctx).kf_clock_pelt(cpu)
+}
+unsafe extern "C" fn h_cpuperf_cap(ctx: *mut c_void, cpu: i32) -> u32 {
+    core(ctx).kf_cpuperf_cap(cpu)
+}
 
 fn host_table() -> SimHost {
     SimHost {
@@ -697,6 +816,9 @@ fn host_table() -> SimHost {
         any_distribute: h_any_distribute,
         cpu_curr: h_cpu_curr,
         pick_idle_cpu_node: h_pick_idle_node,
+        clock_task: h_clock_task,
+        clock_pelt: h_clock_pelt,
+        cpuperf_cap: h_cpuperf_cap,
     }
 }
 

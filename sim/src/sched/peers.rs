@@ -9,12 +9,8 @@
 //! | `bpfland` | scx_bpfland 1.1.4 | yes | bpf_cpumask kfuncs and kptrs, scx_bpf_select_cpu_and (scx_select_cpu_dfl on the modelled idle masks), per-node idle masks, scx_bpf_dsq_peek, scx_bpf_task_running, per-CPU lookups by CPU, sd_llc_id |
 //! | `p2dq` | scx_p2dq 1.1.4 | yes | with scx's arena library (its lib/ sources, scx_cargo's headers): the BPF arena (shim.c), arena spin locks, bpf_task_from_pid, bpf_cpumask_any_distribute, bpf_get_prandom_u32 (the run's seed), scx_bpf_cpuperf_cur (1024: no DVFS), scx_bpf_dsq_move_vtime, a ring buffer nobody reads (the URCU doorbell), rodata fields by name (fields_p2dq.h); its loader's ArenaLib set-up is reproduced, its URCU and stream daemons are not (docs/sim/arena.md) |
 //! | `rusty` | scx_rusty 1.1.4 | yes, WITHOUT its user-space load balancer and tuner | maps reached through `void *` (sim_untyped_maps), key_size/value_size maps, array-map update/delete, bpf_task_storage_delete, bpf_cpumask_any_and_distribute, bpf_repeat, bpf_core_read, comm / mempolicy (NULL), PF_WQ_WORKER, ops.set_weight; its loader's domains (main.rs:382-450) |
+//! | `lavd` | scx_lavd 1.1.4 | yes | with scx's arena library: the root cgroup (the sim's only one: cgroup ops at enable / disable, bpf_cgroup_from_id / _ancestor, css iterators), the PELT clocks (scx_clock_task / scx_clock_pelt), scx_bpf_cpuperf_cap, scx_bpf_cpu_curr, se.sum_exec_runtime, prio / static_prio, real_parent (a launcher), more cpumask kfuncs, CONFIG_NO_HZ_IDLE, fexit / tracepoint programs and ring buffers compiled but never fired or read, scx_bpf_reenqueue_local (an error if reached: no RT / DL class); its loader's compute domains and CPU orders (cpu_order.rs) in sched/lavd.rs (docs/sim/arena.md) |
 //! | `cosmos` | scx_cosmos 1.1.7 | yes (its options' defaults: no perf events, no busy threshold, no mm affinity, no GPU) | with scx's lib/pmu.bpf.c: SCX_ENQ_IMMED local inserts and their re-enqueue through ops.enqueue (core/immed.rs, 7.2's dsq_inc_nr / rq_is_open / reenq_local), scx_bpf_cpu_curr (idle tasks with PF_IDLE), scx_bpf_pick_idle_cpu_node, a perf-event array that is present and empty (bpf_perf_event_read_value fails as on an empty slot), the task fields utime / mm (declared, 0 / NULL: read only with options off by default); its loader's cpu_node_map |
-//!
-//! Not yet (`not_yet` says why, measured by compiling it against the
-//! shim with scripts/peer-shim-errors.sh): lavd (the arena and library are
-//! there; cgroups, fexit / tracepoint programs and more are not):
-//! docs/sim/arena.md.
 
 use anyhow::{bail, Result};
 use scx_arbor::topology::Topo;
@@ -28,6 +24,7 @@ pub enum Peer {
     P2dq,
     Rusty,
     Cosmos,
+    Lavd,
 }
 
 /// The embedded shared object of scx_bpfland's BPF program (empty if the
@@ -117,13 +114,6 @@ const BPFLAND_COUNTERS: &[&str] = &[
     "nr_shared_dispatches",
 ];
 
-/// Why a peer of `arbor bench` does not run here (yet).
-fn not_yet(name: &str) -> &'static str {
-    match name {
-        "lavd" => "its BPF arena and scx's arena library run in the shim now (p2dq uses them), not yet the rest its BPF C needs: cgroups (lib/cgroup_bw.bpf.c, the cgroup ops and iterators), fexit and tracepoint programs on futex and mutex functions (lock.bpf.c), ring buffers its loader reads, scx_bpf_cpu_curr, scx_bpf_cpuperf_cap, scx_bpf_reenqueue_local, ops.cpu_release, the task fields comm, prio, real_parent, se.sum_exec_runtime and se.avg.util_avg, the PELT clocks; nor its loader's compute domains (cpu_order.rs) (docs/sim/arena.md)",
-        _ => "",
-    }
-}
 
 /// struct cpu_arg / struct domain_arg of scx_bpfland's intf.h.
 #[repr(C)]
@@ -138,14 +128,7 @@ struct DomainArg {
 
 impl Peer {
     pub fn names() -> Vec<&'static str> {
-        vec!["bpfland", "p2dq", "rusty", "cosmos"]
-    }
-
-    /// A peer of `arbor bench` that does not run in the simulator yet, and
-    /// why (None for anything else).
-    pub fn not_running(s: &str) -> Option<&'static str> {
-        let name = s.split(':').next().unwrap_or(s);
-        Some(not_yet(name)).filter(|r| !r.is_empty())
+        vec!["bpfland", "cosmos", "lavd", "p2dq", "rusty"]
     }
 
     /// `Some` if `s` names a peer; options after a ':' are refused (each
@@ -160,11 +143,7 @@ impl Peer {
             "p2dq" => Peer::P2dq,
             "rusty" => Peer::Rusty,
             "cosmos" => Peer::Cosmos,
-            "lavd" => bail!(
-                "scheduler '{name}': this peer does not run in the simulator yet: {} (peers that run: {})",
-                not_yet(name),
-                Self::names().join(", ")
-            ),
+            "lavd" => Peer::Lavd,
             _ => return Ok(None),
         };
         if let Some(r) = rest {
@@ -179,6 +158,7 @@ impl Peer {
             Peer::P2dq => p2dq(topo),
             Peer::Rusty => rusty(topo),
             Peer::Cosmos => cosmos(topo),
+            Peer::Lavd => super::lavd::lavd(topo),
         }
     }
 }
@@ -186,7 +166,7 @@ impl Peer {
 /// (cpu, sibling) for every possible CPU, as scx_utils 1.1.4's
 /// Topology::sibling_cpus (topology.rs:450-465): the first two CPUs of each
 /// core are each other's sibling; every other CPU gets -1.
-fn sibling_cpus(topo: &Topo) -> Vec<i32> {
+pub(super) fn sibling_cpus(topo: &Topo) -> Vec<i32> {
     let mut sib = vec![-1i32; topo.cpus.len()];
     let mut cores: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
     for c in topo.cpus.iter().flatten() {
@@ -205,7 +185,7 @@ fn sibling_cpus(topo: &Topo) -> Vec<i32> {
 /// A peer's object, loaded and told the machine's size (the first steps of
 /// every peer's set-up); `so` is empty when the build could not get the
 /// peer's source, and `err` says why.
-fn load_peer(so: &[u8], err: &str, name: &str, topo: &Topo) -> Result<Native> {
+pub(super) fn load_peer(so: &[u8], err: &str, name: &str, topo: &Topo) -> Result<Native> {
     if so.is_empty() {
         bail!("{err}");
     }
@@ -558,7 +538,7 @@ fn run(n: &mut Native, prog: &str, arg: &mut impl Sized) -> Result<()> {
 /// stream watcher (diagnostic output) and the user-space RCU daemon, which
 /// frees exited tasks' arena data after a grace period (without it that
 /// data is never reused: it costs arena pages, not scheduling).
-fn arena_lib_setup(n: &mut Native, topo: &Topo, task_size: u64) -> Result<()> {
+pub(super) fn arena_lib_setup(n: &mut Native, topo: &Topo, task_size: u64) -> Result<()> {
     if topo.cpus.len() >= 640 {
         bail!("Scheduler specifies too many CPUs");
     }
@@ -643,7 +623,7 @@ fn arena_lib_setup(n: &mut Native, topo: &Topo, task_size: u64) -> Result<()> {
 /// CPUs' capacities: big.LITTLE iff max >= 1.3 x min; a CPU at the maximum
 /// of a machine whose mean is lower is Big {turbo}; Little below the mean
 /// on a big.LITTLE machine; else Big. (turbo, little) per CPU id.
-fn core_types(topo: &Topo) -> Vec<(bool, bool)> {
+pub(super) fn core_types(topo: &Topo) -> Vec<(bool, bool)> {
     let caps: Vec<u64> = topo
         .cpus
         .iter()
@@ -823,23 +803,27 @@ fn energy_cost(cap: u32, max_cap: u32) -> u32 {
 mod tests {
     use super::*;
 
+    /// Every peer of `arbor bench` runs, by its bench name; options are
+    /// refused (each runs with its loader's defaults); other names are not
+    /// peers.
     #[test]
     fn peers_parse_by_name_and_refuse_options() {
-        assert_eq!(Peer::parse("bpfland").unwrap(), Some(Peer::Bpfland));
+        for (name, p) in [
+            ("bpfland", Peer::Bpfland),
+            ("cosmos", Peer::Cosmos),
+            ("lavd", Peer::Lavd),
+            ("p2dq", Peer::P2dq),
+            ("rusty", Peer::Rusty),
+        ] {
+            assert_eq!(Peer::parse(name).unwrap(), Some(p));
+        }
+        assert_eq!(Peer::names(), ["bpfland", "cosmos", "lavd", "p2dq", "rusty"]);
         assert_eq!(Peer::parse("arbor:stock").unwrap(), None);
-        let e = Peer::parse("bpfland:slice-us=5").unwrap_err().to_string();
-        assert!(e.contains("defaults"), "{e}");
-        let e = Peer::parse("lavd").unwrap_err().to_string();
-        assert!(e.contains("does not run in the simulator yet"), "{e}");
-    }
-
-    /// rusty and cosmos run; lavd still says what it lacks.
-    #[test]
-    fn rusty_and_cosmos_run_lavd_says_why_not() {
-        assert_eq!(Peer::parse("rusty").unwrap(), Some(Peer::Rusty));
-        assert_eq!(Peer::parse("cosmos").unwrap(), Some(Peer::Cosmos));
-        assert!(Peer::not_running("cosmos").is_none());
-        assert!(Peer::not_running("lavd").is_some());
+        assert_eq!(Peer::parse("nosuch").unwrap(), None);
+        for bad in ["bpfland:slice-us=5", "lavd:autopower", "cosmos:perf-config=1"] {
+            let e = Peer::parse(bad).unwrap_err().to_string();
+            assert!(e.contains("defaults"), "{e}");
+        }
     }
 
     /// ops.set_weight after ops.enable (__scx_enable_task,

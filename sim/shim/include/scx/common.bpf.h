@@ -90,7 +90,10 @@ typedef __INT32_TYPE__ int32_t;
 #define SEC(name)
 #define BPF_STRUCT_OPS(name, args...) name(args)
 #define BPF_STRUCT_OPS_SLEEPABLE(name, args...) name(args)
-#define BPF_PROG(name, args...) name(args)
+/* libbpf's BPF_PROG: the program takes its context (`ctx`, the raw
+ * arguments); the sim never runs a tracing program (scx_lavd's fexit and
+ * tracepoint programs are compiled, never called: docs/sim/arena.md) */
+#define BPF_PROG(name, ...) name(unsigned long long *ctx __VA_OPT__(,) __VA_ARGS__)
 #define bpf_printk(fmt, args...) ((void)0)
 
 /* ---- the kernel objects the scheduler reads ---- */
@@ -112,7 +115,27 @@ struct sched_ext_entity {
 	u32 weight;		/* 100 = nice 0 */
 	u64 slice;
 	u64 dsq_vtime;
+	/* read by scx_lavd's ops.dump_task only (never called in the sim):
+	 * the core keeps its direct-dispatch verdict elsewhere, so these stay
+	 * SCX_DSQ_INVALID / 0, the kernel's values outside a verdict */
+	u64 ddsp_dsq_id;
+	u64 ddsp_enq_flags;
 };
+
+/* include/linux/sched.h: the scheduling entity's fields scx_lavd reads.
+ * sum_exec_runtime is kept by the core as update_curr_scx keeps it (at
+ * each tick and when the task stops); util_avg is not read by anything
+ * the sim compiles and stays 0 (fair.c's PELT does not track sched_ext
+ * tasks either) */
+struct sched_avg {
+	unsigned long util_avg;
+};
+struct sched_entity {
+	u64 sum_exec_runtime;
+	struct sched_avg avg;
+};
+struct css_set;
+struct task_group;
 
 struct task_struct {
 	s32 pid;
@@ -138,6 +161,19 @@ struct task_struct {
 	/* the address space: read only with --mm-affinity (default off); the
 	 * simulated tasks have none modelled: NULL */
 	struct mm_struct *mm;
+	/* read by scx_lavd (sched/core.c, sched.h): the priorities (120 +
+	 * nice for the simulated tasks, from their weight; idle tasks 120, as
+	 * init_task's), the parent (one launcher for every simulated task:
+	 * the process that started the workload, which the sim does not
+	 * schedule; the idle tasks': swapper/0), the scheduling entity, and
+	 * the cgroup the task is in (the root: docs/sim/arena.md) */
+	int prio;
+	int static_prio;
+	int normal_prio;
+	struct task_struct *real_parent;
+	struct sched_entity se;
+	struct css_set *cgroups;
+	struct task_group *sched_task_group;
 };
 
 /* include/uapi/linux/mempolicy.h */
@@ -161,8 +197,11 @@ struct mempolicy {
 	} nodes;		/* nodemask_t */
 };
 
+struct cgroup;
 struct scx_init_task_args {
 	bool fork;
+	/* the cgroup the task joins: the root (the sim has one cgroup) */
+	struct cgroup *cgroup;
 };
 
 struct scx_exit_task_args {
@@ -239,6 +278,30 @@ struct bpf_timer {
 #define BPF_LOCAL_STORAGE_GET_F_CREATE (1ULL << 0)
 
 /* ---- struct_ops: the callbacks the simulator calls ---- */
+/* ext.c / internal.h (7.2) */
+enum scx_cpu_preempt_reason {
+	SCX_CPU_PREEMPT_RT,
+	SCX_CPU_PREEMPT_DL,
+	SCX_CPU_PREEMPT_STOP,
+	SCX_CPU_PREEMPT_UNKNOWN,
+};
+struct scx_cpu_release_args {
+	enum scx_cpu_preempt_reason reason;
+	struct task_struct *task;
+};
+struct scx_dump_ctx {
+	s64 kind;
+	s64 exit_code;
+	const char *reason;
+	u64 at_ns;
+	u64 at_jiffies;
+};
+struct scx_cgroup_init_args {
+	u32 weight;
+	u64 bw_period_us;
+	u64 bw_quota_us;
+	u64 bw_burst_us;
+};
 struct sched_ext_ops {
 	s32 (*select_cpu)(struct task_struct *p, s32 prev_cpu, u64 wake_flags);
 	void (*enqueue)(struct task_struct *p, u64 enq_flags);
@@ -266,6 +329,23 @@ struct sched_ext_ops {
 	void (*set_cpumask)(struct task_struct *p, const struct cpumask *cpumask);
 	/* called after ops.enable, as __scx_enable_task (ext.c:3849-3853) */
 	void (*set_weight)(struct task_struct *p, u32 weight);
+	/* ---- added for scx_lavd (docs/sim/arena.md) ---- */
+	/* when a higher class takes the CPU (ext.c switch_class): never in
+	 * the sim, which has no RT / DL tasks */
+	void (*cpu_release)(s32 cpu, struct scx_cpu_release_args *args);
+	/* the error-exit dump (scx_dump_state): the sim prints no dumps */
+	void (*dump)(struct scx_dump_ctx *ctx);
+	void (*dump_task)(struct scx_dump_ctx *ctx, struct task_struct *p);
+	/* the cgroup ops: for the root cgroup only, as scx_cgroup_init /
+	 * scx_cgroup_exit call them at enable / disable (ext.c:5028-5062,
+	 * 5004-5025); no task ever moves and no cpu.max is ever set */
+	s32 (*cgroup_init)(struct cgroup *cgrp, struct scx_cgroup_init_args *args);
+	void (*cgroup_exit)(struct cgroup *cgrp);
+	s32 (*cgroup_prep_move)(struct task_struct *p, struct cgroup *from, struct cgroup *to);
+	void (*cgroup_move)(struct task_struct *p, struct cgroup *from, struct cgroup *to);
+	void (*cgroup_cancel_move)(struct task_struct *p, struct cgroup *from, struct cgroup *to);
+	void (*cgroup_set_weight)(struct cgroup *cgrp, u32 weight);
+	void (*cgroup_set_bandwidth)(struct cgroup *cgrp, u64 period_us, u64 quota_us, u64 burst_us);
 };
 
 #define SCX_OPS_DEFINE(__name, ...) struct sched_ext_ops __name = { __VA_ARGS__ }
@@ -330,6 +410,10 @@ struct sim_host {
 	struct task_struct *(*cpu_curr)(void *ctx, s32 cpu);
 	/* ---- added for scx_cosmos: scx_bpf_pick_idle_cpu_node ---- */
 	s32 (*pick_idle_cpu_node)(void *ctx, const struct cpumask *mask, s32 node, u64 flags);
+	/* ---- added for scx_lavd ---- */
+	u64 (*clock_task)(void *ctx, u32 cpu);
+	u64 (*clock_pelt)(void *ctx, u32 cpu);
+	u32 (*cpuperf_cap)(void *ctx, s32 cpu);
 };
 
 extern struct sim_host *sim_host __hidden;
@@ -1064,12 +1148,6 @@ void *sim_ringbuf_slot(u64 size) __hidden;
 #define bpf_ringbuf_submit(data, flags) ((void)(data), sim_nr_calls++)
 #define bpf_ringbuf_discard(data, flags) ((void)(data), sim_nr_calls++)
 
-/* no cgroups are modelled: releasing one is an error, never a no-op */
-struct cgroup;
-static __always_inline void bpf_cgroup_release(struct cgroup *c)
-{
-	sim_errorf("bpf_cgroup_release: the simulator has no cgroups");
-}
 
 /* cid.bpf.h: the distribute rotor needs the cid kfuncs (scx_bpf_nr_cids),
  * which the shim does not have: its own fallback, nothing to allocate */
@@ -1086,6 +1164,7 @@ static __always_inline struct task_struct *__COMPAT_scx_bpf_cpu_curr(s32 cpu)
 {
 	return SIM_CALL(cpu_curr, cpu);
 }
+#define scx_bpf_cpu_curr(cpu) __COMPAT_scx_bpf_cpu_curr(cpu)
 
 /*
  * ---- scx_cosmos: scx_bpf_pick_idle_cpu_node ----
@@ -1135,5 +1214,276 @@ static __always_inline long sim_perf_event_read_value(u32 max, u64 flags, void *
 #define bpf_perf_event_read_value(m, flags, buf, size)                                    \
 	(SIM_BUILD_CHECK(SIM_MAP_TYPE(m) == BPF_MAP_TYPE_PERF_EVENT_ARRAY),                 \
 	 sim_perf_event_read_value(SIM_MAP_MAX(m), (flags), (buf), (size)))
+
+/*
+ * ---- for scx_lavd 1.1.4 (docs/sim/arena.md "lavd") ----
+ */
+#define TASK_COMM_LEN 16
+#define MAX_RT_PRIO 100
+#define MAX_PRIO 140
+#define PF_IO_WORKER 0x00000010	/* include/linux/sched.h; the sim has no io workers */
+/* user_exit_info.h: the exit codes' action bits */
+#define SCX_ECODE_RSN_HOTPLUG	(1LLU << 32)
+#define SCX_ECODE_ACT_RESTART	(1LLU << 48)
+/* common.bpf.h's helpers lavd uses */
+typedef __u64 __attribute__((__may_alias__)) __u64_alias_t;
+static __always_inline int ctzll(u64 v) { return v ? __builtin_ctzll(v) : 64; }
+#define __calc_avg(old, new, decay) ({                                          \
+	__typeof__(decay) thr = 1 << (decay);                                   \
+	__typeof__(old) ret;                                                    \
+	if (((old) < thr) || ((new) < thr)) {                                   \
+		if (((old) == 1) && ((new) == 0))                               \
+			ret = 0;                                                \
+		else                                                            \
+			ret = ((old) - ((old) >> 1)) + ((new) >> 1);            \
+	} else {                                                                \
+		ret = ((old) - ((old) >> (decay))) + ((new) >> (decay));        \
+	}                                                                       \
+	ret;                                                                    \
+})
+#define bpf_core_field_exists(field...) 1
+#define bpf_core_type_exists(type) 1
+
+/* the remaining cpumask kfuncs (kernel/bpf/cpumask.c) */
+static __always_inline bool bpf_cpumask_test_and_set_cpu(u32 cpu, struct bpf_cpumask *m)
+{
+	bool was;
+
+	sim_nr_calls++;
+	if (cpu >= sim_nr_cpu_ids())
+		return false;
+	was = (m->cpumask.bits[cpu / 64] >> (cpu % 64)) & 1;
+	m->cpumask.bits[cpu / 64] |= 1ULL << (cpu % 64);
+	return was;
+}
+static __always_inline bool bpf_cpumask_test_and_clear_cpu(u32 cpu, struct bpf_cpumask *m)
+{
+	bool was;
+
+	sim_nr_calls++;
+	if (cpu >= sim_nr_cpu_ids())
+		return false;
+	was = (m->cpumask.bits[cpu / 64] >> (cpu % 64)) & 1;
+	m->cpumask.bits[cpu / 64] &= ~(1ULL << (cpu % 64));
+	return was;
+}
+static __always_inline void bpf_cpumask_xor(struct bpf_cpumask *dst, const struct cpumask *a,
+					    const struct cpumask *b)
+{
+	u32 i;
+
+	sim_nr_calls++;
+	for (i = 0; i < SIM_MAX_CPUS / 64; i++)
+		dst->cpumask.bits[i] = a->bits[i] ^ b->bits[i];
+}
+static __always_inline bool bpf_cpumask_equal(const struct cpumask *a, const struct cpumask *b)
+{
+	u32 i;
+
+	sim_nr_calls++;
+	for (i = 0; i < SIM_MAX_CPUS / 64; i++)
+		if (a->bits[i] != b->bits[i])
+			return false;
+	return true;
+}
+
+/* helpers: bpf_get_current_pid_tgid (tgid << 32 | pid of current),
+ * bpf_strncmp (kernel/bpf/helpers.c: strncmp of s1 up to s1_sz with s2),
+ * bpf_probe_read_kernel(_str) (a copy; the sim's pointers are all valid) */
+static __always_inline u64 bpf_get_current_pid_tgid(void)
+{
+	struct task_struct *p = SIM_CALL(current);
+
+	return ((u64)(u32)p->tgid << 32) | (u32)p->pid;
+}
+static __always_inline long bpf_strncmp(const char *s1, u32 s1_sz, const char *s2)
+{
+	sim_nr_calls++;
+	return __builtin_strncmp(s1, s2, s1_sz);
+}
+static __always_inline long bpf_probe_read_kernel(void *dst, u32 size, const void *src)
+{
+	sim_nr_calls++;
+	__builtin_memcpy(dst, src, size);
+	return 0;
+}
+static __always_inline long bpf_probe_read_kernel_str(void *dst, u32 size, const void *src)
+{
+	u32 i;
+
+	sim_nr_calls++;
+	if (!size)
+		return 0;
+	if (!src) {
+		((char *)dst)[0] = 0;
+		return 0;
+	}
+	for (i = 0; i < size - 1 && ((const char *)src)[i]; i++)
+		((char *)dst)[i] = ((const char *)src)[i];
+	((char *)dst)[i] = 0;
+	return i + 1;
+}
+/* bpf_per_cpu_ptr() of a kernel per-CPU variable: the shim has none; the
+ * only one lavd reads is hw_pressure, a __weak ksym the sim does not
+ * define (no thermal pressure), which lavd tests before reading */
+#define bpf_per_cpu_ptr(p, cpu) \
+	((__typeof__(p))(sim_errorf("bpf_per_cpu_ptr: the sim has no kernel per-CPU variables"), (void *)0))
+
+/* the cpufreq policy (power.bpf.c reads cpufreq_cpu_data per CPU): the
+ * simulated machines have none (no DVFS): shim.c's cpufreq_cpu_data[] is
+ * all NULL */
+struct cpufreq_cpuinfo {
+	unsigned int max_freq;
+	unsigned int min_freq;
+};
+struct cpufreq_policy {
+	struct cpufreq_cpuinfo cpuinfo;
+	unsigned int min;
+	unsigned int max;
+	unsigned int cur;
+};
+
+/* tracing programs (lock.bpf.c: fexit on futex functions, tracepoints on
+ * the futex syscalls): compiled, never run in the sim (its workloads have
+ * no futexes; the loader attaches them, the sim fires none) */
+struct trace_entry {
+	unsigned short type;
+	unsigned char flags;
+	unsigned char preempt_count;
+	int pid;
+};
+static __always_inline long bpf_get_func_ret(void *ctx, u64 *value)
+{
+	sim_errorf("bpf_get_func_ret: the sim runs no fexit programs");
+	return -EINVAL;
+}
+
+/* scx_bpf_exit(): ends the scheduler with an exit code (ext.c
+ * scx_bpf_exit_bstr -> scx_exit): the sim ejects it, as for an error */
+#define scx_bpf_exit(code, fmt, args...) \
+	sim_errorf("scx_bpf_exit(0x%llx): " fmt, (unsigned long long)(code), ##args)
+/* scx_bpf_dump(): output of ops.dump / ops.dump_task, which the sim never
+ * calls (it prints no error-exit dumps) */
+#define scx_bpf_dump(fmt, args...) ((void)sim_nr_calls++)
+
+/*
+ * The PELT clocks and capacity (kernel/sched/pelt.h, ext.c):
+ *  - scx_clock_task(cpu): rq->clock_task = rq_clock - IRQ and steal time;
+ *    the sim has neither: the core's clock. (The kernel's value for a
+ *    remote NO_HZ-idle CPU can lag; the sim's never does.)
+ *  - scx_clock_pelt(cpu): rq_clock_pelt() = clock_pelt - lost_idle_time;
+ *    the core advances clock_pelt by delta x capacity / 1024 while the CPU
+ *    runs a task (update_rq_clock_pelt; frequency is fixed: x 1024/1024)
+ *    and sets it to clock_task while idle (_update_idle_rq_clock_pelt);
+ *    lost_idle_time stays 0: it grows only when the rq's cfs + rt + dl
+ *    util_sum is saturated at idle entry (update_idle_rq_clock_pelt), and
+ *    under sched_ext no task is in those classes.
+ *  - scx_bpf_cpuperf_cap(cpu): arch_scale_cpu_capacity(cpu), the CPU's
+ *    capacity (1024 on symmetric machines); SCX_CPUPERF_ONE for an invalid
+ *    CPU (scx_cpu_valid without an error).
+ */
+static __always_inline u64 scx_clock_task(u32 cpu) { return SIM_CALL(clock_task, cpu); }
+static __always_inline u64 scx_clock_pelt(u32 cpu) { return SIM_CALL(clock_pelt, cpu); }
+static __always_inline u32 scx_bpf_cpuperf_cap(s32 cpu) { return SIM_CALL(cpuperf_cap, cpu); }
+
+/*
+ * scx_bpf_reenqueue_local() / scx_bpf_reenqueue_local_from_anywhere():
+ * lavd calls them only from ops.cpu_release (which its loader drops on
+ * 6.19+ kernels, the sim's 7.2 included) and from its sched_switch hook on
+ * a switch to an RT / DL task. The sim has no RT / DL tasks, so neither
+ * is reached; reaching one is a scheduler error, never a silent no-op.
+ */
+static __always_inline void scx_bpf_reenqueue_local(void)
+{
+	sim_errorf("scx_bpf_reenqueue_local: the sim has no higher class to take a CPU");
+}
+static __always_inline int scx_bpf_reenqueue_local_from_anywhere(void)
+{
+	sim_errorf("scx_bpf_reenqueue_local_from_anywhere: the sim has no higher class to take a CPU");
+	return -EOPNOTSUPP;
+}
+
+/*
+ * ---- cgroups (docs/sim/arena.md "lavd"): every simulated task lives in
+ * the root cgroup, the only one. shim.c holds it (sim_root_cgroup: id 1,
+ * level 0, its own ancestor at level 0, kernfs name ""), its css, the
+ * root task group and the css_set every task points at.
+ */
+struct kernfs_node {
+	u64 id;
+	const char *name;
+};
+struct cgroup_subsys_state {
+	struct cgroup *cgroup;
+	struct cgroup_subsys_state *parent;
+};
+struct cgroup {
+	struct cgroup_subsys_state self;
+	int level;
+	struct kernfs_node *kn;
+	struct cgroup *ancestors[1];
+};
+struct css_set {
+	struct cgroup *dfl_cgrp;
+};
+struct task_group {
+	struct cgroup_subsys_state css;
+};
+extern struct cgroup sim_root_cgroup;
+struct cgroup *sim_task_join_root_cgroup(struct task_struct *p);
+/* bpf_cgroup_from_id(): the root for its id (1), else NULL; references
+ * are not counted (the root outlives every run) */
+static __always_inline struct cgroup *bpf_cgroup_from_id(u64 id)
+{
+	sim_nr_calls++;
+	return id == sim_root_cgroup.kn->id ? &sim_root_cgroup : NULL;
+}
+/* bpf_cgroup_ancestor(): cgroup_ancestor(), NULL past the cgroup's level */
+static __always_inline struct cgroup *bpf_cgroup_ancestor(struct cgroup *c, int level)
+{
+	sim_nr_calls++;
+	if (level < 0 || level > c->level)
+		return NULL;
+	return c->ancestors[level];
+}
+static __always_inline struct cgroup *bpf_cgroup_acquire(struct cgroup *c) { sim_nr_calls++; return c; }
+static __always_inline void bpf_cgroup_release(struct cgroup *c) { sim_nr_calls++; }
+/* scx_bpf_task_cgroup(): the task's cgroup (the root) */
+static __always_inline struct cgroup *scx_bpf_task_cgroup(struct task_struct *p)
+{
+	sim_nr_calls++;
+	return &sim_root_cgroup;
+}
+/* bpf_iter_css (kernel/bpf/cgroup_iter.c): a walk from a css; the root
+ * has no children and no parent, so every order (descendants pre / post,
+ * ancestors up, self only) visits the start alone */
+enum bpf_cgroup_iter_order {
+	BPF_CGROUP_ITER_ORDER_UNSPEC = 0,
+	BPF_CGROUP_ITER_SELF_ONLY,
+	BPF_CGROUP_ITER_DESCENDANTS_PRE,
+	BPF_CGROUP_ITER_DESCENDANTS_POST,
+	BPF_CGROUP_ITER_ANCESTORS_UP,
+	BPF_CGROUP_ITER_CHILDREN,
+};
+struct bpf_iter_css {
+	u64 handle;
+};
+static __always_inline u64 sim_iter_css_new(struct cgroup_subsys_state *start, u32 flags)
+{
+	sim_nr_calls++;
+	if (start && start->cgroup != &sim_root_cgroup)
+		sim_errorf("bpf_iter_css: a css of a cgroup the sim does not have");
+	return (u64)start;
+}
+static __always_inline struct cgroup_subsys_state *sim_iter_css_next(struct bpf_iter_css *it)
+{
+	struct cgroup_subsys_state *css = (struct cgroup_subsys_state *)it->handle;
+
+	sim_nr_calls++;
+	it->handle = 0;
+	return css;
+}
+static __always_inline void sim_iter_css_destroy(struct bpf_iter_css *it) {}
+
 
 #endif /* __SIM_SCX_COMMON_BPF_H */

@@ -17,6 +17,7 @@ mod idle;
 mod immed;
 mod invariants;
 mod kick;
+mod lavd;
 mod peers;
 mod select;
 mod tick;
