@@ -114,7 +114,6 @@ const BPFLAND_COUNTERS: &[&str] = &[
     "nr_shared_dispatches",
 ];
 
-
 /// struct cpu_arg / struct domain_arg of scx_bpfland's intf.h.
 #[repr(C)]
 struct CpuArg {
@@ -817,10 +816,17 @@ mod tests {
         ] {
             assert_eq!(Peer::parse(name).unwrap(), Some(p));
         }
-        assert_eq!(Peer::names(), ["bpfland", "cosmos", "lavd", "p2dq", "rusty"]);
+        assert_eq!(
+            Peer::names(),
+            ["bpfland", "cosmos", "lavd", "p2dq", "rusty"]
+        );
         assert_eq!(Peer::parse("arbor:stock").unwrap(), None);
         assert_eq!(Peer::parse("nosuch").unwrap(), None);
-        for bad in ["bpfland:slice-us=5", "lavd:autopower", "cosmos:perf-config=1"] {
+        for bad in [
+            "bpfland:slice-us=5",
+            "lavd:autopower",
+            "cosmos:perf-config=1",
+        ] {
             let e = Peer::parse(bad).unwrap_err().to_string();
             assert!(e.contains("defaults"), "{e}");
         }
