@@ -50,8 +50,8 @@ enum Cmd {
     /// Real workloads under EEVDF, scx_arbor profiles and peer schedulers,
     /// side by side, in one guest boot (try --list, --quick).
     Bench(bench::BenchArgs),
-    /// scx_arbor's own BPF code on a simulated machine of any size, in
-    /// parallel simulated time (try --list).
+    /// scx_arbor's and the peers' own BPF code on a simulated machine of
+    /// any size, in parallel simulated time (try --list).
     Sim(sim::SimArgs),
 }
 

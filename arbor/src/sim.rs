@@ -1,4 +1,4 @@
-//! `arbor sim`: scx_arbor's own BPF code on a simulated machine (the
+//! `arbor sim`: scx_arbor's and the peers' own BPF code on a simulated machine (the
 //! arbor_sim crate), with the same scheduler and workload names as
 //! `arbor bench`, and the same report (bench/report.rs).
 
@@ -537,7 +537,7 @@ pub fn main(a: SimArgs) -> Result<i32> {
         .collect();
     let report = Report::build(&rows, &sched_names, &primary, &infos_of(&done));
     let title = format!(
-        "# arbor sim: {} ({} CPUs), {} run(s) per cell, seeds {}..{}\n\nSimulated (not measured): scx_arbor's BPF code compiled natively, on the `{}` model. The VM shows function; the simulator shows placement.\n\n",
+        "# arbor sim: {} ({} CPUs), {} run(s) per cell, seeds {}..{}\n\nSimulated (not measured): each scheduler's own BPF code (scx_arbor's, a peer's from its crate) compiled natively, on the `{}` model. The VM shows function; the simulator shows placement.\n\n",
         machine.name,
         machine.nr_cpus(),
         a.reps,
