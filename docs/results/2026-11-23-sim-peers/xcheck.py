@@ -50,7 +50,37 @@ def per_distance(vm, native, tcg):
             print(f'| `{wl}` | {d} | {a:.0f} | {b:.0f} | {ratio(a, b)} | {sa:.0f} | {sb:.0f} | {ratio(sa, sb)} | {ratio(ta, tb)} |')
 
 
+# Every peer of the VM's all-schedulers default report against arbor:default,
+# per distance (session 10):
+#   python3 xcheck.py --per-distance-all VM/results.json SIM_NATIVE/results.json SIM_TCG/results.json
+# A ratio's direction: more (> 1.1), fewer (< 0.9) or same; "agrees" when
+# the VM's and the sim's (at TCG's pace) say the same.
+def per_distance_all(vm, native, tcg):
+    print('| peer | workload | distance | VM arbor:default | VM peer | VM ratio | sim ratio | sim ratio at TCG pace | direction (VM / sim at TCG pace) |')
+    print('|---|---|---|---|---|---|---|---|---|')
+    way = lambda r: '-' if r is None else ('more' if r > 1.1 else 'fewer' if r < 0.9 else 'same')
+    agree = total = 0
+    for peer in ['bpfland', 'cosmos', 'lavd', 'p2dq', 'rusty']:
+        for wl in wls[:2]:
+            for d in ['smt', 'llc', 'xnode']:
+                vmf = lambda m: m[f'migr_{d}_per_s'] * m['wall_s'] if f'migr_{d}_per_s' in m else None
+                simf = lambda m: m[f'mig_{d}_per_kwake'] * m['wakeups'] / 1000
+                r = lambda a, b: b / a if a else None
+                a, b = per_rep(vm, 'arbor:default', wl, vmf), per_rep(vm, peer, wl, vmf)
+                rv = r(a, b)
+                rn = r(per_rep(native, 'arbor:default', wl, simf), per_rep(native, peer, wl, simf))
+                rt = r(per_rep(tcg, 'arbor:default', wl, simf), per_rep(tcg, peer, wl, simf))
+                f = lambda x: '-' if x is None else f'{x:.2f}'
+                ok = way(rv) == way(rt) and rv is not None and rt is not None
+                total += rv is not None and rt is not None
+                agree += ok
+                print(f'| {peer} | `{wl}` | {d} | {a:.0f} | {b:.0f} | {f(rv)} | {f(rn)} | {f(rt)} | {way(rv)} / {way(rt)}{" (agrees)" if ok else ""} |')
+    print(f'\n{agree} of {total} directions agree.')
+
+
 if sys.argv[1] == '--per-distance':
     per_distance(*sys.argv[2:5])
+elif sys.argv[1] == '--per-distance-all':
+    per_distance_all(*sys.argv[2:5])
 else:
     per_run_table(sys.argv[1])
