@@ -87,9 +87,11 @@ impl Core {
     }
 
     /// scx_bpf_cpuperf_cap(cpu) (ext.c:10167-10178): the CPU's
-    /// arch_scale_cpu_capacity, SCX_CPUPERF_ONE for an invalid CPU.
-    pub fn kf_cpuperf_cap(&self, cpu: i32) -> u32 {
+    /// arch_scale_cpu_capacity; an invalid CPU is a scheduler error
+    /// (scx_cpu_valid, ext.c:1108-1116) and the call returns SCX_CPUPERF_ONE.
+    pub fn kf_cpuperf_cap(&mut self, cpu: i32) -> u32 {
         if cpu < 0 || cpu as usize >= self.cpus.len() {
+            self.eject(format!("invalid CPU {cpu}"));
             return 1024;
         }
         self.machine.cpus[cpu as usize].capacity

@@ -82,15 +82,21 @@ fn an_idle_cpus_clocks_stand_still_for_a_remote_reader() {
     assert!(late[0].1 < 2 * MS, "{seen:?}");
 }
 
-/// scx_bpf_cpuperf_cap: arch_scale_cpu_capacity, SCX_CPUPERF_ONE (1024)
-/// for an invalid CPU.
+/// scx_bpf_cpuperf_cap: arch_scale_cpu_capacity; an invalid CPU is a
+/// scheduler error (scx_cpu_valid) and the call returns SCX_CPUPERF_ONE
+/// (1024).
 #[test]
 fn cpuperf_cap_is_the_cpus_capacity() {
-    let c = Core::new(half_cpu1(), zero_cost(), cfg()).unwrap();
+    let mut c = Core::new(half_cpu1(), zero_cost(), cfg()).unwrap();
     assert_eq!(c.kf_cpuperf_cap(0), 1024);
     assert_eq!(c.kf_cpuperf_cap(1), 512);
-    assert_eq!(c.kf_cpuperf_cap(2), 1024);
+    assert!(c.stop.is_none());
     assert_eq!(c.kf_cpuperf_cap(-1), 1024);
+    assert!(
+        matches!(&c.stop, Some(Stop::Ejected(w)) if w.contains("invalid CPU -1")),
+        "{:?}",
+        c.stop
+    );
 }
 
 /// se.sum_exec_runtime: the time the task has run, kept up to date at each
