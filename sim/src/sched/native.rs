@@ -256,26 +256,17 @@ impl Native {
     /// found through the object's sim_field() (sim/shim/sched_peer.c); its
     /// size must be the field's.
     pub fn write_field(&mut self, name: &str, bytes: &[u8]) -> Result<()> {
-        let Some(f) = self.global_ptr("sim_field") else {
-            bail!("the scheduler object has no field table");
-        };
-        let c = CString::new(name).unwrap();
-        let (mut p, mut size) = (std::ptr::null_mut::<c_void>(), 0u32);
-        // SAFETY: sim_field(const char *, void **, u32 *) (sched_peer.c)
+        let (p, size) = self.field_ptr(name)?;
+        if size != bytes.len() {
+            bail!(
+                "field '{name}' has {size} bytes, the loader writes {}",
+                bytes.len()
+            );
+        }
+        // SAFETY: the field's address and size, from the object's sim_field()
         unsafe {
-            let f: unsafe extern "C" fn(*const c_char, *mut *mut c_void, *mut u32) -> i32 =
-                std::mem::transmute(f);
-            if f(c.as_ptr(), &mut p, &mut size) != 0 {
-                bail!("the scheduler has no field '{name}'");
-            }
-            if size as usize != bytes.len() {
-                bail!(
-                    "field '{name}' has {size} bytes, the loader writes {}",
-                    bytes.len()
-                );
-            }
-            make_writable(p as *mut u8, bytes.len())?;
-            std::ptr::copy_nonoverlapping(bytes.as_ptr(), p as *mut u8, bytes.len());
+            make_writable(p, bytes.len())?;
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
         }
         Ok(())
     }
