@@ -4,11 +4,7 @@
  * globals (main.rs:598-653: Native::write_global by name), so no fields
  * here; and one map it fills from user space before attaching.
  */
-static const struct {
-	const char *name;
-	const volatile void *ptr;
-	u32 size;
-} sim_fields[] = {};
+static const struct sim_field_desc sim_fields[] = {};
 
 /*
  * main.rs:740-753: for every CPU of every node, cpu_node_map[cpu] = node

@@ -5,13 +5,7 @@
  * name (sched_peer.c) for element 0, and the element size; the loader in
  * sim/src/sched/peers.rs writes element i at element 0 + i x the size.
  */
-#define SIM_F(var, field) { #var "." #field, (const volatile void *)&var.field, sizeof(var.field) }
-
-static const struct {
-	const char *name;
-	const volatile void *ptr;
-	u32 size;
-} sim_fields[] = {
+static const struct sim_field_desc sim_fields[] = {
 	SIM_F(cpdom_ctxs[0], id),
 	SIM_F(cpdom_ctxs[0], alt_id),
 	SIM_F(cpdom_ctxs[0], numa_id),

@@ -3,13 +3,7 @@
  * arbor sim: the rodata fields scx_p2dq 1.1.4's loader writes
  * (src/lib.rs init_open_skel!, lib.rs:424-499), by name (sched_peer.c).
  */
-#define SIM_F(var, field) { #var "." #field, (const volatile void *)&var.field, sizeof(var.field) }
-
-static const struct {
-	const char *name;
-	const volatile void *ptr;
-	u32 size;
-} sim_fields[] = {
+static const struct sim_field_desc sim_fields[] = {
 	SIM_F(topo_config, nr_cpus),
 	SIM_F(topo_config, nr_llcs),
 	SIM_F(topo_config, nr_nodes),

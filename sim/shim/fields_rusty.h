@@ -3,11 +3,7 @@
  * arbor sim: scx_rusty 1.1.4's loader writes only top-level rodata globals
  * (main.rs:390-450: Native::write_global by name), so no fields here.
  */
-static const struct {
-	const char *name;
-	const volatile void *ptr;
-	u32 size;
-} sim_fields[] = {};
+static const struct sim_field_desc sim_fields[] = {};
 
 /* the maps its BPF C passes as `void *` (main.bpf.c:140-149, 163-170) */
 const struct sim_map_desc sim_untyped_maps[] = {

@@ -20,6 +20,14 @@ const struct sched_ext_ops *sim_ops(void)
  * sim/src/sched/peers.rs writes them without mirroring the C layouts.
  */
 #ifdef SIM_PEER_FIELDS
+/* one entry of a fields_<name>.h table: SIM_F(var, field) */
+struct sim_field_desc {
+	const char *name;
+	const volatile void *ptr;
+	u32 size;
+};
+#define SIM_F(var, field) { #var "." #field, (const volatile void *)&var.field, sizeof(var.field) }
+
 #include SIM_PEER_FIELDS
 
 int sim_field(const char *name, void **ptr, u32 *size)

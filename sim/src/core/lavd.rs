@@ -60,14 +60,7 @@ impl Core {
     /// update (fresh when called on the CPU itself); 0 for an invalid CPU
     /// (get_current_rq is NULL).
     pub fn kf_clock_task(&mut self, cpu: u32) -> u64 {
-        let cpu = cpu as usize;
-        if cpu >= self.cpus.len() {
-            return 0;
-        }
-        if cpu == self.this_cpu {
-            self.pelt_update(cpu);
-        }
-        self.pelt[cpu].1
+        self.clocks_of(cpu).map_or(0, |c| c.1)
     }
 
     /// scx_clock_pelt(cpu): rq_clock_pelt() = clock_pelt - lost_idle_time,
@@ -76,14 +69,21 @@ impl Core {
     /// dl util_sum is saturated at idle entry, and under sched_ext no task
     /// is in those classes.
     pub fn kf_clock_pelt(&mut self, cpu: u32) -> u64 {
+        self.clocks_of(cpu).map_or(0, |c| c.0)
+    }
+
+    /// A CPU's (clock_pelt, clock_task, last update) as of its last clock
+    /// update, brought up to date first when read on the CPU itself; None
+    /// for an invalid CPU.
+    fn clocks_of(&mut self, cpu: u32) -> Option<(u64, u64, u64)> {
         let cpu = cpu as usize;
         if cpu >= self.cpus.len() {
-            return 0;
+            return None;
         }
         if cpu == self.this_cpu {
             self.pelt_update(cpu);
         }
-        self.pelt[cpu].0
+        Some(self.pelt[cpu])
     }
 
     /// scx_bpf_cpuperf_cap(cpu) (ext.c:10167-10178): the CPU's
