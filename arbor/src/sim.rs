@@ -152,6 +152,13 @@ enum SimCmd {
     /// Re-run a seed's experiment on its own machine (preset), its sweep,
     /// baseline vs mechanism, beside the seed's published numbers.
     Reproduce(reproduce::ReproArgs),
+    /// What a perf.data trace holds, before replaying it with -w
+    /// trace:FILE: the recording machine, each process's threads, CPU
+    /// time, wake-ups and blocks by kind, and what a replay keeps and drops.
+    TraceInfo {
+        /// FILE[,KEY=VALUE...]: the keys of -w trace: (comm=, pid=, all=1, from=, to=, ...).
+        spec: String,
+    },
     /// Check the simulator against the VM: the same schedulers and
     /// workloads in an arbor vm guest and in the simulator, compared on
     /// counter ratios that do not depend on timing.
@@ -440,6 +447,10 @@ pub fn main(a: SimArgs) -> Result<i32> {
         }
         Some(SimCmd::Reproduce(r)) => return reproduce::main(r),
         Some(SimCmd::Validate(v)) => return validate::main(v),
+        Some(SimCmd::TraceInfo { spec }) => {
+            print!("{}", workload::trace::info::text(spec)?);
+            return Ok(0);
+        }
         None => {}
     }
     if a.list {

@@ -642,6 +642,7 @@ impl Core {
         for (i, s) in specs.into_iter().enumerate() {
             let pid = 1000 + i as i32;
             let tgid = s.tgid as i32;
+            let on_fork = s.on_fork;
             let mut ts = Box::new(new_task_struct(pid, tgid, 0, s.weight));
             ts.sim_id = i as u32;
             ts.real_parent = &mut *self.launcher;
@@ -692,7 +693,9 @@ impl Core {
                 qseq: 0,
                 immed: false,
             });
-            self.push(start, Ev::Start(i));
+            if !on_fork {
+                self.push(start, Ev::Start(i));
+            }
         }
         Ok(())
     }
@@ -710,6 +713,17 @@ impl Core {
         // work for the k first ones (`wakeup_ns` and the BPF callbacks,
         // both already charged to its CPU), so `resched` adds what the
         // waker's CPU has been charged since the batch began.
+        // forks first (a replayed trace's Fork ops): the child starts on
+        // the parent's CPU, as wake_up_new_task selects from it
+        for &c in &fx.forks {
+            if c < self.tasks.len() && self.tasks[c].state == TaskState::New {
+                self.tasks[c].cpu = waker_cpu;
+                self.start_task(ops, c);
+                if self.stop.is_some() {
+                    return;
+                }
+            }
+        }
         let saved = self
             .wake_batch
             .replace((waker_cpu, self.cpus[waker_cpu].pending_stall));

@@ -704,21 +704,7 @@ impl Core {
                 self.this_cpu = on;
                 self.wake_up(ops, t, on, abi::SCX_WAKE_TTWU);
             }
-            Ev::Start(t) => {
-                self.this_cpu = self.tasks[t].cpu;
-                let cpu = self.tasks[t].cpu;
-                let r = self.call(cpu, Ctx::Other, "init_task", |c| ops.init_task(c, t, true));
-                if let Err(e) = r {
-                    self.eject(format!(
-                        "ops.init_task failed for {}: {e}",
-                        self.tasks[t].spec.name
-                    ));
-                    return;
-                }
-                self.call(cpu, Ctx::Other, "enable", |c| ops.enable(c, t));
-                self.set_state(t, TaskState::Sleeping);
-                self.wake_up(ops, t, cpu, abi::SCX_WAKE_FORK);
-            }
+            Ev::Start(t) => self.start_task(ops, t),
             Ev::BpfTimer(i, g) => {
                 if self.timers.get(i).map(|t| t.0) != Some(g) {
                     return;
@@ -732,6 +718,25 @@ impl Core {
                 self.push(self.now + self.cfg.sweep_ns, Ev::Sweep);
             }
         }
+    }
+
+    /// A new task's start (sched_fork -> wake_up_new_task): ops.init_task
+    /// (fork), ops.enable, then its first wake-up with SCX_WAKE_FORK from
+    /// its CPU.
+    pub(super) fn start_task(&mut self, ops: &mut dyn Ops, t: TaskId) {
+        self.this_cpu = self.tasks[t].cpu;
+        let cpu = self.tasks[t].cpu;
+        let r = self.call(cpu, Ctx::Other, "init_task", |c| ops.init_task(c, t, true));
+        if let Err(e) = r {
+            self.eject(format!(
+                "ops.init_task failed for {}: {e}",
+                self.tasks[t].spec.name
+            ));
+            return;
+        }
+        self.call(cpu, Ctx::Other, "enable", |c| ops.enable(c, t));
+        self.set_state(t, TaskState::Sleeping);
+        self.wake_up(ops, t, cpu, abi::SCX_WAKE_FORK);
     }
 
     /// task_tick_scx (ext.c:3727-3746): charge the slice, ops.tick, resched

@@ -19,6 +19,7 @@ pub mod spec;
 pub mod spinners;
 pub mod sysbench;
 pub mod testkit;
+pub mod trace;
 pub mod wakeprobe;
 
 use serde::Serialize;
@@ -52,6 +53,9 @@ pub struct TaskSpec {
     /// Started by fork (SCX_WAKE_FORK placement) from the process's first
     /// task rather than present from the beginning.
     pub forked: bool,
+    /// Started only when another task's step forks it ([`Effects::fork`]),
+    /// on that task's CPU, not at `start_at` (a replayed trace's forks).
+    pub on_fork: bool,
 }
 
 impl TaskSpec {
@@ -66,6 +70,7 @@ impl TaskSpec {
             shared_lines_per_us: 0.0,
             start_at: 0,
             forked: true,
+            on_fork: false,
         }
     }
 }
@@ -88,9 +93,15 @@ pub enum Step {
 pub struct Effects {
     /// (task, sync, bytes of data the wakee will read that the waker wrote)
     pub wakes: Vec<(TaskId, bool, u64)>,
+    /// Tasks (`on_fork`) this step creates, before its wake-ups.
+    pub forks: Vec<TaskId>,
 }
 
 impl Effects {
+    pub fn fork(&mut self, t: TaskId) {
+        self.forks.push(t);
+    }
+
     pub fn wake(&mut self, t: TaskId, sync: bool, bytes: u64) {
         self.wakes.push((t, sync, bytes));
     }

@@ -12,7 +12,8 @@ use anyhow::{bail, Context, Result};
 
 use super::channel::Ipc;
 use super::{
-    background, hackbench, pgbench, pipe, rtapp, schbench, spinners, sysbench, wakeprobe, Workload,
+    background, hackbench, pgbench, pipe, rtapp, schbench, spinners, sysbench, trace, wakeprobe,
+    Workload,
 };
 
 /// Help text: every workload with its keys and defaults.
@@ -26,6 +27,7 @@ wakeprobe[:m=2,w=NCPU/2,t=5,k=64]
 schbench[:v=2023,m=2,w=ceil(NCPU/m),r=5,s=100,c=17000] (v=2020: seed 000's schbench, w=16,s=30000 (message thread's sleep),c=30000,mc=30000)
 spinners[:procs=2,threads=4,ws_kb=1024,work_us=1000,sleep_us=0,time=5,sweeps=1]
 rt-app:FILE.json (tasks: instance, delay, loop, phases, cpus, priority; events: run, runtime, sleep, timer, suspend, resume, lock, unlock, wait, signal, broad, sync; global: duration)
+trace:FILE.data[,comm=NAME|..,pid=PID|..,all=1,from=S,to=S,scale=F,sync=0|1,cap=CPUS:CAP;..] (a `perf sched record -a -- PROGRAM` trace, replayed causally; default: what the recorder ran)
 any of these +background:r=RATE[,k=NCPU,ns=2000] (with a VM guest's background: k timer-driven tasks waking RATE times a second in all, ns of work each)
 (the first value of a choice is its default)";
 
@@ -39,7 +41,7 @@ pub fn label(spec: &str) -> String {
 pub fn primary_metric(spec: &str) -> Option<&'static str> {
     let name = spec.trim().split(':').next().unwrap_or_default();
     Some(match name {
-        "hackbench" | "perf-messaging" | "perf-pipe" | "rt-app" => "time_s",
+        "hackbench" | "perf-messaging" | "perf-pipe" | "rt-app" | "trace" => "time_s",
         "sysbench" => "eps",
         "pgbench" => "tps",
         "wakeprobe" => "p99_us",
@@ -162,6 +164,10 @@ pub fn parse(spec: &str, nr_cpus: usize, seed: u64) -> Result<Box<dyn Workload>>
             bail!("workload '{s}': rt-app needs a JSON file: rt-app:FILE.json");
         }
         return Ok(Box::new(rtapp::RtApp::from_file(args, nr_cpus)?));
+    }
+    if name == "trace" {
+        // FILE[,KEY=VALUE...]: the file may hold ',' (trace::parse_spec)
+        return Ok(Box::new(trace::replay::Replay::new(trace::load(args)?)));
     }
     let (_, mut o) = Opts::parse(s)?;
     let w: Box<dyn Workload> = match name {

@@ -1,0 +1,84 @@
+//! `arbor sim trace-info FILE[,KEYS]`: what a trace holds, read before a
+//! replay: the recording machine, each process's threads, CPU time,
+//! wake-ups and blocks by kind, and what a replay with these keys keeps
+//! and drops, and why.
+
+use std::fmt::Write;
+use std::path::Path;
+
+use anyhow::Result;
+
+use super::census::{Census, Thread};
+use super::{parse_spec, program};
+
+pub fn text(spec: &str) -> Result<String> {
+    let (file, sel) = parse_spec(spec)?;
+    let path = Path::new(&file);
+    let c = Census::read(path)?;
+    let mut o = String::new();
+    let h = &c.header;
+    let opt = |x: &Option<String>| x.clone().unwrap_or_else(|| "?".into());
+    writeln!(
+        o,
+        "trace {file}: recorded on '{}' ({}, kernel {}), {} CPUs online ({} seen in events), {:.3} s, {} sched events, {} lost records",
+        opt(&h.hostname),
+        opt(&h.arch),
+        opt(&h.os_release),
+        h.nr_cpus.map_or("?".into(), |n| n.to_string()),
+        c.cpus_seen,
+        c.t1.saturating_sub(c.t0) as f64 / 1e9,
+        c.events,
+        h.lost
+    )?;
+    writeln!(o, "command: {}", h.cmdline.join(" "))?;
+    writeln!(o, "events: {}", h.events.join(", "))?;
+    let recorders = c.recorders();
+    let mut procs: Vec<(i32, Vec<i32>)> =
+        c.processes().into_iter().filter(|(p, _)| *p > 0).collect();
+    let cpu = |ts: &Vec<i32>| ts.iter().map(|t| c.threads[t].cpu_ns).sum::<u64>();
+    procs.sort_by_key(|(p, ts)| (std::cmp::Reverse(cpu(ts)), *p));
+    writeln!(
+        o,
+        "\n| pid | process | kind | threads | CPU s | wake-ups | blocks: by a task | by irq/timer | open at end | exited |\n|---|---|---|---|---|---|---|---|---|---|"
+    )?;
+    let shown = 40;
+    for (p, ts) in procs.iter().take(shown) {
+        let sum = |f: &dyn Fn(&Thread) -> u64| ts.iter().map(|t| f(&c.threads[t])).sum::<u64>();
+        let kind = if c.is_kernel(*p) {
+            "kernel"
+        } else if recorders.contains(p) {
+            "recorder"
+        } else {
+            "user"
+        };
+        writeln!(
+            o,
+            "| {p} | {} | {kind} | {} | {:.4} | {} | {} | {} | {} | {} |",
+            c.name(*p),
+            ts.len(),
+            cpu(ts) as f64 / 1e9,
+            sum(&|t| t.woken),
+            sum(&|t| t.blocks.by_task),
+            sum(&|t| t.blocks.by_irq),
+            sum(&|t| t.blocks.open),
+            sum(&|t| t.exited as u64),
+        )?;
+    }
+    if procs.len() > shown {
+        writeln!(
+            o,
+            "| … | {} more processes | | | | | | | | |",
+            procs.len() - shown
+        )?;
+    }
+    writeln!(o)?;
+    match program::compile(path, &c, &sel) {
+        Ok(k) => writeln!(
+            o,
+            "{}\nreplay it with: arbor sim -w trace:{spec} (on the recording machine: arbor sim snapshot DIR there, then --topology-from DIR)",
+            k.summary.text()
+        )?,
+        Err(e) => writeln!(o, "nothing to replay with these keys: {e:#}")?,
+    }
+    Ok(o)
+}

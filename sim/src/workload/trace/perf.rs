@@ -1,0 +1,296 @@
+//! Reads a perf.data file written by `perf sched record` (or `perf record
+//! -e 'sched:*'`) as a stream of scheduler events, in time order, with
+//! `linux-perf-data` (the perf.data container: header, attributes, records,
+//! per-round sorting) and [`super::format`] (each tracepoint's field
+//! layout, from the file's own tracing-data section).
+//!
+//! Memory does not grow with the file: records are read and handed on one
+//! at a time (the crate sorts within perf's flush rounds only).
+
+use std::collections::HashMap;
+use std::io::BufReader;
+use std::path::Path;
+
+use anyhow::{anyhow, bail, Context, Result};
+use linux_perf_data::linux_perf_event_reader::{EventRecord, PerfEventType, RawData};
+use linux_perf_data::{Endianness, Feature, PerfFileReader, PerfFileRecord};
+
+use super::format::{self, Format, Formats, Record};
+
+/// The largest perf.data accepted (bytes): 16 GiB. The reader streams, so
+/// memory does not depend on it; it bounds a replay's run time.
+pub const MAX_FILE_BYTES: u64 = 16 << 30;
+
+/// trace_flag_type (kernel/trace/trace.h): the record was written in
+/// hard-irq, soft-irq or NMI context, i.e. not by the current task's own
+/// code, although `common_pid` names it.
+const TRACE_FLAG_HARDIRQ: i64 = 0x08;
+const TRACE_FLAG_SOFTIRQ: i64 = 0x10;
+const TRACE_FLAG_NMI: i64 = 0x40;
+
+/// What happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// sched:sched_switch. `prev_state` is the kernel's report of why prev
+    /// left (0 preempted; TASK_REPORT bits: 0x1 S, 0x2 D, 0x10 X, 0x20 Z,
+    /// 0x80 I; see `task_state_index`, include/linux/sched.h).
+    Switch {
+        prev: i32,
+        prev_prio: i32,
+        prev_state: i64,
+        next: i32,
+        next_prio: i32,
+        next_comm: String,
+    },
+    /// sched:sched_waking (or sched:sched_wakeup in a file without it).
+    Waking { pid: i32 },
+    /// sched:sched_wakeup_new: a new task's first wake-up.
+    WakeupNew { pid: i32 },
+    /// sched:sched_process_fork.
+    Fork { parent: i32, child: i32 },
+    /// sched:sched_process_exit.
+    Exit { pid: i32 },
+    /// PERF_RECORD_COMM (perf's side band, synthesized for every thread
+    /// alive when recording began, and written at each exec): `pid` is the
+    /// thread group, `tid` the thread.
+    Comm {
+        pid: i32,
+        tid: i32,
+        comm: String,
+        exec: bool,
+    },
+    /// PERF_RECORD_FORK: a thread `tid` of group `pid` created by `ptid`.
+    TaskFork { pid: i32, tid: i32, ptid: i32 },
+}
+
+/// One event: when, on which CPU, and the task the CPU was running.
+#[derive(Clone, Debug)]
+pub struct Event {
+    pub t: u64,
+    pub cpu: u32,
+    /// The running task (thread id and thread group), from the sample.
+    pub tid: i32,
+    pub pid: i32,
+    /// Written in interrupt context (hard/soft irq, NMI).
+    pub irq: bool,
+    pub kind: Kind,
+}
+
+/// What the file's header says.
+#[derive(Clone, Debug, Default)]
+pub struct Header {
+    pub hostname: Option<String>,
+    pub os_release: Option<String>,
+    pub arch: Option<String>,
+    pub nr_cpus: Option<u32>,
+    pub cmdline: Vec<String>,
+    pub events: Vec<String>,
+    /// Records the kernel dropped (PERF_RECORD_LOST), in all.
+    pub lost: u64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tp {
+    Switch,
+    Waking,
+    Wakeup,
+    WakeupNew,
+    Fork,
+    Exit,
+}
+
+/// Opens `path` as a perf.data file and calls `f` with each scheduler
+/// event in time order. Returns the header (with the count of lost
+/// records). Every failure is one line naming the file.
+pub fn read(path: &Path, mut f: impl FnMut(&Event) -> Result<()>) -> Result<Header> {
+    let what = path.display();
+    let meta = std::fs::metadata(path).with_context(|| format!("trace {what}"))?;
+    if !meta.is_file() {
+        bail!("trace {what}: not a regular file (give a perf.data file)");
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        bail!(
+            "trace {what}: {} bytes, more than the {} GiB a replay accepts",
+            meta.len(),
+            MAX_FILE_BYTES >> 30
+        );
+    }
+    let file = std::fs::File::open(path).with_context(|| format!("trace {what}"))?;
+    let PerfFileReader {
+        mut perf_file,
+        mut record_iter,
+    } = PerfFileReader::parse_file(BufReader::with_capacity(1 << 20, file))
+        .map_err(|e| anyhow!("trace {what}: not a readable perf.data file ({e})"))?;
+    if perf_file.endian() == Endianness::BigEndian {
+        bail!("trace {what}: recorded on a big-endian machine, which the reader does not decode");
+    }
+    let mut header = Header {
+        hostname: perf_file.hostname().ok().flatten().map(String::from),
+        os_release: perf_file.os_release().ok().flatten().map(String::from),
+        arch: perf_file.arch().ok().flatten().map(String::from),
+        nr_cpus: perf_file.nr_cpus().ok().flatten().map(|n| n.nr_cpus_online),
+        cmdline: perf_file
+            .cmdline()
+            .ok()
+            .flatten()
+            .map(|v| v.into_iter().map(String::from).collect())
+            .unwrap_or_default(),
+        ..Header::default()
+    };
+    let formats: Formats = match perf_file.feature_section_data(Feature::TRACING_DATA) {
+        Some(b) => format::parse(b).map_err(|e| anyhow!("trace {what}: {e:#}"))?,
+        None => bail!(
+            "trace {what}: no tracing-data section, so its tracepoint layouts are unknown (record with `perf sched record -a`)"
+        ),
+    };
+    if formats.big_endian {
+        bail!("trace {what}: its tracing data is big-endian, which the reader does not decode");
+    }
+    // each attribute's tracepoint, by attr index
+    let mut tps: Vec<Option<(Tp, &Format)>> = Vec::new();
+    let names: HashMap<&str, Tp> = [
+        ("sched_switch", Tp::Switch),
+        ("sched_waking", Tp::Waking),
+        ("sched_wakeup", Tp::Wakeup),
+        ("sched_wakeup_new", Tp::WakeupNew),
+        ("sched_process_fork", Tp::Fork),
+        ("sched_process_exit", Tp::Exit),
+    ]
+    .into();
+    for a in perf_file.event_attributes() {
+        let tp = match a.attributes().type_ {
+            PerfEventType::Tracepoint(id) => formats.by_id.get(&id),
+            _ => None,
+        };
+        if let Some(fm) = tp {
+            header.events.push(format!("{}:{}", fm.system, fm.name));
+        }
+        tps.push(tp.and_then(|fm| {
+            (fm.system == "sched")
+                .then(|| names.get(fm.name.as_str()).map(|&k| (k, fm)))
+                .flatten()
+        }));
+    }
+    let has = |k: Tp| tps.iter().flatten().any(|(t, _)| *t == k);
+    if !has(Tp::Switch) {
+        bail!(
+            "trace {what}: no sched:sched_switch events (it has: {}); record with `perf sched record -a -- PROGRAM`",
+            if header.events.is_empty() {
+                "no tracepoints".to_string()
+            } else {
+                header.events.join(", ")
+            }
+        );
+    }
+    if !has(Tp::Waking) && !has(Tp::Wakeup) {
+        bail!("trace {what}: no sched:sched_waking or sched:sched_wakeup events, so wake-ups are unknown; record with `perf sched record -a`");
+    }
+    // sched_waking is the waker's side (it runs on the waker's CPU, in its
+    // context); sched_wakeup fires where the wakee is enqueued, which may
+    // be another CPU: use it only when waking is absent
+    let use_wakeup = !has(Tp::Waking);
+    let mut raw = Vec::new();
+    loop {
+        let rec = match record_iter.next_record(&mut perf_file) {
+            Ok(Some(r)) => r,
+            Ok(None) => break,
+            Err(e) => bail!("trace {what}: corrupt or truncated record ({e})"),
+        };
+        let PerfFileRecord::EventRecord { attr_index, record } = rec else {
+            continue;
+        };
+        let parsed = record
+            .parse()
+            .map_err(|e| anyhow!("trace {what}: corrupt record ({e})"))?;
+        let ev = match parsed {
+            EventRecord::Sample(s) => {
+                let Some(Some((tp, fm))) = tps.get(attr_index) else {
+                    continue;
+                };
+                if *tp == Tp::Wakeup && !use_wakeup || *tp == Tp::Waking && use_wakeup {
+                    continue;
+                }
+                let (Some(t), Some(cpu), Some(r)) = (s.timestamp, s.cpu, s.raw) else {
+                    bail!("trace {what}: a {} sample lacks its time, CPU or raw data (record with `perf sched record`, which asks for them)", fm.name);
+                };
+                raw.clear();
+                match r {
+                    RawData::Single(a) => raw.extend_from_slice(a),
+                    RawData::Split(a, b) => {
+                        raw.extend_from_slice(a);
+                        raw.extend_from_slice(b);
+                    }
+                }
+                let rec = Record {
+                    raw: &raw,
+                    fmt: fm,
+                    big: false,
+                };
+                let flags = rec.int("common_flags").unwrap_or(0);
+                let irq = flags & (TRACE_FLAG_HARDIRQ | TRACE_FLAG_SOFTIRQ | TRACE_FLAG_NMI) != 0;
+                let kind = decode(*tp, &rec).map_err(|e| anyhow!("trace {what}: {e:#}"))?;
+                Event {
+                    t,
+                    cpu,
+                    tid: s.tid.unwrap_or(-1),
+                    pid: s.pid.unwrap_or(-1),
+                    irq,
+                    kind,
+                }
+            }
+            EventRecord::Comm(c) => Event {
+                t: record.timestamp().unwrap_or(0),
+                cpu: u32::MAX,
+                tid: c.tid,
+                pid: c.pid,
+                irq: false,
+                kind: Kind::Comm {
+                    pid: c.pid,
+                    tid: c.tid,
+                    comm: String::from_utf8_lossy(&c.name.as_slice()).into_owned(),
+                    exec: c.is_execve,
+                },
+            },
+            EventRecord::Fork(k) => Event {
+                t: k.timestamp,
+                cpu: u32::MAX,
+                tid: k.ptid,
+                pid: k.ppid,
+                irq: false,
+                kind: Kind::TaskFork {
+                    pid: k.pid,
+                    tid: k.tid,
+                    ptid: k.ptid,
+                },
+            },
+            EventRecord::Lost(l) => {
+                header.lost += l.count;
+                continue;
+            }
+            _ => continue,
+        };
+        f(&ev)?;
+    }
+    Ok(header)
+}
+
+fn decode(tp: Tp, r: &Record) -> Result<Kind> {
+    let i = |n: &str| r.int(n).map(|v| v as i32);
+    Ok(match tp {
+        Tp::Switch => Kind::Switch {
+            prev: i("prev_pid")?,
+            prev_prio: i("prev_prio")?,
+            prev_state: r.int("prev_state")?,
+            next: i("next_pid")?,
+            next_prio: i("next_prio")?,
+            next_comm: r.str("next_comm")?,
+        },
+        Tp::Waking | Tp::Wakeup => Kind::Waking { pid: i("pid")? },
+        Tp::WakeupNew => Kind::WakeupNew { pid: i("pid")? },
+        Tp::Fork => Kind::Fork {
+            parent: i("parent_pid")?,
+            child: i("child_pid")?,
+        },
+        Tp::Exit => Kind::Exit { pid: i("pid")? },
+    })
+}
