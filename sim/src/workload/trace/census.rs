@@ -118,11 +118,15 @@ impl Census {
             self.t1 = self.t1.max(e.t);
             self.cpus_seen = self.cpus_seen.max(e.cpu + 1);
             if e.tid > 0 {
+                // the sample's task is running, whatever the file showed
+                // before (the same rule as the replay's programs)
                 let t0 = self.t0;
                 let th = self.thread(e.tid, e.t);
                 th.tgid = e.pid;
-                if th.state == St::Unknown {
-                    th.state = St::Running(t0);
+                match th.state {
+                    St::Unknown => th.state = St::Running(t0),
+                    St::Running(_) | St::Dead => {}
+                    St::Blocked | St::Runnable => th.state = St::Running(e.t),
                 }
             }
         }

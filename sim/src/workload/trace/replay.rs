@@ -85,6 +85,19 @@ impl Workload for Replay {
                 "s",
                 false,
             ),
+            Metric::new(
+                "recorded_cpu_s",
+                self.c.summary.cpu_ns as f64 / 1e9,
+                "s",
+                false,
+            ),
+            Metric::new(
+                "recorded_wakeups",
+                self.c.summary.wakeups() as f64,
+                "wake-ups",
+                false,
+            ),
+            Metric::new("threads", self.c.tasks.len() as f64, "threads", false),
         ]
     }
 }

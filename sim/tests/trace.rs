@@ -1,0 +1,256 @@
+//! Trace replay (`-w trace:FILE`) on perf.data files recorded on a 2-CPU
+//! x86 host (AMD EPYC under KVM, kernel 6.18) with
+//! `perf record -e sched:sched_switch -e sched:sched_waking
+//! -e sched:sched_process_fork -e sched:sched_wakeup_new
+//! -e sched:sched_process_exit -a --synth=task -- PROGRAM`:
+//! - hackbench.data: `hackbench -g 1 -l 5` (41 processes);
+//! - pipe.data: `perf bench sched pipe -l 100` (2 processes);
+//! - host/: `arbor sim snapshot` of the same host.
+
+use std::path::{Path, PathBuf};
+
+use arbor_sim::core::Config;
+use arbor_sim::cost::CostModel;
+use arbor_sim::run::{simulate, Outcome, RunSpec};
+use arbor_sim::sched::SchedSpec;
+use arbor_sim::snapshot;
+use arbor_sim::workload::trace::{self, census::Census, program};
+use scx_arbor::knobs::Knobs;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/trace")
+        .join(name)
+}
+
+fn replay(file: &str, sched: &str, seed: u64) -> Outcome {
+    let m = snapshot::read(&fixture("host")).unwrap().machine;
+    let sched = SchedSpec::parse(sched).unwrap();
+    let w = format!("trace:{}", fixture(file).display());
+    simulate(
+        &RunSpec {
+            machine: &m,
+            cost: &CostModel::default(),
+            cfg: Config::default(),
+            sched: &sched,
+            knobs: &Knobs::default(),
+            workload: &w,
+            seed,
+        },
+        |_| {},
+    )
+    .unwrap()
+}
+
+fn metric(o: &Outcome, name: &str) -> f64 {
+    o.metrics
+        .iter()
+        .find(|m| m.name == name)
+        .unwrap_or_else(|| panic!("no metric {name}"))
+        .value
+}
+
+#[test]
+fn the_reader_finds_the_recorded_programs_threads_forks_and_exits() {
+    let c = Census::read(&fixture("hackbench.data")).unwrap();
+    assert_eq!(c.header.arch.as_deref(), Some("x86_64"));
+    assert_eq!(c.cpus_seen, 2);
+    assert!(c.header.cmdline.iter().any(|a| a == "hackbench"));
+    // hackbench -g 1: the main process and 40 children (20 senders, 20
+    // receivers), all of them named hackbench after the exec
+    let hb: Vec<i32> = c
+        .processes()
+        .into_iter()
+        .filter(|(p, _)| c.name(*p) == "hackbench")
+        .map(|(p, _)| p)
+        .collect();
+    assert_eq!(hb.len(), 41);
+    let k = program::compile(&fixture("hackbench.data"), &c, &Default::default()).unwrap();
+    let s = &k.summary;
+    assert_eq!(s.threads, 41);
+    assert_eq!(s.forks, 40, "the main process forks its 40 children");
+    assert_eq!(s.exits, 41, "every process exits inside the trace");
+    // each receiver blocks on its pipe and is woken by a sender (or the
+    // main process's start signal): dependencies, not timer sleeps
+    assert!(s.wakes_dep >= 40, "{}", s.text());
+    assert!(
+        s.coverage() > 0.0 && s.coverage() <= 1.0,
+        "{}",
+        s.coverage()
+    );
+    // every program ends in Exit, and forks/wakes name replayed tasks
+    for p in &k.programs {
+        assert_eq!(p.last(), Some(&program::Op::Exit));
+        for op in p {
+            if let program::Op::Wake(x) | program::Op::Fork(x) = op {
+                assert!((*x as usize) < k.tasks.len());
+            }
+        }
+    }
+    assert_eq!(k.by_fork.iter().filter(|&&f| f).count(), 40);
+}
+
+#[test]
+fn pipe_is_two_processes_that_wake_each_other() {
+    let c = Census::read(&fixture("pipe.data")).unwrap();
+    let k = program::compile(&fixture("pipe.data"), &c, &Default::default()).unwrap();
+    assert_eq!(k.tasks.len(), 2);
+    let wakes = |i: usize, of: u32| {
+        k.programs[i]
+            .iter()
+            .filter(|o| **o == program::Op::Wake(of))
+            .count()
+    };
+    // 100 round trips: each side wakes the other about 100 times (fewer
+    // where a preempted partner had not blocked yet)
+    assert!(
+        wakes(0, 1) + wakes(1, 0) >= 100,
+        "{} {}",
+        wakes(0, 1),
+        wakes(1, 0)
+    );
+    assert!(wakes(0, 1) > 0 && wakes(1, 0) > 0);
+}
+
+/// The self-consistency check: the recorded run replayed under the
+/// stock placement on the machine it was recorded on (its snapshot)
+/// reproduces the recording: thread count exactly, CPU time within 5%,
+/// wall time within 10%. (Wake-ups are compared in the closing note, not
+/// here: a replay whose waker gets ahead passes the wake as a token and
+/// the wakee never sleeps, so the count moves with the schedule.)
+#[test]
+fn replaying_hackbench_under_stock_reproduces_the_recording() {
+    let c = Census::read(&fixture("hackbench.data")).unwrap();
+    let k = program::compile(&fixture("hackbench.data"), &c, &Default::default()).unwrap();
+    let o = replay("hackbench.data", "arbor:stock", 1);
+    assert!(o.ok && !o.ejected, "{}", o.stop);
+    assert_eq!(o.stop, "finished", "every replayed thread exits");
+    let wall = metric(&o, "time_s");
+    let rec_wall = k.summary.wall_ns as f64 / 1e9;
+    assert!(
+        (wall / rec_wall - 1.0).abs() <= 0.10,
+        "wall {wall} s against {rec_wall} s recorded"
+    );
+    let cpu = metric(&o, "busy_pct") / 100.0 * 2.0 * o.sim_ns as f64 / 1e9;
+    let rec_cpu = k.summary.cpu_ns as f64 / 1e9;
+    assert!(
+        (cpu / rec_cpu - 1.0).abs() <= 0.05,
+        "CPU {cpu} s against {rec_cpu} s recorded"
+    );
+}
+
+#[test]
+fn replays_are_deterministic_and_run_under_every_profile_and_a_peer() {
+    let a = replay("pipe.data", "arbor:default", 3);
+    let b = replay("pipe.data", "arbor:default", 3);
+    assert_eq!(metric(&a, "time_s"), metric(&b, "time_s"));
+    assert_eq!(a.events, b.events);
+    for s in ["arbor:seeds", "bpfland", "p2dq"] {
+        let o = replay("hackbench.data", s, 1);
+        assert_eq!(o.stop, "finished", "{s}: {}", o.stop);
+    }
+}
+
+fn err(spec: &str) -> String {
+    match trace::load(spec) {
+        Ok(_) => panic!("'{spec}' was accepted"),
+        Err(e) => format!("{e:#}"),
+    }
+}
+
+fn scratch(name: &str, bytes: &[u8]) -> String {
+    let d = std::env::temp_dir().join(format!("arbor-trace-test-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let p = d.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn bad_traces_get_one_line_each() {
+    let good = std::fs::read(fixture("hackbench.data")).unwrap();
+    // truncated in its data section, and cut inside the header
+    let cut = scratch("cut.data", &good[..good.len() / 2]);
+    let e = err(&cut);
+    assert!(e.contains("trace") && !e.contains('\n'), "{e}");
+    let head = scratch("head.data", &good[..64]);
+    assert!(
+        err(&head).contains("not a readable perf.data"),
+        "{}",
+        err(&head)
+    );
+    // not perf.data at all
+    let junk = scratch(
+        "junk.data",
+        b"hello, this is not a perf.data file at all........",
+    );
+    assert!(err(&junk).contains("not a readable perf.data"));
+    // a big-endian file: perf's magic byte-swapped
+    let mut be = good.clone();
+    be[..8].copy_from_slice(b"2ELIFREP");
+    let e = err(&scratch("be.data", &be));
+    assert!(
+        e.contains("big-endian") || e.contains("not a readable"),
+        "{e}"
+    );
+    // not a regular file
+    assert!(err("/dev/zero").contains("not a regular file"));
+    assert!(err(&fixture("host").display().to_string()).contains("not a regular file"));
+    // options
+    let f = fixture("hackbench.data").display().to_string();
+    assert!(err(&format!("{f},comm=nosuchprog")).contains("no process of that name"));
+    assert!(err(&format!("{f},pid=1|x")).contains("not a process id"));
+    assert!(err(&format!("{f},scale=0")).contains("scale=0"));
+    assert!(err(&format!("{f},from=0.5,to=0.1")).contains("after from"));
+    assert!(err(&format!("{f},from=5")).contains("empty"));
+    assert!(err(&format!("{f},sync=2")).contains("sync=2"));
+    assert!(err(&format!("{f},cap=0-1:0")).contains("capacity"));
+    assert!(err(&format!("{f},all=1,all=1")).contains("twice"));
+}
+
+/// A file recorded without sched tracepoints (`perf record -e
+/// task-clock`, a few KiB cut from one recorded here is not possible
+/// without perf: a copy of the fixture whose tracing data is removed
+/// stands in, by flipping the TRACING_DATA feature bit).
+#[test]
+fn a_file_without_tracing_data_is_refused() {
+    let mut b = std::fs::read(fixture("pipe.data")).unwrap();
+    // perf_file_header: magic(8) size(8) attr_size(8) attrs(16) data(16)
+    // event_types(16) adds_features[4 x u64] at byte 72: bit 1 is
+    // HEADER_TRACING_DATA
+    assert!(b[72] & 0b10 != 0, "the fixture has tracing data");
+    b[72] &= !0b10;
+    let p = scratch("notracing.data", &b);
+    let e = err(&p);
+    assert!(
+        e.contains("tracing-data") || e.contains("not a readable"),
+        "{e}"
+    );
+}
+
+#[test]
+fn selection_keys_choose_processes_and_the_window() {
+    let f = fixture("hackbench.data").display().to_string();
+    let all = trace::load(&f).unwrap();
+    let one = trace::load(&format!("{f},comm=hackbench")).unwrap();
+    assert_eq!(all.tasks.len(), one.tasks.len());
+    let main = all.tasks[0].tgid;
+    let by_pid = trace::load(&format!("{f},pid={main}")).unwrap();
+    assert_eq!(
+        by_pid.tasks.len(),
+        41,
+        "pid= takes the process and its children"
+    );
+    let half = trace::load(&format!("{f},to=0.005")).unwrap();
+    assert!(half.summary.cpu_ns < all.summary.cpu_ns);
+    let scaled = trace::load(&format!("{f},scale=2")).unwrap();
+    let work = |k: &program::Compiled| -> u64 {
+        k.programs
+            .iter()
+            .flatten()
+            .map(|o| if let program::Op::Run(w) = o { *w } else { 0 })
+            .sum()
+    };
+    let (w1, w2) = (work(&all), work(&scaled));
+    assert!((w2 as f64 / w1 as f64 - 2.0).abs() < 0.01, "{w1} {w2}");
+}
