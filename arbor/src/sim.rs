@@ -556,7 +556,18 @@ pub fn main(a: SimArgs) -> Result<i32> {
         a.seed + a.reps as u64 - 1,
         machine.name
     );
-    let md = format!("{title}{}", report.markdown());
+    // what each replayed trace kept and dropped (issue 22)
+    let mut replayed = String::new();
+    for w in &wl_names {
+        if let Some(args) = w.trim().strip_prefix("trace:") {
+            let k = workload::trace::load(args)?;
+            replayed.push_str(&format!(
+                "Replayed, causally (not a copy of the recorded placement): {}\n\n",
+                k.summary.text().replace('\n', "; ")
+            ));
+        }
+    }
+    let md = format!("{title}{replayed}{}", report.markdown());
     println!("{md}");
     if let Some(dir) = &a.out {
         let extra = serde_json::json!({
