@@ -260,8 +260,9 @@ impl Census {
         false
     }
 
-    /// The recorder: processes whose first name is `perf` (the perf tool,
-    /// before any exec).
+    /// The recorder: processes named `perf` to the end (the perf tool; its
+    /// child that execs the recorded program is named `perf` or
+    /// `perf-exec` only until the exec).
     pub fn recorders(&self) -> BTreeSet<i32> {
         self.processes()
             .keys()
@@ -269,7 +270,7 @@ impl Census {
             .filter(|&p| {
                 self.threads
                     .get(&p)
-                    .and_then(|t| t.comms.first())
+                    .and_then(|t| t.comms.last())
                     .is_some_and(|c| c == "perf")
             })
             .collect()

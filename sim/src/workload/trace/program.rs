@@ -297,7 +297,7 @@ pub fn choose(c: &Census, sel: &Select) -> Result<(BTreeSet<i32>, String)> {
     let set: BTreeSet<i32> = c
         .with_descendants(&roots)
         .into_iter()
-        .filter(|p| sel.all || !recorders.contains(p) || roots.contains(p))
+        .filter(|p| !recorders.contains(p) || (!sel.all && roots.contains(p)))
         .filter(user)
         .collect();
     Ok((set, how))
