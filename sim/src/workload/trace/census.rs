@@ -79,7 +79,7 @@ pub const STATE_REPORT: i64 = 0xff;
 impl Census {
     pub fn read(path: &Path) -> Result<Census> {
         let mut c = Census::default();
-        let mut cur: Vec<i32> = Vec::new();
+        let mut cur: Vec<(i32, u64)> = Vec::new();
         let header = perf::read(path, |e| {
             c.event(e, &mut cur);
             Ok(())
@@ -89,8 +89,11 @@ impl Census {
             if t.state == St::Blocked {
                 t.blocks.open += 1;
             }
-            if let St::Running(since) = t.state {
-                t.cpu_ns += c.t1.saturating_sub(since);
+        }
+        let t1 = c.t1;
+        for &(tid, since) in &cur {
+            if let Some(t) = c.threads.get_mut(&tid) {
+                t.cpu_ns += t1.saturating_sub(since);
             }
         }
         Ok(c)
@@ -109,12 +112,24 @@ impl Census {
         th
     }
 
-    fn event(&mut self, e: &Event, cur: &mut Vec<i32>) {
+    /// CPU time is what lies between a CPU's switches, given to the task
+    /// it ran (a thread is never counted on two CPUs at once, even where
+    /// the file lacks a switch); `cur` is what each CPU runs, since when.
+    fn event(&mut self, e: &Event, cur: &mut Vec<(i32, u64)>) {
+        const NOBODY: i32 = i32::MIN;
         if e.cpu != u32::MAX {
-            self.events += 1;
             if self.t0 == 0 {
                 self.t0 = e.t;
             }
+            let c = e.cpu as usize;
+            if cur.len() <= c {
+                cur.resize(c + 1, (NOBODY, 0));
+            }
+            if cur[c].0 != e.tid {
+                // since the trace began, if the CPU showed nothing yet
+                cur[c] = (e.tid, if cur[c].0 == NOBODY { self.t0 } else { e.t });
+            }
+            self.events += 1;
             self.t1 = self.t1.max(e.t);
             self.cpus_seen = self.cpus_seen.max(e.cpu + 1);
             if e.tid > 0 {
@@ -159,19 +174,13 @@ impl Census {
                 next_comm,
             } => {
                 let c = e.cpu as usize;
-                if cur.len() <= c {
-                    cur.resize(c + 1, 0);
-                }
-                cur[c] = *next;
-                let t0 = self.t0;
+                let (on, since) = cur[c];
+                cur[c] = (*next, e.t);
                 if *prev > 0 {
                     let th = self.thread(*prev, e.t);
-                    let since = match th.state {
-                        St::Running(s) => s,
-                        St::Unknown => t0,
-                        _ => e.t,
-                    };
-                    th.cpu_ns += e.t.saturating_sub(since);
+                    if on == *prev {
+                        th.cpu_ns += e.t.saturating_sub(since);
+                    }
                     th.runs += 1;
                     note_prio(th, *prev_prio);
                     th.state = if prev_state & STATE_DEAD != 0 {

@@ -182,7 +182,7 @@ pub struct Compiled {
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum St {
     Unseen,
-    Running(u32, u64),
+    Running(u32),
     Runnable,
     Blocked(u64, usize),
     Dead,
@@ -384,6 +384,20 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
     };
     let mut last_t = w0;
     let mut unknown: Option<(i32, u64)> = None;
+    // what each CPU runs, and since when: CPU time is what lies between a
+    // CPU's switches, given to the task it ran (robust to a switch the
+    // file lacks: a thread's time is never counted on two CPUs at once)
+    const NOBODY: i32 = i32::MIN;
+    let mut oncpu: Vec<(i32, u64)> = Vec::new();
+    // the burst of th[i] on `cpu` up to `now`, if it is what `cpu` runs
+    let flush = |t: &mut Th, cpu: u32, now: u64, oncpu: &mut Vec<(i32, u64)>, s: &mut Summary| {
+        if let Some(slot) = oncpu.get_mut(cpu as usize) {
+            if slot.0 == t.tid {
+                run(t, now.saturating_sub(slot.1), cpu, s);
+                slot.1 = now;
+            }
+        }
+    };
     perf::read(path, |e: &Event| {
         if e.cpu == u32::MAX || e.t < w0 {
             return Ok(());
@@ -393,19 +407,27 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
         }
         let now = e.t;
         let rel = now - w0;
-        // the sample's task is running on its CPU, whatever the events
-        // before said (a switch-in or wake-up the file lacks)
+        let cpu = e.cpu as usize;
+        if oncpu.len() <= cpu {
+            oncpu.resize(cpu + 1, (NOBODY, w0));
+        }
+        // the sample's task is what the CPU runs (since the window opened,
+        // if the CPU had shown nothing yet), whatever the events before
+        // said: a switch-in or wake-up the file lacks
+        if oncpu[cpu].0 != e.tid {
+            oncpu[cpu] = (e.tid, if oncpu[cpu].0 == NOBODY { w0 } else { now });
+        }
         if let Some(&i) = idx.get(&e.tid) {
             let t = &mut th[i];
             match t.st {
-                St::Unseen => begin(t, St::Running(e.cpu, w0)),
+                St::Unseen => begin(t, St::Running(e.cpu)),
                 St::Running(..) | St::Dead => {}
                 St::Blocked(since, slot) => {
                     t.ops[slot] = Op::Sleep(now.saturating_sub(since).max(1));
                     s.sleeps_unrecorded += 1;
-                    t.st = St::Running(e.cpu, now);
+                    t.st = St::Running(e.cpu);
                 }
-                St::Runnable => t.st = St::Running(e.cpu, now),
+                St::Runnable => t.st = St::Running(e.cpu),
             }
         }
         match &e.kind {
@@ -419,10 +441,7 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
             } => {
                 if let Some(&i) = idx.get(prev) {
                     let t = &mut th[i];
-                    begin(t, St::Running(e.cpu, w0));
-                    if let St::Running(cpu, since) = t.st {
-                        run(t, now.saturating_sub(since), cpu, &mut s);
-                    }
+                    flush(t, e.cpu, now, &mut oncpu, &mut s);
                     t.prio.get_or_insert(*prev_prio);
                     t.last_cpu = e.cpu;
                     let pending = t.pending.take();
@@ -450,6 +469,7 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
                         }
                     }
                 }
+                oncpu[cpu] = (*next, now);
                 if let Some(&i) = idx.get(next) {
                     let t = &mut th[i];
                     begin(t, St::Runnable);
@@ -467,7 +487,7 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
                             }
                         }
                         t.prio.get_or_insert(*next_prio);
-                        t.st = St::Running(e.cpu, now);
+                        t.st = St::Running(e.cpu);
                     }
                 }
             }
@@ -496,13 +516,8 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
                     };
                     match waker {
                         Some(k) => {
-                            let wk = &mut th[k];
-                            begin(wk, St::Running(e.cpu, w0));
-                            if let St::Running(cpu, since_w) = wk.st {
-                                run(wk, now.saturating_sub(since_w), cpu, &mut s);
-                                wk.st = St::Running(cpu, now);
-                            }
-                            wk.ops.push(Op::Wake(wi as u32));
+                            flush(&mut th[k], e.cpu, now, &mut oncpu, &mut s);
+                            th[k].ops.push(Op::Wake(wi as u32));
                             th[wi].ops[slot] = Op::Block;
                             s.wakes_dep += 1;
                         }
@@ -519,14 +534,9 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
                 } else if matches!(th[wi].st, St::Running(..)) && th[wi].pending.is_none() {
                     let p = match waker {
                         Some(k) => {
-                            let wk = &mut th[k];
-                            begin(wk, St::Running(e.cpu, w0));
-                            if let St::Running(cpu, since_w) = wk.st {
-                                run(wk, now.saturating_sub(since_w), cpu, &mut s);
-                                wk.st = St::Running(cpu, now);
-                            }
-                            wk.ops.push(Op::Wake(wi as u32));
-                            Some((k, wk.ops.len() - 1))
+                            flush(&mut th[k], e.cpu, now, &mut oncpu, &mut s);
+                            th[k].ops.push(Op::Wake(wi as u32));
+                            Some((k, th[k].ops.len() - 1))
                         }
                         None => None,
                     };
@@ -544,13 +554,8 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
                 }
                 match idx.get(parent).copied() {
                     Some(pi) if pi != ci => {
-                        let p = &mut th[pi];
-                        begin(p, St::Running(e.cpu, w0));
-                        if let St::Running(cpu, since) = p.st {
-                            run(p, now.saturating_sub(since), cpu, &mut s);
-                            p.st = St::Running(cpu, now);
-                        }
-                        p.ops.push(Op::Fork(ci as u32));
+                        flush(&mut th[pi], e.cpu, now, &mut oncpu, &mut s);
+                        th[pi].ops.push(Op::Fork(ci as u32));
                         th[ci].by_fork = true;
                         th[ci].start_at = Some(rel);
                         s.forks += 1;
@@ -576,15 +581,16 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
     }
     // the window ends: every thread still alive ends there
     let end = w1.min(last_t.max(w0));
+    for (cpu, &(tid, _)) in oncpu.clone().iter().enumerate() {
+        if let Some(&i) = idx.get(&tid) {
+            flush(&mut th[i], cpu as u32, end, &mut oncpu, &mut s);
+        }
+    }
     let mut last_event = 0;
     for t in th.iter_mut() {
         match t.st {
             St::Unseen | St::Dead => {}
-            St::Running(cpu, since) => {
-                run(t, end.saturating_sub(since), cpu, &mut s);
-                t.ops.push(Op::Exit);
-            }
-            St::Runnable => t.ops.push(Op::Exit),
+            St::Running(_) | St::Runnable => t.ops.push(Op::Exit),
             St::Blocked(_, slot) => {
                 if slot < t.ops.len() {
                     t.ops[slot] = Op::Exit;
