@@ -220,6 +220,11 @@ impl Record<'_> {
                 self.fmt.system, self.fmt.name
             )
         })?;
+        self.int_of(f, name)
+    }
+
+    /// An integer field already looked up in the format.
+    pub fn int_of(&self, f: &Field, name: &str) -> Result<i64> {
         let b = self
             .raw
             .get(f.offset..f.offset + f.size)

@@ -12,7 +12,7 @@ use std::io::BufReader;
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
-use linux_perf_data::linux_perf_event_reader::{EventRecord, PerfEventType, RawData};
+use linux_perf_data::linux_perf_event_reader::{EventRecord, PerfEventType, RawData, RecordType};
 use linux_perf_data::{Endianness, Feature, PerfFileReader, PerfFileRecord};
 
 use super::format::{self, Format, Formats, Record};
@@ -89,6 +89,44 @@ pub struct Header {
     pub lost: u64,
 }
 
+/// The fields one tracepoint's decoding reads, looked up once per file.
+struct Fields<'a> {
+    flags: Option<&'a format::Field>,
+    ints: Vec<(&'static str, &'a format::Field)>,
+}
+
+impl<'a> Fields<'a> {
+    fn of(tp: Tp, fm: &'a Format) -> Result<Fields<'a>> {
+        let names: &[&'static str] = match tp {
+            Tp::Switch => &[
+                "prev_pid",
+                "prev_prio",
+                "prev_state",
+                "next_pid",
+                "next_prio",
+            ],
+            Tp::Waking | Tp::Wakeup | Tp::WakeupNew | Tp::Exit => &["pid"],
+            Tp::Fork => &["parent_pid", "child_pid"],
+        };
+        let ints = names
+            .iter()
+            .map(|&n| {
+                fm.field(n).map(|f| (n, f)).with_context(|| {
+                    format!("tracepoint {}:{} has no field '{n}'", fm.system, fm.name)
+                })
+            })
+            .collect::<Result<_>>()?;
+        Ok(Fields {
+            flags: fm.field("common_flags"),
+            ints,
+        })
+    }
+    fn int(&self, r: &Record, k: usize) -> Result<i32> {
+        let (n, f) = self.ints[k];
+        r.int_of(f, n).map(|v| v as i32)
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Tp {
     Switch,
@@ -147,7 +185,7 @@ pub fn read(path: &Path, mut f: impl FnMut(&Event) -> Result<()>) -> Result<Head
         bail!("trace {what}: its tracing data is big-endian, which the reader does not decode");
     }
     // each attribute's tracepoint, by attr index
-    let mut tps: Vec<Option<(Tp, &Format)>> = Vec::new();
+    let mut tps: Vec<Option<(Tp, &Format, Fields)>> = Vec::new();
     let names: HashMap<&str, Tp> = [
         ("sched_switch", Tp::Switch),
         ("sched_waking", Tp::Waking),
@@ -165,13 +203,21 @@ pub fn read(path: &Path, mut f: impl FnMut(&Event) -> Result<()>) -> Result<Head
         if let Some(fm) = tp {
             header.events.push(format!("{}:{}", fm.system, fm.name));
         }
-        tps.push(tp.and_then(|fm| {
+        let known = tp.and_then(|fm| {
             (fm.system == "sched")
                 .then(|| names.get(fm.name.as_str()).map(|&k| (k, fm)))
                 .flatten()
-        }));
+        });
+        tps.push(match known {
+            Some((k, fm)) => Some((
+                k,
+                fm,
+                Fields::of(k, fm).map_err(|e| anyhow!("trace {what}: {e:#}"))?,
+            )),
+            None => None,
+        });
     }
-    let has = |k: Tp| tps.iter().flatten().any(|(t, _)| *t == k);
+    let has = |k: Tp| tps.iter().flatten().any(|(t, _, _)| *t == k);
     if !has(Tp::Switch) {
         bail!(
             "trace {what}: no sched:sched_switch events (it has: {}); record with `perf sched record -a -- PROGRAM`",
@@ -199,12 +245,18 @@ pub fn read(path: &Path, mut f: impl FnMut(&Event) -> Result<()>) -> Result<Head
         let PerfFileRecord::EventRecord { attr_index, record } = rec else {
             continue;
         };
+        // samples of tracepoints the replay does not read (sched_stat_*,
+        // sched_migrate_task) are skipped before they are parsed
+        if record.record_type == RecordType::SAMPLE && !matches!(tps.get(attr_index), Some(Some(_)))
+        {
+            continue;
+        }
         let parsed = record
             .parse()
             .map_err(|e| anyhow!("trace {what}: corrupt record ({e})"))?;
         let ev = match parsed {
             EventRecord::Sample(s) => {
-                let Some(Some((tp, fm))) = tps.get(attr_index) else {
+                let Some(Some((tp, fm, fields))) = tps.get(attr_index) else {
                     continue;
                 };
                 if *tp == Tp::Wakeup && !use_wakeup || *tp == Tp::Waking && use_wakeup {
@@ -226,9 +278,12 @@ pub fn read(path: &Path, mut f: impl FnMut(&Event) -> Result<()>) -> Result<Head
                     fmt: fm,
                     big: false,
                 };
-                let flags = rec.int("common_flags").unwrap_or(0);
+                let flags = fields
+                    .flags
+                    .and_then(|f| rec.int_of(f, "common_flags").ok())
+                    .unwrap_or(0);
                 let irq = flags & (TRACE_FLAG_HARDIRQ | TRACE_FLAG_SOFTIRQ | TRACE_FLAG_NMI) != 0;
-                let kind = decode(*tp, &rec).map_err(|e| anyhow!("trace {what}: {e:#}"))?;
+                let kind = decode(*tp, &rec, fields).map_err(|e| anyhow!("trace {what}: {e:#}"))?;
                 Event {
                     t,
                     cpu,
@@ -274,23 +329,23 @@ pub fn read(path: &Path, mut f: impl FnMut(&Event) -> Result<()>) -> Result<Head
     Ok(header)
 }
 
-fn decode(tp: Tp, r: &Record) -> Result<Kind> {
-    let i = |n: &str| r.int(n).map(|v| v as i32);
+fn decode(tp: Tp, r: &Record, f: &Fields) -> Result<Kind> {
+    let i = |k: usize| f.int(r, k);
     Ok(match tp {
         Tp::Switch => Kind::Switch {
-            prev: i("prev_pid")?,
-            prev_prio: i("prev_prio")?,
-            prev_state: r.int("prev_state")?,
-            next: i("next_pid")?,
-            next_prio: i("next_prio")?,
+            prev: i(0)?,
+            prev_prio: i(1)?,
+            prev_state: r.int_of(f.ints[2].1, "prev_state")?,
+            next: i(3)?,
+            next_prio: i(4)?,
             next_comm: r.str("next_comm")?,
         },
-        Tp::Waking | Tp::Wakeup => Kind::Waking { pid: i("pid")? },
-        Tp::WakeupNew => Kind::WakeupNew { pid: i("pid")? },
+        Tp::Waking | Tp::Wakeup => Kind::Waking { pid: i(0)? },
+        Tp::WakeupNew => Kind::WakeupNew { pid: i(0)? },
         Tp::Fork => Kind::Fork {
-            parent: i("parent_pid")?,
-            child: i("child_pid")?,
+            parent: i(0)?,
+            child: i(1)?,
         },
-        Tp::Exit => Kind::Exit { pid: i("pid")? },
+        Tp::Exit => Kind::Exit { pid: i(0)? },
     })
 }
