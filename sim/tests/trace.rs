@@ -254,3 +254,34 @@ fn selection_keys_choose_processes_and_the_window() {
     let (w1, w2) = (work(&all), work(&scaled));
     assert!((w2 as f64 / w1 as f64 - 2.0).abs() < 0.01, "{w1} {w2}");
 }
+
+/// Every `Block` of a thread has a `Wake` of it in some program (the
+/// replay cannot leave a thread waiting for a wake-up no one sends), and
+/// no Wake or Fork follows its own program's Exit.
+#[test]
+fn every_block_has_a_wake_and_nothing_follows_an_exit() {
+    for f in ["hackbench.data", "pipe.data"] {
+        let k = trace::load(&fixture(f).display().to_string()).unwrap();
+        let mut blocks = vec![0usize; k.tasks.len()];
+        let mut wakes = vec![0usize; k.tasks.len()];
+        for (i, p) in k.programs.iter().enumerate() {
+            let exit = p.iter().position(|o| *o == program::Op::Exit).unwrap();
+            assert_eq!(exit, p.len() - 1, "{f}: task {i} has ops after its Exit");
+            for o in p {
+                match o {
+                    program::Op::Block => blocks[i] += 1,
+                    program::Op::Wake(x) => wakes[*x as usize] += 1,
+                    _ => {}
+                }
+            }
+        }
+        for i in 0..k.tasks.len() {
+            assert!(
+                wakes[i] >= blocks[i],
+                "{f}: task {i}: {} blocks, {} wakes",
+                blocks[i],
+                wakes[i]
+            );
+        }
+    }
+}

@@ -441,6 +441,12 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
             } => {
                 if let Some(&i) = idx.get(prev) {
                     let t = &mut th[i];
+                    if let St::Blocked(since, slot) = t.st {
+                        // it ran, so something woke it that the file lacks
+                        t.ops[slot] = Op::Sleep(now.saturating_sub(since).max(1));
+                        s.sleeps_unrecorded += 1;
+                        t.st = St::Running(e.cpu);
+                    }
                     flush(t, e.cpu, now, &mut oncpu, &mut s);
                     t.prio.get_or_insert(*prev_prio);
                     t.last_cpu = e.cpu;
@@ -492,9 +498,13 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
                 }
             }
             Kind::Waking { pid } => {
+                // a dependency: a replayed thread's own code, still alive
+                // (a dead thread's wake, after a lost switch, would follow
+                // its Exit and never be replayed)
                 let waker = (!e.irq && e.tid > 0 && e.tid != *pid)
                     .then(|| idx.get(&e.tid).copied())
-                    .flatten();
+                    .flatten()
+                    .filter(|&k| th[k].st != St::Dead);
                 let Some(&wi) = idx.get(pid) else {
                     if waker.is_some() {
                         s.wakes_of_dropped += 1;
@@ -553,7 +563,7 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
                     return Ok(());
                 }
                 match idx.get(parent).copied() {
-                    Some(pi) if pi != ci => {
+                    Some(pi) if pi != ci && th[pi].st != St::Dead => {
                         flush(&mut th[pi], e.cpu, now, &mut oncpu, &mut s);
                         th[pi].ops.push(Op::Fork(ci as u32));
                         th[ci].by_fork = true;
@@ -648,6 +658,25 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
         bail!(
             "the chosen processes ({}) did nothing in the window",
             s.selection
+        );
+    }
+    // every Block must have a Wake somewhere, or the replay would wait
+    // for ever: a failure here is this reader's bug, said loudly
+    let mut need = vec![0i64; tasks.len()];
+    for (i, p) in programs.iter().enumerate() {
+        for op in p {
+            match op {
+                Op::Block => need[i] += 1,
+                Op::Wake(x) => need[*x as usize] -= 1,
+                _ => {}
+            }
+        }
+    }
+    if let Some(i) = need.iter().position(|&n| n > 0) {
+        bail!(
+            "internal error: thread {} would wait for {} wake-ups no replayed thread sends (please report it with the file)",
+            tasks[i].name,
+            need[i]
         );
     }
     let mut per: BTreeMap<i32, usize> = BTreeMap::new();
