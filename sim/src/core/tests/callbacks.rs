@@ -160,3 +160,54 @@ fn stopping_runnable_on_expiry_not_on_sleep() {
         ]
     );
 }
+
+/// A task started by another's fork (Effects::fork, a replayed trace's
+/// Fork op: sched_fork -> wake_up_new_task, core.c): nothing happens to it
+/// before the fork; at the fork it gets init_task(fork) and enable, then
+/// its first select_cpu with SCX_WAKE_FORK from the parent's CPU, at the
+/// parent's time; a second fork of it does nothing.
+#[test]
+fn a_forked_task_starts_at_its_parents_fork_on_its_parents_cpu() {
+    let mut s = Sched::fifo_kick();
+    let mut w = Script::new()
+        .task_at(
+            "parent",
+            0,
+            Some(vec![1]),
+            &[
+                Act::Run(300 * US),
+                Act::Fork(1),
+                Act::Fork(1),
+                Act::Run(100 * US),
+            ],
+        )
+        .forked_task("child", &[Act::Run(50 * US)]);
+    let (core, stop) = run(flat(2), &mut s, &mut w);
+    stopped_ok(&stop);
+    let child = of_task(&s.log, 1);
+    let init = child
+        .iter()
+        .position(|r| matches!(r.call, Call::InitTask { fork: true, .. }))
+        .expect("init_task");
+    assert_eq!(child[init].at, 300 * US, "{child:?}");
+    assert_eq!(
+        child
+            .iter()
+            .filter(|r| matches!(r.call, Call::InitTask { .. }))
+            .count(),
+        1
+    );
+    let sel = child
+        .iter()
+        .find(|r| matches!(r.call, Call::Select { .. }))
+        .expect("select_cpu");
+    match sel.call {
+        Call::Select { prev, flags, .. } => {
+            assert_eq!(prev, 1, "selected from the parent's CPU");
+            assert!(flags & abi::SCX_WAKE_FORK != 0, "{flags:#x}");
+        }
+        _ => unreachable!(),
+    }
+    assert_eq!(sel.cpu, 1);
+    assert_eq!(core.tasks[1].state, TaskState::Exited);
+}

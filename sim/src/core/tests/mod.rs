@@ -110,6 +110,8 @@ pub enum Act {
     Block,
     /// Wake a task (sync or not); not a step: the next act follows at once.
     Wake(TaskId, bool),
+    /// Start a task made with [`Script::forked_task`]; not a step either.
+    Fork(TaskId),
 }
 
 #[derive(Default)]
@@ -130,6 +132,15 @@ impl Script {
     /// (no cache refill costs).
     pub fn task(self, name: &str, acts: &[Act]) -> Script {
         self.task_at(name, 0, None, acts)
+    }
+
+    /// A task that starts only when another's [`Act::Fork`] starts it.
+    pub fn forked_task(mut self, name: &str, acts: &[Act]) -> Script {
+        self = self.task(name, acts);
+        if let Some(s) = self.specs.last_mut() {
+            s.on_fork = true;
+        }
+        self
     }
 
     /// A task starting at `start`, allowed on `cpus` (None: all).
@@ -158,6 +169,7 @@ impl Workload for Script {
         loop {
             match self.acts[t].pop_front() {
                 Some(Act::Wake(w, sync)) => fx.wake(w, sync, 0),
+                Some(Act::Fork(c)) => fx.fork(c),
                 Some(Act::Run(ns)) => return Step::Run(ns),
                 Some(Act::Sleep(ns)) => return Step::Sleep(ns),
                 Some(Act::Block) => return Step::Block,
