@@ -188,9 +188,20 @@ fn parse_field(v: &str) -> Result<Field> {
             signed = x == "1";
         }
     }
-    // the field's name: the declaration's last identifier, without [N]
-    let base = decl.split('[').next().unwrap_or(decl).trim();
+    // the field's name: the declaration's last identifier, with every
+    // [N] removed (`char prev_comm[16]`, `__data_loc char[] comm`)
+    let mut base = String::new();
+    let mut depth = 0;
+    for ch in decl.chars() {
+        match ch {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            _ if depth == 0 => base.push(ch),
+            _ => {}
+        }
+    }
     let name = base
+        .trim()
         .rsplit(|c: char| c.is_whitespace() || c == '*')
         .next()
         .filter(|n| !n.is_empty())
