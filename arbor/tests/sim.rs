@@ -222,3 +222,69 @@ fn snapshot_then_run_on_it() {
     assert!(err.contains("no CPUs"), "{err}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+fn trace_fixture(name: &str) -> String {
+    format!(
+        "{}/../sim/tests/fixtures/trace/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// `-w trace:FILE` and `arbor sim trace-info FILE` as a user meets them: a
+/// perf.data recorded here replays on the host's snapshot, the report says
+/// what was replayed, and trace-info lists the processes and what a replay
+/// keeps; bad traces and keys are one line and exit 2.
+#[test]
+fn trace_replay_and_trace_info() {
+    let hb = trace_fixture("hackbench.data");
+    let host = trace_fixture("host");
+    let spec = format!("trace:{hb}");
+    let (rc, out, err) = arbor(&[
+        "sim",
+        "--topology-from",
+        &host,
+        "-s",
+        "arbor:stock",
+        "-s",
+        "arbor:default",
+        "-w",
+        &spec,
+    ]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.contains("Replayed, causally"), "{out}");
+    assert!(out.contains("replayed 41 threads of 41 processes"), "{out}");
+    assert!(out.contains("recorded_time_s"), "{out}");
+    let (rc, out, err) = arbor(&["sim", "trace-info", &hb]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.contains("recorded on 'vm' (x86_64"), "{out}");
+    assert!(out.contains("| hackbench | user | 1 |"), "{out}");
+    assert!(out.contains("what the recorder ran"), "{out}");
+    assert!(out.contains("dropped:"), "{out}");
+    // bad input: one line, exit 2
+    let bad_key = format!("trace:{hb},comm=nosuch");
+    for (args, want) in [
+        (vec!["sim", "-w", "trace:"], "give a perf.data file"),
+        (
+            vec!["sim", "-w", "trace:/nonexistent.data"],
+            "/nonexistent.data",
+        ),
+        (vec!["sim", "-w", "trace:/dev/null"], "not a regular file"),
+        (
+            vec!["sim", "-w", bad_key.as_str()],
+            "no process of that name",
+        ),
+        (
+            vec!["sim", "trace-info", "/etc/hostname"],
+            "not a readable perf.data",
+        ),
+        (
+            vec!["sim", "reproduce", "steal", "--traces", "/nonexistent/dir"],
+            "trace(s) missing",
+        ),
+    ] {
+        let (rc, _, err) = arbor(&args);
+        assert_eq!(rc, 2, "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}

@@ -11,7 +11,7 @@
 //! changes, which is what the seeds argued from.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use arbor_sim::core::Config;
@@ -42,6 +42,16 @@ pub struct ReproArgs {
     /// Also write report.md and results.json here.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Replay traces of the real programs in place of their models: each
+    /// hackbench line runs `trace:DIR/<its spec>.data`, as
+    /// `--record-traces DIR` records them (the other lines keep their model).
+    #[arg(long, value_name = "DIR")]
+    traces: Option<PathBuf>,
+    /// Record, on this machine under its own kernel, the traces that
+    /// `--traces DIR` replays (`perf record` of each hackbench line of the
+    /// chosen tables; needs root and tracefs), then exit.
+    #[arg(long, value_name = "DIR")]
+    record_traces: Option<PathBuf>,
     /// List the seeds and their tables, then exit.
     #[arg(long)]
     list: bool,
@@ -551,17 +561,46 @@ pub fn main(a: &ReproArgs) -> Result<i32> {
             }
         );
     }
+    if let Some(dir) = &a.record_traces {
+        return record_traces(&tables, dir);
+    }
     let cfg = Config {
         time_limit: 120_000_000_000,
         ..Config::default()
     };
+    if let Some(dir) = &a.traces {
+        let mut missing: Vec<PathBuf> = tables
+            .iter()
+            .flat_map(|t| t.lines.iter().map(|l| l.workload))
+            .filter(|w| traced(w))
+            .map(|w| trace_file(dir, w))
+            .filter(|f| !f.is_file())
+            .collect();
+        missing.dedup();
+        if let Some(first) = missing.first() {
+            bail!(
+                "--traces: {} trace(s) missing ({}, ...); record them on a machine like the table's with: arbor sim reproduce {} --record-traces {}",
+                missing.len(),
+                first.display(),
+                seed.name,
+                dir.display()
+            );
+        }
+    }
     let mut plans = Vec::new();
     for t in &tables {
         let scheds: Vec<String> = t.columns.iter().map(|c| c.sched.to_string()).collect();
-        let wls: Vec<String> = match (a.quick, t.quick) {
+        let mut wls: Vec<String> = match (a.quick, t.quick) {
             (true, Some((_, w, _))) => vec![w.to_string()],
             _ => t.lines.iter().map(|l| l.workload.to_string()).collect(),
         };
+        if let Some(dir) = &a.traces {
+            for w in wls.iter_mut() {
+                if traced(w) {
+                    *w = format!("trace:{}", trace_file(dir, w).display());
+                }
+            }
+        }
         let machine = presets::find(t.preset)?;
         plans.push(
             Plan::new(
@@ -870,4 +909,77 @@ mod tests {
             "{v}"
         );
     }
+}
+
+/// The lines a recorded trace can stand in for: real programs whose
+/// metric the replay reports (hackbench's `time_s`). pgbench's tps and
+/// schbench's latencies are not what a replay measures, and schbench is
+/// not packaged for Debian, so those keep their models.
+fn traced(spec: &str) -> bool {
+    spec.starts_with("hackbench:")
+}
+
+/// `DIR/hackbench_g_2_l_1000_ipc_socket.data` for `hackbench:g=2,l=1000,ipc=socket`.
+pub fn trace_file(dir: &Path, spec: &str) -> PathBuf {
+    let name: String = spec
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    dir.join(format!("{name}.data"))
+}
+
+/// Records each traced line of `tables` on this machine: `perf record` of
+/// the sched tracepoints the replay reads, around the same command
+/// `arbor bench` runs for the spec.
+fn record_traces(tables: &[&Table], dir: &Path) -> Result<i32> {
+    use crate::bench::workload::{Env, Workload};
+    if !Path::new("/sys/kernel/tracing/events/sched").is_dir() {
+        bail!("--record-traces: tracefs is not mounted (as root: mount -t tracefs nodev /sys/kernel/tracing)");
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let ncpu = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
+    let mut specs: Vec<&str> = tables
+        .iter()
+        .flat_map(|t| t.lines.iter().map(|l| l.workload))
+        .filter(|w| traced(w))
+        .collect();
+    specs.sort_unstable();
+    specs.dedup();
+    for spec in specs {
+        let f = trace_file(dir, spec);
+        let argv = Workload::parse(spec, ncpu)?.argv(&Env::SHOWN);
+        let mut cmd = std::process::Command::new("perf");
+        cmd.args(["record", "-q", "-a", "--synth=task", "-o"])
+            .arg(&f)
+            .args([
+                "-e",
+                "sched:sched_switch",
+                "-e",
+                "sched:sched_waking",
+                "-e",
+                "sched:sched_process_fork",
+                "-e",
+                "sched:sched_wakeup_new",
+                "-e",
+                "sched:sched_process_exit",
+                "--",
+            ])
+            .args(&argv)
+            .stdout(std::process::Stdio::null());
+        eprintln!(
+            "arbor sim reproduce: recording {} -> {}",
+            argv.join(" "),
+            f.display()
+        );
+        let st = cmd
+            .status()
+            .context("running perf (install it: scripts/install-deps.sh)")?;
+        if !st.success() {
+            bail!(
+                "--record-traces: perf record of '{}' failed ({st})",
+                argv.join(" ")
+            );
+        }
+    }
+    Ok(0)
 }
