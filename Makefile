@@ -72,6 +72,9 @@ sim-test: build
 	./target/release/arbor sim reproduce idler-llc --quick
 	./target/release/arbor sim reproduce steal --quick
 	./target/release/arbor sim reproduce asym-capacity --quick
+	# issue 23: the simulator against this machine (real vs simulated;
+	# fails only if a ratio is not finite: closeness is what it measures)
+	./target/release/arbor sim calibrate --quick --reps 3
 
 # The placement comparison, simulated (seconds): seed 003's 88-CPU Xeon.
 SIM_DEMO ?= -t xeon-88 -s arbor:stock -s arbor:default -w hackbench:g=4,l=200 -w schbench:r=1 -r 3

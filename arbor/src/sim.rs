@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::bench::metric::{self, Kind, MetricInfo};
 use crate::bench::report::{Meta, Report, Row, WorkloadEntry};
 
+mod calibrate;
 mod reproduce;
 mod validate;
 
@@ -152,6 +153,11 @@ enum SimCmd {
     /// Re-run a seed's experiment on its own machine (preset), its sweep,
     /// baseline vs mechanism, beside the seed's published numbers.
     Reproduce(reproduce::ReproArgs),
+    /// Check the simulator against this machine: a small suite run natively
+    /// under the host's own scheduler, the host's costs measured, and the
+    /// same suite simulated on its snapshot under arbor:stock (by model and
+    /// by a trace recorded here), real against simulated with spreads.
+    Calibrate(calibrate::CalibrateArgs),
     /// What a perf.data trace holds, before replaying it with -w
     /// trace:FILE: the recording machine, each process's threads, CPU
     /// time, wake-ups and blocks by kind, and what a replay keeps and drops.
@@ -447,6 +453,7 @@ pub fn main(a: SimArgs) -> Result<i32> {
         }
         Some(SimCmd::Reproduce(r)) => return reproduce::main(r),
         Some(SimCmd::Validate(v)) => return validate::main(v),
+        Some(SimCmd::Calibrate(c)) => return calibrate::main(c),
         Some(SimCmd::TraceInfo { spec }) => {
             print!("{}", workload::trace::info::text(spec)?);
             return Ok(0);

@@ -1,0 +1,607 @@
+//! `arbor sim calibrate`: the simulator checked against the machine it runs
+//! on. Every Linux host is real parallel hardware whose own kernel runs the
+//! placement `arbor:stock` ports, sched_ext or not. So: run a small suite
+//! natively under the host's scheduler, measure the host's own costs with
+//! microbenchmarks, simulate the same suite on the host's snapshot under
+//! `arbor:stock` (by model, and by a trace recorded here when tracefs is
+//! there), with the preset family's costs and with the measured ones, and
+//! print real against simulated as a ratio with its spread.
+//!
+//! Closeness is what it measures, not what it asserts: `make test` runs
+//! `--quick` and checks only that every ratio is finite.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+use arbor_sim::core::Config;
+use arbor_sim::cost::CostModel;
+use arbor_sim::machine::Machine;
+use arbor_sim::run::{simulate, RunSpec};
+use arbor_sim::sched::SchedSpec;
+use arbor_sim::snapshot;
+use clap::Args;
+use scx_arbor::knobs::Knobs;
+use serde::Serialize;
+
+use crate::bench::workload::{Env, Workload};
+
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// Real runs and simulated runs (seeds) per workload.
+    #[arg(short, long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(2..=50))]
+    reps: u32,
+    /// The short form `make test` runs: small workloads, fewer
+    /// microbenchmark rounds.
+    #[arg(long)]
+    quick: bool,
+    /// Write report.md and results.json here.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+}
+
+/// min / median / max of a sample.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Spread {
+    pub min: f64,
+    pub median: f64,
+    pub max: f64,
+}
+
+impl Spread {
+    pub fn of(v: &[f64]) -> Option<Spread> {
+        let mut v: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let median = if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        };
+        Some(Spread {
+            min: v[0],
+            median,
+            max: v[n - 1],
+        })
+    }
+    fn show(&self, scale: f64) -> String {
+        format!(
+            "{:.3} ({:.3}–{:.3})",
+            self.median * scale,
+            self.min * scale,
+            self.max * scale
+        )
+    }
+}
+
+/// sim / real: the ratio of medians, and the widest ratio the two spreads
+/// allow (sim min / real max .. sim max / real min).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Ratio {
+    pub ratio: f64,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl Ratio {
+    pub fn of(sim: &Spread, real: &Spread) -> Ratio {
+        Ratio {
+            ratio: sim.median / real.median,
+            lo: sim.min / real.max,
+            hi: sim.max / real.min,
+        }
+    }
+    pub fn finite(&self) -> bool {
+        self.ratio.is_finite() && self.lo.is_finite() && self.hi.is_finite() && self.ratio > 0.0
+    }
+}
+
+/// The host's costs, measured (ns), and how each cost-model field follows.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Micro {
+    /// write() of one byte into a pipe nobody waits on, then its read().
+    pub write_ns: f64,
+    pub read_ns: f64,
+    /// Ping-pong of two threads pinned to one CPU: half a round trip (one
+    /// write that wakes the partner, one read that blocks and switches).
+    pub same_cpu_half_ns: f64,
+    /// The write() of that ping-pong (it wakes a task on this CPU).
+    pub same_cpu_write_ns: f64,
+    /// Two threads on two CPUs: the write() that wakes the partner blocked
+    /// on the other, idle CPU, and from that write's start to the
+    /// partner's read() returning there.
+    pub cross_write_ns: f64,
+    pub cross_wake_to_run_ns: f64,
+    /// The cost-model fields these give (ns).
+    pub wakeup_ns: f64,
+    pub ctx_switch_ns: f64,
+    pub ipi_ns: f64,
+    /// The arithmetic, for the report.
+    pub how: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    pub workload: String,
+    /// "model" or "trace FILE"
+    pub sim_by: String,
+    pub real: Option<Spread>,
+    pub before: Option<Spread>,
+    pub after: Option<Spread>,
+    pub ratio_before: Option<Ratio>,
+    pub ratio_after: Option<Ratio>,
+    pub note: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Calibration {
+    pub host: String,
+    pub cpus: usize,
+    pub reps: u32,
+    pub micro: Micro,
+    pub cost_flags: String,
+    pub rows: Vec<Row>,
+}
+
+pub fn main(a: &CalibrateArgs) -> Result<i32> {
+    let snap = snapshot::read(Path::new("/sys")).context("reading this machine's topology")?;
+    eprintln!("{}", snap.assumed);
+    let machine = snap.machine;
+    let ncpu = machine.nr_cpus();
+    if ncpu < 2 {
+        bail!("calibrate needs at least 2 online CPUs (this machine has {ncpu}): the cross-CPU wake-up is one of its measurements");
+    }
+    let rounds = if a.quick { 2_000 } else { 20_000 };
+    eprintln!("arbor sim calibrate: microbenchmarks ({rounds} rounds each) ...");
+    let micro = micro(rounds, &machine)?;
+    let before = CostModel::default();
+    let mut after = before.clone();
+    after.ctx_switch_ns = micro.ctx_switch_ns;
+    after.wakeup_ns = micro.wakeup_ns;
+    after.ipi_ns = micro.ipi_ns;
+    let cost_flags = format!(
+        "--cost ctx_switch_ns={:.0} --cost wakeup_ns={:.0} --cost ipi_ns={:.0}",
+        after.ctx_switch_ns, after.wakeup_ns, after.ipi_ns
+    );
+    let suite: Vec<&str> = if a.quick {
+        vec!["hackbench:g=2,l=50", "perf-pipe:l=2000"]
+    } else {
+        vec!["hackbench:g=4,l=200", "perf-pipe:l=20000"]
+    };
+    let tmp = tempfile::tempdir().context("a temporary directory for traces")?;
+    let mut rows = Vec::new();
+    for spec in &suite {
+        eprintln!("arbor sim calibrate: {spec}: {} real runs ...", a.reps);
+        let w = Workload::parse(spec, ncpu as u32)?;
+        let argv = w.argv(&Env::SHOWN);
+        let (real, note) = match real_runs(&w, &argv, a.reps) {
+            Ok(v) => (Spread::of(&v), String::new()),
+            Err(e) => (None, format!("real runs skipped: {e:#}")),
+        };
+        // (simulated time_s, the recorded run's wall for a trace)
+        let sim = |cost: &CostModel, wl: &str| -> Result<(Option<Spread>, Option<f64>)> {
+            let mut v = Vec::new();
+            let mut rec = None;
+            for seed in 1..=a.reps as u64 {
+                let o = simulate(
+                    &RunSpec {
+                        machine: &machine,
+                        cost,
+                        cfg: Config::default(),
+                        sched: &SchedSpec::parse("arbor:stock")?,
+                        knobs: &Knobs::default(),
+                        workload: wl,
+                        seed,
+                    },
+                    |_| {},
+                )?;
+                for m in &o.metrics {
+                    match m.name.as_str() {
+                        "time_s" => v.push(m.value),
+                        "recorded_time_s" => rec = Some(m.value),
+                        _ => {}
+                    }
+                }
+            }
+            Ok((Spread::of(&v), rec))
+        };
+        let row = |by: String,
+                   real: Option<Spread>,
+                   b: Option<Spread>,
+                   f: Option<Spread>,
+                   note: String| Row {
+            workload: spec.to_string(),
+            sim_by: by,
+            real,
+            ratio_before: b.zip(real).map(|(s, r)| Ratio::of(&s, &r)),
+            ratio_after: f.zip(real).map(|(s, r)| Ratio::of(&s, &r)),
+            before: b,
+            after: f,
+            note,
+        };
+        rows.push(row(
+            "model".into(),
+            real,
+            sim(&before, spec)?.0,
+            sim(&after, spec)?.0,
+            note.clone(),
+        ));
+        // the same program, recorded here and replayed: compared with the
+        // recorded run itself (recording slows a program down)
+        match record(&argv, &tmp.path().join(format!("{}.data", rows.len()))) {
+            Ok(f) => {
+                let t = format!("trace:{}", f.display());
+                let (b, recorded) = sim(&before, &t)?;
+                let (f, _) = sim(&after, &t)?;
+                let real = recorded.and_then(|x| Spread::of(&[x]));
+                rows.push(row(
+                    "trace recorded here".into(),
+                    real,
+                    b,
+                    f,
+                    "real = the recorded run (1 run, under perf)".into(),
+                ));
+            }
+            Err(e) => rows.push(row(
+                "trace".into(),
+                None,
+                None,
+                None,
+                format!("no trace: {e:#}"),
+            )),
+        }
+    }
+    let c = Calibration {
+        host: std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .unwrap_or_default()
+            .trim()
+            .to_string(),
+        cpus: ncpu,
+        reps: a.reps,
+        micro,
+        cost_flags,
+        rows,
+    };
+    let md = markdown(&c);
+    println!("{md}");
+    if let Some(dir) = &a.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        std::fs::write(dir.join("report.md"), &md)?;
+        std::fs::write(dir.join("results.json"), serde_json::to_string_pretty(&c)?)?;
+        eprintln!("arbor sim calibrate: report in {}", dir.display());
+    }
+    // every model row must give finite ratios (its real runs must have
+    // run); a trace row only where a trace could be recorded
+    let bad: Vec<&Row> = c
+        .rows
+        .iter()
+        .filter(|r| r.sim_by == "model" || r.before.is_some())
+        .filter(|r| {
+            !(r.ratio_before.is_some_and(|x| x.finite())
+                && r.ratio_after.is_some_and(|x| x.finite()))
+        })
+        .collect();
+    if !bad.is_empty() {
+        eprintln!(
+            "arbor sim calibrate: {} row(s) without a finite ratio",
+            bad.len()
+        );
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+/// `reps` native runs of the workload's real command (as `arbor bench`
+/// runs it in a guest); its `time_s`.
+fn real_runs(w: &Workload, argv: &[String], reps: u32) -> Result<Vec<f64>> {
+    let mut v = Vec::new();
+    for _ in 0..reps {
+        let out = Command::new(&argv[0])
+            .args(&argv[1..])
+            .output()
+            .with_context(|| {
+                format!("running {} (scripts/install-deps.sh installs it)", argv[0])
+            })?;
+        if !out.status.success() {
+            bail!("{} failed: {}", argv.join(" "), out.status);
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        let t = w
+            .parse_output(&text)
+            .into_iter()
+            .find(|(k, _)| *k == "time_s")
+            .map(|(_, x)| x)
+            .with_context(|| format!("no time in the output of {}", argv.join(" ")))?;
+        v.push(t);
+    }
+    Ok(v)
+}
+
+/// Records `argv` with the sched tracepoints the replay reads.
+fn record(argv: &[String], file: &Path) -> Result<PathBuf> {
+    if !Path::new("/sys/kernel/tracing/events/sched").is_dir() {
+        bail!("tracefs is not mounted (as root: mount -t tracefs nodev /sys/kernel/tracing)");
+    }
+    let st = Command::new("perf")
+        .args(["record", "-q", "-a", "--synth=task", "-o"])
+        .arg(file)
+        .args([
+            "-e",
+            "sched:sched_switch",
+            "-e",
+            "sched:sched_waking",
+            "-e",
+            "sched:sched_process_fork",
+            "-e",
+            "sched:sched_wakeup_new",
+            "-e",
+            "sched:sched_process_exit",
+            "--",
+        ])
+        .args(argv)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .context("running perf")?;
+    if !st.success() {
+        bail!("perf record failed ({st}): root, or perf_event_paranoid <= 1, is needed");
+    }
+    Ok(file.to_path_buf())
+}
+
+fn now_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec we pass
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+fn pin(cpu: usize) -> Result<()> {
+    // SAFETY: a zeroed cpu_set_t is valid; CPU_SET writes inside it
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    unsafe { libc::CPU_SET(cpu, &mut set) };
+    // SAFETY: the set outlives the call
+    let r = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    if r != 0 {
+        bail!(
+            "cannot pin a thread to CPU {cpu}: {}",
+            std::io::Error::last_os_error()
+        );
+    }
+    Ok(())
+}
+
+struct Pipe {
+    r: i32,
+    w: i32,
+}
+
+impl Pipe {
+    fn new() -> Result<Pipe> {
+        let mut fds = [0i32; 2];
+        // SAFETY: pipe writes two fds into the array
+        if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
+            bail!("pipe: {}", std::io::Error::last_os_error());
+        }
+        Ok(Pipe {
+            r: fds[0],
+            w: fds[1],
+        })
+    }
+    fn put(&self) {
+        let b = [1u8];
+        // SAFETY: one byte from a live buffer into our own pipe
+        unsafe { libc::write(self.w, b.as_ptr().cast(), 1) };
+    }
+    fn get(&self) {
+        let mut b = [0u8];
+        // SAFETY: one byte into a live buffer from our own pipe
+        unsafe { libc::read(self.r, b.as_mut_ptr().cast(), 1) };
+    }
+}
+
+impl Drop for Pipe {
+    fn drop(&mut self) {
+        // SAFETY: our own fds, closed once
+        unsafe {
+            libc::close(self.r);
+            libc::close(self.w);
+        }
+    }
+}
+
+/// Ping-pong between a thread on `a` and one on `b`: the median half
+/// round trip, the median duration of the first thread's write() (which
+/// wakes the other), and the median time from that write's start to the
+/// other thread's read() returning.
+fn ping_pong(a: usize, b: usize, rounds: usize) -> Result<(f64, f64, f64)> {
+    let (ab, ba) = (
+        std::sync::Arc::new(Pipe::new()?),
+        std::sync::Arc::new(Pipe::new()?),
+    );
+    let (ab2, ba2) = (ab.clone(), ba.clone());
+    let other = std::thread::spawn(move || -> Result<Vec<u64>> {
+        pin(b)?;
+        let mut woke = Vec::with_capacity(rounds);
+        for _ in 0..rounds {
+            ab2.get();
+            woke.push(now_ns());
+            ba2.put();
+        }
+        Ok(woke)
+    });
+    pin(a)?;
+    // let the other thread block in its first read
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let mut starts = Vec::with_capacity(rounds);
+    let mut writes = Vec::with_capacity(rounds);
+    let mut trips = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        let t0 = now_ns();
+        ab.put();
+        let t1 = now_ns();
+        ba.get();
+        let t2 = now_ns();
+        starts.push(t0);
+        writes.push((t1 - t0) as f64);
+        trips.push((t2 - t0) as f64 / 2.0);
+    }
+    let woke = other
+        .join()
+        .map_err(|_| anyhow::anyhow!("the ping-pong thread panicked"))??;
+    let to_run: Vec<f64> = starts
+        .iter()
+        .zip(&woke)
+        .map(|(s, w)| w.saturating_sub(*s) as f64)
+        .collect();
+    let med = |v: &[f64]| Spread::of(v).map_or(f64::NAN, |s| s.median);
+    Ok((med(&trips), med(&writes), med(&to_run)))
+}
+
+/// The microbenchmarks, and the cost-model fields they give.
+fn micro(rounds: usize, m: &Machine) -> Result<Micro> {
+    let p = Pipe::new()?;
+    pin(0)?;
+    let (mut w, mut r) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let t0 = now_ns();
+        p.put();
+        let t1 = now_ns();
+        p.get();
+        let t2 = now_ns();
+        w.push((t1 - t0) as f64);
+        r.push((t2 - t1) as f64);
+    }
+    let med = |v: &[f64]| Spread::of(v).map_or(f64::NAN, |s| s.median);
+    let (write_ns, read_ns) = (med(&w), med(&r));
+    let (same_half, same_write, _) = ping_pong(0, 0, rounds)?;
+    let (_, cross_write, cross_run) = ping_pong(0, 1, rounds)?;
+    // unpin this thread again
+    // SAFETY: a set with every CPU of the machine
+    let mut all: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for c in 0..m.nr_cpus() {
+        unsafe { libc::CPU_SET(c, &mut all) };
+    }
+    unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &all) };
+    // try_to_wake_up on the waker's side: the write that wakes, less a
+    // plain write
+    let wakeup_ns = (same_write - write_ns).max(0.0);
+    // one CPU: half a trip = the waking write + a read that blocks and
+    // switches to the partner (whose read then returns) = write + wake +
+    // read + switch
+    let ctx_switch_ns = (same_half - same_write - read_ns).max(0.0);
+    // two CPUs: from the write's start to the partner running = the
+    // waking write (the waker's side), the IPI, the idle CPU's exit from
+    // its idle state, a switch, and the partner's read returning
+    // the model's idle exit for such an idle period: the deepest state
+    // whose target residency an idle period of about one trip meets, as
+    // the core picks it (core/run.rs enter_idle)
+    let exit_ns = m
+        .idle_states
+        .iter()
+        .filter(|s| (s.residency_ns as f64) <= cross_run)
+        .last()
+        .map_or(0.0, |s| s.exit_ns as f64);
+    let ipi_ns = (cross_run - cross_write - exit_ns - ctx_switch_ns - read_ns).max(0.0);
+    let how = vec![
+        format!("plain pipe write {write_ns:.0} ns, read {read_ns:.0} ns (one thread, nobody waiting)"),
+        format!("wakeup_ns = waking write on one CPU {same_write:.0} − plain write {write_ns:.0} = {wakeup_ns:.0}"),
+        format!("ctx_switch_ns = half round trip on one CPU {same_half:.0} − waking write {same_write:.0} − read {read_ns:.0} = {ctx_switch_ns:.0}"),
+        format!(
+            "ipi_ns = write-to-run across CPUs {cross_run:.0} − waking write {cross_write:.0} − idle exit {exit_ns:.0} (the model's state for an idle period that long) − ctx_switch {ctx_switch_ns:.0} − read {read_ns:.0} = {ipi_ns:.0}"
+        ),
+    ];
+    Ok(Micro {
+        write_ns,
+        read_ns,
+        same_cpu_half_ns: same_half,
+        same_cpu_write_ns: same_write,
+        cross_write_ns: cross_write,
+        cross_wake_to_run_ns: cross_run,
+        wakeup_ns,
+        ctx_switch_ns,
+        ipi_ns,
+        how,
+    })
+}
+
+fn markdown(c: &Calibration) -> String {
+    let d = CostModel::default();
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "# arbor sim calibrate: '{}' ({} CPUs)\n\nReal: measured natively on this machine under its own kernel's scheduler, {} runs each (median, min–max). Simulated: `arbor:stock` on this machine's snapshot (`--topology-from /sys`), {} seeds, with the preset family's costs (before) and with the costs measured below (after). Ratio = simulated / real median, in brackets the widest the two spreads allow; 1.00 is agreement.\n",
+        c.host, c.cpus, c.reps, c.reps
+    );
+    let _ = writeln!(
+        md,
+        "## The host's costs, measured\n\n| cost | preset family | measured |\n|---|---|---|"
+    );
+    for (n, a, b) in [
+        ("ctx_switch_ns", d.ctx_switch_ns, c.micro.ctx_switch_ns),
+        ("wakeup_ns", d.wakeup_ns, c.micro.wakeup_ns),
+        ("ipi_ns", d.ipi_ns, c.micro.ipi_ns),
+    ] {
+        let _ = writeln!(md, "| {n} | {a:.0} | {b:.0} |");
+    }
+    let _ = writeln!(md);
+    for h in &c.micro.how {
+        let _ = writeln!(md, "- {h}");
+    }
+    let _ = writeln!(
+        md,
+        "\nTo use them for this machine: `arbor sim --topology-from DIR {}`\n",
+        c.cost_flags
+    );
+    let _ = writeln!(
+        md,
+        "## Real against simulated (`time_s`, s)\n\n| workload | simulated by | real | sim, preset costs | ratio | sim, measured costs | ratio | note |\n|---|---|---|---|---|---|---|---|"
+    );
+    let s = |x: &Option<Spread>| x.map_or("-".into(), |s| s.show(1.0));
+    let r = |x: &Option<Ratio>| {
+        x.map_or("-".into(), |r| {
+            format!("{:.2} [{:.2}, {:.2}]", r.ratio, r.lo, r.hi)
+        })
+    };
+    for row in &c.rows {
+        let _ = writeln!(
+            md,
+            "| `{}` | {} | {} | {} | {} | {} | {} | {} |",
+            row.workload,
+            row.sim_by,
+            s(&row.real),
+            s(&row.before),
+            r(&row.ratio_before),
+            s(&row.after),
+            r(&row.ratio_after),
+            row.note
+        );
+    }
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spread_and_ratio() {
+        let s = Spread::of(&[3.0, 1.0, 2.0, f64::NAN]).unwrap();
+        assert_eq!((s.min, s.median, s.max), (1.0, 2.0, 3.0));
+        let e = Spread::of(&[1.0, 4.0]).unwrap();
+        assert_eq!(e.median, 2.5);
+        assert!(Spread::of(&[]).is_none());
+        let r = Ratio::of(&s, &e);
+        assert_eq!((r.ratio, r.lo, r.hi), (0.8, 0.25, 3.0));
+        assert!(r.finite());
+        let z = Ratio::of(&s, &Spread::default());
+        assert!(!z.finite());
+    }
+}
