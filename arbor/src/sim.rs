@@ -26,7 +26,7 @@ mod reproduce;
 mod validate;
 
 #[derive(Debug, Args)]
-#[command(args_conflicts_with_subcommands = true)]
+#[command(args_conflicts_with_subcommands = true, allow_negative_numbers = true)]
 pub struct SimArgs {
     #[command(subcommand)]
     cmd: Option<SimCmd>,

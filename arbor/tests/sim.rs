@@ -151,6 +151,14 @@ fn bad_input_is_one_line_and_exit_2() {
         (vec!["sim", "--cost", "ipi_ns=abc"], "ipi_ns"),
         (vec!["sim", "--time-limit", "NaN"], "--time-limit"),
         (
+            vec!["sim", "--time-limit", "-1"],
+            "--time-limit must be a number",
+        ),
+        (
+            vec!["sim", "--topology-from", "/proc/version"],
+            "a file, not a directory",
+        ),
+        (
             vec!["sim", "-t", "2s2c2t", "--topology-from", "/sys"],
             "exclude each other",
         ),

@@ -27,6 +27,12 @@ fn dir_of(path: &Path) -> PathBuf {
 /// Checks that `path`'s directory exists and that no other user can swap
 /// files in it: one that others can write must be sticky (like /tmp).
 pub fn check_dest(path: &Path) -> Result<()> {
+    if path.is_dir() {
+        bail!(
+            "{} is a directory: give the name of the JSON file to write",
+            path.display()
+        );
+    }
     let dir = dir_of(path);
     let md = fs::metadata(&dir).map_err(|e| {
         anyhow::anyhow!(

@@ -28,7 +28,7 @@ const SCHEDULER_NAME: &str = "scx_arbor";
 /// Topology-aware sched_ext scheduler: the stock kernel's placement, each
 /// heuristic switchable like sched_features and observable through counters.
 #[derive(Debug, Parser)]
-#[command(name = "scx_arbor", version)]
+#[command(name = "scx_arbor", version, allow_negative_numbers = true)]
 struct Opts {
     /// Start from a profile: stock (baseline only), seeds (each seed's
     /// defaults) or default (ours); -f flags apply on top.
@@ -577,6 +577,12 @@ fn real_main() -> Result<()> {
         .as_deref()
         .map(stats_server::group_id)
         .transpose()?;
+    // every argument is checked before the kernel is: a bad capacity list
+    // is the user's first news, not a kernel without sched_ext
+    {
+        let mut topo = Topo::from_system()?;
+        opts.knobs.apply_capacity(&mut topo)?;
+    }
     check_environment()?;
     if let Some(intv) = opts.stats {
         if intv <= 0.0 {

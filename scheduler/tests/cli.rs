@@ -228,3 +228,40 @@ fn json_alone_is_a_one_line_error() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(err.contains("--list-features"), "{err}");
 }
+
+/// Every argument is checked before the kernel: on any machine (sched_ext
+/// or not) a bad --cpu-capacity list or a --stats-json that is a directory
+/// is the one line the user gets, not the kernel's.
+#[test]
+fn arguments_are_checked_before_the_kernel() {
+    let d = std::env::temp_dir().join(format!("scx-arbor-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let dir = d.display().to_string();
+    for (args, want) in [
+        (
+            vec!["--cpu-capacity", "0-1:0"],
+            "capacity '0' is not a number in 1..=1024",
+        ),
+        (
+            vec!["--cpu-capacity", "0:1025"],
+            "capacity '1025' is not a number in 1..=1024",
+        ),
+        (
+            vec!["--cpu-capacity", "0:512,0:600"],
+            "CPU 0 is given twice",
+        ),
+        (
+            vec!["--cpu-capacity", "100000:512"],
+            "CPU 100000 does not exist",
+        ),
+        (vec!["--stats-json", dir.as_str()], "is a directory"),
+        (vec!["--run-secs", "-1"], "is not a number of seconds"),
+    ] {
+        let (rc, _, err) = arbor(&args);
+        assert_ne!(rc, 0, "{args:?}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!err.contains("sched_ext"), "{args:?}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

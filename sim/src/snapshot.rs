@@ -317,6 +317,11 @@ impl Tree {
     /// itself (a cpu directory, its node directory beside it).
     fn open(dir: &Path, label: &str) -> Result<Tree> {
         let fail = |what: &str| anyhow!("the snapshot {label}: {what}");
+        if dir.exists() && !dir.is_dir() {
+            return Err(fail(
+                "a file, not a directory: give the directory `arbor sim snapshot DIR` wrote, or a sysfs root such as /sys",
+            ));
+        }
         if !dir.is_dir() {
             return Err(fail("no such directory"));
         }

@@ -137,6 +137,8 @@ one_line_error() { # expect-substring, args...
 }
 check "unknown feature: one line naming it" one_line_error "NO_SUCH" "$ARBOR_BIN" -f NO_SUCH
 check "imbalance-pct out of range rejected" sh -c "! '$ARBOR_BIN' --imbalance-pct 50 >/dev/null 2>&1"
+check "bad --cpu-capacity: one line naming it" one_line_error "CPU 0 is given twice" "$ARBOR_BIN" --cpu-capacity 0:512,0:600
+check "--stats-json naming a directory: one line" one_line_error "is a directory" "$ARBOR_BIN" --stats-json /tmp
 check "non-root: one line saying root is needed" one_line_error "root" \
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$ARBOR_BIN"
 if start_sched; then
