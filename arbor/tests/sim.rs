@@ -296,3 +296,41 @@ fn trace_replay_and_trace_info() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
 }
+
+/// A too-large input is refused before it is read, under a memory limit
+/// that reading it would break (`ulimit -v`, 512 MiB), and a device is
+/// refused at once (`-w rt-app:/dev/zero` read for ever before).
+#[test]
+fn too_large_inputs_are_refused_under_a_memory_limit() {
+    let d = tmpdir("large");
+    std::fs::create_dir_all(&d).unwrap();
+    // over 16 MiB of rt-app tasks: 500,000 of them
+    let big = d.join("big.json");
+    let mut s = String::from(r#"{"tasks": {"#);
+    for i in 0..500_000 {
+        s.push_str(&format!(r#""t{i}": {{"run": 1000, "sleep": 1000}},"#));
+    }
+    s.push_str(r#""last": {"run": 1}}}"#);
+    assert!(s.len() > 16 << 20);
+    std::fs::write(&big, &s).unwrap();
+    let bin = env!("CARGO_BIN_EXE_arbor");
+    for (w, want) in [
+        (
+            format!("rt-app:{}", big.display()),
+            "larger than the 16 MiB accepted",
+        ),
+        ("rt-app:/dev/zero".to_string(), "not a regular file"),
+        ("trace:/dev/zero".to_string(), "not a regular file"),
+    ] {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!("ulimit -v 524288; exec '{bin}' sim -w '{w}'"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{w}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{w}: {err}");
+        assert!(err.contains(want), "{w}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

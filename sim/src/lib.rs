@@ -6,10 +6,12 @@
 //! - `core`: the sched_ext core (ext.c / idle.c) and the event loop;
 //! - `sched`: the schedulers (scx_arbor's BPF C via the shim);
 //! - `workload`: what the tasks do;
-//! - `run`: one simulation, from specs to result rows.
+//! - `run`: one simulation, from specs to result rows;
+//! - `limits`: what a user's input files may make it read and allocate.
 
 pub mod core;
 pub mod cost;
+pub mod limits;
 pub mod machine;
 pub mod presets;
 pub mod run;

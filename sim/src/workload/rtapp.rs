@@ -129,7 +129,7 @@ const US: Ns = 1000;
 /// rt-app's threads share one process.
 const TGID: u32 = 1000;
 /// Bounds that keep a file from asking for absurd simulations.
-const MAX_THREADS: u64 = 65_536;
+const MAX_THREADS: u64 = crate::limits::MAX_TASKS as u64;
 const MAX_DURATION_S: i64 = 1_000_000;
 
 /// Linux's `sched_prio_to_weight` (kernel/sched/core.c): CFS load weight
@@ -605,8 +605,11 @@ impl RtApp {
     /// Reads and checks `path`. `nr_cpus`: the simulated machine's, for
     /// affinity lists.
     pub fn from_file(path: &str, nr_cpus: usize) -> Result<RtApp> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("rt-app {path}: cannot read it"))?;
+        let text = crate::limits::read_text(
+            std::path::Path::new(path),
+            "rt-app",
+            crate::limits::MAX_JSON_BYTES,
+        )?;
         RtApp::parse(path, &text, nr_cpus)
     }
 

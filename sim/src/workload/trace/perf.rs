@@ -17,10 +17,6 @@ use linux_perf_data::{Endianness, Feature, PerfFileReader, PerfFileRecord};
 
 use super::format::{self, Format, Formats, Record};
 
-/// The largest perf.data accepted (bytes): 16 GiB. The reader streams, so
-/// memory does not depend on it; it bounds a replay's run time.
-pub const MAX_FILE_BYTES: u64 = 16 << 30;
-
 /// trace_flag_type (kernel/trace/trace.h): the record was written in
 /// hard-irq, soft-irq or NMI context, i.e. not by the current task's own
 /// code, although `common_pid` names it.
@@ -142,18 +138,7 @@ enum Tp {
 /// records). Every failure is one line naming the file.
 pub fn read(path: &Path, mut f: impl FnMut(&Event) -> Result<()>) -> Result<Header> {
     let what = path.display();
-    let meta = std::fs::metadata(path).with_context(|| format!("trace {what}"))?;
-    if !meta.is_file() {
-        bail!("trace {what}: not a regular file (give a perf.data file)");
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        bail!(
-            "trace {what}: {} bytes, more than the {} GiB a replay accepts",
-            meta.len(),
-            MAX_FILE_BYTES >> 30
-        );
-    }
-    let file = std::fs::File::open(path).with_context(|| format!("trace {what}"))?;
+    let file = crate::limits::open_regular(path, "trace", crate::limits::MAX_TRACE_BYTES)?;
     let PerfFileReader {
         mut perf_file,
         mut record_iter,

@@ -316,6 +316,13 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
     if tids.is_empty() {
         bail!("no thread to replay ({how})");
     }
+    if tids.len() > crate::limits::MAX_TASKS {
+        bail!(
+            "{} threads to replay ({how}); at most {}: choose fewer processes (comm=, pid=) or a window (from=, to=)",
+            tids.len(),
+            crate::limits::MAX_TASKS
+        );
+    }
     // the window, from the first event of a replayed thread
     let first = tids
         .iter()

@@ -1,0 +1,90 @@
+//! What a user's input may make the simulator read and allocate, stated
+//! once and checked before anything is allocated: a file that is not a
+//! regular file (`/dev/zero`, a FIFO, a directory) or is larger than its
+//! limit is refused in one line, so that bad input never grows memory
+//! until the kernel's OOM killer ends the run with nothing printed.
+//!
+//! A snapshot's files are read through `snapshot.rs`'s own bound (1 MiB
+//! each, CPU ids up to 65535).
+
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+
+/// An rt-app JSON file: rt-app's own examples are under 10 KiB and files
+/// that LISA generates a few hundred; 16 MiB holds the 65,536 threads of
+/// [`MAX_TASKS`] many times over.
+pub const MAX_JSON_BYTES: u64 = 16 << 20;
+
+/// A perf.data trace: it is streamed, so memory does not grow with it;
+/// 16 GiB bounds a replay's time (the reader does about 1 M records/s).
+pub const MAX_TRACE_BYTES: u64 = 16 << 30;
+
+/// Tasks one workload may create (rt-app threads, replayed trace threads):
+/// each costs the simulator a task_struct and the scheduler's per-task
+/// state.
+pub const MAX_TASKS: usize = 65_536;
+
+/// Opens `path` for reading if it is a regular file of at most `max`
+/// bytes; `what` names it in the one-line error.
+pub fn open_regular(path: &Path, what: &str, max: u64) -> Result<File> {
+    let md = std::fs::metadata(path)
+        .with_context(|| format!("{what} {}: cannot read it", path.display()))?;
+    if !md.is_file() {
+        bail!(
+            "{what} {}: not a regular file (a device, FIFO or directory is refused)",
+            path.display()
+        );
+    }
+    if md.len() > max {
+        bail!(
+            "{what} {}: {} bytes, larger than the {} MiB accepted",
+            path.display(),
+            md.len(),
+            max >> 20
+        );
+    }
+    File::open(path).with_context(|| format!("{what} {}: cannot read it", path.display()))
+}
+
+/// The text of a regular file of at most `max` bytes (read through the
+/// limit, should it grow meanwhile).
+pub fn read_text(path: &Path, what: &str, max: u64) -> Result<String> {
+    let f = open_regular(path, what, max)?;
+    let mut s = String::new();
+    f.take(max + 1)
+        .read_to_string(&mut s)
+        .with_context(|| format!("{what} {}: cannot read it as text", path.display()))?;
+    if s.len() as u64 > max {
+        bail!(
+            "{what} {}: grew past {} MiB while read",
+            path.display(),
+            max >> 20
+        );
+    }
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn devices_directories_and_large_files_are_refused() {
+        let e = format!(
+            "{:#}",
+            read_text(Path::new("/dev/zero"), "x", 10).unwrap_err()
+        );
+        assert!(e.contains("not a regular file"), "{e}");
+        let e = format!("{:#}", read_text(Path::new("/"), "x", 10).unwrap_err());
+        assert!(e.contains("not a regular file"), "{e}");
+        let p = std::env::temp_dir().join(format!("arbor-limits-{}", std::process::id()));
+        std::fs::write(&p, "0123456789ab").unwrap();
+        let e = format!("{:#}", read_text(&p, "x", 10).unwrap_err());
+        assert!(e.contains("12 bytes, larger than"), "{e}");
+        assert_eq!(read_text(&p, "x", 12).unwrap(), "0123456789ab");
+        let _ = std::fs::remove_file(&p);
+    }
+}
