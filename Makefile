@@ -75,6 +75,9 @@ sim-test: build
 	# issue 23: the simulator against this machine (real vs simulated;
 	# fails only if a ratio is not finite: closeness is what it measures)
 	./target/release/arbor sim calibrate --quick --reps 3
+	# issue 25: 200 random machines x workloads x schedulers; fails if
+	# scx_arbor is ejected, breaks an invariant or crashes in any
+	./target/release/arbor sim fuzz --cases 200 --seed 1
 
 # The placement comparison, simulated (seconds): seed 003's 88-CPU Xeon.
 SIM_DEMO ?= -t xeon-88 -s arbor:stock -s arbor:default -w hackbench:g=4,l=200 -w schbench:r=1 -r 3

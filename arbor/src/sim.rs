@@ -22,6 +22,7 @@ use crate::bench::metric::{self, Kind, MetricInfo};
 use crate::bench::report::{Meta, Report, Row, WorkloadEntry};
 
 mod calibrate;
+mod fuzz;
 mod reproduce;
 mod validate;
 
@@ -158,6 +159,10 @@ enum SimCmd {
     /// same suite simulated on its snapshot under arbor:stock (by model and
     /// by a trace recorded here), real against simulated with spreads.
     Calibrate(calibrate::CalibrateArgs),
+    /// Search random machines x workloads x schedulers for ejections,
+    /// invariant failures and crashes; each failure as a one-line
+    /// reproducer and a minimised one. Exits 1 if scx_arbor failed.
+    Fuzz(fuzz::FuzzArgs),
     /// What a perf.data trace holds, before replaying it with -w
     /// trace:FILE: the recording machine, each process's threads, CPU
     /// time, wake-ups and blocks by kind, and what a replay keeps and drops.
@@ -454,6 +459,7 @@ pub fn main(a: SimArgs) -> Result<i32> {
         Some(SimCmd::Reproduce(r)) => return reproduce::main(r),
         Some(SimCmd::Validate(v)) => return validate::main(v),
         Some(SimCmd::Calibrate(c)) => return calibrate::main(c),
+        Some(SimCmd::Fuzz(f)) => return fuzz::main(f),
         Some(SimCmd::TraceInfo { spec }) => {
             print!("{}", workload::trace::info::text(spec)?);
             return Ok(0);

@@ -5,7 +5,7 @@
 //! were fixed before any seed was reproduced and are never tuned towards a
 //! seed's result.
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 use crate::machine::{flat_distance, CacheSpec, CpuSpec, IdleState, Machine, Shape, SmtSpec};
 
@@ -87,6 +87,9 @@ pub fn all() -> Vec<Preset> {
 /// The machine of the preset `name`; an unknown name is a one-line error
 /// listing the known ones.
 pub fn find(name: &str) -> Result<Machine> {
+    if let Some(args) = name.strip_prefix("shape:") {
+        return shape(args);
+    }
     let presets = all();
     match presets.iter().find(|p| p.name == name) {
         Some(p) => Ok((p.build)()),
@@ -929,4 +932,90 @@ mod tests {
         let e = find("cray-1").unwrap_err().to_string();
         assert!(e.contains("power10") && e.contains("1s2c2t") && !e.contains('\n'));
     }
+}
+
+/// A machine of any shape, for `arbor sim fuzz` and its reproducers:
+/// `shape:n=NODES,l=LLCS_PER_NODE,c=CORES_PER_LLC,t=SMT[,x86=1][,little=K][,d=DIST]`.
+/// Caches, idle states and SMT throughput are 2s2c2t's (the VM's x86
+/// family), SMT throughput past 2 threads POWER's 4-thread group (an SMT8
+/// core is two such groups in this model, so t is at most 4); `little=K` gives the last K cores' threads capacity 430 (tc2's
+/// Cortex-A7); every pair of nodes is `d` apart (default 20). Sizes are
+/// bounded: at most 1024 CPUs and 64 nodes.
+pub fn shape(args: &str) -> Result<Machine> {
+    let mut v = std::collections::BTreeMap::new();
+    for kv in args.split(',').filter(|a| !a.is_empty()) {
+        let (k, x) = kv
+            .split_once('=')
+            .with_context(|| format!("shape:{args}: '{kv}' is not key=value"))?;
+        let n: usize = x
+            .parse()
+            .with_context(|| format!("shape:{args}: {k}={x} is not a number"))?;
+        if v.insert(k.to_string(), n).is_some() {
+            bail!("shape:{args}: '{k}' is given twice");
+        }
+    }
+    let mut take = |k: &str, def: usize, lo: usize, hi: usize| -> Result<usize> {
+        let x = v.remove(k).unwrap_or(def);
+        if !(lo..=hi).contains(&x) {
+            bail!("shape:{args}: {k}={x} is not in {lo}..={hi}");
+        }
+        Ok(x)
+    };
+    let sh = Shape {
+        nodes: take("n", 1, 1, 64)?,
+        llcs_per_node: take("l", 1, 1, 64)?,
+        cores_per_llc: take("c", 2, 1, 512)?,
+        smt: take("t", 1, 1, 4)?,
+        x86_numbering: take("x86", 0, 0, 1)? == 1,
+    };
+    let little = take("little", 0, 0, 1024)?;
+    let d = take("d", 20, 11, 254)? as u32;
+    if let Some(k) = v.keys().next() {
+        bail!("shape:{args}: unknown key '{k}' (keys: n, l, c, t, x86, little, d)");
+    }
+    let cores = sh.nodes * sh.llcs_per_node * sh.cores_per_llc;
+    if cores * sh.smt > 1024 {
+        bail!("shape:{args}: {} CPUs, more than 1024", cores * sh.smt);
+    }
+    if little > cores {
+        bail!("shape:{args}: little={little} but only {cores} cores");
+    }
+    let mut m = find("2s2c2t")?;
+    if sh.smt > 2 {
+        // 4-thread cores: POWER's 4-thread group (the model takes an SMT8
+        // core as two of them: `power_cpus`)
+        m.smt = smt_power_group();
+    }
+    m.name = format!("shape:{args}");
+    m.about = format!(
+        "{} node(s) x {} LLC(s) x {} core(s) x SMT{}{}",
+        sh.nodes,
+        sh.llcs_per_node,
+        sh.cores_per_llc,
+        sh.smt,
+        if little > 0 {
+            format!(", {little} little core(s) at 430")
+        } else {
+            String::new()
+        }
+    );
+    let core_of = |id: usize| {
+        if sh.x86_numbering {
+            id % cores
+        } else {
+            id / sh.smt
+        }
+    };
+    m.cpus = sh.cpus(|id| {
+        if core_of(id) >= cores - little {
+            430
+        } else {
+            1024
+        }
+    });
+    m.node_distance = (0..sh.nodes)
+        .map(|a| (0..sh.nodes).map(|b| if a == b { 10 } else { d }).collect())
+        .collect();
+    m.validate()?;
+    Ok(m)
 }

@@ -1,0 +1,573 @@
+//! `arbor sim fuzz`: a property-based search for stalls and errors over
+//! random machines x workloads x schedulers. Each case is one `arbor sim`
+//! run in a process of its own (so a crash is a finding, not the end of
+//! the search), checked by the simulator itself: its invariants, the
+//! sched_ext watchdog (a runnable task waiting past the timeout ejects the
+//! scheduler), the scheduler's own errors, and a division fault outside
+//! the BPF rules (the process dies). A failure is printed as the one
+//! command line that reproduces it and as a minimised one (the machine and
+//! the workload shrunk while the same kind of failure remains).
+//!
+//! Deterministic from `--seed`: case k is drawn from a generator seeded
+//! with (seed, k), whatever `--jobs` is.
+//!
+//! Not searched yet (the machine model has no such thing): sparse CPU
+//! numbering, offline CPUs and hotplug during a run; knob values; affinity
+//! and nice changes during a run (the workload models have none).
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use serde::Serialize;
+
+use super::{self_exe, JobOut};
+
+#[derive(Debug, Args)]
+pub struct FuzzArgs {
+    /// How many cases to run.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    cases: u64,
+    /// The search's seed: case k is drawn from (seed, k).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Stop starting new cases after this many seconds of wall time (0: no
+    /// limit).
+    #[arg(long, default_value_t = 0)]
+    time: u64,
+    /// Cases run at once (default: this machine's CPUs).
+    #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    jobs: Option<u32>,
+    /// Simulated seconds per case.
+    #[arg(long, default_value_t = 2.0)]
+    sim_seconds: f64,
+    /// Only schedulers whose name starts with this (arbor, bpfland, ...).
+    #[arg(long, value_name = "NAME")]
+    only: Option<String>,
+    /// Write report.md and results.json here.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+}
+
+/// splitmix64: a small, well-mixed generator, seeded per case.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64, case: u64) -> Rng {
+        let mut r = Rng(seed ^ case.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        r.next();
+        r
+    }
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    fn pick<T: Copy>(&mut self, v: &[T]) -> T {
+        v[self.below(v.len() as u64) as usize]
+    }
+    fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.below(hi - lo + 1)
+    }
+}
+
+/// One case: a machine, a scheduler, a workload, a simulation seed.
+#[derive(Clone, Debug, Serialize)]
+pub struct Case {
+    /// shape keys: n, l, c, t, x86, little, d
+    pub shape: Vec<(&'static str, u64)>,
+    pub sched: String,
+    pub workload: &'static str,
+    pub keys: Vec<(&'static str, String)>,
+    pub background: bool,
+    pub seed: u64,
+}
+
+impl Case {
+    fn machine(&self) -> String {
+        let k: Vec<String> = self.shape.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!("shape:{}", k.join(","))
+    }
+    fn spec(&self) -> String {
+        let k: Vec<String> = self.keys.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let mut s = if k.is_empty() {
+            self.workload.to_string()
+        } else {
+            format!("{}:{}", self.workload, k.join(","))
+        };
+        if self.background {
+            s.push_str("+background:r=2000");
+        }
+        s
+    }
+    fn command(&self, sim_s: f64) -> String {
+        format!(
+            "arbor sim -t {} -s {} -w '{}' --seed {} --time-limit {}",
+            self.machine(),
+            self.sched,
+            self.spec(),
+            self.seed,
+            sim_s
+        )
+    }
+    fn cpus(&self) -> u64 {
+        let g = |k: &str| self.shape.iter().find(|x| x.0 == k).map_or(1, |x| x.1);
+        g("n") * g("l") * g("c") * g("t")
+    }
+    fn sched_name(&self) -> &str {
+        self.sched.split(':').next().unwrap_or("?")
+    }
+}
+
+/// Draws case `k`.
+fn draw(seed: u64, k: u64, only: Option<&str>) -> Case {
+    let mut r = Rng::new(seed, k);
+    // machines: mostly small (fast), sometimes large
+    // SMT 1, 2, 4 (an SMT8 core is two 4-thread groups in the model)
+    let t = r.pick(&[1, 1, 2, 2, 2, 4, 4]);
+    let n = r.pick(&[1, 1, 1, 2, 2, 3, 4, 8]);
+    let l = r.pick(&[1, 1, 2, 3, 4]);
+    let mut c = r.pick(&[1, 1, 2, 3, 4, 6, 8, 16]);
+    let big = r.below(20) == 0;
+    let cap = if big { 1024 } else { 128 };
+    while n * l * c * t > cap && c > 1 {
+        c /= 2;
+    }
+    let cores = n * l * c;
+    let mut shape = vec![("n", n), ("l", l), ("c", c), ("t", t)];
+    if t > 1 && r.below(3) == 0 {
+        shape.push(("x86", 1));
+    }
+    if cores > 1 && r.below(5) == 0 {
+        shape.push(("little", r.range(1, cores - 1)));
+    }
+    if n > 1 {
+        shape.push(("d", r.pick(&[12, 20, 21, 32, 40])));
+    }
+    let ncpu = cores * t;
+    // schedulers: arbor's profiles with random feature switches, and every peer
+    let peers = ["bpfland", "cosmos", "lavd", "p2dq", "rusty"];
+    let sched = loop {
+        let s = if r.below(2) == 0 {
+            let p = r.pick(&["stock", "seeds", "default"]);
+            let names: Vec<&str> = scx_arbor::features::FEATURES
+                .iter()
+                .map(|f| f.name)
+                .collect();
+            let mut f: Vec<String> = Vec::new();
+            for _ in 0..r.below(4) {
+                let name = r.pick(&names);
+                f.push(if r.below(2) == 0 {
+                    name.to_string()
+                } else {
+                    format!("NO_{name}")
+                });
+            }
+            f.sort();
+            f.dedup_by(|a, b| a.trim_start_matches("NO_") == b.trim_start_matches("NO_"));
+            if f.is_empty() {
+                format!("arbor:{p}")
+            } else {
+                format!("arbor:{p}:{}", f.join(","))
+            }
+        } else {
+            r.pick(&peers).to_string()
+        };
+        if only.is_none_or(|o| s.starts_with(o)) {
+            break s;
+        }
+    };
+    let u = |x: u64| x.to_string();
+    let (workload, keys): (&'static str, Vec<(&'static str, String)>) = match r.below(7) {
+        0 => (
+            "hackbench",
+            vec![
+                ("g", u(r.range(1, 3))),
+                ("l", u(r.range(5, 60))),
+                ("mode", r.pick(&["process", "thread"]).to_string()),
+                ("ipc", r.pick(&["pipe", "socket"]).to_string()),
+            ],
+        ),
+        1 => ("perf-pipe", vec![("l", u(r.range(50, 2000)))]),
+        2 => (
+            "schbench",
+            vec![
+                ("m", u(r.range(1, 2))),
+                ("w", u(r.range(1, 8))),
+                ("r", u(1)),
+            ],
+        ),
+        3 => (
+            "sysbench",
+            vec![("threads", u(r.range(1, 2 * ncpu.min(64)))), ("time", u(1))],
+        ),
+        4 => (
+            "wakeprobe",
+            vec![
+                ("m", u(r.range(1, 2))),
+                ("w", u(r.range(1, 4))),
+                ("t", u(1)),
+            ],
+        ),
+        5 => (
+            "spinners",
+            vec![
+                ("procs", u(r.range(1, 3))),
+                ("threads", u(r.range(1, 8))),
+                ("sleep_us", u(r.pick(&[0, 0, 50, 500]))),
+                ("time", u(1)),
+            ],
+        ),
+        _ => (
+            "pgbench",
+            vec![("clients", u(r.range(1, 16))), ("time", u(1))],
+        ),
+    };
+    Case {
+        shape,
+        sched,
+        workload,
+        keys,
+        background: r.below(5) == 0,
+        seed: r.range(1, 1_000_000),
+    }
+}
+
+/// How a case ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum Verdict {
+    Ok,
+    /// The scheduler was ejected: watchdog, its own error, an invalid
+    /// return value.
+    Ejected(String),
+    /// An invariant of the core failed.
+    Invariant(String),
+    /// The process died (a signal: a division fault, a crash) or failed.
+    Crashed(String),
+    /// `arbor sim` refused the case as bad input (exit 2): the generator's
+    /// fault, not the scheduler's.
+    Invalid(String),
+}
+
+impl Verdict {
+    fn kind(&self) -> &'static str {
+        match self {
+            Verdict::Ok => "ok",
+            Verdict::Ejected(_) => "ejected",
+            Verdict::Invariant(_) => "invariant",
+            Verdict::Crashed(_) => "crashed",
+            Verdict::Invalid(_) => "invalid",
+        }
+    }
+}
+
+fn run(case: &Case, sim_s: f64) -> Result<Verdict> {
+    let out = Command::new(self_exe()?)
+        .args(["sim", "-t", &case.machine(), "-s", &case.sched, "-w"])
+        .arg(case.spec())
+        .args(["--seed", &case.seed.to_string()])
+        .args(["--time-limit", &sim_s.to_string(), "--job", "0"])
+        .output()
+        .context("running a case")?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        let last = stderr
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .to_string();
+        if out.status.code() == Some(2) {
+            return Ok(Verdict::Invalid(last));
+        }
+        return Ok(Verdict::Crashed(format!("{}: {last}", out.status)));
+    }
+    let Some(line) = stdout.lines().rev().find(|l| l.starts_with('{')) else {
+        return Ok(Verdict::Crashed("no outcome printed".into()));
+    };
+    let j: JobOut = serde_json::from_str(line).context("reading a case's outcome")?;
+    Ok(if j.ejected {
+        Verdict::Ejected(j.stop)
+    } else if !j.ok {
+        Verdict::Invariant(j.stop)
+    } else {
+        Verdict::Ok
+    })
+}
+
+/// Smaller variants of a case: each shape key and each numeric workload
+/// key lowered.
+fn smaller(c: &Case) -> Vec<Case> {
+    let mut v = Vec::new();
+    for i in 0..c.shape.len() {
+        let (k, x) = c.shape[i];
+        let lower: Vec<u64> = match k {
+            "x86" | "little" => vec![],
+            "d" => vec![],
+            _ if x > 1 => vec![1, x / 2],
+            _ => vec![],
+        };
+        for y in lower {
+            let mut d = c.clone();
+            d.shape[i].1 = y;
+            if k == "n" && y == 1 {
+                d.shape.retain(|s| s.0 != "d");
+            }
+            v.push(d);
+        }
+        if matches!(k, "x86" | "little") {
+            let mut d = c.clone();
+            d.shape.remove(i);
+            v.push(d);
+        }
+    }
+    for i in 0..c.keys.len() {
+        if let Ok(x) = c.keys[i].1.parse::<u64>() {
+            if x > 1 && c.keys[i].0 != "time" && c.keys[i].0 != "t" {
+                let mut d = c.clone();
+                d.keys[i].1 = (x / 2).to_string();
+                v.push(d);
+            }
+        }
+    }
+    if c.background {
+        let mut d = c.clone();
+        d.background = false;
+        v.push(d);
+    }
+    // keep only machines that are still valid (little < cores)
+    v.retain(|d| {
+        let cores = d.cpus() / d.shape.iter().find(|x| x.0 == "t").map_or(1, |x| x.1);
+        d.shape
+            .iter()
+            .find(|x| x.0 == "little")
+            .is_none_or(|x| x.1 < cores)
+    });
+    v
+}
+
+/// Shrinks a failing case while the same kind of failure remains.
+fn shrink(c: &Case, v: &Verdict, sim_s: f64) -> Case {
+    let mut best = c.clone();
+    let mut tries = 0;
+    'outer: while tries < 40 {
+        for d in smaller(&best) {
+            tries += 1;
+            if let Ok(w) = run(&d, sim_s) {
+                if w.kind() == v.kind() {
+                    best = d;
+                    continue 'outer;
+                }
+            }
+            if tries >= 40 {
+                break;
+            }
+        }
+        break;
+    }
+    best
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Failure {
+    pub case: u64,
+    pub scheduler: String,
+    pub verdict: Verdict,
+    pub reproducer: String,
+    pub minimised: String,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct Campaign {
+    pub seed: u64,
+    pub cases_run: u64,
+    pub cpu_seconds: f64,
+    pub per_scheduler: std::collections::BTreeMap<String, (u64, u64)>,
+    pub failures: Vec<Failure>,
+}
+
+pub fn main(a: &FuzzArgs) -> Result<i32> {
+    if !(a.sim_seconds.is_finite() && a.sim_seconds > 0.0 && a.sim_seconds <= 3600.0) {
+        bail!("--sim-seconds must be in (0, 3600]");
+    }
+    let jobs = a
+        .jobs
+        .map(|j| j as usize)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let start = Instant::now();
+    let deadline = (a.time > 0).then(|| start + Duration::from_secs(a.time));
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<(u64, Case, Verdict)>> = Mutex::new(Vec::new());
+    let errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                let k = next.fetch_add(1, Ordering::Relaxed) as u64;
+                if k >= a.cases || deadline.is_some_and(|d| Instant::now() >= d) {
+                    return;
+                }
+                let c = draw(a.seed, k, a.only.as_deref());
+                match run(&c, a.sim_seconds) {
+                    Ok(v) => results.lock().unwrap().push((k, c, v)),
+                    Err(e) => errors.lock().unwrap().push(format!("case {k}: {e:#}")),
+                }
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap_or_default();
+    results.sort_by_key(|r| r.0);
+    if let Some(e) = errors.into_inner().unwrap_or_default().first() {
+        bail!("fuzz: {e}");
+    }
+    let mut camp = Campaign {
+        seed: a.seed,
+        cases_run: results.len() as u64,
+        ..Campaign::default()
+    };
+    if let Some((k, c, v)) = results.iter().find(|r| matches!(r.2, Verdict::Invalid(_))) {
+        bail!(
+            "fuzz: case {k} is not a valid command ({}): {}",
+            c.command(a.sim_seconds),
+            match v {
+                Verdict::Invalid(s) => s.as_str(),
+                _ => "",
+            }
+        );
+    }
+    for (k, c, v) in &results {
+        let e = camp
+            .per_scheduler
+            .entry(c.sched_name().to_string())
+            .or_default();
+        e.0 += 1;
+        if *v != Verdict::Ok {
+            e.1 += 1;
+            eprintln!(
+                "arbor sim fuzz: case {k}: {} ({}): {}",
+                v.kind(),
+                c.sched,
+                c.command(a.sim_seconds)
+            );
+            let m = shrink(c, v, a.sim_seconds);
+            camp.failures.push(Failure {
+                case: *k,
+                scheduler: c.sched.clone(),
+                verdict: v.clone(),
+                reproducer: c.command(a.sim_seconds),
+                minimised: m.command(a.sim_seconds),
+            });
+        }
+    }
+    // CPU time of the whole search, children included
+    camp.cpu_seconds = children_cpu_s();
+    let md = report(&camp, a, start.elapsed());
+    println!("{md}");
+    if let Some(dir) = &a.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        std::fs::write(dir.join("report.md"), &md)?;
+        std::fs::write(
+            dir.join("results.json"),
+            serde_json::to_string_pretty(&camp)?,
+        )?;
+    }
+    let arbor_fail = camp
+        .failures
+        .iter()
+        .filter(|f| f.scheduler.starts_with("arbor"))
+        .count();
+    Ok(if arbor_fail > 0 { 1 } else { 0 })
+}
+
+fn children_cpu_s() -> f64 {
+    // SAFETY: getrusage fills the struct we pass
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
+    let t = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6;
+    t(ru.ru_utime) + t(ru.ru_stime)
+}
+
+fn report(c: &Campaign, a: &FuzzArgs, wall: Duration) -> String {
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "# arbor sim fuzz: seed {}, {} cases, {:.1} CPU-hours ({:.0} s wall, {:.1} s simulated each)\n",
+        c.seed,
+        c.cases_run,
+        c.cpu_seconds / 3600.0,
+        wall.as_secs_f64(),
+        a.sim_seconds
+    );
+    let _ = writeln!(md, "| scheduler | cases | failures |\n|---|---|---|");
+    for (s, (n, f)) in &c.per_scheduler {
+        let _ = writeln!(md, "| {s} | {n} | {f} |");
+    }
+    if c.failures.is_empty() {
+        let _ = writeln!(md, "\nNo failure.");
+    } else {
+        let _ = writeln!(md, "\n## Failures\n");
+        for f in &c.failures {
+            let what = match &f.verdict {
+                Verdict::Ejected(s)
+                | Verdict::Invariant(s)
+                | Verdict::Crashed(s)
+                | Verdict::Invalid(s) => s.clone(),
+                Verdict::Ok => String::new(),
+            };
+            let _ = writeln!(
+                md,
+                "- case {} ({}), {}: {}\n  - reproducer: `{}`\n  - minimised: `{}`",
+                f.case,
+                f.scheduler,
+                f.verdict.kind(),
+                what.lines().next().unwrap_or(""),
+                f.reproducer,
+                f.minimised
+            );
+        }
+    }
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cases_are_deterministic_and_valid_specs() {
+        for k in 0..300 {
+            let a = draw(7, k, None);
+            let b = draw(7, k, None);
+            assert_eq!(a.command(2.0), b.command(2.0));
+            arbor_sim::presets::find(&a.machine()).unwrap_or_else(|e| panic!("{k}: {e:#}"));
+            arbor_sim::workload::spec::parse(&a.spec(), a.cpus() as usize, 1)
+                .unwrap_or_else(|e| panic!("{k}: {}: {e:#}", a.spec()));
+            arbor_sim::sched::SchedSpec::parse(&a.sched)
+                .unwrap_or_else(|e| panic!("{k}: {}: {e:#}", a.sched));
+        }
+        assert_ne!(draw(7, 1, None).command(2.0), draw(8, 1, None).command(2.0));
+        assert!(draw(3, 5, Some("p2dq")).sched.starts_with("p2dq"));
+    }
+
+    #[test]
+    fn smaller_cases_are_smaller_and_valid() {
+        for k in 0..100 {
+            let c = draw(11, k, None);
+            for d in smaller(&c) {
+                assert!(d.cpus() <= c.cpus());
+                arbor_sim::presets::find(&d.machine()).unwrap_or_else(|e| panic!("{e:#}"));
+                arbor_sim::workload::spec::parse(&d.spec(), d.cpus() as usize, 1).unwrap();
+            }
+        }
+    }
+}
