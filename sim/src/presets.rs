@@ -812,6 +812,36 @@ impl Family {
 
 #[cfg(test)]
 mod tests {
+    /// `-t shape:...`: the machine it names, and one-line errors for one
+    /// that cannot be built.
+    #[test]
+    fn shape_machines_and_their_errors() {
+        let m = find("shape:n=2,l=2,c=3,t=2,little=2,d=32").unwrap();
+        assert_eq!(m.nr_cpus(), 24);
+        assert_eq!(m.node_distance, vec![vec![10, 32], vec![32, 10]]);
+        assert_eq!(m.cpus.iter().filter(|c| c.capacity == 430).count(), 4);
+        assert_eq!(m.cpus[23].capacity, 430);
+        assert_eq!(m.cpus[0].capacity, 1024);
+        let x = find("shape:c=2,t=2,x86=1").unwrap();
+        assert_eq!(
+            x.cpus[0].core, x.cpus[2].core,
+            "x86 numbering: siblings n apart"
+        );
+        assert_eq!(find("shape:c=1,t=4").unwrap().smt.throughput.len(), 4);
+        for (spec, want) in [
+            ("shape:n=4,l=4,c=32,t=4", "2048 CPUs, more than 1024"),
+            ("shape:t=8", "t=8 is not in 1..=4"),
+            ("shape:c=2,little=3", "little=3 but only 2 cores"),
+            ("shape:c=2,z=1", "unknown key 'z'"),
+            ("shape:c=x", "c=x is not a number"),
+            ("shape:c=2,c=3", "'c' is given twice"),
+            ("shape:n=2,d=10", "d=10 is not in 11..=254"),
+        ] {
+            let e = format!("{:#}", find(spec).unwrap_err());
+            assert!(e.contains(want), "{spec}: {e}");
+        }
+    }
+
     use super::*;
     use std::collections::BTreeSet;
 
@@ -999,20 +1029,8 @@ pub fn shape(args: &str) -> Result<Machine> {
             String::new()
         }
     );
-    let core_of = |id: usize| {
-        if sh.x86_numbering {
-            id % cores
-        } else {
-            id / sh.smt
-        }
-    };
-    m.cpus = sh.cpus(|id| {
-        if core_of(id) >= cores - little {
-            430
-        } else {
-            1024
-        }
-    });
+    // Shape::cpus hands the closure each CPU's core index
+    m.cpus = sh.cpus(|core| if core >= cores - little { 430 } else { 1024 });
     m.node_distance = (0..sh.nodes)
         .map(|a| (0..sh.nodes).map(|b| if a == b { 10 } else { d }).collect())
         .collect();
