@@ -4,7 +4,8 @@
 #              run scx_arbor under a short demo workload (natively if this
 #              kernel has sched_ext, else in a VM) and print an
 #              EEVDF-vs-scx_arbor table
-#   make test  install what is missing, run every test (unit + VM)
+#   make test  install what is missing, run every test (unit + VM);
+#              KERNELS=all also runs the VM suite on the extra kernels
 
 SHELL := /bin/bash
 # rustup's default location, in case the caller's PATH lacks it (e.g. CI)
@@ -17,8 +18,13 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 all: build
 
+# More guest kernels for the VM suite, only when asked: KERNELS="rt next"
+# (sid's PREEMPT_RT flavour, experimental's release candidate) or all.
+KERNELS ?=
+EXTRA_KERNELS := $(if $(filter all,$(KERNELS)),rt next,$(KERNELS))
+
 deps:
-	$(SUDO) bash scripts/install-deps.sh
+	$(SUDO) KERNELS="$(EXTRA_KERNELS)" bash scripts/install-deps.sh
 
 # The guest's C helpers (guest/*.c): built here, one way, for the VM
 # tests and arbor bench (the guest runs the host's binaries).
@@ -42,6 +48,11 @@ vm-test: build
 	# issue 10 (Scale): one 96-CPU LLC loads and survives a short stress run
 	./target/release/arbor vm --topology sockets=1,cores=48,threads=2 -- tests/vm/bigllc.sh
 	./target/release/arbor vm --topology $(TOPOLOGY) -- bash tests/vm/eevdf.sh
+	# issue 25: the same suite on each extra kernel asked for (KERNELS=...)
+	set -e; for k in $(EXTRA_KERNELS); do \
+		echo "== VM suite on kernel $$k"; \
+		./target/release/arbor vm --kernel $$k --topology $(TOPOLOGY) -- tests/vm/suite.sh; \
+	done
 
 # The benchmark harness's one-boot smoke run: EEVDF vs scx_arbor, two
 # short workloads; fails if any step of the harness does.

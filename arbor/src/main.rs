@@ -29,7 +29,8 @@ enum Cmd {
         /// A preset (see --list-topologies) or sockets=S,dies=D,cores=C,threads=T,nodes=N,mem=M.
         #[arg(short, long, default_value = "2s2c2t")]
         topology: String,
-        /// Guest kernel version under /usr/lib/modules (default: the one install-deps.sh unpacked).
+        /// Guest kernel: default (the one install-deps.sh unpacked), rt, cloud, next
+        /// (fetched with `make deps KERNELS=...`), or a version under /usr/lib/modules.
         #[arg(long)]
         kernel: Option<String>,
         /// List the topology presets and exit.

@@ -277,6 +277,82 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// Where scripts/install-deps.sh records the extra kernels it unpacked when
+/// asked (`KERNELS="rt cloud next"`): one file per name, holding its version.
+const KERNELS_DIR: &str = "/var/lib/scx-arbor/kernels";
+
+/// The names `install-deps.sh` knows for extra kernels (`KERNELS=...`).
+pub const KERNEL_NAMES: &[&str] = &["rt", "cloud", "next"];
+
+/// `--kernel K`: a name install-deps.sh recorded (`default`, `rt`, `cloud`,
+/// `next`) or a version under /usr/lib/modules; the version to boot, whose
+/// config must enable sched_ext, and 9p unless `virtiofsd` is there. `modules` and `config` are the roots to look
+/// in (/usr/lib/modules and /boot; other roots in tests).
+pub fn resolve_kernel(
+    k: &str,
+    names: &Path,
+    modules: &Path,
+    config: &Path,
+    virtiofsd: bool,
+) -> Result<String> {
+    let installed = || {
+        let mut v: Vec<String> = std::fs::read_dir(modules)
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .filter(|e| e.path().join("vmlinuz").exists())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.sort();
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    let ver = if k.contains('/') || k.is_empty() || k.starts_with('.') {
+        bail!(
+            "--kernel {k:?}: give a name (default, rt, cloud, next) or a version under {}",
+            modules.display()
+        );
+    } else if let Ok(v) = std::fs::read_to_string(names.join(k)) {
+        v.trim().to_string()
+    } else if modules.join(k).join("vmlinuz").exists() {
+        k.to_string()
+    } else if KERNEL_NAMES.contains(&k) {
+        bail!("--kernel {k}: not installed; `make deps KERNELS={k}` (or `sudo KERNELS={k} scripts/install-deps.sh`) fetches it");
+    } else {
+        bail!(
+            "--kernel {k}: no such kernel; give default, rt, cloud, next or a version under {} (installed: {})",
+            modules.display(),
+            installed()
+        );
+    };
+    if !modules.join(&ver).join("vmlinuz").exists() {
+        bail!(
+            "--kernel {k}: {} is recorded but its image is gone; run scripts/install-deps.sh again",
+            ver
+        );
+    }
+    let cfg = config.join(format!("config-{ver}"));
+    let text = std::fs::read_to_string(&cfg)
+        .with_context(|| format!("--kernel {k}: reading {} (libbpf needs it)", cfg.display()))?;
+    if !text.lines().any(|l| l == "CONFIG_SCHED_CLASS_EXT=y") {
+        bail!("--kernel {k}: {ver} is built without sched_ext (CONFIG_SCHED_CLASS_EXT is not y in {})", cfg.display());
+    }
+    // virtme-ng mounts the host's root over 9p unless virtiofsd is
+    // installed; a kernel without 9p (Debian's cloud flavour) then panics
+    // at boot with "Failed to mount real root" (seen here).
+    let has_9p = text
+        .lines()
+        .any(|l| l == "CONFIG_9P_FS=y" || l == "CONFIG_9P_FS=m");
+    if !has_9p && !virtiofsd {
+        bail!("--kernel {k}: {ver} has no 9p file system (CONFIG_9P_FS) and virtiofsd is not installed, so virtme-ng cannot mount the host's root in it");
+    }
+    Ok(ver)
+}
+
 fn installed_kernel() -> Option<String> {
     let v = std::fs::read_to_string(KERNEL_STAMP)
         .ok()?
@@ -425,7 +501,15 @@ pub fn run_with(
 ) -> Result<i32> {
     let fake = runner();
     let kver = match (kernel, &fake) {
-        (Some(k), _) => k.to_string(),
+        (Some(k), Some(_)) => k.to_string(),
+        (Some("default"), None) => ensure_deps()?,
+        (Some(k), None) => resolve_kernel(
+            k,
+            Path::new(KERNELS_DIR),
+            Path::new("/usr/lib/modules"),
+            Path::new("/boot"),
+            have("virtiofsd") || Path::new("/usr/libexec/virtiofsd").exists(),
+        )?,
         (None, Some(_)) => "fake".to_string(),
         (None, None) => ensure_deps()?,
     };
@@ -568,6 +652,90 @@ fn supervise(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fake /usr/lib/modules + /boot + kernels dir: `ok` with sched_ext,
+    /// `nosx` without, the name `rt` recorded as `ok`.
+    fn kernel_roots() -> tempdir::Roots {
+        let r = tempdir::Roots::new();
+        for (v, cfg) in [
+            ("ok", "CONFIG_SCHED_CLASS_EXT=y\nCONFIG_9P_FS=m\n"),
+            ("nosx", "# CONFIG_SCHED_CLASS_EXT is not set\n"),
+            ("no9p", "CONFIG_SCHED_CLASS_EXT=y\n"),
+        ] {
+            std::fs::create_dir_all(r.modules.join(v)).unwrap();
+            std::fs::write(r.modules.join(v).join("vmlinuz"), "").unwrap();
+            std::fs::write(r.boot.join(format!("config-{v}")), cfg).unwrap();
+        }
+        std::fs::write(r.names.join("rt"), "ok\n").unwrap();
+        std::fs::write(r.names.join("cloud"), "gone\n").unwrap();
+        r
+    }
+
+    mod tempdir {
+        use std::path::PathBuf;
+        pub struct Roots {
+            pub base: PathBuf,
+            pub modules: PathBuf,
+            pub boot: PathBuf,
+            pub names: PathBuf,
+        }
+        impl Roots {
+            pub fn new() -> Roots {
+                use std::sync::atomic::{AtomicU32, Ordering};
+                static N: AtomicU32 = AtomicU32::new(0);
+                let base = std::env::temp_dir().join(format!(
+                    "arbor-kernels-{}-{}",
+                    std::process::id(),
+                    N.fetch_add(1, Ordering::Relaxed)
+                ));
+                let r = Roots {
+                    modules: base.join("modules"),
+                    boot: base.join("boot"),
+                    names: base.join("names"),
+                    base,
+                };
+                for d in [&r.modules, &r.boot, &r.names] {
+                    std::fs::create_dir_all(d).unwrap();
+                }
+                r
+            }
+        }
+        impl Drop for Roots {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_dir_all(&self.base);
+            }
+        }
+    }
+
+    #[test]
+    fn kernel_names_and_versions_resolve_and_bad_ones_say_why() {
+        let r = kernel_roots();
+        let res = |k: &str| resolve_kernel(k, &r.names, &r.modules, &r.boot, false);
+        assert_eq!(res("rt").unwrap(), "ok");
+        assert_eq!(res("ok").unwrap(), "ok");
+        let e = |k: &str| format!("{:#}", res(k).unwrap_err());
+        assert!(
+            e("next").contains("make deps KERNELS=next"),
+            "{}",
+            e("next")
+        );
+        assert!(e("cloud").contains("image is gone"), "{}", e("cloud"));
+        assert!(e("nosx").contains("without sched_ext"), "{}", e("nosx"));
+        let unknown = e("7.9");
+        assert!(
+            unknown.contains("no such kernel") && unknown.contains("installed: no9p, nosx, ok"),
+            "{unknown}"
+        );
+        assert!(e("no9p").contains("no 9p"), "{}", e("no9p"));
+        let with_virtiofsd = resolve_kernel("no9p", &r.names, &r.modules, &r.boot, true);
+        assert_eq!(with_virtiofsd.unwrap(), "no9p");
+        assert!(e("../ok").contains("give a name"), "{}", e("../ok"));
+        for k in ["rt", "next", "cloud", "nosx", "no9p", "7.9", "../ok"] {
+            if let Err(err) = res(k) {
+                assert!(!format!("{err:#}").contains('\n'), "one line: {err:#}");
+            }
+        }
+    }
 
     #[test]
     fn forwarded_variables_are_exported_quoted() {
