@@ -279,6 +279,11 @@ struct cgroup *sim_task_join_root_cgroup(struct task_struct *p)
  * no ticks (the core stops a CPU's tick when it goes idle), as NO_HZ_IDLE */
 bool CONFIG_NO_HZ_IDLE = true;
 
+/* CONFIG_PREEMPT_RT (a __kconfig scx_arbor reads: on RT the verifier
+ * refuses bpf_timer, so it runs its periodic pass from ops.tick): off, as
+ * on the kernels the presets stand for; a test sets it per instance */
+bool CONFIG_PREEMPT_RT = false;
+
 /* per_cpu(cpufreq_cpu_data): each CPU's cpufreq policy; the simulated
  * machines have none (no DVFS) */
 struct cpufreq_policy *cpufreq_cpu_data[SIM_MAX_CPUS];

@@ -945,13 +945,12 @@ static u32 lb_rotor;
 volatile u32 timer_go, timer_stop;
 static u32 timer_started;
 
-static int balance_timerfn(void *map, int *key, struct bpf_timer *timer)
+/* One periodic pass (the timer's, or on PREEMPT_RT a tick's: see below). */
+static __always_inline void periodic_pass(u64 now)
 {
-	u64 now = bpf_ktime_get_ns(), *idle_llcs = timer_idle_llcs;
+	u64 *idle_llcs = timer_idle_llcs;
 	u32 i;
 
-	if (timer_stop)
-		return 0;
 	gap_sample(now);
 	refresh_llc_scan(now);
 	/* no LLC has an idle CPU: nobody to kick, skip the per-CPU pass */
@@ -973,11 +972,48 @@ static int balance_timerfn(void *map, int *key, struct bpf_timer *timer)
 			}
 		}
 	}
+}
+
+static int balance_timerfn(void *map, int *key, struct bpf_timer *timer)
+{
+	if (timer_stop)
+		return 0;
+	periodic_pass(bpf_ktime_get_ns());
 	bpf_timer_start(timer, balance_cfg.interval_ns, 0);
 	return 0;
 }
 
-/* Called from ops.tick: starts the timer once user space said go. */
+/*
+ * PREEMPT_RT: the verifier refuses bpf_timer on such a kernel ("bpf_timer
+ * cannot be used for PREEMPT_RT", kernel/bpf/verifier.c; seen on Debian's
+ * 7.2.13-rt, where scx_arbor did not load at all). There the periodic pass
+ * runs from ops.tick instead: the first tick, on any CPU, past the due
+ * time takes it (one CPU wins the cmpxchg). The kernel's own periodic
+ * balancing is tick-driven too (sched_balance_trigger from sched_tick).
+ * Idle CPUs take no tick (nohz), but while every CPU is idle no queue
+ * waits for a kick. CONFIG_PREEMPT_RT is a __kconfig extern: libbpf fills
+ * it from the kernel's config into a frozen read-only map, so the verifier
+ * knows it and never walks the branch this kernel does not take (the timer
+ * calls on RT, the tick pass elsewhere).
+ */
+extern bool CONFIG_PREEMPT_RT __kconfig __weak;
+static u64 periodic_due;
+
+static __always_inline void maybe_periodic_from_tick(void)
+{
+	u64 now, due;
+
+	if (!timer_go || timer_stop)
+		return;
+	now = bpf_ktime_get_ns();
+	due = periodic_due;
+	if (now < due ||
+	    __sync_val_compare_and_swap(&periodic_due, due, now + balance_cfg.interval_ns) != due)
+		return;
+	periodic_pass(now);
+}
+
+/* Called from ops.tick (not on PREEMPT_RT): starts the timer once user space said go. */
 static __always_inline s32 maybe_start_balance_timer(void)
 {
 	struct bpf_timer *timer;

@@ -612,7 +612,10 @@ void BPF_STRUCT_OPS(arbor_tick, struct task_struct *p)
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
 
-	maybe_start_balance_timer();
+	if (CONFIG_PREEMPT_RT)
+		maybe_periodic_from_tick();
+	else
+		maybe_start_balance_timer();
 	if (tctx) {
 		eevdf_charge(tctx, bpf_ktime_get_ns());	/* update_curr at the tick */
 		check_misfit(p, tctx, scx_bpf_task_cpu(p));

@@ -28,6 +28,9 @@ pub struct SchedSpec {
     pub knobs: Vec<(String, String)>,
     /// A peer scheduler (`bpfland`, ...) instead of scx_arbor.
     pub peer: Option<peers::Peer>,
+    /// scx_arbor sees a PREEMPT_RT kernel (its CONFIG_PREEMPT_RT __kconfig):
+    /// no bpf_timer there, the periodic pass runs from ops.tick.
+    pub preempt_rt: bool,
 }
 
 impl SchedSpec {
@@ -39,6 +42,7 @@ impl SchedSpec {
                 features: 0,
                 knobs: Vec::new(),
                 peer: Some(p),
+                preempt_rt: false,
             });
         }
         match s.split(':').next() {
@@ -62,6 +66,7 @@ impl SchedSpec {
             features: mask,
             knobs,
             peer: None,
+            preempt_rt: false,
         })
     }
 
@@ -97,6 +102,9 @@ impl SchedSpec {
             n.write_global(name, off, &bytes)?;
         }
         n.write_global("features", 0, &self.features.to_ne_bytes())?;
+        if self.preempt_rt {
+            n.write_global("CONFIG_PREEMPT_RT", 0, &[1])?;
+        }
         // the loader's "sched_ext is up": the periodic balancer may start
         n.write_global("timer_go", 0, &1u32.to_ne_bytes())?;
         Ok(n)
