@@ -48,6 +48,9 @@ vm-test: build
 	# issue 10 (Scale): one 96-CPU LLC loads and survives a short stress run
 	./target/release/arbor vm --topology sockets=1,cores=48,threads=2 -- tests/vm/bigllc.sh
 	./target/release/arbor vm --topology $(TOPOLOGY) -- bash tests/vm/eevdf.sh
+	# issue 25: the verifier's counts per BPF program on each kernel, against
+	# docs/verifier/results.json (fails on a refusal or a >20% growth)
+	./target/release/arbor verifier $(foreach k,default $(EXTRA_KERNELS),--kernel $(k))
 	# issue 25: the same suite on each extra kernel asked for (KERNELS=...)
 	set -e; for k in $(EXTRA_KERNELS); do \
 		echo "== VM suite on kernel $$k"; \

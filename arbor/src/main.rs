@@ -6,6 +6,7 @@
 mod bench;
 mod ci;
 mod sim;
+mod verifier;
 mod vm;
 
 use anyhow::{bail, Result};
@@ -54,6 +55,9 @@ enum Cmd {
     /// scx_arbor's and the peers' own BPF code on a simulated machine of
     /// any size, in parallel simulated time (try --list).
     Sim(sim::SimArgs),
+    /// The verifier's instruction count of each scx_arbor BPF program on
+    /// each guest kernel, against the committed table (>20% growth flagged).
+    Verifier(verifier::VerifierArgs),
 }
 
 fn main() {
@@ -71,6 +75,7 @@ fn real_main() -> Result<i32> {
     match cli.cmd {
         Cmd::Bench(a) => bench::main(a),
         Cmd::Sim(a) => sim::main(a),
+        Cmd::Verifier(a) => verifier::main(a),
         Cmd::Vm {
             topology,
             kernel,

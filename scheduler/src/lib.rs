@@ -14,6 +14,7 @@ pub mod spec;
 pub mod stats;
 pub mod stats_server;
 pub mod topology;
+pub mod verifier;
 
 /// The make-style list of the files the compile of the BPF object read
 /// (clang's `-MD`, written by build.rs), relative paths from this crate's

@@ -75,6 +75,12 @@ struct Opts {
     #[arg(long, value_name = "FILE")]
     stats_json: Option<PathBuf>,
 
+    /// Once loaded, write the verifier's instruction count of each BPF
+    /// program, with the kernel and topology, as one JSON object to FILE
+    /// (`-`: standard output). `arbor verifier` collects these per kernel.
+    #[arg(long, value_name = "FILE")]
+    verifier_json: Option<PathBuf>,
+
     /// Unload after SECS seconds (for scripts; default: run until SIGINT/SIGTERM).
     #[arg(long, value_name = "SECS", value_parser = scx_arbor::knobs::parse_secs)]
     run_secs: Option<f64>,
@@ -248,6 +254,26 @@ impl<'a> Scheduler<'a> {
         } else {
             None
         };
+        if let Some(path) = &opts.verifier_json {
+            use libbpf_rs::skel::Skel;
+            let report = scx_arbor::verifier::Report {
+                kernel: fs::read_to_string("/proc/sys/kernel/osrelease")
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string(),
+                cpus: rd.nr_cpus,
+                llcs: rd.nr_llcs,
+                nodes: rd.nr_nodes,
+                programs: scx_arbor::verifier::collect(skel.object())?,
+            };
+            let json = serde_json::to_string(&report)? + "\n";
+            if path.as_os_str() == "-" {
+                print!("{json}");
+            } else {
+                fs::write(path, json)
+                    .with_context(|| format!("--verifier-json {}", path.display()))?;
+            }
+        }
         Ok(Self {
             skel,
             struct_ops,
@@ -570,6 +596,9 @@ fn real_main() -> Result<()> {
     // files in, is found now, not after the run
     if let Some(p) = &opts.stats_json {
         scx_arbor::files::check_dest(p).context("--stats-json")?;
+    }
+    if let Some(p) = opts.verifier_json.as_ref().filter(|p| p.as_os_str() != "-") {
+        scx_arbor::files::check_dest(p).context("--verifier-json")?;
     }
 
     let stats_group = opts

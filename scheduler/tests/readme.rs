@@ -273,7 +273,15 @@ fn knob_errors(text: &str) -> Vec<String> {
         };
         let name = flag.split([' ', ']']).next().unwrap_or("");
         let known = cmd.get_arguments().any(|a| a.get_long() == Some(name));
-        let other = ["profile", "stats", "stats-json", "run-secs", "json"].contains(&name);
+        let other = [
+            "profile",
+            "stats",
+            "stats-json",
+            "run-secs",
+            "verifier-json",
+            "json",
+        ]
+        .contains(&name);
         if !known && !other {
             errs.push(format!(
                 "the README's synopsis names --{name}, which is no knob"

@@ -118,7 +118,7 @@ fn repo() -> PathBuf {
 
 /// $SCX_ARBOR_BIN (e.g. a build in another target directory), else
 /// target/release/scx_arbor.
-fn arbor_bin() -> PathBuf {
+pub(crate) fn arbor_bin() -> PathBuf {
     std::env::var_os("SCX_ARBOR_BIN")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo().join("target/release/scx_arbor"))
