@@ -118,7 +118,8 @@ counters_now() {
 	local i
 	rm -f "$1"
 	kill -USR1 "$SPID" 2>/dev/null || return 1
-	for i in $(seq 1 100); do
+	# up to 30 s: under TCG on a loaded host the dump can take over 10
+	for i in $(seq 1 300); do
 		[ -s "$1" ] && return 0
 		nap 0.1
 	done

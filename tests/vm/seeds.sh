@@ -20,7 +20,7 @@ run_counted() {
 # One load; between runs, `scx_arbor --set-features` flips the live mask,
 # which also tests the run-time switch where it acts.
 steal_delta() { # sets D: steals during one hackbench
-	local a b
+	local a= b=
 	counters_now "$J" && a=$(json_get "$J" steal)
 	hackbench -g 4 -l 100 >/dev/null 2>&1
 	counters_now "$J" && b=$(json_get "$J" steal)
