@@ -56,6 +56,10 @@ pub struct SimArgs {
     /// Stop each run after this much simulated time (s).
     #[arg(long, default_value_t = 60.0)]
     time_limit: f64,
+    /// sched_ext's watchdog timeout in ms: a runnable task that waits
+    /// longer ejects the scheduler (the kernel's default: 30000).
+    #[arg(long, default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    watchdog_ms: u64,
     /// Run every instruction K times slower with the clock unchanged (work,
     /// software costs and cache refills stretch; ticks, timers and sleeps do
     /// not): how a QEMU TCG guest runs; 1 is the machine itself.
@@ -511,6 +515,7 @@ pub fn main(a: SimArgs) -> Result<i32> {
     let cfg = Config {
         hz: a.hz,
         time_limit: (a.time_limit * 1e9) as u64,
+        watchdog_ns: a.watchdog_ms * 1_000_000,
         trace: false,
         slowdown: a.slowdown,
         one_host_thread: a.one_host_thread,

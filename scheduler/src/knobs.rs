@@ -202,6 +202,16 @@ impl Default for Knobs {
 }
 
 impl Knobs {
+    /// Every knob at its default (intf.h's, through the flags' defaults).
+    pub fn defaults() -> Knobs {
+        use clap::{Command, FromArgMatches};
+        let cmd = Knobs::augment_args(Command::new("knobs").no_binary_name(true));
+        let m = cmd
+            .try_get_matches_from(Vec::<String>::new())
+            .expect("the knobs' defaults parse");
+        Knobs::from_arg_matches(&m).expect("the knobs' defaults parse")
+    }
+
     /// These knobs with `overrides` applied: each (name, value) is the long
     /// option without its dashes, e.g. ("wake-affine-interval-ms", "10"),
     /// checked by the same parser as the command line. What scheduler specs

@@ -11,12 +11,29 @@
 //! Deterministic from `--seed`: case k is drawn from a generator seeded
 //! with (seed, k), whatever `--jobs` is.
 //!
+//! Workloads are the models (hackbench, perf-pipe, schbench, sysbench,
+//! wakeprobe, spinners, pgbench) and random rt-app task sets
+//! ([`rtapp`]: pinned threads, nice values, forks through the run, exits,
+//! bursts of thousands of short-lived threads, mutexes). scx_arbor runs
+//! with random feature switches and knob values inside their documented
+//! ranges ([`knobs`]).
+//!
+//! The watchdog: each case runs with a short timeout (`--watchdog-ms`,
+//! 1 s by default) so that a stall shows within a short case. A task may
+//! legitimately wait that long on an overloaded machine, so a case ejected
+//! by the short watchdog is run again with the kernel's 30 s timeout for
+//! 35 simulated seconds: only if that ejects too is it a failure; if not,
+//! it is reported as a long wait.
+//!
 //! Not searched yet (the machine model has no such thing): sparse CPU
-//! numbering, offline CPUs and hotplug during a run; knob values; affinity
-//! and nice changes during a run (the workload models have none).
+//! numbering, offline CPUs and hotplug during a run; affinity and nice
+//! changes of a running thread.
+
+mod knobs;
+mod rtapp;
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -46,6 +63,11 @@ pub struct FuzzArgs {
     /// Simulated seconds per case.
     #[arg(long, default_value_t = 2.0)]
     sim_seconds: f64,
+    /// The watchdog of each case, in ms (shorter than the kernel's 30 s so
+    /// that a stall shows in a short case; an ejection by it is checked
+    /// again with the kernel's timeout).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=30_000))]
+    watchdog_ms: u64,
     /// Only schedulers whose name starts with this (arbor, bpfland, ...).
     #[arg(long, value_name = "NAME")]
     only: Option<String>,
@@ -87,10 +109,16 @@ pub struct Case {
     /// shape keys: n, l, c, t, x86, little, d
     pub shape: Vec<(&'static str, u64)>,
     pub sched: String,
+    /// scx_arbor's knobs (empty for a peer)
+    pub knobs: Vec<(String, u64)>,
     pub workload: &'static str,
     pub keys: Vec<(&'static str, String)>,
     pub background: bool,
     pub seed: u64,
+    /// an rt-app task set (workload "rt-app"), written to `dir`
+    pub rtapp: Option<rtapp::TaskSet>,
+    #[serde(skip)]
+    pub dir: PathBuf,
 }
 
 impl Case {
@@ -98,9 +126,27 @@ impl Case {
         let k: Vec<String> = self.shape.iter().map(|(k, v)| format!("{k}={v}")).collect();
         format!("shape:{}", k.join(","))
     }
+    /// The scheduler as `-s` takes it, knobs included.
+    fn sched_arg(&self) -> String {
+        if self.knobs.is_empty() {
+            return self.sched.clone();
+        }
+        let k: Vec<String> = self.knobs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        // arbor[:PROFILE][:FEAT,...][:KNOB=VALUE,...]
+        format!("{}:{}", self.sched, k.join(","))
+    }
+    /// The rt-app file of the case, written if it is not there yet.
+    fn write_files(&self) -> Result<()> {
+        if let Some(t) = &self.rtapp {
+            t.write(&self.dir)?;
+        }
+        Ok(())
+    }
     fn spec(&self) -> String {
         let k: Vec<String> = self.keys.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        let mut s = if k.is_empty() {
+        let mut s = if let Some(t) = &self.rtapp {
+            format!("rt-app:{}", t.path(&self.dir).display())
+        } else if k.is_empty() {
             self.workload.to_string()
         } else {
             format!("{}:{}", self.workload, k.join(","))
@@ -110,14 +156,15 @@ impl Case {
         }
         s
     }
-    fn command(&self, sim_s: f64) -> String {
+    fn command(&self, w: &Watch) -> String {
         format!(
-            "arbor sim -t {} -s {} -w '{}' --seed {} --time-limit {}",
+            "arbor sim -t {} -s {} -w '{}' --seed {} --time-limit {} --watchdog-ms {}",
             self.machine(),
-            self.sched,
+            self.sched_arg(),
             self.spec(),
             self.seed,
-            sim_s
+            w.sim_s,
+            w.watchdog_ms
         )
     }
     fn cpus(&self) -> u64 {
@@ -129,8 +176,22 @@ impl Case {
     }
 }
 
-/// Draws case `k`.
-fn draw(seed: u64, k: u64, only: Option<&str>) -> Case {
+/// How long a case runs, and its watchdog.
+#[derive(Clone, Copy, Debug)]
+pub struct Watch {
+    pub sim_s: f64,
+    pub watchdog_ms: u64,
+}
+
+/// The kernel's watchdog, and long enough a run for it to fire: what a
+/// short-watchdog ejection is checked against.
+const KERNEL_WATCH: Watch = Watch {
+    sim_s: 35.0,
+    watchdog_ms: 30_000,
+};
+
+/// Draws case `k`; an rt-app case's file goes to `dir`.
+fn draw(seed: u64, k: u64, only: Option<&str>, dir: &Path) -> Case {
     let mut r = Rng::new(seed, k);
     // machines: mostly small (fast), sometimes large
     // SMT 1, 2, 4 (an SMT8 core is two 4-thread groups in the model)
@@ -157,7 +218,9 @@ fn draw(seed: u64, k: u64, only: Option<&str>) -> Case {
     let ncpu = cores * t;
     // schedulers: arbor's profiles with random feature switches, and every peer
     let peers = ["bpfland", "cosmos", "lavd", "p2dq", "rusty"];
+    let mut knobs = Vec::new();
     let sched = loop {
+        knobs.clear();
         let s = if r.below(2) == 0 {
             let p = r.pick(&["stock", "seeds", "default"]);
             let names: Vec<&str> = scx_arbor::features::FEATURES
@@ -175,6 +238,7 @@ fn draw(seed: u64, k: u64, only: Option<&str>) -> Case {
             }
             f.sort();
             f.dedup_by(|a, b| a.trim_start_matches("NO_") == b.trim_start_matches("NO_"));
+            knobs = knobs::draw(&mut r);
             if f.is_empty() {
                 format!("arbor:{p}")
             } else {
@@ -188,7 +252,8 @@ fn draw(seed: u64, k: u64, only: Option<&str>) -> Case {
         }
     };
     let u = |x: u64| x.to_string();
-    let (workload, keys): (&'static str, Vec<(&'static str, String)>) = match r.below(7) {
+    let mut rtapp = None;
+    let (workload, keys): (&'static str, Vec<(&'static str, String)>) = match r.below(8) {
         0 => (
             "hackbench",
             vec![
@@ -228,10 +293,14 @@ fn draw(seed: u64, k: u64, only: Option<&str>) -> Case {
                 ("time", u(1)),
             ],
         ),
-        _ => (
+        6 => (
             "pgbench",
             vec![("clients", u(r.range(1, 16))), ("time", u(1))],
         ),
+        _ => {
+            rtapp = Some(rtapp::TaskSet::draw(&mut r, ncpu));
+            ("rt-app", vec![])
+        }
     };
     Case {
         shape,
@@ -240,6 +309,9 @@ fn draw(seed: u64, k: u64, only: Option<&str>) -> Case {
         keys,
         background: r.below(5) == 0,
         seed: r.range(1, 1_000_000),
+        knobs,
+        rtapp,
+        dir: dir.to_path_buf(),
     }
 }
 
@@ -257,6 +329,9 @@ pub enum Verdict {
     /// `arbor sim` refused the case as bad input (exit 2): the generator's
     /// fault, not the scheduler's.
     Invalid(String),
+    /// A task waited past the short watchdog, but not past the kernel's
+    /// 30 s: an overloaded machine, not a stall. Not a failure.
+    LongWait(String),
 }
 
 impl Verdict {
@@ -267,16 +342,35 @@ impl Verdict {
             Verdict::Invariant(_) => "invariant",
             Verdict::Crashed(_) => "crashed",
             Verdict::Invalid(_) => "invalid",
+            Verdict::LongWait(_) => "long wait",
         }
     }
 }
 
-fn run(case: &Case, sim_s: f64) -> Result<Verdict> {
+/// Runs a case; an ejection by a watchdog shorter than the kernel's is
+/// run again with the kernel's (see the module's doc).
+fn run(case: &Case, w: &Watch) -> Result<(Verdict, Watch)> {
+    let v = run_once(case, w)?;
+    if let Verdict::Ejected(msg) = &v {
+        if msg.contains("runnable task stall") && w.watchdog_ms < KERNEL_WATCH.watchdog_ms {
+            let k = run_once(case, &KERNEL_WATCH)?;
+            return Ok(match k {
+                Verdict::Ok => (Verdict::LongWait(msg.clone()), *w),
+                k => (k, KERNEL_WATCH),
+            });
+        }
+    }
+    Ok((v, *w))
+}
+
+fn run_once(case: &Case, w: &Watch) -> Result<Verdict> {
+    case.write_files()?;
     let out = Command::new(self_exe()?)
-        .args(["sim", "-t", &case.machine(), "-s", &case.sched, "-w"])
+        .args(["sim", "-t", &case.machine(), "-s", &case.sched_arg(), "-w"])
         .arg(case.spec())
         .args(["--seed", &case.seed.to_string()])
-        .args(["--time-limit", &sim_s.to_string(), "--job", "0"])
+        .args(["--time-limit", &w.sim_s.to_string(), "--job", "0"])
+        .args(["--watchdog-ms", &w.watchdog_ms.to_string()])
         .output()
         .context("running a case")?;
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -346,6 +440,25 @@ fn smaller(c: &Case) -> Vec<Case> {
         d.background = false;
         v.push(d);
     }
+    for i in 0..c.knobs.len() {
+        let mut d = c.clone();
+        d.knobs.remove(i);
+        v.push(d);
+    }
+    if let Some(t) = &c.rtapp {
+        for s in t.smaller() {
+            let mut d = c.clone();
+            d.rtapp = Some(s);
+            v.push(d);
+        }
+    }
+    // an rt-app set's affinity on the shrunk machine
+    for d in v.iter_mut() {
+        let n = d.cpus();
+        if let Some(t) = &d.rtapp {
+            d.rtapp = Some(t.fit(n));
+        }
+    }
     // keep only machines that are still valid (little < cores)
     v.retain(|d| {
         let cores = d.cpus() / d.shape.iter().find(|x| x.0 == "t").map_or(1, |x| x.1);
@@ -358,14 +471,14 @@ fn smaller(c: &Case) -> Vec<Case> {
 }
 
 /// Shrinks a failing case while the same kind of failure remains.
-fn shrink(c: &Case, v: &Verdict, sim_s: f64) -> Case {
+fn shrink(c: &Case, v: &Verdict, w: &Watch) -> Case {
     let mut best = c.clone();
     let mut tries = 0;
     'outer: while tries < 40 {
         for d in smaller(&best) {
             tries += 1;
-            if let Ok(w) = run(&d, sim_s) {
-                if w.kind() == v.kind() {
+            if let Ok(x) = run_once(&d, w) {
+                if x.kind() == v.kind() {
                     best = d;
                     continue 'outer;
                 }
@@ -395,12 +508,23 @@ pub struct Campaign {
     pub cpu_seconds: f64,
     pub per_scheduler: std::collections::BTreeMap<String, (u64, u64)>,
     pub failures: Vec<Failure>,
+    /// cases past the short watchdog but not the kernel's (not failures)
+    pub long_waits: Vec<Failure>,
 }
 
 pub fn main(a: &FuzzArgs) -> Result<i32> {
     if !(a.sim_seconds.is_finite() && a.sim_seconds > 0.0 && a.sim_seconds <= 3600.0) {
         bail!("--sim-seconds must be in (0, 3600]");
     }
+    let watch = Watch {
+        sim_s: a.sim_seconds,
+        watchdog_ms: a.watchdog_ms,
+    };
+    // rt-app cases' files: beside the report, or in the temporary directory
+    let dir = match &a.out {
+        Some(o) => o.join("cases"),
+        None => std::env::temp_dir().join(format!("arbor-fuzz-{}", a.seed)),
+    };
     let jobs = a
         .jobs
         .map(|j| j as usize)
@@ -408,7 +532,7 @@ pub fn main(a: &FuzzArgs) -> Result<i32> {
     let start = Instant::now();
     let deadline = (a.time > 0).then(|| start + Duration::from_secs(a.time));
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<(u64, Case, Verdict)>> = Mutex::new(Vec::new());
+    let results: Mutex<Vec<(u64, Case, Verdict, Watch)>> = Mutex::new(Vec::new());
     let errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..jobs {
@@ -417,9 +541,9 @@ pub fn main(a: &FuzzArgs) -> Result<i32> {
                 if k >= a.cases || deadline.is_some_and(|d| Instant::now() >= d) {
                     return;
                 }
-                let c = draw(a.seed, k, a.only.as_deref());
-                match run(&c, a.sim_seconds) {
-                    Ok(v) => results.lock().unwrap().push((k, c, v)),
+                let c = draw(a.seed, k, a.only.as_deref(), &dir);
+                match run(&c, &watch) {
+                    Ok((v, w)) => results.lock().unwrap().push((k, c, v, w)),
                     Err(e) => errors.lock().unwrap().push(format!("case {k}: {e:#}")),
                 }
             });
@@ -435,38 +559,43 @@ pub fn main(a: &FuzzArgs) -> Result<i32> {
         cases_run: results.len() as u64,
         ..Campaign::default()
     };
-    if let Some((k, c, v)) = results.iter().find(|r| matches!(r.2, Verdict::Invalid(_))) {
+    if let Some((k, c, v, w)) = results.iter().find(|r| matches!(r.2, Verdict::Invalid(_))) {
         bail!(
             "fuzz: case {k} is not a valid command ({}): {}",
-            c.command(a.sim_seconds),
+            c.command(w),
             match v {
                 Verdict::Invalid(s) => s.as_str(),
                 _ => "",
             }
         );
     }
-    for (k, c, v) in &results {
+    for (k, c, v, w) in &results {
         let e = camp
             .per_scheduler
             .entry(c.sched_name().to_string())
             .or_default();
         e.0 += 1;
-        if *v != Verdict::Ok {
-            e.1 += 1;
-            eprintln!(
-                "arbor sim fuzz: case {k}: {} ({}): {}",
-                v.kind(),
-                c.sched,
-                c.command(a.sim_seconds)
-            );
-            let m = shrink(c, v, a.sim_seconds);
-            camp.failures.push(Failure {
-                case: *k,
-                scheduler: c.sched.clone(),
-                verdict: v.clone(),
-                reproducer: c.command(a.sim_seconds),
-                minimised: m.command(a.sim_seconds),
-            });
+        let entry = |m: &Case| Failure {
+            case: *k,
+            scheduler: c.sched_arg(),
+            verdict: v.clone(),
+            reproducer: c.command(w),
+            minimised: m.command(w),
+        };
+        match v {
+            Verdict::Ok => {}
+            Verdict::LongWait(_) => camp.long_waits.push(entry(c)),
+            _ => {
+                e.1 += 1;
+                eprintln!(
+                    "arbor sim fuzz: case {k}: {} ({}): {}",
+                    v.kind(),
+                    c.sched_arg(),
+                    c.command(w)
+                );
+                let m = shrink(c, v, w);
+                camp.failures.push(entry(&m));
+            }
         }
     }
     // CPU time of the whole search, children included
@@ -501,7 +630,7 @@ fn report(c: &Campaign, a: &FuzzArgs, wall: Duration) -> String {
     let mut md = String::new();
     let _ = writeln!(
         md,
-        "# arbor sim fuzz: seed {}, {} cases, {:.1} CPU-hours ({:.0} s wall, {:.1} s simulated each)\n",
+        "# arbor sim fuzz: seed {}, {} cases, {:.2} CPU-hours ({:.0} s wall, {:.1} s simulated each)\n",
         c.seed,
         c.cases_run,
         c.cpu_seconds / 3600.0,
@@ -512,6 +641,21 @@ fn report(c: &Campaign, a: &FuzzArgs, wall: Duration) -> String {
     for (s, (n, f)) in &c.per_scheduler {
         let _ = writeln!(md, "| {s} | {n} | {f} |");
     }
+    if !c.long_waits.is_empty() {
+        let _ = writeln!(
+            md,
+            "\n{} case(s) waited past the {} ms watchdog but not past the kernel's 30 s (not failures):",
+            c.long_waits.len(),
+            a.watchdog_ms
+        );
+        for f in c.long_waits.iter().take(5) {
+            let _ = writeln!(
+                md,
+                "- case {} ({}): `{}`",
+                f.case, f.scheduler, f.reproducer
+            );
+        }
+    }
     if c.failures.is_empty() {
         let _ = writeln!(md, "\nNo failure.");
     } else {
@@ -521,7 +665,8 @@ fn report(c: &Campaign, a: &FuzzArgs, wall: Duration) -> String {
                 Verdict::Ejected(s)
                 | Verdict::Invariant(s)
                 | Verdict::Crashed(s)
-                | Verdict::Invalid(s) => s.clone(),
+                | Verdict::Invalid(s)
+                | Verdict::LongWait(s) => s.clone(),
                 Verdict::Ok => String::new(),
             };
             let _ = writeln!(
@@ -543,31 +688,67 @@ fn report(c: &Campaign, a: &FuzzArgs, wall: Duration) -> String {
 mod tests {
     use super::*;
 
+    const W: Watch = Watch {
+        sim_s: 2.0,
+        watchdog_ms: 1000,
+    };
+
+    /// A directory of the test's own (the tests run in parallel).
+    fn dir(test: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("arbor-fuzz-{test}-{}", std::process::id()))
+    }
+
+    /// The simulator accepts every drawn case: the machine, the scheduler
+    /// with its features and knobs, and the workload (an rt-app file
+    /// written where the command names it).
+    fn valid(c: &Case) {
+        let k = c.command(&W);
+        arbor_sim::presets::find(&c.machine()).unwrap_or_else(|e| panic!("{k}: {e:#}"));
+        c.write_files().unwrap();
+        arbor_sim::workload::spec::parse(&c.spec(), c.cpus() as usize, 1)
+            .unwrap_or_else(|e| panic!("{k}: {e:#}"));
+        let s = arbor_sim::sched::SchedSpec::parse(&c.sched_arg())
+            .unwrap_or_else(|e| panic!("{k}: {e:#}"));
+        if c.sched.starts_with("arbor") {
+            let base = knobs::ranges();
+            assert!(!base.is_empty());
+            s.knobs(&scx_arbor::knobs::Knobs::defaults())
+                .unwrap_or_else(|e| panic!("{k}: {e:#}"));
+        }
+    }
+
     #[test]
     fn cases_are_deterministic_and_valid_specs() {
+        let d = dir("cases");
+        let (mut rt, mut kn) = (0, 0);
         for k in 0..300 {
-            let a = draw(7, k, None);
-            let b = draw(7, k, None);
-            assert_eq!(a.command(2.0), b.command(2.0));
-            arbor_sim::presets::find(&a.machine()).unwrap_or_else(|e| panic!("{k}: {e:#}"));
-            arbor_sim::workload::spec::parse(&a.spec(), a.cpus() as usize, 1)
-                .unwrap_or_else(|e| panic!("{k}: {}: {e:#}", a.spec()));
-            arbor_sim::sched::SchedSpec::parse(&a.sched)
-                .unwrap_or_else(|e| panic!("{k}: {}: {e:#}", a.sched));
+            let a = draw(7, k, None, &d);
+            let b = draw(7, k, None, &d);
+            assert_eq!(a.command(&W), b.command(&W));
+            valid(&a);
+            rt += usize::from(a.rtapp.is_some());
+            kn += usize::from(!a.knobs.is_empty());
         }
-        assert_ne!(draw(7, 1, None).command(2.0), draw(8, 1, None).command(2.0));
-        assert!(draw(3, 5, Some("p2dq")).sched.starts_with("p2dq"));
+        assert!(rt > 10 && kn > 30, "{rt} rt-app cases, {kn} with knobs");
+        assert_ne!(
+            draw(7, 1, None, &d).command(&W),
+            draw(8, 1, None, &d).command(&W)
+        );
+        assert!(draw(3, 5, Some("p2dq"), &d).sched.starts_with("p2dq"));
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]
     fn smaller_cases_are_smaller_and_valid() {
+        let d = dir("smaller");
         for k in 0..100 {
-            let c = draw(11, k, None);
-            for d in smaller(&c) {
-                assert!(d.cpus() <= c.cpus());
-                arbor_sim::presets::find(&d.machine()).unwrap_or_else(|e| panic!("{e:#}"));
-                arbor_sim::workload::spec::parse(&d.spec(), d.cpus() as usize, 1).unwrap();
+            let c = draw(11, k, None, &d);
+            for s in smaller(&c) {
+                assert!(s.cpus() <= c.cpus());
+                assert!(s.knobs.len() <= c.knobs.len());
+                valid(&s);
             }
         }
+        let _ = std::fs::remove_dir_all(&d);
     }
 }
