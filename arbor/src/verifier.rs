@@ -62,10 +62,14 @@ const FAILED: &str = "ARBOR-VERIFIER-FAILED ";
 /// its log's last lines, each marked.
 fn guest_command(bin: &Path) -> String {
     let bin = vm::shell_quote(&bin.to_string_lossy());
+    // on a refusal, load again with -vv: libbpf's reason and the
+    // verifier's log end its output (ELF, map and relocation chatter left out)
     format!(
         "log=$(mktemp); out=$({bin} --run-secs 1 --verifier-json - 2>\"$log\"); rc=$?; \
          printf '%s\\n' \"$out\" | grep '^{{' | sed 's/^/{REPORT}/'; \
-         [ $rc -eq 0 ] || tail -n 25 \"$log\" | sed 's/^/{FAILED}/'; exit 0"
+         if [ $rc -ne 0 ]; then tail -n 5 \"$log\" | sed 's/^/{FAILED}/'; \
+         {bin} -vv --run-secs 1 2>&1 | grep -v '^libbpf: \\(elf\\|sec\\|map\\|struct_ops\\|extern\\|prog .*: found\\)' \
+         | tail -n 30 | sed 's/^/{FAILED}/'; fi; exit 0"
     )
 }
 
@@ -234,11 +238,13 @@ pub fn main(a: VerifierArgs) -> Result<i32> {
     let mut res = Results::default();
     for k in &a.kernels {
         let mut lines = Vec::new();
+        let mut other: Vec<String> = Vec::new();
         let mut keep = |l: &str| {
             if l.starts_with(REPORT) || l.starts_with(FAILED) {
                 lines.push(l.to_string());
             } else {
                 println!("{l}");
+                other.push(l.to_string());
             }
         };
         let rc = vm::run_with(
@@ -251,7 +257,17 @@ pub fn main(a: VerifierArgs) -> Result<i32> {
         )
         .with_context(|| format!("booting kernel {k}"))?;
         if rc != 0 {
-            bail!("kernel {k}: the guest's command failed (exit {rc})");
+            // the guest did not run the command to its end: a refusal of
+            // this kernel, with what it printed; the other kernels go on
+            let tail = other[other.len().saturating_sub(10)..].join("\n");
+            eprintln!("arbor verifier: kernel {k}: the guest's command failed (exit {rc})");
+            res.runs.push(KernelRun {
+                kernel: k.to_string(),
+                topology: a.topology.clone(),
+                report: None,
+                refused: Some(format!("the guest's command failed (exit {rc})\n{tail}")),
+            });
+            continue;
         }
         res.runs.push(parse_guest(k, &a.topology, &lines)?);
     }
