@@ -38,7 +38,9 @@ pub fn trace_file(dir: &std::path::Path, workload: &str, rep: u32) -> PathBuf {
 /// `perf record` of the tracepoints the replay reads, into `out`, of the
 /// command that follows (`perf record ... -- COMMAND`).
 pub fn perf_record_argv(out: &std::path::Path) -> Vec<String> {
-    let mut v: Vec<String> = ["perf", "record", "-q", "-a", "--synth=task", "-o"]
+    // not -q: a failure's reason lands in the run's output, which the
+    // guest's warning quotes
+    let mut v: Vec<String> = ["perf", "record", "-a", "--synth=task", "-o"]
         .iter()
         .map(|s| s.to_string())
         .collect();

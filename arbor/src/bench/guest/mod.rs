@@ -319,8 +319,27 @@ impl Runner<'_> {
             t.start()?;
         }
         let t0 = Instant::now();
-        let rc = run_workload(&argv, w.pg_scale().is_some(), record, self.tmp, &out)?;
+        // perf writes into the guest's own /tmp, then the file is copied to
+        // the shared directory: perf wrote to the 9p share only a header
+        // whose data size stayed 0 (exit 255, in the first VM run)
+        let local = self.tmp.join("record.data");
+        let rc = run_workload(
+            &argv,
+            w.pg_scale().is_some(),
+            record.map(|_| local.as_path()),
+            self.tmp,
+            &out,
+        )?;
         let wall = t0.elapsed().as_secs_f64();
+        if let Some(dest) = record {
+            if let Err(err) = fs::copy(&local, dest) {
+                say(&format!(
+                    "warning: the recording of {} (rep {}) was not kept: {err}",
+                    e.workload, e.rep
+                ));
+            }
+            let _ = fs::remove_file(&local);
+        }
         let migr = self.trace.map(|t| t.stop()).transpose()?;
         let p1 = ProcStat::now();
         let ejected = match loaded.as_deref_mut() {
