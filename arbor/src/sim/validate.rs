@@ -26,9 +26,11 @@
 //! recorded bursts are TCG wall time: each vCPU runs k times slower than
 //! the cost model's machine (k = `tcg_slowdown`) and shares one host thread
 //! with the other busy vCPUs. The replay at TCG's pace applies both again,
-//! so its bursts are scaled by 1 / (k x n), n = the busy vCPUs while the
-//! program ran under EEVDF (the VM's `busy_pct` x CPUs, at least 1;
-//! [`trace_scale`]): measured in the VM, never fitted to the ratios.
+//! so its bursts are scaled by 1 / (k x n), n = the vCPUs the program kept
+//! busy while it was recorded (its CPU time over its wall time in the
+//! trace, at least 1; [`trace_scale`]): measured, never fitted to the
+//! ratios. (bench's `busy_pct` cannot serve: its wall time includes perf's
+//! own start and end, minutes under TCG.)
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -256,44 +258,41 @@ fn replay_keys(workload: &str) -> &'static str {
 }
 
 /// The scale on a recording's bursts for a replay at TCG's pace: 1 / (k x
-/// n), n = the busy vCPUs while it was recorded (`busy_pct` of `ncpu`, at
-/// least one), which shared TCG's one host thread.
-pub fn trace_scale(k: f64, busy_pct: f64, ncpu: u32) -> f64 {
-    let n = (busy_pct / 100.0 * ncpu as f64).max(1.0);
+/// n), n = the vCPUs the replayed threads kept busy on average while they
+/// were recorded (their CPU time over their wall time, at least one),
+/// which shared TCG's one host thread.
+pub fn trace_scale(k: f64, cpu_ns: u64, wall_ns: u64) -> f64 {
+    let n = if wall_ns == 0 {
+        1.0
+    } else {
+        (cpu_ns as f64 / wall_ns as f64).max(1.0)
+    };
     1.0 / (k * n)
 }
 
 /// The simulator's trace workloads: (spec, VM label) for each recording in
 /// `dir` of a traced workload (`arbor bench --record-traces` names them),
-/// repetitions 1..=100, with the background when there is one. A workload
-/// with no recording, or no EEVDF busy_pct in the VM results, has none.
-fn trace_specs(
-    dir: &Path,
-    vm: &Means,
-    k: f64,
-    ncpu: u32,
-    bg: Option<u32>,
-) -> Vec<(String, String)> {
+/// repetitions 1..=100, with the background when there is one. A file
+/// that does not read as a trace is an error.
+fn trace_specs(dir: &Path, k: f64, bg: Option<u32>) -> Result<Vec<(String, String)>> {
     let mut v = Vec::new();
     for w in traced_workloads() {
-        let key = (RECORDED.to_string(), w.to_string(), "busy_pct".to_string());
-        let Some(busy) = vm.get(&key).copied() else {
-            continue;
-        };
-        let scale = trace_scale(k, busy, ncpu);
         for rep in 1..=100 {
             let f = crate::bench::plan::trace_file(dir, w, rep);
             if !f.is_file() {
                 continue;
             }
-            let mut spec = format!("trace:{},scale={scale:.6}{}", f.display(), replay_keys(w));
+            let base = format!("{}{}", f.display(), replay_keys(w));
+            let sum = &arbor_sim::workload::trace::load(&base)?.summary;
+            let scale = trace_scale(k, sum.cpu_ns, sum.wall_ns);
+            let mut spec = format!("trace:{base},scale={scale:.6}");
             if let Some(r) = bg {
                 spec.push_str(&format!("+background:r={r}"));
             }
             v.push((spec, w.to_string()));
         }
     }
-    v
+    Ok(v)
 }
 
 /// The guest's background wake-ups per second per scheduler, from the
@@ -683,15 +682,14 @@ pub fn main(a: &ValidateArgs) -> Result<i32> {
     let native = side(plan.cfg.clone(), &with_bg)?;
     let tcg_plain = side(tcg_config(k), &plain)?;
     let traces = match &a.traces {
-        Some(d) => trace_specs(d, &vm, k, plan.machine.nr_cpus() as u32, bg_rate),
+        Some(d) => trace_specs(d, k, bg_rate)?,
         None => Vec::new(),
     };
     if a.traces.is_some() && traces.is_empty() {
         bail!(
-            "--traces {}: no recording of {} with an {RECORDED} cell in {}; record them with: arbor {}",
+            "--traces {}: no recording of {}; record them with: arbor {}",
             a.traces.as_deref().unwrap_or(Path::new("")).display(),
             traced_workloads().join(", "),
-            vm_dir.display(),
             bench_args(&a.topology, a.reps, &vm_dir, a.traces.as_deref()).join(" ")
         );
     }
@@ -806,7 +804,7 @@ pub fn main(a: &ValidateArgs) -> Result<i32> {
             .join(", ");
         let _ = writeln!(
             md,
-            "## Trace rows: real programs recorded in the guest, replayed\n\nVM: scx_arbor's counters while it ran the real program (the cells above, and `{PGBENCH}` against the guest's PostgreSQL). sim: the program's recording in the same boot under `{RECORDED}` (no sched_ext; `perf record` of the sched tracepoints), replayed causally under the same scx_arbor profile on the `{}` preset, one replay per recording, with the same background. Bursts are scaled by 1 / ({k:.1} x busy vCPUs under EEVDF): the recording is TCG wall time, which the replay at TCG's pace would otherwise slow twice. Column `sim (TCG) without background` is not run for traces. The replays: {files}.\n",
+            "## Trace rows: real programs recorded in the guest, replayed\n\nVM: scx_arbor's counters while it ran the real program (the cells above, and `{PGBENCH}` against the guest's PostgreSQL). sim: the program's recording in the same boot under `{RECORDED}` (no sched_ext; `perf record` of the sched tracepoints), replayed causally under the same scx_arbor profile on the `{}` preset, one replay per recording, with the same background. Bursts are scaled by 1 / ({k:.1} x the vCPUs the program kept busy in its recording): the recording is TCG wall time, which the replay at TCG's pace would otherwise slow twice. Column `sim (TCG) without background` is not run for traces. The replays: {files}.\n",
             a.topology
         );
         let _ = writeln!(
@@ -1003,59 +1001,58 @@ mod tests {
     #[test]
     fn a_replay_at_tcg_pace_undoes_the_recordings_slowdown_and_sharing() {
         // a ping-pong: one vCPU busy at a time
-        assert!((trace_scale(80.0, 12.5, 8) - 1.0 / 80.0).abs() < 1e-12);
-        // all 8 vCPUs busy shared one host thread: 8 times longer again
-        assert!((trace_scale(80.0, 100.0, 8) - 1.0 / 640.0).abs() < 1e-12);
-        // an idle recording still counts one busy vCPU
-        assert!((trace_scale(50.0, 0.0, 4) - 1.0 / 50.0).abs() < 1e-12);
-        assert!((trace_scale(50.0, 50.0, 4) - 1.0 / 100.0).abs() < 1e-12);
+        assert!((trace_scale(80.0, 900, 1000) - 1.0 / 80.0).abs() < 1e-12);
+        // 8 vCPUs busy shared one host thread: 8 times longer again
+        assert!((trace_scale(80.0, 8000, 1000) - 1.0 / 640.0).abs() < 1e-12);
+        assert!((trace_scale(50.0, 2000, 1000) - 1.0 / 100.0).abs() < 1e-12);
+        // nothing recorded still counts one busy vCPU
+        assert!((trace_scale(50.0, 0, 0) - 1.0 / 50.0).abs() < 1e-12);
     }
 
     #[test]
     fn trace_specs_replay_each_recording_under_its_vm_label() {
         let d = tempfile::tempdir().unwrap();
+        let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("../sim/tests/fixtures/trace");
         let hb = WORKLOADS[0];
-        for (w, rep) in [(hb, 1), (hb, 2), (PGBENCH, 1)] {
-            std::fs::write(crate::bench::plan::trace_file(d.path(), w, rep), b"x").unwrap();
+        let pipe = WORKLOADS[1];
+        for (w, rep, f) in [
+            (hb, 1, "hackbench.data"),
+            (hb, 2, "hackbench.data"),
+            (pipe, 1, "pipe.data"),
+        ] {
+            std::fs::copy(fx.join(f), crate::bench::plan::trace_file(d.path(), w, rep)).unwrap();
         }
-        let mut vm = Means::new();
-        let k = |w: &str| (RECORDED.to_string(), w.to_string(), "busy_pct".to_string());
-        vm.insert(k(hb), 100.0);
-        vm.insert(k(PGBENCH), 25.0);
-        // a recording without an EEVDF cell in the VM results is left out
-        std::fs::write(
-            crate::bench::plan::trace_file(d.path(), WORKLOADS[1], 1),
-            b"x",
-        )
-        .unwrap();
-        let v = trace_specs(d.path(), &vm, 10.0, 8, Some(300));
+        let v = trace_specs(d.path(), 10.0, Some(300)).unwrap();
         assert_eq!(v.len(), 3, "{v:?}");
         assert!(v[..2].iter().all(|(_, l)| l == hb));
-        assert_eq!(v[2].1, PGBENCH);
-        assert!(
-            v[0].0.contains("-r1.data,scale=0.012500+background:r=300"),
-            "{}",
-            v[0].0
-        );
+        assert_eq!(v[2].1, pipe);
+        assert!(v[0].0.contains("-r1.data,scale="), "{}", v[0].0);
+        assert!(v[0].0.ends_with("+background:r=300"), "{}", v[0].0);
         assert!(v[1].0.contains("-r2.data,"), "{}", v[1].0);
-        assert!(
-            v[2].0
-                .ends_with(",scale=0.050000,comm=pgbench|postgres+background:r=300"),
-            "{}",
-            v[2].0
-        );
-        // the simulator's own key parser takes each spec
-        for (spec, _) in &v {
+        let scale = |spec: &str| -> f64 {
             let t = spec.strip_prefix("trace:").unwrap();
             let t = &t[..t.rfind("+background").unwrap()];
             let (file, sel) = arbor_sim::workload::trace::parse_spec(t).unwrap();
             assert!(Path::new(&file).is_file());
-            assert!(sel.scale < 0.06);
-        }
-        assert!(trace_specs(d.path(), &Means::new(), 10.0, 8, None).is_empty());
-        assert!(!trace_specs(d.path(), &vm, 10.0, 8, None)[0]
+            sel.scale
+        };
+        // the ping-pong keeps about one vCPU busy: 1/k; hackbench more
+        assert!((scale(&v[2].0) - 0.1).abs() < 1e-6, "{}", v[2].0);
+        assert!(scale(&v[0].0) < 0.1, "{}", v[0].0);
+        assert!(!trace_specs(d.path(), 10.0, None).unwrap()[0]
             .0
             .contains("+background"));
+        // pgbench's server is chosen by name
+        std::fs::copy(
+            fx.join("pipe.data"),
+            crate::bench::plan::trace_file(d.path(), PGBENCH, 1),
+        )
+        .unwrap();
+        let e = trace_specs(d.path(), 10.0, None).unwrap_err();
+        assert!(format!("{e:#}").contains("comm=pgbench|postgres"), "{e:#}");
+        // not a trace: an error, not a panic
+        std::fs::write(crate::bench::plan::trace_file(d.path(), PGBENCH, 1), b"x").unwrap();
+        assert!(trace_specs(d.path(), 10.0, None).is_err());
     }
 
     /// Trace rows on crafted counters: each recording's replay is averaged
