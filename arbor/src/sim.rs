@@ -578,6 +578,8 @@ pub fn main(a: SimArgs) -> Result<i32> {
     let mut replayed = String::new();
     for w in &wl_names {
         if let Some(args) = w.trim().strip_prefix("trace:") {
+            // the trace's own spec, without a `+background` beside it
+            let args = args.rfind("+background").map_or(args, |i| &args[..i]);
             let k = workload::trace::load(args)?;
             replayed.push_str(&format!(
                 "Replayed, causally (not a copy of the recorded placement): {}\n\n",

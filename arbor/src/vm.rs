@@ -483,6 +483,20 @@ pub fn run(
     run_with(topo, kernel, cmd, verbose, timeout, None)
 }
 
+/// Like `run_with`, with host directories the guest may write to (vng's
+/// `--rwdir`, mounted at the same path): the rest of the host's root stays
+/// read-only in the guest.
+pub fn run_with_rw(
+    topo: &VmTopology,
+    kernel: Option<&str>,
+    cmd: &str,
+    timeout: Option<Duration>,
+    on_line: Option<&mut dyn FnMut(&str)>,
+    rwdirs: &[PathBuf],
+) -> Result<i32> {
+    boot(topo, kernel, cmd, false, timeout, on_line, rwdirs)
+}
+
 /// Like `run`, but hands each line the guest prints on stdout to `on_line`
 /// instead of passing it through.
 ///
@@ -498,6 +512,29 @@ pub fn run_with(
     verbose: bool,
     timeout: Option<Duration>,
     on_line: Option<&mut dyn FnMut(&str)>,
+) -> Result<i32> {
+    boot(topo, kernel, cmd, verbose, timeout, on_line, &[])
+}
+
+/// vng's arguments for directories the guest may write to, each at the
+/// same absolute path: the short form `--rwdir=PATH` is checked against
+/// vng's working directory as a relative path and refused outside an
+/// overlay ("path must be defined inside a valid overlay").
+fn rwdir_args(rwdirs: &[PathBuf]) -> Vec<String> {
+    rwdirs
+        .iter()
+        .map(|d| format!("--rwdir={0}={0}", d.display()))
+        .collect()
+}
+
+fn boot(
+    topo: &VmTopology,
+    kernel: Option<&str>,
+    cmd: &str,
+    verbose: bool,
+    timeout: Option<Duration>,
+    on_line: Option<&mut dyn FnMut(&str)>,
+    rwdirs: &[PathBuf],
 ) -> Result<i32> {
     let fake = runner();
     let kver = match (kernel, &fake) {
@@ -523,6 +560,7 @@ pub fn run_with(
     if verbose {
         c.arg("--verbose");
     }
+    c.args(rwdir_args(rwdirs));
     c.arg("--exec").arg(cmd);
     // vng's QEMU writes to /proc/self/fd/1 and /proc/self/fd/2 through
     // "file" chardevs, which open with O_TRUNC: a log file the user
@@ -735,6 +773,17 @@ mod tests {
                 assert!(!format!("{err:#}").contains('\n'), "one line: {err:#}");
             }
         }
+    }
+
+    #[test]
+    fn a_writable_directory_is_shared_at_its_own_absolute_path() {
+        // vng checks the short form's guest path relative to its working
+        // directory and refuses it outside an overlay
+        assert_eq!(
+            rwdir_args(&[PathBuf::from("/work/t/traces")]),
+            ["--rwdir=/work/t/traces=/work/t/traces"]
+        );
+        assert!(rwdir_args(&[]).is_empty());
     }
 
     #[test]

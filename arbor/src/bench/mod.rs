@@ -97,6 +97,11 @@ pub struct BenchArgs {
     /// List schedulers, workloads and reproducible seeds, and exit.
     #[arg(long)]
     pub list: bool,
+    /// Record each workload run under an `eevdf` scheduler with `perf
+    /// record` of the sched tracepoints into DIR (`WORKLOAD-rREP.data`, for
+    /// `arbor sim -w trace:FILE`); the guest may write to DIR only.
+    #[arg(long, value_name = "DIR")]
+    pub record_traces: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -278,6 +283,10 @@ pub fn main(a: BenchArgs) -> Result<i32> {
         scheds: scheds.iter().map(|s| s.to_plan(&repo(), &bin)).collect(),
         workloads,
         wakeprobe: repo().join("target/guest/wakeprobe"),
+        record: match &a.record_traces {
+            Some(d) => Some(record_dir(d, &scheds)?),
+            None => None,
+        },
     };
     plan.check_wakeprobe()?;
     let meta = Meta {
@@ -294,6 +303,26 @@ pub fn main(a: BenchArgs) -> Result<i32> {
         extra: BTreeMap::new(),
     };
     run(&plan, meta, topo.as_ref(), &a)
+}
+
+/// The --record-traces directory, created and absolute (the guest runs in
+/// another working directory); refused when no scheduler is EEVDF, whose
+/// runs are the ones recorded.
+fn record_dir(d: &Path, scheds: &[SchedSpec]) -> Result<PathBuf> {
+    if !scheds.iter().any(|s| s.label.starts_with("eevdf")) {
+        bail!("--record-traces records the runs under eevdf: add -s eevdf");
+    }
+    fs::create_dir_all(d).with_context(|| format!("--record-traces: creating {}", d.display()))?;
+    let d = d
+        .canonicalize()
+        .with_context(|| format!("--record-traces: {}", d.display()))?;
+    if d.to_string_lossy().contains(['=', ',']) {
+        bail!(
+            "--record-traces {}: the VM runner cannot share a path holding '=' or ','",
+            d.display()
+        );
+    }
+    Ok(d)
 }
 
 fn install_peers(scheds: &[SchedSpec]) -> Result<()> {
@@ -398,6 +427,7 @@ fn missing(plan: &GuestPlan, rep: &Report) -> Vec<String> {
 fn execute(
     plan_path: &Path,
     topo: Option<&vm::VmTopology>,
+    record: Option<&Path>,
     on_line: &mut dyn FnMut(&str),
 ) -> Result<i32> {
     let exe = std::env::current_exe().context("finding the arbor binary")?;
@@ -408,7 +438,8 @@ fn execute(
                 vm::shell_quote(&exe.to_string_lossy()),
                 vm::shell_quote(&plan_path.to_string_lossy())
             );
-            vm::run_with(t, None, &cmd, false, Some(VM_LIMIT), Some(on_line))
+            let rw: Vec<PathBuf> = record.into_iter().map(Path::to_path_buf).collect();
+            vm::run_with_rw(t, None, &cmd, Some(VM_LIMIT), Some(on_line), &rw)
         }
         None => {
             let mut child = Command::new(&exe)
@@ -480,7 +511,7 @@ fn run(plan: &GuestPlan, meta: Meta, topo: Option<&vm::VmTopology>, a: &BenchArg
                 eprintln!("{line}");
             }
         };
-        execute(&plan_path, topo, &mut on_line)
+        execute(&plan_path, topo, plan.record.as_deref(), &mut on_line)
     };
     let failure = match (&res, err) {
         (_, Some(e)) => Some(e),

@@ -17,6 +17,45 @@ pub struct GuestPlan {
     pub workloads: Vec<Workload>,
     /// guest/wakeprobe.c as the Makefile builds it (target/guest/wakeprobe)
     pub wakeprobe: PathBuf,
+    /// Record every workload run under an EEVDF scheduler (no sched_ext)
+    /// with `perf record` of the sched tracepoints `arbor sim -w trace:`
+    /// replays, into this directory as [`trace_file`] names it. The
+    /// sched_ext schedulers' runs are not recorded.
+    #[serde(default)]
+    pub record: Option<PathBuf>,
+}
+
+/// `DIR/hackbench_g_2_l_100-r1.data`: the recording of `workload` (its
+/// label) in repetition `rep`.
+pub fn trace_file(dir: &std::path::Path, workload: &str, rep: u32) -> PathBuf {
+    let name: String = workload
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    dir.join(format!("{name}-r{rep}.data"))
+}
+
+/// `perf record` of the tracepoints the replay reads, into `out`, of the
+/// command that follows (`perf record ... -- COMMAND`).
+pub fn perf_record_argv(out: &std::path::Path) -> Vec<String> {
+    // not -q: a failure's reason lands in the run's output, which the
+    // guest's warning quotes
+    let mut v: Vec<String> = ["perf", "record", "-a", "--synth=task", "-o"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    v.push(out.display().to_string());
+    for e in [
+        "sched:sched_switch",
+        "sched:sched_waking",
+        "sched:sched_process_fork",
+        "sched:sched_wakeup_new",
+        "sched:sched_process_exit",
+    ] {
+        v.extend(["-e".to_string(), e.to_string()]);
+    }
+    v.push("--".into());
+    v
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -218,6 +218,7 @@ mod tests {
             scheds: vec![],
             workloads: vec![],
             wakeprobe: "/x".into(),
+            record: None,
         };
         fs::write(d.join(PLAN), serde_json::to_string(&plan).unwrap()).unwrap();
         fs::write(d.join(META), "{}").unwrap();

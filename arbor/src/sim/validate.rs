@@ -5,6 +5,32 @@
 //! scx_arbor's own counters (affine moves per wake-up, idle CPU found per
 //! wake-up, ...) are compared, and a ratio that differs by more than the
 //! tolerance fails the command.
+//!
+//! **Trace rows** (`--traces DIR`) ask whether real programs, replayed,
+//! agree better than the hand-written models. The guest runs each workload
+//! three ways in one boot: under EEVDF (no sched_ext) inside `perf record`
+//! of the sched tracepoints (`arbor bench --record-traces DIR`), and under
+//! each scx_arbor profile as for the model rows. A trace row compares
+//! - VM: scx_arbor's counters while it ran the real program (the same
+//!   cells as the model rows, plus pgbench against the guest's real
+//!   PostgreSQL);
+//! - sim: the EEVDF recording of that program replayed causally
+//!   (`-w trace:FILE`) under the same scx_arbor profile, on the guest's
+//!   preset, at TCG's pace, with the same guest background as the model
+//!   rows.
+//!
+//! The recording is made under EEVDF, not scx_arbor, on purpose: what a
+//! trace keeps is the program's own behaviour (its bursts and who wakes
+//! whom), and the replay must let the scheduler under test place it, as a
+//! user's `perf sched record` on a kernel without sched_ext would. The
+//! recorded bursts are TCG wall time: each vCPU runs k times slower than
+//! the cost model's machine (k = `tcg_slowdown`) and shares one host thread
+//! with the other busy vCPUs. The replay at TCG's pace applies both again,
+//! so its bursts are scaled by 1 / (k x n), n = the vCPUs the program kept
+//! busy while it was recorded (its CPU time over its wall time in the
+//! trace, at least 1; [`trace_scale`]): measured, never fitted to the
+//! ratios. (bench's `busy_pct` cannot serve: its wall time includes perf's
+//! own start and end, minutes under TCG.)
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -36,6 +62,12 @@ pub struct ValidateArgs {
     /// Write report.md and results.json here.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Trace rows: the workloads recorded in the guest under EEVDF (`perf
+    /// record`, in DIR), replayed in the simulator under each scx_arbor
+    /// profile, beside scx_arbor's counters in the VM. Without
+    /// --vm-results, the VM side runs EEVDF too and records into DIR.
+    #[arg(long, value_name = "DIR")]
+    traces: Option<PathBuf>,
     /// Print the arbor bench command of the VM side, then exit.
     #[arg(long)]
     print_bench_command: bool,
@@ -51,6 +83,16 @@ pub const WORKLOADS: &[&str] = &[
     "perf-pipe:l=5000",
     "wakeprobe:m=2,w=2,t=3",
 ];
+
+/// Run in the VM with --traces only, and compared in trace rows only: a
+/// real PostgreSQL, which the simulator has as a model too, but which the
+/// hand-written model rows never covered (their 30 of 39 is over
+/// WORKLOADS).
+pub const PGBENCH: &str = "pgbench:clients=4,time=3";
+
+/// The scheduler whose runs are recorded (no sched_ext: the kernel's own
+/// EEVDF placement), run in the VM with --traces only.
+pub const RECORDED: &str = "eevdf";
 
 /// Run in the VM only: nothing but the guest's own background (kernel
 /// threads, timers, the harness). scx_arbor counts every task of the
@@ -155,7 +197,9 @@ fn vm_means(dir: &Path) -> Result<Means> {
     for c in r.cells {
         let name = match c.metric.strip_prefix("c:") {
             Some(n) => n.to_string(),
-            None if c.metric == "time_s" || c.metric == "wall_s" => c.metric.clone(),
+            None if ["time_s", "wall_s", "busy_pct"].contains(&c.metric.as_str()) => {
+                c.metric.clone()
+            }
             None => continue,
         };
         if let Some(v) = c.mean {
@@ -165,19 +209,28 @@ fn vm_means(dir: &Path) -> Result<Means> {
     Ok(m)
 }
 
-/// The counter means of plan `pi`'s runs.
-fn sim_means(plan: &Plan, pi: usize, done: &[Done]) -> Means {
+/// The counter means of plan `pi`'s runs, each under the VM's label of its
+/// workload (`label` maps the simulator's workload spec to it).
+fn sim_means(plan: &Plan, pi: usize, done: &[Done], label: &dyn Fn(&str) -> String) -> Means {
+    mean_by_label(done.iter().filter(|d| d.plan == pi).map(|d| {
+        (
+            plan.scheds[d.sched].label.clone(),
+            label(&plan.workloads[d.workload]),
+            d.out.counters.as_slice(),
+        )
+    }))
+}
+
+/// Each counter's mean over the runs of a (scheduler, label): runs of
+/// several simulator workloads under one label (a model's seeds, the
+/// replays of each repetition's recording) are averaged together.
+fn mean_by_label<'a>(runs: impl Iterator<Item = (String, String, &'a [(String, u64)])>) -> Means {
     let mut sums: std::collections::BTreeMap<(String, String, String), (f64, u32)> =
         Default::default();
-    for d in done.iter().filter(|d| d.plan == pi) {
-        for (k, v) in &d.out.counters {
+    for (sched, label, counters) in runs {
+        for (k, v) in counters {
             let e = sums
-                .entry((
-                    plan.scheds[d.sched].label.clone(),
-                    // reported under the VM's label, without the background
-                    base_label(&plan.workloads[d.workload]).to_string(),
-                    k.clone(),
-                ))
+                .entry((sched.clone(), label.clone(), k.clone()))
                 .or_default();
             e.0 += *v as f64;
             e.1 += 1;
@@ -186,6 +239,60 @@ fn sim_means(plan: &Plan, pi: usize, done: &[Done]) -> Means {
     sums.into_iter()
         .map(|(k, (s, n))| (k, s / n.max(1) as f64))
         .collect()
+}
+
+/// The workloads of the trace rows, as the VM runs them.
+pub fn traced_workloads() -> Vec<&'static str> {
+    WORKLOADS.iter().copied().chain([PGBENCH]).collect()
+}
+
+/// The replay's keys for a workload's recording: what perf ran (the
+/// default), except for pgbench, whose server (forked by the postmaster,
+/// not by perf) is chosen by name with its clients.
+fn replay_keys(workload: &str) -> &'static str {
+    if workload.starts_with("pgbench") {
+        ",comm=pgbench|postgres"
+    } else {
+        ""
+    }
+}
+
+/// The scale on a recording's bursts for a replay at TCG's pace: 1 / (k x
+/// n), n = the vCPUs the replayed threads kept busy on average while they
+/// were recorded (their CPU time over their wall time, at least one),
+/// which shared TCG's one host thread.
+pub fn trace_scale(k: f64, cpu_ns: u64, wall_ns: u64) -> f64 {
+    let n = if wall_ns == 0 {
+        1.0
+    } else {
+        (cpu_ns as f64 / wall_ns as f64).max(1.0)
+    };
+    1.0 / (k * n)
+}
+
+/// The simulator's trace workloads: (spec, VM label) for each recording in
+/// `dir` of a traced workload (`arbor bench --record-traces` names them),
+/// repetitions 1..=100, with the background when there is one. A file
+/// that does not read as a trace is an error.
+fn trace_specs(dir: &Path, k: f64, bg: Option<u32>) -> Result<Vec<(String, String)>> {
+    let mut v = Vec::new();
+    for w in traced_workloads() {
+        for rep in 1..=100 {
+            let f = crate::bench::plan::trace_file(dir, w, rep);
+            if !f.is_file() {
+                continue;
+            }
+            let base = format!("{}{}", f.display(), replay_keys(w));
+            let sum = &arbor_sim::workload::trace::load(&base)?.summary;
+            let scale = trace_scale(k, sum.cpu_ns, sum.wall_ns);
+            let mut spec = format!("trace:{base},scale={scale:.6}");
+            if let Some(r) = bg {
+                spec.push_str(&format!("+background:r={r}"));
+            }
+            v.push((spec, w.to_string()));
+        }
+    }
+    Ok(v)
 }
 
 /// The guest's background wake-ups per second per scheduler, from the
@@ -335,13 +442,22 @@ pub fn agree(vm: f64, sim: f64) -> bool {
     (vm < RARE && sim < RARE) || (sim - vm).abs() <= TOLERANCE * vm.max(sim)
 }
 
-fn bench_args(topology: &str, reps: u32, out: &Path) -> Vec<String> {
+fn bench_args(topology: &str, reps: u32, out: &Path, traces: Option<&Path>) -> Vec<String> {
     let mut v = vec!["bench".to_string(), "-t".into(), topology.into()];
-    for s in SCHEDS {
+    for s in traces.map(|_| &RECORDED).into_iter().chain(SCHEDS) {
         v.extend(["-s".to_string(), s.to_string()]);
     }
-    for w in [&WARMUP].into_iter().chain(WORKLOADS).chain([&BACKGROUND]) {
+    let pg = traces.map(|_| &PGBENCH);
+    for w in [&WARMUP]
+        .into_iter()
+        .chain(WORKLOADS)
+        .chain(pg)
+        .chain([&BACKGROUND])
+    {
         v.extend(["-w".to_string(), w.to_string()]);
+    }
+    if let Some(t) = traces {
+        v.extend(["--record-traces".to_string(), t.display().to_string()]);
     }
     v.extend([
         "-r".to_string(),
@@ -353,6 +469,138 @@ fn bench_args(topology: &str, reps: u32, out: &Path) -> Vec<String> {
         out.display().to_string(),
     ]);
     v
+}
+
+/// One compared ratio of one (scheduler, workload).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cmp {
+    pub sched: String,
+    pub workload: String,
+    pub name: &'static str,
+    pub den: &'static [&'static str],
+    pub vm: Option<f64>,
+    /// the simulator at TCG's pace, at full speed, and at TCG's pace
+    /// without the background (None when not run)
+    pub sim: Option<f64>,
+    pub native: Option<f64>,
+    pub plain: Option<Option<f64>>,
+}
+
+impl Cmp {
+    /// Whether the ratio moves between the simulator's two paces.
+    fn timing(&self) -> Option<bool> {
+        Some(!agree(self.sim?, self.native?))
+    }
+
+    fn ok(&self) -> Option<bool> {
+        Some(agree(self.vm?, self.sim?))
+    }
+
+    fn differs(&self) -> Option<String> {
+        (self.ok() == Some(false)).then(|| {
+            format!(
+                "{} {} {}: VM {:.3}, sim {:.3}",
+                self.sched,
+                self.workload,
+                self.name,
+                self.vm.unwrap_or_default(),
+                self.sim.unwrap_or_default()
+            )
+        })
+    }
+}
+
+/// Every ratio of RATIOS for each scheduler of SCHEDS and each workload.
+fn compare(
+    vm: &Means,
+    sim: &Means,
+    native: &Means,
+    plain: Option<&Means>,
+    workloads: &[&str],
+) -> Vec<Cmp> {
+    let mut v = Vec::new();
+    for s in SCHEDS {
+        for w in workloads {
+            for (name, num, den) in RATIOS {
+                v.push(Cmp {
+                    sched: s.to_string(),
+                    workload: w.to_string(),
+                    name,
+                    den,
+                    vm: ratio(vm, s, w, num, den),
+                    sim: ratio(sim, s, w, num, den),
+                    native: ratio(native, s, w, num, den),
+                    plain: plain.map(|p| ratio(p, s, w, num, den)),
+                });
+            }
+        }
+    }
+    v
+}
+
+/// The counts of a set of compared ratios.
+#[derive(Debug, Default, PartialEq)]
+pub struct Tally {
+    /// with data on both sides, and agreeing
+    pub compared: u32,
+    pub agree: u32,
+    /// without data on a side
+    pub missing: u32,
+    /// moving between the simulator's two paces
+    pub timed: u32,
+    /// compared and not moving with timing, and of those agreeing
+    pub steady: u32,
+    pub steady_ok: u32,
+}
+
+fn tally(rows: &[Cmp]) -> Tally {
+    let mut t = Tally::default();
+    for c in rows {
+        let timed = c.timing() == Some(true);
+        t.timed += timed as u32;
+        match c.ok() {
+            Some(ok) => {
+                t.compared += 1;
+                t.agree += ok as u32;
+                if c.timing() == Some(false) {
+                    t.steady += 1;
+                    t.steady_ok += ok as u32;
+                }
+            }
+            None => t.missing += 1,
+        }
+    }
+    t
+}
+
+fn write_rows(md: &mut String, rows: &[Cmp], vm: &Means, sim: &Means) {
+    let f3 = |x: Option<f64>| x.map(|x| format!("{x:.3}")).unwrap_or("-".into());
+    for c in rows {
+        let timing = match c.timing() {
+            Some(true) => "depends",
+            Some(false) => "",
+            None => "-",
+        };
+        let (diff, mark) = match (c.vm, c.sim, c.ok()) {
+            (Some(v), Some(m), Some(ok)) => (
+                format!("{:+.3}", m - v),
+                if ok { "ok" } else { "**differs**" },
+            ),
+            _ => ("-".to_string(), "no data"),
+        };
+        let _ = writeln!(
+            md,
+            "| {} | `{}` | {} | {} | {} | {diff} | {mark} | {} | {timing} | {} | {} |",
+            c.sched,
+            c.workload,
+            c.name,
+            f3(c.vm),
+            f3(c.sim),
+            f3(c.native),
+            c.plain.map(f3).unwrap_or("-".into()),
+            events_cell(vm, sim, &c.sched, &c.workload, c.den)
+        );
+    }
 }
 
 pub fn main(a: &ValidateArgs) -> Result<i32> {
@@ -381,20 +629,22 @@ pub fn main(a: &ValidateArgs) -> Result<i32> {
         .vm_results
         .clone()
         .unwrap_or_else(|| default_out.join("vm"));
+    // the VM side records only when it runs now
+    let recording = a.traces.as_deref().filter(|_| a.vm_results.is_none());
     if a.print_bench_command {
         println!(
             "arbor {}",
-            bench_args(&a.topology, a.reps, &vm_dir).join(" ")
+            bench_args(&a.topology, a.reps, &vm_dir, recording).join(" ")
         );
         return Ok(0);
     }
     if a.job.is_none() && a.vm_results.is_none() {
         eprintln!(
             "arbor sim validate: the VM side first: arbor {}",
-            bench_args(&a.topology, a.reps, &vm_dir).join(" ")
+            bench_args(&a.topology, a.reps, &vm_dir, recording).join(" ")
         );
         let st = Command::new(super::self_exe()?)
-            .args(bench_args(&a.topology, a.reps, &vm_dir))
+            .args(bench_args(&a.topology, a.reps, &vm_dir, recording))
             .status()
             .context("starting arbor bench")?;
         if !st.success() {
@@ -431,14 +681,62 @@ pub fn main(a: &ValidateArgs) -> Result<i32> {
     let tcg = side(tcg_config(k), &with_bg)?;
     let native = side(plan.cfg.clone(), &with_bg)?;
     let tcg_plain = side(tcg_config(k), &plain)?;
+    let traces = match &a.traces {
+        Some(d) => trace_specs(d, k, bg_rate)?,
+        None => Vec::new(),
+    };
+    if a.traces.is_some() && traces.is_empty() {
+        bail!(
+            "--traces {}: no recording of {}; record them with: arbor {}",
+            a.traces.as_deref().unwrap_or(Path::new("")).display(),
+            traced_workloads().join(", "),
+            bench_args(&a.topology, a.reps, &vm_dir, a.traces.as_deref()).join(" ")
+        );
+    }
+    let trace_wls: Vec<String> = traces.iter().map(|t| t.0.clone()).collect();
+    // one replay per recording: the recordings carry the run-to-run spread
+    let trace_side = |cfg| -> Result<Plan> {
+        let mut p = Plan::new(
+            plan.machine.clone(),
+            plan.cost.clone(),
+            cfg,
+            Knobs::default(),
+            &scheds,
+            &trace_wls,
+            1,
+            1,
+        )?;
+        p.trace = None;
+        Ok(p)
+    };
+    let mut plans = vec![tcg, native, tcg_plain];
+    if !traces.is_empty() {
+        plans.push(trace_side(tcg_config(k))?);
+        plans.push(trace_side(plan.cfg.clone())?);
+    }
     let wall = std::time::Instant::now();
-    let plans = [tcg, native, tcg_plain];
     let Some(done) = execute(&plans, a.job)? else {
         return Ok(0);
     };
-    let sim = sim_means(&plans[0], 0, &done);
-    let native = sim_means(&plans[1], 1, &done);
-    let sim_plain = sim_means(&plans[2], 2, &done);
+    let model_label = |w: &str| base_label(w).to_string();
+    let sim = sim_means(&plans[0], 0, &done, &model_label);
+    let native = sim_means(&plans[1], 1, &done, &model_label);
+    let sim_plain = sim_means(&plans[2], 2, &done, &model_label);
+    let trace_label = |w: &str| {
+        traces
+            .iter()
+            .find(|t| t.0 == w)
+            .map(|t| t.1.clone())
+            .unwrap_or_default()
+    };
+    let (trace_sim, trace_native) = if traces.is_empty() {
+        (Means::new(), Means::new())
+    } else {
+        (
+            sim_means(&plans[3], 3, &done, &trace_label),
+            sim_means(&plans[4], 4, &done, &trace_label),
+        )
+    };
 
     let mut md = String::new();
     let _ = writeln!(
@@ -482,65 +780,66 @@ pub fn main(a: &ValidateArgs) -> Result<i32> {
         md,
         "| scheduler | workload | ratio | VM | sim (TCG) | difference | | sim (native) | timing | sim (TCG) without background | denominator per run (VM / sim TCG) |\n|---|---|---|---|---|---|---|---|---|---|---|"
     );
-    let (mut compared, mut differ, mut missing, mut timed) = (0, Vec::new(), 0, 0);
-    // (compared, agreeing) among the ratios that do not move with timing
-    let (mut steady, mut steady_ok) = (0, 0);
-    let f3 = |x: Option<f64>| x.map(|x| format!("{x:.3}")).unwrap_or("-".into());
-    for s in SCHEDS {
-        for w in WORKLOADS {
-            for (name, num, den) in RATIOS {
-                let v = ratio(&vm, s, w, num, den);
-                let m = ratio(&sim, s, w, num, den);
-                let n = ratio(&native, s, w, num, den);
-                let p = ratio(&sim_plain, s, w, num, den);
-                let timing = match (m, n) {
-                    (Some(m), Some(n)) if !agree(m, n) => {
-                        timed += 1;
-                        "depends"
-                    }
-                    (Some(_), Some(_)) => "",
-                    _ => "-",
-                };
-                let (diff, mark) = match (v, m) {
-                    (Some(v), Some(m)) => {
-                        compared += 1;
-                        let ok = agree(v, m);
-                        if timing.is_empty() {
-                            steady += 1;
-                            steady_ok += ok as u32;
-                        }
-                        if !ok {
-                            differ.push(format!("{s} {w} {name}: VM {v:.3}, sim {m:.3}"));
-                        }
-                        (
-                            format!("{:+.3}", m - v),
-                            if ok { "ok" } else { "**differs**" },
-                        )
-                    }
-                    _ => {
-                        missing += 1;
-                        ("-".to_string(), "no data")
-                    }
-                };
-                let _ = writeln!(
-                    md,
-                    "| {s} | `{w}` | {name} | {} | {} | {diff} | {mark} | {} | {timing} | {} | {} |",
-                    f3(v),
-                    f3(m),
-                    f3(n),
-                    f3(p),
-                    events_cell(&vm, &sim, s, w, den)
-                );
-            }
-        }
-    }
+    let model = compare(&vm, &sim, &native, Some(&sim_plain), WORKLOADS);
+    write_rows(&mut md, &model, &vm, &sim);
+    let t = tally(&model);
     let _ = writeln!(
         md,
-        "\n**{} of {compared} ratios agree within {:.0}%; {} differ; {missing} without data on a side.** {timed} ratios move by more than the tolerance between the simulator at TCG's pace and at full speed; of the {steady} compared ratios that do not, {steady_ok} agree.\n",
-        compared - differ.len(),
+        "\n**{} of {} ratios agree within {:.0}%; {} differ; {} without data on a side.** {} ratios move by more than the tolerance between the simulator at TCG's pace and at full speed; of the {} compared ratios that do not, {} agree.\n",
+        t.agree,
+        t.compared,
         TOLERANCE * 100.0,
-        differ.len()
+        t.compared - t.agree,
+        t.missing,
+        t.timed,
+        t.steady,
+        t.steady_ok
     );
+    let mut differ: Vec<String> = model.iter().filter_map(Cmp::differs).collect();
+    if !traces.is_empty() {
+        let files = traces
+            .iter()
+            .map(|t| format!("`{}`", t.0.strip_prefix("trace:").unwrap_or(&t.0)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let _ = writeln!(
+            md,
+            "## Trace rows: real programs recorded in the guest, replayed\n\nVM: scx_arbor's counters while it ran the real program (the cells above, and `{PGBENCH}` against the guest's PostgreSQL). sim: the program's recording in the same boot under `{RECORDED}` (no sched_ext; `perf record` of the sched tracepoints), replayed causally under the same scx_arbor profile on the `{}` preset, one replay per recording, with the same background. Bursts are scaled by 1 / ({k:.1} x the vCPUs the program kept busy in its recording): the recording is TCG wall time, which the replay at TCG's pace would otherwise slow twice. Column `sim (TCG) without background` is not run for traces. The replays: {files}.\n",
+            a.topology
+        );
+        let _ = writeln!(
+            md,
+            "| scheduler | workload | ratio | VM | sim (TCG) | difference | | sim (native) | timing | sim (TCG) without background | denominator per run (VM / sim TCG) |\n|---|---|---|---|---|---|---|---|---|---|---|"
+        );
+        let tw = traced_workloads();
+        let trace = compare(&vm, &trace_sim, &trace_native, None, &tw);
+        write_rows(&mut md, &trace, &vm, &trace_sim);
+        let tt = tally(&trace);
+        let common: Vec<Cmp> = trace
+            .iter()
+            .filter(|c| WORKLOADS.contains(&c.workload.as_str()))
+            .cloned()
+            .collect();
+        let tc = tally(&common);
+        let _ = writeln!(
+            md,
+            "\n**Trace rows: {} of {} ratios agree within {:.0}%; {} without data on a side; {} move with timing; of the {} that do not, {} agree.** On the model rows' workloads only: {} of {} agree, {} of {} timing-independent (model rows: {} of {}).\n",
+            tt.agree,
+            tt.compared,
+            TOLERANCE * 100.0,
+            tt.missing,
+            tt.timed,
+            tt.steady,
+            tt.steady_ok,
+            tc.agree,
+            tc.compared,
+            tc.steady_ok,
+            tc.steady,
+            t.steady_ok,
+            t.steady
+        );
+        differ.extend(trace.iter().filter_map(Cmp::differs));
+    }
     println!("{md}");
     if let Some(dir) = &a.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -551,7 +850,7 @@ pub fn main(a: &ValidateArgs) -> Result<i32> {
         "arbor sim validate: simulator side: {}",
         speed_line(&done, wall)
     );
-    Ok(if differ.is_empty() && compared > 0 {
+    Ok(if differ.is_empty() && t.compared > 0 {
         0
     } else {
         1
@@ -651,7 +950,7 @@ mod tests {
 
     #[test]
     fn the_vm_side_warms_up_before_the_compared_workloads() {
-        let a = bench_args("2s2c2t", 3, Path::new("out"));
+        let a = bench_args("2s2c2t", 3, Path::new("out"), None);
         let ws: Vec<&str> = a
             .windows(2)
             .filter(|p| p[0] == "-w")
@@ -697,5 +996,127 @@ mod tests {
             crate::bench::workload::Workload::parse(w, 8).unwrap();
             arbor_sim::workload::spec::parse(w, 8, 1).unwrap();
         }
+    }
+
+    #[test]
+    fn a_replay_at_tcg_pace_undoes_the_recordings_slowdown_and_sharing() {
+        // a ping-pong: one vCPU busy at a time
+        assert!((trace_scale(80.0, 900, 1000) - 1.0 / 80.0).abs() < 1e-12);
+        // 8 vCPUs busy shared one host thread: 8 times longer again
+        assert!((trace_scale(80.0, 8000, 1000) - 1.0 / 640.0).abs() < 1e-12);
+        assert!((trace_scale(50.0, 2000, 1000) - 1.0 / 100.0).abs() < 1e-12);
+        // nothing recorded still counts one busy vCPU
+        assert!((trace_scale(50.0, 0, 0) - 1.0 / 50.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn trace_specs_replay_each_recording_under_its_vm_label() {
+        let d = tempfile::tempdir().unwrap();
+        let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("../sim/tests/fixtures/trace");
+        let hb = WORKLOADS[0];
+        let pipe = WORKLOADS[1];
+        for (w, rep, f) in [
+            (hb, 1, "hackbench.data"),
+            (hb, 2, "hackbench.data"),
+            (pipe, 1, "pipe.data"),
+        ] {
+            std::fs::copy(fx.join(f), crate::bench::plan::trace_file(d.path(), w, rep)).unwrap();
+        }
+        let v = trace_specs(d.path(), 10.0, Some(300)).unwrap();
+        assert_eq!(v.len(), 3, "{v:?}");
+        assert!(v[..2].iter().all(|(_, l)| l == hb));
+        assert_eq!(v[2].1, pipe);
+        assert!(v[0].0.contains("-r1.data,scale="), "{}", v[0].0);
+        assert!(v[0].0.ends_with("+background:r=300"), "{}", v[0].0);
+        assert!(v[1].0.contains("-r2.data,"), "{}", v[1].0);
+        let scale = |spec: &str| -> f64 {
+            let t = spec.strip_prefix("trace:").unwrap();
+            let t = &t[..t.rfind("+background").unwrap()];
+            let (file, sel) = arbor_sim::workload::trace::parse_spec(t).unwrap();
+            assert!(Path::new(&file).is_file());
+            sel.scale
+        };
+        // the ping-pong keeps about one vCPU busy: 1/k; hackbench more
+        assert!((scale(&v[2].0) - 0.1).abs() < 1e-6, "{}", v[2].0);
+        assert!(scale(&v[0].0) < 0.1, "{}", v[0].0);
+        assert!(!trace_specs(d.path(), 10.0, None).unwrap()[0]
+            .0
+            .contains("+background"));
+        // pgbench's server is chosen by name
+        std::fs::copy(
+            fx.join("pipe.data"),
+            crate::bench::plan::trace_file(d.path(), PGBENCH, 1),
+        )
+        .unwrap();
+        let e = trace_specs(d.path(), 10.0, None).unwrap_err();
+        assert!(format!("{e:#}").contains("comm=pgbench|postgres"), "{e:#}");
+        // not a trace: an error, not a panic
+        std::fs::write(crate::bench::plan::trace_file(d.path(), PGBENCH, 1), b"x").unwrap();
+        assert!(trace_specs(d.path(), 10.0, None).is_err());
+    }
+
+    /// Trace rows on crafted counters: each recording's replay is averaged
+    /// under the VM's label, the ratios are the same as the model rows', a
+    /// ratio that moves between the two paces is left out of the
+    /// timing-independent count, and a side without data is counted apart.
+    #[test]
+    fn trace_rows_compare_the_replays_means_with_the_vms_counters() {
+        let hb = WORKLOADS[0].to_string();
+        let c = |pairs: &[(&str, u64)]| -> Vec<(String, u64)> {
+            pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+        };
+        let r1 = c(&[
+            ("wakeups", 1000),
+            ("affine_moves", 500),
+            ("found_idle_cpu", 100),
+        ]);
+        let r2 = c(&[
+            ("wakeups", 3000),
+            ("affine_moves", 1300),
+            ("found_idle_cpu", 700),
+        ]);
+        let sim = mean_by_label(
+            [
+                ("arbor:stock".to_string(), hb.clone(), r1.as_slice()),
+                ("arbor:stock".to_string(), hb.clone(), r2.as_slice()),
+            ]
+            .into_iter(),
+        );
+        let key = |c: &str| ("arbor:stock".to_string(), hb.clone(), c.to_string());
+        assert_eq!(sim[&key("wakeups")], 2000.0);
+        assert_eq!(sim[&key("affine_moves")], 900.0);
+        // at full speed the affine share moves, the idle share does not
+        let mut native = sim.clone();
+        native.insert(key("affine_moves"), 1500.0);
+        let mut vm = Means::new();
+        vm.insert(key("wakeups"), 10_000.0);
+        vm.insert(key("affine_moves"), 4600.0); // 0.46 vs 0.45: agrees
+        vm.insert(key("found_idle_cpu"), 3000.0); // 0.30 vs 0.20: differs
+        let rows = compare(&vm, &sim, &native, None, &[WORKLOADS[0]]);
+        let get = |n: &str| {
+            rows.iter()
+                .find(|r| r.sched == "arbor:stock" && r.name == n)
+                .unwrap()
+        };
+        let a = get("affine moves / wake-up");
+        assert_eq!(
+            (a.vm, a.sim, a.ok(), a.timing()),
+            (Some(0.46), Some(0.45), Some(true), Some(true))
+        );
+        let i = get("idle CPU found / wake-up");
+        assert_eq!(i.ok(), Some(false));
+        assert_eq!(i.timing(), Some(false));
+        assert!(i.differs().unwrap().contains("VM 0.300, sim 0.200"));
+        let t = tally(&rows);
+        // arbor:seeds has no data at all, arbor:stock only two ratios
+        assert_eq!(t.missing, 11 + 9);
+        assert_eq!(t.compared, 2);
+        assert_eq!(t.agree, 1);
+        assert_eq!(t.timed, 1);
+        // the affine share moves with timing: only the idle share counts
+        assert_eq!((t.steady, t.steady_ok), (1, 0));
+        let mut md = String::new();
+        write_rows(&mut md, &rows, &vm, &sim);
+        assert!(md.contains("| arbor:stock | `hackbench:g=2,l=100` | idle CPU found / wake-up | 0.300 | 0.200 | -0.100 | **differs** | 0.200 |  | - | 10000 / 2000 |"), "{md}");
     }
 }

@@ -60,28 +60,43 @@ impl Emitter<'_> {
     }
 }
 
+/// The command line of one workload run: as postgres for pgbench (which
+/// cannot enter our 0700 directory), under `perf record` into `record`
+/// when the run is recorded (perf runs as root: it records every CPU).
+fn workload_command(argv: &[String], as_postgres: bool, record: Option<&Path>) -> Vec<String> {
+    let mut v = Vec::new();
+    if let Some(f) = record {
+        v.extend(super::plan::perf_record_argv(f));
+    }
+    if as_postgres {
+        v.extend(["runuser", "-u", "postgres", "--"].map(String::from));
+    }
+    v.extend(argv.iter().cloned());
+    v
+}
+
 /// Runs `argv` in the private directory `dir` (stress-ng writes its temp
 /// files to its working directory; the repository is read-only in the
 /// guest) with its output to `out`, killed after RUN_LIMIT; the exit code
 /// (None when it could not run or was killed).
-fn run_workload(argv: &[String], as_postgres: bool, dir: &Path, out: &Path) -> Result<Option<i32>> {
+fn run_workload(
+    argv: &[String],
+    as_postgres: bool,
+    record: Option<&Path>,
+    dir: &Path,
+    out: &Path,
+) -> Result<Option<i32>> {
     let f = fs::File::create(out)?;
-    let mut c = if as_postgres {
-        let mut c = Command::new("runuser");
-        // postgres cannot enter our 0700 directory
-        c.args(["-u", "postgres", "--"]).args(argv).current_dir("/");
-        c
-    } else {
-        let mut c = Command::new(&argv[0]);
-        c.args(&argv[1..]).current_dir(dir);
-        c
-    };
+    let full = workload_command(argv, as_postgres, record);
+    let mut c = Command::new(&full[0]);
+    c.args(&full[1..])
+        .current_dir(if as_postgres { Path::new("/") } else { dir });
     let mut child = c
         .stdin(Stdio::null())
         .stdout(f.try_clone()?)
         .stderr(f)
         .spawn()
-        .with_context(|| format!("starting {}", argv[0]))?;
+        .with_context(|| format!("starting {}", full[0]))?;
     let t0 = Instant::now();
     loop {
         if let Some(st) = child.try_wait()? {
@@ -174,6 +189,7 @@ pub fn main(plan_path: &Path) -> Result<i32> {
         plan.reps
     ));
     let r = Runner {
+        record: plan.record.as_deref(),
         tmp,
         env: &env,
         topo: &topo,
@@ -190,6 +206,8 @@ pub fn main(plan_path: &Path) -> Result<i32> {
 }
 
 struct Runner<'a> {
+    /// where EEVDF's runs are recorded (GuestPlan::record)
+    record: Option<&'a Path>,
     tmp: &'a Path,
     env: &'a Env<'a>,
     topo: &'a Topo,
@@ -240,7 +258,11 @@ impl Runner<'_> {
                     continue;
                 }
             }
-            let ejected = self.one_run(&e, w, loaded.as_mut())?;
+            let record = self
+                .record
+                .filter(|_| !scx)
+                .map(|d| super::plan::trace_file(d, &w.label, rep));
+            let ejected = self.one_run(&e, w, loaded.as_mut(), record.as_deref())?;
             if ejected {
                 if let Some(mut l) = loaded.take() {
                     l.stop();
@@ -272,7 +294,13 @@ impl Runner<'_> {
     }
 
     /// One workload run; returns whether the scheduler was ejected.
-    fn one_run(&self, e: &Emitter, w: &Workload, mut loaded: Option<&mut Loaded>) -> Result<bool> {
+    fn one_run(
+        &self,
+        e: &Emitter,
+        w: &Workload,
+        mut loaded: Option<&mut Loaded>,
+        record: Option<&Path>,
+    ) -> Result<bool> {
         let stats = loaded
             .as_ref()
             .map(|_| StatsInterval::open(Path::new(probes::STATS_SOCKET), Duration::from_secs(30)));
@@ -291,8 +319,27 @@ impl Runner<'_> {
             t.start()?;
         }
         let t0 = Instant::now();
-        let rc = run_workload(&argv, w.pg_scale().is_some(), self.tmp, &out)?;
+        // perf writes into the guest's own /tmp, then the file is copied to
+        // the shared directory: perf wrote to the 9p share only a header
+        // whose data size stayed 0 (exit 255, in the first VM run)
+        let local = self.tmp.join("record.data");
+        let rc = run_workload(
+            &argv,
+            w.pg_scale().is_some(),
+            record.map(|_| local.as_path()),
+            self.tmp,
+            &out,
+        )?;
         let wall = t0.elapsed().as_secs_f64();
+        if let Some(dest) = record {
+            if let Err(err) = fs::copy(&local, dest) {
+                say(&format!(
+                    "warning: the recording of {} (rep {}) was not kept: {err}",
+                    e.workload, e.rep
+                ));
+            }
+            let _ = fs::remove_file(&local);
+        }
         let migr = self.trace.map(|t| t.stop()).transpose()?;
         let p1 = ProcStat::now();
         let ejected = match loaded.as_deref_mut() {
@@ -367,5 +414,28 @@ impl Runner<'_> {
             e.rep, e.sched, e.workload
         ));
         Ok(ejected)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_recorded_run_is_the_workload_under_perf_record() {
+        let argv: Vec<String> = ["pgbench", "-c", "4"].map(String::from).to_vec();
+        assert_eq!(workload_command(&argv, false, None), argv);
+        let pg = workload_command(&argv, true, None);
+        assert_eq!(pg[..4], ["runuser", "-u", "postgres", "--"]);
+        let rec = workload_command(&argv, true, Some(Path::new("/t/x.data")));
+        assert_eq!(rec[..2], ["perf", "record"]);
+        let sep = rec.iter().position(|a| a == "--").unwrap();
+        assert!(rec[..sep]
+            .windows(2)
+            .any(|w| w[0] == "-o" && w[1] == "/t/x.data"));
+        assert!(rec[..sep].contains(&"sched:sched_switch".to_string()));
+        // perf runs as root around runuser: it records every CPU
+        assert_eq!(rec[sep + 1..sep + 5], ["runuser", "-u", "postgres", "--"]);
+        assert_eq!(rec[sep + 5..], argv[..]);
     }
 }
