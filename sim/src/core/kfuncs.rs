@@ -115,6 +115,16 @@ impl Core {
         0
     }
 
+    /// scx_bpf_destroy_dsq -> destroy_dsq (ext.c:4964-5001): a DSQ that
+    /// does not exist is ignored; one that holds tasks is an error.
+    pub fn kf_destroy_dsq(&mut self, dsq: u64) {
+        if let Err(nr) = self.user.destroy(dsq) {
+            self.eject(format!(
+                "attempting to destroy in-use dsq {dsq:#018x} (nr={nr})"
+            ));
+        }
+    }
+
     /// scx_bpf_kick_cpu (checklist 27-29): IDLE wakes only an idle CPU;
     /// PREEMPT zeroes the running task's slice; both reschedule.
     pub fn kf_kick_cpu(&mut self, cpu: i32, flags: u64) {

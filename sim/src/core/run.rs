@@ -897,7 +897,7 @@ impl Core {
                     self.tasks[t].ts.pid,
                     (self.now - self.tasks[t].runnable_at) as f64 / 1e9
                 );
-                return self.eject(msg);
+                return self.eject_as(abi::SCX_EXIT_ERROR_STALL, 0, msg);
             }
         }
     }

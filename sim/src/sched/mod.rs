@@ -7,6 +7,7 @@ pub mod abi;
 #[cfg(test)]
 mod arena;
 pub mod divzero;
+pub mod ksft;
 mod lavd;
 pub mod native;
 pub mod peers;
