@@ -67,18 +67,27 @@ impl Script {
     }
 
     /// The runner's `sleep(1)` while the scheduler is attached, with the
-    /// rest of the machine's tasks: a few that wake every 10 ms.
+    /// rest of the machine's tasks.
     fn sleep_one_second(self) -> Script {
-        let mut s = self.task("runner", 1, &[Step::Run(50_000), Step::Sleep(SEC)]);
+        self.task("runner", 1, &[Step::Run(50_000), Step::Sleep(SEC)])
+            .system(SEC)
+    }
+
+    /// The machine's own tasks for `time` ns, which every sched_ext
+    /// scheduler also schedules: a per-CPU kworker on each CPU of the
+    /// 8-CPU test machine (pinned, so ops.select_cpu is never called for
+    /// it and it always reaches ops.enqueue), waking every 10 ms.
+    fn system(mut self, time: Ns) -> Script {
         let mut periodic = Vec::new();
-        for _ in 0..100 {
+        for _ in 0..time / (10 * MS) {
             periodic.push(Step::Run(50_000));
             periodic.push(Step::Sleep(10 * MS));
         }
-        for i in 0..4 {
-            s = s.task("kworker", 100 + i, &periodic);
+        for c in 0..8 {
+            self = self.task(&format!("kworker/{c}"), 100 + c as u32, &periodic);
+            self.specs.last_mut().unwrap().cpus = Some(vec![c]);
         }
-        s
+        self
     }
 }
 
@@ -195,6 +204,24 @@ fn assert_error_exit(test: &str, n: &Native, stop: &Stop, want: &str) {
 fn minimal() {
     let (_, stop) = run("minimal", "2s2c2t", Script::new().sleep_one_second());
     assert_finished("minimal", &stop);
+}
+
+/// select_cpu_dfl.c: with ops.enqueue and no ops.select_cpu, the default
+/// idle pick dispatches a waking task straight to an idle CPU's local DSQ,
+/// so ops.enqueue never sees a test task whose CPU is idle (`saw_local`
+/// stays false) across 1028 forked children that each sleep 1 s. (The
+/// kernel's children keep the runner's comm, "runner", which its
+/// task_is_test() does not match; here they are named "select_cpu_dfl",
+/// so the check bites.)
+#[test]
+fn select_cpu_dfl() {
+    let (n, stop) = run(
+        "select_cpu_dfl",
+        "2s2c2t",
+        Script::new().children(1028, "select_cpu_dfl"),
+    );
+    assert_finished("select_cpu_dfl", &stop);
+    assert!(!flag(&n, "saw_local"));
 }
 
 /// select_cpu_dfl_nodispatch.c: scx_bpf_select_cpu_dfl() called from
@@ -377,11 +404,10 @@ fn peek_dsq() {
         steps.push(Step::Run(10_000));
         steps.push(Step::Sleep(MS));
     }
-    for i in 0..4 {
+    for _ in 0..4 {
         wl = wl.task("peek_dsq", 1, &steps);
-        let _ = i;
     }
-    let (n, stop) = run(t, "2s2c2t", wl);
+    let (n, stop) = run(t, "2s2c2t", wl.system(3 * SEC));
     assert_finished(t, &stop);
     let g = |name: &str| n.read_global::<i64>(name).unwrap();
     let gi = |name: &str| n.read_global::<i32>(name).unwrap();

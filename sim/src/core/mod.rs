@@ -784,6 +784,26 @@ impl Core {
                     return;
                 }
                 cpu = sel as usize;
+            } else {
+                // select_task_rq_scx without ops.select_cpu (ext.c:3539-
+                // 3554): scx_select_cpu_dfl; an idle CPU it claims gets the
+                // task directly (SCX_DSQ_LOCAL, slice refilled to the
+                // default), so ops.enqueue is skipped; else prev
+                let saved = self.ctx;
+                self.ctx = Ctx::SelectCpu;
+                let sel = self.kf_select_cpu_and(t, prev as i32, wake_flags, None, 0);
+                self.ctx = saved;
+                if sel >= 0 {
+                    cpu = sel as usize;
+                    self.ddsp = Some(Insert {
+                        task: t,
+                        dsq: abi::SCX_DSQ_LOCAL,
+                        slice: abi::SCX_SLICE_DFL,
+                        vtime: None,
+                        flags: 0,
+                        qseq: self.tasks[t].qseq,
+                    });
+                }
             }
         }
         // checklist 3: a disallowed CPU is replaced by select_fallback_rq;
