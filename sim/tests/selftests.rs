@@ -262,6 +262,16 @@ fn select_cpu_dispatch_bad_dsq() {
     assert_error_exit(t, &n, &stop, "non-existent DSQ 0xcafef00d");
 }
 
+/// select_cpu_dispatch_dbl_dsp.c: two inserts of one task in one
+/// ops.select_cpu eject it with SCX_EXIT_ERROR (ext.c
+/// mark_direct_dispatch: "already direct-dispatched").
+#[test]
+fn select_cpu_dispatch_dbl_dsp() {
+    let t = "select_cpu_dispatch_dbl_dsp";
+    let (n, stop) = run(t, "2s2c2t", Script::new().sleep_one_second());
+    assert_error_exit(t, &n, &stop, "already direct-dispatched");
+}
+
 /// select_cpu_vtime.c: vtime-ordered direct dispatch into a user DSQ from
 /// ops.select_cpu, consumed from ops.dispatch: `consumed` is false before
 /// the attach and true after a second of the machine's tasks.

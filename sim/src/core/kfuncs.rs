@@ -36,9 +36,14 @@ impl Core {
         match self.ctx {
             Ctx::SelectCpu | Ctx::Enqueue => {
                 if self.ddsp.is_some() {
+                    // mark_direct_dispatch (ext.c:1788-1806): the first
+                    // insert spoiled direct_dispatch_task
+                    let ts = &self.tasks[t].ts;
+                    let n = ts.comm.iter().position(|&b| b == 0).unwrap_or(16);
                     self.eject(format!(
-                        "{}: a second direct dispatch of one task",
-                        self.ops_name
+                        "{}[{}] already direct-dispatched",
+                        String::from_utf8_lossy(&ts.comm[..n]),
+                        ts.pid
                     ));
                     return;
                 }
