@@ -307,6 +307,23 @@ fn ddsp_vtimelocal_fail() {
     assert_error_exit(t, &n, &stop, "cannot use vtime ordering for built-in DSQs");
 }
 
+/// enq_last_no_enq_fails.c: SCX_OPS_ENQ_LAST without ops.enqueue is
+/// refused once attached (ext.c validate_ops): its ops.exit records
+/// SCX_EXIT_ERROR in the BSS `exit_kind`.
+#[test]
+fn enq_last_no_enq_fails() {
+    let t = "enq_last_no_enq_fails";
+    let (n, stop) = run(t, "2s2c2t", Script::new().sleep_one_second());
+    assert!(
+        matches!(&stop, Stop::Ejected(m) if m.contains("SCX_OPS_ENQ_LAST requires ops.enqueue()")),
+        "{stop:?}"
+    );
+    assert_eq!(
+        n.read_global::<u32>("exit_kind").unwrap() as i64,
+        abi::SCX_EXIT_ERROR
+    );
+}
+
 /// exit.c: scx_bpf_exit() from each of ops.select_cpu, ops.enqueue,
 /// ops.dispatch, ops.enable, ops.init_task and ops.init (rodata
 /// `exit_point`) unregisters the scheduler: uei.kind is

@@ -587,6 +587,14 @@ impl Core {
     ) -> Stop {
         self.ops_flags = ops.flags();
         self.ops_name = ops.name().to_string();
+        // validate_ops (ext.c:7284-7293), before ops.init: an error exit,
+        // which ops.exit is told of (scx_root_disable, ext.c:6433-6434)
+        if self.ops_flags & abi::SCX_OPS_ENQ_LAST != 0 && !ops.has_enqueue() {
+            let why = "SCX_OPS_ENQ_LAST requires ops.enqueue() to be implemented";
+            self.eject(why.into());
+            self.call(0, Ctx::Other, "exit", |c| ops.exit(c, why));
+            return Stop::Ejected(why.into());
+        }
         if let Err(e) = self.call(0, Ctx::Other, "init", |c| ops.init(c)) {
             return Stop::Ejected(format!("ops.init failed: {e}"));
         }

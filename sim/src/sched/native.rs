@@ -429,6 +429,10 @@ impl Ops for Native {
         let p = t_of(core, t);
         self.enter(core, |o| o.enqueue.map(|f| unsafe { f(p, fl) }).is_some())
     }
+    fn has_enqueue(&self) -> bool {
+        // SAFETY: ops is alive
+        unsafe { (*self.ops).enqueue.is_some() }
+    }
     fn dispatch(&mut self, core: &mut Core, cpu: usize, prev: Option<TaskId>) -> bool {
         let p = prev.map(|t| t_of(core, t)).unwrap_or(std::ptr::null_mut());
         self.enter(core, |o| {
