@@ -14,7 +14,7 @@
 //! attached, the port reads it after the run: a run ends with the loader's
 //! unregistration (SCX_EXIT_UNREG), or with the scheduler's exit.
 
-use arbor_sim::core::{Config, Core, Stop};
+use arbor_sim::core::{Config, Core, Ops, Stop};
 use arbor_sim::cost::CostModel;
 use arbor_sim::presets;
 use arbor_sim::sched::abi;
@@ -166,6 +166,109 @@ fn run_with(
 
 fn run(test: &str, preset: &str, wl: Script) -> (Native, Stop) {
     run_with(test, preset, wl, |_| {})
+}
+
+/// The selftest's scheduler, plus what its user-space half does once it
+/// has attached it: the first time the runner (the workload's first task,
+/// pid 1000) is on a CPU, it runs the SEC("syscall") program `prog` with
+/// its own pid as argument (BPF_PROG_TEST_RUN, `struct task_cpu_arg`).
+struct FromUser {
+    n: Native,
+    prog: &'static str,
+    ret: Option<i32>,
+}
+
+impl Ops for FromUser {
+    fn name(&self) -> &str {
+        self.n.name()
+    }
+    fn flags(&self) -> u64 {
+        self.n.flags()
+    }
+    fn init(&mut self, c: &mut Core) -> Result<(), String> {
+        self.n.init(c)
+    }
+    fn init_task(&mut self, c: &mut Core, t: TaskId, fork: bool) -> Result<(), String> {
+        self.n.init_task(c, t, fork)
+    }
+    fn enable(&mut self, c: &mut Core, t: TaskId) {
+        self.n.enable(c, t)
+    }
+    fn exit_task(&mut self, c: &mut Core, t: TaskId) {
+        self.n.exit_task(c, t)
+    }
+    fn select_cpu(&mut self, c: &mut Core, t: TaskId, prev: usize, wf: u64) -> Option<i32> {
+        self.n.select_cpu(c, t, prev, wf)
+    }
+    fn enqueue(&mut self, c: &mut Core, t: TaskId, fl: u64) -> bool {
+        self.n.enqueue(c, t, fl)
+    }
+    fn has_enqueue(&self) -> bool {
+        self.n.has_enqueue()
+    }
+    fn dispatch(&mut self, c: &mut Core, cpu: usize, prev: Option<TaskId>) -> bool {
+        self.n.dispatch(c, cpu, prev)
+    }
+    fn runnable(&mut self, c: &mut Core, t: TaskId, fl: u64) {
+        self.n.runnable(c, t, fl)
+    }
+    fn running(&mut self, c: &mut Core, t: TaskId) {
+        self.n.running(c, t);
+        if self.ret.is_none() && c.tasks[t].ts.pid == 1000 {
+            let mut pid = 1000i32;
+            // SAFETY: the selftest's program takes a struct task_cpu_arg
+            let r = unsafe { self.n.run_syscall_in(c, self.prog, &mut pid) };
+            self.ret = Some(r.unwrap());
+        }
+    }
+    fn stopping(&mut self, c: &mut Core, t: TaskId, runnable: bool) {
+        self.n.stopping(c, t, runnable)
+    }
+    fn quiescent(&mut self, c: &mut Core, t: TaskId, fl: u64) {
+        self.n.quiescent(c, t, fl)
+    }
+    fn tick(&mut self, c: &mut Core, t: TaskId) {
+        self.n.tick(c, t)
+    }
+    fn update_idle(&mut self, c: &mut Core, cpu: usize, idle: bool) {
+        self.n.update_idle(c, cpu, idle)
+    }
+    fn timer(&mut self, c: &mut Core, timer: usize) {
+        self.n.timer(c, timer)
+    }
+    fn exit(&mut self, c: &mut Core, reason: &str) {
+        self.n.exit(c, reason)
+    }
+    fn counters(&self) -> Vec<(String, u64)> {
+        self.n.counters()
+    }
+    fn cgroup_ops(&self) -> (bool, bool) {
+        self.n.cgroup_ops()
+    }
+    fn cgroup_init(&mut self, c: &mut Core) -> Result<(), String> {
+        self.n.cgroup_init(c)
+    }
+    fn cgroup_exit(&mut self, c: &mut Core) {
+        self.n.cgroup_exit(c)
+    }
+}
+
+/// Selftest `test` whose user-space half runs its SEC("syscall") program
+/// `prog` once attached (FromUser), during the runner's `sleep(1)`.
+/// Returns the program, the syscall program's return and the stop.
+fn run_from_user(test: &str, prog: &'static str) -> (Native, Option<i32>, Stop) {
+    let m = presets::find("2s2c2t").unwrap();
+    let topo = m.topo().unwrap();
+    let n = ksft::load(test, &topo).unwrap_or_else(|e| panic!("{e:#}"));
+    let mut u = FromUser { n, prog, ret: None };
+    let cfg = Config {
+        time_limit: 10 * SEC,
+        ..Config::default()
+    };
+    let mut core = Core::new(m, CostModel::default(), cfg).unwrap();
+    let mut wl = Script::new().sleep_one_second();
+    let stop = core.run(&mut u, &mut wl, |_| {});
+    (u.n, u.ret, stop)
 }
 
 fn flag(n: &Native, name: &str) -> bool {
@@ -322,6 +425,41 @@ fn enq_last_no_enq_fails() {
         n.read_global::<u32>("exit_kind").unwrap() as i64,
         abi::SCX_EXIT_ERROR
     );
+}
+
+/// enq_select_cpu.c: ops.select_cpu returns prev, so every wake-up
+/// reaches ops.enqueue, which calls scx_bpf_select_cpu_dfl() there and
+/// inserts into SCX_DSQ_LOCAL_ON of the idle CPU it found; user space also
+/// calls it, from a SEC("syscall") program (select_cpu_from_user) run on
+/// the runner's CPU. After a second no error exit (SCX_EXIT_NONE while
+/// attached; the loader's detach then gives SCX_EXIT_UNREG).
+#[test]
+fn enq_select_cpu() {
+    let (n, ret, stop) = run_from_user("enq_select_cpu", "select_cpu_from_user");
+    assert_finished("enq_select_cpu", &stop);
+    let ret = ret.expect("the runner never ran the syscall program");
+    assert!(
+        ret >= 0 || ret == -16,
+        "select_cpu_from_user returned {ret}"
+    );
+    assert_eq!(uei(&n).kind, abi::SCX_EXIT_UNREG);
+}
+
+/// allowed_cpus.c: scx_bpf_select_cpu_and() restricted to a one-CPU
+/// domain (the first online CPU) from ops.select_cpu and ops.enqueue,
+/// each pick checked to be claimed (busy) and inside the domain, and from
+/// user space (SEC("syscall") select_cpu_from_user with the task's own
+/// cpus_ptr); no error exit in a second.
+#[test]
+fn allowed_cpus() {
+    let (n, ret, stop) = run_from_user("allowed_cpus", "select_cpu_from_user");
+    assert_finished("allowed_cpus", &stop);
+    let ret = ret.expect("the runner never ran the syscall program");
+    assert!(
+        ret >= 0 || ret == -16,
+        "select_cpu_from_user returned {ret}"
+    );
+    assert_eq!(uei(&n).kind, abi::SCX_EXIT_UNREG);
 }
 
 /// exit.c: scx_bpf_exit() from each of ops.select_cpu, ops.enqueue,

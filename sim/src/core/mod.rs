@@ -552,6 +552,17 @@ impl Core {
         )
     }
 
+    /// Runs `f` outside any callback, as a user-space BPF_PROG_TEST_RUN of
+    /// a SEC("syscall") program runs: no rq lock held, so kfuncs that
+    /// allow unlocked callers (scx_bpf_select_cpu_and / _dfl) take it.
+    pub fn unlocked<R>(&mut self, f: impl FnOnce(&mut Core) -> R) -> R {
+        let saved = self.ctx;
+        self.ctx = Ctx::None;
+        let r = f(self);
+        self.ctx = saved;
+        r
+    }
+
     /// Stops the run: the scheduler is ejected (first reason wins), by an
     /// error ext.c finds (scx_error: SCX_EXIT_ERROR).
     pub fn eject(&mut self, why: String) {

@@ -164,8 +164,10 @@ impl Core {
             self.eject(format!("scx_bpf_select_cpu_*: invalid CPU {prev}"));
             return -libc::EINVAL;
         }
-        // called from an rq-locked op other than select_cpu / enqueue: -EPERM
-        if !matches!(self.ctx, Ctx::SelectCpu | Ctx::Enqueue) {
+        // called from an rq-locked op other than select_cpu / enqueue: -EPERM;
+        // an unlocked caller (a SEC("syscall") program run from user space)
+        // takes p's pi_lock itself (select_cpu_from_kfunc, idle.c)
+        if !matches!(self.ctx, Ctx::SelectCpu | Ctx::Enqueue | Ctx::None) {
             self.eject("scx_bpf_select_cpu_*: not allowed from this callback".into());
             return -libc::EPERM;
         }

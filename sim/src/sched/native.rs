@@ -199,6 +199,27 @@ impl Native {
         Ok(r)
     }
 
+    /// Runs a SEC("syscall") program as user space's BPF_PROG_TEST_RUN does
+    /// while the scheduler is attached: from the task running on the
+    /// current CPU, no rq lock held (Core::unlocked), kfuncs live.
+    ///
+    /// # Safety
+    /// `name` must be a function of the object taking one pointer to `A`.
+    pub unsafe fn run_syscall_in<A>(
+        &mut self,
+        core: &mut Core,
+        name: &str,
+        arg: &mut A,
+    ) -> Result<i32> {
+        let c = CString::new(name).unwrap();
+        let p = libc::dlsym(self.handle, c.as_ptr());
+        if p.is_null() {
+            bail!("the scheduler has no program '{name}'");
+        }
+        let f: unsafe extern "C" fn(*mut A) -> i32 = std::mem::transmute(p);
+        Ok(core.unlocked(|core| self.enter(core, |_| f(arg))))
+    }
+
     /// Runs the SEC("syscall") program `name` with a copy of `arg` right
     /// after ops.init, as a loader's first call once attached; a non-zero
     /// return fails the init.
