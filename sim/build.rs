@@ -184,6 +184,7 @@ pub const KSFT: &[(&str, &str, &str)] = &[
     ("allowed_cpus", "allowed_cpus", "allowed_cpus_ops"),
     ("numa", "numa", "numa_ops"),
     ("dsp_local_on", "dsp_local_on", "dsp_local_on_ops"),
+    ("prog_run", "prog_run", "prog_run_ops"),
 ];
 
 /// The unpacked kernel tree (the part install-ksrc.sh keeps), or why not.

@@ -462,6 +462,21 @@ fn allowed_cpus() {
     assert_eq!(uei(&n).kind, abi::SCX_EXIT_UNREG);
 }
 
+/// prog_run.c: once the scheduler is attached, user space runs a
+/// SEC("syscall") program (BPF_PROG_RUN) that creates a DSQ and calls
+/// scx_bpf_exit(0xdeadbeef): the scheduler unregisters itself,
+/// uei.kind = SCX_EXIT_UNREG_BPF and uei.exit_code = 0xdeadbeef.
+#[test]
+fn prog_run() {
+    let (n, ret, stop) = run_from_user("prog_run", "prog_run_syscall");
+    assert_eq!(ret, Some(0), "BPF_PROG_RUN");
+    assert!(matches!(stop, Stop::Ejected(_)), "{stop:?}");
+    let u = uei(&n);
+    assert_eq!(u.kind, abi::SCX_EXIT_UNREG_BPF, "{}", u.msg);
+    assert_eq!(u.code, 0xdeadbeef);
+    assert_eq!(u.msg, "Exited from PROG_RUN");
+}
+
 /// exit.c: scx_bpf_exit() from each of ops.select_cpu, ops.enqueue,
 /// ops.dispatch, ops.enable, ops.init_task and ops.init (rodata
 /// `exit_point`) unregisters the scheduler: uei.kind is

@@ -37,6 +37,7 @@ ksft! {
     "allowed_cpus" => "SIM_KSFT_ALLOWED_CPUS_SO", "SIM_KSFT_ALLOWED_CPUS_ERR";
     "numa" => "SIM_KSFT_NUMA_SO", "SIM_KSFT_NUMA_ERR";
     "dsp_local_on" => "SIM_KSFT_DSP_LOCAL_ON_SO", "SIM_KSFT_DSP_LOCAL_ON_ERR";
+    "prog_run" => "SIM_KSFT_PROG_RUN_SO", "SIM_KSFT_PROG_RUN_ERR";
 }
 
 /// The kernel version the selftests come from.
