@@ -187,6 +187,10 @@ pub const KSFT: &[(&str, &str, &str)] = &[
     ("prog_run", "prog_run", "prog_run_ops"),
 ];
 
+/// The kernel's example schedulers (tools/sched_ext/ of the same tree):
+/// (name, its struct_ops); sim/src/sched/ksft.rs lists the same names.
+pub const KSCHED: &[(&str, &str)] = &[("scx_simple", "simple_ops")];
+
 /// The unpacked kernel tree (the part install-ksrc.sh keeps), or why not.
 fn ksrc() -> Result<PathBuf, String> {
     let base = std::env::var("ARBOR_KSRC").unwrap_or_else(|_| "/var/cache/scx-arbor/ksrc".into());
@@ -460,11 +464,19 @@ fn main() {
     if let Ok(d) = &ksrc {
         println!("cargo:rerun-if-changed={}", d.join(".sha256").display());
     }
-    for (test, stem, ops) in KSFT {
+    let progs = KSFT
+        .iter()
+        .map(|&(t, stem, ops)| (t, "tools/testing/selftests/sched_ext", stem, ops))
+        .chain(
+            KSCHED
+                .iter()
+                .map(|&(name, ops)| (name, "tools/sched_ext", name, ops)),
+        );
+    for (test, sub, stem, ops) in progs {
         let upper = test.to_uppercase();
         let so = out.join(format!("libsched_ksft_{test}.so"));
         let built = ksrc.clone().and_then(|k| {
-            let dir = k.join("tools/testing/selftests/sched_ext");
+            let dir = k.join(sub);
             let main = dir.join(format!("{stem}.bpf.c"));
             build_so(
                 &cc,

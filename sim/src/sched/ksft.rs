@@ -1,8 +1,10 @@
 //! The kernel's own sched_ext selftests (tools/testing/selftests/sched_ext/
-//! of Linux 7.2.13, Debian's linux-source-7.2 7.2.13-1): each test's BPF
-//! scheduler, its .bpf.c unmodified, compiled natively against the shim
-//! (sim/build.rs; scripts/install-ksrc.sh fetches the pinned tree). The
-//! user-space halves are ported as sim/tests/selftests.rs.
+//! of Linux 7.2.13, Debian's linux-source-7.2 7.2.13-1) and its example
+//! schedulers (tools/sched_ext/: scx_simple): each BPF scheduler, its
+//! .bpf.c unmodified, compiled natively against the shim (sim/build.rs;
+//! scripts/install-ksrc.sh fetches the pinned tree). The selftests'
+//! user-space halves are ported as sim/tests/selftests.rs; `-s kernel:NAME`
+//! runs any of them with its loader's defaults (rodata left as compiled).
 
 use anyhow::{bail, Result};
 use scx_arbor::topology::Topo;
@@ -38,6 +40,8 @@ ksft! {
     "numa" => "SIM_KSFT_NUMA_SO", "SIM_KSFT_NUMA_ERR";
     "dsp_local_on" => "SIM_KSFT_DSP_LOCAL_ON_SO", "SIM_KSFT_DSP_LOCAL_ON_ERR";
     "prog_run" => "SIM_KSFT_PROG_RUN_SO", "SIM_KSFT_PROG_RUN_ERR";
+    // the example schedulers of tools/sched_ext/
+    "scx_simple" => "SIM_KSFT_SCX_SIMPLE_SO", "SIM_KSFT_SCX_SIMPLE_ERR";
 }
 
 /// The kernel version the selftests come from.
