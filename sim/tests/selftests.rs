@@ -410,6 +410,26 @@ fn ddsp_vtimelocal_fail() {
     assert_error_exit(t, &n, &stop, "cannot use vtime ordering for built-in DSQs");
 }
 
+/// Not a selftest of its own: exit.bpf.c's ops.init creates DSQ 0, which
+/// here already exists, so ops.init fails with -EEXIST. ext.c raises
+/// "ops.init() failed (-17)" and still calls ops.exit (SCX_EXIT_ERROR).
+#[test]
+fn a_failed_ops_init_still_reaches_ops_exit() {
+    let m = presets::find("2s2c2t").unwrap();
+    let topo = m.topo().unwrap();
+    let mut n = ksft::load("exit", &topo).unwrap();
+    // an exit point none of the callbacks has
+    n.write_global("exit_point", 0, &99i32.to_ne_bytes())
+        .unwrap();
+    let mut core = Core::new(m, CostModel::default(), Config::default()).unwrap();
+    assert_eq!(core.kf_create_dsq(0, -1), 0);
+    let stop = core.run(&mut n, &mut Script::new().sleep_one_second(), |_| {});
+    assert!(matches!(stop, Stop::Ejected(_)), "{stop:?}");
+    let u = uei(&n);
+    assert_eq!(u.kind, abi::SCX_EXIT_ERROR, "{}", u.msg);
+    assert_eq!(u.msg, "ops.init() failed (-17)");
+}
+
 /// enq_last_no_enq_fails.c: SCX_OPS_ENQ_LAST without ops.enqueue is
 /// refused once attached (ext.c validate_ops): its ops.exit records
 /// SCX_EXIT_ERROR in the BSS `exit_kind`.

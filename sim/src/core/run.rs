@@ -596,7 +596,15 @@ impl Core {
             return Stop::Ejected(why.into());
         }
         if let Err(e) = self.call(0, Ctx::Other, "init", |c| ops.init(c)) {
-            return Stop::Ejected(format!("ops.init failed: {e}"));
+            // scx_root_enable_workfn: scx_error("ops.init() failed (%d)"),
+            // then the disable path, which calls ops.exit (ext.c:6433-6434)
+            self.eject(format!("ops.init() failed ({e})"));
+            let why = match &self.stop {
+                Some(Stop::Ejected(m)) => m.clone(),
+                _ => unreachable!("eject sets stop"),
+            };
+            self.call(0, Ctx::Other, "exit", |c| ops.exit(c, &why));
+            return Stop::Ejected(why);
         }
         // scx_cgroup_init (ext.c:7554): the root cgroup, after ops.init
         let (cg_init, cg_exit) = ops.cgroup_ops();

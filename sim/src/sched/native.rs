@@ -394,7 +394,7 @@ impl Ops for Native {
         core.calls_ptr = Some(self.nr_calls);
         let r = self.enter(core, |o| o.init.map(|f| unsafe { f() }).unwrap_or(0));
         if r != 0 {
-            return Err(format!("error {r}"));
+            return Err(format!("{r}"));
         }
         for (name, mut arg) in std::mem::take(&mut self.after_init) {
             let Some(p) = self.global_ptr(&name) else {
