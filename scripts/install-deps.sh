@@ -9,6 +9,8 @@
 #     next): sid's PREEMPT_RT and cloud flavours, experimental's release
 #     candidate.
 #     `arbor vm --kernel rt|cloud|next` boots them.
+#   - the kernel's sched_ext selftests' sources (scripts/install-ksrc.sh),
+#     for the simulator's tests.
 # Safe to run again: each step checks whether its result is already there.
 set -euo pipefail
 
@@ -145,3 +147,8 @@ for name in $KERNELS; do
   echo "$want" >"$STAMP_DIR/kernels/$name"
   log "guest kernel $name: $want"
 done
+
+# --- The kernel's sched_ext selftests and example schedulers (Debian's
+# linux-source-7.2, pinned by sha256), which sim/build.rs compiles into the
+# simulator (sim/tests/selftests.rs).
+bash "$(dirname "$0")/install-ksrc.sh"

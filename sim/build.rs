@@ -123,6 +123,93 @@ const SCX_CARGO: (&str, &str, &str) = (
     "ab605cfcecba0e27d96f07e16c1d319cb9ba7bd6fcf85520b4db153bda597f59",
 );
 
+/// The kernel's sched_ext selftests (tools/testing/selftests/sched_ext/ of
+/// Debian's linux-source-7.2 7.2.13-1), fetched and checked by
+/// scripts/install-ksrc.sh into $ARBOR_KSRC (default
+/// /var/cache/scx-arbor/ksrc)/linux-source-7.2_7.2.13-1, whose stamp must
+/// hold this sha256 of the .deb (the script pins the same).
+const KSRC_DIR: &str = "linux-source-7.2_7.2.13-1";
+const KSRC_SHA256: &str = "30a8c5fc63f9028a62e6d7b3f7f43bee67425dbce2a05fceba83f9b87c92083d";
+
+/// The selftests built into the simulator: (test, its BPF source's stem,
+/// its struct_ops); sim/src/sched/ksft.rs lists the same names.
+pub const KSFT: &[(&str, &str, &str)] = &[
+    ("minimal", "minimal", "minimal_ops"),
+    ("maximal", "maximal", "maximal_ops"),
+    ("select_cpu_dfl", "select_cpu_dfl", "select_cpu_dfl_ops"),
+    (
+        "select_cpu_dfl_nodispatch",
+        "select_cpu_dfl_nodispatch",
+        "select_cpu_dfl_nodispatch_ops",
+    ),
+    (
+        "select_cpu_dispatch",
+        "select_cpu_dispatch",
+        "select_cpu_dispatch_ops",
+    ),
+    (
+        "select_cpu_dispatch_bad_dsq",
+        "select_cpu_dispatch_bad_dsq",
+        "select_cpu_dispatch_bad_dsq_ops",
+    ),
+    (
+        "select_cpu_dispatch_dbl_dsp",
+        "select_cpu_dispatch_dbl_dsp",
+        "select_cpu_dispatch_dbl_dsp_ops",
+    ),
+    (
+        "select_cpu_vtime",
+        "select_cpu_vtime",
+        "select_cpu_vtime_ops",
+    ),
+    (
+        "ddsp_bogus_dsq_fail",
+        "ddsp_bogus_dsq_fail",
+        "ddsp_bogus_dsq_fail_ops",
+    ),
+    (
+        "ddsp_vtimelocal_fail",
+        "ddsp_vtimelocal_fail",
+        "ddsp_vtimelocal_fail_ops",
+    ),
+    ("enq_select_cpu", "enq_select_cpu", "enq_select_cpu_ops"),
+    (
+        "enq_last_no_enq_fails",
+        "enq_last_no_enq_fails",
+        "enq_last_no_enq_fails_ops",
+    ),
+    ("exit", "exit", "exit_ops"),
+    ("create_dsq", "create_dsq", "create_dsq_ops"),
+    ("peek_dsq", "peek_dsq", "peek_dsq_ops"),
+    ("allowed_cpus", "allowed_cpus", "allowed_cpus_ops"),
+    ("numa", "numa", "numa_ops"),
+    ("dsp_local_on", "dsp_local_on", "dsp_local_on_ops"),
+    ("prog_run", "prog_run", "prog_run_ops"),
+];
+
+/// The kernel's example schedulers (tools/sched_ext/ of the same tree):
+/// (name, its struct_ops); sim/src/sched/ksft.rs lists the same names.
+pub const KSCHED: &[(&str, &str)] = &[("scx_simple", "simple_ops")];
+
+/// The unpacked kernel tree (the part install-ksrc.sh keeps), or why not.
+fn ksrc() -> Result<PathBuf, String> {
+    let base = std::env::var("ARBOR_KSRC").unwrap_or_else(|_| "/var/cache/scx-arbor/ksrc".into());
+    let dir = Path::new(&base).join(KSRC_DIR);
+    let stamp = dir.join(".sha256");
+    match std::fs::read_to_string(&stamp) {
+        Ok(s) if s.trim() == KSRC_SHA256 => Ok(dir),
+        Ok(s) => Err(format!(
+            "{} says sha256 {}, expected {KSRC_SHA256}",
+            stamp.display(),
+            s.trim()
+        )),
+        Err(_) => Err(format!(
+            "{} is missing: run scripts/install-ksrc.sh (make deps does)",
+            dir.display()
+        )),
+    }
+}
+
 fn compiler() -> String {
     // clang-19 is what scripts/install-deps.sh installs for the BPF build;
     // the native build uses the same compiler when it is there.
@@ -372,6 +459,56 @@ fn main() {
             }
         }
     }
+    // the kernel's selftests, each its .bpf.c unmodified, as a peer is
+    let ksrc = ksrc();
+    if let Ok(d) = &ksrc {
+        println!("cargo:rerun-if-changed={}", d.join(".sha256").display());
+    }
+    let progs = KSFT
+        .iter()
+        .map(|&(t, stem, ops)| (t, "tools/testing/selftests/sched_ext", stem, ops))
+        .chain(
+            KSCHED
+                .iter()
+                .map(|&(name, ops)| (name, "tools/sched_ext", name, ops)),
+        );
+    for (test, sub, stem, ops) in progs {
+        let upper = test.to_uppercase();
+        let so = out.join(format!("libsched_ksft_{test}.so"));
+        let built = ksrc.clone().and_then(|k| {
+            let dir = k.join(sub);
+            let main = dir.join(format!("{stem}.bpf.c"));
+            build_so(
+                &cc,
+                &shim,
+                &out,
+                &format!("ksft_{test}"),
+                &shim.join("sched_ksft.c"),
+                &[],
+                &[&dir],
+                &[
+                    format!("SIM_KSFT_MAIN=\"{}\"", main.display()),
+                    format!("SIM_PEER_OPS={ops}"),
+                ],
+                None,
+                &so,
+            )
+        });
+        match built {
+            Ok(()) => {
+                println!("cargo:rustc-env=SIM_KSFT_{upper}_SO={}", so.display());
+                println!("cargo:rustc-env=SIM_KSFT_{upper}_ERR=");
+            }
+            Err(e) => {
+                println!("cargo:warning=kernel selftest {test} not built: {e}");
+                let empty = out.join(format!("libsched_ksft_{test}.empty"));
+                std::fs::write(&empty, b"").unwrap();
+                println!("cargo:rustc-env=SIM_KSFT_{upper}_SO={}", empty.display());
+                println!("cargo:rustc-env=SIM_KSFT_{upper}_ERR=the kernel's selftest {test} was not built: {e}");
+            }
+        }
+    }
+    println!("cargo:rerun-if-env-changed=ARBOR_KSRC");
     println!("cargo:rerun-if-env-changed=ARBOR_PEERS_SRC");
     for d in [
         &shim,

@@ -45,6 +45,17 @@ void sim_errorf(const char *fmt, ...)
 	sim_host->error(sim_host->ctx, buf);
 }
 
+void sim_exitf(s64 code, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	sim_host->exit_bpf(sim_host->ctx, code, buf);
+}
+
 /*
  * Hash maps: open addressing with linear probing over a power-of-two table
  * at least twice max_entries. Deletions leave tombstones. Insertion order
@@ -172,6 +183,53 @@ void *sim_task_storage(void **slot, u32 vsz, struct task_struct *p, u64 flags)
 	if (!p->sim_storage[idx - 1] && (flags & BPF_LOCAL_STORAGE_GET_F_CREATE))
 		p->sim_storage[idx - 1] = sim_calloc(1, vsz);
 	return p->sim_storage[idx - 1];
+}
+
+/* Queue / stack maps (kernel/bpf/queue_stack_maps.c): a ring of max
+ * elements; head is the oldest, count how many there are. */
+struct sim_queue {
+	u32 max, head, count;
+	u8 *data;
+};
+
+long sim_queue_push(void **slot, u32 max, u32 vsz, const void *val, u64 flags)
+{
+	struct sim_queue *q = *slot;
+
+	if ((flags & BPF_NOEXIST) || flags > BPF_EXIST)
+		return -EINVAL;
+	if (!q) {
+		q = *slot = sim_calloc(1, sizeof(*q));
+		q->max = max;
+		q->data = sim_calloc(max ? max : 1, vsz);
+	}
+	if (q->count >= q->max) {
+		if (!(flags & BPF_EXIST) || !q->max)
+			return -E2BIG;
+		/* BPF_EXIST: make room by dropping the oldest */
+		q->head = (q->head + 1) % q->max;
+		q->count--;
+	}
+	memcpy(q->data + (u64)((q->head + q->count) % q->max) * vsz, val, vsz);
+	q->count++;
+	return 0;
+}
+
+long sim_queue_pop(void **slot, u32 vsz, void *val, bool stack, bool peek)
+{
+	struct sim_queue *q = *slot;
+	u32 i;
+
+	if (!q || !q->count)
+		return -ENOENT;
+	i = stack ? (q->head + q->count - 1) % q->max : q->head;
+	memcpy(val, q->data + (u64)i * vsz, vsz);
+	if (!peek) {
+		if (!stack)
+			q->head = (q->head + 1) % q->max;
+		q->count--;
+	}
+	return 0;
 }
 
 long sim_task_storage_delete(void **slot, struct task_struct *p)

@@ -193,9 +193,32 @@ impl UserDsqs {
         true
     }
 
-    /// (id, DSQ), in creation order.
+    /// destroy_dsq (ext.c:4964-5001): Ok(false) if there is no DSQ `id`,
+    /// Err(nr) if it still holds nr tasks (an error), else it is gone
+    /// (its slot stays, dead, so no other slot moves) and the id is free.
+    pub fn destroy(&mut self, id: u64) -> Result<bool, usize> {
+        let Some(s) = self.slot(id) else {
+            return Ok(false);
+        };
+        if self.lens[s] > 0 {
+            return Err(self.lens[s] as usize);
+        }
+        if id < Self::DENSE {
+            self.dense[id as usize] = 0;
+        } else {
+            self.sparse.remove(&id);
+        }
+        self.ids[s] = crate::sched::abi::SCX_DSQ_INVALID;
+        Ok(true)
+    }
+
+    /// (id, DSQ) of the live DSQs, in creation order.
     pub fn iter(&self) -> impl Iterator<Item = (u64, &Dsq)> {
-        self.ids.iter().copied().zip(self.qs.iter())
+        self.ids
+            .iter()
+            .copied()
+            .zip(self.qs.iter())
+            .filter(|(id, _)| *id != crate::sched::abi::SCX_DSQ_INVALID)
     }
 }
 

@@ -36,9 +36,14 @@ impl Core {
         match self.ctx {
             Ctx::SelectCpu | Ctx::Enqueue => {
                 if self.ddsp.is_some() {
+                    // mark_direct_dispatch (ext.c:1788-1806): the first
+                    // insert spoiled direct_dispatch_task
+                    let ts = &self.tasks[t].ts;
+                    let n = ts.comm.iter().position(|&b| b == 0).unwrap_or(16);
                     self.eject(format!(
-                        "{}: a second direct dispatch of one task",
-                        self.ops_name
+                        "{}[{}] already direct-dispatched",
+                        String::from_utf8_lossy(&ts.comm[..n]),
+                        ts.pid
                     ));
                     return;
                 }
@@ -113,6 +118,16 @@ impl Core {
             return -(libc::EEXIST);
         }
         0
+    }
+
+    /// scx_bpf_destroy_dsq -> destroy_dsq (ext.c:4964-5001): a DSQ that
+    /// does not exist is ignored; one that holds tasks is an error.
+    pub fn kf_destroy_dsq(&mut self, dsq: u64) {
+        if let Err(nr) = self.user.destroy(dsq) {
+            self.eject(format!(
+                "attempting to destroy in-use dsq {dsq:#018x} (nr={nr})"
+            ));
+        }
     }
 
     /// scx_bpf_kick_cpu (checklist 27-29): IDLE wakes only an idle CPU;

@@ -275,6 +275,10 @@ pub struct Core {
     /// The native scheduler's live count of helper calls in a callback.
     pub calls_ptr: Option<*const u64>,
     pub stop: Option<Stop>,
+    /// How the scheduler exited, as ops.exit is told (struct scx_exit_info):
+    /// the kind (SCX_EXIT_*, 0 = none yet) and scx_bpf_exit's code.
+    pub exit_kind: i64,
+    pub exit_code: i64,
     pub ops_flags: u64,
     pub stats: Stats,
     /// ns spent inside the current callback (helper and kfunc calls).
@@ -456,6 +460,8 @@ impl Core {
             timer_ptrs: Vec::new(),
             calls_ptr: None,
             stop: None,
+            exit_kind: 0,
+            exit_code: 0,
             ops_flags: 0,
             stats: Stats::new(n),
             cb_ns: 0.0,
@@ -546,10 +552,30 @@ impl Core {
         )
     }
 
-    /// Stops the run: the scheduler is ejected (first reason wins).
+    /// Runs `f` outside any callback, as a user-space BPF_PROG_TEST_RUN of
+    /// a SEC("syscall") program runs: no rq lock held, so kfuncs that
+    /// allow unlocked callers (scx_bpf_select_cpu_and / _dfl) take it.
+    pub fn unlocked<R>(&mut self, f: impl FnOnce(&mut Core) -> R) -> R {
+        let saved = self.ctx;
+        self.ctx = Ctx::None;
+        let r = f(self);
+        self.ctx = saved;
+        r
+    }
+
+    /// Stops the run: the scheduler is ejected (first reason wins), by an
+    /// error ext.c finds (scx_error: SCX_EXIT_ERROR).
     pub fn eject(&mut self, why: String) {
+        self.eject_as(abi::SCX_EXIT_ERROR, 0, why);
+    }
+
+    /// Stops the run with exit `kind` (SCX_EXIT_*) and `code` (scx_exit,
+    /// ext.c: the first exit wins).
+    pub fn eject_as(&mut self, kind: i64, code: i64, why: String) {
         if self.stop.is_none() {
             self.stop = Some(Stop::Ejected(why));
+            self.exit_kind = kind;
+            self.exit_code = code;
         }
     }
 
@@ -645,6 +671,10 @@ impl Core {
             let on_fork = s.on_fork;
             let mut ts = Box::new(new_task_struct(pid, tgid, 0, s.weight));
             ts.sim_id = i as u32;
+            // p->comm: the task's name, NUL-terminated in TASK_COMM_LEN (16)
+            for (d, b) in ts.comm.iter_mut().zip(s.name.bytes().take(15)) {
+                *d = b;
+            }
             ts.real_parent = &mut *self.launcher;
             match &s.cpus {
                 Some(list) => {
@@ -765,6 +795,26 @@ impl Core {
                     return;
                 }
                 cpu = sel as usize;
+            } else {
+                // select_task_rq_scx without ops.select_cpu (ext.c:3539-
+                // 3554): scx_select_cpu_dfl; an idle CPU it claims gets the
+                // task directly (SCX_DSQ_LOCAL, slice refilled to the
+                // default), so ops.enqueue is skipped; else prev
+                let saved = self.ctx;
+                self.ctx = Ctx::SelectCpu;
+                let sel = self.kf_select_cpu_and(t, prev as i32, wake_flags, None, 0);
+                self.ctx = saved;
+                if sel >= 0 {
+                    cpu = sel as usize;
+                    self.ddsp = Some(Insert {
+                        task: t,
+                        dsq: abi::SCX_DSQ_LOCAL,
+                        slice: abi::SCX_SLICE_DFL,
+                        vtime: None,
+                        flags: 0,
+                        qseq: self.tasks[t].qseq,
+                    });
+                }
             }
         }
         // checklist 3: a disallowed CPU is replaced by select_fallback_rq;

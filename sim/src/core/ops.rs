@@ -24,6 +24,10 @@ pub trait Ops {
     ) -> Option<i32>;
     /// False: no enqueue callback (the core inserts into the global DSQ).
     fn enqueue(&mut self, core: &mut Core, t: TaskId, enq_flags: u64) -> bool;
+    /// Whether it defines ops.enqueue (validate_ops checks it).
+    fn has_enqueue(&self) -> bool {
+        true
+    }
     /// False: no dispatch callback.
     fn dispatch(&mut self, core: &mut Core, cpu: usize, prev: Option<TaskId>) -> bool;
     fn runnable(&mut self, core: &mut Core, t: TaskId, enq_flags: u64);

@@ -164,8 +164,10 @@ impl Core {
             self.eject(format!("scx_bpf_select_cpu_*: invalid CPU {prev}"));
             return -libc::EINVAL;
         }
-        // called from an rq-locked op other than select_cpu / enqueue: -EPERM
-        if !matches!(self.ctx, Ctx::SelectCpu | Ctx::Enqueue) {
+        // called from an rq-locked op other than select_cpu / enqueue: -EPERM;
+        // an unlocked caller (a SEC("syscall") program run from user space)
+        // takes p's pi_lock itself (select_cpu_from_kfunc, idle.c)
+        if !matches!(self.ctx, Ctx::SelectCpu | Ctx::Enqueue | Ctx::None) {
             self.eject("scx_bpf_select_cpu_*: not allowed from this callback".into());
             return -libc::EPERM;
         }
@@ -333,8 +335,20 @@ impl Core {
 
     /// scx_bpf_dsq_peek: the first task of a user DSQ (the vtime order's
     /// first for a vtime DSQ), None if empty or not a user DSQ.
-    pub fn kf_dsq_peek(&self, dsq: u64) -> Option<TaskId> {
-        self.user.get(dsq).and_then(|q| q.first())
+    pub fn kf_dsq_peek(&mut self, dsq: u64) -> Option<TaskId> {
+        // scx_bpf_dsq_peek (ext.c:9911-9933): a built-in DSQ or one that
+        // does not exist is an error (and NULL)
+        if dsq & abi::SCX_DSQ_FLAG_BUILTIN != 0 {
+            self.eject(format!("peek disallowed on builtin DSQ {dsq:#x}"));
+            return None;
+        }
+        match self.user.get(dsq) {
+            Some(q) => q.first(),
+            None => {
+                self.eject(format!("peek on non-existent DSQ {dsq:#x}"));
+                None
+            }
+        }
     }
 
     /// bpf_get_prandom_u32: the kernel's per-CPU prandom state, here one

@@ -587,8 +587,24 @@ impl Core {
     ) -> Stop {
         self.ops_flags = ops.flags();
         self.ops_name = ops.name().to_string();
+        // validate_ops (ext.c:7284-7293), before ops.init: an error exit,
+        // which ops.exit is told of (scx_root_disable, ext.c:6433-6434)
+        if self.ops_flags & abi::SCX_OPS_ENQ_LAST != 0 && !ops.has_enqueue() {
+            let why = "SCX_OPS_ENQ_LAST requires ops.enqueue() to be implemented";
+            self.eject(why.into());
+            self.call(0, Ctx::Other, "exit", |c| ops.exit(c, why));
+            return Stop::Ejected(why.into());
+        }
         if let Err(e) = self.call(0, Ctx::Other, "init", |c| ops.init(c)) {
-            return Stop::Ejected(format!("ops.init failed: {e}"));
+            // scx_root_enable_workfn: scx_error("ops.init() failed (%d)"),
+            // then the disable path, which calls ops.exit (ext.c:6433-6434)
+            self.eject(format!("ops.init() failed ({e})"));
+            let why = match &self.stop {
+                Some(Stop::Ejected(m)) => m.clone(),
+                _ => unreachable!("eject sets stop"),
+            };
+            self.call(0, Ctx::Other, "exit", |c| ops.exit(c, &why));
+            return Stop::Ejected(why);
         }
         // scx_cgroup_init (ext.c:7554): the root cgroup, after ops.init
         let (cg_init, cg_exit) = ops.cgroup_ops();
@@ -897,7 +913,7 @@ impl Core {
                     self.tasks[t].ts.pid,
                     (self.now - self.tasks[t].runnable_at) as f64 / 1e9
                 );
-                return self.eject(msg);
+                return self.eject_as(abi::SCX_EXIT_ERROR_STALL, 0, msg);
             }
         }
     }

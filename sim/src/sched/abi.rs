@@ -99,6 +99,25 @@ pub const PF_IDLE: u32 = 0x0000_0002;
 pub const PF_EXITING: u32 = 0x0000_0004;
 pub const PF_KTHREAD: u32 = 0x0020_0000;
 
+/// enum scx_exit_kind (kernel/sched/ext/internal.h:17-30)
+pub const SCX_EXIT_UNREG: i64 = 64;
+pub const SCX_EXIT_UNREG_BPF: i64 = 65;
+pub const SCX_EXIT_ERROR: i64 = 1024;
+pub const SCX_EXIT_ERROR_BPF: i64 = 1025;
+pub const SCX_EXIT_ERROR_STALL: i64 = 1026;
+
+/// scx_exit_reason (ext.c:5945-5967): the reason ops.exit sees for a kind.
+pub fn exit_reason(kind: i64) -> &'static str {
+    match kind {
+        SCX_EXIT_UNREG => "unregistered from user space",
+        SCX_EXIT_UNREG_BPF => "unregistered from BPF",
+        SCX_EXIT_ERROR => "runtime error",
+        SCX_EXIT_ERROR_BPF => "scx_bpf_error",
+        SCX_EXIT_ERROR_STALL => "runnable task stall",
+        _ => "<UNKNOWN>",
+    }
+}
+
 pub const SCX_DSQ_FLAG_BUILTIN: u64 = 1 << 63;
 pub const SCX_DSQ_FLAG_LOCAL_ON: u64 = 1 << 62;
 pub const SCX_DSQ_INVALID: u64 = SCX_DSQ_FLAG_BUILTIN;
@@ -218,6 +237,10 @@ pub struct SchedExtOps {
     pub cgroup_cancel_move: Option<unsafe extern "C" fn(P, *mut c_void, *mut c_void)>,
     pub cgroup_set_weight: Option<unsafe extern "C" fn(*mut c_void, u32)>,
     pub cgroup_set_bandwidth: Option<unsafe extern "C" fn(*mut c_void, u64, u64, u64)>,
+    /// never called (the kernel's maximal selftest defines them): no
+    /// sched_yield() in the workloads, no core scheduling
+    pub yield_: Option<unsafe extern "C" fn(P, P) -> bool>,
+    pub core_sched_before: Option<unsafe extern "C" fn(P, P) -> bool>,
 }
 
 /// The host table the shim calls (struct sim_host).
@@ -268,4 +291,8 @@ pub struct SimHost {
     pub clock_task: unsafe extern "C" fn(*mut c_void, u32) -> u64,
     pub clock_pelt: unsafe extern "C" fn(*mut c_void, u32) -> u64,
     pub cpuperf_cap: unsafe extern "C" fn(*mut c_void, i32) -> u32,
+    /// scx_bpf_exit(code, msg): the scheduler unregisters itself
+    pub exit_bpf: unsafe extern "C" fn(*mut c_void, i64, *const c_char),
+    /// scx_bpf_destroy_dsq
+    pub destroy_dsq: unsafe extern "C" fn(*mut c_void, u64),
 }

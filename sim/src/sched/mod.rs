@@ -7,6 +7,7 @@ pub mod abi;
 #[cfg(test)]
 mod arena;
 pub mod divzero;
+pub mod ksft;
 mod lavd;
 pub mod native;
 pub mod peers;
@@ -31,6 +32,9 @@ pub struct SchedSpec {
     /// scx_arbor sees a PREEMPT_RT kernel (its CONFIG_PREEMPT_RT __kconfig):
     /// no bpf_timer there, the periodic pass runs from ops.tick.
     pub preempt_rt: bool,
+    /// One of the kernel's own BPF schedulers (`kernel:scx_simple`, a
+    /// selftest's: ksft.rs) instead of scx_arbor.
+    pub kernel: Option<&'static str>,
 }
 
 impl SchedSpec {
@@ -43,6 +47,23 @@ impl SchedSpec {
                 knobs: Vec::new(),
                 peer: Some(p),
                 preempt_rt: false,
+                kernel: None,
+            });
+        }
+        if let Some(name) = s.strip_prefix("kernel:") {
+            let Some(&k) = ksft::names().iter().find(|&&k| k == name) else {
+                bail!(
+                    "unknown kernel scheduler '{name}' (built: {})",
+                    ksft::names().join(", ")
+                );
+            };
+            return Ok(SchedSpec {
+                label: s.to_string(),
+                features: 0,
+                knobs: Vec::new(),
+                peer: None,
+                preempt_rt: false,
+                kernel: Some(k),
             });
         }
         match s.split(':').next() {
@@ -51,7 +72,7 @@ impl SchedSpec {
                 "scheduler 'eevdf': the simulator runs sched_ext schedulers only; arbor:stock is the stand-in for EEVDF's placement"
             ),
             Some(other) => bail!(
-                "unknown scheduler '{other}' in '{s}' (the simulator runs arbor[:PROFILE][:FEAT,...] and the peers {})",
+                "unknown scheduler '{other}' in '{s}' (the simulator runs arbor[:PROFILE][:FEAT,...], the peers {} and kernel:NAME)",
                 peers::Peer::names().join(", ")
             ),
             None => bail!("empty scheduler name"),
@@ -67,6 +88,7 @@ impl SchedSpec {
             knobs,
             peer: None,
             preempt_rt: false,
+            kernel: None,
         })
     }
 
@@ -80,6 +102,9 @@ impl SchedSpec {
     pub fn build(&self, topo: &Topo, knobs: &Knobs) -> Result<Box<dyn Ops>> {
         if let Some(p) = self.peer {
             return Ok(Box::new(p.build(topo)?));
+        }
+        if let Some(k) = self.kernel {
+            return Ok(Box::new(ksft::load(k, topo)?));
         }
         Ok(Box::new(self.load_arbor(topo, knobs)?))
     }

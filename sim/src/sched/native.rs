@@ -199,6 +199,27 @@ impl Native {
         Ok(r)
     }
 
+    /// Runs a SEC("syscall") program as user space's BPF_PROG_TEST_RUN does
+    /// while the scheduler is attached: from the task running on the
+    /// current CPU, no rq lock held (Core::unlocked), kfuncs live.
+    ///
+    /// # Safety
+    /// `name` must be a function of the object taking one pointer to `A`.
+    pub unsafe fn run_syscall_in<A>(
+        &mut self,
+        core: &mut Core,
+        name: &str,
+        arg: &mut A,
+    ) -> Result<i32> {
+        let c = CString::new(name).unwrap();
+        let p = libc::dlsym(self.handle, c.as_ptr());
+        if p.is_null() {
+            bail!("the scheduler has no program '{name}'");
+        }
+        let f: unsafe extern "C" fn(*mut A) -> i32 = std::mem::transmute(p);
+        Ok(core.unlocked(|core| self.enter(core, |_| f(arg))))
+    }
+
     /// Runs the SEC("syscall") program `name` with a copy of `arg` right
     /// after ops.init, as a loader's first call once attached; a non-zero
     /// return fails the init.
@@ -373,7 +394,7 @@ impl Ops for Native {
         core.calls_ptr = Some(self.nr_calls);
         let r = self.enter(core, |o| o.init.map(|f| unsafe { f() }).unwrap_or(0));
         if r != 0 {
-            return Err(format!("error {r}"));
+            return Err(format!("{r}"));
         }
         for (name, mut arg) in std::mem::take(&mut self.after_init) {
             let Some(p) = self.global_ptr(&name) else {
@@ -429,6 +450,10 @@ impl Ops for Native {
         let p = t_of(core, t);
         self.enter(core, |o| o.enqueue.map(|f| unsafe { f(p, fl) }).is_some())
     }
+    fn has_enqueue(&self) -> bool {
+        // SAFETY: ops is alive
+        unsafe { (*self.ops).enqueue.is_some() }
+    }
     fn dispatch(&mut self, core: &mut Core, cpu: usize, prev: Option<TaskId>) -> bool {
         let p = prev.map(|t| t_of(core, t)).unwrap_or(std::ptr::null_mut());
         self.enter(core, |o| {
@@ -469,12 +494,24 @@ impl Ops for Native {
         self.enter(core, |_| unsafe { fire(ptr as *mut c_void) });
     }
     fn exit(&mut self, core: &mut Core, reason: &str) {
-        let r = CString::new(reason).unwrap_or_default();
+        // scx_disable / scx_exit (ext.c): the kind and code of the first
+        // exit, its reason from the kind (scx_exit_reason), its message;
+        // a run that ends without one is the loader's unregistration
+        // (bpf_link__destroy: SCX_EXIT_UNREG)
+        let kind = if core.exit_kind != 0 {
+            core.exit_kind
+        } else if reason.is_empty() {
+            abi::SCX_EXIT_UNREG
+        } else {
+            abi::SCX_EXIT_ERROR
+        };
+        let why = CString::new(abi::exit_reason(kind)).unwrap_or_default();
+        let msg = CString::new(reason).unwrap_or_default();
         let mut ei = abi::ExitInfo {
-            kind: if reason.is_empty() { 1 } else { 1024 },
-            exit_code: 0,
-            reason: r.as_ptr(),
-            msg: r.as_ptr(),
+            kind,
+            exit_code: core.exit_code,
+            reason: why.as_ptr(),
+            msg: msg.as_ptr(),
         };
         self.enter(core, |o| o.exit.map(|f| unsafe { f(&mut ei) }));
     }
@@ -627,6 +664,9 @@ unsafe extern "C" fn h_nr_queued(ctx: *mut c_void, dsq: u64) -> i32 {
 unsafe extern "C" fn h_create_dsq(ctx: *mut c_void, dsq: u64, node: i32) -> i32 {
     core(ctx).kf_create_dsq(dsq, node)
 }
+unsafe extern "C" fn h_destroy_dsq(ctx: *mut c_void, dsq: u64) {
+    core(ctx).kf_destroy_dsq(dsq)
+}
 unsafe extern "C" fn h_kick(ctx: *mut c_void, cpu: i32, fl: u64) {
     core(ctx).kf_kick_cpu(cpu, fl)
 }
@@ -650,7 +690,12 @@ unsafe extern "C" fn h_smt_mask(ctx: *mut c_void) -> *const CpuMask {
 unsafe extern "C" fn h_put_mask(_ctx: *mut c_void, _m: *const CpuMask) {}
 unsafe extern "C" fn h_error(ctx: *mut c_void, msg: *const c_char) {
     let m = CStr::from_ptr(msg).to_string_lossy().into_owned();
-    core(ctx).eject(format!("scx_bpf_error: {m}"));
+    core(ctx).eject_as(abi::SCX_EXIT_ERROR_BPF, 0, format!("scx_bpf_error: {m}"));
+}
+/// scx_bpf_exit (ext.c scx_bpf_exit_bstr): SCX_EXIT_UNREG_BPF with `code`.
+unsafe extern "C" fn h_exit_bpf(ctx: *mut c_void, code: i64, msg: *const c_char) {
+    let m = CStr::from_ptr(msg).to_string_lossy().into_owned();
+    core(ctx).eject_as(abi::SCX_EXIT_UNREG_BPF, code, m);
 }
 unsafe extern "C" fn h_iter_new(ctx: *mut c_void, dsq: u64, _fl: u64) -> u64 {
     core(ctx).kf_iter_new(dsq)
@@ -810,6 +855,8 @@ fn host_table() -> SimHost {
         clock_task: h_clock_task,
         clock_pelt: h_clock_pelt,
         cpuperf_cap: h_cpuperf_cap,
+        exit_bpf: h_exit_bpf,
+        destroy_dsq: h_destroy_dsq,
     }
 }
 

@@ -346,6 +346,9 @@ struct sched_ext_ops {
 	void (*cgroup_cancel_move)(struct task_struct *p, struct cgroup *from, struct cgroup *to);
 	void (*cgroup_set_weight)(struct cgroup *cgrp, u32 weight);
 	void (*cgroup_set_bandwidth)(struct cgroup *cgrp, u64 period_us, u64 quota_us, u64 burst_us);
+	/* never called (the kernel's maximal selftest defines them) */
+	bool (*yield)(struct task_struct *from, struct task_struct *to);
+	bool (*core_sched_before)(struct task_struct *a, struct task_struct *b);
 };
 
 #define SCX_OPS_DEFINE(__name, ...) struct sched_ext_ops __name = { __VA_ARGS__ }
@@ -414,6 +417,9 @@ struct sim_host {
 	u64 (*clock_task)(void *ctx, u32 cpu);
 	u64 (*clock_pelt)(void *ctx, u32 cpu);
 	u32 (*cpuperf_cap)(void *ctx, s32 cpu);
+	/* ---- added for the kernel's selftests: scx_bpf_exit() ---- */
+	void (*exit_bpf)(void *ctx, s64 code, const char *msg);
+	void (*destroy_dsq)(void *ctx, u64 dsq);
 };
 
 extern struct sim_host *sim_host __hidden;
@@ -423,6 +429,7 @@ extern u64 sim_nr_calls;
 void *sim_calloc(u64 n, u64 size) __hidden;
 void sim_uei_record(struct user_exit_info *uei, const struct scx_exit_info *ei) __hidden;
 void sim_errorf(const char *fmt, ...) __hidden __attribute__((format(printf, 1, 2)));
+void sim_exitf(s64 code, const char *fmt, ...) __hidden __attribute__((format(printf, 2, 3)));
 
 #define SIM_CALL(fn, args...) (sim_nr_calls++, sim_host->fn(sim_host->ctx, ##args))
 
@@ -459,6 +466,7 @@ static __always_inline bool scx_bpf_dsq_move_to_local(u64 dsq, u64 enq_flags)
 }
 static __always_inline s32 scx_bpf_dsq_nr_queued(u64 dsq) { return SIM_CALL(dsq_nr_queued, dsq); }
 static __always_inline s32 scx_bpf_create_dsq(u64 dsq, s32 node) { return SIM_CALL(create_dsq, dsq, node); }
+static __always_inline void scx_bpf_destroy_dsq(u64 dsq) { SIM_CALL(destroy_dsq, dsq); }
 static __always_inline void scx_bpf_kick_cpu(s32 cpu, u64 flags) { SIM_CALL(kick_cpu, cpu, flags); }
 static __always_inline bool scx_bpf_test_and_clear_cpu_idle(s32 cpu) { return SIM_CALL(test_and_clear_cpu_idle, cpu); }
 static __always_inline s32 scx_bpf_pick_idle_cpu(const struct cpumask *m, u64 flags) { return SIM_CALL(pick_idle_cpu, m, flags); }
@@ -529,6 +537,8 @@ enum sim_map_type {
 	BPF_MAP_TYPE_ARRAY = 2,
 	BPF_MAP_TYPE_PERF_EVENT_ARRAY = 4,	/* scx's lib/pmu.bpf.c (scx_cosmos) */
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
+	BPF_MAP_TYPE_QUEUE = 22,	/* the kernel's dsp_local_on selftest */
+	BPF_MAP_TYPE_STACK = 23,
 	BPF_MAP_TYPE_RINGBUF = 27,
 	BPF_MAP_TYPE_TASK_STORAGE = 29,
 	BPF_MAP_TYPE_ARENA = 33,
@@ -686,6 +696,27 @@ static __always_inline long sim_array_update(void **slot, u32 max, u32 vsz, cons
 			 SIM_MAP_TYPE(m) == BPF_MAP_TYPE_ARRAY), sim_nr_calls++, \
 	 SIM_MAP_TYPE(m) == BPF_MAP_TYPE_ARRAY ? (long)-EINVAL :             \
 						  sim_hash_delete(SIM_MAP_SLOT(m), SIM_MAP_KSZ(m), (k)))
+
+/*
+ * Queue and stack maps (kernel/bpf/queue_stack_maps.c): push adds at the
+ * tail; when full, -E2BIG unless BPF_EXIST, which first drops the oldest
+ * element (BPF_NOEXIST or flags past BPF_EXIST: -EINVAL); pop / peek take (and pop
+ * removes) the oldest element of a queue, the newest of a stack; empty:
+ * -ENOENT.
+ */
+long sim_queue_push(void **slot, u32 max, u32 vsz, const void *val, u64 flags) __hidden;
+long sim_queue_pop(void **slot, u32 vsz, void *val, bool stack, bool peek) __hidden;
+#define SIM_IS_QUEUE(m) \
+	(SIM_MAP_TYPE(m) == BPF_MAP_TYPE_QUEUE || SIM_MAP_TYPE(m) == BPF_MAP_TYPE_STACK)
+#define bpf_map_push_elem(m, v, f) \
+	(SIM_BUILD_CHECK(SIM_IS_QUEUE(m)), sim_nr_calls++, \
+	 sim_queue_push(SIM_MAP_SLOT(m), SIM_MAP_MAX(m), SIM_MAP_VSZ(m), (v), (f)))
+#define bpf_map_pop_elem(m, v) \
+	(SIM_BUILD_CHECK(SIM_IS_QUEUE(m)), sim_nr_calls++, \
+	 sim_queue_pop(SIM_MAP_SLOT(m), SIM_MAP_VSZ(m), (v), SIM_MAP_TYPE(m) == BPF_MAP_TYPE_STACK, false))
+#define bpf_map_peek_elem(m, v) \
+	(SIM_BUILD_CHECK(SIM_IS_QUEUE(m)), sim_nr_calls++, \
+	 sim_queue_pop(SIM_MAP_SLOT(m), SIM_MAP_VSZ(m), (v), SIM_MAP_TYPE(m) == BPF_MAP_TYPE_STACK, true))
 
 /* bpf_task_storage_delete: bpf_task_storage_delete -> task_storage_delete:
  * -ENOENT if the task has no entry, else the entry is freed */
@@ -931,6 +962,11 @@ static __always_inline struct task_struct *__COMPAT_scx_bpf_dsq_peek(u64 dsq)
 {
 	return SIM_CALL(dsq_peek, dsq);
 }
+/* the kfunc itself (the kernel's peek_dsq selftest calls it directly) */
+static __always_inline struct task_struct *scx_bpf_dsq_peek(u64 dsq)
+{
+	return SIM_CALL(dsq_peek, dsq);
+}
 /* scx_bpf_task_set_slice() / scx_bpf_task_set_dsq_vtime() (7.1+): plain
  * writes of p->scx.slice / p->scx.dsq_vtime */
 static __always_inline bool scx_bpf_task_set_slice(struct task_struct *p, u64 slice)
@@ -1041,6 +1077,7 @@ typedef struct cpumask cpumask_t;
 #define bpf_ksym_exists(sym) (sim_ksym_##sym)
 #define sim_ksym_bpf_arena_reserve_pages 1
 #define sim_ksym_bpf_stream_vprintk 1
+#define sim_ksym_scx_bpf_dsq_peek 1
 /* bpf_helpers.h: the number of arguments, and an array filled with them */
 #define ___bpf_nth(_, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, N, ...) N
 #define ___bpf_narg(args...) ___bpf_nth(_, ##args, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
@@ -1176,6 +1213,30 @@ static __always_inline s32 __COMPAT_scx_bpf_pick_idle_cpu_node(const struct cpum
 							       u64 flags)
 {
 	return SIM_CALL(pick_idle_cpu_node, m, node, flags);
+}
+
+/*
+ * ---- the kernel's numa selftest: scx_bpf_pick_any_cpu_node ----
+ * idle.c:1420-1449: an idle CPU as scx_bpf_pick_idle_cpu_node picks it,
+ * else any allowed CPU, of @node with SCX_PICK_IDLE_IN_NODE
+ * (cpumask_any_and_distribute) or anywhere (cpumask_any_distribute), else
+ * -EBUSY.
+ */
+static __always_inline s32 __COMPAT_scx_bpf_pick_any_cpu_node(const struct cpumask *m, int node,
+							      u64 flags)
+{
+	struct cpumask in = *m;
+	s32 cpu = SIM_CALL(pick_idle_cpu_node, m, node, flags);
+	u32 i;
+
+	if (cpu >= 0)
+		return cpu;
+	if (flags & SCX_PICK_IDLE_IN_NODE)
+		for (i = 0; i < sim_host->nr_cpu_slots; i++)
+			if (SIM_CALL(cpu_node, (s32)i) != node)
+				in.bits[i / 64] &= ~(1ULL << (i % 64));
+	cpu = SIM_CALL(any_distribute, &in);
+	return (u32)cpu < sim_host->nr_cpu_slots ? cpu : -EBUSY;
 }
 
 /*
@@ -1359,9 +1420,9 @@ static __always_inline long bpf_get_func_ret(void *ctx, u64 *value)
 }
 
 /* scx_bpf_exit(): ends the scheduler with an exit code (ext.c
- * scx_bpf_exit_bstr -> scx_exit): the sim ejects it, as for an error */
-#define scx_bpf_exit(code, fmt, args...) \
-	sim_errorf("scx_bpf_exit(0x%llx): " fmt, (unsigned long long)(code), ##args)
+ * scx_bpf_exit_bstr -> scx_exit(SCX_EXIT_UNREG_BPF, code)): the run stops,
+ * and ops.exit sees that kind, the code and the message */
+#define scx_bpf_exit(code, fmt, args...) sim_exitf((s64)(code), fmt, ##args)
 /* scx_bpf_dump(): output of ops.dump / ops.dump_task, which the sim never
  * calls (it prints no error-exit dumps) */
 #define scx_bpf_dump(fmt, args...) ((void)sim_nr_calls++)

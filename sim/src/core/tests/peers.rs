@@ -340,3 +340,25 @@ fn pick_idle_cpu_node_picks_in_the_node_and_needs_per_node_tracking() {
         "{stop:?}"
     );
 }
+
+/// scx_bpf_dsq_peek (ext.c:9911-9933): the first task of a user DSQ (NULL
+/// when empty); a built-in DSQ or one that does not exist is an error.
+#[test]
+fn dsq_peek_refuses_builtin_and_missing_dsqs() {
+    let mut c = Core::new(flat(2), zero_cost(), cfg()).unwrap();
+    assert_eq!(c.kf_create_dsq(7, -1), 0);
+    assert_eq!(c.kf_dsq_peek(7), None);
+    assert!(c.stop.is_none(), "{:?}", c.stop);
+    for (dsq, want) in [
+        (abi::SCX_DSQ_GLOBAL, "peek disallowed on builtin DSQ"),
+        (8, "peek on non-existent DSQ 0x8"),
+    ] {
+        let mut c = Core::new(flat(2), zero_cost(), cfg()).unwrap();
+        assert_eq!(c.kf_dsq_peek(dsq), None);
+        match &c.stop {
+            Some(Stop::Ejected(m)) => assert!(m.contains(want), "{m}"),
+            s => panic!("{dsq:#x}: {s:?}"),
+        }
+        assert_eq!(c.exit_kind, abi::SCX_EXIT_ERROR);
+    }
+}

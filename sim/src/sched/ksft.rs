@@ -1,0 +1,71 @@
+//! The kernel's own sched_ext selftests (tools/testing/selftests/sched_ext/
+//! of Linux 7.2.13, Debian's linux-source-7.2 7.2.13-1) and its example
+//! schedulers (tools/sched_ext/: scx_simple): each BPF scheduler, its
+//! .bpf.c unmodified, compiled natively against the shim (sim/build.rs;
+//! scripts/install-ksrc.sh fetches the pinned tree). The selftests'
+//! user-space halves are ported as sim/tests/selftests.rs; `-s kernel:NAME`
+//! runs any of them with its loader's defaults (rodata left as compiled).
+
+use anyhow::{bail, Result};
+use scx_arbor::topology::Topo;
+
+use super::native::Native;
+
+macro_rules! ksft {
+    ($($name:literal => $so:literal, $err:literal;)*) => {
+        /// (test, its object, why it is empty)
+        static KSFT: &[(&str, &[u8], &str)] = &[
+            $(($name, include_bytes!(env!($so)), env!($err)),)*
+        ];
+    };
+}
+
+ksft! {
+    "minimal" => "SIM_KSFT_MINIMAL_SO", "SIM_KSFT_MINIMAL_ERR";
+    "maximal" => "SIM_KSFT_MAXIMAL_SO", "SIM_KSFT_MAXIMAL_ERR";
+    "select_cpu_dfl" => "SIM_KSFT_SELECT_CPU_DFL_SO", "SIM_KSFT_SELECT_CPU_DFL_ERR";
+    "select_cpu_dfl_nodispatch" => "SIM_KSFT_SELECT_CPU_DFL_NODISPATCH_SO", "SIM_KSFT_SELECT_CPU_DFL_NODISPATCH_ERR";
+    "select_cpu_dispatch" => "SIM_KSFT_SELECT_CPU_DISPATCH_SO", "SIM_KSFT_SELECT_CPU_DISPATCH_ERR";
+    "select_cpu_dispatch_bad_dsq" => "SIM_KSFT_SELECT_CPU_DISPATCH_BAD_DSQ_SO", "SIM_KSFT_SELECT_CPU_DISPATCH_BAD_DSQ_ERR";
+    "select_cpu_dispatch_dbl_dsp" => "SIM_KSFT_SELECT_CPU_DISPATCH_DBL_DSP_SO", "SIM_KSFT_SELECT_CPU_DISPATCH_DBL_DSP_ERR";
+    "select_cpu_vtime" => "SIM_KSFT_SELECT_CPU_VTIME_SO", "SIM_KSFT_SELECT_CPU_VTIME_ERR";
+    "ddsp_bogus_dsq_fail" => "SIM_KSFT_DDSP_BOGUS_DSQ_FAIL_SO", "SIM_KSFT_DDSP_BOGUS_DSQ_FAIL_ERR";
+    "ddsp_vtimelocal_fail" => "SIM_KSFT_DDSP_VTIMELOCAL_FAIL_SO", "SIM_KSFT_DDSP_VTIMELOCAL_FAIL_ERR";
+    "enq_select_cpu" => "SIM_KSFT_ENQ_SELECT_CPU_SO", "SIM_KSFT_ENQ_SELECT_CPU_ERR";
+    "enq_last_no_enq_fails" => "SIM_KSFT_ENQ_LAST_NO_ENQ_FAILS_SO", "SIM_KSFT_ENQ_LAST_NO_ENQ_FAILS_ERR";
+    "exit" => "SIM_KSFT_EXIT_SO", "SIM_KSFT_EXIT_ERR";
+    "create_dsq" => "SIM_KSFT_CREATE_DSQ_SO", "SIM_KSFT_CREATE_DSQ_ERR";
+    "peek_dsq" => "SIM_KSFT_PEEK_DSQ_SO", "SIM_KSFT_PEEK_DSQ_ERR";
+    "allowed_cpus" => "SIM_KSFT_ALLOWED_CPUS_SO", "SIM_KSFT_ALLOWED_CPUS_ERR";
+    "numa" => "SIM_KSFT_NUMA_SO", "SIM_KSFT_NUMA_ERR";
+    "dsp_local_on" => "SIM_KSFT_DSP_LOCAL_ON_SO", "SIM_KSFT_DSP_LOCAL_ON_ERR";
+    "prog_run" => "SIM_KSFT_PROG_RUN_SO", "SIM_KSFT_PROG_RUN_ERR";
+    // the example schedulers of tools/sched_ext/
+    "scx_simple" => "SIM_KSFT_SCX_SIMPLE_SO", "SIM_KSFT_SCX_SIMPLE_ERR";
+}
+
+/// The kernel version the selftests come from.
+pub const KERNEL: &str = "Linux 7.2.13 (Debian linux-source-7.2 7.2.13-1)";
+
+/// The names of the selftests built in.
+pub fn names() -> Vec<&'static str> {
+    KSFT.iter().map(|k| k.0).collect()
+}
+
+/// A fresh copy of selftest `test`'s BPF scheduler, told the machine's
+/// size; its globals (.bss, .data, rodata) are read and written by name
+/// (Native::read_global / write_global), as the test's skeleton does.
+pub fn load(test: &str, topo: &Topo) -> Result<Native> {
+    let Some(&(name, so, err)) = KSFT.iter().find(|k| k.0 == test) else {
+        bail!(
+            "no kernel selftest '{test}' (built: {})",
+            names().join(", ")
+        );
+    };
+    if so.is_empty() {
+        bail!("{err}");
+    }
+    let mut n = Native::load(so, name, Vec::new())?;
+    n.set_machine(topo.cpus.len() as u32, topo.nr_nodes as u32);
+    Ok(n)
+}
