@@ -1,48 +1,83 @@
-//! `rt-app:FILE.json`: an rt-app use case (github.com/scheduler-tools/rt-app,
-//! its doc/tutorial.txt and src/rt-app_parse_config.c) run as a model, so
-//! that the file `arbor bench` hands to the real rt-app also runs here.
+//! `rt-app:FILE.json`: an rt-app use case (github.com/scheduler-tools/rt-app)
+//! run as a model, so that the file `arbor bench` hands to the real rt-app
+//! also runs here. The real rt-app is Debian's `rt-app` 1.0 (what
+//! scripts/install-deps.sh installs, on the host and in the guests), so the
+//! file is read as rt-app 1.0 reads it: its src/rt-app_parse_config.c and
+//! src/rt-app.c at tag v1.0, checked against the installed binary. Where
+//! later rt-app differs, it is said below.
 //!
 //! # The file
 //!
-//! JSON as json-c, rt-app's parser, reads it (`json_tokener_parse`, not
-//! strict): C comments (`/* */`, `//`) and a comma before a closing `}` or
-//! `]` are allowed. Every key of an object is kept in file order: rt-app runs a phase's
-//! events in the order they are written. Duplicate keys are an error (json-c
-//! would keep one of them); number them instead (`"run0"`, `"run1"`), as rt-app
-//! allows: an event's type is its key's prefix (`"sleep1"` is a sleep).
+//! JSON as json-c 0.16, rt-app's parser, reads it (`json_object_from_file`,
+//! not strict): C comments (`/* */`, `//`) and a comma before a closing `}`
+//! or `]` are allowed. A key written twice in one object keeps the place of
+//! its first occurrence and the value of its last (`{"run": 1, "sleep": 2,
+//! "run": 3}` is run 3 then sleep 2), as json-c does; rt-app's own
+//! examples rely on it (browser-*.json, tutorial/example5.json). Every key
+//! of an object is otherwise kept in file order: rt-app runs a phase's events in
+//! the order they are written, and an event's type is its key's prefix
+//! (`"sleep1"` is a sleep, `"runtime2"` a runtime, `"lock_order"` a lock).
 //!
-//! Top level: `"tasks"` (required) and `"global"`. Anything else, including
-//! the obsolete `"resources"` object, is an error.
+//! Top level: `"tasks"` (required), `"global"`, and `"resources"`. rt-app
+//! 1.0 reads global, then resources, then tasks, wherever they are in the
+//! file. `"resources"`, when an object, declares resources by name: each
+//! must be an object whose `"type"` is one of mutex, signal, wait,
+//! broadcast, sync, sleep, run, timer (else rt-app refuses the file); an
+//! event uses a declared resource as it would create it, so nothing else
+//! changes.
 //!
-//! `"global"`:
+//! `"global"` (each key's type is checked as rt-app's `parse_global` does:
+//! a wrong type is refused):
 //! - `"duration"`: seconds; every thread is stopped then (rt-app cancels
 //!   them). 0 or negative (rt-app's default, -1): until the threads finish.
-//! - `"default_policy"`: only `"SCHED_OTHER"` (the simulator runs sched_ext
-//!   tasks only; RT and deadline classes are not modelled).
+//! - `"default_policy"`: `"SCHED_OTHER"` (default), `"SCHED_FIFO"` or
+//!   `"SCHED_RR"`; `"SCHED_DEADLINE"` is refused (the deadline class is not
+//!   modelled), any other name too (as rt-app does);
+//! - `"mem_buffer_size"`: bytes of each thread's buffer for `mem` and
+//!   `iorun` (4 MiB by default); `"io_device"`: where `iorun` writes
+//!   (/dev/null by default);
 //! - accepted and ignored, because they cannot change what is scheduled:
 //!   `"calibration"` (how rt-app turns a run's µs into loops; here a run is
 //!   already work), `"logdir"`, `"log_basename"`, `"log_size"`, `"ftrace"`,
 //!   `"gnuplot"` (output only), `"lock_pages"` (mlockall: no page faults
-//!   are modelled anyway), `"pi_enabled"` (priority inheritance matters for
-//!   RT mutex owners only; all tasks here are SCHED_OTHER),
-//!   `"io_device"`, `"mem_buffer_size"` (only for the unsupported `mem` and
-//!   `iorun` events), `"cumulative_slack"` (how rt-app logs slack).
+//!   are modelled anyway), `"pi_enabled"` (priority inheritance; the
+//!   mutexes here hand over in FIFO order), `"cumulative_slack"` (how
+//!   rt-app logs slack), and `"frag"` (a key of rt-app before 1.0, in the
+//!   browser and mp3 examples, that 1.0 ignores).
 //!
 //! A task (`"tasks": {"name": {...}}`):
 //! - `"instance"`: how many threads run it (default 1; 0 = none);
-//! - `"delay"`: µs before its threads start (their timers start then too);
+//! - `"delay"`: µs before its threads start (their timers start then too;
+//!   negative is 0, as in rt-app);
 //! - `"loop"`: with `"phases"`, how many times the phases run (default -1,
-//!   for ever); without, the task is its single phase and `"loop"` is that
-//!   phase's count (no `"loop"`: for ever), as in rt-app;
-//! - `"cpus"`: affinity, a list of CPU numbers of the simulated machine;
-//! - `"priority"`: the nice value of a SCHED_OTHER thread (-20..19, as rt-app
-//!   passes it to sched_setattr's sched_nice), giving the weight sched_ext
-//!   sees (`p->scx.weight`: the kernel's sched_prio_to_weight, scaled so
-//!   nice 0 is 100). rt-app has no `"nice"` key; it is rejected;
-//! - `"policy"`: only `"SCHED_OTHER"`;
-//! - `"phases"`: an object of phases run in file order, each with its events
-//!   and its `"loop"` (default 1, -1 = for ever). Affinity and priority are
-//!   per task only: the simulator fixes them when a thread starts.
+//!   for ever). Without phases the task is its single phase and `"loop"`
+//!   is that phase's count (default 1), and rt-app 1.0 loops the thread
+//!   for ever: `"loop": 3` runs the events 3 times, then 3 more, until the
+//!   duration (seen with the installed binary; rt-app 1.1 and later stop
+//!   after the 3);
+//! - `"cpus"`: affinity, a list of CPU numbers of the simulated machine
+//!   (rt-app checks them against the machine it runs on);
+//! - `"policy"`: `"SCHED_OTHER"`, `"SCHED_FIFO"` or `"SCHED_RR"` (default:
+//!   the global one);
+//! - `"priority"`: for SCHED_OTHER the nice value (-20..19, default 0, as
+//!   rt-app passes it to setpriority), giving the weight sched_ext sees
+//!   (`p->scx.weight`: the kernel's sched_prio_to_weight, scaled so nice 0
+//!   is 100); for SCHED_FIFO/RR the real-time priority (1..99, default 10:
+//!   rt-app's DEFAULT_THREAD_PRIORITY). A value out of range makes rt-app
+//!   exit when the thread starts; here the file is refused. Such a thread
+//!   is not a sched_ext task: it is RT load that preempts them, with
+//!   ops.cpu_release/cpu_acquire as ext.c calls them (core/rt.rs; SCHED_RR
+//!   runs as SCHED_FIFO there);
+//! - accepted for their type only: `"dl-runtime"`, `"dl-period"`,
+//!   `"dl-deadline"`, `"period"`, `"deadline"` (SCHED_DEADLINE parameters,
+//!   integers); ignored: `"exec"` and `"resources"`, keys of rt-app before
+//!   1.0 (taskset.json, merge/) that 1.0 ignores;
+//! - `"phases"`: an object of phases run in file order, each with its
+//!   events and its `"loop"` (default 1, -1 = for ever). A phase's own
+//!   `"cpus"` is checked and then refused: rt-app 1.0 sets the thread's
+//!   affinity at each loop of the phase, and the simulator cannot yet
+//!   change a running task's affinity (ops.set_cpumask and the migration
+//!   off a CPU it may no longer use).
 //!
 //! Events (in a phase, or in the task when it has no `"phases"`):
 //! - `"run"`: µs of work: ns on a CPU of capacity 1024 running alone with a
@@ -52,40 +87,63 @@
 //!   is modelled as `"run"` (an approximation: on a slower or SMT-shared
 //!   CPU the model runs longer than rt-app would);
 //! - `"sleep"`: µs;
-//! - `"timer"`: `{"ref": NAME, "period": µs, "mode": "relative"|"absolute"}`:
-//!   rt-app's timer. A timer is shared by every thread naming it (each use
+//! - `"mem"`: bytes that rt-app memsets in its thread's buffer (pieces of
+//!   `mem_buffer_size`): work at 24 bytes/ns, measured on this project's
+//!   host; the part of the buffer it touches is added to the thread's
+//!   working set. `"iorun"`: bytes written from that buffer to
+//!   `io_device`, one write(2) per piece: 756 ns per write to /dev/null
+//!   (measured), plus the bytes' copy at the memset rate for another file;
+//! - `"timer"`: `{"ref": NAME, "period": µs, "mode": "relative"|"absolute"}`
+//!   (rt-app's defaults: ref "unknown", period 0, relative): rt-app's
+//!   timer. A timer is shared by every thread naming it (each use
 //!   advances it by the user's period); a ref starting with `"unique"` is one
 //!   timer per thread. Its first use starts it at the thread's start (after
 //!   `"delay"`); each use then sleeps until the previous expiry + period. If
 //!   that moment has already passed, the thread goes on at once; in relative
 //!   mode (the default) the timeline restarts from now, in absolute mode it
 //!   keeps its place, as in rt-app;
-//! - `"suspend"`: blocks the thread until a `"resume"` names its task.
-//!   rt-app suspends a thread on its own task's name whatever the string
-//!   says (workgen fills it in), so the string must be empty or that name;
-//! - `"resume"`: wakes every thread suspended on that name (rt-app's
-//!   `pthread_cond_broadcast`). Like a condition variable it has no memory:
-//!   a resume that comes before the suspend is lost, and the suspend then
-//!   waits for the next one (rt-app behaves the same);
+//! - `"suspend": NAME`: waits on the condition NAME, `"resume": NAME`
+//!   broadcasts it (rt-app 1.0: the string names the condition, whichever
+//!   task the event is in; rt-app 1.1 and later suspend a thread on its own
+//!   task's name). Like a condition variable it has no memory: a resume
+//!   that nobody waits for is lost (rt-app behaves the same);
 //! - `"lock"`/`"unlock"`: a mutex by name;
 //! - `"wait"`: `{"ref": COND, "mutex": NAME}`: releases the mutex, waits on
 //!   the condition, takes the mutex back when signalled;
 //!   `"signal"`: COND wakes the first waiter, `"broad"`: COND wakes all;
 //!   `"sync"`: `{"ref", "mutex"}` signals then waits. Signals, like resumes,
-//!   are lost when nobody waits. A resume and a suspend are a broadcast and
-//!   a wait on the condition of the task's name, so `"signal": "t1"` also
-//!   wakes a thread of `t1` that is suspended, as in rt-app.
+//!   are lost when nobody waits. A suspend/resume and a wait/signal on the
+//!   same name share the condition, as in rt-app;
+//! - `"barrier"`: NAME: each thread waits until every user of the barrier
+//!   has reached it, the last to arrive wakes the others (rt-app 1.0
+//!   counts one user per barrier event of each thread at parse time);
+//! - `"yield"`: nothing (the model has no sched_yield; with nothing else
+//!   runnable on the CPU it returns at once, which is what it does here).
+//!
+//! An event whose value has the wrong type (`"sleep": false`,
+//! `"lock_order": [...]`, `"run": 1.5`) is, as rt-app 1.0 makes it ("Unknown
+//! or mismatch event type"), a run of 0 µs. A loop whose events took no
+//! time (only such runs, or locks and signals) still costs rt-app's own
+//! bookkeeping: 9 µs of work per loop (measured: rt-app 1.0 with its
+//! default log file ran 158,490 empty loops in 1.4 s on this host), so a
+//! thread of them is a CPU hog, as it is under rt-app.
 //!
 //! Every wake-up is a plain (not WF_SYNC) wake, as glibc's condition
 //! variables and mutexes use `FUTEX_WAKE`. A mutex is handed straight to its
 //! first waiter on unlock (no lock stealing), and a signalled waiter queues
 //! for its mutex; that is a simplification of glibc's futex protocol.
 //!
-//! Not supported (an error that names the key and its task): rt-app's other
-//! events (`mem`, `memrun`, `iorun`, `yield`, `barrier`, `fork`, `sem_post`,
-//! `sem_wait`) and task keys (`dl-*`, `util_min`/`util_max`, `taskgroup`,
-//! `membind_nodes`, per-phase `cpus`/`priority`/`policy`), and any other key
-//! rt-app would silently ignore.
+//! Refused, where rt-app 1.0 would run the file (an error that names the
+//! key and its task), because the run would not be what the file means:
+//! any key rt-app 1.0 does not know (it ignores them silently: a misspelt
+//! key is an error here), events of later rt-app (`fork`, `sem_post`,
+//! `sem_wait`), events beside `"phases"` (rt-app ignores them), a
+//! per-phase `"cpus"` (above), a per-phase `"priority"`/`"policy"`
+//! (later rt-app's), a negative run or
+//! sleep, a `"loop"` of 0 or below -1, SCHED_DEADLINE. Refused as rt-app
+//! refuses them: invalid JSON, no `"tasks"`, a wrong type for a global or
+//! deadline key, an unknown policy or resource type, a CPU the machine
+//! lacks.
 //!
 //! # Stopping
 //!
@@ -999,11 +1057,8 @@ fn parse_task(name: &str, v: &J, nr_cpus: usize, b: &mut Builder) -> Result<Grou
             g.loops = -1;
         }
     }
-    if g.policy != Policy::Other {
-        bail!("\"policy\" SCHED_FIFO/SCHED_RR is not modelled yet");
-    }
     if g.phases.iter().any(|p| p.cpus.is_some()) {
-        bail!("\"cpus\" per phase is not modelled yet");
+        bail!("\"cpus\" per phase is not modelled yet (the simulator cannot change a running thread's affinity): set it on the task");
     }
     // each thread of the task is one more user of its barriers
     for &bar in &g.barriers {
@@ -1358,6 +1413,10 @@ impl Workload for RtApp {
                 s.cpus = g.cpus.clone();
                 s.start_at = g.delay;
                 s.working_set += g.mem_bytes;
+                // SCHED_FIFO/RR: the RT class's load on sched_ext (core/rt.rs)
+                if g.policy != Policy::Other {
+                    s.rt_prio = g.priority.map(|p| p as u32);
+                }
                 s
             })
             .collect()
@@ -1878,6 +1937,15 @@ mod tests {
                 PRIO_TO_WEIGHT[(n + 20) as usize] as f64 / PRIO_TO_WEIGHT[(n + 21) as usize] as f64;
             assert!((r - 1.25).abs() < 0.06, "nice {n}: {r}");
         }
+        // SCHED_FIFO/RR: a real-time priority, 10 by default
+        let w = app(r#"{"global": {"default_policy": "SCHED_FIFO"},
+            "tasks": {"f": {"run": 1}, "r": {"policy": "SCHED_RR", "priority": 70, "run": 1},
+                "o": {"policy": "SCHED_OTHER", "run": 1}}}"#);
+        let t = w.tasks();
+        assert_eq!(
+            t.iter().map(|s| s.rt_prio).collect::<Vec<_>>(),
+            [Some(10), Some(70), None]
+        );
         let w = app(
             r#"{"tasks": {"t": {"priority": 5, "cpus": [1, 3, 1], "run": 10},
             "u": {"policy": "SCHED_OTHER", "run": 10}}}"#,
@@ -1991,6 +2059,10 @@ mod tests {
             (
                 r#"{"tasks": {"t": {"phases": {"p": {"run": 1, "cpus": [0, 9]}}}}}"#,
                 r#"task "t": phase "p": "cpus": CPU 9 is not on the simulated machine"#,
+            ),
+            (
+                r#"{"tasks": {"t": {"phases": {"p": {"run": 1, "cpus": [1]}}}}}"#,
+                r#"task "t": "cpus" per phase is not modelled yet"#,
             ),
             (
                 r#"{"tasks": {"t": {"run": 1, "policy": "SCHED_FIFO", "priority": 0}}}"#,

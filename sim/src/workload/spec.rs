@@ -430,7 +430,7 @@ mod tests {
         let f = dir.join("a,b=c.json");
         std::fs::write(
             &f,
-            r#"{"tasks": {"t": {"loop": 3, "run": 100, "sleep": 100}}}"#,
+            r#"{"tasks": {"t": {"loop": 1, "phases": {"p": {"loop": 3, "run": 100, "sleep": 100}}}}}"#,
         )
         .unwrap();
         let spec = format!("rt-app:{}", f.display());
