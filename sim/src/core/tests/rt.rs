@@ -68,38 +68,52 @@ fn an_rt_task_preempts_and_the_cpu_is_released_then_acquired() {
 }
 
 /// An RT task that takes an idle CPU releases nothing (switch_class runs
-/// from put_prev_task_scx only); the CPU leaves the idle mask meanwhile.
+/// from put_prev_task_scx only), and the CPU leaves the idle mask
+/// meanwhile; the same task waking onto a CPU that runs a sched_ext task
+/// releases it.
 #[test]
 fn an_rt_task_on_an_idle_cpu_releases_nothing() {
     let mut s = Sched::fifo();
     s.cpu_preempt = true;
     let log = s.log.clone();
-    let mut w = Script::new().rt_task(
-        "fifo",
-        10,
-        MS,
-        None,
-        &[Act::Run(MS), Act::Sleep(MS), Act::Run(MS)],
-    );
+    let mut w = Script::new()
+        .rt_task(
+            "fifo",
+            10,
+            MS,
+            Some(vec![0]),
+            &[Act::Run(MS), Act::Sleep(MS), Act::Run(MS)],
+        )
+        .task_at("ext", 3 * MS / 2, Some(vec![0]), &[Act::Run(2 * MS)]);
     let (core, stop) = run(flat(2), &mut s, &mut w);
     stopped_ok(&stop);
-    assert!(calls(&log, is_preempt_call).is_empty());
     let idle = calls(&log, |r| matches!(r.call, Call::UpdateIdle { cpu: 0, .. }));
     let idle: Vec<(Ns, Call)> = idle.into_iter().map(|r| (r.at, r.call)).collect();
+    // idle until the RT task takes CPU 0 at 1 ms
     assert_eq!(
-        idle[1..3],
+        idle[1],
+        (
+            MS,
+            Call::UpdateIdle {
+                cpu: 0,
+                idle: false
+            }
+        )
+    );
+    // ext waits for it, runs from 2 ms, is preempted at 3 ms when it
+    // wakes: only that switch releases the CPU
+    assert_eq!(runs_of(&log, 1), vec![(2 * MS, 0), (4 * MS, 0)]);
+    assert_eq!(
+        calls(&log, is_preempt_call)
+            .iter()
+            .map(|r| (r.at, r.call.clone()))
+            .collect::<Vec<_>>(),
         [
-            (
-                MS,
-                Call::UpdateIdle {
-                    cpu: 0,
-                    idle: false
-                }
-            ),
-            (2 * MS, Call::UpdateIdle { cpu: 0, idle: true }),
+            (3 * MS, Call::CpuRelease { cpu: 0, next: 0 }),
+            (4 * MS, Call::CpuAcquire(0))
         ]
     );
-    assert_eq!(core.now, 4 * MS);
+    assert_eq!(core.now, 5 * MS);
 }
 
 /// The RT class places by its own rules: the task's previous CPU even when
@@ -135,7 +149,8 @@ fn an_rt_task_stays_on_its_cpu_and_the_preempted_task_waits_there() {
 }
 
 /// Between RT tasks on one CPU, the higher priority preempts; the
-/// preempted one keeps its place and goes on after it.
+/// preempted one keeps its place and goes on after it, and sched_ext gets
+/// the CPU only when both are done.
 #[test]
 fn a_higher_rt_priority_preempts_a_lower_one() {
     let mut s = Sched::fifo();
@@ -143,8 +158,26 @@ fn a_higher_rt_priority_preempts_a_lower_one() {
         .rt_task("low", 10, 0, Some(vec![0]), &[Act::Run(4 * MS)])
         .rt_task("high", 90, MS, Some(vec![0]), &[Act::Run(MS)])
         .task_at("ext", 0, Some(vec![0]), &[Act::Run(MS)]);
-    let (core, stop) = run(flat(1), &mut s, &mut w);
+    let c = Config {
+        trace: true,
+        ..cfg()
+    };
+    let (core, stop) = run_with(flat(1), zero_cost(), c, &mut s, &mut w);
     stopped_ok(&stop);
+    let runs: Vec<(usize, Ns, Ns)> = core
+        .stats
+        .trace
+        .iter()
+        .map(|&(_, t, at, ran)| (t, at, ran))
+        .collect();
     // low 0-1, high 1-2, low 2-5, then ext 5-6
-    assert_eq!(core.now, 6 * MS);
+    assert_eq!(
+        runs,
+        [
+            (0, 0, MS),
+            (1, MS, MS),
+            (0, 2 * MS, 3 * MS),
+            (2, 5 * MS, MS)
+        ]
+    );
 }
