@@ -6,12 +6,12 @@
 //! Skipped, with a message, where the rt-app package is not installed
 //! (scripts/install-deps.sh installs it).
 
-use arbor_sim::core::{Config, Core, Stop};
+use arbor_sim::core::Config;
 use arbor_sim::cost::CostModel;
 use arbor_sim::presets;
+use arbor_sim::run::{simulate, RunSpec};
 use arbor_sim::sched::SchedSpec;
 use arbor_sim::workload::rtapp::RtApp;
-use arbor_sim::workload::Workload;
 use scx_arbor::knobs::Knobs;
 
 const DOC: &str = "/usr/share/doc/rt-app";
@@ -67,26 +67,36 @@ fn every_example_rt_app_accepts_runs_under_scx_arbor() {
         return;
     }
     let m = presets::find("x86-12").unwrap();
-    let topo = m.topo().unwrap();
+    let sched = SchedSpec::parse("arbor:stock").unwrap();
     for f in ACCEPTED {
-        let path = format!("{DOC}/{f}");
-        let mut wl = RtApp::from_file(&path, m.nr_cpus()).unwrap_or_else(|e| panic!("{e:#}"));
-        let mut ops = SchedSpec::parse("arbor:stock")
-            .unwrap()
-            .build(&topo, &Knobs::default())
-            .unwrap();
-        let cfg = Config {
-            time_limit: 2_000_000_000,
-            ..Config::default()
-        };
-        let mut core = Core::new(m.clone(), CostModel::default(), cfg).unwrap();
-        let stop = core.run(ops.as_mut(), &mut wl, |_| {});
+        let workload = format!("rt-app:{DOC}/{f}");
+        // what each `arbor sim` job runs, metrics included
+        let out = simulate(
+            &RunSpec {
+                machine: &m,
+                cost: &CostModel::default(),
+                cfg: Config {
+                    time_limit: 2_000_000_000,
+                    ..Config::default()
+                },
+                sched: &sched,
+                knobs: &Knobs::default(),
+                workload: &workload,
+                seed: 1,
+            },
+            |_| {},
+        )
+        .unwrap_or_else(|e| panic!("{f}: {e:#}"));
+        assert!(out.ok, "{f}: {}", out.stop);
+        // a NaN would not cross the job's JSON (an rt-app file of
+        // SCHED_FIFO threads only has no sched_ext wake-up)
+        for x in &out.metrics {
+            assert!(x.value.is_finite(), "{f}: {} = {}", x.name, x.value);
+        }
         assert!(
-            matches!(stop, Stop::Finished | Stop::TimeLimit),
-            "{f}: {stop:?}"
+            out.metrics[0].name == "time_s" && out.metrics[0].value > 0.0,
+            "{f}"
         );
-        let time = wl.metrics(core.now)[0].value;
-        assert!(time > 0.0, "{f}: time_s {time}");
     }
 }
 
