@@ -140,6 +140,10 @@ pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
             false,
         ),
     ]);
+    // a run without a sched_ext wake-up (an rt-app file of SCHED_FIFO
+    // threads only: core/rt.rs) has no wake latency; a NaN would not cross
+    // the job's JSON
+    metrics.retain(|m| !m.value.is_nan());
     let (stop_s, ok, ejected) = match &stop {
         Stop::Finished => ("finished".to_string(), true, false),
         Stop::TimeLimit => ("time limit".to_string(), true, false),

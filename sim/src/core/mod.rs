@@ -15,6 +15,7 @@ pub mod kfuncs;
 pub mod lavd;
 pub mod ops;
 pub mod peers;
+mod rt;
 pub mod run;
 pub mod slots;
 pub mod stats;
@@ -118,6 +119,8 @@ pub enum TaskState {
     Bpf,
     /// Runnable, in a DSQ.
     Queued(DsqRef),
+    /// Runnable, a SCHED_FIFO/RR task waiting on this CPU's RT queue.
+    RtQueued(usize),
     Running(usize),
     Exited,
 }
@@ -207,6 +210,10 @@ pub struct Cpu {
     pub next_ext: bool,
     /// A re-enqueue of this local DSQ is scheduled (schedule_reenq_local).
     pub reenq_local: bool,
+    /// Runnable RT tasks waiting on this CPU, in arrival order (rt.rs).
+    pub rt: Vec<TaskId>,
+    /// rq->scx.cpu_released: ops.cpu_release ran, cpu_acquire has not yet.
+    pub cpu_released: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -419,6 +426,8 @@ impl Core {
                 trace_start: 0,
                 next_ext: false,
                 reenq_local: false,
+                rt: Vec::new(),
+                cpu_released: false,
             })
             .collect();
         let mut idle_mask = Box::new(CpuMask::empty());
@@ -775,6 +784,9 @@ impl Core {
 
     /// try_to_wake_up(): select_task_rq_scx, then enqueue_task_scx.
     fn wake_up(&mut self, ops: &mut dyn Ops, t: TaskId, waker_cpu: usize, wake_flags: u64) {
+        if self.is_rt(t) {
+            return self.rt_wake(t, waker_cpu);
+        }
         let prev = self.tasks[t].cpu;
         let mut cpu = prev;
         // checklist 2: no select_cpu for pinned or migration-disabled tasks

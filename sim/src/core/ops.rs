@@ -42,6 +42,17 @@ pub trait Ops {
     fn exit(&mut self, core: &mut Core, reason: &str);
     /// Its own counters (for scx_arbor: the --stats-json names).
     fn counters(&self) -> Vec<(String, u64)>;
+    /// SCX_OPS_HAS_CPU_PREEMPT: ops.cpu_acquire or ops.cpu_release is
+    /// implemented (ext.c:7523-7524); only then are they called.
+    fn has_cpu_preempt(&self) -> bool {
+        false
+    }
+    /// ops.cpu_acquire(cpu, NULL): the CPU is back under sched_ext
+    /// (balance_one, ext.c:2951-2962).
+    fn cpu_acquire(&mut self, _core: &mut Core, _cpu: usize) {}
+    /// ops.cpu_release(cpu, {SCX_CPU_PREEMPT_RT, next}): a higher class
+    /// took the CPU from sched_ext (switch_class, ext.c:3095-3132).
+    fn cpu_release(&mut self, _core: &mut Core, _cpu: usize, _next: TaskId) {}
     /// Whether it has ops.cgroup_init / ops.cgroup_exit (ext.c calls
     /// each only if the scheduler defines it).
     fn cgroup_ops(&self) -> (bool, bool) {

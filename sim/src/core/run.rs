@@ -47,7 +47,7 @@ impl Core {
     }
 
     /// Brings the running task's remaining work up to now.
-    fn settle(&mut self, cpu: usize) {
+    pub(super) fn settle(&mut self, cpu: usize) {
         let Some(t) = self.cpus[cpu].curr else { return };
         let c = &mut self.cpus[cpu];
         if self.now > c.seg_start {
@@ -57,7 +57,7 @@ impl Core {
         }
     }
 
-    fn arm_run_end(&mut self, cpu: usize) {
+    pub(super) fn arm_run_end(&mut self, cpu: usize) {
         let Some(t) = self.cpus[cpu].curr else { return };
         if !self.tasks[t].in_run {
             return;
@@ -82,7 +82,7 @@ impl Core {
 
     /// Before a CPU of `core` starts or stops running: settle its siblings
     /// at their current speed.
-    fn core_settle(&mut self, core: usize) {
+    pub(super) fn core_settle(&mut self, core: usize) {
         if self.cfg.one_host_thread {
             // every busy CPU's speed changes with the number of busy CPUs
             for c in 0..self.cpus.len() {
@@ -97,7 +97,7 @@ impl Core {
     }
 
     /// After: re-time their ends at the new speed.
-    fn core_rearm(&mut self, core: usize, except: usize) {
+    pub(super) fn core_rearm(&mut self, core: usize, except: usize) {
         if self.cfg.one_host_thread {
             for c in 0..self.cpus.len() {
                 if c != except {
@@ -161,7 +161,13 @@ impl Core {
         x: usize,
         blocked: Option<TaskId>,
     ) {
+        // the RT class picks before ext (rt.rs)
+        if self.rt_schedule(ops, wl, x, blocked) {
+            return;
+        }
         let was_idle = self.cpus[x].curr.is_none() && blocked.is_none();
+        // ops.dispatch's prev is an SCX task or none (balance_one)
+        let blocked = blocked.filter(|&b| !self.is_rt(b));
         let prev = self.cpus[x].curr;
         if let Some(p) = prev {
             self.settle(x);
@@ -176,6 +182,8 @@ impl Core {
 
         // balance_one (ext.c:2841-3003); SCX_RQ_IN_BALANCE meanwhile
         self.in_balance = Some(x);
+        // a CPU an RT task had taken is sched_ext's again (rt.rs)
+        self.rt_acquire(ops, x);
         let mut keep = prev_queued && prev.is_some_and(|p| self.tasks[p].ts.scx.slice > 0);
         let mut have = keep || !self.cpus[x].local.is_empty() || self.consume_global(x);
         if !have && self.stop.is_none() {
@@ -303,7 +311,7 @@ impl Core {
 
     /// update_curr_scx: the time since the last charge comes off the
     /// slice and adds to se.sum_exec_runtime.
-    fn charge_slice(&mut self, x: usize, t: TaskId) {
+    pub(super) fn charge_slice(&mut self, x: usize, t: TaskId) {
         let used = self.now.saturating_sub(self.cpus[x].slice_ts);
         self.cpus[x].slice_ts = self.now;
         self.tasks[t].ts.se.sum_exec_runtime += used;
@@ -367,7 +375,13 @@ impl Core {
     }
 
     /// set_next_task_scx: the task starts running on x.
-    fn switch_in(&mut self, ops: &mut dyn Ops, wl: &mut dyn Workload, x: usize, t: TaskId) {
+    pub(super) fn switch_in(
+        &mut self,
+        ops: &mut dyn Ops,
+        wl: &mut dyn Workload,
+        x: usize,
+        t: TaskId,
+    ) {
         if !self.allowed(t, x) {
             self.violation(format!(
                 "task {} runs on CPU {x}, outside its affinity",
@@ -385,21 +399,26 @@ impl Core {
         self.set_state(t, TaskState::Running(x));
         self.tasks[t].cpu = x;
         self.note(Note::Run { t, cpu: x });
-        self.stats.set_waiting(t, false, self.now);
+        let rt = self.is_rt(t);
+        if !rt {
+            self.stats.set_waiting(t, false, self.now);
+        }
         self.pelt_update(x);
         self.cpus[x].curr = Some(t);
         self.cpus[x].slice_ts = self.now;
         self.cpus[x].trace_start = self.now;
         let woken_at = self.tasks[t].woken_at.take();
-        if let Some(w) = woken_at {
+        if let Some(w) = woken_at.filter(|_| !rt) {
             self.stats.wake_latency(self.now - w);
         }
         let dist = self.tasks[t].last_ran.map(|l| self.cache.distance(l, x));
-        if let Some(d) = dist {
+        if let Some(d) = dist.filter(|_| !rt) {
             self.stats.migration(d);
         }
         self.tasks[t].last_ran = Some(x);
-        self.call(x, Ctx::Other, "running", |c| ops.running(c, t));
+        if !self.is_rt(t) {
+            self.call(x, Ctx::Other, "running", |c| ops.running(c, t));
+        }
 
         let mut stall = self.cpus[x].pending_stall + self.cost.ctx_switch_ns;
         self.cpus[x].pending_stall = 0.0;
@@ -440,7 +459,7 @@ impl Core {
         }
     }
 
-    fn switch_out(&mut self, x: usize, t: TaskId) {
+    pub(super) fn switch_out(&mut self, x: usize, t: TaskId) {
         let ran = self.now.saturating_sub(self.cpus[x].trace_start);
         self.stats
             .task_ran(self.tasks[t].spec.tgid, self.cache.llc_of(x), ran, self.now);
@@ -452,7 +471,7 @@ impl Core {
         self.tasks[t].warmth = w;
     }
 
-    fn leave_idle(&mut self, ops: &mut dyn Ops, x: usize) {
+    pub(super) fn leave_idle(&mut self, ops: &mut dyn Ops, x: usize) {
         if let Some(s) = self.cpus[x].idle_since.take() {
             self.cpus[x].idle_ns += self.now - s;
             self.cpus[x].last_idle_ns = self.now - s;
@@ -538,13 +557,16 @@ impl Core {
     /// then the CPU schedules.
     fn block(&mut self, ops: &mut dyn Ops, wl: &mut dyn Workload, x: usize, t: TaskId, exit: bool) {
         self.settle(x);
-        self.charge_slice(x, t);
         self.tasks[t].in_run = false;
-        self.tasks[t].ts.scx.flags &= !abi::SCX_TASK_QUEUED;
-        self.call(x, Ctx::Other, "stopping", |c| ops.stopping(c, t, false));
-        self.call(x, Ctx::Other, "quiescent", |c| {
-            ops.quiescent(c, t, abi::SCX_DEQ_SLEEP)
-        });
+        // an RT task (rt.rs) leaves without sched_ext callbacks
+        if !self.is_rt(t) {
+            self.charge_slice(x, t);
+            self.tasks[t].ts.scx.flags &= !abi::SCX_TASK_QUEUED;
+            self.call(x, Ctx::Other, "stopping", |c| ops.stopping(c, t, false));
+            self.call(x, Ctx::Other, "quiescent", |c| {
+                ops.quiescent(c, t, abi::SCX_DEQ_SLEEP)
+            });
+        }
         self.set_state(t, TaskState::Sleeping);
         let core = self.cpu_core[x];
         self.core_settle(core);
@@ -566,7 +588,9 @@ impl Core {
 
     pub(super) fn exit_task(&mut self, ops: &mut dyn Ops, t: TaskId) {
         let cpu = self.tasks[t].cpu;
-        self.call(cpu, Ctx::Other, "exit_task", |c| ops.exit_task(c, t));
+        if !self.is_rt(t) {
+            self.call(cpu, Ctx::Other, "exit_task", |c| ops.exit_task(c, t));
+        }
         self.set_state(t, TaskState::Exited);
         if let Some(s) = self.signals.get_mut(&self.tasks[t].spec.tgid) {
             s.nr_threads -= 1;
@@ -742,6 +766,11 @@ impl Core {
     pub(super) fn start_task(&mut self, ops: &mut dyn Ops, t: TaskId) {
         self.this_cpu = self.tasks[t].cpu;
         let cpu = self.tasks[t].cpu;
+        if self.is_rt(t) {
+            // not a sched_ext task: no init_task / enable (rt.rs)
+            self.set_state(t, TaskState::Sleeping);
+            return self.wake_up(ops, t, cpu, abi::SCX_WAKE_FORK);
+        }
         let r = self.call(cpu, Ctx::Other, "init_task", |c| ops.init_task(c, t, true));
         if let Err(e) = r {
             self.eject(format!(
@@ -764,15 +793,21 @@ impl Core {
         };
         self.this_cpu = x;
         self.settle(x);
-        self.charge_slice(x, t);
+        // task_tick_scx runs for a sched_ext curr only (rt.rs)
+        let rt = self.is_rt(t);
+        if !rt {
+            self.charge_slice(x, t);
+        }
         // sched_tick: update_rq_clock
         self.pelt_update(x);
-        self.call(x, Ctx::Other, "tick", |c| ops.tick(c, t));
+        if !rt {
+            self.call(x, Ctx::Other, "tick", |c| ops.tick(c, t));
+        }
         let stall = self.cpus[x].pending_stall + self.cost.tick_ns;
         self.cpus[x].pending_stall = 0.0;
         self.cpus[x].seg_start = self.cpus[x].seg_start.max(self.now) + stall as Ns;
         self.arm_run_end(x);
-        if self.tasks[t].ts.scx.slice == 0 {
+        if !rt && self.tasks[t].ts.scx.slice == 0 {
             self.resched(x);
         }
         let period = 1_000_000_000 / self.cfg.hz as u64;

@@ -56,6 +56,9 @@ pub struct TaskSpec {
     /// Started only when another task's step forks it ([`Effects::fork`]),
     /// on that task's CPU, not at `start_at` (a replayed trace's forks).
     pub on_fork: bool,
+    /// A SCHED_FIFO/SCHED_RR task of this real-time priority (1..=99):
+    /// not a sched_ext task but load that preempts them (core/rt.rs).
+    pub rt_prio: Option<u32>,
 }
 
 impl TaskSpec {
@@ -71,6 +74,7 @@ impl TaskSpec {
             start_at: 0,
             forked: true,
             on_fork: false,
+            rt_prio: None,
         }
     }
 }

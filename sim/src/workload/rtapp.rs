@@ -1,48 +1,83 @@
-//! `rt-app:FILE.json`: an rt-app use case (github.com/scheduler-tools/rt-app,
-//! its doc/tutorial.txt and src/rt-app_parse_config.c) run as a model, so
-//! that the file `arbor bench` hands to the real rt-app also runs here.
+//! `rt-app:FILE.json`: an rt-app use case (github.com/scheduler-tools/rt-app)
+//! run as a model, so that the file `arbor bench` hands to the real rt-app
+//! also runs here. The real rt-app is Debian's `rt-app` 1.0 (what
+//! scripts/install-deps.sh installs, on the host and in the guests), so the
+//! file is read as rt-app 1.0 reads it: its src/rt-app_parse_config.c and
+//! src/rt-app.c at tag v1.0, checked against the installed binary. Where
+//! later rt-app differs, it is said below.
 //!
 //! # The file
 //!
-//! JSON as json-c, rt-app's parser, reads it (`json_tokener_parse`, not
-//! strict): C comments (`/* */`, `//`) and a comma before a closing `}` or
-//! `]` are allowed. Every key of an object is kept in file order: rt-app runs a phase's
-//! events in the order they are written. Duplicate keys are an error (json-c
-//! would keep one of them); number them instead (`"run0"`, `"run1"`), as rt-app
-//! allows: an event's type is its key's prefix (`"sleep1"` is a sleep).
+//! JSON as json-c 0.16, rt-app's parser, reads it (`json_object_from_file`,
+//! not strict): C comments (`/* */`, `//`) and a comma before a closing `}`
+//! or `]` are allowed. A key written twice in one object keeps the place of
+//! its first occurrence and the value of its last (`{"run": 1, "sleep": 2,
+//! "run": 3}` is run 3 then sleep 2), as json-c does; rt-app's own
+//! examples rely on it (browser-*.json, tutorial/example5.json). Every key
+//! of an object is otherwise kept in file order: rt-app runs a phase's events in
+//! the order they are written, and an event's type is its key's prefix
+//! (`"sleep1"` is a sleep, `"runtime2"` a runtime, `"lock_order"` a lock).
 //!
-//! Top level: `"tasks"` (required) and `"global"`. Anything else, including
-//! the obsolete `"resources"` object, is an error.
+//! Top level: `"tasks"` (required), `"global"`, and `"resources"`. rt-app
+//! 1.0 reads global, then resources, then tasks, wherever they are in the
+//! file. `"resources"`, when an object, declares resources by name: each
+//! must be an object whose `"type"` is one of mutex, signal, wait,
+//! broadcast, sync, sleep, run, timer (else rt-app refuses the file); an
+//! event uses a declared resource as it would create it, so nothing else
+//! changes.
 //!
-//! `"global"`:
+//! `"global"` (each key's type is checked as rt-app's `parse_global` does:
+//! a wrong type is refused):
 //! - `"duration"`: seconds; every thread is stopped then (rt-app cancels
 //!   them). 0 or negative (rt-app's default, -1): until the threads finish.
-//! - `"default_policy"`: only `"SCHED_OTHER"` (the simulator runs sched_ext
-//!   tasks only; RT and deadline classes are not modelled).
+//! - `"default_policy"`: `"SCHED_OTHER"` (default), `"SCHED_FIFO"` or
+//!   `"SCHED_RR"`; `"SCHED_DEADLINE"` is refused (the deadline class is not
+//!   modelled), any other name too (as rt-app does);
+//! - `"mem_buffer_size"`: bytes of each thread's buffer for `mem` and
+//!   `iorun` (4 MiB by default); `"io_device"`: where `iorun` writes
+//!   (/dev/null by default);
 //! - accepted and ignored, because they cannot change what is scheduled:
 //!   `"calibration"` (how rt-app turns a run's µs into loops; here a run is
 //!   already work), `"logdir"`, `"log_basename"`, `"log_size"`, `"ftrace"`,
 //!   `"gnuplot"` (output only), `"lock_pages"` (mlockall: no page faults
-//!   are modelled anyway), `"pi_enabled"` (priority inheritance matters for
-//!   RT mutex owners only; all tasks here are SCHED_OTHER),
-//!   `"io_device"`, `"mem_buffer_size"` (only for the unsupported `mem` and
-//!   `iorun` events), `"cumulative_slack"` (how rt-app logs slack).
+//!   are modelled anyway), `"pi_enabled"` (priority inheritance; the
+//!   mutexes here hand over in FIFO order), `"cumulative_slack"` (how
+//!   rt-app logs slack), and `"frag"` (a key of rt-app before 1.0, in the
+//!   browser and mp3 examples, that 1.0 ignores).
 //!
 //! A task (`"tasks": {"name": {...}}`):
 //! - `"instance"`: how many threads run it (default 1; 0 = none);
-//! - `"delay"`: µs before its threads start (their timers start then too);
+//! - `"delay"`: µs before its threads start (their timers start then too;
+//!   negative is 0, as in rt-app);
 //! - `"loop"`: with `"phases"`, how many times the phases run (default -1,
-//!   for ever); without, the task is its single phase and `"loop"` is that
-//!   phase's count (no `"loop"`: for ever), as in rt-app;
-//! - `"cpus"`: affinity, a list of CPU numbers of the simulated machine;
-//! - `"priority"`: the nice value of a SCHED_OTHER thread (-20..19, as rt-app
-//!   passes it to sched_setattr's sched_nice), giving the weight sched_ext
-//!   sees (`p->scx.weight`: the kernel's sched_prio_to_weight, scaled so
-//!   nice 0 is 100). rt-app has no `"nice"` key; it is rejected;
-//! - `"policy"`: only `"SCHED_OTHER"`;
-//! - `"phases"`: an object of phases run in file order, each with its events
-//!   and its `"loop"` (default 1, -1 = for ever). Affinity and priority are
-//!   per task only: the simulator fixes them when a thread starts.
+//!   for ever). Without phases the task is its single phase and `"loop"`
+//!   is that phase's count (default 1), and rt-app 1.0 loops the thread
+//!   for ever: `"loop": 3` runs the events 3 times, then 3 more, until the
+//!   duration (seen with the installed binary; rt-app 1.1 and later stop
+//!   after the 3);
+//! - `"cpus"`: affinity, a list of CPU numbers of the simulated machine
+//!   (rt-app checks them against the machine it runs on);
+//! - `"policy"`: `"SCHED_OTHER"`, `"SCHED_FIFO"` or `"SCHED_RR"` (default:
+//!   the global one);
+//! - `"priority"`: for SCHED_OTHER the nice value (-20..19, default 0, as
+//!   rt-app passes it to setpriority), giving the weight sched_ext sees
+//!   (`p->scx.weight`: the kernel's sched_prio_to_weight, scaled so nice 0
+//!   is 100); for SCHED_FIFO/RR the real-time priority (1..99, default 10:
+//!   rt-app's DEFAULT_THREAD_PRIORITY). A value out of range makes rt-app
+//!   exit when the thread starts; here the file is refused. Such a thread
+//!   is not a sched_ext task: it is RT load that preempts them, with
+//!   ops.cpu_release/cpu_acquire as ext.c calls them (core/rt.rs; SCHED_RR
+//!   runs as SCHED_FIFO there);
+//! - accepted for their type only: `"dl-runtime"`, `"dl-period"`,
+//!   `"dl-deadline"`, `"period"`, `"deadline"` (SCHED_DEADLINE parameters,
+//!   integers); ignored: `"exec"` and `"resources"`, keys of rt-app before
+//!   1.0 (taskset.json, merge/) that 1.0 ignores;
+//! - `"phases"`: an object of phases run in file order, each with its
+//!   events and its `"loop"` (default 1, -1 = for ever). A phase's own
+//!   `"cpus"` is checked and then refused: rt-app 1.0 sets the thread's
+//!   affinity at each loop of the phase, and the simulator cannot yet
+//!   change a running task's affinity (ops.set_cpumask and the migration
+//!   off a CPU it may no longer use).
 //!
 //! Events (in a phase, or in the task when it has no `"phases"`):
 //! - `"run"`: µs of work: ns on a CPU of capacity 1024 running alone with a
@@ -52,40 +87,63 @@
 //!   is modelled as `"run"` (an approximation: on a slower or SMT-shared
 //!   CPU the model runs longer than rt-app would);
 //! - `"sleep"`: µs;
-//! - `"timer"`: `{"ref": NAME, "period": µs, "mode": "relative"|"absolute"}`:
-//!   rt-app's timer. A timer is shared by every thread naming it (each use
+//! - `"mem"`: bytes that rt-app memsets in its thread's buffer (pieces of
+//!   `mem_buffer_size`): work at 24 bytes/ns, measured on this project's
+//!   host; the part of the buffer it touches is added to the thread's
+//!   working set. `"iorun"`: bytes written from that buffer to
+//!   `io_device`, one write(2) per piece: 756 ns per write to /dev/null
+//!   (measured), plus the bytes' copy at the memset rate for another file;
+//! - `"timer"`: `{"ref": NAME, "period": µs, "mode": "relative"|"absolute"}`
+//!   (rt-app's defaults: ref "unknown", period 0, relative): rt-app's
+//!   timer. A timer is shared by every thread naming it (each use
 //!   advances it by the user's period); a ref starting with `"unique"` is one
 //!   timer per thread. Its first use starts it at the thread's start (after
 //!   `"delay"`); each use then sleeps until the previous expiry + period. If
 //!   that moment has already passed, the thread goes on at once; in relative
 //!   mode (the default) the timeline restarts from now, in absolute mode it
 //!   keeps its place, as in rt-app;
-//! - `"suspend"`: blocks the thread until a `"resume"` names its task.
-//!   rt-app suspends a thread on its own task's name whatever the string
-//!   says (workgen fills it in), so the string must be empty or that name;
-//! - `"resume"`: wakes every thread suspended on that name (rt-app's
-//!   `pthread_cond_broadcast`). Like a condition variable it has no memory:
-//!   a resume that comes before the suspend is lost, and the suspend then
-//!   waits for the next one (rt-app behaves the same);
+//! - `"suspend": NAME`: waits on the condition NAME, `"resume": NAME`
+//!   broadcasts it (rt-app 1.0: the string names the condition, whichever
+//!   task the event is in; rt-app 1.1 and later suspend a thread on its own
+//!   task's name). Like a condition variable it has no memory: a resume
+//!   that nobody waits for is lost (rt-app behaves the same);
 //! - `"lock"`/`"unlock"`: a mutex by name;
 //! - `"wait"`: `{"ref": COND, "mutex": NAME}`: releases the mutex, waits on
 //!   the condition, takes the mutex back when signalled;
 //!   `"signal"`: COND wakes the first waiter, `"broad"`: COND wakes all;
 //!   `"sync"`: `{"ref", "mutex"}` signals then waits. Signals, like resumes,
-//!   are lost when nobody waits. A resume and a suspend are a broadcast and
-//!   a wait on the condition of the task's name, so `"signal": "t1"` also
-//!   wakes a thread of `t1` that is suspended, as in rt-app.
+//!   are lost when nobody waits. A suspend/resume and a wait/signal on the
+//!   same name share the condition, as in rt-app;
+//! - `"barrier"`: NAME: each thread waits until every user of the barrier
+//!   has reached it, the last to arrive wakes the others (rt-app 1.0
+//!   counts one user per barrier event of each thread at parse time);
+//! - `"yield"`: nothing (the model has no sched_yield; with nothing else
+//!   runnable on the CPU it returns at once, which is what it does here).
+//!
+//! An event whose value has the wrong type (`"sleep": false`,
+//! `"lock_order": [...]`, `"run": 1.5`) is, as rt-app 1.0 makes it ("Unknown
+//! or mismatch event type"), a run of 0 µs. A loop whose events took no
+//! time (only such runs, or locks and signals) still costs rt-app's own
+//! bookkeeping: 9 µs of work per loop (measured: rt-app 1.0 with its
+//! default log file ran 158,490 empty loops in 1.4 s on this host), so a
+//! thread of them is a CPU hog, as it is under rt-app.
 //!
 //! Every wake-up is a plain (not WF_SYNC) wake, as glibc's condition
 //! variables and mutexes use `FUTEX_WAKE`. A mutex is handed straight to its
 //! first waiter on unlock (no lock stealing), and a signalled waiter queues
 //! for its mutex; that is a simplification of glibc's futex protocol.
 //!
-//! Not supported (an error that names the key and its task): rt-app's other
-//! events (`mem`, `memrun`, `iorun`, `yield`, `barrier`, `fork`, `sem_post`,
-//! `sem_wait`) and task keys (`dl-*`, `util_min`/`util_max`, `taskgroup`,
-//! `membind_nodes`, per-phase `cpus`/`priority`/`policy`), and any other key
-//! rt-app would silently ignore.
+//! Refused, where rt-app 1.0 would run the file (an error that names the
+//! key and its task), because the run would not be what the file means:
+//! any key rt-app 1.0 does not know (it ignores them silently: a misspelt
+//! key is an error here), events of later rt-app (`fork`, `sem_post`,
+//! `sem_wait`), events beside `"phases"` (rt-app ignores them), a
+//! per-phase `"cpus"` (above), a per-phase `"priority"`/`"policy"`
+//! (later rt-app's), a negative run or
+//! sleep, a `"loop"` of 0 or below -1, SCHED_DEADLINE. Refused as rt-app
+//! refuses them: invalid JSON, no `"tasks"`, a wrong type for a global or
+//! deadline key, an unknown policy or resource type, a CPU the machine
+//! lacks.
 //!
 //! # Stopping
 //!
@@ -367,18 +425,8 @@ enum Event {
         cond: usize,
         mutex: Option<usize>,
     },
-}
-
-impl Event {
-    /// Takes simulated time or blocks every time it runs.
-    fn takes_time(&self) -> bool {
-        match *self {
-            Event::Run(ns) | Event::Sleep(ns) => ns > 0,
-            Event::Timer { period, .. } => period > 0,
-            Event::Wait { .. } | Event::Sync { .. } => true,
-            Event::Lock(_) | Event::Unlock(_) | Event::Signal(_) | Event::Broad(_) => false,
-        }
-    }
+    /// Wait until every user of the barrier has reached it.
+    Barrier(usize),
 }
 
 #[derive(Clone, Debug)]
@@ -386,6 +434,8 @@ struct Phase {
     /// Times the phase runs before the next; -1 = for ever.
     loops: i64,
     events: Vec<Event>,
+    /// Its own affinity (rt-app 1.0: set at each of its loops).
+    cpus: Option<Vec<usize>>,
 }
 
 #[derive(Clone, Debug)]
@@ -397,12 +447,20 @@ struct Group {
     phases: Vec<Phase>,
     delay: Ns,
     weight: u32,
+    policy: Policy,
+    /// `"priority"`: the nice value, or the real-time priority.
+    priority: Option<i64>,
     cpus: Option<Vec<usize>>,
     /// Its `unique*` timers, by name, and whether each is absolute (each
     /// thread has its own).
     unique: Vec<(String, bool)>,
     has_timer: bool,
     has_wait: bool,
+    /// Bytes of its mem/iorun buffer that an event touches (at most
+    /// mem_buffer_size): part of each thread's working set.
+    mem_bytes: u64,
+    /// Its barrier events.
+    barriers: Vec<usize>,
     lateness: Hist,
     wakeup: Hist,
 }
@@ -428,6 +486,8 @@ enum Blocked {
     Cond(usize),
     /// Queued for a mutex.
     Mutex(usize),
+    /// At a barrier.
+    Barrier(usize),
 }
 
 #[derive(Clone, Debug)]
@@ -440,6 +500,8 @@ struct Thread {
     thread_loop: i64,
     /// The next event of the phase.
     ev: usize,
+    /// It ran, slept or blocked since its loop began.
+    busy: bool,
     blocked: Blocked,
     exited: bool,
     /// Sleeping until this timer expiry; `on_run` measures the lateness.
@@ -458,6 +520,8 @@ pub struct RtApp {
     /// Each condition's waiters, first come first, with the mutex each
     /// takes back when signalled.
     conds: Vec<VecDeque<(TaskId, Option<usize>)>>,
+    /// Each barrier's users and the threads waiting at it.
+    barriers: Vec<(u32, Vec<TaskId>)>,
     /// `"duration"`, ns.
     end: Option<Ns>,
     lateness: Hist,
@@ -482,44 +546,82 @@ impl Names {
     }
 }
 
+/// The global section, as rt-app's `parse_global` reads it.
+struct Global {
+    /// `"duration"`, ns.
+    end: Option<Ns>,
+    default_policy: Policy,
+    /// `"mem_buffer_size"`: bytes of each thread's buffer for mem/iorun.
+    mem_buffer: u64,
+    /// `"io_device"` is /dev/null (rt-app's default).
+    io_null: bool,
+}
+
+impl Default for Global {
+    fn default() -> Global {
+        Global {
+            end: None,
+            default_policy: Policy::Other,
+            mem_buffer: DEFAULT_MEM_BUF_SIZE,
+            io_null: true,
+        }
+    }
+}
+
 /// Builds the use case while parsing: the shared resources by name.
 #[derive(Default)]
 struct Builder {
+    glob: Global,
     timers: Names,
     absolute: Vec<bool>,
     mutexes: Names,
     conds: Names,
-    /// Conditions something waits on (a wait, a sync, a suspend).
-    waited: Vec<bool>,
-    /// (where, condition) of each resume/signal/broad, checked at the end.
-    wakes: Vec<(String, String, usize)>,
+    barriers: Names,
+    /// Each barrier's users: its events, once per thread (rt-app's
+    /// parse_thread_event_data counts them in `barrier.waiting`).
+    barrier_users: Vec<u32>,
 }
 
 impl Builder {
     fn cond(&mut self, name: &str) -> usize {
-        let c = self.conds.id(name);
-        if self.waited.len() <= c {
-            self.waited.resize(c + 1, false);
-        }
-        c
+        self.conds.id(name)
     }
 }
 
-const TASK_KEYS: &str = "instance, delay, loop, phases, cpus, priority, policy";
-const EVENT_KEYS: &str =
-    "run, runtime, sleep, timer, suspend, resume, lock, unlock, wait, signal, broad, sync";
+const TASK_KEYS: &str = "instance, delay, loop, phases, cpus, priority, policy, and the ignored exec, period, deadline, dl-runtime, dl-period, dl-deadline, resources";
+const EVENT_KEYS: &str = "run, runtime, sleep, timer, suspend, resume, lock, unlock, wait, signal, broad, sync, mem, iorun, yield, barrier";
 
-/// The event type a key names (rt-app matches the key's prefix), or None.
-/// rt-app's events this model lacks are returned too, to be refused.
+/// rt-app's default `mem_buffer_size` (DEFAULT_MEM_BUF_SIZE, 4 MiB).
+const DEFAULT_MEM_BUF_SIZE: u64 = 4 << 20;
+/// memset of a buffer of 1 MiB (rt-app's `memload`), bytes per ns on a CPU
+/// of capacity 1024: 24.6 measured on the host of 2026-11-26 (AMD EPYC;
+/// 30 for 1000 bytes, 23 for 4 MiB). Not a cost-model parameter: it is what
+/// a `mem` event asks of the CPU, as µs are for `run`.
+const MEMSET_BYTES_PER_NS: u64 = 24;
+/// One write(2) to /dev/null (rt-app's `ioload`, a `write_null` that copies
+/// nothing): 756 ns measured on the same host.
+const WRITE_NULL_NS: Ns = 756;
+/// One iteration of rt-app's thread loop that runs no event taking time
+/// (thread_body's clock reads and its log line): 8.9 µs measured on the
+/// same host with rt-app 1.0 and its default log file (158,490 lines of a
+/// thread that only runs `"lock_order"` in 1.4 s).
+const EMPTY_LOOP_NS: Ns = 9_000;
+
+/// The event type a key names, or None. rt-app 1.0 matches the key's
+/// prefix against its `events` table (`obj_is_event`), and then
+/// `parse_thread_event_data` tests the prefixes in this order (so
+/// `"runtime"` is a run first, then a runtime; `"memrun"` is a mem).
 fn event_type(key: &str) -> Option<&'static str> {
-    // longer names before their prefixes: runtime before run, memrun
-    // before mem
-    const TYPES: [&str; 20] = [
-        "runtime", "run", "sleep", "timer", "suspend", "resume", "lock", "unlock", "wait",
-        "signal", "broad", "sync", "memrun", "mem", "iorun", "yield", "barrier", "fork",
-        "sem_post", "sem_wait",
+    const TYPES: [&str; 15] = [
+        "run", "sleep", "mem", "iorun", "lock", "unlock", "signal", "broad", "wait", "sync",
+        "barrier", "timer", "resume", "suspend", "yield",
     ];
-    TYPES.iter().copied().find(|t| key.starts_with(t))
+    let t = TYPES.iter().copied().find(|t| key.starts_with(t))?;
+    Some(if t == "run" && key.starts_with("runtime") {
+        "runtime"
+    } else {
+        t
+    })
 }
 
 fn int(v: &J, what: &str) -> Result<i64> {
@@ -548,23 +650,6 @@ fn object<'a>(v: &'a J, what: &str) -> Result<&'a [(String, J)]> {
     let J::Obj(o) = v else {
         bail!("{what} must be an object, not {}", v.kind());
     };
-    let mut seen = std::collections::BTreeSet::new();
-    for (k, _) in o {
-        if seen.insert(k.as_str()) {
-            continue;
-        }
-        // json-c would keep one of them; rt-app's workgen numbers repeated
-        // events, which this model does not run
-        let at = if what.starts_with("the ") {
-            String::new()
-        } else {
-            format!("{what}: ")
-        };
-        if event_type(k).is_some() {
-            bail!("{at}key \"{k}\" appears twice (number repeated events: \"{k}0\", \"{k}1\")");
-        }
-        bail!("{at}key \"{k}\" appears twice");
-    }
     Ok(o)
 }
 
@@ -577,19 +662,56 @@ fn loops(v: &J, what: &str) -> Result<i64> {
     }
 }
 
-fn policy(v: &J, what: &str) -> Result<()> {
-    let p = string(v, what)?;
-    if p != "SCHED_OTHER" {
-        bail!("{what} \"{p}\" is not supported: only SCHED_OTHER (the simulator runs sched_ext tasks only)");
-    }
-    Ok(())
+/// A thread's scheduling class, as rt-app's `string_to_policy` reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Policy {
+    Other,
+    Fifo,
+    Rr,
+}
+
+fn policy(v: &J, what: &str) -> Result<Policy> {
+    // rt-app's string_to_policy (src/rt-app_utils.c); any other name is
+    // "Invalid policy" and rt-app exits
+    Ok(match string(v, what)? {
+        "SCHED_OTHER" => Policy::Other,
+        "SCHED_FIFO" => Policy::Fifo,
+        "SCHED_RR" => Policy::Rr,
+        "SCHED_DEADLINE" => bail!("{what} \"SCHED_DEADLINE\" is not supported: the deadline class is not modelled"),
+        p => bail!("{what}: invalid policy \"{p}\" (rt-app knows SCHED_OTHER, SCHED_FIFO, SCHED_RR, SCHED_DEADLINE)"),
+    })
 }
 
 /// rt-app's JSON dialect (json-c's: comments and trailing commas allowed),
-/// keys kept in file order.
+/// keys kept in file order, duplicate keys merged as json-c merges them.
 fn read_json(text: &str) -> Result<J> {
     let clean = strip_comments(text).map_err(|e| anyhow!("not valid JSON: {e}"))?;
-    serde_json::from_str(&clean).map_err(|e| anyhow!("not valid JSON: {e}"))
+    serde_json::from_str(&clean)
+        .map(json_c_keys)
+        .map_err(|e| anyhow!("not valid JSON: {e}"))
+}
+
+/// A key written twice in one object keeps the place of its first
+/// occurrence and the value of its last: json-c's tokener adds each member
+/// with `json_object_object_add`, which replaces the value of a key already
+/// in the table without moving it (checked with the libjson-c5 0.16 that
+/// rt-app links: `{"a": 1, "b": 2, "a": 3}` reads `{"a": 3, "b": 2}`).
+fn json_c_keys(j: J) -> J {
+    match j {
+        J::Obj(o) => {
+            let mut out: Vec<(String, J)> = Vec::with_capacity(o.len());
+            for (k, v) in o {
+                let v = json_c_keys(v);
+                match out.iter_mut().find(|(kk, _)| *kk == k) {
+                    Some(slot) => slot.1 = v,
+                    None => out.push((k, v)),
+                }
+            }
+            J::Obj(out)
+        }
+        J::Arr(a) => J::Arr(a.into_iter().map(json_c_keys).collect()),
+        j => j,
+    }
 }
 
 /// Checks only that `text` is JSON as rt-app reads it: what `arbor bench`
@@ -621,35 +743,40 @@ impl RtApp {
     fn parse_inner(text: &str, nr_cpus: usize) -> Result<RtApp> {
         let root = read_json(text)?;
         let root = object(&root, "the file")?;
-        let mut end = None;
-        let mut tasks = None;
+        let (mut global, mut tasks, mut resources) = (None, None, None);
         for (k, v) in root {
             match k.as_str() {
                 "tasks" => tasks = Some(object(v, "\"tasks\"")?),
-                "global" => end = parse_global(v)?,
-                _ => bail!("unsupported top-level key \"{k}\" (supported: tasks, global)"),
+                "global" => global = Some(v),
+                "resources" => resources = Some(v),
+                _ => {
+                    bail!("unsupported top-level key \"{k}\" (supported: tasks, global, resources)")
+                }
             }
+        }
+        // rt-app's get_opts_from_json_object: global, then resources, then
+        // tasks, whatever their order in the file
+        let glob = match global {
+            Some(g) => parse_global(g)?,
+            None => Global::default(),
+        };
+        if let Some(r) = resources {
+            parse_resources(r)?;
         }
         let tasks = tasks.context("no \"tasks\" object")?;
         if tasks.is_empty() {
             bail!("\"tasks\" is empty");
         }
-        let mut b = Builder::default();
-        // every task's condition exists first, so that a resume may name a
-        // task defined later in the file
-        for (name, _) in tasks {
-            b.cond(name);
-        }
+        let end = glob.end;
+        let mut b = Builder {
+            glob,
+            ..Builder::default()
+        };
         let mut groups = Vec::new();
         for (name, v) in tasks {
             let g = parse_task(name, v, nr_cpus, &mut b)
                 .map_err(|e| anyhow!("task \"{name}\": {e:#}"))?;
             groups.push(g);
-        }
-        for (task, what, c) in &b.wakes {
-            if !b.waited[*c] {
-                bail!("task \"{task}\": {what}: no task of that name suspends and no wait or sync waits on it");
-            }
         }
         let total: u64 = groups.iter().map(|g| g.instances as u64).sum();
         if total == 0 {
@@ -668,6 +795,7 @@ impl RtApp {
                     phase_loop: 0,
                     thread_loop: 0,
                     ev: 0,
+                    busy: false,
                     blocked: Blocked::No,
                     exited: false,
                     timer_due: None,
@@ -697,6 +825,7 @@ impl RtApp {
             timers,
             mutexes: vec![Mutex::default(); b.mutexes.0.len()],
             conds: vec![VecDeque::new(); b.conds.0.len()],
+            barriers: b.barrier_users.iter().map(|&u| (u, Vec::new())).collect(),
             end,
             lateness: Hist::default(),
             wakeup: Hist::default(),
@@ -710,26 +839,121 @@ impl RtApp {
     }
 }
 
-/// The global object; returns the duration in ns, if any.
-fn parse_global(v: &J) -> Result<Option<Ns>> {
-    let mut end = None;
+fn boolean(v: &J, what: &str) -> Result<()> {
+    match v {
+        J::Bool(_) => Ok(()),
+        _ => bail!("{what} must be true or false, not {}", v.kind()),
+    }
+}
+
+/// The global object, as rt-app 1.0's `parse_global` reads it: each key it
+/// knows must have its type (`assure_type_is`: "Invalid type for key" and
+/// rt-app exits).
+fn parse_global(v: &J) -> Result<Global> {
+    let mut g = Global::default();
     for (k, v) in object(v, "\"global\"")? {
+        let what = format!("global: \"{k}\"");
         match k.as_str() {
             "duration" => {
-                let d = int(v, "global: \"duration\"")?;
+                let d = int(v, &what)?;
                 if d > MAX_DURATION_S {
-                    bail!("global: \"duration\" {d} s is more than {MAX_DURATION_S} s");
+                    bail!("{what} {d} s is more than {MAX_DURATION_S} s");
                 }
-                end = (d > 0).then(|| d as Ns * 1_000_000_000);
+                g.end = (d > 0).then(|| d as Ns * 1_000_000_000);
             }
-            "default_policy" => policy(v, "global: \"default_policy\"")?,
-            "calibration" | "logdir" | "log_basename" | "log_size" | "lock_pages" | "ftrace"
-            | "gnuplot" | "pi_enabled" | "io_device" | "mem_buffer_size" | "cumulative_slack" => {}
+            "default_policy" => g.default_policy = policy(v, &what)?,
+            "gnuplot" | "ftrace" | "lock_pages" | "pi_enabled" | "cumulative_slack" => {
+                boolean(v, &what)?
+            }
+            // a string or null (get_string_value_from)
+            "logdir" | "log_basename" if matches!(v, J::Null) => {}
+            "logdir" | "log_basename" => {
+                string(v, &what)?;
+            }
+            "io_device" => {
+                g.io_null = match v {
+                    J::Null => true,
+                    _ => string(v, &what)? == "/dev/null",
+                }
+            }
+            // an integer (ns per loop), or "CPUn" (the CPU to calibrate on)
+            "calibration" => match v {
+                J::Int(_) => {}
+                J::Str(c) if c.starts_with("CPU") => {}
+                _ => bail!("{what} must be an integer (ns per loop) or \"CPUn\", not {v:?}"),
+            },
+            // MB per thread, or a mode string
+            "log_size" => {
+                if !matches!(v, J::Int(_)) {
+                    string(v, &what)?;
+                }
+            }
+            "mem_buffer_size" => {
+                let n = int(v, &what)?;
+                if !(1..=i32::MAX as i64).contains(&n) {
+                    bail!("{what} must be a positive number of bytes, not {n}");
+                }
+                g.mem_buffer = n as u64;
+            }
+            // the log fragment count of rt-app before 1.0 (the "frag" of
+            // the browser and mp3 examples); rt-app 1.0 ignores it
+            "frag" => {}
             _ => bail!("global: unsupported key \"{k}\""),
         }
     }
-    Ok(end)
+    Ok(g)
 }
+
+/// rt-app 1.0's top-level `"resources"` (`parse_resources`): when it is an
+/// object, each member is a resource whose `"type"` must be one of
+/// `string_to_resource`'s, else "Invalid type of resource" and rt-app exits.
+/// A resource declared here is the one events of that name and kind use
+/// anyway (`get_resource_index` finds it or adds it), so nothing else
+/// changes; anything else than an object is ignored, as rt-app does.
+fn parse_resources(v: &J) -> Result<()> {
+    const TYPES: [&str; 8] = [
+        "mutex",
+        "signal",
+        "wait",
+        "broadcast",
+        "sync",
+        "sleep",
+        "run",
+        "timer",
+    ];
+    let J::Obj(o) = v else { return Ok(()) };
+    for (name, r) in o {
+        let ty = match r {
+            J::Obj(m) => m.iter().rev().find(|(k, _)| k == "type").map(|(_, t)| t),
+            _ => None,
+        };
+        match ty {
+            Some(J::Str(t)) if TYPES.contains(&t.as_str()) => {}
+            Some(J::Str(t)) => bail!(
+                "\"resources\": \"{name}\": invalid type of resource \"{t}\" (rt-app knows {})",
+                TYPES.join(", ")
+            ),
+            _ => bail!(
+                "\"resources\": \"{name}\" must be an object with a \"type\" (one of {})",
+                TYPES.join(", ")
+            ),
+        }
+    }
+    Ok(())
+}
+
+/// Keys rt-app 1.0 reads as integers in a task, for SCHED_DEADLINE only
+/// (`parse_thread_data`): type-checked, otherwise without effect.
+const DL_KEYS: [&str; 5] = [
+    "dl-runtime",
+    "dl-period",
+    "period",
+    "dl-deadline",
+    "deadline",
+];
+/// Keys of rt-app before 1.0 (its `taskset.json` and `merge/` examples)
+/// that rt-app 1.0 ignores: a task's `"exec"` and its own `"resources"`.
+const OLD_KEYS: [&str; 2] = ["exec", "resources"];
 
 fn parse_task(name: &str, v: &J, nr_cpus: usize, b: &mut Builder) -> Result<Group> {
     let obj = object(v, "the task")?;
@@ -740,10 +964,14 @@ fn parse_task(name: &str, v: &J, nr_cpus: usize, b: &mut Builder) -> Result<Grou
         phases: Vec::new(),
         delay: 0,
         weight: 100,
+        policy: b.glob.default_policy,
+        priority: None,
         cpus: None,
         unique: Vec::new(),
         has_timer: false,
         has_wait: false,
+        mem_bytes: 0,
+        barriers: Vec::new(),
         lateness: Hist::default(),
         wakeup: Hist::default(),
     };
@@ -759,20 +987,37 @@ fn parse_task(name: &str, v: &J, nr_cpus: usize, b: &mut Builder) -> Result<Grou
                 }
                 g.instances = n as u32;
             }
-            "delay" => g.delay = us(v, "\"delay\"")?,
+            // rt-app: a negative delay is 0
+            "delay" => g.delay = int(v, "\"delay\"")?.clamp(0, i32::MAX as i64) as Ns * US,
             "loop" => loop_key = Some(loops(v, "\"loop\"")?),
             "phases" => phases = Some(object(v, "\"phases\"")?),
             "cpus" => g.cpus = Some(cpus(v, nr_cpus)?),
-            "priority" => {
-                let n = int(v, "\"priority\"")?;
-                if !(-20..=19).contains(&n) {
-                    bail!("\"priority\" is a SCHED_OTHER thread's nice value, in -20..19, not {n}");
-                }
-                g.weight = nice_to_weight(n as i32);
+            "priority" => g.priority = Some(int(v, "\"priority\"")?),
+            "policy" => g.policy = policy(v, "\"policy\"")?,
+            _ if DL_KEYS.contains(&k.as_str()) => {
+                int(v, &format!("\"{k}\""))?;
             }
-            "policy" => policy(v, "\"policy\"")?,
+            _ if OLD_KEYS.contains(&k.as_str()) => {}
             _ if event_type(k).is_some() => events.push((k, v)),
             _ => bail!("unsupported key \"{k}\" (supported: {TASK_KEYS}; events {EVENT_KEYS})"),
+        }
+    }
+    // rt-app's thread_body: pthread_setschedparam for SCHED_FIFO/RR (1..99,
+    // default 10: DEFAULT_THREAD_PRIORITY), setpriority (nice) otherwise
+    // (default 0); a bad value makes the thread, and rt-app, exit
+    match g.policy {
+        Policy::Other => {
+            let n = g.priority.unwrap_or(0);
+            if !(-20..=19).contains(&n) {
+                bail!("\"priority\" is a SCHED_OTHER thread's nice value, in -20..19, not {n}");
+            }
+            g.weight = nice_to_weight(n as i32);
+        }
+        Policy::Fifo | Policy::Rr => {
+            let n = *g.priority.get_or_insert(10);
+            if !(1..=99).contains(&n) {
+                bail!("\"priority\" is a SCHED_FIFO/SCHED_RR thread's real-time priority, in 1..99, not {n}");
+            }
         }
     }
     match phases {
@@ -784,17 +1029,19 @@ fn parse_task(name: &str, v: &J, nr_cpus: usize, b: &mut Builder) -> Result<Grou
                 bail!("\"phases\" is empty");
             }
             for (pname, pv) in ps {
-                let p = parse_phase(name, pv, &mut g, b)
+                let p = parse_phase(name, pv, nr_cpus, &mut g, b)
                     .map_err(|e| anyhow!("phase \"{pname}\": {e:#}"))?;
-                if p.loops == -1 && !p.events.iter().any(Event::takes_time) {
-                    bail!("phase \"{pname}\" loops for ever without an event that takes time or blocks (run, runtime, sleep, timer, suspend, wait, sync)");
-                }
                 g.phases.push(p);
             }
             g.loops = loop_key.unwrap_or(-1);
         }
         None => {
-            // the task is its only phase
+            // the task is its only phase; rt-app 1.0's parse_thread_data
+            // reads "loop" as that phase's count and loops the thread for
+            // ever (data->loop = -1): "loop": 3 without phases runs three
+            // iterations, then three more, until the duration (checked
+            // with the installed rt-app 1.0). rt-app 1.1 and later run
+            // such a task once instead.
             let evs = events
                 .iter()
                 .map(|(k, v)| parse_event(name, k, v, &mut g, b))
@@ -805,21 +1052,24 @@ fn parse_task(name: &str, v: &J, nr_cpus: usize, b: &mut Builder) -> Result<Grou
             g.phases.push(Phase {
                 loops: loop_key.unwrap_or(1),
                 events: evs,
+                cpus: None,
             });
-            g.loops = if loop_key.is_some() { 1 } else { -1 };
+            g.loops = -1;
         }
     }
-    let timed = g
-        .phases
-        .iter()
-        .any(|p| p.events.iter().any(Event::takes_time));
-    let forever = g.loops == -1 || g.phases.iter().any(|p| p.loops == -1);
-    if forever && !timed {
-        bail!("loops for ever without an event that takes time or blocks (run, runtime, sleep, timer, suspend, wait, sync)");
+    if g.phases.iter().any(|p| p.cpus.is_some()) {
+        bail!("\"cpus\" per phase is not modelled yet (the simulator cannot change a running thread's affinity): set it on the task");
+    }
+    // each thread of the task is one more user of its barriers
+    for &bar in &g.barriers {
+        b.barrier_users[bar] += g.instances;
     }
     Ok(g)
 }
 
+/// rt-app's `parse_cpuset_data`: an array of CPU numbers, each at most the
+/// last CPU (here of the simulated machine; rt-app: of the machine it runs
+/// on, `sysconf(_SC_NPROCESSORS_CONF)`), else "Invalid cpu" and rt-app exits.
 fn cpus(v: &J, nr_cpus: usize) -> Result<Vec<usize>> {
     let J::Arr(a) = v else {
         bail!("\"cpus\" must be an array of CPU numbers, not {}", v.kind());
@@ -843,19 +1093,24 @@ fn cpus(v: &J, nr_cpus: usize) -> Result<Vec<usize>> {
     Ok(out)
 }
 
-fn parse_phase(task: &str, v: &J, g: &mut Group, b: &mut Builder) -> Result<Phase> {
+fn parse_phase(task: &str, v: &J, nr_cpus: usize, g: &mut Group, b: &mut Builder) -> Result<Phase> {
     let mut p = Phase {
         loops: 1,
         events: Vec::new(),
+        cpus: None,
     };
     for (k, v) in object(v, "the phase")? {
         match k.as_str() {
             "loop" => p.loops = loops(v, "\"loop\"")?,
-            "cpus" | "priority" | "policy" => bail!(
-                "\"{k}\" per phase is not supported (the simulator fixes a thread's affinity and nice when it starts): set it on the task"
+            // rt-app 1.0's parse_thread_phase_data reads a phase's cpus;
+            // its priority and policy are per task only
+            "cpus" => p.cpus = Some(cpus(v, nr_cpus)?),
+            "priority" | "policy" => bail!(
+                "\"{k}\" per phase is not supported (rt-app 1.0 ignores it; later rt-app changes it per phase): set it on the task"
             ),
+            _ if DL_KEYS.contains(&k.as_str()) || OLD_KEYS.contains(&k.as_str()) => {}
             _ if event_type(k).is_some() => p.events.push(parse_event(task, k, v, g, b)?),
-            _ => bail!("unsupported key \"{k}\" (supported: loop; events {EVENT_KEYS})"),
+            _ => bail!("unsupported key \"{k}\" (supported: loop, cpus; events {EVENT_KEYS})"),
         }
     }
     if p.events.is_empty() {
@@ -864,46 +1119,91 @@ fn parse_phase(task: &str, v: &J, g: &mut Group, b: &mut Builder) -> Result<Phas
     Ok(p)
 }
 
-/// `{"ref": .., "mutex": ..}` of a wait or sync.
+/// `{"ref": .., "mutex": ..}` of a wait or sync; rt-app 1.0 names a missing
+/// one "unknown" (`get_string_value_from`'s default).
 fn cond_ref(k: &str, v: &J, b: &mut Builder) -> Result<(usize, Option<usize>)> {
     let mut cond = None;
     let mut mutex = None;
-    for (kk, vv) in object(v, &format!("\"{k}\""))? {
-        match kk.as_str() {
-            "ref" => cond = Some(b.cond(string(vv, &format!("\"{k}\": \"ref\""))?)),
-            "mutex" => mutex = Some(b.mutexes.id(string(vv, &format!("\"{k}\": \"mutex\""))?)),
-            _ => bail!("\"{k}\": unsupported key \"{kk}\" (supported: ref, mutex)"),
+    if let J::Obj(o) = v {
+        for (kk, vv) in o {
+            match kk.as_str() {
+                "ref" => cond = Some(b.cond(string(vv, &format!("\"{k}\": \"ref\""))?)),
+                "mutex" => mutex = Some(b.mutexes.id(string(vv, &format!("\"{k}\": \"mutex\""))?)),
+                _ => bail!("\"{k}\": unsupported key \"{kk}\" (supported: ref, mutex)"),
+            }
         }
     }
-    let cond = cond.with_context(|| format!("\"{k}\" has no \"ref\""))?;
-    b.waited[cond] = true;
+    let cond = cond.unwrap_or_else(|| b.cond("unknown"));
     Ok((cond, mutex))
 }
 
 fn parse_event(task: &str, k: &str, v: &J, g: &mut Group, b: &mut Builder) -> Result<Event> {
     let what = format!("\"{k}\"");
     let ty = event_type(k).unwrap_or_default();
+    // rt-app 1.0's parse_thread_event_data: an event whose value has the
+    // wrong type ("sleep": false, "lock_order": [...]) is logged as
+    // "Unknown or mismatch event type" and becomes a run of 0 µs
+    let nothing = Event::Run(0);
+    let _ = task;
     Ok(match ty {
-        "run" | "runtime" => Event::Run(us(v, &what)?),
-        "sleep" => Event::Sleep(us(v, &what)?),
+        "run" | "runtime" | "sleep" => {
+            let J::Int(_) = v else { return Ok(nothing) };
+            let ns = us(v, &what)?;
+            if ty == "sleep" {
+                Event::Sleep(ns)
+            } else {
+                Event::Run(ns)
+            }
+        }
+        // memload: memset of that many bytes of the thread's buffer, in
+        // pieces of mem_buffer_size; ioload: write(2) of that many bytes
+        // from it to io_device, in pieces of mem_buffer_size
+        "mem" | "iorun" => {
+            let J::Int(n) = *v else { return Ok(nothing) };
+            if !(0..=i32::MAX as i64).contains(&n) {
+                bail!(
+                    "{what} must be a number of bytes in 0..{}, not {n}",
+                    i32::MAX
+                );
+            }
+            let n = n as u64;
+            let piece = b.glob.mem_buffer;
+            g.mem_bytes = g.mem_bytes.max(n.min(piece));
+            if ty == "mem" {
+                Event::Run(n.div_ceil(MEMSET_BYTES_PER_NS))
+            } else {
+                let writes = n.div_ceil(piece);
+                // to a file other than /dev/null, each write also copies
+                // its bytes (into the page cache): counted as a memset
+                let copy = if b.glob.io_null {
+                    0
+                } else {
+                    n.div_ceil(MEMSET_BYTES_PER_NS)
+                };
+                Event::Run(writes * WRITE_NULL_NS + copy)
+            }
+        }
         "timer" => {
-            let mut name = None;
-            let mut period = None;
+            // rt-app 1.0: "ref" defaults to "unknown", "period" to 0, and
+            // a mode starting with "absolute" is absolute
+            let mut name = "unknown";
+            let mut period = 0;
             let mut absolute = false;
-            for (kk, vv) in object(v, &what)? {
-                match kk.as_str() {
-                    "ref" => name = Some(string(vv, &format!("{what}: \"ref\""))?),
-                    "period" => period = Some(us(vv, &format!("{what}: \"period\""))?),
-                    "mode" => match string(vv, &format!("{what}: \"mode\""))? {
-                        "relative" => absolute = false,
-                        "absolute" => absolute = true,
-                        m => bail!("{what}: \"mode\" is \"relative\" or \"absolute\", not \"{m}\""),
-                    },
-                    _ => bail!("{what}: unsupported key \"{kk}\" (supported: ref, period, mode)"),
+            if let J::Obj(o) = v {
+                for (kk, vv) in o {
+                    match kk.as_str() {
+                        "ref" => name = string(vv, &format!("{what}: \"ref\""))?,
+                        "period" => period = us(vv, &format!("{what}: \"period\""))?,
+                        "mode" => {
+                            absolute =
+                                string(vv, &format!("{what}: \"mode\""))?.starts_with("absolute")
+                        }
+                        _ => {
+                            bail!("{what}: unsupported key \"{kk}\" (supported: ref, period, mode)")
+                        }
+                    }
                 }
             }
-            let name = name.with_context(|| format!("{what} has no \"ref\""))?;
-            let period = period.with_context(|| format!("{what} has no \"period\""))?;
             g.has_timer = true;
             // rt-app: one use in absolute mode makes the timer absolute
             let timer = if name.starts_with("unique") {
@@ -926,34 +1226,37 @@ fn parse_event(task: &str, k: &str, v: &J, g: &mut Group, b: &mut Builder) -> Re
             };
             Event::Timer { timer, period }
         }
-        "suspend" => {
-            let s = string(v, &what)?;
-            if !s.is_empty() && s != task {
-                bail!("{what}: \"{s}\": rt-app suspends a thread on its own task's name, so write \"\" or \"{task}\"");
-            }
-            let cond = b.cond(task);
-            b.waited[cond] = true;
-            g.has_wait = true;
-            Event::Wait { cond, mutex: None }
-        }
-        "resume" | "signal" | "broad" => {
-            let s = string(v, &what)?;
-            let cond = b.cond(s);
-            b.wakes
-                .push((task.to_string(), format!("{what}: \"{s}\""), cond));
-            if ty == "signal" {
-                Event::Signal(cond)
-            } else {
-                Event::Broad(cond)
-            }
-        }
-        "lock" | "unlock" => {
-            let m = b.mutexes.id(string(v, &what)?);
-            if ty == "lock" {
-                g.has_wait = true;
-                Event::Lock(m)
-            } else {
-                Event::Unlock(m)
+        // rt-app 1.0: "suspend": NAME waits on the condition NAME (with
+        // the mutex NAME), whatever task it is in; "resume": NAME
+        // broadcasts it. (rt-app 1.1 and later suspend on the task's own
+        // name whatever the string says.) A resume that nobody waits for
+        // is lost, as a condition variable's broadcast is.
+        "suspend" | "resume" | "signal" | "broad" | "lock" | "unlock" | "barrier" => {
+            let J::Str(name) = v else { return Ok(nothing) };
+            match ty {
+                "suspend" => {
+                    g.has_wait = true;
+                    Event::Wait {
+                        cond: b.cond(name),
+                        mutex: None,
+                    }
+                }
+                "signal" => Event::Signal(b.cond(name)),
+                "resume" | "broad" => Event::Broad(b.cond(name)),
+                "lock" => {
+                    g.has_wait = true;
+                    Event::Lock(b.mutexes.id(name))
+                }
+                "unlock" => Event::Unlock(b.mutexes.id(name)),
+                _ => {
+                    let i = b.barriers.id(name);
+                    if b.barrier_users.len() <= i {
+                        b.barrier_users.resize(i + 1, 0);
+                    }
+                    g.barriers.push(i);
+                    g.has_wait = true;
+                    Event::Barrier(i)
+                }
             }
         }
         "wait" | "sync" => {
@@ -965,7 +1268,11 @@ fn parse_event(task: &str, k: &str, v: &J, g: &mut Group, b: &mut Builder) -> Re
                 Event::Sync { cond, mutex }
             }
         }
-        _ => bail!("unsupported key \"{k}\" (rt-app's {ty} event is not modelled; supported events: {EVENT_KEYS})"),
+        // pthread_yield: the model has no yield; with nothing else
+        // runnable on the CPU it returns at once, which is what it does
+        // here
+        "yield" => nothing,
+        _ => bail!("unsupported key \"{k}\" (supported events: {EVENT_KEYS})"),
     })
 }
 
@@ -996,6 +1303,7 @@ impl RtApp {
 
     fn block(&mut self, t: TaskId, on: Blocked) -> Step {
         self.threads[t].blocked = on;
+        self.threads[t].busy = true;
         self.blocked += 1;
         self.check_stall();
         Step::Block
@@ -1071,6 +1379,9 @@ impl RtApp {
             for m in &mut self.mutexes {
                 m.waiters.clear();
             }
+            for b in &mut self.barriers {
+                b.1.clear();
+            }
             for w in 0..self.threads.len() {
                 if self.threads[w].blocked != Blocked::No {
                     self.wake(w, fx);
@@ -1101,6 +1412,11 @@ impl Workload for RtApp {
                 s.weight = g.weight;
                 s.cpus = g.cpus.clone();
                 s.start_at = g.delay;
+                s.working_set += g.mem_bytes;
+                // SCHED_FIFO/RR: the RT class's load on sched_ext (core/rt.rs)
+                if g.policy != Policy::Other {
+                    s.rt_prio = g.priority.map(|p| p as u32);
+                }
                 s
             })
             .collect()
@@ -1127,6 +1443,9 @@ impl Workload for RtApp {
                 // phase, or the phases' next loop (rt-app's thread_body)
                 let (ploops, nphases, gloops) = (phase.loops, g.phases.len(), g.loops);
                 let th = &mut self.threads[t];
+                // a loop that ran no event taking time still costs rt-app's
+                // own bookkeeping: such loops make the thread a CPU hog
+                let empty = !std::mem::take(&mut th.busy);
                 th.ev = 0;
                 th.phase_loop += 1;
                 if th.phase_loop == ploops {
@@ -1140,14 +1459,37 @@ impl Workload for RtApp {
                         }
                     }
                 }
+                if empty {
+                    return Step::Run(clamp(end, now, EMPTY_LOOP_NS).0);
+                }
                 continue;
             }
             let ev = phase.events[th.ev];
             self.threads[t].ev += 1;
             match ev {
                 Event::Run(0) | Event::Sleep(0) => {}
-                Event::Run(ns) => return Step::Run(clamp(end, now, ns).0),
-                Event::Sleep(ns) => return Step::Sleep(clamp(end, now, ns).0),
+                Event::Run(ns) => {
+                    self.threads[t].busy = true;
+                    return Step::Run(clamp(end, now, ns).0);
+                }
+                Event::Sleep(ns) => {
+                    self.threads[t].busy = true;
+                    return Step::Sleep(clamp(end, now, ns).0);
+                }
+                Event::Barrier(b) => {
+                    // rt-app's rtapp_barrier: the last user to arrive
+                    // broadcasts, the others wait (a barrier of one user
+                    // never waits)
+                    let (users, waiting) = &mut self.barriers[b];
+                    if waiting.len() as u32 + 1 >= *users {
+                        for w in std::mem::take(waiting) {
+                            self.wake(w, fx);
+                        }
+                    } else {
+                        waiting.push(t);
+                        return self.block(t, Blocked::Barrier(b));
+                    }
+                }
                 Event::Timer { timer, period } => {
                     let first = self.groups[gi].delay;
                     let st = match timer {
@@ -1166,6 +1508,7 @@ impl Workload for RtApp {
                             self.activations += 1;
                             self.threads[t].timer_due = Some(due);
                         }
+                        self.threads[t].busy = true;
                         return Step::Sleep(ns);
                     }
                     // already past its expiry: go on at once
@@ -1264,6 +1607,12 @@ mod tests {
 
     const MS: Ns = 1_000_000;
 
+    /// A task that runs its events `n` times and exits: rt-app 1.0 loops
+    /// a task without phases for ever, so a bounded task is one phase.
+    fn once(n: i64, events: &str) -> String {
+        format!(r#"{{"loop": 1, "phases": {{"p": {{"loop": {n}, {events}}}}}}}"#)
+    }
+
     fn app(json: &str) -> RtApp {
         RtApp::parse("t.json", json, 4).unwrap_or_else(|e| panic!("{e:#}"))
     }
@@ -1294,9 +1643,12 @@ mod tests {
 
     #[test]
     fn a_periodic_task_does_its_activations_on_the_timer() {
-        let json = r#"{"tasks": {"p": {"loop": 100, "run": 1000,
-            "timer": {"ref": "tick", "period": 10000}}}}"#;
-        let mut w = app(json);
+        let p = once(
+            100,
+            r#""run": 1000, "timer": {"ref": "tick", "period": 10000}"#,
+        );
+        let json = format!(r#"{{"tasks": {{"p": {p}}}}}"#);
+        let mut w = app(&json);
         let out = drive(&mut w, 0, u64::MAX);
         assert_eq!(out.exited, 1);
         assert_eq!(out.run_ns, vec![100 * MS]);
@@ -1309,10 +1661,12 @@ mod tests {
         assert_eq!(metric(&w, 0, "late_pct"), 0.0);
         // a second one, 0.5 ms out of phase, on the same single CPU: each
         // of its activations waits for the first's 1 ms run
-        let mut w = app(r#"{"tasks": {"p": {"loop": 100, "run": 1000,
-                "timer": {"ref": "unique", "period": 10000}},
-            "q": {"delay": 500, "loop": 100, "run": 1000,
-                "timer": {"ref": "unique", "period": 10000}}}}"#);
+        let p = once(
+            100,
+            r#""run": 1000, "timer": {"ref": "unique", "period": 10000}"#,
+        );
+        let q = p.replacen('{', r#"{"delay": 500, "#, 1);
+        let mut w = app(&format!(r#"{{"tasks": {{"p": {p}, "q": {q}}}}}"#));
         let out = drive_on(&mut w, 1, 0, u64::MAX);
         assert_eq!(w.activations(), 200);
         assert_eq!(metric(&w, 0, "p.lateness_p99_us"), 0.0);
@@ -1327,9 +1681,12 @@ mod tests {
     #[test]
     fn an_overloaded_cpu_makes_activations_late() {
         // two tasks of 6 ms every 10 ms on one CPU: 120% load
-        let json = r#"{"tasks": {
-            "a": {"loop": 20, "run": 6000, "timer": {"ref": "unique", "period": 10000}},
-            "b": {"loop": 20, "run": 6000, "timer": {"ref": "unique", "period": 10000}}}}"#;
+        let a = once(
+            20,
+            r#""run": 6000, "timer": {"ref": "unique", "period": 10000}"#,
+        );
+        let json = format!(r#"{{"tasks": {{"a": {a}, "b": {a}}}}}"#);
+        let json = json.as_str();
         let mut w = app(json);
         let out = drive_on(&mut w, 1, 0, u64::MAX);
         assert_eq!(out.exited, 2);
@@ -1349,11 +1706,11 @@ mod tests {
     #[test]
     fn timers_are_shared_by_name_unless_unique() {
         let json = |r: &str| {
-            format!(
-                r#"{{"tasks": {{
-                "a": {{"loop": 2, "run": 100, "timer": {{"ref": "{r}", "period": 10000}}}},
-                "b": {{"loop": 2, "run": 100, "timer": {{"ref": "{r}", "period": 10000}}}}}}}}"#
-            )
+            let a = once(
+                2,
+                &format!(r#""run": 100, "timer": {{"ref": "{r}", "period": 10000}}"#),
+            );
+            format!(r#"{{"tasks": {{"a": {a}, "b": {a}}}}}"#)
         };
         // one timeline: each use moves it on by a period (10, 20, 30, 40 ms)
         let mut w = app(&json("T"));
@@ -1392,8 +1749,9 @@ mod tests {
 
     #[test]
     fn a_delayed_task_starts_its_timer_after_the_delay() {
-        let mut w = app(r#"{"tasks": {"t": {"delay": 5000, "loop": 2, "run": 100,
-                "timer": {"ref": "x", "period": 10000}}}}"#);
+        let t = once(2, r#""run": 100, "timer": {"ref": "x", "period": 10000}"#);
+        let t = t.replacen('{', r#"{"delay": 5000, "#, 1);
+        let mut w = app(&format!(r#"{{"tasks": {{"t": {t}}}}}"#));
         assert_eq!(w.tasks()[0].start_at, 5 * MS);
         let out = drive(&mut w, 0, u64::MAX);
         assert_eq!(out.end, 25 * MS);
@@ -1401,9 +1759,11 @@ mod tests {
 
     #[test]
     fn resume_wakes_the_suspended_task() {
-        let mut w = app(r#"{"tasks": {
-            "waker": {"loop": 10, "run": 1000, "resume": "sleeper", "sleep": 1000},
-            "sleeper": {"loop": 10, "suspend": "", "run": 100}}}"#);
+        let waker = once(10, r#""run": 1000, "resume": "sleeper", "sleep": 1000"#);
+        let sleeper = once(10, r#""suspend": "sleeper", "run": 100"#);
+        let mut w = app(&format!(
+            r#"{{"tasks": {{"waker": {waker}, "sleeper": {sleeper}}}}}"#
+        ));
         let out = drive(&mut w, 5000, u64::MAX);
         assert_eq!(out.exited, 2);
         assert!(out.stuck.is_empty(), "{:?}", out.stuck);
@@ -1421,10 +1781,11 @@ mod tests {
     #[test]
     fn a_resume_before_the_suspend_is_lost() {
         let json = |dur: i32| {
+            let waker = once(1, r#""resume": "sleeper", "run": 10"#);
+            let sleeper = once(1, r#""suspend": "sleeper", "run": 10"#);
             format!(
                 r#"{{"global": {{"duration": {dur}}}, "tasks": {{
-                "waker": {{"loop": 1, "resume": "sleeper", "run": 10}},
-                "sleeper": {{"loop": 1, "suspend": "sleeper", "run": 10}}}}}}"#
+                "waker": {waker}, "sleeper": {sleeper}}}}}"#
             )
         };
         let mut w = app(&json(1));
@@ -1444,12 +1805,16 @@ mod tests {
     #[test]
     fn wait_signal_and_broad_hand_the_mutex_over() {
         let json = |wake: &str| {
-            format!(
-                r#"{{"tasks": {{
-                "consumer": {{"instance": 2, "loop": 5, "lock": "m",
-                    "wait": {{"ref": "c", "mutex": "m"}}, "unlock": "m", "run": 100}},
-                "producer": {{"loop": 5, "sleep": 1000, "lock": "m", "{wake}": "c", "unlock": "m"}}}}}}"#
+            let consumer = once(
+                5,
+                r#""lock": "m", "wait": {"ref": "c", "mutex": "m"}, "unlock": "m", "run": 100"#,
             )
+            .replacen('{', r#"{"instance": 2, "#, 1);
+            let producer = once(
+                5,
+                &format!(r#""sleep": 1000, "lock": "m", "{wake}": "c", "unlock": "m""#),
+            );
+            format!(r#"{{"tasks": {{"consumer": {consumer}, "producer": {producer}}}}}"#)
         };
         // broad: both consumers leave the condition, queue for the mutex
         // the producer holds, and get it in turn
@@ -1473,8 +1838,11 @@ mod tests {
 
     #[test]
     fn instance_creates_that_many_threads() {
-        let mut w = app(r#"{"tasks": {"t": {"instance": 3, "loop": 2, "run": 100},
-            "u": {"run": 5, "loop": 1}, "none": {"instance": 0, "run": 5}}}"#);
+        let t = once(2, r#""run": 100"#).replacen('{', r#"{"instance": 3, "#, 1);
+        let u = once(1, r#""run": 5"#);
+        let mut w = app(&format!(
+            r#"{{"tasks": {{"t": {t}, "u": {u}, "none": {{"instance": 0, "run": 5}}}}}}"#
+        ));
         let t = w.tasks();
         let names: Vec<&str> = t.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["t-0", "t-1", "t-2", "u"]);
@@ -1503,8 +1871,9 @@ mod tests {
 
     #[test]
     fn events_run_in_key_order_and_keys_may_be_numbered() {
-        let mut a = app(r#"{"tasks": {"t": {"loop": 1, "run": 1000, "sleep": 5000}}}"#);
-        let mut b = app(r#"{"tasks": {"t": {"loop": 1, "sleep": 5000, "run": 1000}}}"#);
+        let task = |ev: &str| format!(r#"{{"tasks": {{"t": {}}}}}"#, once(1, ev));
+        let mut a = app(&task(r#""run": 1000, "sleep": 5000"#));
+        let mut b = app(&task(r#""sleep": 5000, "run": 1000"#));
         assert_eq!(
             steps(&mut a, 0),
             [Step::Run(MS), Step::Sleep(5 * MS), Step::Exit]
@@ -1513,8 +1882,9 @@ mod tests {
             steps(&mut b, 0),
             [Step::Sleep(5 * MS), Step::Run(MS), Step::Exit]
         );
-        let mut c = app(r#"{"tasks": {"t": {"run0": 100, "sleep1": 200, "run2": 300,
-            "runtime3": 400, "loop": 1}}}"#);
+        let mut c = app(&task(
+            r#""run0": 100, "sleep1": 200, "run2": 300, "runtime3": 400"#,
+        ));
         assert_eq!(
             steps(&mut c, 0),
             [
@@ -1528,10 +1898,8 @@ mod tests {
         // the order decides the outcome: a resume after the run finds the
         // other task suspended; one before it, at time 0, is lost
         let json = |waker: &str| {
-            format!(
-                r#"{{"tasks": {{"w": {{"loop": 1, {waker}}},
-                "s": {{"loop": 1, "suspend": "", "run": 10}}}}}}"#
-            )
+            let s = once(1, r#""suspend": "s", "run": 10"#);
+            format!(r#"{{"tasks": {{"w": {}, "s": {s}}}}}"#, once(1, waker))
         };
         let mut w = app(&json(r#""run": 1000, "resume": "s""#));
         let out = drive(&mut w, 0, u64::MAX);
@@ -1547,7 +1915,7 @@ mod tests {
             "default_policy": "SCHED_OTHER", "logdir": "./", "gnuplot": false},
             "tasks": {
                 "spin": {"run": 30000},
-                "idle": {"suspend": "", "run": 10}}}"#);
+                "idle": {"suspend": "idle", "run": 10}}}"#);
         let out = drive(&mut w, 0, u64::MAX);
         assert_eq!(out.exited, 2, "stuck {:?}", out.stuck);
         // the spinner's runs are cut at exactly 2 s
@@ -1569,6 +1937,15 @@ mod tests {
                 PRIO_TO_WEIGHT[(n + 20) as usize] as f64 / PRIO_TO_WEIGHT[(n + 21) as usize] as f64;
             assert!((r - 1.25).abs() < 0.06, "nice {n}: {r}");
         }
+        // SCHED_FIFO/RR: a real-time priority, 10 by default
+        let w = app(r#"{"global": {"default_policy": "SCHED_FIFO"},
+            "tasks": {"f": {"run": 1}, "r": {"policy": "SCHED_RR", "priority": 70, "run": 1},
+                "o": {"policy": "SCHED_OTHER", "run": 1}}}"#);
+        let t = w.tasks();
+        assert_eq!(
+            t.iter().map(|s| s.rt_prio).collect::<Vec<_>>(),
+            [Some(10), Some(70), None]
+        );
         let w = app(
             r#"{"tasks": {"t": {"priority": 5, "cpus": [1, 3, 1], "run": 10},
             "u": {"policy": "SCHED_OTHER", "run": 10}}}"#,
@@ -1601,8 +1978,8 @@ mod tests {
     fn bad_files_say_what_is_wrong_in_one_line() {
         let cases = [
             (
-                r#"{"tasks": {"t1": {"run": 10, "mem": 100}}}"#,
-                r#"rt-app t.json: task "t1": unsupported key "mem""#,
+                r#"{"tasks": {"t1": {"run": 10, "fork": "t2"}}}"#,
+                r#"rt-app t.json: task "t1": unsupported key "fork""#,
             ),
             (r#"{"tasks": "#, "rt-app t.json: not valid JSON: "),
             (r#"{"global": {}}"#, r#"rt-app t.json: no "tasks" object"#),
@@ -1612,28 +1989,8 @@ mod tests {
                 r#"task "t": "run" must be a number of µs"#,
             ),
             (
-                r#"{"tasks": {"t": {"run": 1.5}}}"#,
-                r#""run" must be an integer, not a number"#,
-            ),
-            (
-                r#"{"tasks": {"t": {"run": 5, "resume": "nobody"}}}"#,
-                r#"task "t": "resume": "nobody": no task of that name suspends"#,
-            ),
-            (
-                r#"{"tasks": {"t": {"run": 5, "timer": {"period": 10}}}}"#,
-                r#""timer" has no "ref""#,
-            ),
-            (
                 r#"{"tasks": {"t": {"run": 5, "timer": {"ref": "x", "period": 10, "slack": 1}}}}"#,
                 r#""timer": unsupported key "slack""#,
-            ),
-            (
-                r#"{"tasks": {"t": {"run": 1, "run": 2}}}"#,
-                r#"rt-app t.json: task "t": key "run" appears twice (number repeated events: "run0", "run1")"#,
-            ),
-            (
-                r#"{"tasks": {"t": {"phases": {"p": {"run": 1}, "p": {"run": 2}}}}}"#,
-                r#"rt-app t.json: task "t": "phases": key "p" appears twice"#,
             ),
             (
                 r#"{"tasks": {"t": {"run": 1, "cpus": [4]}}}"#,
@@ -1648,40 +2005,72 @@ mod tests {
                 r#"unsupported key "nice""#,
             ),
             (
-                r#"{"tasks": {"t": {"run": 1, "policy": "SCHED_FIFO"}}}"#,
-                r#""policy" "SCHED_FIFO" is not supported"#,
+                r#"{"tasks": {"t": {"run": 1, "policy": "SCHED_BATCH"}}}"#,
+                r#"task "t": "policy": invalid policy "SCHED_BATCH""#,
             ),
             (
-                r#"{"global": {"default_policy": "SCHED_RR"}, "tasks": {"t": {"run": 1}}}"#,
-                "only SCHED_OTHER",
+                r#"{"global": {"default_policy": "SCHED_DEADLINE"}, "tasks": {"t": {"run": 1}}}"#,
+                "the deadline class is not modelled",
+            ),
+            (
+                r#"{"global": {"gnuplot": 1}, "tasks": {"t": {"run": 1}}}"#,
+                r#"global: "gnuplot" must be true or false, not an integer"#,
+            ),
+            (
+                r#"{"global": {"calibration": "fast"}, "tasks": {"t": {"run": 1}}}"#,
+                r#"global: "calibration" must be an integer (ns per loop) or "CPUn""#,
+            ),
+            (
+                r#"{"global": {"mem_buffer_size": "1M"}, "tasks": {"t": {"run": 1}}}"#,
+                r#"global: "mem_buffer_size" must be an integer, not a string"#,
+            ),
+            (
+                r#"{"tasks": {"t": {"run": 1, "period": "y"}}}"#,
+                r#"task "t": "period" must be an integer, not a string"#,
+            ),
+            (
+                r#"{"tasks": {"t": {"run": 1, "mem": -3}}}"#,
+                r#"task "t": "mem" must be a number of bytes"#,
             ),
             (
                 r#"{"global": {"frobnicate": 1}, "tasks": {"t": {"run": 1}}}"#,
                 r#"global: unsupported key "frobnicate""#,
             ),
             (
-                r#"{"resources": {}, "tasks": {"t": {"run": 1}}}"#,
-                r#"unsupported top-level key "resources""#,
+                r#"{"resources": {"m": {"type": "bogus"}}, "tasks": {"t": {"run": 1}}}"#,
+                r#"rt-app t.json: "resources": "m": invalid type of resource "bogus""#,
             ),
             (
-                r#"{"tasks": {"t": {"phases": {"p": {"run": 1, "cpus": [0]}}}}}"#,
-                r#"task "t": phase "p": "cpus" per phase is not supported"#,
+                r#"{"resources": {"m": 3}, "tasks": {"t": {"run": 1}}}"#,
+                r#""resources": "m" must be an object with a "type""#,
             ),
             (
-                r#"{"tasks": {"t": {"phases": {"p": {"run": 1, "yield": ""}}}}}"#,
-                r#"task "t": phase "p": unsupported key "yield""#,
+                r#"{"frag": 1, "tasks": {"t": {"run": 1}}}"#,
+                r#"unsupported top-level key "frag""#,
+            ),
+            (
+                r#"{"tasks": {"t": {"phases": {"p": {"run": 1, "priority": 3}}}}}"#,
+                r#"task "t": phase "p": "priority" per phase is not supported"#,
+            ),
+            (
+                r#"{"tasks": {"t": {"phases": {"p": {"run": 1, "sem_wait": "s"}}}}}"#,
+                r#"task "t": phase "p": unsupported key "sem_wait""#,
+            ),
+            (
+                r#"{"tasks": {"t": {"phases": {"p": {"run": 1, "cpus": [0, 9]}}}}}"#,
+                r#"task "t": phase "p": "cpus": CPU 9 is not on the simulated machine"#,
+            ),
+            (
+                r#"{"tasks": {"t": {"phases": {"p": {"run": 1, "cpus": [1]}}}}}"#,
+                r#"task "t": "cpus" per phase is not modelled yet"#,
+            ),
+            (
+                r#"{"tasks": {"t": {"run": 1, "policy": "SCHED_FIFO", "priority": 0}}}"#,
+                "real-time priority, in 1..99, not 0",
             ),
             (
                 r#"{"tasks": {"t": {"run": 1, "phases": {"p": {"run": 1}}}}}"#,
                 r#"event "run" beside "phases""#,
-            ),
-            (
-                r#"{"tasks": {"t": {"suspend": "u", "run": 1}, "u": {"run": 1}}}"#,
-                r#"rt-app suspends a thread on its own task's name"#,
-            ),
-            (
-                r#"{"tasks": {"t": {"lock": "m", "unlock": "m"}}}"#,
-                "loops for ever without an event that takes time",
             ),
             (
                 r#"{"tasks": {"t": {"loop": 0, "run": 1}}}"#,
@@ -1711,11 +2100,181 @@ mod tests {
     }
 
     #[test]
+    fn duplicate_keys_keep_the_first_place_and_the_last_value_as_json_c_does() {
+        // browser-long.json's "start" phase: sleep 400000, run 15000,
+        // resume, run 7000, sleep 8000; json-c reads sleep 8000, run 7000,
+        // resume
+        let p = once(
+            1,
+            r#""sleep": 400, "run": 15, "resume": "x", "run": 7, "sleep": 8"#,
+        );
+        let mut w = app(&format!(r#"{{"tasks": {{"t": {p}}}}}"#));
+        assert_eq!(
+            steps(&mut w, 0),
+            [Step::Sleep(8_000), Step::Run(7_000), Step::Exit]
+        );
+        // a phase written twice: the second one, in the first one's place
+        let mut w = app(r#"{"tasks": {"t": {"loop": 1, "phases": {
+            "p": {"run": 1}, "q": {"run": 2}, "p": {"run": 3}}}}}"#);
+        assert_eq!(
+            steps(&mut w, 0),
+            [Step::Run(3_000), Step::Run(2_000), Step::Exit]
+        );
+        // a task named twice is one task, the last one written
+        let w =
+            app(r#"{"tasks": {"t": {"run": 1}, "u": {"run": 1}, "t": {"run": 2, "priority": 5}}}"#);
+        let t = w.tasks();
+        assert_eq!(t.len(), 2);
+        assert_eq!((t[0].name.as_str(), t[0].weight), ("t", 33));
+    }
+
+    #[test]
+    fn a_task_without_phases_loops_for_ever_as_rt_app_1_0_runs_it() {
+        // "loop" is its phase's count; the thread loops until the duration
+        let mut w = app(r#"{"tasks": {"t": {"loop": 2, "run": 100, "sleep": 900}}}"#);
+        let s = steps(&mut w, 0);
+        assert_eq!(s.len(), 1000, "{:?}", &s[s.len() - 2..]);
+        assert_eq!(s[..2], [Step::Run(100_000), Step::Sleep(900_000)]);
+        let mut w = app(r#"{"global": {"duration": 1},
+            "tasks": {"t": {"loop": 2, "run": 100, "sleep": 900}}}"#);
+        let out = drive(&mut w, 0, u64::MAX);
+        assert_eq!(out.end, 1000 * MS);
+        assert_eq!(out.run_ns, vec![100 * MS]);
+    }
+
+    #[test]
+    fn suspend_waits_on_the_name_it_is_given_as_rt_app_1_0_does() {
+        // browser-long.json: BrowserMain suspends on "Browser" and
+        // "BrowserNext", which other tasks resume
+        let main = once(3, r#""suspend": "Browser", "run": 100, "suspend1": "Next""#);
+        let json = format!(
+            r#"{{"tasks": {{"main": {main},
+            "ev": {{"loop": 1, "phases": {{"p": {{"loop": 3, "sleep": 1000, "resume": "Browser", "sleep1": 1000, "resume1": "Next"}}}}}}}}}}"#
+        );
+        let mut w = app(&json);
+        let out = drive(&mut w, 0, u64::MAX);
+        assert_eq!((out.exited, out.wakes), (2, 6), "stuck {:?}", out.stuck);
+        assert_eq!(out.run_ns[0], 300_000);
+    }
+
+    #[test]
+    fn events_of_the_wrong_type_run_nothing_and_an_empty_loop_spins() {
+        // taskset.json and merge/thread*.json: rt-app 1.0 turns
+        // "lock_order": [...] and "sleep": false into runs of 0 us ("Unknown
+        // or mismatch event type"), and ignores exec/period/resources
+        let json = r#"{"global": {"duration": 1}, "tasks": {"t": {
+            "exec": 5000, "period": 24000, "deadline": 24000, "sleep": false,
+            "lock_order": ["r0", "trig1"], "run": 1.5,
+            "resources": {"r0": {"duration": 1000}}}}}"#;
+        let mut w = app(json);
+        assert_eq!(steps(&mut w, 0)[..3], [Step::Run(EMPTY_LOOP_NS); 3]);
+        // a thread of such loops is a CPU hog until the duration
+        let mut w = app(json);
+        let out = drive(&mut w, 0, u64::MAX);
+        assert_eq!(out.run_ns, vec![1000 * MS]);
+        // a loop with a time-taking event costs nothing more
+        let mut w = app(&format!(
+            r#"{{"tasks": {{"t": {}}}}}"#,
+            once(3, r#""run": 5, "sleep": false"#)
+        ));
+        assert_eq!(
+            steps(&mut w, 0),
+            [
+                Step::Run(5_000),
+                Step::Run(5_000),
+                Step::Run(5_000),
+                Step::Exit
+            ]
+        );
+        // yield: nothing (the model has no yield)
+        let mut w = app(&format!(
+            r#"{{"tasks": {{"t": {}}}}}"#,
+            once(1, r#""run": 5, "yield": "", "run1": 6"#)
+        ));
+        assert_eq!(
+            steps(&mut w, 0),
+            [Step::Run(5_000), Step::Run(6_000), Step::Exit]
+        );
+    }
+
+    #[test]
+    fn mem_and_iorun_are_memsets_and_writes_of_the_buffer() {
+        // example6.json: mem 1000 bytes, iorun 100000 bytes to /dev/null
+        // through a buffer of mem_buffer_size 1 MiB
+        let t = once(1, r#""mem": 1000, "iorun": 100000, "iorun1": 3000000"#);
+        let json = |g: &str| format!(r#"{{"global": {{{g}}}, "tasks": {{"t": {t}}}}}"#);
+        let mut w = app(&json(
+            r#""mem_buffer_size": 1048576, "io_device": "/dev/null""#,
+        ));
+        assert_eq!(
+            steps(&mut w, 0),
+            [
+                Step::Run(1000 / MEMSET_BYTES_PER_NS + 1),
+                Step::Run(WRITE_NULL_NS),
+                Step::Run(3 * WRITE_NULL_NS),
+                Step::Exit
+            ]
+        );
+        let base = TaskSpec::new("x", 0).working_set;
+        // the buffer's part that a memset or write touches is working set
+        assert_eq!(w.tasks()[0].working_set, base + (1 << 20));
+        // the default buffer is 4 MiB: one write; a real file also copies
+        let mut w = app(&json(r#""io_device": "/tmp/out""#));
+        let s = steps(&mut w, 0);
+        assert_eq!(
+            s[2],
+            Step::Run(WRITE_NULL_NS + 3_000_000 / MEMSET_BYTES_PER_NS)
+        );
+        assert_eq!(w.tasks()[0].working_set, base + 3_000_000);
+    }
+
+    #[test]
+    fn a_barrier_holds_each_user_until_the_last_one_reaches_it() {
+        // example7.json's pattern: two tasks meet at each barrier
+        let a = once(2, r#""runtime1": 1000, "barrier1": "B", "sleep1": 100"#);
+        let b = once(2, r#""runtime1": 3000, "barrier1": "B", "sleep1": 100"#);
+        let mut w = app(&format!(r#"{{"tasks": {{"a": {a}, "b": {b}}}}}"#));
+        let out = drive_on(&mut w, 2, 0, u64::MAX);
+        assert_eq!(out.exited, 2, "stuck {:?}", out.stuck);
+        // a waits 2 ms at each meeting; each loop ends at 3.1 ms
+        assert_eq!(out.wakes, 2);
+        assert_eq!(out.end, 6_200_000);
+        assert!(metric(&w, 0, "wakeups") == 2.0);
+        // every thread of a task is a user: with 3 instances, the first
+        // two wait for the third
+        let t = once(1, r#""run": 1000, "barrier": "B""#).replacen('{', r#"{"instance": 3, "#, 1);
+        let mut w = app(&format!(r#"{{"tasks": {{"t": {t}}}}}"#));
+        let out = drive_on(&mut w, 1, 0, u64::MAX);
+        assert_eq!((out.exited, out.wakes), (3, 2));
+        // a barrier of one user never waits
+        let mut w = app(&format!(
+            r#"{{"tasks": {{"t": {}}}}}"#,
+            once(2, r#""run": 1, "barrier": "B""#)
+        ));
+        let out = drive(&mut w, 0, u64::MAX);
+        assert_eq!((out.exited, out.wakes), (1, 0));
+    }
+
+    #[test]
+    fn the_keys_rt_app_1_0_ignores_are_accepted() {
+        // mp3/browser: global "frag"; merge/resources.json: declared
+        // resources; taskset.json: exec, period, deadline, resources
+        let w = app(r#"{"global": {"frag": 1, "gnuplot": false, "log_size": 2,
+                "calibration": 128, "logdir": null, "mem_buffer_size": 4096},
+            "resources": {"m0": {"type": "mutex"}, "trig": {"type": "signal", "target": "wait"}},
+            "tasks": {"t": {"exec": 5000, "period": 24000, "dl-runtime": 3,
+                "resources": {"r0": {"duration": 1000}}, "delay": -5, "run": 1}}}"#);
+        assert_eq!(w.tasks()[0].start_at, 0);
+        // a top-level "resources" that is not an object is ignored
+        app(r#"{"resources": [1], "tasks": {"t": {"run": 1}}}"#);
+    }
+
+    #[test]
     fn the_same_file_gives_the_same_run() {
         let json = r#"{"global": {"duration": 1}, "tasks": {
             "a": {"instance": 3, "run": 700, "timer": {"ref": "unique", "period": 2000}},
             "b": {"run": 300, "resume": "c", "sleep": 50},
-            "c": {"suspend": "", "run": 200}}}"#;
+            "c": {"suspend": "c", "run": 200}}}"#;
         let run = || {
             let mut w = app(json);
             let out = drive_on(&mut w, 2, 1500, u64::MAX);

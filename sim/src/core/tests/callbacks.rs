@@ -17,6 +17,8 @@ fn kind(c: &Call) -> &'static str {
         Call::Quiescent { .. } => "quiescent",
         Call::Tick(_) => "tick",
         Call::UpdateIdle { .. } => "update_idle",
+        Call::CpuRelease { .. } => "cpu_release",
+        Call::CpuAcquire(_) => "cpu_acquire",
     }
 }
 

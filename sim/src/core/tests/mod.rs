@@ -19,6 +19,7 @@ mod invariants;
 mod kick;
 mod lavd;
 mod peers;
+mod rt;
 mod select;
 mod tick;
 mod wakelat;
@@ -143,6 +144,22 @@ impl Script {
         self
     }
 
+    /// A SCHED_FIFO task of real-time priority `prio` (core/rt.rs).
+    pub fn rt_task(
+        mut self,
+        name: &str,
+        prio: u32,
+        start: Ns,
+        cpus: Option<Vec<usize>>,
+        acts: &[Act],
+    ) -> Script {
+        self = self.task_at(name, start, cpus, acts);
+        if let Some(s) = self.specs.last_mut() {
+            s.rt_prio = Some(prio);
+        }
+        self
+    }
+
     /// A task starting at `start`, allowed on `cpus` (None: all).
     pub fn task_at(
         mut self,
@@ -210,6 +227,8 @@ pub enum Call {
     Quiescent { t: TaskId, flags: u64 },
     Tick(TaskId),
     UpdateIdle { cpu: usize, idle: bool },
+    CpuRelease { cpu: usize, next: TaskId },
+    CpuAcquire(usize),
 }
 
 impl Call {
@@ -226,7 +245,10 @@ impl Call {
             | Call::Stopping { t, .. }
             | Call::Quiescent { t, .. }
             | Call::Tick(t) => Some(t),
-            Call::Dispatch { .. } | Call::UpdateIdle { .. } => None,
+            Call::Dispatch { .. }
+            | Call::UpdateIdle { .. }
+            | Call::CpuRelease { .. }
+            | Call::CpuAcquire(_) => None,
         }
     }
 }
@@ -261,6 +283,8 @@ pub struct Sched {
     pub stopping: Option<StoppingFn>,
     pub tick: Option<TaskFn>,
     pub update_idle: Option<IdleFn>,
+    /// Implements ops.cpu_acquire and ops.cpu_release (both recorded).
+    pub cpu_preempt: bool,
 }
 
 /// scx_simple's select_cpu, with the core's own idle kfuncs: prev if it
@@ -314,6 +338,7 @@ impl Sched {
             stopping: None,
             tick: None,
             update_idle: None,
+            cpu_preempt: false,
         }
     }
 
@@ -468,6 +493,15 @@ impl Ops for Sched {
         if let Some(f) = self.update_idle.as_mut() {
             f(core, cpu, idle);
         }
+    }
+    fn has_cpu_preempt(&self) -> bool {
+        self.cpu_preempt
+    }
+    fn cpu_acquire(&mut self, core: &mut Core, cpu: usize) {
+        self.rec(core, Call::CpuAcquire(cpu));
+    }
+    fn cpu_release(&mut self, core: &mut Core, cpu: usize, next: TaskId) {
+        self.rec(core, Call::CpuRelease { cpu, next });
     }
     fn timer(&mut self, _core: &mut Core, _timer: usize) {}
     fn exit(&mut self, _core: &mut Core, _reason: &str) {}
