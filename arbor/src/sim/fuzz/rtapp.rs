@@ -112,6 +112,9 @@ impl TaskSet {
     pub fn json(&self) -> String {
         let mut s = String::from("{\n  \"tasks\": {\n");
         for (i, t) in self.tasks.iter().enumerate() {
+            // the events in one phase: with "phases", the task's "loop"
+            // counts its runs of the phases and the thread then exits (rt-app
+            // 1.0 loops a task without phases for ever)
             let _ = write!(
                 s,
                 "    \"t{i}\": {{\"instance\": {}, \"delay\": {}, \"loop\": {}",
@@ -124,6 +127,7 @@ impl TaskSet {
             if let Some(n) = t.nice {
                 let _ = write!(s, ", \"priority\": {n}");
             }
+            s.push_str(", \"phases\": {\"p\": {\"loop\": 1");
             let _ = match &t.body {
                 Body::RunSleep(run, sleep) => {
                     write!(s, ", \"run\": {run}, \"sleep\": {sleep}")
@@ -137,7 +141,7 @@ impl TaskSet {
                     ", \"lock\": \"m{i}\", \"run\": {run}, \"unlock\": \"m{i}\", \"sleep\": {sleep}"
                 ),
             };
-            s.push('}');
+            s.push_str("}}}");
             s.push_str(if i + 1 < self.tasks.len() {
                 ",\n"
             } else {
