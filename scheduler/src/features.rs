@@ -196,6 +196,16 @@ pub const FEATURES: &[Feature] = &[
         seed: None,
         help: "select_idle_sibling as 3.9-4.8: an idle core, else target's idle sibling, else target (for seed-era baselines)",
     },
+    // Ours (issue 24): off in `stock` and `seeds`, on in `default`
+    // (DEFAULT_ONLY says why). policy.h arbor_wake_node_keep has the rule
+    // and its sources.
+    Feature {
+        name: "WAKE_NODE",
+        bit: bpf_intf::arbor_feature_FEAT_WAKE_NODE,
+        default: false,
+        seed: None,
+        help: "no wake_affine pull out of prev's node while that node has an idle CPU (kernel: no SD_WAKE_AFFINE beyond node_reclaim_distance; allow_numa_imbalance; p2dq/cosmos node-first search). Counter: wake_node_kept",
+    },
     Feature {
         name: "LB_IMBALANCE",
         bit: bpf_intf::arbor_feature_FEAT_LB_IMBALANCE,
@@ -221,6 +231,14 @@ pub const NOT_IN_DEFAULT: &[(&str, &str)] = &[(
      docs/measurements/2026-11-22-issue4-bench.md, section 5)",
 )];
 
+/// Features of our own that only `default` turns on (`stock` and `seeds`
+/// stay the kernel's and the seeds' placement), with the reason.
+pub const DEFAULT_ONLY: &[(&str, &str)] = &[(
+    "WAKE_NODE",
+    "wakees left their node on 216 of 1000 wake-ups on xeon-88 hackbench against p2dq's 7 \
+     (docs/results/2026-11-23-sim-peers-all); docs/results/2026-11-26-default-vs-peers",
+)];
+
 pub fn profile_mask(name: &str) -> Result<u32> {
     let mask = |with_seeds: bool, leave_out: &[(&str, &str)]| {
         FEATURES
@@ -232,7 +250,11 @@ pub fn profile_mask(name: &str) -> Result<u32> {
     match name {
         "stock" => Ok(mask(false, &[])),
         "seeds" => Ok(mask(true, &[])),
-        "default" => Ok(mask(true, NOT_IN_DEFAULT)),
+        "default" => Ok(mask(true, NOT_IN_DEFAULT)
+            | DEFAULT_ONLY
+                .iter()
+                .filter_map(|(n, _)| FEATURES.iter().find(|f| f.name == *n))
+                .fold(0u32, |m, f| m | (1 << f.bit))),
         other => bail!("unknown profile '{other}'; valid: {}", PROFILES.join(", ")),
     }
 }
@@ -308,6 +330,10 @@ pub fn list() -> String {
     for (name, why) in NOT_IN_DEFAULT {
         out += &format!("  {name}: {why}\n");
     }
+    out += "  and with, of our own (off in stock and seeds):\n";
+    for (name, why) in DEFAULT_ONLY {
+        out += &format!("  {name}: {why}\n");
+    }
     out
 }
 
@@ -342,10 +368,15 @@ pub fn list_json() -> serde_json::Value {
         .iter()
         .map(|(name, why)| serde_json::json!({ "name": name, "why": why }))
         .collect();
+    let default_only: Vec<serde_json::Value> = DEFAULT_ONLY
+        .iter()
+        .map(|(name, why)| serde_json::json!({ "name": name, "why": why }))
+        .collect();
     serde_json::json!({
         "features": features,
         "profiles": PROFILES,
         "not_in_default": not_in_default,
+        "default_only": default_only,
     })
 }
 

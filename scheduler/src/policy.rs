@@ -1303,6 +1303,44 @@ mod tests {
         }
     }
 
+    /// WAKE_NODE on crafted machines, each CPU's node from a layout:
+    /// a one-node machine (x86-12-like: 12 CPUs) never keeps; on two nodes
+    /// of 4 CPUs (2s2c2t-like) and of 112 (power11-like), a wake-up from the
+    /// other node keeps the wakee home exactly while its node has an idle
+    /// CPU, and a wake-up inside the node is left to wake_affine.
+    #[test]
+    fn wake_node_keeps_a_wakee_home_while_its_node_has_an_idle_cpu() {
+        let keep = |node: &[u32], this: usize, prev: usize, busy: &[bool]| {
+            let pn = node[prev];
+            let cpus = node.iter().filter(|&&n| n == pn).count() as u32;
+            let nbusy = (0..node.len())
+                .filter(|&c| node[c] == pn && busy[c])
+                .count() as u32;
+            unsafe { arbor_wake_node_keep(node[this], pn, nbusy, cpus) }
+        };
+        // one node: never
+        let one = [0u32; 12];
+        assert!(!keep(&one, 0, 11, &[false; 12]));
+        assert!(!keep(&one, 0, 11, &[true; 12]));
+        // two nodes of 4: CPUs 0-3 node 0, 4-7 node 1
+        let two: Vec<u32> = (0..8).map(|c| c / 4).collect();
+        let mut busy = [true; 8];
+        busy[2] = false; // one idle CPU in node 0
+        assert!(keep(&two, 5, 1, &busy), "node 0 has an idle CPU: stay");
+        assert!(!keep(&two, 3, 1, &busy), "same node: wake_affine decides");
+        busy[2] = true; // node 0 full
+        assert!(!keep(&two, 5, 1, &busy), "node 0 full: wake_affine decides");
+        busy[6] = false; // an idle CPU on the waker's node changes nothing
+        assert!(!keep(&two, 5, 1, &busy));
+        // power11-like: 2 nodes x 112, sibling-numbered
+        let p11: Vec<u32> = (0..224).map(|c| c / 112).collect();
+        let mut b = vec![true; 224];
+        assert!(!keep(&p11, 0, 200, &b));
+        b[111 + 50] = false; // CPU 161, node 1
+        assert!(keep(&p11, 0, 200, &b));
+        assert!(!keep(&p11, 200, 0, &b), "prev's node 0 is full");
+    }
+
     #[test]
     fn adjust_numa_imbalance_allows_two_while_the_node_is_light() {
         unsafe {

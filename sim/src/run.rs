@@ -225,6 +225,25 @@ mod tests {
     /// no wake-up preempts (the counter stays 0) and, as the woken tasks
     /// wait for the running ones to block, hackbench batches more messages
     /// per wake-up: fewer wake-ups in the simulator's own count.
+    /// WAKE_NODE (issue 24): on 2s2c2t (two nodes), hackbench's wake-ups
+    /// from the other node are kept home while the wakee's node has an idle
+    /// CPU: the counter moves with the feature on, stays 0 with it off
+    /// (stock), and fewer wakees cross nodes.
+    #[test]
+    fn wake_node_keeps_wakees_in_their_node() {
+        let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
+        let on = hackbench("arbor:stock:WAKE_NODE", 1);
+        let off = hackbench("arbor:stock", 1);
+        assert!(c(&on, "wake_node_kept") > 0, "{:?}", on.counters);
+        assert_eq!(c(&off, "wake_node_kept"), 0, "{:?}", off.counters);
+        assert!(
+            c(&on, "migrations_cross_node") < c(&off, "migrations_cross_node"),
+            "{} vs {}",
+            c(&on, "migrations_cross_node"),
+            c(&off, "migrations_cross_node")
+        );
+    }
+
     #[test]
     fn no_wake_preempt_stops_wakeup_preemption() {
         let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;

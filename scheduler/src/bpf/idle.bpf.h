@@ -13,6 +13,18 @@
 #include "load.bpf.h"
 #include "capacity.bpf.h"
 
+/*
+ * WAKE_NODE: per node, its CPUs not idle (moved with the LLCs' nr_busy on
+ * every idle <-> busy transition, main.bpf.c llc_busy_add) and its CPU
+ * count (set at init). One cache line per node, like llc_overloaded.
+ */
+struct node_busy_ctx {
+	s32 nr;
+	u32 cpus;
+	u8 pad[56];
+};
+struct node_busy_ctx node_busy[MAX_NODES];
+
 static __always_inline bool cpu_idle_now(const struct cpumask *idle, s32 cpu)
 {
 	return valid_cpu(cpu) && bpf_cpumask_test_cpu(cpu, idle);

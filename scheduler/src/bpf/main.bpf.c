@@ -132,6 +132,18 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	/* one idle mask for wake_affine and select_idle_sibling, put back below */
 	idle = scx_bpf_get_idle_cpumask();
 
+	/*
+	 * WAKE_NODE (ours, policy.h arbor_wake_node_keep): no wake_affine
+	 * pull out of prev's node while that node has an idle CPU.
+	 */
+	if (want_affine && this != prev_cpu && feat(FEAT_WAKE_NODE) &&
+	    arbor_wake_node_keep(node_of(this), node_of(prev_cpu),
+				 READ_ONCE(node_busy[node_of(prev_cpu)].nr),
+				 node_busy[node_of(prev_cpu)].cpus)) {
+		want_affine = false;
+		stat_inc_on(this, STAT_WAKE_NODE_KEPT);
+	}
+
 	/* wake_affine (baseline): this or prev, only when they differ. */
 	if (want_affine && this != prev_cpu) {
 		stat_inc_on(this, STAT_AFFINE_ATTEMPTS);
@@ -468,13 +480,18 @@ void BPF_STRUCT_OPS(arbor_quiescent, struct task_struct *p, u64 deq_flags)
 	eevdf_dequeue(tctx, true);
 }
 
-/* seed 000: per-LLC busy CPUs, moved on every idle <-> busy transition */
+/*
+ * seed 000: per-LLC busy CPUs, moved on every idle <-> busy transition;
+ * and the same per node (WAKE_NODE), in plain global data (node_busy,
+ * idle.bpf.h): read on the wake-up path without a map lookup.
+ */
 static __always_inline void llc_busy_add(s32 cpu, s32 d)
 {
 	struct llc_ctx *lc = lookup_llc_ctx(llc_of(cpu));
 
 	if (lc)
 		__sync_fetch_and_add(&lc->nr_busy, d);
+	__sync_fetch_and_add(&node_busy[node_of(cpu)].nr, d);
 }
 
 void BPF_STRUCT_OPS(arbor_update_idle, s32 cpu, bool idle)
@@ -603,6 +620,9 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
 			scx_bpf_error("failed to create DSQ %d: %d", cpu, err);
 			return err;
 		}
+		/* every CPU starts busy (WAKE_NODE's counts, as the LLCs' above) */
+		node_busy[node_of(cpu)].nr++;
+		node_busy[node_of(cpu)].cpus++;
 		c = lookup_cpu_ctx(cpu);
 		if (c) {
 			u32 l;

@@ -969,6 +969,40 @@ ARBOR_POLICY bool arbor_steal_allowed(u64 avg_idle, u64 steal_cost, u32 nr_nodes
 	return avg_idle >= steal_cost && nr_nodes <= node_limit;
 }
 
+/* ------------------------------------------------------------------ */
+/* WAKE_NODE (ours, issue 24): a wakee stays in its node               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * May wake_affine pull a wakee from prev's node to the waker's CPU on
+ * another node? WAKE_NODE says no while prev's node still has an idle CPU
+ * (busy < its CPUs): returns true to skip wake_affine and keep target = prev.
+ *
+ * Sources, each a reason that does not depend on one machine:
+ *  - the kernel itself does not wake-affine across distant nodes:
+ *    topology.c sd_init() clears SD_WAKE_AFFINE (with SD_BALANCE_FORK/EXEC)
+ *    on a NUMA domain whose distance exceeds node_reclaim_distance (30), so
+ *    select_task_rq_fair() never finds a wake_affine domain spanning both
+ *    CPUs there; arbor's port applies wake_affine at any distance;
+ *  - fair.c's allow_numa_imbalance()/adjust_numa_imbalance(): the balancer
+ *    tolerates a node running more than its share, to keep tasks near their
+ *    memory and their partners, as long as the node is not overloaded;
+ *  - p2dq and cosmos (issue 24's measurements, peers-all report) look for an
+ *    idle CPU in the wakee's node before any other and kept cross-node
+ *    migrations per 1000 wake-ups at 7 (xeon-88 hackbench) against arbor's 216.
+ * The limit "prev's node has an idle CPU" is where keeping stops being free:
+ * with none, the wakee would queue behind a busy CPU while the waker's node
+ * may have room, so wake_affine decides as before. On a one-node machine
+ * the rule never applies (this and prev always share the node).
+ */
+ARBOR_POLICY bool arbor_wake_node_keep(u32 this_node, u32 prev_node, u32 prev_node_busy,
+				       u32 prev_node_cpus)
+{
+	if (this_node == prev_node)
+		return false;
+	return prev_node_busy < prev_node_cpus;
+}
+
 /*
  * Wake-up preemption (check_preempt_wakeup_fair, EEVDF): a wakee queued on
  * a CPU that is running a task preempts it when the wakee is eligible and
