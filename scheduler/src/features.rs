@@ -207,6 +207,13 @@ pub const FEATURES: &[Feature] = &[
         help: "no wake_affine pull out of prev's node while that node has an idle CPU (kernel: no SD_WAKE_AFFINE beyond node_reclaim_distance; allow_numa_imbalance; p2dq/cosmos node-first search). Counter: wake_node_kept",
     },
     Feature {
+        name: "SIS_NODE",
+        bit: bpf_intf::arbor_feature_FEAT_SIS_NODE,
+        default: false,
+        seed: None,
+        help: "no idle CPU in target's LLC: take an idle CPU of another LLC of its node (seed 000's small-LLC premise; the kernel's cluster-then-LLC widening; bpfland/cosmos node-level idle search). Counter: sis_node_found",
+    },
+    Feature {
         name: "LB_IMBALANCE",
         bit: bpf_intf::arbor_feature_FEAT_LB_IMBALANCE,
         default: true,
@@ -233,11 +240,18 @@ pub const NOT_IN_DEFAULT: &[(&str, &str)] = &[(
 
 /// Features of our own that only `default` turns on (`stock` and `seeds`
 /// stay the kernel's and the seeds' placement), with the reason.
-pub const DEFAULT_ONLY: &[(&str, &str)] = &[(
-    "WAKE_NODE",
-    "wakees left their node on 216 of 1000 wake-ups on xeon-88 hackbench against p2dq's 7 \
-     (docs/results/2026-11-23-sim-peers-all); docs/results/2026-11-26-default-vs-peers",
-)];
+pub const DEFAULT_ONLY: &[(&str, &str)] = &[
+    (
+        "WAKE_NODE",
+        "wakees left their node on 216 of 1000 wake-ups on xeon-88 hackbench against p2dq's 7 \
+         (docs/results/2026-11-23-sim-peers-all); docs/results/2026-11-26-default-vs-peers",
+    ),
+    (
+        "SIS_NODE",
+        "on power11 (4-thread LLCs) 37% of wake-ups found no idle CPU in their LLC \
+         (docs/results/2026-11-23-sim-peers); docs/results/2026-11-26-default-vs-peers",
+    ),
+];
 
 pub fn profile_mask(name: &str) -> Result<u32> {
     let mask = |with_seeds: bool, leave_out: &[(&str, &str)]| {
@@ -448,10 +462,18 @@ mod tests {
             0,
             "default leaves STEAL out"
         );
+        // our own features (DEFAULT_ONLY): on in default, off in stock and seeds
+        let ours = DEFAULT_ONLY
+            .iter()
+            .map(|(n, _)| FEATURES.iter().find(|f| f.name == *n).unwrap())
+            .fold(0u32, |m, f| m | (1 << f.bit));
+        assert_ne!(ours, 0);
+        assert_eq!(def & ours, ours, "default has every DEFAULT_ONLY feature");
+        assert_eq!((stock | seeds) & ours, 0, "stock and seeds have none");
         assert_eq!(
-            def | (1 << bpf_intf::arbor_feature_FEAT_STEAL),
+            (def & !ours) | (1 << bpf_intf::arbor_feature_FEAT_STEAL),
             seeds,
-            "and only STEAL"
+            "and, apart from them, only STEAL"
         );
         assert!(list().contains("STEAL               off"), "{}", list());
         for f in FEATURES.iter().filter(|f| f.seed.is_none()) {
