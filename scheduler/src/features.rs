@@ -333,9 +333,11 @@ pub fn list() -> String {
             "{:<19} {:<8} {:<9} {}\n",
             f.name,
             if def & (1 << f.bit) != 0 { "on" } else { "off" },
-            f.seed
-                .map(|s| format!("seed {s}"))
-                .unwrap_or_else(|| "baseline".into()),
+            match f.seed {
+                Some(s) => format!("seed {s}"),
+                None if DEFAULT_ONLY.iter().any(|(n, _)| *n == f.name) => "ours".into(),
+                None => "baseline".into(),
+            },
             f.help
         );
     }
