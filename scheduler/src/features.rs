@@ -196,6 +196,23 @@ pub const FEATURES: &[Feature] = &[
         seed: None,
         help: "select_idle_sibling as 3.9-4.8: an idle core, else target's idle sibling, else target (for seed-era baselines)",
     },
+    // Ours (issue 24): off in `stock` and `seeds`, on in `default`
+    // (DEFAULT_ONLY says why). policy.h arbor_wake_node_keep has the rule
+    // and its sources.
+    Feature {
+        name: "WAKE_NODE",
+        bit: bpf_intf::arbor_feature_FEAT_WAKE_NODE,
+        default: false,
+        seed: None,
+        help: "no wake_affine pull out of prev's node while that node has an idle CPU (kernel: no SD_WAKE_AFFINE beyond node_reclaim_distance; allow_numa_imbalance; p2dq/cosmos node-first search). Counter: wake_node_kept",
+    },
+    Feature {
+        name: "SIS_NODE",
+        bit: bpf_intf::arbor_feature_FEAT_SIS_NODE,
+        default: false,
+        seed: None,
+        help: "no idle CPU in target's LLC: take an idle CPU of another LLC of its node (seed 000's small-LLC premise; the kernel's cluster-then-LLC widening; bpfland/cosmos node-level idle search). Counter: sis_node_found",
+    },
     Feature {
         name: "LB_IMBALANCE",
         bit: bpf_intf::arbor_feature_FEAT_LB_IMBALANCE,
@@ -221,6 +238,21 @@ pub const NOT_IN_DEFAULT: &[(&str, &str)] = &[(
      docs/measurements/2026-11-22-issue4-bench.md, section 5)",
 )];
 
+/// Features of our own that only `default` turns on (`stock` and `seeds`
+/// stay the kernel's and the seeds' placement), with the reason.
+pub const DEFAULT_ONLY: &[(&str, &str)] = &[
+    (
+        "WAKE_NODE",
+        "wakees left their node on 216 of 1000 wake-ups on xeon-88 hackbench against p2dq's 7 \
+         (docs/results/2026-11-23-sim-peers-all); docs/results/2026-11-26-default-vs-peers",
+    ),
+    (
+        "SIS_NODE",
+        "on power11 (4-thread LLCs) 37% of wake-ups found no idle CPU in their LLC \
+         (docs/results/2026-11-23-sim-peers); docs/results/2026-11-26-default-vs-peers",
+    ),
+];
+
 pub fn profile_mask(name: &str) -> Result<u32> {
     let mask = |with_seeds: bool, leave_out: &[(&str, &str)]| {
         FEATURES
@@ -232,7 +264,11 @@ pub fn profile_mask(name: &str) -> Result<u32> {
     match name {
         "stock" => Ok(mask(false, &[])),
         "seeds" => Ok(mask(true, &[])),
-        "default" => Ok(mask(true, NOT_IN_DEFAULT)),
+        "default" => Ok(mask(true, NOT_IN_DEFAULT)
+            | DEFAULT_ONLY
+                .iter()
+                .filter_map(|(n, _)| FEATURES.iter().find(|f| f.name == *n))
+                .fold(0u32, |m, f| m | (1 << f.bit))),
         other => bail!("unknown profile '{other}'; valid: {}", PROFILES.join(", ")),
     }
 }
@@ -297,15 +333,21 @@ pub fn list() -> String {
             "{:<19} {:<8} {:<9} {}\n",
             f.name,
             if def & (1 << f.bit) != 0 { "on" } else { "off" },
-            f.seed
-                .map(|s| format!("seed {s}"))
-                .unwrap_or_else(|| "baseline".into()),
+            match f.seed {
+                Some(s) => format!("seed {s}"),
+                None if DEFAULT_ONLY.iter().any(|(n, _)| *n == f.name) => "ours".into(),
+                None => "baseline".into(),
+            },
             f.help
         );
     }
     out +=
         "profiles: stock = baseline only; seeds = each seed's default; default = seeds without:\n";
     for (name, why) in NOT_IN_DEFAULT {
+        out += &format!("  {name}: {why}\n");
+    }
+    out += "  and with, of our own (off in stock and seeds):\n";
+    for (name, why) in DEFAULT_ONLY {
         out += &format!("  {name}: {why}\n");
     }
     out
@@ -342,10 +384,15 @@ pub fn list_json() -> serde_json::Value {
         .iter()
         .map(|(name, why)| serde_json::json!({ "name": name, "why": why }))
         .collect();
+    let default_only: Vec<serde_json::Value> = DEFAULT_ONLY
+        .iter()
+        .map(|(name, why)| serde_json::json!({ "name": name, "why": why }))
+        .collect();
     serde_json::json!({
         "features": features,
         "profiles": PROFILES,
         "not_in_default": not_in_default,
+        "default_only": default_only,
     })
 }
 
@@ -417,10 +464,18 @@ mod tests {
             0,
             "default leaves STEAL out"
         );
+        // our own features (DEFAULT_ONLY): on in default, off in stock and seeds
+        let ours = DEFAULT_ONLY
+            .iter()
+            .map(|(n, _)| FEATURES.iter().find(|f| f.name == *n).unwrap())
+            .fold(0u32, |m, f| m | (1 << f.bit));
+        assert_ne!(ours, 0);
+        assert_eq!(def & ours, ours, "default has every DEFAULT_ONLY feature");
+        assert_eq!((stock | seeds) & ours, 0, "stock and seeds have none");
         assert_eq!(
-            def | (1 << bpf_intf::arbor_feature_FEAT_STEAL),
+            (def & !ours) | (1 << bpf_intf::arbor_feature_FEAT_STEAL),
             seeds,
-            "and only STEAL"
+            "and, apart from them, only STEAL"
         );
         assert!(list().contains("STEAL               off"), "{}", list());
         for f in FEATURES.iter().filter(|f| f.seed.is_none()) {

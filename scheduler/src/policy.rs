@@ -1303,6 +1303,81 @@ mod tests {
         }
     }
 
+    /// WAKE_NODE on crafted machines, each CPU's node from a layout:
+    /// a one-node machine (x86-12-like: 12 CPUs) never keeps; on two nodes
+    /// of 4 CPUs (2s2c2t-like) and of 112 (power11-like), a wake-up from the
+    /// other node keeps the wakee home exactly while its node has an idle
+    /// CPU, and a wake-up inside the node is left to wake_affine.
+    #[test]
+    fn wake_node_keeps_a_wakee_home_while_its_node_has_an_idle_cpu() {
+        let keep = |node: &[u32], this: usize, prev: usize, busy: &[bool]| {
+            let pn = node[prev];
+            let cpus = node.iter().filter(|&&n| n == pn).count() as u32;
+            let nbusy = (0..node.len())
+                .filter(|&c| node[c] == pn && busy[c])
+                .count() as u32;
+            unsafe { arbor_wake_node_keep(node[this], pn, nbusy, cpus) }
+        };
+        // one node: never
+        let one = [0u32; 12];
+        assert!(!keep(&one, 0, 11, &[false; 12]));
+        assert!(!keep(&one, 0, 11, &[true; 12]));
+        // two nodes of 4: CPUs 0-3 node 0, 4-7 node 1
+        let two: Vec<u32> = (0..8).map(|c| c / 4).collect();
+        let mut busy = [true; 8];
+        busy[2] = false; // one idle CPU in node 0
+        assert!(keep(&two, 5, 1, &busy), "node 0 has an idle CPU: stay");
+        assert!(!keep(&two, 3, 1, &busy), "same node: wake_affine decides");
+        busy[2] = true; // node 0 full
+        assert!(!keep(&two, 5, 1, &busy), "node 0 full: wake_affine decides");
+        busy[6] = false; // an idle CPU on the waker's node changes nothing
+        assert!(!keep(&two, 5, 1, &busy));
+        // power11-like: 2 nodes x 112, sibling-numbered
+        let p11: Vec<u32> = (0..224).map(|c| c / 112).collect();
+        let mut b = vec![true; 224];
+        assert!(!keep(&p11, 0, 200, &b));
+        b[111 + 50] = false; // CPU 161, node 1
+        assert!(keep(&p11, 0, 200, &b));
+        assert!(!keep(&p11, 200, 0, &b), "prev's node 0 is full");
+    }
+
+    /// SIS_NODE's search set on crafted machines: "the rest of the node" of
+    /// an LLC is every CPU of its node outside it. power11-like (2 nodes x
+    /// 28 LLCs of 4 threads): 108 CPUs, none of its own LLC or of the
+    /// other node; xeon-88-like (one LLC per node): empty, and the rule is
+    /// not even tried there; nor for a task with narrower affinity or with
+    /// the feature off.
+    #[test]
+    fn sis_node_searches_the_rest_of_the_node_only() {
+        let rest = |cpu_llc: &[u32], cpu_node: &[u32], llc_node: &[u32], l: u32| -> Vec<usize> {
+            (0..cpu_llc.len())
+                .filter(|&c| unsafe {
+                    arbor_node_rest(cpu_llc[c], cpu_node[c], l, llc_node[l as usize])
+                })
+                .collect()
+        };
+        // power11-like
+        let llc: Vec<u32> = (0..224).map(|c| c / 4).collect();
+        let node: Vec<u32> = (0..224).map(|c| c / 112).collect();
+        let llc_node: Vec<u32> = (0..56).map(|l| l / 28).collect();
+        let r = rest(&llc, &node, &llc_node, 3);
+        assert_eq!(r.len(), 108);
+        assert!(r.iter().all(|&c| c < 112 && !(12..16).contains(&c)));
+        let r = rest(&llc, &node, &llc_node, 40);
+        assert_eq!(r.len(), 108);
+        assert!(r.iter().all(|&c| c >= 112 && !(160..164).contains(&c)));
+        // xeon-88-like: x86 numbering, LLC = node = socket
+        let x: Vec<u32> = (0..88).map(|c| (c % 44) / 22).collect();
+        assert!(rest(&x, &x, &[0, 1], 0).is_empty());
+        assert!(rest(&x, &x, &[0, 1], 1).is_empty());
+        unsafe {
+            assert!(arbor_sis_node_try(true, true, 28));
+            assert!(!arbor_sis_node_try(true, true, 1), "node = LLC");
+            assert!(!arbor_sis_node_try(true, false, 28), "narrower affinity");
+            assert!(!arbor_sis_node_try(false, true, 28), "off");
+        }
+    }
+
     #[test]
     fn adjust_numa_imbalance_allows_two_while_the_node_is_light() {
         unsafe {

@@ -95,6 +95,8 @@ pub const NAMES: &[&str] = &[
     "flips_async",
     "newidle_gated",
     "wake_preempts",
+    "wake_node_kept",
+    "sis_node_found",
 ];
 
 /// What a counter holds: `count` (events), `ns-sum` (nanoseconds summed
@@ -330,6 +332,16 @@ pub struct Metrics {
     #[stat(desc = "WAKE_PREEMPT: wake-ups that preempted the running task of a busy CPU")]
     #[serde(default)]
     pub wake_preempts: u64,
+    #[stat(
+        desc = "WAKE_NODE: wake-ups kept in prev's node (wake_affine skipped) because the waker's CPU is on another node and prev's node has an idle CPU"
+    )]
+    #[serde(default)]
+    pub wake_node_kept: u64,
+    #[stat(
+        desc = "SIS_NODE: wake-ups that found no idle CPU in target's LLC and took one of another LLC of its node"
+    )]
+    #[serde(default)]
+    pub sis_node_found: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,

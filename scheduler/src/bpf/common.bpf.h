@@ -63,12 +63,25 @@ static __always_inline bool feat(enum arbor_feature f)
 	return features & (1u << f);
 }
 
+/*
+ * Add to the row of `cpu`, which must be the CPU running the callback
+ * (the caller already knows it: each bpf_get_smp_processor_id() is a
+ * helper call, and the wake-up path counts several things).
+ */
+static __always_inline void stat_add_on(s32 cpu, enum arbor_stat idx, u64 v)
+{
+	if ((u32)cpu < MAX_CPUS && idx < ARBOR_NR_STATS)
+		stats[(u32)cpu & (MAX_CPUS - 1)][idx] += v;
+}
+
+static __always_inline void stat_inc_on(s32 cpu, enum arbor_stat idx)
+{
+	stat_add_on(cpu, idx, 1);
+}
+
 static __always_inline void stat_add(enum arbor_stat idx, u64 v)
 {
-	u32 cpu = bpf_get_smp_processor_id();
-
-	if (cpu < MAX_CPUS && idx < ARBOR_NR_STATS)
-		stats[cpu][idx] += v;
+	stat_add_on(bpf_get_smp_processor_id(), idx, v);
 }
 
 static __always_inline void stat_inc(enum arbor_stat idx)
@@ -226,6 +239,13 @@ static __always_inline struct task_ctx *lookup_task_ctx(const struct task_struct
 /* ---- Scratch space too large for the 512-byte BPF stack ---- */
 struct scratch {
 	struct llc_snapshot snap;
+	/*
+	 * 1 + the LLC whose layout (nr, cpu, core, sib) snap holds, 0 if none:
+	 * the layout is rodata, so a wake-up into the same LLC as this CPU's
+	 * last one copies nothing but clears the idle bits (idle.bpf.h
+	 * snapshot_llc_topo). Whoever writes the layout otherwise sets it to 0.
+	 */
+	u32 snap_llc1;
 	u32 order[MAX_LLC_CPUS];
 	u32 cnt;			/* a loop counter kept in memory (see arbor_steal_order) */
 	u32 a_cap[MAX_CPUS];		/* capacity scans cover every CPU */

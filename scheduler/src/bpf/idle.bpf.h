@@ -13,13 +13,68 @@
 #include "load.bpf.h"
 #include "capacity.bpf.h"
 
+/*
+ * WAKE_NODE: per node, its CPUs not idle (moved with the LLCs' nr_busy on
+ * every idle <-> busy transition, main.bpf.c llc_busy_add) and its CPU
+ * count (set at init). One cache line per node, like llc_overloaded.
+ */
+struct node_busy_ctx {
+	s32 nr;
+	u32 cpus;
+	u32 llcs;		/* SIS_NODE: the node's LLCs (set at init) */
+	u8 pad[52];
+};
+struct node_busy_ctx node_busy[MAX_NODES];
+
+/*
+ * SIS_NODE: per LLC, the CPUs of the other LLCs of its node (policy.h
+ * arbor_node_rest), built once at init (main.bpf.c).
+ */
+struct node_rest {
+	struct bpf_cpumask __kptr *mask;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MAX_LLCS);
+	__type(key, u32);
+	__type(value, struct node_rest);
+} node_rest_masks SEC(".maps");
+
+/*
+ * SIS_NODE: an idle CPU of the rest of `llc`'s node, claimed (its idle bit
+ * cleared by scx_bpf_pick_idle_cpu), or -1.
+ */
+static __always_inline s32 pick_idle_node_rest(u32 llc)
+{
+	struct node_rest *nr = bpf_map_lookup_elem(&node_rest_masks, &llc);
+	struct bpf_cpumask *m;
+	s32 cpu = -1;
+
+	if (!nr)
+		return -1;
+	bpf_rcu_read_lock();
+	m = nr->mask;
+	if (m)
+		cpu = scx_bpf_pick_idle_cpu(cast_mask(m), 0);
+	bpf_rcu_read_unlock();
+	return cpu;
+}
+
 static __always_inline bool cpu_idle_now(const struct cpumask *idle, s32 cpu)
 {
 	return valid_cpu(cpu) && bpf_cpumask_test_cpu(cpu, idle);
 }
 
+/*
+ * A task allowed on every CPU (the usual case) needs no kfunc call: its
+ * count of allowed CPUs says so (the kernel's cpumask_and with cpus_ptr
+ * is then the identity).
+ */
 static __always_inline bool allowed(const struct task_struct *p, s32 cpu)
 {
+	if (p->nr_cpus_allowed >= (int)nr_cpus)
+		return valid_cpu(cpu);
 	return valid_cpu(cpu) && bpf_cpumask_test_cpu(cpu, p->cpus_ptr);
 }
 
@@ -53,19 +108,27 @@ static __always_inline void update_idle_core_hint(s32 cpu)
 		lc->has_idle_cores = 1;
 }
 
-/* Fill `s` with an LLC's layout (ids, cores, sibling ring), no CPU marked. */
-static __always_inline void snapshot_llc_topo(struct llc_snapshot *s, u32 llc)
+/*
+ * Fill the scratch's snapshot with an LLC's layout (ids, cores, sibling
+ * ring), no CPU marked. The layout is rodata: if the scratch (per CPU)
+ * already holds this LLC's, only the idle bits are cleared.
+ */
+static __always_inline void snapshot_llc_topo(struct scratch *sc, u32 llc)
 {
+	struct llc_snapshot *s = &sc->snap;
 	u32 n = llc_nr_cpus[llc & (MAX_LLCS - 1)], i;
 
 	s->nr = n < MAX_LLC_CPUS ? n : MAX_LLC_CPUS;
-	s->smt_width = smt_width;
 	/* the words the LLC's CPUs use, not LLC_MASK_WORDS: one on small machines */
 	bpf_for(i, 0, LLC_MASK_WORDS) {
 		if (i * 64 >= s->nr)
 			break;
 		s->idle_mask[i] = 0;
 	}
+	if (sc->snap_llc1 == (llc & (MAX_LLCS - 1)) + 1)
+		return;
+	sc->snap_llc1 = (llc & (MAX_LLCS - 1)) + 1;
+	s->smt_width = smt_width;
 	bpf_for(i, 0, MAX_LLC_CPUS) {
 		s32 c;
 
@@ -110,21 +173,25 @@ static __always_inline void snapshot_llc_idle(struct llc_snapshot *s, const stru
  * step 5 (select_idle_capacity) ends the search. Returns a CPU;
  * *found_idle tells whether the CPU was idle when chosen.
  */
+/*
+ * The caller (select_cpu, running on `this`, woken by `cur`) passes what it
+ * already has: the idle mask (it puts it back afterwards) and this CPU's
+ * context if it looked it up (else NULL). Counters go to `this`'s row.
+ */
 static __always_inline s32 select_idle_sibling(struct task_struct *p, struct task_ctx *tctx,
-					       s32 prev, s32 target, bool *found_idle)
+					       s32 prev, s32 target, bool *found_idle, s32 this,
+					       struct task_struct *cur, struct cpu_ctx *tc,
+					       const struct cpumask *idle, bool *claimed)
 {
-	const struct cpumask *idle;
 	struct scratch *sc;
 	struct llc_ctx *lc;
-	s32 recent, cpu = -1, this = bpf_get_smp_processor_id();
-	struct task_struct *cur;
+	s32 recent, cpu = -1;
 	u8 clear_hint = 0, found_core = 0;
 	bool has_idle_core = false;
 
 	bool asym_idle = asym && feat(FEAT_ASYM_IDLE_CAPACITY);
 
 	*found_idle = false;
-	idle = scx_bpf_get_idle_cpumask();
 
 	/* 1. target itself if idle */
 	if (cpu_idle_now(idle, target) && allowed(p, target) &&
@@ -146,19 +213,16 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 	 */
 	if (!asym_idle && feat(FEAT_SIS_IDLE_GROUP)) {
 		sc = get_scratch();
-		if (!sc) {
-			scx_bpf_put_idle_cpumask(idle);
+		if (!sc)
 			return target;
-		}
-		snapshot_llc_topo(&sc->snap, llc_of(target));
+		snapshot_llc_topo(sc, llc_of(target));
 		snapshot_llc_idle(&sc->snap, p, idle, 0, sc->snap.nr);
 		cpu = arbor_select_idle_group(&sc->snap, target, &found_core);
-		scx_bpf_put_idle_cpumask(idle);
 		if (cpu < 0) {
-			stat_inc(STAT_NOFOUND_IDLE);
+			stat_inc_on(this, STAT_NOFOUND_IDLE);
 			return target;
 		}
-		stat_inc(found_core ? STAT_FOUND_IDLE_CORE : STAT_FOUND_IDLE_CPU);
+		stat_inc_on(this, found_core ? STAT_FOUND_IDLE_CORE : STAT_FOUND_IDLE_CPU);
 		*found_idle = true;
 		return cpu;
 	}
@@ -166,14 +230,11 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 	 * 3. a per-CPU kthread woke us on prev and is about to sleep (e.g. an
 	 *    IO completion): prev will be free in a moment, stay there.
 	 */
-	cur = (struct task_struct *)bpf_get_current_task_btf();
 	if ((cur->flags & PF_KTHREAD) && cur->nr_cpus_allowed == 1 && prev == this) {
-		struct cpu_ctx *c = lookup_cpu_ctx(this);
+		struct cpu_ctx *c = tc ?: lookup_cpu_ctx(this);
 
-		if (c && c->nr_running <= 1 && allowed(p, prev)) {
-			scx_bpf_put_idle_cpumask(idle);
+		if (c && c->nr_running <= 1 && allowed(p, prev))
 			return prev;
-		}
 	}
 	/* 4. the CPU the task used before prev, if it is cache-near and idle */
 	recent = tctx->recent_used_cpu;
@@ -188,23 +249,20 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 	/* 5. asymmetric capacity (mainline): the first idle CPU that fits */
 	if (asym_idle) {
 		cpu = select_idle_capacity(p, tctx, idle, target);
-		scx_bpf_put_idle_cpumask(idle);
 		if (cpu >= 0) {
-			stat_inc(STAT_CAPACITY_PLACEMENTS);
-			stat_inc(STAT_FOUND_IDLE_CPU);
+			stat_inc_on(this, STAT_CAPACITY_PLACEMENTS);
+			stat_inc_on(this, STAT_FOUND_IDLE_CPU);
 			*found_idle = true;
 			return cpu;
 		}
-		stat_inc(STAT_NOFOUND_IDLE);
+		stat_inc_on(this, STAT_NOFOUND_IDLE);
 		return target;
 	}
 
 	lc = lookup_llc_ctx(llc_of(target));
 	sc = get_scratch();
-	if (!lc || !sc) {
-		scx_bpf_put_idle_cpumask(idle);
+	if (!lc || !sc)
 		return target;
-	}
 
 	/* 6. with SMT and no idle core anywhere: prev's idle sibling */
 	if (smt_width > 1) {
@@ -233,7 +291,7 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 	{
 		u32 llc = llc_of(target), start = cpu_llc_idx[target & (MAX_CPUS - 1)] + 1;
 
-		snapshot_llc_topo(&sc->snap, llc);
+		snapshot_llc_topo(sc, llc);
 		snapshot_llc_idle(&sc->snap, p, idle, start,
 				  arbor_sis_scan_len(sc->snap.nr, has_idle_core,
 						     feat(FEAT_SIS_UTIL), lc->nr_idle_scan));
@@ -244,22 +302,33 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 		lc->has_idle_cores = 0;
 	if (cpu >= 0) {
 		if (found_core)
-			stat_inc(STAT_FOUND_IDLE_CORE);
+			stat_inc_on(this, STAT_FOUND_IDLE_CORE);
 		else
-			stat_inc(STAT_FOUND_IDLE_CPU);
+			stat_inc_on(this, STAT_FOUND_IDLE_CPU);
 		*found_idle = true;
-		scx_bpf_put_idle_cpumask(idle);
 		return cpu;
 	}
 
+	/*
+	 * SIS_NODE (ours, policy.h arbor_sis_node_try): nothing idle in
+	 * target's LLC; an idle CPU of another LLC of its node, claimed.
+	 */
+	if (arbor_sis_node_try(feat(FEAT_SIS_NODE), p->nr_cpus_allowed >= (int)nr_cpus,
+			       node_busy[node_of(target)].llcs)) {
+		cpu = pick_idle_node_rest(llc_of(target));
+		if (valid_cpu(cpu)) {
+			stat_inc_on(this, STAT_SIS_NODE_FOUND);
+			*claimed = true;
+			goto found;
+		}
+	}
+
 	/* 8. nothing idle: target */
-	scx_bpf_put_idle_cpumask(idle);
-	stat_inc(STAT_NOFOUND_IDLE);
+	stat_inc_on(this, STAT_NOFOUND_IDLE);
 	return target;
 
 found:
-	scx_bpf_put_idle_cpumask(idle);
-	stat_inc(STAT_FOUND_IDLE_CPU);
+	stat_inc_on(this, STAT_FOUND_IDLE_CPU);
 	*found_idle = true;
 	return cpu;
 }
@@ -511,20 +580,22 @@ static __always_inline s32 select_idlest(struct task_struct *p, s32 prev, bool *
 /*
  * Build wake_affine()'s inputs from live state (policy.h: arbor_wake_affine),
  * lazily: first what the throttle and WA_IDLE read; the LLC counts and the
- * loads only if they did not answer (arbor_wa_needs_load).
+ * loads only if they did not answer (arbor_wa_needs_load). select_cpu
+ * passes what it already has: this CPU's context, the waker's task
+ * context (or NULL), the idle mask and the time.
  */
 static __always_inline int wake_affine(struct task_struct *p, struct task_ctx *tctx,
-				       struct task_struct *waker, s32 this, s32 prev, bool sync)
+				       struct task_struct *waker, struct task_ctx *wctx, s32 this,
+				       s32 prev, bool sync, struct cpu_ctx *tc,
+				       const struct cpumask *idle, u64 now)
 {
-	const struct cpumask *idle;
-	struct cpu_ctx *tc = lookup_cpu_ctx(this);
 	struct wa_input in = {};
 	struct wa_output out = {};
 	int r;
 
 	if (!tc)
 		return WA_PREV;
-	in.now = bpf_ktime_get_ns();
+	in.now = now;
 	in.next_wake_affine = tctx->next_wake_affine;
 	in.throttle_ns = wa_cfg.interval_ns;
 	in.features = features;
@@ -533,16 +604,13 @@ static __always_inline int wake_affine(struct task_struct *p, struct task_ctx *t
 	in.sync = sync;
 	in.this_nr_running = tc->nr_running;
 	if (!arbor_wa_throttled(&in)) {
-		idle = scx_bpf_get_idle_cpumask();
 		in.this_idle = cpu_idle_now(idle, this);
 		in.prev_idle = cpu_idle_now(idle, prev);
-		scx_bpf_put_idle_cpumask(idle);
 	}
 
 	if (arbor_wa_needs_load(&in)) {
 		struct cpu_ctx *pc = lookup_cpu_ctx(prev);
 		struct llc_ctx *tl = lookup_llc_ctx(llc_of(this)), *pl = lookup_llc_ctx(llc_of(prev));
-		struct task_ctx *wctx = lookup_task_ctx(waker);
 
 		if (!pc || !tl || !pl)
 			return WA_PREV;
@@ -562,13 +630,13 @@ static __always_inline int wake_affine(struct task_struct *p, struct task_ctx *t
 	r = arbor_wake_affine(&in, &out);
 	tctx->next_wake_affine = out.next_wake_affine;
 	if (out.why == WHY_THROTTLED)
-		stat_inc(STAT_AFFINE_THROTTLED);
+		stat_inc_on(this, STAT_AFFINE_THROTTLED);
 	else if (out.why == WHY_IDLER_TIE)
-		stat_inc(STAT_IDLER_LLC_TIE);
+		stat_inc_on(this, STAT_IDLER_LLC_TIE);
 	if (out.idler == WA_THIS)
-		stat_inc(STAT_IDLER_LLC_THIS);
+		stat_inc_on(this, STAT_IDLER_LLC_THIS);
 	else if (out.idler == WA_PREV)
-		stat_inc(STAT_IDLER_LLC_PREV);
+		stat_inc_on(this, STAT_IDLER_LLC_PREV);
 	return r;
 }
 

@@ -198,4 +198,13 @@ static __always_inline void set_waiting(struct task_ctx *tctx, bool waiting)
 	gap_waiting_add(waiting ? 1 : -1);
 }
 
+/* The same from a callback that has its own CPU's context `c` at hand. */
+static __always_inline void set_waiting_on(struct task_ctx *tctx, struct cpu_ctx *c, bool waiting)
+{
+	if (tctx->waiting == waiting)
+		return;
+	tctx->waiting = waiting;
+	__sync_fetch_and_add(&c->gap_waiting, waiting ? 1 : -1);
+}
+
 #endif /* __ARBOR_LOAD_BPF_H */

@@ -30,7 +30,7 @@ UEI_DEFINE(uei);
 #define ARBOR_WAKE_EXEC 0x02
 
 /* Wake-up latency (runnable -> running), by how the wakee was queued. */
-static __always_inline void record_wake_latency(struct task_ctx *tctx, u64 now)
+static __always_inline void record_wake_latency(struct task_ctx *tctx, u64 now, s32 cpu)
 {
 	u64 d;
 	u32 b;
@@ -40,13 +40,13 @@ static __always_inline void record_wake_latency(struct task_ctx *tctx, u64 now)
 	d = now > tctx->runnable_at ? now - tctx->runnable_at : 0;
 	b = arbor_lat_bucket(d);
 	if (tctx->wake_direct) {
-		stat_inc(STAT_WAKE_DIRECT);
-		stat_add(STAT_WAKE_DIRECT_NS, d);
-		stat_inc(STAT_WLAT_DIRECT_0 + b);
+		stat_inc_on(cpu, STAT_WAKE_DIRECT);
+		stat_add_on(cpu, STAT_WAKE_DIRECT_NS, d);
+		stat_inc_on(cpu, STAT_WLAT_DIRECT_0 + b);
 	} else {
-		stat_inc(STAT_WAKE_QUEUED);
-		stat_add(STAT_WAKE_QUEUED_NS, d);
-		stat_inc(STAT_WLAT_QUEUED_0 + b);
+		stat_inc_on(cpu, STAT_WAKE_QUEUED);
+		stat_add_on(cpu, STAT_WAKE_QUEUED_NS, d);
+		stat_inc_on(cpu, STAT_WLAT_QUEUED_0 + b);
 	}
 	tctx->runnable_at = 0;
 	tctx->wake_direct = 0;
@@ -57,14 +57,17 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	struct task_struct *waker = (struct task_struct *)bpf_get_current_task_btf();
 	s32 this = bpf_get_smp_processor_id(), target = prev_cpu, cpu;
 	struct task_ctx *tctx = lookup_task_ctx(p), *wctx;
-	bool sync, want_affine = true, found_idle = false;
+	bool sync, want_affine = true, found_idle = false, claimed = false;
+	const struct cpumask *idle;
+	struct cpu_ctx *tc = NULL;
+	u64 now;
 
 	if (!tctx || !valid_cpu(prev_cpu))
 		return prev_cpu;
 
 	/* New tasks have no cache to go back to: spread them (slow path). */
 	if (wake_flags & (SCX_WAKE_FORK | ARBOR_WAKE_EXEC)) {
-		stat_inc(STAT_FORK_EXEC_SLOWPATH);
+		stat_inc_on(this, STAT_FORK_EXEC_SLOWPATH);
 		cpu = -1;
 		/*
 		 * ASYM_WAKE_CAP (seed 004, "sched/fair: Consider spare capacity in
@@ -78,16 +81,18 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 		if (asym && feat(FEAT_ASYM_WAKE_CAP)) {
 			cpu = select_by_capacity(p, tctx, &found_idle);
 			if (cpu >= 0)
-				stat_inc(STAT_CAPACITY_PLACEMENTS);
+				stat_inc_on(this, STAT_CAPACITY_PLACEMENTS);
 		}
 		if (cpu < 0)
 			cpu = select_idlest(p, prev_cpu, &found_idle);
 		goto out;
 	}
 
-	stat_inc(STAT_WAKEUPS);
+	/* one clock read for the whole wake-up (record_wakee, wake_affine) */
+	now = bpf_ktime_get_ns();
+	stat_inc_on(this, STAT_WAKEUPS);
 	if (wake_flags & SCX_WAKE_SYNC)
-		stat_inc(STAT_WAKE_SYNC);
+		stat_inc_on(this, STAT_WAKE_SYNC);
 	sync = (wake_flags & SCX_WAKE_SYNC) && !(waker->flags & PF_EXITING);
 
 	/* wake_wide (baseline): record the waker's flip, then test both sides. */
@@ -95,16 +100,17 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	if (wctx && !(waker->flags & PF_KTHREAD)) {
 		/* a flip: the waker wakes another task than last time */
 		if (wctx->last_wakee != p->pid)
-			stat_inc((wake_flags & SCX_WAKE_SYNC) ? STAT_FLIPS_SYNC : STAT_FLIPS_ASYNC);
+			stat_inc_on(this, (wake_flags & SCX_WAKE_SYNC) ? STAT_FLIPS_SYNC :
+									   STAT_FLIPS_ASYNC);
 		arbor_record_wakee(&wctx->wakee_flips, &wctx->flip_decay_ts, &wctx->last_wakee,
-				   p->pid, bpf_ktime_get_ns());
+				   p->pid, now);
 		if (feat(FEAT_WAKE_WIDE) &&
 		    arbor_wake_wide(wctx->wakee_flips, tctx->wakee_flips,
 				    llc_nr_cpus[llc_of(this)])) {
 			want_affine = false;
-			stat_inc(STAT_WAKE_WIDE);
+			stat_inc_on(this, STAT_WAKE_WIDE);
 			if (wake_flags & SCX_WAKE_SYNC)
-				stat_inc(STAT_WAKE_WIDE_SYNC);
+				stat_inc_on(this, STAT_WAKE_WIDE_SYNC);
 		}
 	}
 	if (!allowed(p, this))
@@ -118,17 +124,34 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	    arbor_wake_cap(tctx->util_avg, cap_of(prev_cpu), cap_of(this))) {
 		cpu = select_by_capacity(p, tctx, &found_idle);
 		if (cpu >= 0) {
-			stat_inc(STAT_CAPACITY_PLACEMENTS);
+			stat_inc_on(this, STAT_CAPACITY_PLACEMENTS);
 			goto out;
 		}
 	}
 
+	/* one idle mask for wake_affine and select_idle_sibling, put back below */
+	idle = scx_bpf_get_idle_cpumask();
+
+	/*
+	 * WAKE_NODE (ours, policy.h arbor_wake_node_keep): no wake_affine
+	 * pull out of prev's node while that node has an idle CPU.
+	 */
+	if (want_affine && this != prev_cpu && feat(FEAT_WAKE_NODE) &&
+	    arbor_wake_node_keep(node_of(this), node_of(prev_cpu),
+				 READ_ONCE(node_busy[node_of(prev_cpu)].nr),
+				 node_busy[node_of(prev_cpu)].cpus)) {
+		want_affine = false;
+		stat_inc_on(this, STAT_WAKE_NODE_KEPT);
+	}
+
 	/* wake_affine (baseline): this or prev, only when they differ. */
 	if (want_affine && this != prev_cpu) {
-		stat_inc(STAT_AFFINE_ATTEMPTS);
-		if (wake_affine(p, tctx, waker, this, prev_cpu, sync) == WA_THIS) {
+		stat_inc_on(this, STAT_AFFINE_ATTEMPTS);
+		tc = lookup_cpu_ctx(this);
+		if (wake_affine(p, tctx, waker, wctx, this, prev_cpu, sync, tc, idle, now) ==
+		    WA_THIS) {
 			target = this;
-			stat_inc(STAT_AFFINE_MOVES);
+			stat_inc_on(this, STAT_AFFINE_MOVES);
 		}
 	}
 
@@ -137,13 +160,13 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	 * preferred LLC when it has an idle CPU and the move is allowed.
 	 */
 	if (feat(FEAT_CACHE_WAKE)) {
-		u64 now = bpf_ktime_get_ns();
 		s32 pref = cache_pref(p, now), c;
 
 		/* the move is checked first: idle_cpu_in_llc claims the CPU */
 		if (pref >= 0 && (u32)pref != llc_of(target) &&
 		    cache_allow_llc(p, target, pref, tctx->util_avg, now) &&
 		    (c = idle_cpu_in_llc(p, pref)) >= 0) {
+			scx_bpf_put_idle_cpumask(idle);
 			/* claimed: run it there at once */
 			eevdf_enqueue_on(p, tctx, c);
 			tctx->wake_direct = 1;
@@ -152,7 +175,9 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 		}
 	}
 
-	cpu = select_idle_sibling(p, tctx, prev_cpu, target, &found_idle);
+	cpu = select_idle_sibling(p, tctx, prev_cpu, target, &found_idle, this, waker, tc, idle,
+				  &claimed);
+	scx_bpf_put_idle_cpumask(idle);
 out:
 	if (!allowed(p, cpu))
 		return prev_cpu;
@@ -160,7 +185,7 @@ out:
 	 * An idle CPU we could claim runs the task at once: insert it straight
 	 * into that CPU's local queue. Otherwise enqueue() queues it on `cpu`.
 	 */
-	if (found_idle && scx_bpf_test_and_clear_cpu_idle(cpu)) {
+	if (found_idle && (claimed || scx_bpf_test_and_clear_cpu_idle(cpu))) {
 		eevdf_enqueue_on(p, tctx, cpu);
 		tctx->wake_direct = 1;
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_slice(tctx), 0);
@@ -253,9 +278,9 @@ static __always_inline void steal(s32 cpu, struct cpu_ctx *cc)
 	int r = try_steal(cpu, cc);
 
 	if (r > 0)
-		stat_inc(STAT_STEAL);
+		stat_inc_on(cpu, STAT_STEAL);
 	else if (r == 0)
-		stat_inc(STAT_STEAL_FAIL);
+		stat_inc_on(cpu, STAT_STEAL_FAIL);
 }
 
 void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
@@ -310,8 +335,8 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 		 * gate skips.
 		 */
 		if (feat(FEAT_NI_MIGRATION_COST) && cc->avg_idle < balance_cfg.migration_cost_ns) {
-			stat_inc(STAT_NEWIDLE_FAILS);
-			stat_inc(STAT_NEWIDLE_SKIPS);
+			stat_inc_on(cpu, STAT_NEWIDLE_FAILS);
+			stat_inc_on(cpu, STAT_NEWIDLE_SKIPS);
 			steal(cpu, cc);
 			return;
 		}
@@ -336,13 +361,13 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 		return;
 
 	if (balance(cpu, cc, kind, &tried)) {
-		stat_inc(kind == PULL_BUSY ? STAT_BUSY_PULLS : STAT_NEWIDLE_PULLS);
+		stat_inc_on(cpu, kind == PULL_BUSY ? STAT_BUSY_PULLS : STAT_NEWIDLE_PULLS);
 		return;
 	}
 	if (kind != PULL_BUSY)
-		stat_inc(STAT_NEWIDLE_FAILS);
+		stat_inc_on(cpu, STAT_NEWIDLE_FAILS);
 	if (kind == PULL_NEWIDLE && !tried)
-		stat_inc(STAT_NEWIDLE_SKIPS);
+		stat_inc_on(cpu, STAT_NEWIDLE_SKIPS);
 	if (kind != PULL_BUSY)
 		steal(cpu, cc);
 }
@@ -375,17 +400,17 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 	/* count migrations by distance (what placement costs in cache) */
 	if (valid_cpu(tctx->last_cpu) && tctx->last_cpu != cpu) {
 		if (node_of(tctx->last_cpu) != node_of(cpu))
-			stat_inc(STAT_MIGRATIONS_CROSS_NODE);
+			stat_inc_on(cpu, STAT_MIGRATIONS_CROSS_NODE);
 		else if (!share_llc(tctx->last_cpu, cpu))
-			stat_inc(STAT_MIGRATIONS_CROSS_LLC);
+			stat_inc_on(cpu, STAT_MIGRATIONS_CROSS_LLC);
 		else
-			stat_inc(STAT_MIGRATIONS_SAME_LLC);
+			stat_inc_on(cpu, STAT_MIGRATIONS_SAME_LLC);
 	}
 	/* ASYM_MISFIT: count the move if it reached a >= 5% bigger CPU */
 	if (tctx->move_cpu >= 0) {
 		if (tctx->move_misfit && valid_cpu(tctx->last_cpu) &&
 		    (u64)cap_of(cpu) * 1024 > (u64)cap_of(tctx->last_cpu) * 1078)
-			stat_inc(STAT_MISFIT_MIGRATIONS);
+			stat_inc_on(cpu, STAT_MISFIT_MIGRATIONS);
 		tctx->move_cpu = -1;
 		tctx->move_misfit = 0;
 	}
@@ -396,12 +421,12 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 		s32 pref = cache_pref(p, now);
 
 		if (pref >= 0)
-			stat_inc((u32)pref == llc_of(cpu) ? STAT_LLC_PREF_TASKS_IN :
-							     STAT_LLC_PREF_TASKS_OUT);
+			stat_inc_on(cpu, (u32)pref == llc_of(cpu) ? STAT_LLC_PREF_TASKS_IN :
+								     STAT_LLC_PREF_TASKS_OUT);
 	}
 
 	task_pelt(tctx, now, 0, true);	/* it was waiting */
-	set_waiting(tctx, false);
+	set_waiting_on(tctx, c, false);
 	acct_add(tctx, p, cpu);
 
 	cpu_pelt(c, now);
@@ -414,7 +439,7 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 	eevdf_rebase(cpu);
 	tctx->exec_start = now;
 	c->curr_deadline = tctx->deadline;
-	record_wake_latency(tctx, now);
+	record_wake_latency(tctx, now, cpu);
 }
 
 void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
@@ -427,7 +452,7 @@ void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 	if (!tctx || !c)
 		return;
 	ran = c->running_since && now > c->running_since ? now - c->running_since : 0;
-	stat_add(STAT_BUSY_NS, ran);
+	stat_add_on(cpu, STAT_BUSY_NS, ran);
 
 	/* update_curr + update_deadline: charge the run, new request at the deadline */
 	eevdf_charge(tctx, now);
@@ -441,7 +466,7 @@ void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 	cpu_pelt(c, now);
 	c->running_since = 0;
 	if (runnable)
-		set_waiting(tctx, true);
+		set_waiting_on(tctx, c, true);
 }
 
 void BPF_STRUCT_OPS(arbor_quiescent, struct task_struct *p, u64 deq_flags)
@@ -456,13 +481,18 @@ void BPF_STRUCT_OPS(arbor_quiescent, struct task_struct *p, u64 deq_flags)
 	eevdf_dequeue(tctx, true);
 }
 
-/* seed 000: per-LLC busy CPUs, moved on every idle <-> busy transition */
+/*
+ * seed 000: per-LLC busy CPUs, moved on every idle <-> busy transition;
+ * and the same per node (WAKE_NODE), in plain global data (node_busy,
+ * idle.bpf.h): read on the wake-up path without a map lookup.
+ */
 static __always_inline void llc_busy_add(s32 cpu, s32 d)
 {
 	struct llc_ctx *lc = lookup_llc_ctx(llc_of(cpu));
 
 	if (lc)
 		__sync_fetch_and_add(&lc->nr_busy, d);
+	__sync_fetch_and_add(&node_busy[node_of(cpu)].nr, d);
 }
 
 void BPF_STRUCT_OPS(arbor_update_idle, s32 cpu, bool idle)
@@ -500,7 +530,7 @@ void BPF_STRUCT_OPS(arbor_update_idle, s32 cpu, bool idle)
 		llc_busy_add(cpu, 1);
 		dur = c->idle_stamp && now > c->idle_stamp ? now - c->idle_stamp : 0;
 		c->idle_stamp = 0;
-		stat_add(STAT_IDLE_NS, dur);
+		stat_add_on(cpu, STAT_IDLE_NS, dur);
 		/* rq->avg_idle, capped at 2 * max_idle_balance_cost */
 		c->avg_idle = arbor_update_avg(c->avg_idle, dur);
 		cap = arbor_avg_idle_cap(balance_cfg.migration_cost_ns, c->lvl_cost[0] + c->lvl_cost[1] +
@@ -581,6 +611,32 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
 		lc->nr_idle_scan = llc_nr_cpus[cpu];
 	}
 
+	/* SIS_NODE: each node's LLC count, and each LLC's rest of its node */
+	bpf_for(cpu, 0, MAX_LLCS) {
+		struct bpf_cpumask *m, *old;
+		struct node_rest *nrm;
+		u32 l = cpu, c;
+
+		if (l >= nr_llcs)
+			break;
+		node_busy[llc_node[l] & (MAX_NODES - 1)].llcs++;
+		nrm = bpf_map_lookup_elem(&node_rest_masks, &l);
+		if (!nrm)
+			continue;
+		m = bpf_cpumask_create();
+		if (!m)
+			return -ENOMEM;
+		bpf_for(c, 0, MAX_CPUS) {
+			if (c >= nr_cpus)
+				break;
+			if (arbor_node_rest(llc_of(c), node_of(c), l, llc_node[l] & (MAX_NODES - 1)))
+				bpf_cpumask_set_cpu(c, m);
+		}
+		old = bpf_kptr_xchg(&nrm->mask, m);
+		if (old)
+			bpf_cpumask_release(old);
+	}
+
 	bpf_for(cpu, 0, MAX_CPUS) {
 		struct cpu_ctx *c;
 
@@ -591,6 +647,9 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
 			scx_bpf_error("failed to create DSQ %d: %d", cpu, err);
 			return err;
 		}
+		/* every CPU starts busy (WAKE_NODE's counts, as the LLCs' above) */
+		node_busy[node_of(cpu)].nr++;
+		node_busy[node_of(cpu)].cpus++;
 		c = lookup_cpu_ctx(cpu);
 		if (c) {
 			u32 l;

@@ -969,6 +969,76 @@ ARBOR_POLICY bool arbor_steal_allowed(u64 avg_idle, u64 steal_cost, u32 nr_nodes
 	return avg_idle >= steal_cost && nr_nodes <= node_limit;
 }
 
+/* ------------------------------------------------------------------ */
+/* WAKE_NODE (ours, issue 24): a wakee stays in its node               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * May wake_affine pull a wakee from prev's node to the waker's CPU on
+ * another node? WAKE_NODE says no while prev's node still has an idle CPU
+ * (busy < its CPUs): returns true to skip wake_affine and keep target = prev.
+ *
+ * Sources, each a reason that does not depend on one machine:
+ *  - the kernel itself does not wake-affine across distant nodes:
+ *    topology.c sd_init() clears SD_WAKE_AFFINE (with SD_BALANCE_FORK/EXEC)
+ *    on a NUMA domain whose distance exceeds node_reclaim_distance (30), so
+ *    select_task_rq_fair() never finds a wake_affine domain spanning both
+ *    CPUs there; arbor's port applies wake_affine at any distance;
+ *  - fair.c's allow_numa_imbalance()/adjust_numa_imbalance(): the balancer
+ *    tolerates a node running more than its share, to keep tasks near their
+ *    memory and their partners, as long as the node is not overloaded;
+ *  - p2dq and cosmos (issue 24's measurements, peers-all report) look for an
+ *    idle CPU in the wakee's node before any other and kept cross-node
+ *    migrations per 1000 wake-ups at 7 (xeon-88 hackbench) against arbor's 216.
+ * The limit "prev's node has an idle CPU" is where keeping stops being free:
+ * with none, the wakee would queue behind a busy CPU while the waker's node
+ * may have room, so wake_affine decides as before. On a one-node machine
+ * the rule never applies (this and prev always share the node).
+ */
+ARBOR_POLICY bool arbor_wake_node_keep(u32 this_node, u32 prev_node, u32 prev_node_busy,
+				       u32 prev_node_cpus)
+{
+	if (this_node == prev_node)
+		return false;
+	return prev_node_busy < prev_node_cpus;
+}
+
+/* ------------------------------------------------------------------ */
+/* SIS_NODE (ours, issue 24): the idle search goes beyond a small LLC   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * When select_idle_sibling() finds no idle CPU in target's LLC, SIS_NODE
+ * looks once more, in the other LLCs of target's node, and takes an idle
+ * CPU there (a whole idle core first: scx_bpf_pick_idle_cpu's order)
+ * instead of queueing the wakee behind a busy CPU.
+ *
+ * Sources: seed 000's premise (POWER10's 4-thread LLCs: "the idle search
+ * is confined to a tiny LLC"), measured again here on power11 (37% of
+ * wake-ups found no idle CPU in the 4-thread LLC while other LLCs of the
+ * node idled, issue 24); the kernel's own cluster scan (select_idle_cpu()
+ * scans the cluster, then the LLC, widening while nothing is found); and
+ * bpfland's and cosmos's idle search, which after the LLC tries the node
+ * before the whole machine (re-derived: the wakee's memory is on its node,
+ * and an LLC refill from a sibling LLC of the node costs far less than a
+ * wait of a slice behind a busy CPU). It stays in the node (WAKE_NODE's
+ * reasoning), needs an LLC smaller than the node to do anything (on
+ * x86-12 and xeon-88 the node is the LLC: the rule never applies), and
+ * only for a task allowed on every CPU (the node mask is not intersected
+ * with its affinity).
+ */
+/* Is a CPU (in LLC cpu_llc of node cpu_node) in "the rest of the node" of LLC llc (on node llc_node)? */
+ARBOR_POLICY bool arbor_node_rest(u32 cpu_llc, u32 cpu_node, u32 llc, u32 llc_node)
+{
+	return cpu_node == llc_node && cpu_llc != llc;
+}
+
+/* Look there? The feature, a task allowed everywhere, and a node of several LLCs. */
+ARBOR_POLICY bool arbor_sis_node_try(bool enabled, bool any_allowed, u32 node_llcs)
+{
+	return enabled && any_allowed && node_llcs > 1;
+}
+
 /*
  * Wake-up preemption (check_preempt_wakeup_fair, EEVDF): a wakee queued on
  * a CPU that is running a task preempts it when the wakee is eligible and

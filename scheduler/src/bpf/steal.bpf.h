@@ -31,6 +31,7 @@ static __always_inline int try_steal(s32 this, struct cpu_ctx *cc)
 
 	/* snapshot of the LLC, with the overloaded bits in idle_mask */
 	n = llc_nr_cpus[llc];
+	sc->snap_llc1 = 0;	/* a layout of our own: snapshot_llc_topo must redo it */
 	sc->snap.nr = n < MAX_LLC_CPUS ? n : MAX_LLC_CPUS;
 	sc->snap.smt_width = smt_width;
 	bpf_for(k, 0, LLC_MASK_WORDS)
