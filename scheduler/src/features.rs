@@ -240,18 +240,17 @@ pub const NOT_IN_DEFAULT: &[(&str, &str)] = &[(
 
 /// Features of our own that only `default` turns on (`stock` and `seeds`
 /// stay the kernel's and the seeds' placement), with the reason.
-pub const DEFAULT_ONLY: &[(&str, &str)] = &[
-    (
-        "WAKE_NODE",
-        "wakees left their node on 216 of 1000 wake-ups on xeon-88 hackbench against p2dq's 7 \
+pub const DEFAULT_ONLY: &[(&str, &str)] = &[(
+    "WAKE_NODE",
+    "wakees left their node on 216 of 1000 wake-ups on xeon-88 hackbench against p2dq's 7 \
          (docs/results/2026-11-23-sim-peers-all); docs/results/2026-11-26-default-vs-peers",
-    ),
-    (
-        "SIS_NODE",
-        "on power11 (4-thread LLCs) 37% of wake-ups found no idle CPU in their LLC \
-         (docs/results/2026-11-23-sim-peers); docs/results/2026-11-26-default-vs-peers",
-    ),
-];
+)];
+// SIS_NODE (an idle CPU of another LLC of target's node) is not in
+// DEFAULT_ONLY: it answers power11's 37% of wake-ups without an idle CPU in
+// their 4-thread LLC, but made power11's schbench p99 2x worse than stock's
+// (47.7 against 23.1 us; 19.0 without it: docs/results/2026-11-26-default-vs-peers),
+// and default must not be worse than stock in any cell. Off everywhere
+// until a rule covers that case; switch it on with -f SIS_NODE.
 
 pub fn profile_mask(name: &str) -> Result<u32> {
     let mask = |with_seeds: bool, leave_out: &[(&str, &str)]| {
