@@ -79,7 +79,8 @@ fn smoke_run_is_deterministic() {
 }
 
 /// An rt-app file runs as a simulated workload: two periodic threads of
-/// 1 ms every 10 ms, 20 times, end after 20 periods.
+/// 1 ms every 10 ms, 20 times, end after 20 periods (with "phases": rt-app
+/// 1.0 loops a task without phases for ever).
 #[test]
 fn rt_app_file_runs() {
     let d = tmpdir("rtapp");
@@ -90,8 +91,8 @@ fn rt_app_file_runs() {
         r#"{
         /* rt-app's grammar, comments too */
         "global": {"duration": -1, "default_policy": "SCHED_OTHER", "calibration": "CPU0"},
-        "tasks": {"periodic": {"instance": 2, "loop": 20, "run": 1000,
-            "timer": {"ref": "unique", "period": 10000}}}}"#,
+        "tasks": {"periodic": {"instance": 2, "loop": 20, "phases": {"p": {"run": 1000,
+            "timer": {"ref": "unique", "period": 10000}}}}}}"#,
     )
     .unwrap();
     let spec = format!("rt-app:{}", f.display());
@@ -130,10 +131,11 @@ fn bad_input_is_one_line_and_exit_2() {
     let d = tmpdir("bad-rtapp");
     std::fs::create_dir_all(&d).unwrap();
     let bad = d.join("bad.json");
-    std::fs::write(&bad, r#"{"tasks": {"t1": {"run": 100, "mem": 1000}}}"#).unwrap();
+    // rt-app has no "nice" (a SCHED_OTHER thread's nice is "priority")
+    std::fs::write(&bad, r#"{"tasks": {"t1": {"run": 100, "nice": 5}}}"#).unwrap();
     let bad_spec = format!("rt-app:{}", bad.display());
     let want_bad = format!(
-        "rt-app {}: task \"t1\": unsupported key \"mem\"",
+        "rt-app {}: task \"t1\": unsupported key \"nice\"",
         bad.display()
     );
     let missing = format!("rt-app:{}", d.join("missing.json").display());
