@@ -1341,43 +1341,6 @@ mod tests {
         assert!(!keep(&p11, 200, 0, &b), "prev's node 0 is full");
     }
 
-    /// SIS_NODE's search set on crafted machines: "the rest of the node" of
-    /// an LLC is every CPU of its node outside it. power11-like (2 nodes x
-    /// 28 LLCs of 4 threads): 108 CPUs, none of its own LLC or of the
-    /// other node; xeon-88-like (one LLC per node): empty, and the rule is
-    /// not even tried there; nor for a task with narrower affinity or with
-    /// the feature off.
-    #[test]
-    fn sis_node_searches_the_rest_of_the_node_only() {
-        let rest = |cpu_llc: &[u32], cpu_node: &[u32], llc_node: &[u32], l: u32| -> Vec<usize> {
-            (0..cpu_llc.len())
-                .filter(|&c| unsafe {
-                    arbor_node_rest(cpu_llc[c], cpu_node[c], l, llc_node[l as usize])
-                })
-                .collect()
-        };
-        // power11-like
-        let llc: Vec<u32> = (0..224).map(|c| c / 4).collect();
-        let node: Vec<u32> = (0..224).map(|c| c / 112).collect();
-        let llc_node: Vec<u32> = (0..56).map(|l| l / 28).collect();
-        let r = rest(&llc, &node, &llc_node, 3);
-        assert_eq!(r.len(), 108);
-        assert!(r.iter().all(|&c| c < 112 && !(12..16).contains(&c)));
-        let r = rest(&llc, &node, &llc_node, 40);
-        assert_eq!(r.len(), 108);
-        assert!(r.iter().all(|&c| c >= 112 && !(160..164).contains(&c)));
-        // xeon-88-like: x86 numbering, LLC = node = socket
-        let x: Vec<u32> = (0..88).map(|c| (c % 44) / 22).collect();
-        assert!(rest(&x, &x, &[0, 1], 0).is_empty());
-        assert!(rest(&x, &x, &[0, 1], 1).is_empty());
-        unsafe {
-            assert!(arbor_sis_node_try(true, true, 28));
-            assert!(!arbor_sis_node_try(true, true, 1), "node = LLC");
-            assert!(!arbor_sis_node_try(true, false, 28), "narrower affinity");
-            assert!(!arbor_sis_node_try(false, true, 28), "off");
-        }
-    }
-
     #[test]
     fn adjust_numa_imbalance_allows_two_while_the_node_is_light() {
         unsafe {

@@ -96,7 +96,6 @@ pub const NAMES: &[&str] = &[
     "newidle_gated",
     "wake_preempts",
     "wake_node_kept",
-    "sis_node_found",
 ];
 
 /// What a counter holds: `count` (events), `ns-sum` (nanoseconds summed
@@ -337,11 +336,6 @@ pub struct Metrics {
     )]
     #[serde(default)]
     pub wake_node_kept: u64,
-    #[stat(
-        desc = "SIS_NODE: wake-ups that found no idle CPU in target's LLC and took one of another LLC of its node"
-    )]
-    #[serde(default)]
-    pub sis_node_found: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,

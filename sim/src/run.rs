@@ -248,44 +248,6 @@ mod tests {
         );
     }
 
-    /// SIS_NODE (issue 24): on a one-node machine of four 2-thread LLCs
-    /// (`shape:n=1,l=4,c=1,t=2`), hackbench's wake-ups that find their tiny
-    /// LLC busy take an idle CPU of another LLC: the counter moves with the
-    /// feature on, stays 0 off, and fewer wake-ups find no idle CPU.
-    #[test]
-    fn sis_node_widens_the_idle_search_beyond_a_small_llc() {
-        let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
-        let run = |sched: &str| {
-            let m = crate::presets::find("shape:n=1,l=4,c=1,t=2").unwrap();
-            let o = simulate(
-                &RunSpec {
-                    machine: &m,
-                    cost: &CostModel::default(),
-                    cfg: Config::default(),
-                    sched: &SchedSpec::parse(sched).unwrap(),
-                    knobs: &Knobs::default(),
-                    workload: "hackbench:g=2,l=50",
-                    seed: 1,
-                },
-                |_| {},
-            )
-            .unwrap();
-            assert!(o.ok, "{}", o.stop);
-            o
-        };
-        let on = run("arbor:stock:SIS_NODE");
-        let off = run("arbor:stock");
-        assert!(c(&on, "sis_node_found") > 0, "{:?}", on.counters);
-        assert_eq!(c(&off, "sis_node_found"), 0, "{:?}", off.counters);
-        let nofound = |o: &Outcome| c(o, "nofound_idle") as f64 / c(o, "wakeups") as f64;
-        assert!(
-            nofound(&on) < nofound(&off),
-            "{} vs {}",
-            nofound(&on),
-            nofound(&off)
-        );
-    }
-
     #[test]
     fn no_wake_preempt_stops_wakeup_preemption() {
         let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;

@@ -21,45 +21,9 @@
 struct node_busy_ctx {
 	s32 nr;
 	u32 cpus;
-	u32 llcs;		/* SIS_NODE: the node's LLCs (set at init) */
-	u8 pad[52];
+	u8 pad[56];
 };
 struct node_busy_ctx node_busy[MAX_NODES];
-
-/*
- * SIS_NODE: per LLC, the CPUs of the other LLCs of its node (policy.h
- * arbor_node_rest), built once at init (main.bpf.c).
- */
-struct node_rest {
-	struct bpf_cpumask __kptr *mask;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, MAX_LLCS);
-	__type(key, u32);
-	__type(value, struct node_rest);
-} node_rest_masks SEC(".maps");
-
-/*
- * SIS_NODE: an idle CPU of the rest of `llc`'s node, claimed (its idle bit
- * cleared by scx_bpf_pick_idle_cpu), or -1.
- */
-static __always_inline s32 pick_idle_node_rest(u32 llc)
-{
-	struct node_rest *nr = bpf_map_lookup_elem(&node_rest_masks, &llc);
-	struct bpf_cpumask *m;
-	s32 cpu = -1;
-
-	if (!nr)
-		return -1;
-	bpf_rcu_read_lock();
-	m = nr->mask;
-	if (m)
-		cpu = scx_bpf_pick_idle_cpu(cast_mask(m), 0);
-	bpf_rcu_read_unlock();
-	return cpu;
-}
 
 static __always_inline bool cpu_idle_now(const struct cpumask *idle, s32 cpu)
 {
@@ -181,7 +145,7 @@ static __always_inline void snapshot_llc_idle(struct llc_snapshot *s, const stru
 static __always_inline s32 select_idle_sibling(struct task_struct *p, struct task_ctx *tctx,
 					       s32 prev, s32 target, bool *found_idle, s32 this,
 					       struct task_struct *cur, struct cpu_ctx *tc,
-					       const struct cpumask *idle, bool *claimed)
+					       const struct cpumask *idle)
 {
 	struct scratch *sc;
 	struct llc_ctx *lc;
@@ -307,20 +271,6 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 			stat_inc_on(this, STAT_FOUND_IDLE_CPU);
 		*found_idle = true;
 		return cpu;
-	}
-
-	/*
-	 * SIS_NODE (ours, policy.h arbor_sis_node_try): nothing idle in
-	 * target's LLC; an idle CPU of another LLC of its node, claimed.
-	 */
-	if (arbor_sis_node_try(feat(FEAT_SIS_NODE), p->nr_cpus_allowed >= (int)nr_cpus,
-			       node_busy[node_of(target)].llcs)) {
-		cpu = pick_idle_node_rest(llc_of(target));
-		if (valid_cpu(cpu)) {
-			stat_inc_on(this, STAT_SIS_NODE_FOUND);
-			*claimed = true;
-			goto found;
-		}
 	}
 
 	/* 8. nothing idle: target */

@@ -128,8 +128,7 @@ enum arbor_feature {
 	FEAT_SIS_IDLE_GROUP = 20,	/* 3.9-4.8: select_idle_sibling takes only an idle core or target's sibling */
 	/* ours (issue 24): on in `default` only */
 	FEAT_WAKE_NODE	= 21,	/* no wake_affine pull out of prev's node while it has an idle CPU */
-	FEAT_SIS_NODE	= 22,	/* no idle CPU in target's LLC: an idle CPU of another LLC of its node */
-	NR_FEATURES	= 23,
+	NR_FEATURES	= 22,
 };
 
 /*
@@ -240,8 +239,6 @@ enum arbor_stat {
 	STAT_WAKE_PREEMPTS,
 	/* WAKE_NODE: wake-ups kept in prev's node instead of a wake_affine across nodes */
 	STAT_WAKE_NODE_KEPT,
-	/* SIS_NODE: wake-ups placed on an idle CPU of another LLC of target's node */
-	STAT_SIS_NODE_FOUND,
 	ARBOR_NR_STATS,
 };
 

@@ -57,7 +57,7 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	struct task_struct *waker = (struct task_struct *)bpf_get_current_task_btf();
 	s32 this = bpf_get_smp_processor_id(), target = prev_cpu, cpu;
 	struct task_ctx *tctx = lookup_task_ctx(p), *wctx;
-	bool sync, want_affine = true, found_idle = false, claimed = false;
+	bool sync, want_affine = true, found_idle = false;
 	const struct cpumask *idle;
 	struct cpu_ctx *tc = NULL;
 	u64 now;
@@ -175,8 +175,7 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 		}
 	}
 
-	cpu = select_idle_sibling(p, tctx, prev_cpu, target, &found_idle, this, waker, tc, idle,
-				  &claimed);
+	cpu = select_idle_sibling(p, tctx, prev_cpu, target, &found_idle, this, waker, tc, idle);
 	scx_bpf_put_idle_cpumask(idle);
 out:
 	if (!allowed(p, cpu))
@@ -185,7 +184,7 @@ out:
 	 * An idle CPU we could claim runs the task at once: insert it straight
 	 * into that CPU's local queue. Otherwise enqueue() queues it on `cpu`.
 	 */
-	if (found_idle && (claimed || scx_bpf_test_and_clear_cpu_idle(cpu))) {
+	if (found_idle && scx_bpf_test_and_clear_cpu_idle(cpu)) {
 		eevdf_enqueue_on(p, tctx, cpu);
 		tctx->wake_direct = 1;
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_slice(tctx), 0);
@@ -609,32 +608,6 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
 		 * no idle CPU: issue 12's validation.)
 		 */
 		lc->nr_idle_scan = llc_nr_cpus[cpu];
-	}
-
-	/* SIS_NODE: each node's LLC count, and each LLC's rest of its node */
-	bpf_for(cpu, 0, MAX_LLCS) {
-		struct bpf_cpumask *m, *old;
-		struct node_rest *nrm;
-		u32 l = cpu, c;
-
-		if (l >= nr_llcs)
-			break;
-		node_busy[llc_node[l] & (MAX_NODES - 1)].llcs++;
-		nrm = bpf_map_lookup_elem(&node_rest_masks, &l);
-		if (!nrm)
-			continue;
-		m = bpf_cpumask_create();
-		if (!m)
-			return -ENOMEM;
-		bpf_for(c, 0, MAX_CPUS) {
-			if (c >= nr_cpus)
-				break;
-			if (arbor_node_rest(llc_of(c), node_of(c), l, llc_node[l] & (MAX_NODES - 1)))
-				bpf_cpumask_set_cpu(c, m);
-		}
-		old = bpf_kptr_xchg(&nrm->mask, m);
-		if (old)
-			bpf_cpumask_release(old);
 	}
 
 	bpf_for(cpu, 0, MAX_CPUS) {

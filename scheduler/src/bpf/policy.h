@@ -1003,42 +1003,6 @@ ARBOR_POLICY bool arbor_wake_node_keep(u32 this_node, u32 prev_node, u32 prev_no
 	return prev_node_busy < prev_node_cpus;
 }
 
-/* ------------------------------------------------------------------ */
-/* SIS_NODE (ours, issue 24): the idle search goes beyond a small LLC   */
-/* ------------------------------------------------------------------ */
-
-/*
- * When select_idle_sibling() finds no idle CPU in target's LLC, SIS_NODE
- * looks once more, in the other LLCs of target's node, and takes an idle
- * CPU there (a whole idle core first: scx_bpf_pick_idle_cpu's order)
- * instead of queueing the wakee behind a busy CPU.
- *
- * Sources: seed 000's premise (POWER10's 4-thread LLCs: "the idle search
- * is confined to a tiny LLC"), measured again here on power11 (37% of
- * wake-ups found no idle CPU in the 4-thread LLC while other LLCs of the
- * node idled, issue 24); the kernel's own cluster scan (select_idle_cpu()
- * scans the cluster, then the LLC, widening while nothing is found); and
- * bpfland's and cosmos's idle search, which after the LLC tries the node
- * before the whole machine (re-derived: the wakee's memory is on its node,
- * and an LLC refill from a sibling LLC of the node costs far less than a
- * wait of a slice behind a busy CPU). It stays in the node (WAKE_NODE's
- * reasoning), needs an LLC smaller than the node to do anything (on
- * x86-12 and xeon-88 the node is the LLC: the rule never applies), and
- * only for a task allowed on every CPU (the node mask is not intersected
- * with its affinity).
- */
-/* Is a CPU (in LLC cpu_llc of node cpu_node) in "the rest of the node" of LLC llc (on node llc_node)? */
-ARBOR_POLICY bool arbor_node_rest(u32 cpu_llc, u32 cpu_node, u32 llc, u32 llc_node)
-{
-	return cpu_node == llc_node && cpu_llc != llc;
-}
-
-/* Look there? The feature, a task allowed everywhere, and a node of several LLCs. */
-ARBOR_POLICY bool arbor_sis_node_try(bool enabled, bool any_allowed, u32 node_llcs)
-{
-	return enabled && any_allowed && node_llcs > 1;
-}
-
 /*
  * Wake-up preemption (check_preempt_wakeup_fair, EEVDF): a wakee queued on
  * a CPU that is running a task preempts it when the wakee is eligible and
