@@ -68,7 +68,7 @@ fn guest_command(bin: &Path) -> String {
         "log=$(mktemp); out=$({bin} --run-secs 1 --verifier-json - 2>\"$log\"); rc=$?; \
          printf '%s\\n' \"$out\" | grep '^{{' | sed 's/^/{REPORT}/'; \
          if [ $rc -ne 0 ]; then tail -n 5 \"$log\" | sed 's/^/{FAILED}/'; \
-         {bin} -vv --run-secs 1 2>&1 | grep -v '^libbpf: \\(elf\\|sec\\|map\\|struct_ops\\|extern\\|prog .*: found\\)' \
+         {bin} -vv --run-secs 1 2>&1 | grep -v '^libbpf: \\(elf\\|sec\\|map\\|struct_ops\\|extern (ksym)\\|prog .*: found\\)' \
          | tail -n 30 | sed 's/^/{FAILED}/'; fi; exit 0"
     )
 }
