@@ -326,8 +326,11 @@ pub enum Verdict {
     Invariant(String),
     /// The process died (a signal: a division fault, a crash) or failed.
     Crashed(String),
-    /// `arbor sim` refused the case as bad input (exit 2): the generator's
-    /// fault, not the scheduler's.
+    /// `arbor sim` refused the case as bad input (exit 2). For scx_arbor
+    /// a failure (the generator drew what arbor does not take, or arbor
+    /// refused a machine it should run on); for a peer, its loader's own
+    /// limit (lavd: "The processor topology is too complex to handle in
+    /// BPF"), listed apart and not a failure.
     Invalid(String),
     /// A task waited past the short watchdog, but not past the kernel's
     /// 30 s: an overloaded machine, not a stall. Not a failure.
@@ -492,6 +495,25 @@ fn shrink(c: &Case, v: &Verdict, w: &Watch) -> Case {
     best
 }
 
+/// Where a case's verdict goes in the report.
+#[derive(Debug, PartialEq)]
+enum Bucket {
+    Ok,
+    LongWait,
+    /// a peer's loader refused the machine
+    Refused,
+    Failure,
+}
+
+fn bucket(c: &Case, v: &Verdict) -> Bucket {
+    match v {
+        Verdict::Ok => Bucket::Ok,
+        Verdict::LongWait(_) => Bucket::LongWait,
+        Verdict::Invalid(_) if !c.sched.starts_with("arbor") => Bucket::Refused,
+        _ => Bucket::Failure,
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Failure {
     pub case: u64,
@@ -510,6 +532,8 @@ pub struct Campaign {
     pub failures: Vec<Failure>,
     /// cases past the short watchdog but not the kernel's (not failures)
     pub long_waits: Vec<Failure>,
+    /// cases a peer's loader refused (its limits, not failures)
+    pub refused: Vec<Failure>,
 }
 
 pub fn main(a: &FuzzArgs) -> Result<i32> {
@@ -559,16 +583,6 @@ pub fn main(a: &FuzzArgs) -> Result<i32> {
         cases_run: results.len() as u64,
         ..Campaign::default()
     };
-    if let Some((k, c, v, w)) = results.iter().find(|r| matches!(r.2, Verdict::Invalid(_))) {
-        bail!(
-            "fuzz: case {k} is not a valid command ({}): {}",
-            c.command(w),
-            match v {
-                Verdict::Invalid(s) => s.as_str(),
-                _ => "",
-            }
-        );
-    }
     for (k, c, v, w) in &results {
         let e = camp
             .per_scheduler
@@ -582,10 +596,11 @@ pub fn main(a: &FuzzArgs) -> Result<i32> {
             reproducer: c.command(w),
             minimised: m.command(w),
         };
-        match v {
-            Verdict::Ok => {}
-            Verdict::LongWait(_) => camp.long_waits.push(entry(c)),
-            _ => {
+        match bucket(c, v) {
+            Bucket::Ok => {}
+            Bucket::LongWait => camp.long_waits.push(entry(c)),
+            Bucket::Refused => camp.refused.push(entry(c)),
+            Bucket::Failure => {
                 e.1 += 1;
                 eprintln!(
                     "arbor sim fuzz: case {k}: {} ({}): {}",
@@ -652,6 +667,24 @@ fn report(c: &Campaign, a: &FuzzArgs, wall: Duration) -> String {
             let _ = writeln!(
                 md,
                 "- case {} ({}): `{}`",
+                f.case, f.scheduler, f.reproducer
+            );
+        }
+    }
+    if !c.refused.is_empty() {
+        let _ = writeln!(
+            md,
+            "\n{} case(s) refused by a peer's own loader (its limits, not failures):",
+            c.refused.len()
+        );
+        for f in c.refused.iter().take(5) {
+            let what = match &f.verdict {
+                Verdict::Invalid(s) => s.as_str(),
+                _ => "",
+            };
+            let _ = writeln!(
+                md,
+                "- case {} ({}): {what}: `{}`",
                 f.case, f.scheduler, f.reproducer
             );
         }
@@ -735,6 +768,25 @@ mod tests {
             draw(8, 1, None, &d).command(&W)
         );
         assert!(draw(3, 5, Some("p2dq"), &d).sched.starts_with("p2dq"));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// A peer's loader refusing a machine is its limit; scx_arbor refusing
+    /// a drawn case is a failure (ours), as is any ejection or crash.
+    #[test]
+    fn verdicts_go_to_their_buckets() {
+        let d = dir("buckets");
+        let peer = draw(3, 5, Some("lavd"), &d);
+        let arbor = draw(3, 5, Some("arbor"), &d);
+        let inv = Verdict::Invalid("The processor topology is too complex".into());
+        assert_eq!(bucket(&peer, &inv), Bucket::Refused);
+        assert_eq!(bucket(&arbor, &inv), Bucket::Failure);
+        for c in [&peer, &arbor] {
+            assert_eq!(bucket(c, &Verdict::Ok), Bucket::Ok);
+            assert_eq!(bucket(c, &Verdict::LongWait("x".into())), Bucket::LongWait);
+            assert_eq!(bucket(c, &Verdict::Ejected("x".into())), Bucket::Failure);
+            assert_eq!(bucket(c, &Verdict::Crashed("x".into())), Bucket::Failure);
+        }
         let _ = std::fs::remove_dir_all(&d);
     }
 
