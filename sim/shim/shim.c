@@ -342,6 +342,12 @@ bool CONFIG_NO_HZ_IDLE = true;
  * on the kernels the presets stand for; a test sets it per instance */
 bool CONFIG_PREEMPT_RT = false;
 
+/* CONFIG_PREEMPT_RCU (a __kconfig scx_arbor reads in
+ * task_migration_disabled: under it the BPF prolog's migrate_disable()
+ * shows in current's count): off, because the sim's callbacks have no
+ * prolog, so a task's migration_disabled count is always its own */
+bool CONFIG_PREEMPT_RCU = false;
+
 /* per_cpu(cpufreq_cpu_data): each CPU's cpufreq policy; the simulated
  * machines have none (no DVFS) */
 struct cpufreq_policy *cpufreq_cpu_data[SIM_MAX_CPUS];

@@ -155,7 +155,7 @@ static __always_inline bool pull_from(s32 this, s32 src, u32 level)
 
 		tctx = lookup_task_ctx(p);
 		if (!arbor_can_pull(bpf_cpumask_test_cpu(this, p->cpus_ptr),
-				    is_migration_disabled(p), level > LVL_LLC,
+				    task_migration_disabled(p), level > LVL_LLC,
 				    tctx ? now - tctx->last_ran : ~0ULL, balance_cfg.migration_cost_ns))
 			continue;
 		/* seed 002: keep aggregated threads in their preferred LLC */
@@ -403,7 +403,7 @@ __noinline int lb_detach(s32 this, s32 src, u32 level, u32 nr_failed)
 		tctx = lookup_task_ctx(p);
 		if (!tctx ||
 		    !arbor_can_pull(bpf_cpumask_test_cpu(this, p->cpus_ptr),
-				    is_migration_disabled(p), level > LVL_LLC,
+				    task_migration_disabled(p), level > LVL_LLC,
 				    now - tctx->last_ran, balance_cfg.migration_cost_ns))
 			continue;
 		share = arbor_lb_task_share(s->res.migration, imb, task_load(p, tctx),
@@ -454,7 +454,7 @@ __noinline int lb_llc_pull_from(s32 this, s32 src)
 			break;
 		tctx = lookup_task_ctx(p);
 		if (!tctx ||
-		    !arbor_can_pull(true, is_migration_disabled(p), true, now - tctx->last_ran,
+		    !arbor_can_pull(true, task_migration_disabled(p), true, now - tctx->last_ran,
 				    balance_cfg.migration_cost_ns))
 			continue;
 		if (cache_lb_verdict(p, sl, dl, tctx->util_avg, now) != LLC_LB_PULL)
@@ -627,7 +627,7 @@ static __always_inline void lb_push_running(s32 cpu, struct cpu_ctx *cc,
 	cc->push_to = 0;
 	dst = (s32)to - 1;
 	if (!prev || !prev_runnable || !valid_cpu(dst) || dst == cpu ||
-	    is_migration_disabled(prev) || !bpf_cpumask_test_cpu(dst, prev->cpus_ptr))
+	    task_migration_disabled(prev) || !bpf_cpumask_test_cpu(dst, prev->cpus_ptr))
 		return;
 	tctx = lookup_task_ctx(prev);
 	dc = lookup_cpu_ctx(dst);

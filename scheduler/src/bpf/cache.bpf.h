@@ -345,7 +345,7 @@ static __always_inline void cache_aggregate(struct task_struct *p, struct task_c
 	u64 now = bpf_ktime_get_ns();
 	s32 pref, dst;
 
-	if (tctx->move_cpu >= 0 || p->nr_cpus_allowed == 1 || is_migration_disabled(p))
+	if (tctx->move_cpu >= 0 || p->nr_cpus_allowed == 1 || task_migration_disabled(p))
 		return;
 	pref = cache_pref(p, now);
 	if (pref < 0 || (u32)pref == llc_of(cpu))

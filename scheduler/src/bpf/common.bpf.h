@@ -64,6 +64,39 @@ static __always_inline bool feat(enum arbor_feature f)
 }
 
 /*
+ * Is @p migration-disabled (migrate_disable(), or a per-CPU kthread)? The
+ * kernel's own test is is_migration_disabled() in kernel/sched/sched.h:
+ * p->migration_disabled != 0; ext.c (task_can_run_on_remote_rq) refuses to
+ * move such a task off its CPU, so a pull or a move to another CPU must
+ * skip it.
+ *
+ * Read from BPF, the count can include the BPF trampoline's own
+ * migrate_disable() for the current task: since 8e4f0b1ebcf2 ("bpf: use
+ * rcu_read_lock_dont_migrate() for trampoline.c", 6.18) __bpf_prog_enter
+ * calls it only under CONFIG_PREEMPT_RCU. scx_arbor needs 7.2 or later, so
+ * a count of 1 is the prolog's exactly when PREEMPT_RCU is set and @p is
+ * current; any other count is real.
+ *
+ * Written here rather than taken from scx_cargo's is_migration_disabled(),
+ * which also tests LINUX_KERNEL_VERSION for pre-6.18 kernels: libbpf fills
+ * that extern by parsing uname's release as MAJOR.MINOR.PATCH, fails on
+ * Debian's '7.3-amd64' ("failed to get kernel version"), and then refuses
+ * to load the whole object (measured with arbor verifier --kernel next).
+ * CONFIG_PREEMPT_RCU is a __kconfig extern libbpf reads from the kernel's
+ * config into read-only data, so the verifier prunes the branch not taken.
+ */
+extern bool CONFIG_PREEMPT_RCU __kconfig __weak;
+
+static __always_inline bool task_migration_disabled(const struct task_struct *p)
+{
+	if (!bpf_core_field_exists(p->migration_disabled))
+		return false;
+	if (p->migration_disabled == 1 && CONFIG_PREEMPT_RCU)
+		return bpf_get_current_task_btf() != p;
+	return p->migration_disabled;
+}
+
+/*
  * Add to the row of `cpu`, which must be the CPU running the callback
  * (the caller already knows it: each bpf_get_smp_processor_id() is a
  * helper call, and the wake-up path counts several things).

@@ -205,11 +205,11 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	 * under us, pick an allowed CPU (idle if possible).
 	 */
 	/* the tick chose a CPU for this task (seed 004 misfit, seed 002 aggregation) */
-	if (tctx && tctx->move_cpu >= 0 && !is_migration_disabled(p) &&
+	if (tctx && tctx->move_cpu >= 0 && !task_migration_disabled(p) &&
 	    allowed(p, tctx->move_cpu))
 		cpu = tctx->move_cpu;
 
-	if (!is_migration_disabled(p) && !allowed(p, cpu)) {
+	if (!task_migration_disabled(p) && !allowed(p, cpu)) {
 		cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
 		if (cpu < 0)
 			cpu = scx_bpf_pick_any_cpu(p->cpus_ptr, 0);
