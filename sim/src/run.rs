@@ -290,7 +290,7 @@ mod tests {
     fn sis_idle_group_takes_fewer_idle_threads() {
         // SIS_IDLE_GROUP never takes a lone idle thread of a busy core
         // (policy.h arbor_select_idle_group), so it finds an idle CPU for
-        // far fewer wake-ups than select_idle_cpu's scan. Summed over three
+        // fewer wake-ups than select_idle_cpu's scan. Summed over three
         // seeds: on one seed the counts move with timing (a cheaper wake-up
         // path once flipped a second assertion, "nofound_idle grows", that
         // does not hold across seeds: dropped).
@@ -318,9 +318,15 @@ mod tests {
                 })
                 .sum()
         };
+        // Measured: on 1023, off 3543 while the simulator's clock could
+        // read a few ns earlier than a previous reading at the same instant
+        // (kf_ktime); with the clock monotonic, as the kernel's is, on 1964
+        // and off 2030. Most of the old gap came from scx_arbor's
+        // `now - last_ran` wrapping under the old clock, not from this
+        // feature; what the feature does on its own is much smaller.
         let off = sum("arbor:stock:NO_WA_IDLE");
         let on = sum("arbor:stock:NO_WA_IDLE,SIS_IDLE_GROUP");
-        assert!(on < off / 2, "found_idle_cpu on {on} off {off}");
+        assert!(on < off, "found_idle_cpu on {on} off {off}");
     }
 
     use crate::workload::{Effects, Exits, Step, TaskId, TaskSpec, Workload};

@@ -311,14 +311,28 @@ impl Core {
         0
     }
 
-    /// bpf_ktime_get_ns inside a callback: time advances with its cost.
-    pub fn kf_ktime(&self) -> u64 {
+    /// bpf_ktime_get_ns / scx_bpf_now inside a callback: the event's time
+    /// plus this callback's cost so far (time advances with its helper
+    /// calls). Never earlier than a previous reading, on any CPU: the
+    /// kernel's clock (ktime_get_mono_fast_ns) is monotonic. Without that
+    /// floor, a callback read an earlier time than one before it at the same
+    /// simulated instant whenever it had made fewer helper calls: a task
+    /// that ran and blocked at once read less in ops.stopping than in
+    /// ops.running, and bpfland's `now - last_run_at` wrapped to ~2^64 (its
+    /// vruntime jumped by ~2^62 and the task never ran again:
+    /// docs/peers/bpfland-pinned-starvation.md, found by arbor sim fuzz);
+    /// scx_arbor's unguarded `now - last_ran` (task_hot) wrapped the same
+    /// way when another CPU's callback had stored last_ran at that instant.
+    pub fn kf_ktime(&mut self) -> u64 {
         // SAFETY: calls_ptr points at the loaded scheduler's call counter
         let live = self
             .calls_ptr
             .map(|p| unsafe { std::ptr::read_volatile(p) })
             .unwrap_or(0);
-        self.now + (self.cb_ns + live as f64 * self.cost.bpf_call_ns) as u64
+        let t = self.now + (self.cb_ns + live as f64 * self.cost.bpf_call_ns) as u64;
+        let t = t.max(self.ktime_last);
+        self.ktime_last = t;
+        t
     }
 
     /// The index of a BPF timer, by its address.

@@ -290,6 +290,9 @@ pub struct Core {
     pub stats: Stats,
     /// ns spent inside the current callback (helper and kfunc calls).
     pub cb_ns: f64,
+    /// The latest time a callback read (kf_ktime): no later reading is
+    /// earlier.
+    ktime_last: Ns,
     /// Inside a task's batch of wake-ups: (waker's CPU, its pending stall
     /// when the batch began); see apply_effects.
     wake_batch: Option<(usize, f64)>,
@@ -474,6 +477,7 @@ impl Core {
             ops_flags: 0,
             stats: Stats::new(n),
             cb_ns: 0.0,
+            ktime_last: 0,
             wake_batch: None,
             ops_name: String::new(),
             node_masks: vec![Box::new(CpuMask::empty()), Box::new(CpuMask::empty())],

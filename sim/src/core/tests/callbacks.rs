@@ -213,3 +213,52 @@ fn a_forked_task_starts_at_its_parents_fork_on_its_parents_cpu() {
     assert_eq!(sel.cpu, 1);
     assert_eq!(core.tasks[1].state, TaskState::Exited);
 }
+
+/// bpf_ktime_get_ns never goes backwards (kf_ktime), on one CPU or across
+/// CPUs. The case that needed it: a task that is switched in and blocks at
+/// the same simulated instant read an earlier time in ops.stopping than in
+/// ops.running (switch_in charged the CPU's pending callback cost to the
+/// task's segment and cleared it), and bpfland's `now - last_run_at`
+/// wrapped (docs/peers/bpfland-pinned-starvation.md). Here every wake-up
+/// of the three tasks is followed at once by the next sleep: zero-length
+/// runs, after a select_cpu, an enqueue and a dispatch on the same CPU;
+/// ops.running reads the clock after three helper calls, ops.stopping at
+/// once.
+#[test]
+fn the_time_a_callback_reads_never_goes_backwards() {
+    let mut s = Sched::fifo();
+    let reads = Rc::new(RefCell::new(Vec::new()));
+    let (r1, r2) = (reads.clone(), reads.clone());
+    s.running = Some(Box::new(move |c: &mut Core, t| {
+        // a BPF callback that made a few helper calls before it reads the
+        // clock (bpfland's running does), so its reading is past the
+        // callback's start
+        c.charge_calls(3);
+        let now = c.kf_ktime();
+        r1.borrow_mut().push((t, "running", now));
+    }));
+    s.stopping = Some(Box::new(move |c: &mut Core, t, _| {
+        let now = c.kf_ktime();
+        r2.borrow_mut().push((t, "stopping", now));
+    }));
+    let acts = [Act::Sleep(MS), Act::Sleep(MS), Act::Sleep(MS), Act::Run(MS)];
+    let mut w = Script::new()
+        .task_at("a", 0, Some(vec![0]), &acts)
+        .task_at("b", 0, Some(vec![0]), &acts)
+        .task_at("c", 0, Some(vec![1]), &acts);
+    // the preset family's costs: callbacks and helper calls take time
+    let (_core, stop) = run_with(flat(2), CostModel::default(), cfg(), &mut s, &mut w);
+    stopped_ok(&stop);
+    let reads = reads.borrow();
+    assert!(reads.len() >= 12, "{reads:?}");
+    for p in reads.windows(2) {
+        assert!(p[1].2 >= p[0].2, "the clock went back: {p:?}");
+    }
+    // and a task's stopping is never before its own running
+    for t in 0..3 {
+        let mine: Vec<_> = reads.iter().filter(|r| r.0 == t).collect();
+        for p in mine.windows(2) {
+            assert!(p[1].2 >= p[0].2, "{p:?}");
+        }
+    }
+}
