@@ -270,8 +270,20 @@ fn trace_replay_and_trace_info() {
     assert!(out.contains("| hackbench | user | 1 |"), "{out}");
     assert!(out.contains("what the recorder ran"), "{out}");
     assert!(out.contains("dropped:"), "{out}");
+    // WF_SYNC: from the call chains where the file has them, else said
+    let ps = trace_fixture("pipe-sync.data");
+    let (rc, out, err) = arbor(&["sim", "trace-info", &ps]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(
+        out.contains("102 dependency wake-ups (102 sync: WF_SYNC from the kernel call chains"),
+        "{out}"
+    );
+    let (rc, out, err) = arbor(&["sim", "trace-info", &hb]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.contains("sync: unknown, replayed as not sync"), "{out}");
     // bad input: one line, exit 2
     let bad_key = format!("trace:{hb},comm=nosuch");
+    let bad_ks = format!("trace:{ps},kallsyms=/etc/hostname");
     for (args, want) in [
         (vec!["sim", "-w", "trace:"], "give a perf.data file"),
         (
@@ -282,6 +294,10 @@ fn trace_replay_and_trace_info() {
         (
             vec!["sim", "-w", bad_key.as_str()],
             "no process of that name",
+        ),
+        (
+            vec!["sim", "-w", bad_ks.as_str()],
+            "kallsyms /etc/hostname: line 1",
         ),
         (
             vec!["sim", "trace-info", "/etc/hostname"],

@@ -5,6 +5,11 @@
 //! -e sched:sched_process_exit -a --synth=task -- PROGRAM`:
 //! - hackbench.data: `hackbench -g 1 -l 5` (41 processes);
 //! - pipe.data: `perf bench sched pipe -l 100` (2 processes);
+//! - pipe-sync.data: `perf bench sched pipe -l 100` recorded as
+//!   `arbor bench --record-traces` does (sched_waking with its kernel call
+//!   chain: `-e 'sched:sched_waking/call-graph=fp/' --kernel-callchains`),
+//!   with pipe-sync.data.kallsyms, the cut of that boot's /proc/kallsyms
+//!   the recorders write (`ksyms::cut`);
 //! - host/: `arbor sim snapshot` of the same host.
 
 use std::path::{Path, PathBuf};
@@ -82,7 +87,7 @@ fn the_reader_finds_the_recorded_programs_threads_forks_and_exits() {
     for p in &k.programs {
         assert_eq!(p.last(), Some(&program::Op::Exit));
         for op in p {
-            if let program::Op::Wake(x) | program::Op::Fork(x) = op {
+            if let program::Op::Wake { to: x, .. } | program::Op::Fork(x) = op {
                 assert!((*x as usize) < k.tasks.len());
             }
         }
@@ -98,7 +103,7 @@ fn pipe_is_two_processes_that_wake_each_other() {
     let wakes = |i: usize, of: u32| {
         k.programs[i]
             .iter()
-            .filter(|o| **o == program::Op::Wake(of))
+            .filter(|o| matches!(o, program::Op::Wake { to, .. } if *to == of))
             .count()
     };
     // 100 round trips: each side wakes the other about 100 times (fewer
@@ -270,7 +275,7 @@ fn every_block_has_a_wake_and_nothing_follows_an_exit() {
             for o in p {
                 match o {
                     program::Op::Block => blocks[i] += 1,
-                    program::Op::Wake(x) => wakes[*x as usize] += 1,
+                    program::Op::Wake { to: x, .. } => wakes[*x as usize] += 1,
                     _ => {}
                 }
             }
@@ -284,4 +289,115 @@ fn every_block_has_a_wake_and_nothing_follows_an_exit() {
             );
         }
     }
+}
+
+/// WF_SYNC from the call chains: every pipe wake-up goes through
+/// `__wake_up_sync_key` (fs/pipe.c, `wake_up_interruptible_sync_poll`),
+/// so every dependency wake-up of the pipe fixture is sync; a file without
+/// call chains says it cannot tell, and replays none as sync.
+#[test]
+fn pipe_wake_ups_are_sync_from_their_call_chains() {
+    let f = fixture("pipe-sync.data").display().to_string();
+    let k = trace::load(&f).unwrap();
+    let s = &k.summary;
+    assert!(s.wakes_dep >= 100, "{}", s.text());
+    assert_eq!(s.wakes_dep_sync, s.wakes_dep, "{}", s.text());
+    assert!(s.sync_source.contains("call chains"), "{}", s.sync_source);
+    let sync_ops = k
+        .programs
+        .iter()
+        .flatten()
+        .filter(|o| matches!(o, program::Op::Wake { sync: true, .. }))
+        .count();
+    assert!(sync_ops >= 100);
+    // sync=0 overrides the chains; without call chains: unknown, not sync
+    let off = trace::load(&format!("{f},sync=0")).unwrap();
+    assert_eq!(off.summary.wakes_dep_sync, 0);
+    let old = trace::load(&fixture("pipe.data").display().to_string()).unwrap();
+    assert_eq!(old.summary.wakes_dep_sync, 0);
+    assert!(
+        old.summary
+            .sync_source
+            .contains("unknown, replayed as not sync"),
+        "{}",
+        old.summary.sync_source
+    );
+    assert!(old.summary.text().contains("unknown, replayed as not sync"));
+    // call chains but no kallsyms copy: said, and not sync
+    let bare = scratch(
+        "bare.data",
+        &std::fs::read(fixture("pipe-sync.data")).unwrap(),
+    );
+    let b = trace::load(&bare).unwrap();
+    assert_eq!(b.summary.wakes_dep_sync, 0);
+    assert!(
+        b.summary.sync_source.contains("no kallsyms"),
+        "{}",
+        b.summary.sync_source
+    );
+}
+
+/// The sync wake-ups reach the scheduler: replayed under arbor:stock, the
+/// pipe's wake-ups are pulled by wake_affine's sync rule, which a replay
+/// with sync=0 never does.
+#[test]
+fn sync_wake_ups_reach_the_scheduler() {
+    let m = snapshot::read(&fixture("host")).unwrap().machine;
+    let sched = SchedSpec::parse("arbor:stock").unwrap();
+    let run = |w: &str| {
+        simulate(
+            &RunSpec {
+                machine: &m,
+                cost: &CostModel::default(),
+                cfg: Config::default(),
+                sched: &sched,
+                knobs: &Knobs::default(),
+                workload: w,
+                seed: 1,
+            },
+            |_| {},
+        )
+        .unwrap()
+    };
+    let f = fixture("pipe-sync.data").display().to_string();
+    let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).map_or(0, |x| x.1);
+    let on = run(&format!("trace:{f}"));
+    let off = run(&format!("trace:{f},sync=0"));
+    assert_eq!(on.stop, "finished");
+    assert!(
+        2 * c(&on, "affine_moves") > c(&on, "wakeups")
+            && c(&on, "affine_moves") > c(&off, "affine_moves"),
+        "sync {:?}\nnot sync {:?}",
+        on.counters,
+        off.counters
+    );
+}
+
+/// A kallsyms copy that does not fit the trace, or is cut short, is one
+/// line naming the file, not a panic and not a silent "not sync".
+#[test]
+fn a_wrong_or_cut_kallsyms_is_refused() {
+    let data = std::fs::read(fixture("pipe-sync.data")).unwrap();
+    let ks = std::fs::read_to_string(fixture("pipe-sync.data.kallsyms")).unwrap();
+    // another boot: every address moved by 16 MiB (KASLR)
+    let moved: String = ks
+        .lines()
+        .map(|l| {
+            let (a, rest) = l.split_once(' ').unwrap();
+            let a = u64::from_str_radix(a, 16).unwrap() + (16 << 20);
+            format!("{a:016x} {rest}\n")
+        })
+        .collect();
+    let f = scratch("moved.data", &data);
+    scratch("moved.data.kallsyms", moved.as_bytes());
+    let e = err(&f);
+    assert!(e.contains("not of the boot") && !e.contains('\n'), "{e}");
+    // cut short
+    let f = scratch("cut-ks.data", &data);
+    scratch("cut-ks.data.kallsyms", &ks.as_bytes()[..ks.len() - 5]);
+    let e = err(&f);
+    assert!(e.contains("cut short") && !e.contains('\n'), "{e}");
+    // given by key, and missing
+    let e = err(&format!("{f},kallsyms=/nonexistent/kallsyms"));
+    assert!(e.contains("/nonexistent/kallsyms"), "{e}");
 }

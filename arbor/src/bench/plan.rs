@@ -36,7 +36,12 @@ pub fn trace_file(dir: &std::path::Path, workload: &str, rep: u32) -> PathBuf {
 }
 
 /// `perf record` of the tracepoints the replay reads, into `out`, of the
-/// command that follows (`perf record ... -- COMMAND`).
+/// command that follows (`perf record ... -- COMMAND`): sched_waking with
+/// its kernel call chain (where WF_SYNC shows, see
+/// `arbor_sim::workload::trace::ksyms`), the others without. The caller
+/// then writes `out.kallsyms` with `ksyms::save_for` on the same boot.
+/// The one place the recorders (bench, sim reproduce, sim calibrate)
+/// build perf's arguments.
 pub fn perf_record_argv(out: &std::path::Path) -> Vec<String> {
     // not -q: a failure's reason lands in the run's output, which the
     // guest's warning quotes
@@ -45,9 +50,11 @@ pub fn perf_record_argv(out: &std::path::Path) -> Vec<String> {
         .map(|s| s.to_string())
         .collect();
     v.push(out.display().to_string());
+    // the call chains' kernel part only: a few frames per wake-up
+    v.push("--kernel-callchains".into());
     for e in [
         "sched:sched_switch",
-        "sched:sched_waking",
+        "sched:sched_waking/call-graph=fp/",
         "sched:sched_process_fork",
         "sched:sched_wakeup_new",
         "sched:sched_process_exit",

@@ -326,22 +326,9 @@ fn record(argv: &[String], file: &Path) -> Result<PathBuf> {
     if !Path::new("/sys/kernel/tracing/events/sched").is_dir() {
         bail!("tracefs is not mounted (as root: mount -t tracefs nodev /sys/kernel/tracing)");
     }
-    let st = Command::new("perf")
-        .args(["record", "-q", "-a", "--synth=task", "-o"])
-        .arg(file)
-        .args([
-            "-e",
-            "sched:sched_switch",
-            "-e",
-            "sched:sched_waking",
-            "-e",
-            "sched:sched_process_fork",
-            "-e",
-            "sched:sched_wakeup_new",
-            "-e",
-            "sched:sched_process_exit",
-            "--",
-        ])
+    let rec = crate::bench::plan::perf_record_argv(file);
+    let st = Command::new(&rec[0])
+        .args(&rec[1..])
         .args(argv)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -350,6 +337,7 @@ fn record(argv: &[String], file: &Path) -> Result<PathBuf> {
     if !st.success() {
         bail!("perf record failed ({st}): root, or perf_event_paranoid <= 1, is needed");
     }
+    arbor_sim::workload::trace::ksyms::save_for(file)?;
     Ok(file.to_path_buf())
 }
 

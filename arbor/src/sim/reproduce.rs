@@ -948,22 +948,9 @@ fn record_traces(tables: &[&Table], dir: &Path) -> Result<i32> {
     for spec in specs {
         let f = trace_file(dir, spec);
         let argv = Workload::parse(spec, ncpu)?.argv(&Env::SHOWN);
-        let mut cmd = std::process::Command::new("perf");
-        cmd.args(["record", "-q", "-a", "--synth=task", "-o"])
-            .arg(&f)
-            .args([
-                "-e",
-                "sched:sched_switch",
-                "-e",
-                "sched:sched_waking",
-                "-e",
-                "sched:sched_process_fork",
-                "-e",
-                "sched:sched_wakeup_new",
-                "-e",
-                "sched:sched_process_exit",
-                "--",
-            ])
+        let rec = crate::bench::plan::perf_record_argv(&f);
+        let mut cmd = std::process::Command::new(&rec[0]);
+        cmd.args(&rec[1..])
             .args(&argv)
             .stdout(std::process::Stdio::null());
         eprintln!(
@@ -980,6 +967,8 @@ fn record_traces(tables: &[&Table], dir: &Path) -> Result<i32> {
                 argv.join(" ")
             );
         }
+        arbor_sim::workload::trace::ksyms::save_for(&f)
+            .with_context(|| format!("--record-traces: the kallsyms copy of {}", f.display()))?;
     }
     Ok(0)
 }

@@ -272,9 +272,10 @@ pub fn trace_scale(k: f64, cpu_ns: u64, wall_ns: u64) -> f64 {
 
 /// The simulator's trace workloads: (spec, VM label) for each recording in
 /// `dir` of a traced workload (`arbor bench --record-traces` names them),
-/// repetitions 1..=100, with the background when there is one. A file
-/// that does not read as a trace is an error.
-fn trace_specs(dir: &Path, k: f64, bg: Option<u32>) -> Result<Vec<(String, String)>> {
+/// repetitions 1..=100, with the background when there is one, and what
+/// the replay knows of WF_SYNC. A file that does not read as a trace is an
+/// error.
+fn trace_specs(dir: &Path, k: f64, bg: Option<u32>) -> Result<Vec<(String, String, String)>> {
     let mut v = Vec::new();
     for w in traced_workloads() {
         for rep in 1..=100 {
@@ -289,7 +290,11 @@ fn trace_specs(dir: &Path, k: f64, bg: Option<u32>) -> Result<Vec<(String, Strin
             if let Some(r) = bg {
                 spec.push_str(&format!("+background:r={r}"));
             }
-            v.push((spec, w.to_string()));
+            let sync = format!(
+                "{} of {} dependency wake-ups sync: {}",
+                sum.wakes_dep_sync, sum.wakes_dep, sum.sync_source
+            );
+            v.push((spec, w.to_string(), sync));
         }
     }
     Ok(v)
@@ -799,12 +804,18 @@ pub fn main(a: &ValidateArgs) -> Result<i32> {
     if !traces.is_empty() {
         let files = traces
             .iter()
-            .map(|t| format!("`{}`", t.0.strip_prefix("trace:").unwrap_or(&t.0)))
+            .map(|t| {
+                format!(
+                    "- `{}`: {}",
+                    t.0.strip_prefix("trace:").unwrap_or(&t.0),
+                    t.2
+                )
+            })
             .collect::<Vec<_>>()
-            .join(", ");
+            .join("\n");
         let _ = writeln!(
             md,
-            "## Trace rows: real programs recorded in the guest, replayed\n\nVM: scx_arbor's counters while it ran the real program (the cells above, and `{PGBENCH}` against the guest's PostgreSQL). sim: the program's recording in the same boot under `{RECORDED}` (no sched_ext; `perf record` of the sched tracepoints), replayed causally under the same scx_arbor profile on the `{}` preset, one replay per recording, with the same background. Bursts are scaled by 1 / ({k:.1} x the vCPUs the program kept busy in its recording): the recording is TCG wall time, which the replay at TCG's pace would otherwise slow twice. Column `sim (TCG) without background` is not run for traces. The replays: {files}.\n",
+            "## Trace rows: real programs recorded in the guest, replayed\n\nVM: scx_arbor's counters while it ran the real program (the cells above, and `{PGBENCH}` against the guest's PostgreSQL). sim: the program's recording in the same boot under `{RECORDED}` (no sched_ext; `perf record` of the sched tracepoints), replayed causally under the same scx_arbor profile on the `{}` preset, one replay per recording, with the same background. Bursts are scaled by 1 / ({k:.1} x the vCPUs the program kept busy in its recording): the recording is TCG wall time, which the replay at TCG's pace would otherwise slow twice. Column `sim (TCG) without background` is not run for traces. WF_SYNC of each replayed wake-up is read from its kernel call chain (sched_waking's, resolved with the guest's kallsyms: `arbor_sim::workload::trace::ksyms`). The replays:\n\n{files}\n",
             a.topology
         );
         let _ = writeln!(
@@ -1024,7 +1035,13 @@ mod tests {
         }
         let v = trace_specs(d.path(), 10.0, Some(300)).unwrap();
         assert_eq!(v.len(), 3, "{v:?}");
-        assert!(v[..2].iter().all(|(_, l)| l == hb));
+        assert!(v[..2].iter().all(|(_, l, _)| l == hb));
+        // a recording without call chains says so
+        assert!(
+            v[0].2.contains("unknown, replayed as not sync"),
+            "{}",
+            v[0].2
+        );
         assert_eq!(v[2].1, pipe);
         assert!(v[0].0.contains("-r1.data,scale="), "{}", v[0].0);
         assert!(v[0].0.ends_with("+background:r=300"), "{}", v[0].0);

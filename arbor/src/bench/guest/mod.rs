@@ -332,11 +332,21 @@ impl Runner<'_> {
         )?;
         let wall = t0.elapsed().as_secs_f64();
         if let Some(dest) = record {
-            if let Err(err) = fs::copy(&local, dest) {
-                say(&format!(
+            match fs::copy(&local, dest) {
+                Err(err) => say(&format!(
                     "warning: the recording of {} (rep {}) was not kept: {err}",
                     e.workload, e.rep
-                ));
+                )),
+                // the addresses that resolve its wake-ups' call chains
+                // (WF_SYNC), from this boot
+                Ok(_) => {
+                    if let Err(err) = arbor_sim::workload::trace::ksyms::save_for(dest) {
+                        say(&format!(
+                            "warning: no kallsyms copy for the recording of {} (rep {}): its wake-ups will replay as sync unknown: {err:#}",
+                            e.workload, e.rep
+                        ));
+                    }
+                }
             }
             let _ = fs::remove_file(&local);
         }
@@ -429,6 +439,9 @@ mod tests {
         assert_eq!(pg[..4], ["runuser", "-u", "postgres", "--"]);
         let rec = workload_command(&argv, true, Some(Path::new("/t/x.data")));
         assert_eq!(rec[..2], ["perf", "record"]);
+        // sched_waking's kernel call chain: where WF_SYNC shows
+        assert!(rec.iter().any(|a| a == "sched:sched_waking/call-graph=fp/"));
+        assert!(rec.iter().any(|a| a == "--kernel-callchains"));
         let sep = rec.iter().position(|a| a == "--").unwrap();
         assert!(rec[..sep]
             .windows(2)

@@ -80,7 +80,7 @@ impl Census {
     pub fn read(path: &Path) -> Result<Census> {
         let mut c = Census::default();
         let mut cur: Vec<(i32, u64)> = Vec::new();
-        let header = perf::read(path, |e| {
+        let header = perf::read(path, None, |e| {
             c.event(e, &mut cur);
             Ok(())
         })?;
@@ -201,7 +201,7 @@ impl Census {
                     }
                 }
             }
-            Kind::Waking { pid } => {
+            Kind::Waking { pid, .. } => {
                 let by_task = !e.irq && e.tid > 0 && e.tid != *pid;
                 let th = self.thread(*pid, e.t);
                 if matches!(th.state, St::Blocked | St::Unknown) {

@@ -8,18 +8,20 @@
 //! - [`census`] is the first pass (threads, processes, CPU time: what
 //!   `arbor sim trace-info` prints);
 //! - [`program`] is the second: each replayed thread's program;
-//! - [`replay`] runs the programs as a [`super::Workload`].
+//! - [`replay`] runs the programs as a [`super::Workload`];
+//! - [`ksyms`] tells WF_SYNC wake-ups from their kernel call chains, with
+//!   a copy of the recording boot's /proc/kallsyms (`FILE.kallsyms`).
 //!
 //! What a trace cannot carry: cache footprints (each task gets the default
 //! working set), lock semantics beyond the recorded waker (a futex handed
 //! to another waiter in the replay is still released by the recorded
-//! one), data passed with a wake-up, WF_SYNC (the `sync` key sets it for
-//! every dependency), frequency (bursts are normalised by capacity only),
+//! one), data passed with a wake-up, frequency (bursts are normalised by capacity only),
 //! and priority changes (each thread keeps its first).
 
 pub mod census;
 pub mod format;
 pub mod info;
+pub mod ksyms;
 pub mod perf;
 pub mod program;
 pub mod replay;
@@ -33,7 +35,7 @@ use anyhow::{bail, Context, Result};
 pub use program::{Compiled, Select, Summary};
 
 /// The keys of a `trace:` spec (after the file name).
-pub const KEYS: &str = "comm=NAME[|NAME..], pid=PID[|PID..], all=1, from=S, to=S, scale=F, sync=0|1, cap=CPUS:CAP[,..] (as --cpu-capacity, ';' between ranges)";
+pub const KEYS: &str = "comm=NAME[|NAME..], pid=PID[|PID..], all=1, from=S, to=S, scale=F, sync=0|1 (every dependency wake-up sync or none, in place of the call chains'), kallsyms=PATH (default FILE.kallsyms), cap=CPUS:CAP[,..] (as --cpu-capacity, ';' between ranges)";
 
 /// Splits `FILE[,KEY=VALUE...]`: the file is everything before the first
 /// `,KEY=` whose key is known, so a path may hold commas.
@@ -41,7 +43,9 @@ pub fn parse_spec(args: &str) -> Result<(String, Select)> {
     if args.is_empty() {
         bail!("workload 'trace:': give a perf.data file: trace:FILE[,{KEYS}]");
     }
-    let known = ["comm", "pid", "all", "from", "to", "scale", "sync", "cap"];
+    let known = [
+        "comm", "pid", "all", "from", "to", "scale", "sync", "kallsyms", "cap",
+    ];
     let mut cut = args.len();
     for (i, _) in args.match_indices(',') {
         let rest = &args[i + 1..];
@@ -93,11 +97,12 @@ pub fn parse_spec(args: &str) -> Result<(String, Select)> {
                 }
                 "sync" => {
                     sel.sync = match v {
-                        "1" => true,
-                        "0" => false,
+                        "1" => Some(true),
+                        "0" => Some(false),
                         _ => return Err(err(format!("sync={v} is not 0 or 1"))),
                     }
                 }
+                "kallsyms" => sel.kallsyms = Some(v.to_string()),
                 "from" => sel.from_ns = secs(v)?,
                 "to" => sel.to_ns = Some(secs(v)?),
                 "scale" => {

@@ -16,6 +16,7 @@ use linux_perf_data::linux_perf_event_reader::{EventRecord, PerfEventType, RawDa
 use linux_perf_data::{Endianness, Feature, PerfFileReader, PerfFileRecord};
 
 use super::format::{self, Format, Formats, Record};
+use super::ksyms::Ksyms;
 
 /// trace_flag_type (kernel/trace/trace.h): the record was written in
 /// hard-irq, soft-irq or NMI context, i.e. not by the current task's own
@@ -38,8 +39,9 @@ pub enum Kind {
         next_prio: i32,
         next_comm: String,
     },
-    /// sched:sched_waking (or sched:sched_wakeup in a file without it).
-    Waking { pid: i32 },
+    /// sched:sched_waking (or sched:sched_wakeup in a file without it),
+    /// and whether its kernel call chain shows WF_SYNC.
+    Waking { pid: i32, sync: Sync },
     /// sched:sched_wakeup_new: a new task's first wake-up.
     WakeupNew { pid: i32 },
     /// sched:sched_process_fork.
@@ -57,6 +59,17 @@ pub enum Kind {
     },
     /// PERF_RECORD_FORK: a thread `tid` of group `pid` created by `ptid`.
     TaskFork { pid: i32, tid: i32, ptid: i32 },
+}
+
+/// WF_SYNC of a wake-up, as the file shows it (see [`super::ksyms`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sync {
+    /// The sample has no kernel call chain (recorded without `-g`).
+    NoCallchain,
+    /// It has one, but no kallsyms copy was given to resolve it.
+    NoSymbols,
+    Yes,
+    No,
 }
 
 /// One event: when, on which CPU, and the task the CPU was running.
@@ -136,7 +149,11 @@ enum Tp {
 /// Opens `path` as a perf.data file and calls `f` with each scheduler
 /// event in time order. Returns the header (with the count of lost
 /// records). Every failure is one line naming the file.
-pub fn read(path: &Path, mut f: impl FnMut(&Event) -> Result<()>) -> Result<Header> {
+pub fn read(
+    path: &Path,
+    syms: Option<&Ksyms>,
+    mut f: impl FnMut(&Event) -> Result<()>,
+) -> Result<Header> {
     let what = path.display();
     let file = crate::limits::open_regular(path, "trace", crate::limits::MAX_TRACE_BYTES)?;
     let PerfFileReader {
@@ -268,7 +285,12 @@ pub fn read(path: &Path, mut f: impl FnMut(&Event) -> Result<()>) -> Result<Head
                     .and_then(|f| rec.int_of(f, "common_flags").ok())
                     .unwrap_or(0);
                 let irq = flags & (TRACE_FLAG_HARDIRQ | TRACE_FLAG_SOFTIRQ | TRACE_FLAG_NMI) != 0;
-                let kind = decode(*tp, &rec, fields).map_err(|e| anyhow!("trace {what}: {e:#}"))?;
+                let mut kind =
+                    decode(*tp, &rec, fields).map_err(|e| anyhow!("trace {what}: {e:#}"))?;
+                if let Kind::Waking { sync, .. } = &mut kind {
+                    *sync = wake_sync(s.callchain.as_ref(), syms)
+                        .map_err(|e| anyhow!("trace {what}: at {t} ns: {e:#}"))?;
+                }
                 Event {
                     t,
                     cpu,
@@ -325,12 +347,47 @@ fn decode(tp: Tp, r: &Record, f: &Fields) -> Result<Kind> {
             next_prio: i(4)?,
             next_comm: r.str("next_comm")?,
         },
-        Tp::Waking | Tp::Wakeup => Kind::Waking { pid: i(0)? },
+        Tp::Waking | Tp::Wakeup => Kind::Waking {
+            pid: i(0)?,
+            sync: Sync::NoCallchain,
+        },
         Tp::WakeupNew => Kind::WakeupNew { pid: i(0)? },
         Tp::Fork => Kind::Fork {
             parent: i(0)?,
             child: i(1)?,
         },
         Tp::Exit => Kind::Exit { pid: i(0)? },
+    })
+}
+
+/// WF_SYNC of a sched_waking sample from its call chain's kernel part
+/// (the frames after PERF_CONTEXT_KERNEL, up to the next context marker).
+fn wake_sync(
+    chain: Option<&linux_perf_data::linux_perf_event_reader::RawDataU64>,
+    syms: Option<&Ksyms>,
+) -> Result<Sync> {
+    use linux_perf_data::linux_perf_event_reader::constants::{
+        PERF_CONTEXT_KERNEL, PERF_CONTEXT_MAX,
+    };
+    let Some(chain) = chain else {
+        return Ok(Sync::NoCallchain);
+    };
+    let n = chain.len();
+    let frames = (0..n).filter_map(|k| chain.get(k));
+    let mut kernel = frames
+        .skip_while(|&ip| ip != PERF_CONTEXT_KERNEL)
+        .skip(1)
+        .take_while(|&ip| ip < PERF_CONTEXT_MAX)
+        .peekable();
+    if kernel.peek().is_none() {
+        return Ok(Sync::NoCallchain);
+    }
+    let Some(k) = syms else {
+        return Ok(Sync::NoSymbols);
+    };
+    Ok(if k.is_sync(kernel)? {
+        Sync::Yes
+    } else {
+        Sync::No
     })
 }

@@ -22,14 +22,19 @@ use anyhow::{bail, Result};
 use serde::Serialize;
 
 use super::census::{Census, STATE_DEAD, STATE_REPORT};
-use super::perf::{self, Event, Kind};
+use super::ksyms::Ksyms;
+use super::perf::{self, Event, Kind, Sync as WakeSync};
 use crate::workload::{Ns, TaskSpec};
 
 /// One step of a thread's program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
     Run(Ns),
-    Wake(u32),
+    /// Wake a task; `sync`: with WF_SYNC.
+    Wake {
+        to: u32,
+        sync: bool,
+    },
     Fork(u32),
     Block,
     Sleep(Ns),
@@ -53,8 +58,12 @@ pub struct Select {
     pub to_ns: Option<Ns>,
     /// Burst lengths are multiplied by this.
     pub scale: f64,
-    /// Dependency wake-ups are sync (WF_SYNC): the trace cannot tell.
-    pub sync: bool,
+    /// `Some`: every dependency wake-up is sync (WF_SYNC), or none, in
+    /// place of what the call chains say.
+    pub sync: Option<bool>,
+    /// The kallsyms copy that resolves the call chains (default
+    /// `FILE.kallsyms`, when it exists).
+    pub kallsyms: Option<String>,
     /// The capacity of each recorded CPU (1024 where not given).
     pub capacity: BTreeMap<u32, u32>,
 }
@@ -68,7 +77,8 @@ impl Default for Select {
             from_ns: 0,
             to_ns: None,
             scale: 1.0,
-            sync: false,
+            sync: None,
+            kallsyms: None,
             capacity: BTreeMap::new(),
         }
     }
@@ -91,6 +101,9 @@ pub struct Summary {
     pub cpu_ns_all: u64,
     pub bursts: u64,
     pub wakes_dep: u64,
+    /// Of them, sync (WF_SYNC); and where that came from.
+    pub wakes_dep_sync: u64,
+    pub sync_source: String,
     pub sleeps_irq: u64,
     pub sleeps_dropped_waker: u64,
     /// Blocks whose end the file does not show (a lost record).
@@ -139,7 +152,7 @@ impl Summary {
         let more = self.processes.len().saturating_sub(8);
         format!(
             "trace {}: replayed {} threads of {} processes ({}{}; {}), {:.3} s window\n\
-             kept: {:.3} s CPU in {} bursts = {:.1}% of the trace's CPU time; {} dependency wake-ups, {} timer/IO sleeps, {} forks, {} exits; recorded wall {:.3} s\n\
+             kept: {:.3} s CPU in {} bursts = {:.1}% of the trace's CPU time; {} dependency wake-ups ({} sync: {}), {} timer/IO sleeps, {} forks, {} exits; recorded wall {:.3} s\n\
              dropped: {} blocks whose end the file lacks (kept as fixed sleeps), {} wake-ups of threads not replayed, {} blocks ended by threads not replayed (kept as fixed sleeps), {} wake-ups of running threads (no effect), {} blocks still open at the end (the thread ends there), {} priority changes (each thread keeps its first), {} lost records, {} threads idle in the window",
             self.file,
             self.threads,
@@ -152,6 +165,8 @@ impl Summary {
             self.bursts,
             100.0 * self.coverage(),
             self.wakes_dep,
+            self.wakes_dep_sync,
+            self.sync_source,
             self.sleeps_irq,
             self.forks,
             self.exits,
@@ -175,7 +190,6 @@ pub struct Compiled {
     pub programs: Vec<Vec<Op>>,
     /// Task index -> started by its parent's `Fork` (else at start_at).
     pub by_fork: Vec<bool>,
-    pub sync: bool,
     pub summary: Summary,
 }
 
@@ -405,7 +419,21 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
             }
         }
     };
-    perf::read(path, |e: &Event| {
+    // WF_SYNC: from the call chains, resolved with the kallsyms copy
+    let ksyms_path = match &sel.kallsyms {
+        Some(k) => Some(std::path::PathBuf::from(k)),
+        None => {
+            let p = super::ksyms::path_for(path);
+            p.exists().then_some(p)
+        }
+    };
+    let ksyms = match (&sel.sync, &ksyms_path) {
+        (None, Some(p)) => Some(Ksyms::read(p)?),
+        _ => None,
+    };
+    // how the dependency wake-ups' WF_SYNC was known
+    let mut seen = [0u64; 4];
+    perf::read(path, ksyms.as_ref(), |e: &Event| {
         if e.cpu == u32::MAX || e.t < w0 {
             return Ok(());
         }
@@ -479,6 +507,9 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
                         if prev_state & STATE_REPORT == 0 || prev_state & STATE_DEAD != 0 {
                             th[k].ops[op] = Op::Nop;
                             s.wakes_noop += 1;
+                        } else if let Op::Wake { sync: true, .. } = th[k].ops[op] {
+                            // the dependency counted above
+                            s.wakes_dep_sync += 1;
                         }
                     }
                 }
@@ -504,7 +535,11 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
                     }
                 }
             }
-            Kind::Waking { pid } => {
+            Kind::Waking { pid, sync } => {
+                let sync_now = match sel.sync {
+                    Some(x) => x,
+                    None => *sync == WakeSync::Yes,
+                };
                 // a dependency: a replayed thread's own code, still alive
                 // (a dead thread's wake, after a lost switch, would follow
                 // its Exit and never be replayed)
@@ -534,9 +569,14 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
                     match waker {
                         Some(k) => {
                             flush(&mut th[k], e.cpu, now, &mut oncpu, &mut s);
-                            th[k].ops.push(Op::Wake(wi as u32));
+                            th[k].ops.push(Op::Wake {
+                                to: wi as u32,
+                                sync: sync_now,
+                            });
+                            seen[*sync as usize] += 1;
                             th[wi].ops[slot] = Op::Block;
                             s.wakes_dep += 1;
+                            s.wakes_dep_sync += sync_now as u64;
                         }
                         None => {
                             th[wi].ops[slot] = Op::Sleep(now.saturating_sub(since).max(1));
@@ -552,7 +592,11 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
                     let p = match waker {
                         Some(k) => {
                             flush(&mut th[k], e.cpu, now, &mut oncpu, &mut s);
-                            th[k].ops.push(Op::Wake(wi as u32));
+                            th[k].ops.push(Op::Wake {
+                                to: wi as u32,
+                                sync: sync_now,
+                            });
+                            seen[*sync as usize] += 1;
                             Some((k, th[k].ops.len() - 1))
                         }
                         None => None,
@@ -656,7 +700,7 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
     }
     for p in programs.iter_mut() {
         for op in p.iter_mut() {
-            if let Op::Wake(x) | Op::Fork(x) = op {
+            if let Op::Wake { to: x, .. } | Op::Fork(x) = op {
                 *x = remap[*x as usize];
             }
         }
@@ -674,7 +718,7 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
         for op in p {
             match op {
                 Op::Block => need[i] += 1,
-                Op::Wake(x) => need[*x as usize] -= 1,
+                Op::Wake { to: x, .. } => need[*x as usize] -= 1,
                 _ => {}
             }
         }
@@ -692,11 +736,32 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
     }
     s.processes = per.into_iter().map(|(p, k)| (p, c.name(p), k)).collect();
     s.threads = tasks.len();
+    let (no_chain, no_syms) = (
+        seen[WakeSync::NoCallchain as usize],
+        seen[WakeSync::NoSymbols as usize],
+    );
+    s.sync_source = match (sel.sync, &ksyms) {
+        (Some(true), _) => "sync=1, every dependency wake-up".into(),
+        (Some(false), _) => "sync=0, none".into(),
+        (None, Some(k)) if no_chain == 0 => {
+            format!("WF_SYNC from the kernel call chains, symbols from {}", k.file)
+        }
+        (None, Some(k)) => format!(
+            "WF_SYNC from the kernel call chains (symbols from {}); {no_chain} had no call chain and were replayed as not sync",
+            k.file
+        ),
+        (None, None) if no_syms > 0 => format!(
+            "unknown, replayed as not sync: the file has call chains but no kallsyms copy resolves them ({}.kallsyms, or kallsyms=PATH)",
+            s.file
+        ),
+        (None, None) => {
+            "unknown, replayed as not sync: the file has no kernel call chains of sched_waking (record with -g)".into()
+        }
+    };
     Ok(Compiled {
         tasks,
         programs,
         by_fork,
-        sync: sel.sync,
         summary: s,
     })
 }

@@ -45,11 +45,11 @@ impl Workload for Replay {
             match op {
                 Op::Run(w) => return Step::Run(w),
                 Op::Sleep(ns) => return Step::Sleep(ns),
-                Op::Wake(x) => {
-                    let x = x as usize;
+                Op::Wake { to, sync } => {
+                    let x = to as usize;
                     if self.waiting[x] {
                         self.waiting[x] = false;
-                        fx.wake(x, self.c.sync, 0);
+                        fx.wake(x, sync, 0);
                     } else {
                         self.tokens[x] += 1;
                     }
