@@ -55,6 +55,24 @@ pub struct Outcome {
     /// bpf_timer_start calls (each arming of a BPF timer).
     #[serde(skip)]
     pub timers_armed: u64,
+    /// The scheduler's exits that asked for a restart, each followed by a
+    /// reload (CPU hotplug without ops.cpu_online/offline: core/hotplug.rs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub restarts: Vec<Restart>,
+    /// CPU hotplug events that happened in the run.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub hotplugs: u64,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
+}
+
+/// A restart of the scheduler during a run: when, and the exit's message.
+#[derive(Clone, Debug, Serialize)]
+pub struct Restart {
+    pub at_ns: Ns,
+    pub why: String,
 }
 
 /// CPU time of the calling thread, in seconds.
@@ -78,7 +96,22 @@ pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
         ..spec.cfg.clone()
     };
     let mut core = Core::new(spec.machine.clone(), spec.cost.clone(), cfg)?;
+    // a restart the kernel asks for (CPU hotplug) loads the scheduler again
+    // on the CPUs online then, as its loader would (core/hotplug.rs)
+    let (sched, knobs) = (spec.sched.clone(), spec.knobs.clone());
+    core.reloader = Some(Box::new(move |m, online| {
+        let topo = m.topo_of(&|c| online.get(c).copied().unwrap_or(false))?;
+        sched.build(&topo, &knobs)
+    }));
     let stop = core.run(ops.as_mut(), wl.as_mut(), progress);
+    let restarts: Vec<Restart> = core
+        .restarts()
+        .iter()
+        .map(|(at, why)| Restart {
+            at_ns: *at,
+            why: why.clone(),
+        })
+        .collect();
     let elapsed = core.now.max(1);
     let mut metrics = wl.metrics(elapsed);
     let st = &core.stats;
@@ -167,7 +200,12 @@ pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
         queue_events: core.stats.events,
         cpu_s: thread_cpu_s() - cpu0,
         metrics,
-        counters: ops.counters(),
+        counters: match &core.reloaded {
+            Some(r) => r.counters(),
+            None => ops.counters(),
+        },
+        restarts,
+        hotplugs: core.stats.hotplugs,
         trace,
         bpf_ops: core
             .stats
