@@ -361,6 +361,43 @@ mod tests {
         assert!(on < off / 2, "found_idle_cpu on {on} off {off}");
     }
 
+    /// A fuzz case with every new draw at once (arbor sim fuzz's): holes in
+    /// the numbering, an offline CPU, and four hotplug events. scx_arbor
+    /// (no ops.cpu_online/offline) and p2dq restart at each event and the
+    /// run finishes with no invariant violation (a task on an offline CPU
+    /// is one); lavd handles the offlining itself (its ops.cpu_offline) and
+    /// asks for a restart when a CPU comes online. Before the old instance
+    /// released its tasks' storage at the restart (ops.exit_task), p2dq's
+    /// new instance failed ("task_ctx allocation failure").
+    #[test]
+    fn hotplug_restarts_and_the_runs_finish() {
+        let m = crate::presets::find("shape:n=2,c=2,t=2,offline=1,absent=2").unwrap();
+        let cfg = Config {
+            hotplug: crate::core::hotplug::parse("off:3@20ms,on:1@40ms,on:3@60ms,off:0@80ms")
+                .unwrap(),
+            time_limit: 2_000_000_000,
+            ..Config::default()
+        };
+        for (sched, restarts) in [("arbor:stock", 4), ("p2dq", 4), ("lavd", 2)] {
+            let o = simulate(
+                &RunSpec {
+                    machine: &m,
+                    cost: &CostModel::default(),
+                    cfg: cfg.clone(),
+                    sched: &SchedSpec::parse(sched).unwrap(),
+                    knobs: &Knobs::default(),
+                    workload: "hackbench:g=2,l=400",
+                    seed: 1,
+                },
+                |_| {},
+            )
+            .unwrap();
+            assert!(o.ok, "{sched}: {}", o.stop);
+            assert_eq!(o.hotplugs, 4, "{sched}");
+            assert_eq!(o.restarts.len(), restarts, "{sched}: {:?}", o.restarts);
+        }
+    }
+
     use crate::workload::{Effects, Exits, Step, TaskId, TaskSpec, Workload};
 
     /// Seed 002's process table under churn (issue 11, item 6): `procs`

@@ -423,11 +423,20 @@ impl Core {
             }
         };
         self.restarts.push((self.now, why.clone()));
-        // the old instance is disabled: cgroup_exit, then ops.exit (as at
-        // the end of a run)
+        // the old instance is disabled (scx_root_disable): cgroup_exit
+        // (ext.c:6354), ops.exit_task for every task (6380:
+        // scx_disable_and_exit_task; the task's storage of that instance
+        // goes with it), then ops.exit (6433-6434)
         let (_, cg_exit) = old.cgroup_ops();
         if cg_exit {
             self.call(0, super::Ctx::Other, "cgroup_exit", |c| old.cgroup_exit(c));
+        }
+        for t in 0..self.tasks.len() {
+            if !matches!(self.tasks[t].state, TaskState::New | TaskState::Exited) && !self.is_rt(t)
+            {
+                let cpu = self.tasks[t].cpu;
+                self.call(cpu, super::Ctx::Other, "exit_task", |c| old.exit_task(c, t));
+            }
         }
         self.call(0, super::Ctx::Other, "exit", |c| old.exit(c, &why));
         self.exit_kind = 0;

@@ -728,13 +728,21 @@ impl Core {
             match &s.cpus {
                 Some(list) => {
                     for &c in list {
-                        if c >= self.cpus.len() || !self.machine.possible(c) {
+                        if c >= self.cpus.len() {
                             anyhow::bail!(
                                 "task '{}' is pinned to CPU {c}, which the machine does not have",
                                 s.name
                             );
                         }
-                        ts.cpus_mask.set(c, true);
+                        // a hole of sparse numbering is in no cpumask
+                        ts.cpus_mask.set(c, self.machine.possible(c));
+                    }
+                    // pinned to holes only (a per-CPU task of a workload
+                    // drawn for nr_cpu_ids CPUs): the possible CPUs, as
+                    // select_fallback_rq's last resort widens a task whose
+                    // CPUs are all gone (core/hotplug.rs)
+                    if (0..self.cpus.len()).all(|c| !ts.cpus_mask.test(c)) {
+                        ts.cpus_mask = *self.possible_mask;
                     }
                 }
                 None => ts.cpus_mask = *self.possible_mask,

@@ -217,9 +217,18 @@ fn a_restart_reloads_the_scheduler_with_the_existing_tasks() {
         assert!(c.contains(&Call::Enable(t)), "{c:?}");
         assert!(c.contains(&Call::Enqueue { t, flags: 0 }), "{c:?}");
     }
+    // the old instance let go of every task (ops.exit_task) before
+    for t in 0..3 {
+        assert!(
+            calls(&s.log, |r| r.call == Call::ExitTask(t) && r.at == 10 * MS).len() == 1,
+            "{:?}",
+            of_task(&s.log, t)
+        );
+    }
     // the new instance ran everything since, never on the offline CPU
     none_runs_on(&second, 1, 10 * MS);
     assert!(calls(&s.log, |r| r.at > 10 * MS).is_empty());
+    assert!(calls(&second, |r| r.at < 10 * MS).is_empty());
 }
 
 /// Possible vs online CPUs: on 4 ids where 1 is a hole (absent) and 2 is
