@@ -185,6 +185,9 @@ pub const KSFT: &[(&str, &str, &str)] = &[
     ("numa", "numa", "numa_ops"),
     ("dsp_local_on", "dsp_local_on", "dsp_local_on_ops"),
     ("prog_run", "prog_run", "prog_run_ops"),
+    // hotplug.bpf.c holds two schedulers: with and without the callbacks
+    ("hotplug_cb", "hotplug", "hotplug_cb_ops"),
+    ("hotplug_nocb", "hotplug", "hotplug_nocb_ops"),
 ];
 
 /// The kernel's example schedulers (tools/sched_ext/ of the same tree):

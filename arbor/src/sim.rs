@@ -69,6 +69,14 @@ pub struct SimArgs {
     /// CPUs share one CPU's speed; no SMT, cache-refill or idle-exit costs.
     #[arg(long)]
     one_host_thread: bool,
+    /// CPU hotplug during each run: events off:CPU@TIME or on:CPU@TIME,
+    /// comma-separated, TIME with a unit (ns, us, ms, s), e.g.
+    /// off:3@100ms,on:3@300ms. A CPU goes offline with its tasks moved
+    /// away; a scheduler without ops.cpu_online/cpu_offline exits asking
+    /// for a restart and is loaded again, as its loader does
+    /// (docs/sim/ext-semantics.md, "CPU hotplug").
+    #[arg(long, value_name = "EVENTS")]
+    hotplug: Option<String>,
     /// Override a cost-model parameter, NAME=VALUE (see --list).
     #[arg(long = "cost", value_name = "NAME=VALUE")]
     costs: Vec<String>,
@@ -114,6 +122,10 @@ pub struct JobOut {
     /// per BPF op: (name, calls, ns charged), as bench's `bpf:OP`
     #[serde(default)]
     pub bpf_ops: Vec<(String, u64, f64)>,
+    /// the scheduler's restarts at the kernel's request (CPU hotplug):
+    /// (simulated ns, the exit's message)
+    #[serde(default)]
+    pub restarts: Vec<(u64, String)>,
 }
 
 impl From<&Outcome> for JobOut {
@@ -140,6 +152,11 @@ impl From<&Outcome> for JobOut {
                 .collect(),
             counters: o.counters.clone(),
             bpf_ops: o.bpf_ops.clone(),
+            restarts: o
+                .restarts
+                .iter()
+                .map(|r| (r.at_ns, r.why.clone()))
+                .collect(),
         }
     }
 }
@@ -519,9 +536,14 @@ pub fn main(a: SimArgs) -> Result<i32> {
         trace: false,
         slowdown: a.slowdown,
         one_host_thread: a.one_host_thread,
+        hotplug: match &a.hotplug {
+            Some(h) => arbor_sim::core::hotplug::parse(h)?,
+            None => Vec::new(),
+        },
         ..Config::default()
     };
     cfg.validate()?;
+    arbor_sim::core::hotplug::check(&machine, &cfg.hotplug)?;
     let mut plan = Plan::new(
         machine,
         cost,
@@ -595,7 +617,7 @@ pub fn main(a: SimArgs) -> Result<i32> {
             "seed": a.seed, "knobs": format!("{:?}", a.knobs),
             "runs": done.iter().map(|d| serde_json::json!({
                 "scheduler": plan.scheds[d.sched].label, "workload": plan.workloads[d.workload],
-                "rep": d.rep, "stop": d.out.stop,
+                "rep": d.rep, "stop": d.out.stop, "restarts": d.out.restarts,
                 "sim_ns": d.out.sim_ns, "events": d.out.events, "callbacks": d.out.callbacks,
                 "state_changes": d.out.state_changes, "queue_events": d.out.queue_events})).collect::<Vec<_>>(),
         });
@@ -622,6 +644,17 @@ pub fn main(a: SimArgs) -> Result<i32> {
         eprintln!("arbor sim: report in {}", dir.display());
     }
     eprintln!("arbor sim: {}", speed_line(&done, wall));
+    for d in &done {
+        for (at, why) in &d.out.restarts {
+            eprintln!(
+                "arbor sim: {} on {} (seed {}): restarted at {:.3} ms as the kernel asked: {why}",
+                plan.scheds[d.sched].label,
+                plan.workloads[d.workload],
+                plan.seed + d.rep as u64,
+                *at as f64 / 1e6
+            );
+        }
+    }
     if !failed.is_empty() {
         for f in &failed {
             eprintln!("arbor sim: {f}");

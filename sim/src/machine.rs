@@ -62,6 +62,21 @@ pub struct IdleState {
     pub residency_ns: u64,
 }
 
+/// Whether a CPU id exists and is online when a run starts, as the
+/// kernel's masks have it: an `Online` CPU is in cpu_possible_mask and
+/// cpu_online_mask; an `Offline` one is possible (a hotplug event may bring
+/// it up) but in no idle or online mask and never runs a task; an `Absent`
+/// id is a hole in sparse numbering (not in cpu_possible_mask): it appears
+/// in no mask ever, but counts towards nr_cpu_ids (highest possible id + 1,
+/// what scx_bpf_nr_cpu_ids() returns), so the highest id is never absent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub enum Presence {
+    #[default]
+    Online,
+    Offline,
+    Absent,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Machine {
     pub name: String,
@@ -76,17 +91,79 @@ pub struct Machine {
     pub idle_states: Vec<IdleState>,
     /// Where the idle states come from.
     pub idle_source: &'static str,
+    /// Each CPU id's presence (`Presence`); empty: every CPU is online.
+    /// An absent id's `cpus` entry is a placeholder that nothing uses.
+    pub presence: Vec<Presence>,
 }
 
 impl Machine {
+    /// nr_cpu_ids: the highest possible CPU id + 1 (absent ids included).
     pub fn nr_cpus(&self) -> usize {
         self.cpus.len()
+    }
+
+    pub fn presence(&self, cpu: usize) -> Presence {
+        self.presence.get(cpu).copied().unwrap_or_default()
+    }
+
+    /// In cpu_possible_mask: not a hole of sparse numbering.
+    pub fn possible(&self, cpu: usize) -> bool {
+        cpu < self.cpus.len() && self.presence(cpu) != Presence::Absent
+    }
+
+    /// Online when the run starts.
+    pub fn online_at_start(&self, cpu: usize) -> bool {
+        cpu < self.cpus.len() && self.presence(cpu) == Presence::Online
+    }
+
+    /// Marks the CPUs of `list` with `p`; one-line errors for an id the
+    /// machine does not have.
+    pub fn set_presence(&mut self, list: &[usize], p: Presence) -> Result<()> {
+        if self.presence.is_empty() {
+            self.presence = vec![Presence::Online; self.cpus.len()];
+        }
+        for &c in list {
+            if c >= self.cpus.len() {
+                bail!(
+                    "machine '{}': CPU {c} is named {} but the machine has CPUs 0-{}",
+                    self.name,
+                    match p {
+                        Presence::Offline => "offline",
+                        Presence::Absent => "absent",
+                        Presence::Online => "online",
+                    },
+                    self.cpus.len() - 1
+                );
+            }
+            self.presence[c] = p;
+        }
+        Ok(())
     }
 
     /// Checks that the machine is possible; one-line errors.
     pub fn validate(&self) -> Result<()> {
         if self.cpus.is_empty() {
             bail!("machine '{}' has no CPUs", self.name);
+        }
+        if !self.presence.is_empty() && self.presence.len() != self.cpus.len() {
+            bail!(
+                "machine '{}': presence given for {} CPU ids, the machine has {}",
+                self.name,
+                self.presence.len(),
+                self.cpus.len()
+            );
+        }
+        if !(0..self.cpus.len()).any(|c| self.online_at_start(c)) {
+            bail!("machine '{}': no CPU is online", self.name);
+        }
+        // nr_cpu_ids is the highest possible id + 1 (kernel/smp.c
+        // setup_nr_cpu_ids): the last id is never a hole
+        if self.presence(self.cpus.len() - 1) == Presence::Absent {
+            bail!(
+                "machine '{}': the highest CPU id ({}) is absent; nr_cpu_ids ends at the last possible CPU",
+                self.name,
+                self.cpus.len() - 1
+            );
         }
         for (i, c) in self.cpus.iter().enumerate() {
             if c.id != i {
@@ -127,8 +204,9 @@ impl Machine {
             }
         }
         // an SMT core and an LLC never straddle a node; a core never straddles an LLC
-        for a in &self.cpus {
-            for b in &self.cpus {
+        let real = || self.cpus.iter().filter(|c| self.possible(c.id));
+        for a in real() {
+            for b in real() {
                 if a.core == b.core && a.llc != b.llc {
                     bail!("machine '{}': core {} spans two LLCs", self.name, a.core);
                 }
@@ -150,17 +228,26 @@ impl Machine {
 
     pub fn smt_width(&self) -> usize {
         let mut per_core = std::collections::BTreeMap::new();
-        for c in &self.cpus {
+        for c in self.cpus.iter().filter(|c| self.possible(c.id)) {
             *per_core.entry(c.core).or_insert(0usize) += 1;
         }
         per_core.values().copied().max().unwrap_or(1)
     }
 
-    /// The scheduler's view, built by the same code scx_arbor uses on sysfs.
+    /// The scheduler's view, built by the same code scx_arbor uses on sysfs,
+    /// of the CPUs online when the run starts (scx_utils reads the online
+    /// CPUs' topology: an offline CPU's topology directory is gone).
     pub fn topo(&self) -> Result<scx_arbor::topology::Topo> {
+        self.topo_of(&|c| self.online_at_start(c))
+    }
+
+    /// The scheduler's view of the CPUs `online` says are online (a
+    /// reload after a hotplug event reads the topology again).
+    pub fn topo_of(&self, online: &dyn Fn(usize) -> bool) -> Result<scx_arbor::topology::Topo> {
         let raw: Vec<_> = self
             .cpus
             .iter()
+            .filter(|c| online(c.id))
             .map(|c| (c.id, c.core, c.llc, c.node, c.capacity))
             .collect();
         scx_arbor::topology::Topo::from_raw(&raw)

@@ -122,6 +122,7 @@ fn machine(
         smt,
         idle_states,
         idle_source,
+        presence: Vec::new(),
     }
 }
 
@@ -861,6 +862,40 @@ mod tests {
         }
     }
 
+    /// `offline=` and `absent=` (sparse numbering): nr_cpu_ids stays the
+    /// shape's, the scheduler's topology holds the online CPUs only, and
+    /// bad lists are one-line errors.
+    #[test]
+    fn shapes_with_offline_cpus_and_holes() {
+        use crate::machine::Presence;
+        let m = find("shape:c=4,t=2,offline=1+5,absent=2-3").unwrap();
+        assert_eq!(m.nr_cpus(), 8);
+        assert_eq!(m.presence(1), Presence::Offline);
+        assert_eq!(m.presence(3), Presence::Absent);
+        assert!(m.possible(5) && !m.online_at_start(5) && !m.possible(2));
+        let topo = m.topo().unwrap();
+        assert_eq!(topo.nr_cpu_ids(), 8);
+        let ids: Vec<usize> = topo.all().map(|c| c.id).collect();
+        assert_eq!(ids, [0, 4, 6, 7]);
+        for (spec, want) in [
+            (
+                "shape:c=2,offline=2",
+                "CPU 2 is listed offline but the shape has CPUs 0-1",
+            ),
+            ("shape:c=2,offline=0-1", "no CPU is online"),
+            ("shape:c=2,t=2,absent=3", "the highest CPU id (3) is absent"),
+            ("shape:c=2,offline=x", "'x' is not a CPU id"),
+            (
+                "shape:c=4,offline=1,absent=1",
+                "CPU 1 is listed both offline and absent",
+            ),
+            ("shape:c=4,offline=1,offline=2", "'offline' is given twice"),
+        ] {
+            let e = format!("{:#}", find(spec).unwrap_err());
+            assert!(e.contains(want) && !e.contains('\n'), "{spec}: {e}");
+        }
+    }
+
     #[test]
     fn cpu_counts_match_the_seeds() {
         for (name, n) in [
@@ -965,18 +1000,38 @@ mod tests {
 }
 
 /// A machine of any shape, for `arbor sim fuzz` and its reproducers:
-/// `shape:n=NODES,l=LLCS_PER_NODE,c=CORES_PER_LLC,t=SMT[,x86=1][,little=K][,d=DIST]`.
+/// `shape:n=NODES,l=LLCS_PER_NODE,c=CORES_PER_LLC,t=SMT[,x86=1][,little=K][,d=DIST][,offline=LIST][,absent=LIST]`.
 /// Caches, idle states and SMT throughput are 2s2c2t's (the VM's x86
 /// family), SMT throughput past 2 threads POWER's 4-thread group (an SMT8
 /// core is two such groups in this model, so t is at most 4); `little=K` gives the last K cores' threads capacity 430 (tc2's
 /// Cortex-A7); every pair of nodes is `d` apart (default 20). Sizes are
 /// bounded: at most 1024 CPUs and 64 nodes.
+/// `offline=LIST` names CPUs that exist (cpu_possible_mask) but are offline
+/// when the run starts; `absent=LIST` names ids that are holes in the
+/// numbering (sparse numbering: in no mask, but below nr_cpu_ids, so the
+/// highest id cannot be one). A LIST is ids and ranges joined by `+`
+/// (`offline=1+4-5`): a comma would end the key. CPU ids are the shape's
+/// (all CPUs of the shape are numbered first; the lists then take some away).
 pub fn shape(args: &str) -> Result<Machine> {
     let mut v = std::collections::BTreeMap::new();
+    let mut lists: Vec<(crate::machine::Presence, Vec<usize>)> = Vec::new();
     for kv in args.split(',').filter(|a| !a.is_empty()) {
         let (k, x) = kv
             .split_once('=')
             .with_context(|| format!("shape:{args}: '{kv}' is not key=value"))?;
+        if k == "offline" || k == "absent" {
+            let p = if k == "offline" {
+                crate::machine::Presence::Offline
+            } else {
+                crate::machine::Presence::Absent
+            };
+            if lists.iter().any(|(q, _)| *q == p) {
+                bail!("shape:{args}: '{k}' is given twice");
+            }
+            let l = parse_plus_list(x).with_context(|| format!("shape:{args}: {k}={x}"))?;
+            lists.push((p, l));
+            continue;
+        }
         let n: usize = x
             .parse()
             .with_context(|| format!("shape:{args}: {k}={x} is not a number"))?;
@@ -1001,7 +1056,9 @@ pub fn shape(args: &str) -> Result<Machine> {
     let little = take("little", 0, 0, 1024)?;
     let d = take("d", 20, 11, 254)? as u32;
     if let Some(k) = v.keys().next() {
-        bail!("shape:{args}: unknown key '{k}' (keys: n, l, c, t, x86, little, d)");
+        bail!(
+            "shape:{args}: unknown key '{k}' (keys: n, l, c, t, x86, little, d, offline, absent)"
+        );
     }
     let cores = sh.nodes * sh.llcs_per_node * sh.cores_per_llc;
     if cores * sh.smt > 1024 {
@@ -1034,6 +1091,56 @@ pub fn shape(args: &str) -> Result<Machine> {
     m.node_distance = (0..sh.nodes)
         .map(|a| (0..sh.nodes).map(|b| if a == b { 10 } else { d }).collect())
         .collect();
+    m.presence = Vec::new();
+    for (p, l) in &lists {
+        for &c in l {
+            if c >= m.cpus.len() {
+                bail!(
+                    "shape:{args}: CPU {c} is listed {} but the shape has CPUs 0-{}",
+                    if *p == crate::machine::Presence::Offline {
+                        "offline"
+                    } else {
+                        "absent"
+                    },
+                    m.cpus.len() - 1
+                );
+            }
+        }
+    }
+    if let [(a, la), (_, lb)] = &lists[..] {
+        if let Some(c) = la.iter().find(|c| lb.contains(c)) {
+            let _ = a;
+            bail!("shape:{args}: CPU {c} is listed both offline and absent");
+        }
+    }
+    for (p, l) in &lists {
+        m.set_presence(l, *p)?;
+    }
     m.validate()?;
     Ok(m)
+}
+
+/// `1+4-5` -> [1, 4, 5]: CPU ids and ranges joined by `+`.
+pub fn parse_plus_list(s: &str) -> Result<Vec<usize>> {
+    let mut v = Vec::new();
+    for part in s.split('+') {
+        let num = |x: &str| -> Result<usize> {
+            x.trim()
+                .parse()
+                .with_context(|| format!("'{x}' is not a CPU id"))
+        };
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (num(a)?, num(b)?);
+                if a > b || b - a > 4096 {
+                    bail!("'{part}' is not a range lo-hi");
+                }
+                v.extend(a..=b);
+            }
+            None => v.push(num(part)?),
+        }
+    }
+    v.sort_unstable();
+    v.dedup();
+    Ok(v)
 }

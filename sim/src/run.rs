@@ -55,6 +55,24 @@ pub struct Outcome {
     /// bpf_timer_start calls (each arming of a BPF timer).
     #[serde(skip)]
     pub timers_armed: u64,
+    /// The scheduler's exits that asked for a restart, each followed by a
+    /// reload (CPU hotplug without ops.cpu_online/offline: core/hotplug.rs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub restarts: Vec<Restart>,
+    /// CPU hotplug events that happened in the run.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub hotplugs: u64,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
+}
+
+/// A restart of the scheduler during a run: when, and the exit's message.
+#[derive(Clone, Debug, Serialize)]
+pub struct Restart {
+    pub at_ns: Ns,
+    pub why: String,
 }
 
 /// CPU time of the calling thread, in seconds.
@@ -78,7 +96,22 @@ pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
         ..spec.cfg.clone()
     };
     let mut core = Core::new(spec.machine.clone(), spec.cost.clone(), cfg)?;
+    // a restart the kernel asks for (CPU hotplug) loads the scheduler again
+    // on the CPUs online then, as its loader would (core/hotplug.rs)
+    let (sched, knobs) = (spec.sched.clone(), spec.knobs.clone());
+    core.reloader = Some(Box::new(move |m, online| {
+        let topo = m.topo_of(&|c| online.get(c).copied().unwrap_or(false))?;
+        sched.build(&topo, &knobs)
+    }));
     let stop = core.run(ops.as_mut(), wl.as_mut(), progress);
+    let restarts: Vec<Restart> = core
+        .restarts()
+        .iter()
+        .map(|(at, why)| Restart {
+            at_ns: *at,
+            why: why.clone(),
+        })
+        .collect();
     let elapsed = core.now.max(1);
     let mut metrics = wl.metrics(elapsed);
     let st = &core.stats;
@@ -167,7 +200,12 @@ pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
         queue_events: core.stats.events,
         cpu_s: thread_cpu_s() - cpu0,
         metrics,
-        counters: ops.counters(),
+        counters: match &core.reloaded {
+            Some(r) => r.counters(),
+            None => ops.counters(),
+        },
+        restarts,
+        hotplugs: core.stats.hotplugs,
         trace,
         bpf_ops: core
             .stats
@@ -327,6 +365,43 @@ mod tests {
         let off = sum("arbor:stock:NO_WA_IDLE");
         let on = sum("arbor:stock:NO_WA_IDLE,SIS_IDLE_GROUP");
         assert!(on < off, "found_idle_cpu on {on} off {off}");
+    }
+
+    /// A fuzz case with every new draw at once (arbor sim fuzz's): holes in
+    /// the numbering, an offline CPU, and four hotplug events. scx_arbor
+    /// (no ops.cpu_online/offline) and p2dq restart at each event and the
+    /// run finishes with no invariant violation (a task on an offline CPU
+    /// is one); lavd handles the offlining itself (its ops.cpu_offline) and
+    /// asks for a restart when a CPU comes online. Before the old instance
+    /// released its tasks' storage at the restart (ops.exit_task), p2dq's
+    /// new instance failed ("task_ctx allocation failure").
+    #[test]
+    fn hotplug_restarts_and_the_runs_finish() {
+        let m = crate::presets::find("shape:n=2,c=2,t=2,offline=1,absent=2").unwrap();
+        let cfg = Config {
+            hotplug: crate::core::hotplug::parse("off:3@20ms,on:1@40ms,on:3@60ms,off:0@80ms")
+                .unwrap(),
+            time_limit: 2_000_000_000,
+            ..Config::default()
+        };
+        for (sched, restarts) in [("arbor:stock", 4), ("p2dq", 4), ("lavd", 2)] {
+            let o = simulate(
+                &RunSpec {
+                    machine: &m,
+                    cost: &CostModel::default(),
+                    cfg: cfg.clone(),
+                    sched: &SchedSpec::parse(sched).unwrap(),
+                    knobs: &Knobs::default(),
+                    workload: "hackbench:g=2,l=400",
+                    seed: 1,
+                },
+                |_| {},
+            )
+            .unwrap();
+            assert!(o.ok, "{sched}: {}", o.stop);
+            assert_eq!(o.hotplugs, 4, "{sched}");
+            assert_eq!(o.restarts.len(), restarts, "{sched}: {:?}", o.restarts);
+        }
     }
 
     use crate::workload::{Effects, Exits, Step, TaskId, TaskSpec, Workload};

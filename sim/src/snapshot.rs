@@ -878,6 +878,7 @@ impl Tree {
             smt: smt_spec,
             idle_states,
             idle_source,
+            presence: Vec::new(),
         };
         machine
             .validate()

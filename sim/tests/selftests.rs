@@ -677,3 +677,96 @@ fn scx_simple_runs_hackbench_at_8_and_224_cpus() {
         }
     }
 }
+
+/// hotplug.c's run: the selftest's scheduler `test` (hotplug_cb: with
+/// ops.cpu_online/cpu_offline, each of which calls scx_bpf_exit;
+/// hotplug_nocb: without them) attached on 2s2c2t while the runner sleeps;
+/// CPU 1 goes offline 100 ms in, or, `onlining`, is offline from the start
+/// and comes online 100 ms in. `seq`: (ops.hotplug_seq as the loader read
+/// it at load, scx_hotplug_seq at attach) for test_hotplug_attach.
+fn hotplug_run(test: &str, onlining: bool, seq: Option<(u64, u64)>) -> (Native, Stop) {
+    use arbor_sim::core::hotplug::Hotplug;
+    use arbor_sim::machine::Presence;
+    let mut m = presets::find("2s2c2t").unwrap();
+    if onlining {
+        m.set_presence(&[1], Presence::Offline).unwrap();
+    }
+    let topo = m.topo().unwrap();
+    let mut n = ksft::load(test, &topo).unwrap_or_else(|e| panic!("{e:#}"));
+    let cfg = Config {
+        time_limit: 10 * SEC,
+        hotplug: if seq.is_some() {
+            Vec::new()
+        } else {
+            vec![Hotplug {
+                at: 100 * MS,
+                cpu: 1,
+                online: onlining,
+            }]
+        },
+        ..Config::default()
+    };
+    let mut core = Core::new(m, CostModel::default(), cfg).unwrap();
+    if let Some((at_load, now)) = seq {
+        core.expected_hotplug_seq = Some(at_load);
+        core.hotplug_seq = now;
+    }
+    let mut wl = Script::new().sleep_one_second();
+    let stop = core.run(&mut n, &mut wl, |_| {});
+    (n, stop)
+}
+
+/// hotplug.c, test_hotplug(onlining, cbs_defined) x 4 and
+/// test_hotplug_attach: with the callbacks, the scheduler's own
+/// scx_bpf_exit from ops.cpu_online / cpu_offline (after a blocking
+/// scx_bpf_create_dsq there) ends it: SCX_EXIT_UNREG_BPF, code
+/// SCX_ECODE_ACT_RESTART | HOTPLUG_EXIT_RSN (| HOTPLUG_ONLINING when
+/// onlining); without them the kernel exits it (handle_hotplug,
+/// ext.c:3606-3610): SCX_EXIT_UNREG_KERN, SCX_ECODE_ACT_RESTART |
+/// SCX_ECODE_RSN_HOTPLUG. test_hotplug_attach: a CPU went offline between
+/// the load (ops.hotplug_seq) and the attach: check_hotplug_seq
+/// (ext.c:7260-7280) exits it the same way.
+#[test]
+fn hotplug() {
+    // hotplug_test.h
+    const HOTPLUG_EXIT_RSN: i64 = 1 << 0;
+    const HOTPLUG_ONLINING: i64 = 1 << 1;
+    for (onlining, cbs) in [(true, true), (false, true), (true, false), (false, false)] {
+        let test = if cbs { "hotplug_cb" } else { "hotplug_nocb" };
+        let (n, stop) = hotplug_run(test, onlining, None);
+        let what = format!("hotplug onlining={onlining} cbs={cbs}");
+        assert!(matches!(stop, Stop::Ejected(_)), "{what}: {stop:?}");
+        let u = uei(&n);
+        let (kind, code) = if cbs {
+            let mut code = abi::SCX_ECODE_ACT_RESTART | HOTPLUG_EXIT_RSN;
+            if onlining {
+                code |= HOTPLUG_ONLINING;
+            }
+            (abi::SCX_EXIT_UNREG_BPF, code)
+        } else {
+            (
+                abi::SCX_EXIT_UNREG_KERN,
+                abi::SCX_ECODE_ACT_RESTART | abi::SCX_ECODE_RSN_HOTPLUG,
+            )
+        };
+        assert_eq!(u.kind, kind, "{what}: {} / {}", u.reason, u.msg);
+        assert_eq!(u.code, code, "{what}: {}", u.msg);
+        let dir = if onlining { "online" } else { "offline" };
+        let msg = if cbs {
+            format!("hotplug event detected (1 going {dir})")
+        } else {
+            format!("cpu 1 going {dir}, exiting scheduler")
+        };
+        assert_eq!(u.msg, msg, "{what}");
+    }
+    // test_hotplug_attach: scx_hotplug_seq() > 0 at load, one more since
+    let (n, stop) = hotplug_run("hotplug_nocb", true, Some((1, 2)));
+    assert!(matches!(stop, Stop::Ejected(_)), "{stop:?}");
+    let u = uei(&n);
+    assert_eq!(u.kind, abi::SCX_EXIT_UNREG_KERN, "{}", u.msg);
+    assert_eq!(
+        u.code,
+        abi::SCX_ECODE_ACT_RESTART | abi::SCX_ECODE_RSN_HOTPLUG
+    );
+    assert_eq!(u.msg, "expected hotplug seq 1 did not match actual 2");
+}

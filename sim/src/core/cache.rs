@@ -233,6 +233,7 @@ mod tests {
             },
             idle_states: vec![],
             idle_source: "test",
+            presence: Vec::new(),
         }
     }
 

@@ -138,6 +138,11 @@ impl Core {
             return;
         }
         let c = cpu as usize;
+        // kick_one_cpu / kick_one_cpu_if_idle (ext.c:8614, 8651): an
+        // offline CPU other than the caller's is not kicked
+        if !self.is_online(c) && c != self.this_cpu {
+            return;
+        }
         if flags & abi::SCX_KICK_IDLE != 0 && self.cpus[c].curr.is_some() {
             return;
         }

@@ -10,6 +10,7 @@
 
 pub mod cache;
 pub mod dsq;
+pub mod hotplug;
 mod immed;
 pub mod kfuncs;
 pub mod lavd;
@@ -71,6 +72,8 @@ pub struct Config {
     /// sharing, no cache refill or cross-LLC sharing cost, no idle-state
     /// exit latency.
     pub one_host_thread: bool,
+    /// CPU hotplug events during the run (core/hotplug.rs).
+    pub hotplug: Vec<hotplug::Hotplug>,
 }
 
 impl Config {
@@ -105,6 +108,7 @@ impl Default for Config {
             start_jitter_ns: 10_000,
             slowdown: 1.0,
             one_host_thread: false,
+            hotplug: Vec::new(),
         }
     }
 }
@@ -230,6 +234,8 @@ enum Ev {
     /// A BPF timer fires.
     BpfTimer(usize, u64),
     Sweep,
+    /// A CPU goes online (true) or offline (false): core/hotplug.rs.
+    Hotplug(usize, bool),
 }
 
 /// Why a run stopped early.
@@ -256,7 +262,25 @@ pub struct Core {
     user: dsq::UserDsqs,
     idle_mask: Box<CpuMask>,
     smt_mask: Box<CpuMask>,
+    /// The online CPUs (cpu_online_mask).
     all_mask: Box<CpuMask>,
+    /// The possible CPUs (cpu_possible_mask): an unpinned task's cpumask.
+    possible_mask: Box<CpuMask>,
+    /// cpu_online(cpu) for each CPU id (core/hotplug.rs).
+    online: Vec<bool>,
+    /// scx_hotplug_seq: hotplug events so far (ext.c:3589); a test may
+    /// set it to stand for events before the run.
+    pub hotplug_seq: u64,
+    /// ops.hotplug_seq, which a loader sets to scx_hotplug_seq when it
+    /// loads the program (SCX_OPS_LOAD); None: 0, not checked.
+    pub expected_hotplug_seq: Option<u64>,
+    /// The scheduler's restarts at the kernel's request: (when, why).
+    restarts: Vec<(Ns, String)>,
+    /// Loads a fresh instance of the scheduler for a restart; without one
+    /// an exit that asks for a restart ends the run.
+    pub reloader: Option<hotplug::Reloader>,
+    /// The instance loaded by the last restart (its counters are the run's).
+    pub reloaded: Option<Box<dyn Ops>>,
     /// Idle tasks (swapper/N), one per CPU: `current` when a CPU is idle.
     idle_tasks: Vec<Box<TaskStruct>>,
     signals: BTreeMap<u32, Box<Signal>>,
@@ -385,13 +409,21 @@ impl Core {
         let stretched_cost = cost.stretched(cfg.slowdown);
         let nodes = machine.cpus.iter().map(|c| c.node).max().unwrap_or(0) + 1;
         let cores = machine.cpus.iter().map(|c| c.core).max().unwrap_or(0) + 1;
+        // each core's online threads (cpu_smt_mask holds online CPUs only)
         let mut core_cpus = vec![Vec::new(); cores];
         for c in &machine.cpus {
-            core_cpus[c.core].push(c.id);
+            if machine.online_at_start(c.id) {
+                core_cpus[c.core].push(c.id);
+            }
         }
+        hotplug::check(&machine, &cfg.hotplug)?;
+        let online: Vec<bool> = (0..n).map(|c| machine.online_at_start(c)).collect();
+        let online_count = online.iter().filter(|&&o| o).count();
         let mut all = CpuMask::empty();
+        let mut possible = CpuMask::empty();
         for c in 0..n {
-            all.set(c, true);
+            all.set(c, online[c]);
+            possible.set(c, machine.possible(c));
         }
         let idle_tasks = (0..n)
             .map(|c| {
@@ -433,13 +465,14 @@ impl Core {
                 cpu_released: false,
             })
             .collect();
+        // idle.c:801-812: the idle masks start as the online CPUs
         let mut idle_mask = Box::new(CpuMask::empty());
         for c in 0..n {
-            idle_mask.set(c, true);
+            idle_mask.set(c, online[c]);
         }
         let mut smt_mask = Box::new(CpuMask::empty());
         for c in 0..n {
-            smt_mask.set(c, true);
+            smt_mask.set(c, online[c]);
         }
         Ok(Core {
             now: 0,
@@ -456,6 +489,13 @@ impl Core {
             idle_mask,
             smt_mask,
             all_mask: Box::new(all),
+            possible_mask: Box::new(possible),
+            online,
+            hotplug_seq: 0,
+            expected_hotplug_seq: None,
+            restarts: Vec::new(),
+            reloader: None,
+            reloaded: None,
             idle_tasks,
             signals: BTreeMap::new(),
             events: BinaryHeap::new(),
@@ -475,7 +515,7 @@ impl Core {
             exit_kind: 0,
             exit_code: 0,
             ops_flags: 0,
-            stats: Stats::new(n),
+            stats: Stats::new(online_count),
             cb_ns: 0.0,
             ktime_last: 0,
             wake_batch: None,
@@ -698,10 +738,18 @@ impl Core {
                                 s.name
                             );
                         }
-                        ts.cpus_mask.set(c, true);
+                        // a hole of sparse numbering is in no cpumask
+                        ts.cpus_mask.set(c, self.machine.possible(c));
+                    }
+                    // pinned to holes only (a per-CPU task of a workload
+                    // drawn for nr_cpu_ids CPUs): the possible CPUs, as
+                    // select_fallback_rq's last resort widens a task whose
+                    // CPUs are all gone (core/hotplug.rs)
+                    if (0..self.cpus.len()).all(|c| !ts.cpus_mask.test(c)) {
+                        ts.cpus_mask = *self.possible_mask;
                     }
                 }
-                None => ts.cpus_mask = *self.all_mask,
+                None => ts.cpus_mask = *self.possible_mask,
             }
             ts.cpus_ptr = &ts.cpus_mask;
             ts.nr_cpus_allowed = (0..self.cpus.len())
@@ -717,8 +765,11 @@ impl Core {
             sig.nr_threads += 1;
             ts.signal = &mut **sig as *mut Signal;
             let start = s.start_at + jitter(self.cfg.seed, i as u64, self.cfg.start_jitter_ns);
+            // an allowed online CPU (a task pinned to offline CPUs only
+            // starts on the first allowed one; its wake-up falls back)
             let first = (0..self.cpus.len())
-                .find(|&c| ts.cpus_mask.test(c))
+                .find(|&c| ts.cpus_mask.test(c) && self.online[c])
+                .or_else(|| (0..self.cpus.len()).find(|&c| ts.cpus_mask.test(c)))
                 .unwrap_or(0);
             self.tasks.push(Task {
                 spec: s,
@@ -836,15 +887,12 @@ impl Core {
         // checklist 3: a disallowed CPU is replaced by select_fallback_rq;
         // a direct dispatch recorded by select_cpu stands, SCX_DSQ_LOCAL
         // then meaning the fallback CPU (ext.c:1840-1891, checklist 5)
-        if !self.allowed(t, cpu) {
-            // select_fallback_rq(task_cpu(p)): an allowed CPU of prev's node
-            // first, then any allowed CPU, lowest id first
-            let node = self.cpu_node[prev];
-            let n = self.cpus.len();
-            cpu = (0..n)
-                .find(|&c| self.cpu_node[c] == node && self.allowed(t, c))
-                .or_else(|| (0..n).find(|&c| self.allowed(t, c)))
-                .unwrap_or(prev);
+        // (select_task_rq: !is_cpu_allowed, which also refuses a CPU that
+        // is not active, i.e. offline: core/hotplug.rs)
+        if !self.allowed(t, cpu) || !self.online[cpu] {
+            // select_fallback_rq(task_cpu(p)): an allowed online CPU of
+            // prev's node first, then any, lowest id first
+            cpu = self.fallback_cpu(t, prev);
         }
         self.tasks[t].cpu = cpu;
         self.tasks[t].woken_at = Some(self.now);
@@ -979,6 +1027,13 @@ impl Core {
                     "SCX_DSQ_LOCAL[_ON] to CPU {c}, which {} may not run on",
                     self.tasks[t].spec.name
                 ));
+                target = DsqRef::Global;
+            } else if !self.online[c] {
+                // task_can_run_on_remote_rq (ext.c:2411-2415): an offline
+                // CPU's local DSQ is refused without an error
+                // (SCX_EV_DISPATCH_LOCAL_DSQ_OFFLINE) and the task goes to
+                // the global DSQ, as dispatch_to_local_dsq falls back
+                self.stats.dispatch_offline += 1;
                 target = DsqRef::Global;
             }
         }

@@ -67,4 +67,13 @@ pub trait Ops {
     /// when the scheduler is disabled, before ops.exit (ext.c:5004-5025,
     /// 6354).
     fn cgroup_exit(&mut self, _core: &mut Core) {}
+    /// Whether it defines ops.cpu_online / ops.cpu_offline; without one,
+    /// a CPU coming up / going down exits the scheduler (handle_hotplug,
+    /// ext.c:3601-3610).
+    fn hotplug_ops(&self) -> (bool, bool) {
+        (false, false)
+    }
+    /// ops.cpu_online(cpu) / ops.cpu_offline(cpu) (core/hotplug.rs).
+    fn cpu_online(&mut self, _core: &mut Core, _cpu: usize) {}
+    fn cpu_offline(&mut self, _core: &mut Core, _cpu: usize) {}
 }

@@ -100,11 +100,15 @@ impl Core {
         -libc::EBUSY
     }
 
-    /// CPUs sharing `cpu`'s LLC (llc_span) / node (numa_span).
+    /// Online CPUs sharing `cpu`'s LLC (llc_span) / node (numa_span): the
+    /// sched domains span online CPUs only (rebuilt on hotplug).
     fn span(&self, cpu: usize, llc: bool) -> CpuMask {
         let mut m = CpuMask::empty();
         let me = &self.machine.cpus[cpu];
         for c in &self.machine.cpus {
+            if !self.is_online(c.id) {
+                continue;
+            }
             if if llc {
                 c.llc == me.llc
             } else {
@@ -139,11 +143,16 @@ impl Core {
     /// tracking is off, the first CPU's node is smaller than the online set,
     /// and some CPU's LLC differs from its node in weight.
     fn selcpu_topology(&self) -> (bool, bool) {
-        let n = self.cpus.len();
-        let llc = Self::weight(&self.span(0, true)) < n;
+        // (the first online CPU, and the online set: idle.c:348)
+        let n = Self::weight(&self.all_mask);
+        let first = (0..self.cpus.len())
+            .find(|&c| self.is_online(c))
+            .unwrap_or(0);
+        let llc = Self::weight(&self.span(first, true)) < n;
         let numa = !self.per_node()
-            && Self::weight(&self.span(0, false)) < n
-            && (0..n)
+            && Self::weight(&self.span(first, false)) < n
+            && (0..self.cpus.len())
+                .filter(|&c| self.is_online(c))
                 .any(|c| Self::weight(&self.span(c, true)) != Self::weight(&self.span(c, false)));
         (llc, numa)
     }

@@ -118,7 +118,7 @@ impl Core {
     // Idle state (idle.c: update_builtin_idle, checklist 32-34)
     // ---------------------------------------------------------------
 
-    fn set_idle_bits(&mut self, cpu: usize, idle: bool) {
+    pub(super) fn set_idle_bits(&mut self, cpu: usize, idle: bool) {
         self.idle_mask.set(cpu, idle);
         let core = self.cpu_core[cpu];
         if idle {
@@ -630,15 +630,26 @@ impl Core {
             self.call(0, Ctx::Other, "exit", |c| ops.exit(c, &why));
             return Stop::Ejected(why);
         }
+        if self.check_hotplug_seq() {
+            let why = match &self.stop {
+                Some(Stop::Ejected(m)) => m.clone(),
+                _ => unreachable!("eject sets stop"),
+            };
+            self.call(0, Ctx::Other, "exit", |c| ops.exit(c, &why));
+            return Stop::Ejected(why);
+        }
         // scx_cgroup_init (ext.c:7554): the root cgroup, after ops.init
-        let (cg_init, cg_exit) = ops.cgroup_ops();
+        let (cg_init, _) = ops.cgroup_ops();
         if cg_init {
             if let Err(e) = self.call(0, Ctx::Other, "cgroup_init", |c| ops.cgroup_init(c)) {
                 return Stop::Ejected(format!("ops.cgroup_init() failed ({e})"));
             }
         }
-        // every CPU starts idle (the scheduler sees each go idle once)
+        // every online CPU starts idle (the scheduler sees each go idle once)
         for x in 0..self.cpus.len() {
+            if !self.online[x] {
+                continue;
+            }
             self.call(x, Ctx::Other, "update_idle", |c| {
                 ops.update_idle(c, x, true)
             });
@@ -647,8 +658,15 @@ impl Core {
             return Stop::Invariant(format!("{e:#}"));
         }
         self.push(self.cfg.sweep_ns, Ev::Sweep);
+        self.queue_hotplug();
+        // the instance a restart loaded (core/hotplug.rs), once there is one
+        let mut fresh: Option<Box<dyn Ops>> = None;
         let mut next_progress = 0;
         while let Some((at, ev)) = self.next_event() {
+            let ops: &mut dyn Ops = match fresh.as_mut() {
+                Some(b) => b.as_mut(),
+                None => &mut *ops,
+            };
             if at > self.cfg.time_limit {
                 self.now = self.cfg.time_limit;
                 self.stop.get_or_insert(Stop::TimeLimit);
@@ -664,6 +682,12 @@ impl Core {
             self.handle(ops, wl, ev);
             // deferred re-enqueues left by the event (irq_work, immed.rs)
             self.run_deferred(ops);
+            if self.wants_restart() {
+                // the loader loads the scheduler again (core/hotplug.rs)
+                if let Some(n) = self.reload(ops) {
+                    fresh = Some(n);
+                }
+            }
             if self.stop.is_some() {
                 break;
             }
@@ -684,11 +708,17 @@ impl Core {
             Some(Stop::Ejected(r)) => r.clone(),
             _ => String::new(),
         };
+        let ops: &mut dyn Ops = match fresh.as_mut() {
+            Some(b) => b.as_mut(),
+            None => ops,
+        };
+        let (_, cg_exit) = ops.cgroup_ops();
         // scx_disable_workfn: scx_cgroup_exit (ext.c:6354), then ops.exit
         if cg_exit {
             self.call(0, Ctx::Other, "cgroup_exit", |c| ops.cgroup_exit(c));
         }
         self.call(0, Ctx::Other, "exit", |c| ops.exit(c, &reason));
+        self.reloaded = fresh;
         self.finish_accounting();
         self.stop.clone().unwrap_or(Stop::Finished)
     }
@@ -716,6 +746,12 @@ impl Core {
                 if self.cpus[x].resched_at != Some(self.now) {
                     return; // superseded by an earlier one
                 }
+                if !self.online[x] {
+                    // an offline rq never calls ops.dispatch (ext.c:2881)
+                    // and runs no task (core/hotplug.rs)
+                    self.cpus[x].resched_at = None;
+                    return;
+                }
                 self.cpus[x].resched_at = None;
                 self.this_cpu = x;
                 self.schedule(ops, wl, x, None);
@@ -739,8 +775,13 @@ impl Core {
                 if self.tasks[t].timer_gen != g || self.tasks[t].state != TaskState::Sleeping {
                     return;
                 }
-                // the timer interrupt runs on the CPU the task slept on
-                let on = self.tasks[t].cpu;
+                // the timer interrupt runs on the CPU the task slept on,
+                // or where its timers migrated if that one went offline
+                // (hrtimers_cpu_dying)
+                let mut on = self.tasks[t].cpu;
+                if !self.online[on] {
+                    on = (0..self.cpus.len()).find(|&c| self.online[c]).unwrap_or(on);
+                }
                 self.this_cpu = on;
                 self.wake_up(ops, t, on, abi::SCX_WAKE_TTWU);
             }
@@ -757,6 +798,7 @@ impl Core {
                 self.sweep();
                 self.push(self.now + self.cfg.sweep_ns, Ev::Sweep);
             }
+            Ev::Hotplug(x, online) => self.hotplug(ops, wl, x, online),
         }
     }
 
@@ -850,6 +892,12 @@ impl Core {
                     ));
                 }
                 if let DsqRef::Local(c) = q {
+                    if !self.online[c] {
+                        return Some(format!(
+                            "task {} is queued on CPU {c}, which is offline",
+                            self.task_name(t)
+                        ));
+                    }
                     if !self.allowed(t, c) {
                         return Some(format!(
                             "task {} is queued on CPU {c}, outside its affinity",
@@ -867,6 +915,12 @@ impl Core {
                         "CPU {c} runs task {}, whose state is {:?}",
                         self.task_name(t),
                         self.tasks[t].state
+                    ));
+                }
+                if !self.online[c] {
+                    return Some(format!(
+                        "task {} runs on CPU {c}, which is offline",
+                        self.task_name(t)
                     ));
                 }
                 if !self.allowed(t, c) {

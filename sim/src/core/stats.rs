@@ -96,6 +96,11 @@ pub struct Stats {
     procs: BTreeMap<u32, ProcOcc>,
     /// (cpu, task, start, duration) of every run, for --trace
     pub trace: Vec<(usize, TaskId, Ns, Ns)>,
+    /// CPU hotplug events (core/hotplug.rs).
+    pub hotplugs: u64,
+    /// Inserts into an offline CPU's local DSQ sent to the global DSQ
+    /// instead (SCX_EV_DISPATCH_LOCAL_DSQ_OFFLINE).
+    pub dispatch_offline: u64,
 }
 
 impl Stats {

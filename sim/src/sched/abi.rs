@@ -102,6 +102,13 @@ pub const PF_KTHREAD: u32 = 0x0020_0000;
 /// enum scx_exit_kind (kernel/sched/ext/internal.h:17-30)
 pub const SCX_EXIT_UNREG: i64 = 64;
 pub const SCX_EXIT_UNREG_BPF: i64 = 65;
+/// Kernel-initiated unregistration (a CPU hotplug event the scheduler has
+/// no ops.cpu_online / cpu_offline for: ext.c:3606-3609).
+pub const SCX_EXIT_UNREG_KERN: i64 = 66;
+/// exit_code bits (enum scx_exit_code, internal.h): the reason and the
+/// action the kernel asks of user space.
+pub const SCX_ECODE_RSN_HOTPLUG: i64 = 1 << 32;
+pub const SCX_ECODE_ACT_RESTART: i64 = 1 << 48;
 pub const SCX_EXIT_ERROR: i64 = 1024;
 pub const SCX_EXIT_ERROR_BPF: i64 = 1025;
 pub const SCX_EXIT_ERROR_STALL: i64 = 1026;
@@ -111,6 +118,7 @@ pub fn exit_reason(kind: i64) -> &'static str {
     match kind {
         SCX_EXIT_UNREG => "unregistered from user space",
         SCX_EXIT_UNREG_BPF => "unregistered from BPF",
+        SCX_EXIT_UNREG_KERN => "unregistered from the main kernel",
         SCX_EXIT_ERROR => "runtime error",
         SCX_EXIT_ERROR_BPF => "scx_bpf_error",
         SCX_EXIT_ERROR_STALL => "runnable task stall",

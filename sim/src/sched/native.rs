@@ -515,6 +515,17 @@ impl Ops for Native {
         };
         self.enter(core, |o| o.exit.map(|f| unsafe { f(&mut ei) }));
     }
+    fn hotplug_ops(&self) -> (bool, bool) {
+        // SAFETY: ops points into the loaded object
+        let o = unsafe { &*self.ops };
+        (o.cpu_online.is_some(), o.cpu_offline.is_some())
+    }
+    fn cpu_online(&mut self, core: &mut Core, cpu: usize) {
+        self.enter(core, |o| o.cpu_online.map(|f| unsafe { f(cpu as i32) }));
+    }
+    fn cpu_offline(&mut self, core: &mut Core, cpu: usize) {
+        self.enter(core, |o| o.cpu_offline.map(|f| unsafe { f(cpu as i32) }));
+    }
     fn cgroup_ops(&self) -> (bool, bool) {
         // SAFETY: ops is alive
         let o = unsafe { &*self.ops };

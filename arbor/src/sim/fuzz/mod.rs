@@ -25,9 +25,16 @@
 //! 35 simulated seconds: only if that ejects too is it a failure; if not,
 //! it is reported as a long wait.
 //!
-//! Not searched yet (the machine model has no such thing): sparse CPU
-//! numbering, offline CPUs and hotplug during a run; affinity and nice
-//! changes of a running thread.
+//! Machines may have holes in their CPU numbering (`absent=`), CPUs
+//! offline from the start (`offline=`) and CPU hotplug events during the
+//! run (`--hotplug off:CPU@TIME,...`; sim/src/core/hotplug.rs). A
+//! scheduler without ops.cpu_online/cpu_offline exits at each event asking
+//! for a restart and is loaded again, as its loader does: an expected
+//! restart, not a failure; a task on an offline CPU is an invariant
+//! violation. These draws come after all the others, so a seed's older
+//! cases keep their machine, scheduler and workload.
+//!
+//! Not searched yet: affinity and nice changes of a running thread.
 
 mod knobs;
 mod rtapp;
@@ -117,13 +124,30 @@ pub struct Case {
     pub seed: u64,
     /// an rt-app task set (workload "rt-app"), written to `dir`
     pub rtapp: Option<rtapp::TaskSet>,
+    /// CPU ids offline from the start, and holes in the numbering
+    pub offline: Vec<u64>,
+    pub absent: Vec<u64>,
+    /// hotplug events during the run, as `--hotplug` takes them (may be empty)
+    pub hotplug: String,
     #[serde(skip)]
     pub dir: PathBuf,
 }
 
 impl Case {
     fn machine(&self) -> String {
-        let k: Vec<String> = self.shape.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let mut k: Vec<String> = self.shape.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let list = |v: &[u64]| {
+            v.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join("+")
+        };
+        if !self.offline.is_empty() {
+            k.push(format!("offline={}", list(&self.offline)));
+        }
+        if !self.absent.is_empty() {
+            k.push(format!("absent={}", list(&self.absent)));
+        }
         format!("shape:{}", k.join(","))
     }
     /// The scheduler as `-s` takes it, knobs included.
@@ -158,13 +182,18 @@ impl Case {
     }
     fn command(&self, w: &Watch) -> String {
         format!(
-            "arbor sim -t {} -s {} -w '{}' --seed {} --time-limit {} --watchdog-ms {}",
+            "arbor sim -t {} -s {} -w '{}' --seed {} --time-limit {} --watchdog-ms {}{}",
             self.machine(),
             self.sched_arg(),
             self.spec(),
             self.seed,
             w.sim_s,
-            w.watchdog_ms
+            w.watchdog_ms,
+            if self.hotplug.is_empty() {
+                String::new()
+            } else {
+                format!(" --hotplug {}", self.hotplug)
+            }
         )
     }
     fn cpus(&self) -> u64 {
@@ -302,17 +331,76 @@ fn draw(seed: u64, k: u64, only: Option<&str>, dir: &Path) -> Case {
             ("rt-app", vec![])
         }
     };
+    let background = r.below(5) == 0;
+    let seed = r.range(1, 1_000_000);
+    // drawn last (see the module's doc): holes, offline CPUs, hotplug
+    let (offline, absent, hotplug) = draw_hotplug(&mut r, ncpu);
     Case {
         shape,
         sched,
         workload,
         keys,
-        background: r.below(5) == 0,
-        seed: r.range(1, 1_000_000),
+        background,
+        seed,
         knobs,
         rtapp,
+        offline,
+        absent,
+        hotplug,
         dir: dir.to_path_buf(),
     }
+}
+
+/// Holes in the numbering (a quarter of the cases), CPUs offline from the
+/// start (a third), and 1-4 hotplug events in 10 ms..1.5 s (half): each
+/// takes a random possible CPU down if it is up and another is, or brings
+/// it up if it is down. Never the highest id as a hole, never every CPU
+/// offline.
+fn draw_hotplug(r: &mut Rng, ncpu: u64) -> (Vec<u64>, Vec<u64>, String) {
+    let (mut offline, mut absent) = (Vec::new(), Vec::new());
+    if ncpu < 2 {
+        return (offline, absent, String::new());
+    }
+    let some = |r: &mut Rng, from: &[u64], most: u64| -> Vec<u64> {
+        let k = r.range(1, most.max(1));
+        let mut v: Vec<u64> = (0..k).map(|_| r.pick(from)).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    if r.below(4) == 0 {
+        let ids: Vec<u64> = (0..ncpu - 1).collect();
+        absent = some(r, &ids, (ncpu / 4).max(1));
+    }
+    let possible: Vec<u64> = (0..ncpu).filter(|c| !absent.contains(c)).collect();
+    if r.below(3) == 0 && possible.len() > 1 {
+        let mut o = some(r, &possible, (possible.len() as u64 / 4).max(1));
+        if o.len() == possible.len() {
+            o.pop();
+        }
+        offline = o;
+    }
+    let mut events = Vec::new();
+    if r.below(2) == 0 && possible.len() > 1 {
+        let mut up: Vec<bool> = (0..ncpu)
+            .map(|c| possible.contains(&c) && !offline.contains(&c))
+            .collect();
+        let mut times: Vec<u64> = (0..r.range(1, 4)).map(|_| r.range(10, 1500)).collect();
+        times.sort_unstable();
+        times.dedup();
+        for at in times {
+            let c = r.pick(&possible);
+            let n_up = up.iter().filter(|&&u| u).count();
+            if up[c as usize] && n_up > 1 {
+                up[c as usize] = false;
+                events.push(format!("off:{c}@{at}ms"));
+            } else if !up[c as usize] {
+                up[c as usize] = true;
+                events.push(format!("on:{c}@{at}ms"));
+            }
+        }
+    }
+    (offline, absent, events.join(","))
 }
 
 /// How a case ended.
@@ -374,6 +462,11 @@ fn run_once(case: &Case, w: &Watch) -> Result<Verdict> {
         .args(["--seed", &case.seed.to_string()])
         .args(["--time-limit", &w.sim_s.to_string(), "--job", "0"])
         .args(["--watchdog-ms", &w.watchdog_ms.to_string()])
+        .args(if case.hotplug.is_empty() {
+            vec![]
+        } else {
+            vec!["--hotplug".to_string(), case.hotplug.clone()]
+        })
         .output()
         .context("running a case")?;
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -443,6 +536,21 @@ fn smaller(c: &Case) -> Vec<Case> {
         d.background = false;
         v.push(d);
     }
+    if !c.hotplug.is_empty() {
+        let mut d = c.clone();
+        d.hotplug.clear();
+        v.push(d);
+    }
+    if !c.offline.is_empty() {
+        let mut d = c.clone();
+        d.offline.clear();
+        v.push(d);
+    }
+    if !c.absent.is_empty() {
+        let mut d = c.clone();
+        d.absent.clear();
+        v.push(d);
+    }
     for i in 0..c.knobs.len() {
         let mut d = c.clone();
         d.knobs.remove(i);
@@ -462,7 +570,12 @@ fn smaller(c: &Case) -> Vec<Case> {
             d.rtapp = Some(t.fit(n));
         }
     }
-    // keep only machines that are still valid (little < cores)
+    // keep only machines that are still valid (little < cores; the
+    // offline, absent and hotplug CPUs still there)
+    v.retain(|d| {
+        let n = d.cpus();
+        d.offline.iter().chain(&d.absent).all(|&c| c < n) && hotplug_ok(d)
+    });
     v.retain(|d| {
         let cores = d.cpus() / d.shape.iter().find(|x| x.0 == "t").map_or(1, |x| x.1);
         d.shape
@@ -471,6 +584,16 @@ fn smaller(c: &Case) -> Vec<Case> {
             .is_none_or(|x| x.1 < cores)
     });
     v
+}
+
+/// The case's machine and hotplug events are accepted by the simulator.
+fn hotplug_ok(c: &Case) -> bool {
+    let Ok(m) = arbor_sim::presets::find(&c.machine()) else {
+        return false;
+    };
+    arbor_sim::core::hotplug::parse(&c.hotplug)
+        .and_then(|e| arbor_sim::core::hotplug::check(&m, &e))
+        .is_ok()
 }
 
 /// Shrinks a failing case while the same kind of failure remains.
@@ -737,6 +860,7 @@ mod tests {
     fn valid(c: &Case) {
         let k = c.command(&W);
         arbor_sim::presets::find(&c.machine()).unwrap_or_else(|e| panic!("{k}: {e:#}"));
+        assert!(hotplug_ok(c), "{k}");
         c.write_files().unwrap();
         arbor_sim::workload::spec::parse(&c.spec(), c.cpus() as usize, 1)
             .unwrap_or_else(|e| panic!("{k}: {e:#}"));
@@ -754,6 +878,7 @@ mod tests {
     fn cases_are_deterministic_and_valid_specs() {
         let d = dir("cases");
         let (mut rt, mut kn) = (0, 0);
+        let (mut off, mut holes, mut hp) = (0, 0, 0);
         for k in 0..300 {
             let a = draw(7, k, None, &d);
             let b = draw(7, k, None, &d);
@@ -761,8 +886,15 @@ mod tests {
             valid(&a);
             rt += usize::from(a.rtapp.is_some());
             kn += usize::from(!a.knobs.is_empty());
+            off += usize::from(!a.offline.is_empty());
+            holes += usize::from(!a.absent.is_empty());
+            hp += usize::from(!a.hotplug.is_empty());
         }
         assert!(rt > 10 && kn > 30, "{rt} rt-app cases, {kn} with knobs");
+        assert!(
+            off > 30 && holes > 30 && hp > 60,
+            "{off} with offline CPUs, {holes} with holes, {hp} with hotplug"
+        );
         assert_ne!(
             draw(7, 1, None, &d).command(&W),
             draw(8, 1, None, &d).command(&W)

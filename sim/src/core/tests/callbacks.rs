@@ -19,6 +19,8 @@ fn kind(c: &Call) -> &'static str {
         Call::UpdateIdle { .. } => "update_idle",
         Call::CpuRelease { .. } => "cpu_release",
         Call::CpuAcquire(_) => "cpu_acquire",
+        Call::CpuOnline(_) => "cpu_online",
+        Call::CpuOffline(_) => "cpu_offline",
     }
 }
 

@@ -13,6 +13,7 @@ mod accounting;
 mod callbacks;
 mod dispatch;
 mod enqueue;
+mod hotplug;
 mod idle;
 mod immed;
 mod invariants;
@@ -229,6 +230,8 @@ pub enum Call {
     UpdateIdle { cpu: usize, idle: bool },
     CpuRelease { cpu: usize, next: TaskId },
     CpuAcquire(usize),
+    CpuOnline(usize),
+    CpuOffline(usize),
 }
 
 impl Call {
@@ -248,7 +251,9 @@ impl Call {
             Call::Dispatch { .. }
             | Call::UpdateIdle { .. }
             | Call::CpuRelease { .. }
-            | Call::CpuAcquire(_) => None,
+            | Call::CpuAcquire(_)
+            | Call::CpuOnline(_)
+            | Call::CpuOffline(_) => None,
         }
     }
 }
@@ -285,6 +290,8 @@ pub struct Sched {
     pub update_idle: Option<IdleFn>,
     /// Implements ops.cpu_acquire and ops.cpu_release (both recorded).
     pub cpu_preempt: bool,
+    /// Implements ops.cpu_online and ops.cpu_offline (both recorded).
+    pub hotplug: bool,
 }
 
 /// scx_simple's select_cpu, with the core's own idle kfuncs: prev if it
@@ -339,6 +346,7 @@ impl Sched {
             tick: None,
             update_idle: None,
             cpu_preempt: false,
+            hotplug: false,
         }
     }
 
@@ -502,6 +510,15 @@ impl Ops for Sched {
     }
     fn cpu_release(&mut self, core: &mut Core, cpu: usize, next: TaskId) {
         self.rec(core, Call::CpuRelease { cpu, next });
+    }
+    fn hotplug_ops(&self) -> (bool, bool) {
+        (self.hotplug, self.hotplug)
+    }
+    fn cpu_online(&mut self, core: &mut Core, cpu: usize) {
+        self.rec(core, Call::CpuOnline(cpu));
+    }
+    fn cpu_offline(&mut self, core: &mut Core, cpu: usize) {
+        self.rec(core, Call::CpuOffline(cpu));
     }
     fn timer(&mut self, _core: &mut Core, _timer: usize) {}
     fn exit(&mut self, _core: &mut Core, _reason: &str) {}
