@@ -1552,6 +1552,69 @@ mod tests {
         }
     }
 
+    /// IDLE_PULL (issue 24): on crafted machines (the levels each has and
+    /// their newidle costs), the levels one newidle walk looks at. Without
+    /// the feature the walk is the baseline's: it stops at the first level
+    /// over the expected idle time and skips the levels the dice refuse; with
+    /// it every level is looked at, nearest first, and a level the baseline
+    /// tries is tried the same way (never NI_FORCE).
+    #[test]
+    fn idle_pull_walks_every_level_the_baseline_would_skip() {
+        // (cost of each level the machine has, dice weight of each) -> decisions
+        let walk = |on: bool, avg_idle: u64, costs: &[u64], dice: &[u32]| {
+            let mut spent = 0;
+            let mut out = vec![];
+            for (i, &cost) in costs.iter().enumerate() {
+                let ok = unsafe { arbor_newidle_level_ok(avg_idle, spent, cost) };
+                let d = unsafe { arbor_newidle_level(on, ok, if ok { dice[i] } else { 0 }) };
+                out.push(d);
+                if d == arbor_ni_level_NI_STOP {
+                    break;
+                }
+                if d != arbor_ni_level_NI_SKIP {
+                    spent += cost;
+                }
+            }
+            out
+        };
+        use crate::bpf_intf::{
+            arbor_ni_level_NI_FORCE, arbor_ni_level_NI_SKIP, arbor_ni_level_NI_STOP,
+            arbor_ni_level_NI_TRY,
+        };
+        let (stop, skip, tr, force) = (
+            arbor_ni_level_NI_STOP,
+            arbor_ni_level_NI_SKIP,
+            arbor_ni_level_NI_TRY,
+            arbor_ni_level_NI_FORCE,
+        );
+        // x86-12-like: SMT, LLC (the whole machine); cheap levels, long idle
+        assert_eq!(walk(false, 50_000, &[1_000, 4_000], &[1, 1]), [tr, tr]);
+        assert_eq!(walk(true, 50_000, &[1_000, 4_000], &[1, 1]), [tr, tr]);
+        // the dice refuse the LLC level: the baseline skips it, IDLE_PULL tries it
+        assert_eq!(walk(false, 50_000, &[1_000, 4_000], &[1, 0]), [tr, skip]);
+        assert_eq!(walk(true, 50_000, &[1_000, 4_000], &[1, 0]), [tr, force]);
+        // 2 nodes x 2 LLCs (SMT, LLC, node, machine): a short expected idle
+        // stops the baseline at the node level; IDLE_PULL goes on to the machine
+        let c4 = [1_000, 3_000, 8_000, 20_000];
+        assert_eq!(walk(false, 6_000, &c4, &[1; 4]), [tr, tr, stop]);
+        assert_eq!(walk(true, 6_000, &c4, &[1; 4]), [tr, tr, force, force]);
+        // an idle time shorter than the first level: the baseline looks nowhere
+        assert_eq!(walk(false, 500, &c4, &[1; 4]), [stop]);
+        assert_eq!(walk(true, 500, &c4, &[1; 4]), [force; 4]);
+        // where the baseline tries, IDLE_PULL tries the same way, on any walk
+        for avg in [0, 500, 2_000, 6_000, 40_000] {
+            for mask in 0..16u32 {
+                let dice: Vec<u32> = (0..4).map(|b| (mask >> b) & 1).collect();
+                let (a, b) = (walk(false, avg, &c4, &dice), walk(true, avg, &c4, &dice));
+                assert_eq!(b.len(), 4, "IDLE_PULL looks at every level");
+                for (x, y) in a.iter().zip(&b) {
+                    assert_eq!(*x == tr, *y == tr, "{avg} {mask}: {a:?} {b:?}");
+                }
+                assert!(b.iter().all(|&d| d == tr || d == force));
+            }
+        }
+    }
+
     #[test]
     fn rng_is_a_nonzero_sequence() {
         let mut st = 0u32;

@@ -96,6 +96,7 @@ pub const NAMES: &[&str] = &[
     "newidle_gated",
     "wake_preempts",
     "wake_node_kept",
+    "idle_pulls",
 ];
 
 /// What a counter holds: `count` (events), `ns-sum` (nanoseconds summed
@@ -336,6 +337,11 @@ pub struct Metrics {
     )]
     #[serde(default)]
     pub wake_node_kept: u64,
+    #[stat(
+        desc = "IDLE_PULL: newidle pulls at a level the cost bound or NI_RANDOM's dice would have skipped"
+    )]
+    #[serde(default)]
+    pub idle_pulls: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,

@@ -286,6 +286,30 @@ mod tests {
         );
     }
 
+    /// IDLE_PULL (issue 24): on 2s2c2t hackbench, over five seeds, CPUs
+    /// going idle while tasks wait elsewhere pull at levels the cost bound
+    /// or the dice would have skipped: the counter moves with the feature on
+    /// and stays 0 off (stock), newidle fails less often, and CPU time idle
+    /// while tasks wait falls.
+    #[test]
+    fn idle_pull_leaves_fewer_cpus_idle_while_tasks_wait() {
+        let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
+        let m = |o: &Outcome, n: &str| o.metrics.iter().find(|m| m.name == n).unwrap().value;
+        let (mut pulls, mut fails, mut gap) = ([0.0; 2], [0.0; 2], [0.0; 2]);
+        for seed in 1..=5 {
+            for (i, s) in ["arbor:stock", "arbor:stock:IDLE_PULL"].iter().enumerate() {
+                let o = hackbench(s, seed);
+                pulls[i] += c(&o, "idle_pulls") as f64;
+                fails[i] += c(&o, "newidle_fails") as f64;
+                gap[i] += m(&o, "idle_while_queued_pct");
+            }
+        }
+        assert_eq!(pulls[0], 0.0);
+        assert!(pulls[1] > 0.0, "{pulls:?}");
+        assert!(fails[1] < fails[0], "newidle_fails {fails:?}");
+        assert!(gap[1] < gap[0], "idle_while_queued_pct {gap:?}");
+    }
+
     #[test]
     fn no_wake_preempt_stops_wakeup_preemption() {
         let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;

@@ -661,8 +661,8 @@ static __always_inline bool balance(s32 this, struct cpu_ctx *cc, enum pull_kind
 
 	bpf_for(level, 0, NR_LEVELS) {
 		u32 busiest_nr, lv = level & (NR_LEVELS - 1), weight = 1;
+		bool pulled, forced = false;
 		s32 src;
-		bool pulled;
 		u64 t1, cost;
 
 		if (level == LVL_SMT && smt_width <= 1)
@@ -670,18 +670,29 @@ static __always_inline bool balance(s32 this, struct cpu_ctx *cc, enum pull_kind
 		if (level == LVL_NODE && nr_nodes <= 1)
 			continue;
 		if (newidle) {
-			if (!arbor_newidle_level_ok(cc->avg_idle, spent, cc->lvl_cost[lv])) {
+			bool cost_ok = arbor_newidle_level_ok(cc->avg_idle, spent, cc->lvl_cost[lv]);
+
+			if (cost_ok && feat(FEAT_NI_RANDOM))
+				weight = arbor_newidle_dice(cc->ni_ratio[lv], arbor_rng_next(&cc->rng));
+			/* IDLE_PULL (policy.h): try the level anyway; the baseline's statistics as if skipped */
+			switch (arbor_newidle_level(feat(FEAT_IDLE_PULL), cost_ok, weight)) {
+			case NI_STOP:
 				if (!*tried)
 					stat_inc(STAT_NEWIDLE_GATED);
-				break;
-			}
-			if (feat(FEAT_NI_RANDOM)) {
-				weight = arbor_newidle_dice(cc->ni_ratio[lv], arbor_rng_next(&cc->rng));
-				if (!weight) {
+				goto out;
+			case NI_SKIP:
+				arbor_newidle_stats(&cc->ni_call[lv], &cc->ni_success[lv],
+						    &cc->ni_ratio[lv], 0);
+				continue;
+			case NI_FORCE:
+				if (cost_ok)
 					arbor_newidle_stats(&cc->ni_call[lv], &cc->ni_success[lv],
 							    &cc->ni_ratio[lv], 0);
-					continue;
-				}
+				forced = true;
+				break;
+			default:
+				forced = false;
+				break;
 			}
 		}
 
@@ -697,13 +708,17 @@ static __always_inline bool balance(s32 this, struct cpu_ctx *cc, enum pull_kind
 		t0 = t1;
 		if (newidle) {
 			arbor_newidle_cost_update(&cc->lvl_cost[lv], &cc->lvl_decay_ts[lv], cost, t1);
-			if (cost)
+			if (cost && !forced)
 				arbor_newidle_stats(&cc->ni_call[lv], &cc->ni_success[lv],
 						    &cc->ni_ratio[lv], pulled ? weight : 0);
 		}
-		if (pulled)
+		if (pulled) {
+			if (forced)
+				stat_inc_on(this, STAT_IDLE_PULLS);
 			return true;
+		}
 	}
+out:
 	return false;
 }
 

@@ -128,7 +128,8 @@ enum arbor_feature {
 	FEAT_SIS_IDLE_GROUP = 20,	/* 3.9-4.8: select_idle_sibling takes only an idle core or target's sibling */
 	/* ours (issue 24): on in `default` only */
 	FEAT_WAKE_NODE	= 21,	/* no wake_affine pull out of prev's node while it has an idle CPU */
-	NR_FEATURES	= 22,
+	FEAT_IDLE_PULL	= 22,	/* newidle walks every level while a task waits (no cost bound, no dice) */
+	NR_FEATURES	= 23,
 };
 
 /*
@@ -239,10 +240,20 @@ enum arbor_stat {
 	STAT_WAKE_PREEMPTS,
 	/* WAKE_NODE: wake-ups kept in prev's node instead of a wake_affine across nodes */
 	STAT_WAKE_NODE_KEPT,
+	/* IDLE_PULL: newidle pulls at a level the cost bound or the dice would have skipped */
+	STAT_IDLE_PULLS,
 	ARBOR_NR_STATS,
 };
 
 /* Results of the pure decision functions in policy.h. */
+/* One newidle level's fate (policy.h arbor_newidle_level, IDLE_PULL). */
+enum arbor_ni_level {
+	NI_STOP = 0,	/* the cost bound ends the walk (baseline) */
+	NI_SKIP = 1,	/* NI_RANDOM's dice skip the level (baseline) */
+	NI_TRY = 2,	/* the baseline tries the level */
+	NI_FORCE = 3,	/* IDLE_PULL tries a level the baseline would not */
+};
+
 enum wa_result {
 	WA_NONE = 0,	/* no opinion: fall through to the next stage */
 	WA_THIS = 1,	/* pull to the waker's CPU */

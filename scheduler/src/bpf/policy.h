@@ -795,6 +795,56 @@ ARBOR_POLICY bool arbor_newidle_level_ok(u64 avg_idle, u64 spent, u64 level_cost
 #define NSEC_PER_SEC		1000000000ULL
 
 /*
+ * IDLE_PULL (ours, issue 24): a CPU about to idle while a task waits in
+ * another CPU's queue takes it. What one level of the newidle walk does:
+ *  - NI_STOP: the baseline's cost bound ends the walk (arbor_newidle_level_ok);
+ *  - NI_SKIP: the baseline's NI_RANDOM dice skips this level (dice_weight 0;
+ *    pass 1 when NI_RANDOM is off);
+ *  - NI_TRY:  the baseline tries the level;
+ *  - NI_FORCE: IDLE_PULL tries a level the baseline would have stopped at or
+ *    skipped.
+ * With IDLE_PULL every level is tried, nearest first (SMT, LLC, node,
+ * machine), until one pull succeeds; the caller enters the walk only while
+ * some CPU has a task waiting (nr_overloaded, a CPU with nr_running >= 2),
+ * and the pull rules are the baseline's (affinity, no cache-hot task across
+ * LLCs, seed 002's LLC rule).
+ *
+ * Sources. fair.c sched_balance_newidle() walks the domains bottom-up and
+ * gives up on two predictions: the cost bound (avg_idle < curr_cost +
+ * sd->max_newidle_lb_cost: the CPU expects work before the search would
+ * end) and the 6.18 NI_RANDOM dice (a domain is tried in proportion to its
+ * recent success rate). Both exist because sched_balance_rq() is costly
+ * (remote runqueue locks, group statistics). A CPU left idle by them waits
+ * for the nohz balancer, kicked from a busy CPU's tick (nohz_balancer_kick)
+ * no sooner than nohz.next_balance; arbor's periodic kick comes every
+ * --balance-interval-ms (4 ms). The peers do not gate: scx_cosmos 1.1.7's
+ * cosmos_dispatch consumes its node's shared DSQ on every dispatch before
+ * the CPU idles; p2dq and bpfland likewise consume their LLC's or the
+ * shared queue first. Measured (sim, x86-12 hackbench:g=2,l=100, 5 seeds):
+ * arbor:default leaves CPUs idle while tasks wait 5.1% of CPU time against
+ * cosmos's 0.9%; newidle failed 388 times per run, 126 of them without
+ * scanning any level (the dice), and without NI_RANDOM 0 times.
+ *
+ * Why it holds on any topology: it changes no choice of source (still the
+ * nearest level's busiest CPU with a waiting task, find_busiest()), only
+ * whether a level is looked at, and it replaces a prediction of success by
+ * the fact: some CPU has a waiting task. An idle CPU that can run a waiting
+ * task now runs it no later than the queue it waits in would; the price is
+ * a migration, which the baseline's rules already bound (no cache-hot task
+ * across LLCs, affinity). The walk's cost stays bounded without the gate:
+ * above the LLC it visits only LLCs with an overloaded CPU (llc_overloaded).
+ */
+ARBOR_POLICY u32 arbor_newidle_level(bool idle_pull, bool cost_ok, u32 dice_weight)
+{
+	if (cost_ok && dice_weight)
+		return NI_TRY;
+	if (idle_pull)
+		return NI_FORCE;
+	return cost_ok ? NI_SKIP : NI_STOP;
+}
+
+
+/*
  * update_newidle_cost() (fair.c): a level's max_newidle_lb_cost is the
  * largest cost of one attempt at that level; a new maximum restarts the
  * decay clock (last_decay_max_lb_cost), and while no attempt beats it, it
