@@ -19,6 +19,9 @@ fn kind(c: &Call) -> &'static str {
         Call::UpdateIdle { .. } => "update_idle",
         Call::CpuRelease { .. } => "cpu_release",
         Call::CpuAcquire(_) => "cpu_acquire",
+        Call::Dequeue { .. } => "dequeue",
+        Call::SetCpumask(_) => "set_cpumask",
+        Call::SetWeight { .. } => "set_weight",
     }
 }
 
