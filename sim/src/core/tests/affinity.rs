@@ -260,3 +260,27 @@ fn running_outside_the_mask_is_a_violation() {
     let (_core, stop) = run(flat(2), &mut s, &mut w);
     assert!(violated(&stop).contains("outside its affinity"), "{stop:?}");
 }
+
+/// rt-app's tutorial/example8.json (its shape, one pass): a thread whose
+/// task is on CPU 2 runs phase 1 on CPU 0, phase 2 on CPU 1 and phase 3
+/// back on CPU 2, each move made by its own sched_setaffinity at the
+/// phase's first loop (rtapp.rs), through the migration stopper.
+#[test]
+fn rt_app_phases_cpus_move_the_thread() {
+    let json = r#"{"tasks": {"thread0": {"cpus": [2], "loop": 1, "phases": {
+        "phase1": {"cpus": [0], "loop": 1, "run": 1500},
+        "phase2": {"cpus": [1], "loop": 1, "run": 1500},
+        "phase3": {"loop": 1, "run": 1500}}}}}"#;
+    let mut w = crate::workload::rtapp::RtApp::parse("example8.json", json, 3).unwrap();
+    let mut s = Sched::fifo_kick();
+    let mut core = Core::new(flat(3), zero_cost(), cfg()).unwrap();
+    let stop = core.run(&mut s, &mut w, |_| {});
+    stopped_ok(&stop);
+    // where it was running at each ops.running, without repeats
+    let mut cpus: Vec<usize> = runs_of(&s.log, 0).into_iter().map(|r| r.1).collect();
+    cpus.dedup();
+    assert_eq!(cpus, [2, 0, 1, 2]);
+    // 4.5 ms of work, and the refills of its working set after each of
+    // the three moves (a few µs)
+    assert!((4500 * US..4510 * US).contains(&core.now), "{}", core.now);
+}
