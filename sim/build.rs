@@ -185,6 +185,7 @@ pub const KSFT: &[(&str, &str, &str)] = &[
     ("numa", "numa", "numa_ops"),
     ("dsp_local_on", "dsp_local_on", "dsp_local_on_ops"),
     ("prog_run", "prog_run", "prog_run_ops"),
+    ("dequeue", "dequeue", "dequeue_ops"),
 ];
 
 /// The kernel's example schedulers (tools/sched_ext/ of the same tree):

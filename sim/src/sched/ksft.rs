@@ -40,6 +40,7 @@ ksft! {
     "numa" => "SIM_KSFT_NUMA_SO", "SIM_KSFT_NUMA_ERR";
     "dsp_local_on" => "SIM_KSFT_DSP_LOCAL_ON_SO", "SIM_KSFT_DSP_LOCAL_ON_ERR";
     "prog_run" => "SIM_KSFT_PROG_RUN_SO", "SIM_KSFT_PROG_RUN_ERR";
+    "dequeue" => "SIM_KSFT_DEQUEUE_SO", "SIM_KSFT_DEQUEUE_ERR";
     // the example schedulers of tools/sched_ext/
     "scx_simple" => "SIM_KSFT_SCX_SIMPLE_SO", "SIM_KSFT_SCX_SIMPLE_ERR";
 }
