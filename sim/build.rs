@@ -188,6 +188,7 @@ pub const KSFT: &[(&str, &str, &str)] = &[
     // hotplug.bpf.c holds two schedulers: with and without the callbacks
     ("hotplug_cb", "hotplug", "hotplug_cb_ops"),
     ("hotplug_nocb", "hotplug", "hotplug_nocb_ops"),
+    ("dequeue", "dequeue", "dequeue_ops"),
 ];
 
 /// The kernel's example schedulers (tools/sched_ext/ of the same tree):

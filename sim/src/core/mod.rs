@@ -8,6 +8,7 @@
 //! slowdown), with the costs of switching, waking and refilling caches
 //! added where they occur.
 
+mod affinity;
 pub mod cache;
 pub mod dsq;
 pub mod hotplug;
@@ -154,6 +155,14 @@ pub struct Task {
     /// SCX_TASK_IMMED: inserted into a local DSQ with SCX_ENQ_IMMED since
     /// its last enqueue (immed.rs).
     pub immed: bool,
+    /// SCX_TASK_IN_CUSTODY: the BPF scheduler holds it (ops.enqueue kept
+    /// it, or it is in a user DSQ); ops.dequeue fires when it leaves
+    /// (affinity.rs).
+    pub custody: bool,
+    /// The step it took just before the migration stopper moved it off
+    /// its CPU (a sched_setaffinity on itself that excluded its CPU): it
+    /// takes it when it next runs (affinity.rs).
+    pub deferred: Option<Step>,
 }
 
 /// SplitMix64's finaliser of (seed, i)
@@ -218,6 +227,9 @@ pub struct Cpu {
     pub rt: Vec<TaskId>,
     /// rq->scx.cpu_released: ops.cpu_release ran, cpu_acquire has not yet.
     pub cpu_released: bool,
+    /// The migration stopper took its task off it (affinity.rs): no task
+    /// runs, but it is not idle until its next schedule() says so.
+    pub stopped: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -346,6 +358,14 @@ pub struct Core {
     /// Each CPU's rq->clock_pelt and rq->clock_task, and when they were
     /// last brought up to date (lavd.rs, update_rq_clock).
     pelt: Vec<(u64, u64, Ns)>,
+    /// Tasks that left BPF custody inside a callback (a kfunc moved them):
+    /// their ops.dequeue(p, 0) runs when the callback returns (affinity.rs).
+    pending_deq: Vec<TaskId>,
+    /// The task being re-enqueued on its own rq by a property change
+    /// (ENQUEUE_RESTORE) before the core migrates it: a direct dispatch to
+    /// its own CPU's local DSQ is not checked against its new mask there,
+    /// as direct_dispatch does not check it (ext.c:1840-1891).
+    restoring: Option<TaskId>,
 }
 
 /// How many of the last events an invariant report shows.
@@ -463,6 +483,7 @@ impl Core {
                 reenq_local: false,
                 rt: Vec::new(),
                 cpu_released: false,
+                stopped: false,
             })
             .collect();
         // idle.c:801-812: the idle masks start as the online CPUs
@@ -529,6 +550,8 @@ impl Core {
             recent: Default::default(),
             launcher: lavd::launcher(),
             pelt: vec![(0, 0, 0); n],
+            pending_deq: Vec::new(),
+            restoring: None,
             machine,
         })
     }
@@ -786,6 +809,8 @@ impl Core {
                 timer_gen: 0,
                 qseq: 0,
                 immed: false,
+                custody: false,
+                deferred: None,
             });
             if !on_fork {
                 self.push(start, Ev::Start(i));
@@ -807,6 +832,16 @@ impl Core {
         // work for the k first ones (`wakeup_ns` and the BPF callbacks,
         // both already charged to its CPU), so `resched` adds what the
         // waker's CPU has been charged since the batch began.
+        // property changes first (sched_setaffinity, setpriority: affinity.rs)
+        for (t, p) in &fx.props {
+            match p {
+                crate::workload::Prop::Cpus(cpus) => self.set_affinity(ops, waker_cpu, *t, cpus),
+                crate::workload::Prop::Weight(w) => self.set_task_weight(ops, waker_cpu, *t, *w),
+            }
+            if self.stop.is_some() {
+                return;
+            }
+        }
         // forks first (a replayed trace's Fork ops): the child starts on
         // the parent's CPU, as wake_up_new_task selects from it
         for &c in &fx.forks {
@@ -972,7 +1007,13 @@ impl Core {
         if let Some(d) = self.ddsp.take() {
             if d.task == t {
                 self.apply_insert(d, self.tasks[t].cpu, true);
+                return;
             }
+        }
+        // do_enqueue_task (ext.c:1982-1986): not directly dispatched, the
+        // task is in the BPF scheduler's custody
+        if self.tasks[t].state == TaskState::Bpf {
+            self.tasks[t].custody = true;
         }
     }
 
@@ -1021,8 +1062,10 @@ impl Core {
         }
         // checklist 21: a local DSQ outside the task's cpumask is an error,
         // and the task goes to the global DSQ (ext.c:2391-2409, 2680-2684)
+        // a property change's restore on the task's own rq (affinity.rs)
+        let restoring = self.restoring == Some(t) && target == DsqRef::Local(self.tasks[t].cpu);
         if let DsqRef::Local(c) = target {
-            if !self.allowed(t, c) {
+            if !self.allowed(t, c) && !restoring {
                 self.eject(format!(
                     "SCX_DSQ_LOCAL[_ON] to CPU {c}, which {} may not run on",
                     self.tasks[t].spec.name
@@ -1073,6 +1116,7 @@ impl Core {
         }
         self.set_state(t, TaskState::Queued(target));
         self.note(Note::Insert { t, dsq: target });
+        self.custody_on_insert(t, target);
         if let DsqRef::Local(c) = target {
             self.tasks[t].cpu = c;
             // dsq_inc_nr (ext.c:1382-1417), then local_dsq_post_enq's

@@ -53,6 +53,27 @@ pub trait Ops {
     /// ops.cpu_release(cpu, {SCX_CPU_PREEMPT_RT, next}): a higher class
     /// took the CPU from sched_ext (switch_class, ext.c:3095-3132).
     fn cpu_release(&mut self, _core: &mut Core, _cpu: usize, _next: TaskId) {}
+    /// Whether it defines ops.dequeue; ext.c calls it only then
+    /// (SCX_HAS_OP, ops_dequeue ext.c:2183, local_dsq_post_enq 1472,
+    /// dispatch_enqueue 1649-1657), so an undefined one costs nothing.
+    fn has_dequeue(&self) -> bool {
+        false
+    }
+    /// ops.dequeue(p, deq_flags): the task leaves BPF custody (core/affinity.rs).
+    fn dequeue(&mut self, _core: &mut Core, _t: TaskId, _deq_flags: u64) {}
+    /// Whether it defines ops.set_cpumask (set_cpus_allowed_scx, ext.c:3579).
+    fn has_set_cpumask(&self) -> bool {
+        false
+    }
+    /// ops.set_cpumask(p, p->cpus_ptr): its affinity changed.
+    fn set_cpumask(&mut self, _core: &mut Core, _t: TaskId) {}
+    /// Whether it defines ops.set_weight (reweight_task_scx, ext.c:4172).
+    fn has_set_weight(&self) -> bool {
+        false
+    }
+    /// ops.set_weight(p, weight) on a nice change (the one after ops.enable
+    /// is part of [`Ops::enable`]).
+    fn set_weight(&mut self, _core: &mut Core, _t: TaskId, _weight: u32) {}
     /// Whether it has ops.cgroup_init / ops.cgroup_exit (ext.c calls
     /// each only if the scheduler defines it).
     fn cgroup_ops(&self) -> (bool, bool) {

@@ -157,6 +157,7 @@ impl Core {
         wl: &mut dyn Workload,
         x: usize,
         blocked: Option<TaskId>,
+        stopped: bool,
     ) -> bool {
         let prev = self.cpus[x].curr;
         let best = self.rt_best(x);
@@ -175,7 +176,7 @@ impl Core {
             return false;
         };
         self.cpus[x].rt.remove(i);
-        let was_idle = prev.is_none() && blocked.is_none();
+        let was_idle = prev.is_none() && blocked.is_none() && !stopped;
         let core = self.cpu_core[x];
         if let Some(p) = prev {
             self.settle(x);

@@ -161,11 +161,14 @@ impl Core {
         x: usize,
         blocked: Option<TaskId>,
     ) {
+        // the migration stopper left x without a task (affinity.rs): x was
+        // busy, as after its task blocked
+        let stopped = std::mem::take(&mut self.cpus[x].stopped);
         // the RT class picks before ext (rt.rs)
-        if self.rt_schedule(ops, wl, x, blocked) {
+        if self.rt_schedule(ops, wl, x, blocked, stopped) {
             return;
         }
-        let was_idle = self.cpus[x].curr.is_none() && blocked.is_none();
+        let was_idle = self.cpus[x].curr.is_none() && blocked.is_none() && !stopped;
         // ops.dispatch's prev is an SCX task or none (balance_one)
         let blocked = blocked.filter(|&b| !self.is_rt(b));
         let prev = self.cpus[x].curr;
@@ -194,6 +197,8 @@ impl Core {
                     ops.dispatch(c, x, prev_for_dispatch)
                 });
                 let produced = self.flush_dispatch(x);
+                // ops.dequeue of the tasks that left custody (affinity.rs)
+                self.run_pending_dequeues(ops);
                 if !defined {
                     break;
                 }
@@ -520,9 +525,23 @@ impl Core {
     fn advance(&mut self, ops: &mut dyn Ops, wl: &mut dyn Workload, x: usize, t: TaskId) {
         loop {
             let mut fx = Effects::default();
-            let step = wl.next(t, self.now, &mut fx);
-            self.apply_effects(ops, &fx, x);
+            // a step taken before the stopper moved it off its last CPU
+            let step = match self.tasks[t].deferred.take() {
+                Some(s) => s,
+                None => {
+                    let s = wl.next(t, self.now, &mut fx);
+                    self.apply_effects(ops, &fx, x);
+                    s
+                }
+            };
             if self.stop.is_some() {
+                return;
+            }
+            if self.tasks[t].state != TaskState::Running(x) {
+                // its sched_setaffinity excluded x: the migration stopper
+                // took it off x before the call returned (affinity.rs); it
+                // takes this step when it next runs
+                self.tasks[t].deferred = Some(step);
                 return;
             }
             match step {
@@ -799,6 +818,10 @@ impl Core {
                 self.push(self.now + self.cfg.sweep_ns, Ev::Sweep);
             }
             Ev::Hotplug(x, online) => self.hotplug(ops, wl, x, online),
+        }
+        // any task a callback moved out of custody (affinity.rs)
+        if self.stop.is_none() {
+            self.run_pending_dequeues(ops);
         }
     }
 

@@ -152,6 +152,22 @@ pub const SCX_ENQ_REENQ: u64 = 1 << 40;
 pub const SCX_ENQ_LAST: u64 = 1 << 41;
 pub const SCX_ENQ_DSQ_PRIQ: u64 = 1 << 57;
 pub const SCX_DEQ_SLEEP: u64 = 1 << 0;
+/// 7.2 (sched/ext/internal.h:1326): dequeue_task_scx adds it to every
+/// dequeue that is not a sleep or a core-sched pick (ext.c:2193-2197): a
+/// property change (affinity, nice) or the core's migration of the task.
+pub const SCX_DEQ_SCHED_CHANGE: u64 = 1 << 33;
+/// The core's own dequeue/enqueue flags, which sched_ext passes through in
+/// deq_flags / enq_flags (7.2 kernel/sched/sched.h:2550-2575):
+/// sched_change_begin dequeues with DEQUEUE_SAVE (| DEQUEUE_NOCLOCK, which
+/// it adds, core.c:11268-11271) and sched_change_end enqueues with the
+/// matching ENQUEUE_RESTORE | ENQUEUE_NOCLOCK.
+pub const DEQUEUE_SAVE: u64 = 0x0002;
+pub const DEQUEUE_NOCLOCK: u64 = 0x0008;
+pub const ENQUEUE_RESTORE: u64 = 0x0002;
+pub const ENQUEUE_NOCLOCK: u64 = 0x0008;
+/// activate_task's flag for a task the core moved between rqs
+/// (core.c:2230-2233, sched.h:2573).
+pub const ENQUEUE_MIGRATED: u64 = 0x0004_0000;
 
 pub const SCX_KICK_IDLE: u64 = 1 << 0;
 pub const SCX_KICK_PREEMPT: u64 = 1 << 1;
@@ -223,12 +239,12 @@ pub struct SchedExtOps {
     pub timeout_ms: u32,
     pub exit_dump_len: u32,
     pub name: *const c_char,
-    /// ops.set_cpumask: the simulated workloads never change a task's
-    /// affinity, so the core never calls it.
+    /// ops.set_cpumask: on an affinity change (set_cpus_allowed_scx,
+    /// ext.c:3562-3582; core/affinity.rs).
     pub set_cpumask: Option<unsafe extern "C" fn(P, *const CpuMask)>,
     /// ops.set_weight: called after ops.enable with the task's weight, as
-    /// __scx_enable_task does (ext.c:3849-3853); the workloads never
-    /// change a weight after that.
+    /// __scx_enable_task does (ext.c:3849-3853), and on a nice change
+    /// (reweight_task_scx, ext.c:4150-4174; core/affinity.rs).
     pub set_weight: Option<unsafe extern "C" fn(P, u32)>,
     // added for scx_lavd: see the shim's struct sched_ext_ops
     /// never called: the sim has no RT / DL class to take a CPU

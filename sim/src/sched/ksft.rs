@@ -42,6 +42,7 @@ ksft! {
     "prog_run" => "SIM_KSFT_PROG_RUN_SO", "SIM_KSFT_PROG_RUN_ERR";
     "hotplug_cb" => "SIM_KSFT_HOTPLUG_CB_SO", "SIM_KSFT_HOTPLUG_CB_ERR";
     "hotplug_nocb" => "SIM_KSFT_HOTPLUG_NOCB_SO", "SIM_KSFT_HOTPLUG_NOCB_ERR";
+    "dequeue" => "SIM_KSFT_DEQUEUE_SO", "SIM_KSFT_DEQUEUE_ERR";
     // the example schedulers of tools/sched_ext/
     "scx_simple" => "SIM_KSFT_SCX_SIMPLE_SO", "SIM_KSFT_SCX_SIMPLE_ERR";
 }

@@ -433,6 +433,32 @@ impl Ops for Native {
         let w = unsafe { (*p).scx.weight };
         self.enter(core, |o| o.set_weight.map(|f| unsafe { f(p, w) }));
     }
+    fn has_dequeue(&self) -> bool {
+        // SAFETY: ops is alive
+        unsafe { (*self.ops).dequeue.is_some() }
+    }
+    fn dequeue(&mut self, core: &mut Core, t: TaskId, fl: u64) {
+        let p = t_of(core, t);
+        self.enter(core, |o| o.dequeue.map(|f| unsafe { f(p, fl) }));
+    }
+    fn has_set_cpumask(&self) -> bool {
+        // SAFETY: ops is alive
+        unsafe { (*self.ops).set_cpumask.is_some() }
+    }
+    fn set_cpumask(&mut self, core: &mut Core, t: TaskId) {
+        let p = t_of(core, t);
+        // SAFETY: p is a live task_struct; its cpus_ptr is its own mask
+        let m = unsafe { (*p).cpus_ptr };
+        self.enter(core, |o| o.set_cpumask.map(|f| unsafe { f(p, m) }));
+    }
+    fn has_set_weight(&self) -> bool {
+        // SAFETY: ops is alive
+        unsafe { (*self.ops).set_weight.is_some() }
+    }
+    fn set_weight(&mut self, core: &mut Core, t: TaskId, w: u32) {
+        let p = t_of(core, t);
+        self.enter(core, |o| o.set_weight.map(|f| unsafe { f(p, w) }));
+    }
     fn exit_task(&mut self, core: &mut Core, t: TaskId) {
         let p = t_of(core, t);
         let mut args = abi::ExitTaskArgs { cancelled: false };

@@ -99,6 +99,19 @@ pub struct Effects {
     pub wakes: Vec<(TaskId, bool, u64)>,
     /// Tasks (`on_fork`) this step creates, before its wake-ups.
     pub forks: Vec<TaskId>,
+    /// Property changes this step makes, first of all its effects, in
+    /// order: sched_setaffinity(task, CPUs) and setpriority(task, nice)
+    /// (as the weight it gives). The task may be itself (core/affinity.rs).
+    pub props: Vec<(TaskId, Prop)>,
+}
+
+/// A change of a task's scheduling properties (core/affinity.rs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Prop {
+    /// sched_setaffinity: the CPUs it may run on.
+    Cpus(Vec<usize>),
+    /// setpriority: its new weight (nice 0 = 100; [`rtapp::nice_to_weight`]).
+    Weight(u32),
 }
 
 impl Effects {
@@ -108,6 +121,19 @@ impl Effects {
 
     pub fn wake(&mut self, t: TaskId, sync: bool, bytes: u64) {
         self.wakes.push((t, sync, bytes));
+    }
+
+    /// sched_setaffinity(t, cpus).
+    pub fn set_cpus(&mut self, t: TaskId, cpus: Vec<usize>) {
+        self.props.push((t, Prop::Cpus(cpus)));
+    }
+
+    /// setpriority(t, nice).
+    pub fn set_nice(&mut self, t: TaskId, nice: i64) {
+        self.props.push((
+            t,
+            Prop::Weight(rtapp::nice_to_weight(nice.clamp(-20, 19) as i32)),
+        ));
     }
 }
 

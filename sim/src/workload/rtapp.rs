@@ -74,10 +74,13 @@
 //!   1.0 (taskset.json, merge/) that 1.0 ignores;
 //! - `"phases"`: an object of phases run in file order, each with its
 //!   events and its `"loop"` (default 1, -1 = for ever). A phase's own
-//!   `"cpus"` is checked and then refused: rt-app 1.0 sets the thread's
-//!   affinity at each loop of the phase, and the simulator cannot yet
-//!   change a running task's affinity (ops.set_cpumask and the migration
-//!   off a CPU it may no longer use).
+//!   `"cpus"` (checked as the task's is) is the thread's affinity during
+//!   it: at each loop of a phase, rt-app 1.0's set_thread_affinity takes
+//!   the phase's cpus, else the task's, else the thread's default (every
+//!   CPU of the machine), and calls sched_setaffinity on itself only when
+//!   that differs from its current affinity. The core gives the scheduler
+//!   ops.set_cpumask and moves the thread off a CPU it may no longer use
+//!   (the migration stopper; core/affinity.rs), before its next event.
 //!
 //! Events (in a phase, or in the task when it has no `"phases"`):
 //! - `"run"`: µs of work: ns on a CPU of capacity 1024 running alone with a
@@ -138,7 +141,7 @@
 //! any key rt-app 1.0 does not know (it ignores them silently: a misspelt
 //! key is an error here), events of later rt-app (`fork`, `sem_post`,
 //! `sem_wait`), events beside `"phases"` (rt-app ignores them), a
-//! per-phase `"cpus"` (above), a per-phase `"priority"`/`"policy"`
+//! per-phase `"priority"`/`"policy"`
 //! (later rt-app's), a negative run or
 //! sleep, a `"loop"` of 0 or below -1, SCHED_DEADLINE. Refused as rt-app
 //! refuses them: invalid JSON, no `"tasks"`, a wrong type for a global or
@@ -509,6 +512,9 @@ struct Thread {
     /// Woken by another thread; `on_run` measures the wake-up latency.
     woken: bool,
     unique: Vec<TimerState>,
+    /// Its affinity now: a phase's or its task's "cpus", None = the
+    /// default (every CPU) (rt-app 1.0's curr_cpu_data).
+    cpus: Option<Vec<usize>>,
 }
 
 /// An rt-app use case, as a workload.
@@ -533,6 +539,8 @@ pub struct RtApp {
     /// Every live thread is blocked: nothing can happen any more.
     stalled: bool,
     finish: Option<Ns>,
+    /// The simulated machine's CPUs: a thread's default affinity.
+    nr_cpus: usize,
 }
 
 /// Names → indices, in order of first use.
@@ -800,6 +808,7 @@ impl RtApp {
                     exited: false,
                     timer_due: None,
                     woken: false,
+                    cpus: g.cpus.clone(),
                     unique: g
                         .unique
                         .iter()
@@ -835,6 +844,7 @@ impl RtApp {
             blocked: 0,
             stalled: false,
             finish: None,
+            nr_cpus,
         })
     }
 }
@@ -1056,9 +1066,6 @@ fn parse_task(name: &str, v: &J, nr_cpus: usize, b: &mut Builder) -> Result<Grou
             });
             g.loops = -1;
         }
-    }
-    if g.phases.iter().any(|p| p.cpus.is_some()) {
-        bail!("\"cpus\" per phase is not modelled yet (the simulator cannot change a running thread's affinity): set it on the task");
     }
     // each thread of the task is one more user of its barriers
     for &bar in &g.barriers {
@@ -1464,6 +1471,21 @@ impl Workload for RtApp {
                 }
                 continue;
             }
+            if th.ev == 0 {
+                // rt-app 1.0's set_thread_affinity at each loop of a phase:
+                // the phase's cpus, else the task's, else the thread's
+                // default; a sched_setaffinity only when it differs from
+                // the current one (core/affinity.rs)
+                let want = phase.cpus.as_ref().or(g.cpus.as_ref());
+                if want != th.cpus.as_ref() {
+                    let want = want.cloned();
+                    let list = want.clone().unwrap_or_else(|| (0..self.nr_cpus).collect());
+                    fx.set_cpus(t, list);
+                    self.threads[t].cpus = want;
+                }
+            }
+            let th = &self.threads[t];
+            let phase = &self.groups[gi].phases[th.phase];
             let ev = phase.events[th.ev];
             self.threads[t].ev += 1;
             match ev {
@@ -1639,6 +1661,53 @@ mod tests {
             }
         }
         v
+    }
+
+    /// rt-app 1.0's set_thread_affinity (src/rt-app.c), at each loop of a
+    /// phase: the phase's "cpus", else the task's, else the thread's
+    /// default (every CPU); a sched_setaffinity only when that differs
+    /// from the current affinity.
+    #[test]
+    fn a_phases_cpus_set_the_affinity_at_each_of_its_loops() {
+        use crate::workload::Prop;
+        let props = |json: &str| {
+            let mut w = app(json);
+            let mut now = 0;
+            let mut v = Vec::new();
+            for _ in 0..20 {
+                let mut fx = Effects::default();
+                let s = w.next(0, now, &mut fx);
+                v.push(
+                    fx.props
+                        .into_iter()
+                        .map(|(t, p)| (t, p))
+                        .collect::<Vec<_>>(),
+                );
+                match s {
+                    Step::Run(ns) | Step::Sleep(ns) => now += ns,
+                    _ => break,
+                }
+            }
+            v
+        };
+        let cpus = |c: &[usize]| vec![(0, Prop::Cpus(c.to_vec()))];
+        // tutorial/example8.json's shape: the task on CPU 2, phases on 0, 1
+        // and (inherited) 2
+        let v = props(
+            r#"{"tasks": {"t": {"cpus": [2], "loop": 1, "phases": {
+                "a": {"cpus": [0], "loop": 2, "run": 10},
+                "b": {"cpus": [1], "run": 10},
+                "c": {"run": 10}}}}}"#,
+        );
+        assert_eq!(v, [cpus(&[0]), vec![], cpus(&[1]), cpus(&[2]), vec![]]);
+        // no task-level "cpus": back to every CPU of the machine (4 here)
+        let v = props(
+            r#"{"tasks": {"t": {"loop": 1, "phases": {
+                "a": {"run": 10},
+                "b": {"cpus": [3, 1], "run": 10},
+                "c": {"run": 10}}}}}"#,
+        );
+        assert_eq!(v, [vec![], cpus(&[3, 1]), cpus(&[0, 1, 2, 3]), vec![]]);
     }
 
     #[test]
@@ -2059,10 +2128,6 @@ mod tests {
             (
                 r#"{"tasks": {"t": {"phases": {"p": {"run": 1, "cpus": [0, 9]}}}}}"#,
                 r#"task "t": phase "p": "cpus": CPU 9 is not on the simulated machine"#,
-            ),
-            (
-                r#"{"tasks": {"t": {"phases": {"p": {"run": 1, "cpus": [1]}}}}}"#,
-                r#"task "t": "cpus" per phase is not modelled yet"#,
             ),
             (
                 r#"{"tasks": {"t": {"run": 1, "policy": "SCHED_FIFO", "priority": 0}}}"#,

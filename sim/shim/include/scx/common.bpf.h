@@ -252,6 +252,7 @@ struct bpf_timer {
 #define SCX_ENQ_DSQ_PRIQ	(1ULL << 57)
 
 #define SCX_DEQ_SLEEP		(1ULL << 0)
+#define SCX_DEQ_SCHED_CHANGE	(1ULL << 33)	/* 7.2: a property change, not a sleep (ext.c:2193-2197) */
 
 #define SCX_KICK_IDLE		(1ULL << 0)
 #define SCX_KICK_PREEMPT	(1ULL << 1)

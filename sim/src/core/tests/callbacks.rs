@@ -21,6 +21,9 @@ fn kind(c: &Call) -> &'static str {
         Call::CpuAcquire(_) => "cpu_acquire",
         Call::CpuOnline(_) => "cpu_online",
         Call::CpuOffline(_) => "cpu_offline",
+        Call::Dequeue { .. } => "dequeue",
+        Call::SetCpumask(_) => "set_cpumask",
+        Call::SetWeight { .. } => "set_weight",
     }
 }
 

@@ -10,6 +10,7 @@
 //! idle-exit latency and a cost model of zero, so that times are exact.
 
 mod accounting;
+mod affinity;
 mod callbacks;
 mod dispatch;
 mod enqueue;
@@ -114,6 +115,10 @@ pub enum Act {
     Wake(TaskId, bool),
     /// Start a task made with [`Script::forked_task`]; not a step either.
     Fork(TaskId),
+    /// sched_setaffinity(task, the CPUs of this bit mask); not a step.
+    SetCpus(TaskId, u64),
+    /// setpriority(task, nice); not a step.
+    SetNice(TaskId, i64),
 }
 
 #[derive(Default)]
@@ -188,6 +193,10 @@ impl Workload for Script {
             match self.acts[t].pop_front() {
                 Some(Act::Wake(w, sync)) => fx.wake(w, sync, 0),
                 Some(Act::Fork(c)) => fx.fork(c),
+                Some(Act::SetCpus(o, m)) => {
+                    fx.set_cpus(o, (0..64).filter(|&c| m >> c & 1 == 1).collect())
+                }
+                Some(Act::SetNice(o, n)) => fx.set_nice(o, n),
                 Some(Act::Run(ns)) => return Step::Run(ns),
                 Some(Act::Sleep(ns)) => return Step::Sleep(ns),
                 Some(Act::Block) => return Step::Block,
@@ -232,6 +241,9 @@ pub enum Call {
     CpuAcquire(usize),
     CpuOnline(usize),
     CpuOffline(usize),
+    Dequeue { t: TaskId, flags: u64 },
+    SetCpumask(TaskId),
+    SetWeight { t: TaskId, weight: u32 },
 }
 
 impl Call {
@@ -247,6 +259,9 @@ impl Call {
             | Call::Running(t)
             | Call::Stopping { t, .. }
             | Call::Quiescent { t, .. }
+            | Call::Dequeue { t, .. }
+            | Call::SetCpumask(t)
+            | Call::SetWeight { t, .. }
             | Call::Tick(t) => Some(t),
             Call::Dispatch { .. }
             | Call::UpdateIdle { .. }
@@ -292,6 +307,9 @@ pub struct Sched {
     pub cpu_preempt: bool,
     /// Implements ops.cpu_online and ops.cpu_offline (both recorded).
     pub hotplug: bool,
+    /// Implements ops.dequeue, ops.set_cpumask and ops.set_weight (all
+    /// recorded).
+    pub props: bool,
 }
 
 /// scx_simple's select_cpu, with the core's own idle kfuncs: prev if it
@@ -347,6 +365,7 @@ impl Sched {
             update_idle: None,
             cpu_preempt: false,
             hotplug: false,
+            props: false,
         }
     }
 
@@ -519,6 +538,24 @@ impl Ops for Sched {
     }
     fn cpu_offline(&mut self, core: &mut Core, cpu: usize) {
         self.rec(core, Call::CpuOffline(cpu));
+    }
+    fn has_dequeue(&self) -> bool {
+        self.props
+    }
+    fn dequeue(&mut self, core: &mut Core, t: TaskId, flags: u64) {
+        self.rec(core, Call::Dequeue { t, flags });
+    }
+    fn has_set_cpumask(&self) -> bool {
+        self.props
+    }
+    fn set_cpumask(&mut self, core: &mut Core, t: TaskId) {
+        self.rec(core, Call::SetCpumask(t));
+    }
+    fn has_set_weight(&self) -> bool {
+        self.props
+    }
+    fn set_weight(&mut self, core: &mut Core, t: TaskId, weight: u32) {
+        self.rec(core, Call::SetWeight { t, weight });
     }
     fn timer(&mut self, _core: &mut Core, _timer: usize) {}
     fn exit(&mut self, _core: &mut Core, _reason: &str) {}
