@@ -413,6 +413,24 @@ fn main() {
     }
     println!("cargo:rustc-env=SIM_SCHED_ARENATEST_SO={}", so.display());
 
+    // a test scheduler with only ops.cpu_release / cpu_acquire (core/tests/rt.rs)
+    let so = out.join("libsched_preempttest.so");
+    if let Err(e) = build_so(
+        &cc,
+        &shim,
+        &out,
+        "preempttest",
+        &shim.join("tests/preempt_prog.c"),
+        &[],
+        &[],
+        &[],
+        None,
+        &so,
+    ) {
+        panic!("sim/shim/tests/preempt_prog.c: {e}");
+    }
+    println!("cargo:rustc-env=SIM_SCHED_PREEMPTTEST_SO={}", so.display());
+
     for pc in PEERS {
         let (name, krate, ver) = (pc.name, pc.krate, pc.ver);
         let upper = name.to_uppercase();

@@ -247,7 +247,8 @@ pub struct SchedExtOps {
     /// (reweight_task_scx, ext.c:4150-4174; core/affinity.rs).
     pub set_weight: Option<unsafe extern "C" fn(P, u32)>,
     // added for scx_lavd: see the shim's struct sched_ext_ops
-    /// never called: the sim has no RT / DL class to take a CPU
+    /// when an RT task takes the CPU from sched_ext (core/rt.rs;
+    /// switch_class, ext.c:3095-3132): args is a [`CpuReleaseArgs`]
     pub cpu_release: Option<unsafe extern "C" fn(i32, *mut c_void)>,
     /// never called: the sim prints no error-exit dumps
     pub dump: Option<unsafe extern "C" fn(*mut c_void)>,
@@ -265,6 +266,18 @@ pub struct SchedExtOps {
     /// sched_yield() in the workloads, no core scheduling
     pub yield_: Option<unsafe extern "C" fn(P, P) -> bool>,
     pub core_sched_before: Option<unsafe extern "C" fn(P, P) -> bool>,
+    /// when the CPU is back under sched_ext after an RT task (balance_one,
+    /// ext.c:2951-2962); args NULL, as there
+    pub cpu_acquire: Option<unsafe extern "C" fn(i32, *mut c_void)>,
+}
+
+/// struct scx_cpu_release_args (ext.c 7.2): why the CPU was taken, and
+/// the task of the higher class that takes it.
+#[repr(C)]
+pub struct CpuReleaseArgs {
+    /// enum scx_cpu_preempt_reason: SCX_CPU_PREEMPT_RT = 0
+    pub reason: u32,
+    pub task: P,
 }
 
 /// The host table the shim calls (struct sim_host).

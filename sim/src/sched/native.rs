@@ -541,6 +541,25 @@ impl Ops for Native {
         };
         self.enter(core, |o| o.exit.map(|f| unsafe { f(&mut ei) }));
     }
+    fn has_cpu_preempt(&self) -> bool {
+        // SAFETY: ops points into the loaded object
+        let o = unsafe { &*self.ops };
+        o.cpu_acquire.is_some() || o.cpu_release.is_some()
+    }
+    fn cpu_acquire(&mut self, core: &mut Core, cpu: usize) {
+        self.enter(core, |o| {
+            o.cpu_acquire
+                .map(|f| unsafe { f(cpu as i32, std::ptr::null_mut()) })
+        });
+    }
+    fn cpu_release(&mut self, core: &mut Core, cpu: usize, next: TaskId) {
+        let mut args = abi::CpuReleaseArgs {
+            reason: 0, // SCX_CPU_PREEMPT_RT: core/rt.rs's RT tasks
+            task: t_of(core, next),
+        };
+        let a = &mut args as *mut abi::CpuReleaseArgs as *mut c_void;
+        self.enter(core, |o| o.cpu_release.map(|f| unsafe { f(cpu as i32, a) }));
+    }
     fn hotplug_ops(&self) -> (bool, bool) {
         // SAFETY: ops points into the loaded object
         let o = unsafe { &*self.ops };

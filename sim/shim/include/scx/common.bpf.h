@@ -290,6 +290,7 @@ struct scx_cpu_release_args {
 	enum scx_cpu_preempt_reason reason;
 	struct task_struct *task;
 };
+struct scx_cpu_acquire_args {};
 struct scx_dump_ctx {
 	s64 kind;
 	s64 exit_code;
@@ -331,8 +332,8 @@ struct sched_ext_ops {
 	/* called after ops.enable, as __scx_enable_task (ext.c:3849-3853) */
 	void (*set_weight)(struct task_struct *p, u32 weight);
 	/* ---- added for scx_lavd (docs/sim/arena.md) ---- */
-	/* when a higher class takes the CPU (ext.c switch_class): never in
-	 * the sim, which has no RT / DL tasks */
+	/* when an RT task (SCHED_FIFO/RR: core/rt.rs) takes the CPU from
+	 * sched_ext (ext.c switch_class) */
 	void (*cpu_release)(s32 cpu, struct scx_cpu_release_args *args);
 	/* the error-exit dump (scx_dump_state): the sim prints no dumps */
 	void (*dump)(struct scx_dump_ctx *ctx);
@@ -350,6 +351,9 @@ struct sched_ext_ops {
 	/* never called (the kernel's maximal selftest defines them) */
 	bool (*yield)(struct task_struct *from, struct task_struct *to);
 	bool (*core_sched_before)(struct task_struct *a, struct task_struct *b);
+	/* when the CPU comes back to sched_ext after an RT task
+	 * (balance_one, ext.c:2951-2962); args is NULL as there */
+	void (*cpu_acquire)(s32 cpu, struct scx_cpu_acquire_args *args);
 };
 
 #define SCX_OPS_DEFINE(__name, ...) struct sched_ext_ops __name = { __VA_ARGS__ }
