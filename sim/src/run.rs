@@ -90,7 +90,9 @@ pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
     let cpu0 = thread_cpu_s();
     let topo = spec.machine.topo()?;
     let mut wl = wspec::parse(spec.workload, spec.machine.nr_cpus(), spec.seed)?;
-    let mut ops = spec.sched.build(&topo, spec.knobs)?;
+    let mut ops = spec
+        .sched
+        .build(&topo, spec.machine.nr_cpus(), spec.knobs)?;
     let cfg = Config {
         seed: spec.seed,
         ..spec.cfg.clone()
@@ -101,7 +103,7 @@ pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
     let (sched, knobs) = (spec.sched.clone(), spec.knobs.clone());
     core.reloader = Some(Box::new(move |m, online| {
         let topo = m.topo_of(&|c| online.get(c).copied().unwrap_or(false))?;
-        sched.build(&topo, &knobs)
+        sched.build(&topo, m.nr_cpus(), &knobs)
     }));
     let stop = core.run(ops.as_mut(), wl.as_mut(), progress);
     let restarts: Vec<Restart> = core
@@ -498,7 +500,7 @@ mod tests {
         knobs.cache.llc_tolerance = 2;
         let mut ops = SchedSpec::parse("arbor:stock:CACHE_LB")
             .unwrap()
-            .build(&topo, &knobs)
+            .build(&topo, m.nr_cpus(), &knobs)
             .unwrap();
         let mut wl = Churn::new(procs, gap, live);
         let cfg = Config {
@@ -581,7 +583,7 @@ mod tests {
         let topo = m.topo().unwrap();
         let mut ops = SchedSpec::parse(sched)
             .unwrap()
-            .build(&topo, &Knobs::default())
+            .build(&topo, m.nr_cpus(), &Knobs::default())
             .unwrap();
         let mut wl = Stacked {
             step: vec![0; 4],

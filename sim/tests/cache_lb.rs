@@ -100,7 +100,7 @@ fn split_run(sched: &str) -> (u64, HashMap<String, u64>) {
     let topo = m.topo().unwrap();
     let mut ops = SchedSpec::parse(sched)
         .unwrap()
-        .build(&topo, &Knobs::default())
+        .build(&topo, m.nr_cpus(), &Knobs::default())
         .unwrap();
     let mut wl = Split {
         exits: Exits::new(4),

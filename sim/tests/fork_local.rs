@@ -63,7 +63,7 @@ fn first_nodes(n: usize) -> Vec<usize> {
     let topo = m.topo().unwrap();
     let mut ops = SchedSpec::parse("arbor:stock")
         .unwrap()
-        .build(&topo, &Knobs::default())
+        .build(&topo, m.nr_cpus(), &Knobs::default())
         .unwrap();
     let gap = 2 * MS;
     let mut wl = Forker {

@@ -243,3 +243,20 @@ fn lavd_idle_pick_places_wakeups_on_idle_cpus() {
     let p99 = metric(&o, "wake_p99_us");
     assert!(p99 < 10.0, "wake-up p99 {p99} us");
 }
+
+/// p2dq with the highest CPU offline at load (docs/peers/README.md, the
+/// "offline from the start" case): its loader tells it nr_cpu_ids = 12,
+/// the sysfs count (scx_utils NR_CPU_IDS), as every task's
+/// nr_cpus_allowed is, so its tasks are not taken for affinitized ones
+/// (main.bpf.c:1908-1910) and sysbench runs to the end. With the highest
+/// online CPU + 1 (11) it stalled: "runnable task stall".
+#[test]
+fn p2dq_runs_with_its_highest_cpu_offline() {
+    let o = run(
+        "shape:n=2,l=3,c=1,t=2,d=20,offline=6+8+11",
+        "p2dq",
+        "sysbench:threads=3,time=1",
+    );
+    assert!(o.ok && !o.ejected, "{}", o.stop);
+    assert_eq!(o.stop, "finished");
+}

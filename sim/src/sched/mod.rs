@@ -98,10 +98,12 @@ impl SchedSpec {
             .with_context(|| format!("scheduler '{}'", self.label))
     }
 
-    /// Loads a fresh instance, configured for `topo` as scx_arbor would be.
-    pub fn build(&self, topo: &Topo, knobs: &Knobs) -> Result<Box<dyn Ops>> {
+    /// Loads a fresh instance, configured for `topo` (the CPUs online at
+    /// load) as scx_arbor would be; a peer is also told `nr_cpu_ids`, the
+    /// machine's (peers::Peer::build).
+    pub fn build(&self, topo: &Topo, nr_cpu_ids: usize, knobs: &Knobs) -> Result<Box<dyn Ops>> {
         if let Some(p) = self.peer {
-            return Ok(Box::new(p.build(topo)?));
+            return Ok(Box::new(p.build(topo, nr_cpu_ids)?));
         }
         if let Some(k) = self.kernel {
             return Ok(Box::new(ksft::load(k, topo)?));

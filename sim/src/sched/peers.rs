@@ -151,7 +151,25 @@ impl Peer {
         Ok(Some(p))
     }
 
-    pub fn build(self, topo: &Topo) -> Result<Native> {
+    /// The peer, loaded as its loader loads it on a machine whose CPUs
+    /// online at load are `topo`'s and whose nr_cpu_ids is `nr_cpu_ids`.
+    ///
+    /// Every peer's loader takes its CPUs from scx_utils 1.1.4's Topology,
+    /// which skips a CPU that is offline (create_insert_cpu,
+    /// topology.rs:836-838), and its CPU count from scx_utils' NR_CPU_IDS:
+    /// the highest /sys/devices/system/cpu/cpuN + 1 (read_cpu_ids,
+    /// topology.rs:102, 972-996), a directory an offline CPU keeps. It
+    /// writes that count as the BPF side's nr_cpu_ids (p2dq lib.rs:425 and
+    /// 499, lavd main.rs:779, rusty main.rs:395; bpfland's primary_all
+    /// compares with it, main.rs:319). So `topo`'s CPU ids are padded to
+    /// nr_cpu_ids: an offline CPU above the highest online one still
+    /// counts.
+    pub fn build(self, topo: &Topo, nr_cpu_ids: usize) -> Result<Native> {
+        let mut topo = topo.clone();
+        if topo.cpus.len() < nr_cpu_ids {
+            topo.cpus.resize(nr_cpu_ids, None);
+        }
+        let topo = &topo;
         match self {
             Peer::Bpfland => bpfland(topo),
             Peer::P2dq => p2dq(topo),
@@ -863,6 +881,23 @@ mod tests {
             // SAFETY: sim_rusty_task_weight (fields_rusty.h) takes a task_struct
             let got = unsafe { n.run_syscall("sim_rusty_task_weight", &mut *core.tasks[t].ts) };
             assert_eq!(got.unwrap(), w as i32, "task {t}");
+        }
+    }
+
+    /// The highest CPU offline at load: scx_utils' Topology drops it
+    /// (create_insert_cpu, topology.rs:836-838) but its sysfs directory
+    /// stays, so NR_CPU_IDS (topology.rs:102) still counts it, and each
+    /// peer's loader writes that as nr_cpu_ids: 4, not the highest online
+    /// CPU + 1 (3) that `topo` alone would give.
+    #[test]
+    fn nr_cpu_ids_counts_an_offline_highest_cpu() {
+        let m = crate::presets::find("shape:c=4,offline=3").unwrap();
+        let topo = m.topo().unwrap();
+        assert_eq!(topo.cpus.len(), 3);
+        for p in [Peer::P2dq, Peer::Lavd, Peer::Rusty] {
+            let n = p.build(&topo, m.nr_cpus()).unwrap();
+            let got: u32 = n.read_global("nr_cpu_ids").unwrap();
+            assert_eq!(got, 4, "{p:?}");
         }
     }
 
