@@ -197,6 +197,7 @@ pub const KSFT: &[(&str, &str, &str)] = &[
 pub const KSCHED: &[(&str, &str, bool)] = &[
     ("scx_simple", "simple_ops", false),
     ("scx_qmap", "qmap_ops", true),
+    ("scx_central", "central_ops", false),
 ];
 
 /// 7.2's BPF-side cid / cmask helpers (tools/sched_ext/include/scx/

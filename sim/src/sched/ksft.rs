@@ -46,6 +46,7 @@ ksft! {
     // the example schedulers of tools/sched_ext/
     "scx_simple" => "SIM_KSFT_SCX_SIMPLE_SO", "SIM_KSFT_SCX_SIMPLE_ERR";
     "scx_qmap" => "SIM_KSFT_SCX_QMAP_SO", "SIM_KSFT_SCX_QMAP_ERR";
+    "scx_central" => "SIM_KSFT_SCX_CENTRAL_SO", "SIM_KSFT_SCX_CENTRAL_ERR";
 }
 
 /// The kernel version the selftests come from.
@@ -73,6 +74,15 @@ pub fn load(test: &str, topo: &Topo) -> Result<Native> {
     n.set_machine(topo.cpus.len() as u32, topo.nr_nodes as u32);
     if name == "scx_qmap" {
         qmap_defaults(&mut n)?;
+    }
+    if name == "scx_central" {
+        // scx_central.c's main() with no options: central_cpu = 0,
+        // nr_cpu_ids = libbpf_num_possible_cpus(), slice_ns =
+        // SCX_SLICE_DFL; its RESIZE_ARRAYs to nr_cpu_ids elements are the
+        // shim's RESIZABLE_ARRAY (sized for the simulator's maximum)
+        n.write_global("central_cpu", 0, &0i32.to_ne_bytes())?;
+        n.write_global("nr_cpu_ids", 0, &(topo.cpus.len() as u32).to_ne_bytes())?;
+        n.write_global("slice_ns", 0, &super::abi::SCX_SLICE_DFL.to_ne_bytes())?;
     }
     Ok(n)
 }

@@ -1969,6 +1969,23 @@ static __always_inline void scx_bpf_events(struct scx_event_stats *events, size_
 #define __COMPAT_scx_bpf_events(events, size) scx_bpf_events((events), (size))
 #define scx_read_event(e, name) ((e)->name)
 
+/*
+ * ==== for scx_central (tools/sched_ext/ of 7.2) ====
+ * RESIZABLE_ARRAY (common.bpf.h:212-229): an array in its own data
+ * section, declared with one element and resized by the loader to its
+ * element count (RESIZE_ARRAY) before load. Natively the array is sized
+ * for the simulator's maximum, SIM_MAX_CPUS elements; the program indexes
+ * it below the count its loader writes into its rodata (scx_central:
+ * nr_cpu_ids, ARRAY_ELEM_PTR's bound), so it sees the same elements.
+ */
+#define RESIZABLE_ARRAY(elfsec, arr) arr[SIM_MAX_CPUS]
+/* include/uapi/linux/bpf.h: BPF_F_TIMER_ABS, BPF_F_TIMER_CPU_PIN (the
+ * timer fires on the CPU that started it). The sim's timers always fire on
+ * the CPU that armed them (Core::kf_timer_start), which is the pinned
+ * behaviour; an unpinned hrtimer may fire elsewhere in the kernel */
+#define BPF_F_TIMER_ABS		(1ULL << 0)
+#define BPF_F_TIMER_CPU_PIN	(1ULL << 1)
+
 #ifdef SIM_KERNEL_CID_BPF_H
 #include SIM_KERNEL_CID_BPF_H
 #endif
