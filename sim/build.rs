@@ -192,8 +192,27 @@ pub const KSFT: &[(&str, &str, &str)] = &[
 ];
 
 /// The kernel's example schedulers (tools/sched_ext/ of the same tree):
-/// (name, its struct_ops); sim/src/sched/ksft.rs lists the same names.
-pub const KSCHED: &[(&str, &str)] = &[("scx_simple", "simple_ops")];
+/// (name, its struct_ops, whether that is a cid-form struct
+/// sched_ext_ops_cid); sim/src/sched/ksft.rs lists the same names.
+pub const KSCHED: &[(&str, &str, bool)] = &[
+    ("scx_simple", "simple_ops", false),
+    ("scx_qmap", "qmap_ops", true),
+    ("scx_central", "central_ops", false),
+];
+
+/// 7.2's BPF-side cid / cmask helpers (tools/sched_ext/include/scx/
+/// cid.bpf.h), which the kernel's <scx/common.bpf.h> includes: copied
+/// alone, unmodified, out of the pinned tree into OUT_DIR, so that its own
+/// `#include "bpf_arena_common.bpf.h"` finds the shim's stand-in rather
+/// than the kernel's neighbouring one. The shim includes it last.
+fn kernel_cid_bpf_h(ksrc: &Path, out: &Path) -> Result<PathBuf, String> {
+    let src = ksrc.join("tools/sched_ext/include/scx/cid.bpf.h");
+    let dir = out.join("kernel-scx");
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let dst = dir.join("cid.bpf.h");
+    std::fs::copy(&src, &dst).map_err(|e| format!("{}: {e}", src.display()))?;
+    Ok(dst)
+}
 
 /// The unpacked kernel tree (the part install-ksrc.sh keeps), or why not.
 fn ksrc() -> Result<PathBuf, String> {
@@ -488,18 +507,32 @@ fn main() {
     }
     let progs = KSFT
         .iter()
-        .map(|&(t, stem, ops)| (t, "tools/testing/selftests/sched_ext", stem, ops))
+        .map(|&(t, stem, ops)| (t, "tools/testing/selftests/sched_ext", stem, ops, false))
         .chain(
             KSCHED
                 .iter()
-                .map(|&(name, ops)| (name, "tools/sched_ext", name, ops)),
+                .map(|&(name, ops, cid)| (name, "tools/sched_ext", name, ops, cid)),
         );
-    for (test, sub, stem, ops) in progs {
+    for (test, sub, stem, ops, cid) in progs {
         let upper = test.to_uppercase();
         let so = out.join(format!("libsched_ksft_{test}.so"));
         let built = ksrc.clone().and_then(|k| {
             let dir = k.join(sub);
             let main = dir.join(format!("{stem}.bpf.c"));
+            let mut defines = vec![
+                format!("SIM_KSFT_MAIN=\"{}\"", main.display()),
+                format!("SIM_PEER_OPS={ops}"),
+            ];
+            if cid {
+                // a cid-form scheduler: sched_ksft.c's adapter, the
+                // kernel's cmask helpers, and its shared header's BPF
+                // side (scx_qmap.h includes <scx/bpf_arena_common.bpf.h>
+                // under __BPF__)
+                let h = kernel_cid_bpf_h(&k, &out)?;
+                defines.push("SIM_OPS_CID".into());
+                defines.push(format!("SIM_KERNEL_CID_BPF_H=\"{}\"", h.display()));
+                defines.push("__BPF__".into());
+            }
             build_so(
                 &cc,
                 &shim,
@@ -508,10 +541,7 @@ fn main() {
                 &shim.join("sched_ksft.c"),
                 &[],
                 &[&dir],
-                &[
-                    format!("SIM_KSFT_MAIN=\"{}\"", main.display()),
-                    format!("SIM_PEER_OPS={ops}"),
-                ],
+                &defines,
                 None,
                 &so,
             )

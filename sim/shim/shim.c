@@ -243,6 +243,9 @@ long sim_task_storage_delete(void **slot, struct task_struct *p)
 	return 0;
 }
 
+static void *sim_tid_table;
+static bool sim_tid_enabled;
+
 /* ---- entry points for the simulator (Rust: sim/src/sched/native.rs) ---- */
 
 /* Returns -1 if this copy already serves a run: each run needs its own copy
@@ -280,6 +283,10 @@ void sim_task_layout(u64 out[8])
 void sim_task_release(struct task_struct *p)
 {
 	int i;
+
+	/* sched_ext_dead (ext.c:4116-4123): out of the tid table */
+	if (sim_tid_enabled)
+		sim_hash_delete(&sim_tid_table, sizeof(u64), &p->scx.tid);
 
 	for (i = 0; i < SIM_MAX_TASK_STORAGE; i++) {
 		free(p->sim_storage[i]);
@@ -733,4 +740,253 @@ __attribute__((destructor)) static void sim_arena_unload(void)
 struct sim_arena *sim_arena_test_map(void *key, u32 max_entries, u64 map_extra)
 {
 	return sim_arena_of(key, max_entries, map_extra, BPF_F_MMAPABLE);
+}
+
+/*
+ * ---- cids (kernel/sched/ext/cid.c, cid.h of 7.2) ----
+ *
+ * A cid is a dense, topology-ordered CPU id: CPUs sharing a core, LLC or
+ * NUMA node get contiguous cid ranges (cid.h:1-30). The mapping is built
+ * at every root scheduler's enable, before ops.init (ext.c:7426), by
+ * walking the online CPUs node by node, LLC by LLC inside a node, core by
+ * core inside an LLC, and the CPUs of a core in id order (cid.c:116-186);
+ * possible CPUs that were not online get the cids after those, with no
+ * topology (cid.c:188-205). The sim's topology is the machine's: a CPU's
+ * node (cpu_to_node), its LLC (the CPUs of the same sd_llc) and its core
+ * (topology_sibling_cpumask); every CPU id below nr_cpu_ids is possible.
+ */
+s16 sim_cid_to_cpu_tbl[SIM_MAX_CPUS];
+s16 sim_cpu_to_cid_tbl[SIM_MAX_CPUS];
+/* the program is a cid-form scheduler (sched_ksft.c's adapter sets it) */
+bool sim_cid_form;
+static struct scx_cid_topo sim_cid_topo_tbl[SIM_MAX_CPUS];
+static const struct scx_cid_topo sim_cid_topo_neg = { -1, -1, -1, -1, -1, -1 };
+
+static bool sim_mask_test(const struct cpumask *m, u32 cpu)
+{
+	return (m->bits[cpu / 64] >> (cpu % 64)) & 1;
+}
+
+/* scx_cid_init() (cid.c:80-222); the host calls are the kernel's reading of
+ * its topology, not the program's helper calls (not counted) */
+void sim_cid_init(void)
+{
+	u32 n = sim_host->nr_cpu_slots, cpu, next_cid = 0;
+	s32 next_node_idx = 0, next_llc_idx = 0, next_core_idx = 0;
+	const struct cpumask *online = sim_host->online_cpumask(sim_host->ctx);
+	static u8 to_walk[SIM_MAX_CPUS], node_s[SIM_MAX_CPUS], llc_s[SIM_MAX_CPUS];
+	static s32 node[SIM_MAX_CPUS], llc[SIM_MAX_CPUS], core[SIM_MAX_CPUS];
+
+	for (cpu = 0; cpu < n; cpu++) {
+		sim_cpu_to_cid_tbl[cpu] = -1;
+		to_walk[cpu] = sim_mask_test(online, cpu);
+		node[cpu] = sim_host->cpu_node(sim_host->ctx, cpu);
+		llc[cpu] = sim_host->cpu_llc_id(sim_host->ctx, cpu);
+		core[cpu] = sim_host->cpu_core_id(sim_host->ctx, cpu);
+	}
+	for (;;) {
+		s32 first = -1, nid, node_cid = next_cid, node_idx;
+
+		for (cpu = 0; cpu < n && first < 0; cpu++)
+			if (to_walk[cpu])
+				first = cpu;
+		if (first < 0)
+			break;
+		nid = node[first];
+		/* no NUMA info: left for the no-topology tail (cid.c:127-134) */
+		if (nid < 0) {
+			to_walk[first] = 0;
+			continue;
+		}
+		node_idx = next_node_idx++;
+		/* node_scratch = to_walk & this node */
+		for (cpu = 0; cpu < n; cpu++)
+			node_s[cpu] = to_walk[cpu] && node[cpu] == nid;
+		for (;;) {
+			s32 ncpu = -1, llc_cid = next_cid, llc_idx;
+
+			for (cpu = 0; cpu < n && ncpu < 0; cpu++)
+				if (node_s[cpu])
+					ncpu = cpu;
+			if (ncpu < 0)
+				break;
+			llc_idx = next_llc_idx++;
+			/* llc_scratch = node_scratch & this llc */
+			for (cpu = 0; cpu < n; cpu++)
+				llc_s[cpu] = node_s[cpu] && llc[cpu] == llc[ncpu];
+			for (;;) {
+				s32 lcpu = -1, core_cid = next_cid, core_idx;
+
+				for (cpu = 0; cpu < n && lcpu < 0; cpu++)
+					if (llc_s[cpu])
+						lcpu = cpu;
+				if (lcpu < 0)
+					break;
+				core_idx = next_core_idx++;
+				/* core_scratch = llc_scratch & lcpu's siblings,
+				 * each in id order (for_each_cpu) */
+				for (cpu = 0; cpu < n; cpu++) {
+					s32 cid;
+
+					if (!llc_s[cpu] || core[cpu] != core[lcpu])
+						continue;
+					cid = next_cid++;
+					sim_cid_to_cpu_tbl[cid] = cpu;
+					sim_cpu_to_cid_tbl[cpu] = cid;
+					sim_cid_topo_tbl[cid] = (struct scx_cid_topo){
+						.core_cid = core_cid,
+						.core_idx = core_idx,
+						.llc_cid = llc_cid,
+						.llc_idx = llc_idx,
+						.node_cid = node_cid,
+						.node_idx = node_idx,
+					};
+					llc_s[cpu] = node_s[cpu] = to_walk[cpu] = 0;
+				}
+			}
+		}
+	}
+	/* the possible CPUs without a cid (not online): the tail (cid.c:188-205) */
+	for (cpu = 0; cpu < n; cpu++) {
+		s32 cid;
+
+		if (sim_cpu_to_cid_tbl[cpu] != -1)
+			continue;
+		cid = next_cid++;
+		sim_cid_to_cpu_tbl[cid] = cpu;
+		sim_cpu_to_cid_tbl[cpu] = cid;
+		sim_cid_topo_tbl[cid] = sim_cid_topo_neg;
+	}
+}
+
+/* scx_bpf_cid_override() (cid.c:300-358): only from the root's ops.init
+ * (a kfunc-set rule the verifier enforces; the sim has only a root); the
+ * size must be nr_cpu_ids s32s; each possible CPU's cid must be valid and
+ * unique (an error otherwise, the tables as far as they were written);
+ * the topology becomes all -1 */
+void sim_cid_override(const s32 *cpu_to_cid, u32 sz)
+{
+	static u8 seen[SIM_MAX_CPUS];
+	u32 n = sim_host->nr_cpu_slots, cpu, cid;
+
+	if (sz != n * sizeof(s32)) {
+		sim_errorf("scx_bpf_cid_override: expected %zu bytes, got %u", n * sizeof(s32), sz);
+		return;
+	}
+	memset(seen, 0, sizeof(seen));
+	for (cpu = 0; cpu < n; cpu++) {
+		s32 c = cpu_to_cid[cpu];
+
+		if (c < 0 || (u32)c >= n) {
+			sim_errorf("invalid cid %d", c);
+			return;
+		}
+		if (seen[c]) {
+			sim_errorf("cid %d assigned to multiple cpus", c);
+			return;
+		}
+		seen[c] = 1;
+		sim_cpu_to_cid_tbl[cpu] = c;
+		sim_cid_to_cpu_tbl[c] = cpu;
+	}
+	for (cid = 0; cid < n; cid++)
+		sim_cid_topo_tbl[cid] = sim_cid_topo_neg;
+}
+
+/* scx_bpf_cid_topo() (cid.c:689-707): -1 everywhere first; an invalid cid
+ * is an error; the smaller of the two struct sizes is copied */
+void sim_cid_topo(s32 cid, struct scx_cid_topo *out, size_t sz)
+{
+	memset(out, 0xff, sz);
+	if (cid < 0 || (u32)cid >= sim_host->nr_cpu_slots) {
+		sim_errorf("invalid cid %d", cid);
+		return;
+	}
+	memcpy(out, &sim_cid_topo_tbl[cid], sz < sizeof(*out) ? sz : sizeof(*out));
+}
+
+/*
+ * ---- task ids (p->scx.tid, 7.2) ----
+ * scx_fork() gives every task a tid from a per-CPU allocator that takes
+ * SCX_TID_CHUNK (1024, types.h:23) ids at a time from a global cursor
+ * starting at 1 (ext.c:95-96, 3971-3984, 4015); the sim assigns it when
+ * the task first meets the scheduler (ops.init_task, fork or enable), on
+ * the CPU that runs that. With SCX_OPS_TID_TO_TASK the core keeps a
+ * tid -> task table: a task enters it once initialised (ext.c:4056-4060,
+ * and at enable ext.c:7609-7614) and leaves it when it dies
+ * (sched_ext_dead, ext.c:4116-4123).
+ */
+#define SIM_TID_CHUNK 1024
+#define SIM_TID_MAX (1U << 16)
+static u64 sim_tid_cursor = 1;
+static struct {
+	u64 next, end;
+} sim_tid_alloc[SIM_MAX_CPUS];
+static u64 sim_alloc_tid(void)
+{
+	u32 cpu = sim_host->this_cpu(sim_host->ctx);
+
+	if (sim_tid_alloc[cpu].next >= sim_tid_alloc[cpu].end) {
+		sim_tid_alloc[cpu].next = sim_tid_cursor;
+		sim_tid_cursor += SIM_TID_CHUNK;
+		sim_tid_alloc[cpu].end = sim_tid_alloc[cpu].next + SIM_TID_CHUNK;
+	}
+	return sim_tid_alloc[cpu].next++;
+}
+
+struct task_struct *sim_tid_to_task(u64 tid)
+{
+	struct task_struct **pp;
+
+	if (!sim_tid_enabled) {
+		sim_errorf("scx_bpf_tid_to_task() called without SCX_OPS_TID_TO_TASK");
+		return NULL;
+	}
+	pp = sim_hash_lookup(&sim_tid_table, SIM_TID_MAX, sizeof(u64), sizeof(void *), &tid);
+	return pp ? *pp : NULL;
+}
+
+const struct sched_ext_ops *sim_ops(void);
+
+/* Before ops.init: the cid tables (ext.c:7426) and the tid table, which
+ * SCX_OPS_TID_TO_TASK turns on for the root (ext.c:7379, 7537). */
+void sim_enable_begin(void)
+{
+	sim_cid_init();
+	sim_tid_enabled = (sim_ops()->flags & SCX_OPS_TID_TO_TASK) != 0;
+}
+
+/*
+ * __scx_init_task() (ext.c:3770-3821) around ops.init_task: the task's
+ * tid (scx_fork), p->scx.disallow cleared before the call and checked
+ * after it. A disallowed task is an error during fork (ext.c:3793-3795);
+ * at enable the kernel keeps the task in SCHED_NORMAL (ext.c:3799-3817),
+ * which the sim, whose tasks all run under sched_ext, cannot do: an error
+ * naming it. Then the task joins the tid table.
+ */
+int sim_init_task(struct task_struct *p, struct scx_init_task_args *args)
+{
+	const struct sched_ext_ops *ops = sim_ops();
+	int ret = 0;
+
+	if (!p->scx.tid)
+		p->scx.tid = sim_alloc_tid();
+	p->scx.disallow = false;
+	if (ops->init_task)
+		ret = ops->init_task(p, args);
+	if (ret)
+		return ret;
+	if (p->scx.disallow) {
+		if (args->fork)
+			sim_errorf("ops.init_task() set task->scx.disallow for %s[%d] during fork",
+				   p->comm, p->pid);
+		else
+			sim_errorf("ops.init_task() set task->scx.disallow for %s[%d]: keeping a task out of sched_ext is not modelled in the sim",
+				   p->comm, p->pid);
+	}
+	if (sim_tid_enabled &&
+	    sim_hash_update(&sim_tid_table, SIM_TID_MAX, sizeof(u64), sizeof(void *), &p->scx.tid,
+			    &p, BPF_NOEXIST))
+		sim_errorf("the sim's tid table is full (%u live tasks)", SIM_TID_MAX);
+	return 0;
 }

@@ -678,6 +678,170 @@ fn scx_simple_runs_hackbench_at_8_and_224_cpus() {
     }
 }
 
+/// struct qmap_arena (tools/sched_ext/scx_qmap.h of 7.2.13): the counters
+/// scx_qmap.c's loop prints, by their byte offsets in `qa` (its arena
+/// global; natively a plain one).
+struct QmapStats {
+    enqueued: u64,
+    dispatched: u64,
+    reenqueued: u64,
+    dequeued: u64,
+    ddsp_from_enq: u64,
+    cpuperf_avg: u32,
+    cpuperf_target_avg: u32,
+}
+
+fn qmap_stats(n: &Native) -> QmapStats {
+    let g = |off: usize| n.read_global_at::<u64>("qa", off).unwrap();
+    let h = |off: usize| n.read_global_at::<u32>("qa", off).unwrap();
+    QmapStats {
+        enqueued: g(0),
+        dispatched: g(8),
+        reenqueued: g(16),
+        dequeued: g(32),
+        ddsp_from_enq: g(40),
+        // test_error_cnt at 96, then cpuperf_min/avg/max, target_min/avg/max
+        cpuperf_avg: h(104),
+        cpuperf_target_avg: h(116),
+    }
+}
+
+/// scx_qmap (tools/sched_ext/scx_qmap.bpf.c of 7.2.13, unmodified: a
+/// cid-form scheduler, struct sched_ext_ops_cid, with five arena-backed
+/// FIFOs, bpf_res_spin_lock, task ids, cmasks) with its loader's defaults
+/// (`-s kernel:scx_qmap`) runs hackbench to completion on 8 and on 224
+/// CPUs: every message delivered, no error exit (uei is the loader's
+/// unregistration), and its own counters moved as scx_qmap.c prints them:
+/// tasks went through its FIFOs (enq, dsp, each dispatched one was
+/// enqueued), and nothing was re-enqueued (the sim's hackbench has no
+/// higher-class task to take a CPU).
+#[test]
+fn scx_qmap_runs_hackbench_at_8_and_224_cpus() {
+    for (machine, g, l) in [("2s2c2t", 2, 100), ("shape:n=2,l=1,c=56,t=2", 8, 50)] {
+        let m = presets::find(machine).unwrap();
+        let cpus = m.nr_cpus();
+        let topo = m.topo().unwrap();
+        let mut n = ksft::load("scx_qmap", &topo).unwrap_or_else(|e| panic!("{e:#}"));
+        let wl_spec = format!("hackbench:g={g},l={l}");
+        let mut wl = arbor_sim::workload::spec::parse(&wl_spec, cpus, 1).unwrap();
+        let cfg = Config {
+            seed: 1,
+            time_limit: 30 * SEC,
+            ..Config::default()
+        };
+        let mut core = Core::new(m, CostModel::default(), cfg).unwrap();
+        let stop = core.run(&mut n, wl.as_mut(), |_| {});
+        let u = uei(&n);
+        assert_eq!(
+            stop,
+            Stop::Finished,
+            "{cpus} CPUs: {} / {}",
+            u.reason,
+            u.msg
+        );
+        assert_eq!(u.kind, abi::SCX_EXIT_UNREG, "{cpus} CPUs: {}", u.msg);
+        let msgs = wl
+            .metrics(core.now.max(1))
+            .iter()
+            .find(|m| m.name == "messages")
+            .unwrap()
+            .value;
+        assert_eq!(msgs, (g * 20 * 20 * l) as f64, "{cpus} CPUs");
+        let q = qmap_stats(&n);
+        eprintln!(
+            "scx_qmap {cpus} CPUs: {:.4} s simulated; stats: enq={} dsp={} delta={} reenq={} deq={} enq_ddsp={} cpuperf avg={} target avg={}",
+            core.now as f64 / 1e9,
+            q.enqueued,
+            q.dispatched,
+            q.enqueued as i64 - q.dispatched as i64,
+            q.reenqueued,
+            q.dequeued,
+            q.ddsp_from_enq,
+            q.cpuperf_avg,
+            q.cpuperf_target_avg
+        );
+        assert!(
+            q.enqueued > 0,
+            "{cpus} CPUs: nothing went through qmap's FIFOs"
+        );
+        assert!(
+            q.dispatched > 0,
+            "{cpus} CPUs: nothing dispatched from the FIFOs"
+        );
+        assert!(
+            q.dispatched <= q.enqueued,
+            "{cpus} CPUs: dispatched more than enqueued"
+        );
+        assert_eq!(
+            q.reenqueued, 0,
+            "{cpus} CPUs: no higher class, no re-enqueue"
+        );
+        if machine.starts_with("shape") {
+            assert_eq!(cpus, 224);
+        }
+    }
+}
+
+/// The cid mapping scx_qmap sees is the kernel's (scx_cid_init, cid.c:80-
+/// 222 of 7.2.13): on x86-12, whose SMT siblings are numbered apart as
+/// Linux numbers x86 threads (CPU k and k+6 share a core), the cids walk
+/// core by core, so CPU k is cid 2k and CPU k+6 is cid 2k+1; and qmap,
+/// whose FIFOs, idle mask and task affinities are all in cid space, runs
+/// hackbench to completion on it.
+#[test]
+fn scx_qmap_cids_follow_the_topology() {
+    let m = presets::find("x86-12").unwrap();
+    let topo = m.topo().unwrap();
+    assert_eq!(m.cpus[0].core, m.cpus[6].core, "x86-12's numbering changed");
+    assert_ne!(m.cpus[0].core, m.cpus[1].core, "x86-12's numbering changed");
+    let mut n = ksft::load("scx_qmap", &topo).unwrap_or_else(|e| panic!("{e:#}"));
+    let mut wl = arbor_sim::workload::spec::parse("hackbench:g=1,l=50", 12, 1).unwrap();
+    let mut core = Core::new(m, CostModel::default(), Config::default()).unwrap();
+    let stop = core.run(&mut n, wl.as_mut(), |_| {});
+    let u = uei(&n);
+    assert_eq!(stop, Stop::Finished, "{} / {}", u.reason, u.msg);
+    let tbl: [i16; 12] = n.read_global_at("sim_cpu_to_cid_tbl", 0).unwrap();
+    let want: Vec<i16> = (0..12)
+        .map(|c| if c < 6 { 2 * c } else { 2 * (c - 6) + 1 })
+        .collect();
+    assert_eq!(tbl.to_vec(), want);
+    let back: [i16; 12] = n.read_global_at("sim_cid_to_cpu_tbl", 0).unwrap();
+    for (cpu, &cid) in tbl.iter().enumerate() {
+        assert_eq!(back[cid as usize] as usize, cpu);
+    }
+    assert!(qmap_stats(&n).dispatched > 0);
+}
+
+/// scx_qmap's tick and monitor timer: ops.tick sets each CPU's performance
+/// target from its tasks' running weight average (scx_bpf_cidperf_set),
+/// and the 1 s monitor_timerfn aggregates the online cids' current
+/// performance and capacity (scx_bpf_cidperf_cur / _cap) into qa. With
+/// eight nice-0 tasks spinning 1.5 s on 2s2c2t, every CPU ticks: the
+/// average of weight 100 settles at queue 2 (weight_to_idx), target
+/// SCX_CPUPERF_ONE * 2 / 4 = 512; the sim has no cpufreq, so the current
+/// performance is SCX_CPUPERF_ONE (1024) on every CPU.
+#[test]
+fn scx_qmap_tick_and_monitor_use_cidperf() {
+    let m = presets::find("2s2c2t").unwrap();
+    let topo = m.topo().unwrap();
+    let mut n = ksft::load("scx_qmap", &topo).unwrap_or_else(|e| panic!("{e:#}"));
+    let mut wl = Script::new();
+    for i in 0..8 {
+        wl = wl.task("spin", 100 + i, &[Step::Run(1_500 * MS)]);
+    }
+    let cfg = Config {
+        time_limit: 10 * SEC,
+        ..Config::default()
+    };
+    let mut core = Core::new(m, CostModel::default(), cfg).unwrap();
+    let stop = core.run(&mut n, &mut wl, |_| {});
+    let u = uei(&n);
+    assert_eq!(stop, Stop::Finished, "{} / {}", u.reason, u.msg);
+    let q = qmap_stats(&n);
+    assert_eq!(q.cpuperf_avg, 1024, "the monitor timer did not run");
+    assert_eq!(q.cpuperf_target_avg, 512);
+}
+
 /// hotplug.c's run: the selftest's scheduler `test` (hotplug_cb: with
 /// ops.cpu_online/cpu_offline, each of which calls scx_bpf_exit;
 /// hotplug_nocb: without them) attached on 2s2c2t while the runner sleeps;
@@ -917,4 +1081,108 @@ fn dequeue() {
         changes > 0,
         "no property-change dequeue in scenarios 2, 5, 6"
     );
+}
+
+/// scx_qmap under dequeue.c's load: pinned per-CPU kworkers (qmap's
+/// nr_cpus_allowed == 1 path) and the affinity hammer, whose every
+/// sched_setaffinity reaches qmap as ops.set_cmask with the task's new
+/// CPUs as a cmask (scx_call_op_set_cpumask, ext.c:526-551). qmap copies
+/// it into the task's cid-space affinity; a dispatched task whose cmask
+/// excludes the dispatching cid makes it kick the task's cid. The run
+/// finishes with no error exit and tasks went through the FIFOs.
+#[test]
+fn scx_qmap_follows_affinity_changes() {
+    let m = presets::find("2s2c2t").unwrap();
+    let topo = m.topo().unwrap();
+    let mut n = ksft::load("scx_qmap", &topo).unwrap_or_else(|e| panic!("{e:#}"));
+    let cfg = Config {
+        time_limit: 10 * SEC,
+        ..Config::default()
+    };
+    let mut core = Core::new(m, CostModel::default(), cfg).unwrap();
+    let mut wl = DequeueLoad {
+        done: vec![0; WORKERS + 9],
+        hammer_until: None,
+        hammered: 0,
+        left: WORKERS + 9,
+    };
+    let stop = core.run(&mut n, &mut wl, |_| {});
+    let u = uei(&n);
+    assert_eq!(stop, Stop::Finished, "{} / {}", u.reason, u.msg);
+    assert_eq!(u.kind, abi::SCX_EXIT_UNREG);
+    assert!(wl.hammered > 100_000, "{}", wl.hammered);
+    let q = qmap_stats(&n);
+    assert!(q.enqueued > 0 && q.dispatched > 0);
+}
+
+/// scx_central (tools/sched_ext/scx_central.bpf.c of 7.2.13, unmodified,
+/// with its loader's defaults: central CPU 0, nr_cpu_ids and its two
+/// RESIZABLE_ARRAYs of that many CPUs) runs hackbench to completion on 8
+/// and on 224 CPUs with no error exit: every wake-up goes to the central
+/// CPU's ops.dispatch, which hands tasks out with SCX_SLICE_INF, and its
+/// 1 ms BPF_F_TIMER_CPU_PIN timer, armed on the central CPU, kicks CPUs
+/// whose task overran slice_ns (a timer firing elsewhere would be its own
+/// scx_bpf_error). Its counters move as scx_central.c prints them.
+#[test]
+fn scx_central_runs_hackbench_at_8_and_224_cpus() {
+    for (machine, g, l) in [("2s2c2t", 2, 100), ("shape:n=2,l=1,c=56,t=2", 8, 50)] {
+        let m = presets::find(machine).unwrap();
+        let cpus = m.nr_cpus();
+        let topo = m.topo().unwrap();
+        let mut n = ksft::load("scx_central", &topo).unwrap_or_else(|e| panic!("{e:#}"));
+        let wl_spec = format!("hackbench:g={g},l={l}");
+        let mut wl = arbor_sim::workload::spec::parse(&wl_spec, cpus, 1).unwrap();
+        let cfg = Config {
+            seed: 1,
+            time_limit: 30 * SEC,
+            ..Config::default()
+        };
+        let mut core = Core::new(m, CostModel::default(), cfg).unwrap();
+        let stop = core.run(&mut n, wl.as_mut(), |_| {});
+        let u = uei(&n);
+        assert_eq!(
+            stop,
+            Stop::Finished,
+            "{cpus} CPUs: {} / {}",
+            u.reason,
+            u.msg
+        );
+        assert_eq!(u.kind, abi::SCX_EXIT_UNREG, "{cpus} CPUs: {}", u.msg);
+        let msgs = wl
+            .metrics(core.now.max(1))
+            .iter()
+            .find(|m| m.name == "messages")
+            .unwrap()
+            .value;
+        assert_eq!(msgs, (g * 20 * 20 * l) as f64, "{cpus} CPUs");
+        let c = |name: &str| n.read_global::<u64>(name).unwrap();
+        eprintln!(
+            "scx_central {cpus} CPUs: {:.4} s simulated; total={} locals={} queued={} lost_pids={} timers={} dispatch={} mismatch={} retry={} overflow={}",
+            core.now as f64 / 1e9,
+            c("nr_total"),
+            c("nr_locals"),
+            c("nr_queued"),
+            c("nr_lost_pids"),
+            c("nr_timers"),
+            c("nr_dispatches"),
+            c("nr_mismatches"),
+            c("nr_retries"),
+            c("nr_overflows")
+        );
+        assert!(c("nr_total") > 0, "{cpus} CPUs");
+        // nr_queued is a gauge (central_q's length: +1 at push, -1 at
+        // pop): every pushed task was popped by the end
+        assert_eq!(c("nr_queued"), 0, "{cpus} CPUs: tasks left in central_q");
+        assert!(
+            c("nr_dispatches") > 0,
+            "{cpus} CPUs: the central CPU dispatched nothing"
+        );
+        assert!(
+            c("nr_timers") > 0,
+            "{cpus} CPUs: the central timer never fired"
+        );
+        assert_eq!(c("nr_overflows"), 0, "{cpus} CPUs");
+        assert!(n.read_global::<u8>("timer_pinned").unwrap() != 0);
+        assert!(n.read_global::<u8>("timer_started").unwrap() != 0);
+    }
 }

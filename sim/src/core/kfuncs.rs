@@ -305,6 +305,19 @@ impl Core {
         self.apply_insert(d, x, false)
     }
 
+    /// scx_bpf_dispatch_nr_slots (ext.c:9213-9224): dsp_max_batch
+    /// (SCX_DSP_DFL_MAX_BATCH, 32: types.h:14; no scheduler the sim runs
+    /// sets ops.dispatch_max_batch) minus this ops.dispatch's buffered
+    /// inserts. The kfunc may only be called from ops.dispatch (its kfunc
+    /// set, which the verifier enforces); elsewhere it is an error here.
+    pub fn kf_dispatch_nr_slots(&mut self) -> u32 {
+        if !matches!(self.ctx, Ctx::Dispatch) {
+            self.eject("scx_bpf_dispatch_nr_slots() outside ops.dispatch".into());
+            return 0;
+        }
+        32u32.saturating_sub(self.dispatch_buf.len() as u32)
+    }
+
     /// bpf_timer_start: the timer fires on this CPU after `ns`.
     pub fn kf_timer_start(&mut self, timer: usize, ns: u64) -> i32 {
         while self.timers.len() <= timer {

@@ -1199,6 +1199,8 @@ fn new_task_struct(pid: i32, tgid: i32, flags: u32, weight: u32) -> TaskStruct {
             dsq_vtime: 0,
             ddsp_dsq_id: abi::SCX_DSQ_INVALID,
             ddsp_enq_flags: 0,
+            tid: 0,
+            disallow: false,
         },
         sim_id: 0,
         cpus_mask: CpuMask::empty(),

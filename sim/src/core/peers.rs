@@ -332,6 +332,23 @@ impl Core {
             .unwrap_or(cpu)
     }
 
+    /// The first CPU of cpu's core (topology_sibling_cpumask's first):
+    /// the cid mapping groups a core's CPUs (cid.c:155-181).
+    pub fn kf_cpu_core_id(&self, cpu: i32) -> i32 {
+        let Some(me) = usize::try_from(cpu)
+            .ok()
+            .and_then(|c| self.machine.cpus.get(c))
+        else {
+            return -libc::EINVAL;
+        };
+        self.machine
+            .cpus
+            .iter()
+            .find(|c| c.core == me.core)
+            .map(|c| c.id as i32)
+            .unwrap_or(cpu)
+    }
+
     pub fn online_mask_ptr(&self) -> *const CpuMask {
         &*self.all_mask
     }

@@ -47,6 +47,10 @@ pub struct ScxEntity {
     /// read by scx_lavd's ops.dump_task only: SCX_DSQ_INVALID / 0
     pub ddsp_dsq_id: u64,
     pub ddsp_enq_flags: u64,
+    /// p->scx.tid (7.2): the shim assigns it (sim_init_task, shim.c)
+    pub tid: u64,
+    /// p->scx.disallow: ops.init_task's request to stay out of sched_ext
+    pub disallow: bool,
 }
 
 /// struct sched_entity, the fields scx_lavd reads (the shim's).
@@ -332,4 +336,9 @@ pub struct SimHost {
     pub exit_bpf: unsafe extern "C" fn(*mut c_void, i64, *const c_char),
     /// scx_bpf_destroy_dsq
     pub destroy_dsq: unsafe extern "C" fn(*mut c_void, u64),
+    // ---- added for scx_qmap (the cid interface, 7.2) ----
+    /// the first CPU of cpu's core
+    pub cpu_core_id: unsafe extern "C" fn(*mut c_void, i32) -> i32,
+    /// scx_bpf_dispatch_nr_slots
+    pub dispatch_nr_slots: unsafe extern "C" fn(*mut c_void) -> u32,
 }

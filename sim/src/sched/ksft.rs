@@ -1,6 +1,6 @@
 //! The kernel's own sched_ext selftests (tools/testing/selftests/sched_ext/
 //! of Linux 7.2.13, Debian's linux-source-7.2 7.2.13-1) and its example
-//! schedulers (tools/sched_ext/: scx_simple): each BPF scheduler, its
+//! schedulers (tools/sched_ext/: scx_simple, scx_qmap): each BPF scheduler, its
 //! .bpf.c unmodified, compiled natively against the shim (sim/build.rs;
 //! scripts/install-ksrc.sh fetches the pinned tree). The selftests'
 //! user-space halves are ported as sim/tests/selftests.rs; `-s kernel:NAME`
@@ -45,6 +45,8 @@ ksft! {
     "dequeue" => "SIM_KSFT_DEQUEUE_SO", "SIM_KSFT_DEQUEUE_ERR";
     // the example schedulers of tools/sched_ext/
     "scx_simple" => "SIM_KSFT_SCX_SIMPLE_SO", "SIM_KSFT_SCX_SIMPLE_ERR";
+    "scx_qmap" => "SIM_KSFT_SCX_QMAP_SO", "SIM_KSFT_SCX_QMAP_ERR";
+    "scx_central" => "SIM_KSFT_SCX_CENTRAL_SO", "SIM_KSFT_SCX_CENTRAL_ERR";
 }
 
 /// The kernel version the selftests come from.
@@ -70,5 +72,29 @@ pub fn load(test: &str, topo: &Topo) -> Result<Native> {
     }
     let mut n = Native::load(so, name, Vec::new())?;
     n.set_machine(topo.cpus.len() as u32, topo.nr_nodes as u32);
+    if name == "scx_qmap" {
+        qmap_defaults(&mut n)?;
+    }
+    if name == "scx_central" {
+        // scx_central.c's main() with no options: central_cpu = 0,
+        // nr_cpu_ids = libbpf_num_possible_cpus(), slice_ns =
+        // SCX_SLICE_DFL; its RESIZE_ARRAYs to nr_cpu_ids elements are the
+        // shim's RESIZABLE_ARRAY (sized for the simulator's maximum)
+        n.write_global("central_cpu", 0, &0i32.to_ne_bytes())?;
+        n.write_global("nr_cpu_ids", 0, &(topo.cpus.len() as u32).to_ne_bytes())?;
+        n.write_global("slice_ns", 0, &super::abi::SCX_SLICE_DFL.to_ne_bytes())?;
+    }
     Ok(n)
+}
+
+/// scx_qmap.c's main() with no options: the rodata it writes before
+/// SCX_OPS_LOAD (slice_ns = SCX_SLICE_DFL, max_tasks = 16384; every other
+/// option stays 0 / false, as compiled), and test_error_cnt = 0 in the
+/// arena after attach (the compiled value). Its refusal of more possible
+/// CPUs than SCX_QMAP_MAX_CPUS (1024) is the simulator's own limit of 1024
+/// CPUs (abi::MAX_CPUS).
+fn qmap_defaults(n: &mut Native) -> Result<()> {
+    n.write_global("slice_ns", 0, &super::abi::SCX_SLICE_DFL.to_ne_bytes())?;
+    n.write_global("max_tasks", 0, &16384u32.to_ne_bytes())?;
+    Ok(())
 }

@@ -32,6 +32,10 @@ pub struct Native {
     timer_fire: unsafe extern "C" fn(*mut c_void) -> i32,
     /// shim.c: a task joins the root cgroup; returns the cgroup
     join_root_cgroup: unsafe extern "C" fn(*mut TaskStruct) -> *mut c_void,
+    /// shim.c: __scx_init_task around ops.init_task (tid, disallow)
+    init_task: unsafe extern "C" fn(*mut TaskStruct, *mut abi::InitTaskArgs) -> i32,
+    /// shim.c: the cid tables and the tid table, before ops.init
+    enable_begin: unsafe extern "C" fn(),
     nr_calls: *const u64,
     name: String,
     /// (name, per-CPU rows) of the counters: read from `stats`.
@@ -129,6 +133,13 @@ impl Native {
                 release: std::mem::transmute(sym("sim_task_release")?),
                 timer_fire: std::mem::transmute(sym("sim_timer_fire")?),
                 join_root_cgroup: std::mem::transmute(sym("sim_task_join_root_cgroup")?),
+                init_task: std::mem::transmute::<
+                    *mut c_void,
+                    unsafe extern "C" fn(*mut TaskStruct, *mut abi::InitTaskArgs) -> i32,
+                >(sym("sim_init_task")?),
+                enable_begin: std::mem::transmute::<*mut c_void, unsafe extern "C" fn()>(sym(
+                    "sim_enable_begin",
+                )?),
                 nr_calls: sym("sim_nr_calls")? as *const u64,
                 name: name.to_string(),
                 counter_names,
@@ -392,6 +403,10 @@ impl Ops for Native {
         self.host.nr_cpu_slots = core.nr_cpus() as u32;
         self.host.nr_nodes = core.nr_nodes() as u32;
         core.calls_ptr = Some(self.nr_calls);
+        // scx_root_enable: the cid mapping is built before ops.init
+        // (ext.c:7426), the tid table set up (ext.c:7379)
+        let begin = self.enable_begin;
+        self.enter(core, |_| unsafe { begin() });
         let r = self.enter(core, |o| o.init.map(|f| unsafe { f() }).unwrap_or(0));
         if r != 0 {
             return Err(format!("{r}"));
@@ -416,9 +431,9 @@ impl Ops for Native {
         // SAFETY: p is a live task_struct
         let cgroup = unsafe { (self.join_root_cgroup)(p) };
         let mut args = abi::InitTaskArgs { fork, cgroup };
-        let r = self.enter(core, |o| {
-            o.init_task.map(|f| unsafe { f(p, &mut args) }).unwrap_or(0)
-        });
+        let init = self.init_task;
+        // SAFETY: p and args are live; sim_init_task calls ops.init_task
+        let r = self.enter(core, |_| unsafe { init(p, &mut args) });
         if r != 0 {
             return Err(format!("error {r}"));
         }
@@ -869,6 +884,13 @@ unsafe extern "C" fn h_cpuperf_cap(ctx: *mut c_void, cpu: i32) -> u32 {
     core(ctx).kf_cpuperf_cap(cpu)
 }
 
+unsafe extern "C" fn h_cpu_core_id(ctx: *mut c_void, cpu: i32) -> i32 {
+    core(ctx).kf_cpu_core_id(cpu)
+}
+unsafe extern "C" fn h_dispatch_nr_slots(ctx: *mut c_void) -> u32 {
+    core(ctx).kf_dispatch_nr_slots()
+}
+
 fn host_table() -> SimHost {
     SimHost {
         ctx: std::ptr::null_mut(),
@@ -913,6 +935,8 @@ fn host_table() -> SimHost {
         cpuperf_cap: h_cpuperf_cap,
         exit_bpf: h_exit_bpf,
         destroy_dsq: h_destroy_dsq,
+        cpu_core_id: h_cpu_core_id,
+        dispatch_nr_slots: h_dispatch_nr_slots,
     }
 }
 

@@ -120,6 +120,14 @@ struct sched_ext_entity {
 	 * SCX_DSQ_INVALID / 0, the kernel's values outside a verdict */
 	u64 ddsp_dsq_id;
 	u64 ddsp_enq_flags;
+	/* include/linux/sched/ext.h (7.2): the task's scx id, allocated at
+	 * fork (ext.c:4015 scx_fork -> scx_alloc_tid, ext.c:3971-3984); the
+	 * shim assigns it when the task first meets the scheduler
+	 * (sim_init_task, shim.c) */
+	u64 tid;
+	/* ops.init_task may set it to keep the task out of sched_ext
+	 * (ext.c:3774-3819; sim_init_task checks it) */
+	bool disallow;
 };
 
 /* include/linux/sched.h: the scheduling entity's fields scx_lavd reads.
@@ -371,6 +379,11 @@ struct user_exit_info {
 /* ---- the host: the simulator's model of the sched_ext core ---- */
 struct bpf_iter_scx_dsq {
 	u64 handle;
+	/* bpf_iter_scx_dsq_kern's slice / vtime overrides and their
+	 * __SCX_DSQ_ITER_HAS_* flags (scx_bpf_dsq_move_set_slice/_vtime) */
+	u64 slice;
+	u64 vtime;
+	u32 flags;
 };
 
 struct sim_host {
@@ -425,6 +438,11 @@ struct sim_host {
 	/* ---- added for the kernel's selftests: scx_bpf_exit() ---- */
 	void (*exit_bpf)(void *ctx, s64 code, const char *msg);
 	void (*destroy_dsq)(void *ctx, u64 dsq);
+	/* ---- added for scx_qmap (the cid interface, 7.2) ---- */
+	/* the first CPU of cpu's core (topology_sibling_cpumask's first) */
+	s32 (*cpu_core_id)(void *ctx, s32 cpu);
+	/* scx_bpf_dispatch_nr_slots() */
+	u32 (*dispatch_nr_slots)(void *ctx);
 };
 
 extern struct sim_host *sim_host __hidden;
@@ -453,23 +471,62 @@ static __always_inline bool bpf_cpumask_test_cpu(u32 cpu, const struct cpumask *
 	return cpu < SIM_MAX_CPUS && (m->bits[cpu / 64] >> (cpu % 64)) & 1;
 }
 
+/*
+ * ---- cids (kernel/sched/ext/cid.h, cid.c of 7.2) ----
+ * shim.c holds the cpu <-> cid tables, built before ops.init as
+ * scx_cid_init() builds them (cid.c:80-222, called at ext.c:7426 for
+ * every root scheduler), and sim_cid_form: the program is a cid-form
+ * scheduler (struct sched_ext_ops_cid, sched_ksft.c's adapter), for which
+ * ext.c reads the CPU of SCX_DSQ_LOCAL_ON | n as a cid (scx_cpu_ret,
+ * cid.h:287-292, at ext.c:1767 and 9773).
+ */
+/* (visible: the simulator's tests read them) */
+extern s16 sim_cid_to_cpu_tbl[SIM_MAX_CPUS];
+extern s16 sim_cpu_to_cid_tbl[SIM_MAX_CPUS];
+extern bool sim_cid_form __hidden;
+/* cid_valid() (cid.h:79-85): [0, num_possible_cpus()), else an error */
+static __always_inline bool sim_cid_valid(s32 cid)
+{
+	if (cid >= 0 && (u32)cid < sim_host->nr_cpu_slots)
+		return true;
+	sim_errorf("invalid cid %d", cid);
+	return false;
+}
+/* scx_cid_to_cpu() (cid.h:122-127) */
+static __always_inline s32 sim_cid_to_cpu(s32 cid)
+{
+	return sim_cid_valid(cid) ? sim_cid_to_cpu_tbl[cid] : -EINVAL;
+}
+/* the DSQ id a kfunc sees: for a cid-form program, SCX_DSQ_LOCAL_ON | cid
+ * names the local DSQ of that cid's CPU (find_dsq_for_dispatch, ext.c:1766-1772:
+ * scx_cpu_ret; an invalid cid is an error and the global DSQ) */
+static __always_inline u64 sim_dsq_arg(u64 dsq)
+{
+	s32 cpu;
+
+	if (!sim_cid_form || (dsq & SCX_DSQ_LOCAL_ON) != SCX_DSQ_LOCAL_ON)
+		return dsq;
+	cpu = sim_cid_to_cpu((s32)(dsq & SCX_DSQ_LOCAL_CPU_MASK));
+	return cpu < 0 ? SCX_DSQ_GLOBAL : (SCX_DSQ_LOCAL_ON | (u32)cpu);
+}
+
 /* ---- sched_ext kfuncs (kernel/sched/ext.c, ext_idle.c) ---- */
 static __always_inline s32 scx_bpf_task_cpu(const struct task_struct *p) { return SIM_CALL(task_cpu, p); }
 static __always_inline void scx_bpf_dsq_insert(struct task_struct *p, u64 dsq, u64 slice, u64 enq_flags)
 {
-	SIM_CALL(dsq_insert, p, dsq, slice, 0, enq_flags, false);
+	SIM_CALL(dsq_insert, p, sim_dsq_arg(dsq), slice, 0, enq_flags, false);
 }
 static __always_inline void scx_bpf_dsq_insert_vtime(struct task_struct *p, u64 dsq, u64 slice,
 						     u64 vtime, u64 enq_flags)
 {
-	SIM_CALL(dsq_insert, p, dsq, slice, vtime, enq_flags, true);
+	SIM_CALL(dsq_insert, p, sim_dsq_arg(dsq), slice, vtime, enq_flags, true);
 }
 /* 7.2 takes enq_flags too (scx_bpf_dsq_move_to_local(dsq_id, enq_flags)) */
 static __always_inline bool scx_bpf_dsq_move_to_local(u64 dsq, u64 enq_flags)
 {
 	return SIM_CALL(dsq_move_to_local, dsq, enq_flags);
 }
-static __always_inline s32 scx_bpf_dsq_nr_queued(u64 dsq) { return SIM_CALL(dsq_nr_queued, dsq); }
+static __always_inline s32 scx_bpf_dsq_nr_queued(u64 dsq) { return SIM_CALL(dsq_nr_queued, sim_dsq_arg(dsq)); }
 static __always_inline s32 scx_bpf_create_dsq(u64 dsq, s32 node) { return SIM_CALL(create_dsq, dsq, node); }
 static __always_inline void scx_bpf_destroy_dsq(u64 dsq) { SIM_CALL(destroy_dsq, dsq); }
 static __always_inline void scx_bpf_kick_cpu(s32 cpu, u64 flags) { SIM_CALL(kick_cpu, cpu, flags); }
@@ -496,6 +553,10 @@ static __always_inline bool is_migration_disabled(const struct task_struct *p)
 /* bpf_repeat(N): bpf_experimental.h's numbers iterator over [0, N) */
 #define bpf_repeat(N) for (int ___r = 0; ___r < (N); ___r++)
 
+/* enum scx_dsq_iter_flags (ext.c:553-562) */
+#define SCX_DSQ_ITER_REV		(1U << 16)
+#define __SCX_DSQ_ITER_HAS_SLICE	(1U << 30)
+#define __SCX_DSQ_ITER_HAS_VTIME	(1U << 31)
 static __always_inline void sim_iter_scx_dsq_destroy(struct bpf_iter_scx_dsq *it)
 {
 	SIM_CALL(iter_destroy, it->handle);
@@ -505,15 +566,62 @@ static __always_inline void sim_iter_scx_dsq_destroy(struct bpf_iter_scx_dsq *it
 		     { .handle = sim_iter_##type##_new(args) };                                  \
 	     ((cur) = sim_iter_##type##_next(&___it));)
 #define BPF_FOR_EACH_ITER (&___it)
-static __always_inline u64 sim_iter_scx_dsq_new(u64 dsq, u64 flags) { return SIM_CALL(iter_new, dsq, flags); }
+/* bpf_iter_scx_dsq_new: the core iterates in dispatch order only;
+ * SCX_DSQ_ITER_REV (reverse order) is not modelled: an error, never the
+ * other order silently */
+static __always_inline u64 sim_iter_scx_dsq_new(u64 dsq, u64 flags)
+{
+	if (flags & SCX_DSQ_ITER_REV)
+		sim_errorf("bpf_iter_scx_dsq_new: SCX_DSQ_ITER_REV is not modelled in the sim");
+	return SIM_CALL(iter_new, dsq, flags);
+}
 static __always_inline struct task_struct *sim_iter_scx_dsq_next(struct bpf_iter_scx_dsq *it)
 {
 	return SIM_CALL(iter_next, it->handle);
 }
+/*
+ * scx_dsq_move() (ext.c:9104-9202): the iterator's slice / vtime overrides
+ * (scx_bpf_dsq_move_set_slice / _vtime, ext.c:9334-9360) reach the task
+ * only once it is known to be still on the source DSQ (ext.c:9178-9186,
+ * applied for a plain move too), and are cleared after every call, moved
+ * or not (ext.c:9200-9201). The core moves the task with its
+ * p->scx.slice / dsq_vtime, so the shim writes them first and puts the
+ * old values back when the task had left the DSQ (no move).
+ */
+static __always_inline bool sim_dsq_move(struct bpf_iter_scx_dsq *it, struct task_struct *p,
+					 u64 dsq, u64 enq_flags)
+{
+	u64 slice = p->scx.slice, vtime = p->scx.dsq_vtime;
+	bool moved;
+
+	if (it->flags & __SCX_DSQ_ITER_HAS_VTIME)
+		p->scx.dsq_vtime = it->vtime;
+	if (it->flags & __SCX_DSQ_ITER_HAS_SLICE)
+		p->scx.slice = it->slice;
+	moved = SIM_CALL(dsq_move, it->handle, p, sim_dsq_arg(dsq), enq_flags);
+	if (!moved) {
+		p->scx.slice = slice;
+		p->scx.dsq_vtime = vtime;
+	}
+	it->flags &= ~(__SCX_DSQ_ITER_HAS_SLICE | __SCX_DSQ_ITER_HAS_VTIME);
+	return moved;
+}
 static __always_inline bool scx_bpf_dsq_move(struct bpf_iter_scx_dsq *it, struct task_struct *p,
 					     u64 dsq, u64 enq_flags)
 {
-	return SIM_CALL(dsq_move, it->handle, p, dsq, enq_flags);
+	return sim_dsq_move(it, p, dsq, enq_flags);
+}
+static __always_inline void scx_bpf_dsq_move_set_slice(struct bpf_iter_scx_dsq *it, u64 slice)
+{
+	sim_nr_calls++;
+	it->slice = slice;
+	it->flags |= __SCX_DSQ_ITER_HAS_SLICE;
+}
+static __always_inline void scx_bpf_dsq_move_set_vtime(struct bpf_iter_scx_dsq *it, u64 vtime)
+{
+	sim_nr_calls++;
+	it->vtime = vtime;
+	it->flags |= __SCX_DSQ_ITER_HAS_VTIME;
 }
 
 /* ---- timers ---- */
@@ -1173,7 +1281,7 @@ static __always_inline u32 scx_bpf_cpuperf_cur(s32 cpu)
 static __always_inline bool scx_bpf_dsq_move_vtime(struct bpf_iter_scx_dsq *it, struct task_struct *p,
 						   u64 dsq, u64 enq_flags)
 {
-	return SIM_CALL(dsq_move, it->handle, p, dsq, enq_flags | SCX_ENQ_DSQ_PRIQ);
+	return sim_dsq_move(it, p, dsq, enq_flags | SCX_ENQ_DSQ_PRIQ);
 }
 /*
  * Ring buffers (BPF_MAP_TYPE_RINGBUF): records for a user-space reader.
@@ -1551,5 +1659,335 @@ static __always_inline struct cgroup_subsys_state *sim_iter_css_next(struct bpf_
 }
 static __always_inline void sim_iter_css_destroy(struct bpf_iter_css *it) {}
 
+
+/*
+ * ==== for scx_qmap (tools/sched_ext/ of 7.2): the cid interface ====
+ * What 7.2's <scx/common.bpf.h>, <scx/compat.bpf.h> and vmlinux.h give a
+ * cid-form scheduler, with each kfunc's semantics from kernel/sched/ext/
+ * (ext.c, cid.c, cid.h, internal.h of 7.2.13) cited where it is written.
+ * The BPF-side cmask helpers (cid.bpf.h) are the kernel tree's own,
+ * included unmodified at the end (sim/build.rs copies that one file out of
+ * the pinned tree, so its "bpf_arena_common.bpf.h" is the shim's).
+ */
+#define SCX_OPS_ALWAYS_ENQ_IMMED	(1ULL << 7)	/* internal.h:174 */
+#define SCX_OPS_TID_TO_TASK		(1ULL << 8)	/* internal.h:185 */
+#define SCX_DEQ_CORE_SCHED_EXEC		(1ULL << 32)	/* internal.h:1319 */
+#define SCX_REENQ_ANY			(1ULL << 0)	/* internal.h:1331-1335 */
+#define __SCX_REENQ_FILTER_MASK		0xffffULL
+#define __SCX_REENQ_USER_MASK		SCX_REENQ_ANY
+#define BPF_MAX_LOOPS			(8 * 1024 * 1024)	/* include/linux/bpf.h */
+#ifndef offsetof
+#define offsetof(t, m) __builtin_offsetof(t, m)
+#endif
+/* common.bpf.h: abbreviated <linux/overflow.h> */
+#define flex_array_size(p, member, count) ((count) * sizeof(*(p)->member))
+#define struct_size(p, member, count) \
+	(offsetof(__typeof__(*(p)), member) + flex_array_size(p, member, count))
+#define struct_size_t(type, member, count) struct_size((type *)NULL, member, count)
+
+/* kernel/sched/ext/types.h: a cid bitmap over [base, base + nr_cids) and
+ * the per-cid topology scx_bpf_cid_topo() copies out */
+struct scx_cmask {
+	u32 base;
+	u32 nr_cids;
+	u32 alloc_words;
+	u64 bits[];
+};
+struct scx_cid_topo {
+	s32 core_cid;
+	s32 core_idx;
+	s32 llc_cid;
+	s32 llc_idx;
+	s32 node_cid;
+	s32 node_idx;
+};
+
+/* internal.h:269-278: ops.sub_attach / sub_detach's arguments. The sim has
+ * no sub-schedulers (no cgroups below the root), so these callbacks are
+ * never called; the sub-scheduler's ops are given the one field a parent
+ * reads */
+struct sim_sub_sched_ops {
+	u64 sub_cgroup_id;
+};
+struct scx_sub_attach_args {
+	struct sim_sub_sched_ops *ops;
+	char *cgroup_path;
+};
+struct scx_sub_detach_args {
+	struct sim_sub_sched_ops *ops;
+	char *cgroup_path;
+};
+
+/*
+ * struct sched_ext_ops_cid (internal.h:863-950): the cid-form operation
+ * table, sched_ext_ops with cpus / cpumasks replaced by cids / cmasks.
+ * sched_ksft.c's adapter turns it into the struct sched_ext_ops the
+ * simulator calls, translating as ext.c does (scx_cpu_arg / scx_cpu_ret).
+ */
+struct sched_ext_ops_cid {
+	s32 (*select_cid)(struct task_struct *p, s32 prev_cid, u64 wake_flags);
+	void (*enqueue)(struct task_struct *p, u64 enq_flags);
+	void (*dequeue)(struct task_struct *p, u64 deq_flags);
+	void (*dispatch)(s32 cid, struct task_struct *prev);
+	void (*tick)(struct task_struct *p);
+	void (*runnable)(struct task_struct *p, u64 enq_flags);
+	void (*running)(struct task_struct *p);
+	void (*stopping)(struct task_struct *p, bool runnable);
+	void (*quiescent)(struct task_struct *p, u64 deq_flags);
+	bool (*yield)(struct task_struct *from, struct task_struct *to);
+	bool (*core_sched_before)(struct task_struct *a, struct task_struct *b);
+	void (*set_weight)(struct task_struct *p, u32 weight);
+	void (*set_cmask)(struct task_struct *p, const struct scx_cmask *cmask);
+	void (*update_idle)(s32 cid, bool idle);
+	s32 (*init_task)(struct task_struct *p, struct scx_init_task_args *args);
+	void (*exit_task)(struct task_struct *p, struct scx_exit_task_args *args);
+	void (*enable)(struct task_struct *p);
+	void (*disable)(struct task_struct *p);
+	void (*dump)(struct scx_dump_ctx *ctx);
+	void (*dump_cid)(struct scx_dump_ctx *ctx, s32 cid, bool idle);
+	void (*dump_task)(struct scx_dump_ctx *ctx, struct task_struct *p);
+	s32 (*cgroup_init)(struct cgroup *cgrp, struct scx_cgroup_init_args *args);
+	void (*cgroup_exit)(struct cgroup *cgrp);
+	s32 (*cgroup_prep_move)(struct task_struct *p, struct cgroup *from, struct cgroup *to);
+	void (*cgroup_move)(struct task_struct *p, struct cgroup *from, struct cgroup *to);
+	void (*cgroup_cancel_move)(struct task_struct *p, struct cgroup *from, struct cgroup *to);
+	void (*cgroup_set_weight)(struct cgroup *cgrp, u32 weight);
+	void (*cgroup_set_bandwidth)(struct cgroup *cgrp, u64 period_us, u64 quota_us, u64 burst_us);
+	void (*cgroup_set_idle)(struct cgroup *cgrp, bool idle);
+	s32 (*sub_attach)(struct scx_sub_attach_args *args);
+	void (*sub_detach)(struct scx_sub_detach_args *args);
+	void (*cid_online)(s32 cid);
+	void (*cid_offline)(s32 cid);
+	s32 (*init)(void);
+	void (*exit)(struct scx_exit_info *info);
+	u32 dispatch_max_batch;
+	u64 flags;
+	u32 timeout_ms;
+	u32 exit_dump_len;
+	u64 hotplug_seq;
+	u64 sub_cgroup_id;
+	const char *name;
+};
+#define SCX_OPS_CID_DEFINE(__name, ...) struct sched_ext_ops_cid __name = { __VA_ARGS__ }
+
+/* ---- the cid kfuncs (ext.c:10360-10470, 9726-9740, 10181-10350; cid.c) ---- */
+/* scx_bpf_nr_cids() (ext.c:10364-10367): num_possible_cpus(); every CPU id
+ * below the machine's nr_cpu_ids is a possible CPU in the sim */
+static __always_inline u32 scx_bpf_nr_cids(void) { sim_nr_calls++; return sim_host->nr_cpu_slots; }
+/* scx_bpf_nr_online_cids() (ext.c:10378-10381): num_online_cpus() */
+static __always_inline u32 scx_bpf_nr_online_cids(void)
+{
+	const struct cpumask *m = SIM_CALL(online_cpumask);
+	u32 i, w = 0;
+
+	for (i = 0; i < SIM_MAX_CPUS / 64; i++)
+		w += __builtin_popcountll(m->bits[i]);
+	return w;
+}
+/* scx_bpf_cpu_to_cid() (cid.c:392-402 -> cid.h:137-142): an invalid CPU is
+ * an error (scx_cpu_valid) and -EINVAL */
+static __always_inline s32 scx_bpf_cpu_to_cid(s32 cpu)
+{
+	sim_nr_calls++;
+	if (cpu < 0 || (u32)cpu >= sim_host->nr_cpu_slots) {
+		sim_errorf("invalid CPU %d", cpu);
+		return -EINVAL;
+	}
+	return sim_cpu_to_cid_tbl[cpu];
+}
+/* scx_bpf_cid_to_cpu() (cid.c:370-380 -> cid.h:122-127) */
+static __always_inline s32 scx_bpf_cid_to_cpu(s32 cid) { sim_nr_calls++; return sim_cid_to_cpu(cid); }
+/* scx_bpf_this_cid() (ext.c:10391-10398): the table entry of this CPU */
+static __always_inline s32 scx_bpf_this_cid(void)
+{
+	return sim_cpu_to_cid_tbl[SIM_CALL(this_cpu)];
+}
+/* scx_bpf_task_cid() (ext.c:10456-10463): the entry of task_cpu(p) */
+static __always_inline s32 scx_bpf_task_cid(const struct task_struct *p)
+{
+	return sim_cpu_to_cid_tbl[SIM_CALL(task_cpu, p)];
+}
+/* scx_bpf_kick_cid() (ext.c:9728-9740): an invalid cid is an error, else
+ * scx_kick_cpu() of its CPU */
+static __always_inline void scx_bpf_kick_cid(s32 cid, u64 flags)
+{
+	s32 cpu = sim_cid_to_cpu(cid);
+
+	if (cpu >= 0)
+		SIM_CALL(kick_cpu, cpu, flags);
+}
+/* scx_bpf_cid_curr() (ext.c:10551-10565) */
+static __always_inline struct task_struct *scx_bpf_cid_curr(s32 cid)
+{
+	s32 cpu = sim_cid_to_cpu(cid);
+
+	return cpu < 0 ? NULL : SIM_CALL(cpu_curr, cpu);
+}
+/* scx_bpf_cidperf_cap() (ext.c:10187-10201): arch_scale_cpu_capacity of
+ * the cid's CPU; an invalid cid is an error and SCX_CPUPERF_ONE */
+static __always_inline u32 scx_bpf_cidperf_cap(s32 cid)
+{
+	s32 cpu = sim_cid_to_cpu(cid);
+
+	return cpu < 0 ? SCX_CPUPERF_ONE : SIM_CALL(cpuperf_cap, cpu);
+}
+/* scx_bpf_cidperf_cur() (ext.c:10238-10252): arch_scale_freq_capacity of
+ * the cid's CPU: the sim has no cpufreq (fixed speeds), SCX_CPUPERF_ONE */
+static __always_inline u32 scx_bpf_cidperf_cur(s32 cid)
+{
+	sim_nr_calls++;
+	sim_cid_to_cpu(cid);
+	return SCX_CPUPERF_ONE;
+}
+/* scx_bpf_cidperf_set() (ext.c:10322-10337 -> scx_bpf_cpuperf_set,
+ * ext.c:10269-10312): a target above SCX_CPUPERF_ONE is an error; else
+ * rq->scx.cpuperf_target for schedutil. The sim has no cpufreq governor:
+ * the CPU's speed stays (host cpuperf_set records nothing). The kernel's
+ * "Invalid target CPU" error for a remote CPU while an rq is locked is
+ * not checked (the sim does not track which rq a callback holds) */
+static __always_inline void scx_bpf_cidperf_set(s32 cid, u32 perf)
+{
+	s32 cpu = sim_cid_to_cpu(cid);
+
+	if (cpu < 0)
+		return;
+	if (perf > SCX_CPUPERF_ONE) {
+		sim_errorf("Invalid cpuperf target %u for CPU %d", perf, cpu);
+		return;
+	}
+	SIM_CALL(cpuperf_set, cpu, perf);
+}
+/* scx_bpf_cid_override() (cid.c:300-358) and scx_bpf_cid_topo()
+ * (cid.c:689-707): shim.c */
+void sim_cid_override(const s32 *cpu_to_cid, u32 sz) __hidden;
+void sim_cid_topo(s32 cid, struct scx_cid_topo *out, size_t sz) __hidden;
+static __always_inline void scx_bpf_cid_override(const s32 *cpu_to_cid, u32 cpu_to_cid__sz)
+{
+	sim_nr_calls++;
+	sim_cid_override(cpu_to_cid, cpu_to_cid__sz);
+}
+static __always_inline void scx_bpf_cid_topo(s32 cid, struct scx_cid_topo *out, size_t out__sz)
+{
+	sim_nr_calls++;
+	sim_cid_topo(cid, out, out__sz);
+}
+
+/* scx_bpf_tid_to_task() (ext.c:10576-10593): shim.c's tid table */
+struct task_struct *sim_tid_to_task(u64 tid) __hidden;
+static __always_inline struct task_struct *scx_bpf_tid_to_task(u64 tid)
+{
+	sim_nr_calls++;
+	return sim_tid_to_task(tid);
+}
+/* scx_bpf_dispatch_nr_slots() (ext.c:9213-9224): dsp_max_batch (32:
+ * SCX_DSP_DFL_MAX_BATCH, types.h:14) minus the inserts buffered so far in
+ * this ops.dispatch (Core::kf_dispatch_nr_slots) */
+static __always_inline u32 scx_bpf_dispatch_nr_slots(void) { return SIM_CALL(dispatch_nr_slots); }
+/* scx_bpf_sub_dispatch() (ext.c:9433-9456): the sim has no sub-schedulers,
+ * so scx_find_sub_sched() finds none and the call returns false */
+static __always_inline bool scx_bpf_sub_dispatch(u64 cgroup_id) { sim_nr_calls++; return false; }
+/*
+ * scx_bpf_dsq_reenq() (ext.c:9954-9978; compat.bpf.h: 7.2 has it):
+ * re-enqueue every task queued on a local or user DSQ, asynchronously.
+ * Flags outside __SCX_REENQ_USER_MASK are an error; a DSQ that does not
+ * exist is find_dsq_for_dispatch's error. The sim re-enqueues nothing from
+ * a user DSQ: an empty one (scx_qmap's LOWPRI_DSQ, which only nice-19
+ * tasks use) is a no-op, as in the kernel; a non-empty one is reported
+ * as not modelled, an error exit rather than a silent no-op.
+ */
+static __always_inline bool __COMPAT_has_generic_reenq(void) { return true; }
+static __always_inline void scx_bpf_dsq_reenq(u64 dsq_id, u64 reenq_flags)
+{
+	s32 n;
+
+	sim_nr_calls++;
+	if (reenq_flags & ~__SCX_REENQ_USER_MASK) {
+		sim_errorf("invalid SCX_REENQ flags 0x%llx", reenq_flags);
+		return;
+	}
+	n = SIM_CALL(dsq_nr_queued, sim_dsq_arg(dsq_id));
+	if (n == -ENOENT) {
+		sim_errorf("non-existent DSQ 0x%llx for scx_bpf_dsq_reenq", dsq_id);
+		return;
+	}
+	if (n > 0)
+		sim_errorf("scx_bpf_dsq_reenq of DSQ 0x%llx with %d tasks: not modelled in the sim",
+			   dsq_id, n);
+}
+
+/*
+ * bpf_res_spin_lock / unlock (kernel/bpf/rqspinlock.c: the resilient
+ * queued spin lock; struct bpf_res_spin_lock is a u32,
+ * include/asm-generic/rqspinlock.h). The sim runs one callback at a time
+ * and each to its end, and the verifier refuses a program that returns
+ * with a lock held, so a lock is free whenever a callback starts and no
+ * other CPU can hold it: there is no contention, no ABBA and no timeout.
+ * The one failure left is the AA deadlock rqspinlock detects (this CPU
+ * already holds the lock): -EDEADLK, as it returns it.
+ */
+#ifndef EDEADLK
+#define EDEADLK 35
+#endif
+struct bpf_res_spin_lock {
+	u32 val;
+};
+static __always_inline int bpf_res_spin_lock(struct bpf_res_spin_lock *l)
+{
+	sim_nr_calls++;
+	if (l->val)
+		return -EDEADLK;
+	l->val = 1;
+	return 0;
+}
+static __always_inline void bpf_res_spin_unlock(struct bpf_res_spin_lock *l)
+{
+	sim_nr_calls++;
+	l->val = 0;
+}
+
+/* struct scx_event_stats (internal.h:964-1052): scx_bpf_events() copies
+ * the core's event counters; the sim does not keep them in that form, so
+ * a program that asks for them (scx_qmap only with -P) gets an error exit,
+ * never zeroes */
+struct scx_event_stats {
+	s64 SCX_EV_SELECT_CPU_FALLBACK;
+	s64 SCX_EV_DISPATCH_LOCAL_DSQ_OFFLINE;
+	s64 SCX_EV_DISPATCH_KEEP_LAST;
+	s64 SCX_EV_ENQ_SKIP_EXITING;
+	s64 SCX_EV_ENQ_SKIP_MIGRATION_DISABLED;
+	s64 SCX_EV_REENQ_IMMED;
+	s64 SCX_EV_REFILL_SLICE_DFL;
+	s64 SCX_EV_BYPASS_DURATION;
+	s64 SCX_EV_BYPASS_DISPATCH;
+	s64 SCX_EV_BYPASS_ACTIVATE;
+};
+static __always_inline void scx_bpf_events(struct scx_event_stats *events, size_t sz)
+{
+	__builtin_memset(events, 0, sz);
+	sim_errorf("scx_bpf_events: the event counters are not modelled in the sim");
+}
+#define __COMPAT_scx_bpf_events(events, size) scx_bpf_events((events), (size))
+#define scx_read_event(e, name) ((e)->name)
+
+/*
+ * ==== for scx_central (tools/sched_ext/ of 7.2) ====
+ * RESIZABLE_ARRAY (common.bpf.h:212-229): an array in its own data
+ * section, declared with one element and resized by the loader to its
+ * element count (RESIZE_ARRAY) before load. Natively the array is sized
+ * for the simulator's maximum, SIM_MAX_CPUS elements; the program indexes
+ * it below the count its loader writes into its rodata (scx_central:
+ * nr_cpu_ids, ARRAY_ELEM_PTR's bound), so it sees the same elements.
+ */
+#define RESIZABLE_ARRAY(elfsec, arr) arr[SIM_MAX_CPUS]
+/* include/uapi/linux/bpf.h: BPF_F_TIMER_ABS, BPF_F_TIMER_CPU_PIN (the
+ * timer fires on the CPU that started it). The sim's timers always fire on
+ * the CPU that armed them (Core::kf_timer_start), which is the pinned
+ * behaviour; an unpinned hrtimer may fire elsewhere in the kernel */
+#define BPF_F_TIMER_ABS		(1ULL << 0)
+#define BPF_F_TIMER_CPU_PIN	(1ULL << 1)
+
+#ifdef SIM_KERNEL_CID_BPF_H
+#include SIM_KERNEL_CID_BPF_H
+#endif
 
 #endif /* __SIM_SCX_COMMON_BPF_H */
