@@ -1031,8 +1031,9 @@ fn host_recordable(spec: &str) -> bool {
 /// ...) outlive the recording, asleep most of it: replayed, they would
 /// hold the replay open to the recording's end. Before its first
 /// connection pgbench is loading itself and its libraries, IO waits that
-/// interrupts end (in a guest, over its 9p root: 594 of the 8-client
-/// recording's 660 wake-ups of pgbench, docs/results/2026-11-26-trace-seeds),
+/// interrupts end (in a guest, over its 9p root: 594 of the sched_waking
+/// events for pgbench in an 8-client recording ran in the idle task,
+/// docs/results/2026-11-26-trace-seeds),
 /// which a replay keeps as fixed sleeps: the window starts after them.
 fn pgbench_keys(file: &Path) -> Result<String> {
     let c = arbor_sim::workload::trace::census::Census::read(file)?;
