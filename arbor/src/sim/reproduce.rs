@@ -616,7 +616,7 @@ pub fn main(a: &ReproArgs) -> Result<i32> {
         missing.dedup();
         if let Some(first) = missing.first() {
             bail!(
-                "--traces: {} trace(s) missing ({}, ...); record them on a machine like the table's with: arbor sim reproduce {} --record-traces {}",
+                "--traces: {} trace(s) missing ({}, ...); record them on a machine like the table's with: arbor sim reproduce {} --record-traces {} (hackbench lines; for pgbench lines it prints how to record them in a guest)",
                 missing.len(),
                 first.display(),
                 seed.name,
