@@ -45,7 +45,10 @@ pub fn trace_file(dir: &std::path::Path, workload: &str, rep: u32) -> PathBuf {
 pub fn perf_record_argv(out: &std::path::Path) -> Vec<String> {
     // not -q: a failure's reason lands in the run's output, which the
     // guest's warning quotes
-    let mut v: Vec<String> = ["perf", "record", "-a", "--synth=task", "-o"]
+    // --no-buildid: perf's pass over the whole file at the end to find
+    // the DSOs hit, which the replay never reads (tracepoints only; the
+    // kernel's symbols come from the kallsyms copy) and TCG makes slow
+    let mut v: Vec<String> = ["perf", "record", "-a", "--no-buildid", "--synth=task", "-o"]
         .iter()
         .map(|s| s.to_string())
         .collect();

@@ -15,7 +15,7 @@ use super::metric::{def, Def, Kind as MetricKind, MetricInfo};
 
 pub const WORKLOADS: &str = "hackbench[:g=,l=,mode=process|thread,ipc=pipe|socket], \
 perf-messaging[:g=,l=,mode=process|thread,ipc=socket|pipe], perf-pipe[:l=,mode=process|thread,cpu=N], \
-sysbench[:threads=,time=], pgbench[:clients=,jobs=,scale=,mode=select|tpcb,time=], \
+sysbench[:threads=,time=], pgbench[:clients=,jobs=,scale=,mode=select|tpcb,time=|xacts=], \
 wakeprobe[:m=,w=,t=,k=], cyclictest[:threads=,i=,t=], idle[:t=], stress-ng[:stressor=cpu|switch|pipe|cache,n=,t=], rt-app:FILE.json";
 
 /// One workload as the user named it, and what it is.
@@ -51,13 +51,17 @@ pub enum Kind {
     },
     /// `sysbench cpu`: independent CPU-bound threads.
     Sysbench { threads: u32, time: u32 },
-    /// pgbench against the guest's PostgreSQL (select-only or TPC-B).
+    /// pgbench against the guest's PostgreSQL (select-only or TPC-B):
+    /// for `time` seconds (`-T`), or, with `xacts`, until each client has
+    /// run that many transactions (`-t`), however long that takes.
     Pgbench {
         clients: u32,
         jobs: u32,
         scale: u32,
         select: bool,
         time: u32,
+        #[serde(default)]
+        xacts: Option<u32>,
     },
     /// guest/wakeprobe.c, our schbench-style wake-up latency probe.
     Wakeprobe {
@@ -185,11 +189,17 @@ impl Workload {
             },
             "pgbench" => {
                 let clients = o.u32("clients", 8, 1, 256)?;
+                let time = o.opt_u32("time", 1, 3600)?;
+                let xacts = o.opt_u32("xacts", 1, 10_000_000)?;
+                if time.is_some() && xacts.is_some() {
+                    bail!("workload '{s}': give time= (seconds) or xacts= (transactions per client), not both");
+                }
                 Kind::Pgbench {
                     clients,
                     scale: o.u32("scale", 4, 1, 1000)?,
                     select: o.choice("mode", &["select", "tpcb"])? == "select",
-                    time: o.u32("time", 10, 1, 3600)?,
+                    time: time.unwrap_or(10),
+                    xacts,
                     jobs: o.u32("jobs", clients.min(ncpu), 1, 256)?,
                 }
             }
@@ -289,13 +299,18 @@ impl Workload {
                 scale,
                 select,
                 time,
+                xacts,
             } => {
                 push(&["pgbench", "-h", env.pg_host, "-n"]);
                 if *select {
                     push(&["-S"]);
                 }
                 push(&["-c", &clients.to_string(), "-j", &jobs.to_string()]);
-                push(&["-T", &time.to_string(), &format!("bench{scale}")]);
+                match xacts {
+                    Some(n) => push(&["-t", &n.to_string()]),
+                    None => push(&["-T", &time.to_string()]),
+                }
+                push(&[&format!("bench{scale}")]);
             }
             Kind::Wakeprobe {
                 messengers,
@@ -390,6 +405,36 @@ impl Workload {
     /// Its result is the guest's wall clock around the run, not its output.
     pub fn timed_by_wall(&self) -> bool {
         matches!(self.kind, Kind::Idle { .. } | Kind::RtApp { .. })
+    }
+
+    /// Why a run that exited 0 printed no result, when its output says:
+    /// pgbench (15) that completed no transaction in its `-T` window
+    /// prints "number of transactions actually processed: 0" and stops
+    /// there, without its tps and latency lines, and exits 0. Under
+    /// `perf record` in a TCG guest the window can end before any client's
+    /// first transaction does (`xacts=` bounds the work, not the time).
+    pub fn why_no_result(&self, out: &str) -> Option<String> {
+        match &self.kind {
+            Kind::Pgbench { time, xacts, .. } => {
+                let n = out
+                    .lines()
+                    .find_map(|l| {
+                        l.trim_start()
+                            .strip_prefix("number of transactions actually processed:")
+                    })?
+                    .split(|c: char| c == '/' || c.is_whitespace())
+                    .find(|t| !t.is_empty())?
+                    .parse::<u64>()
+                    .ok()?;
+                (n == 0).then(|| match xacts {
+                    None => format!(
+                        "pgbench completed no transaction in its {time} s window (-T {time}): it prints no tps then; xacts=N runs a fixed number of transactions instead"
+                    ),
+                    Some(_) => "pgbench completed no transaction".to_string(),
+                })
+            }
+            _ => None,
+        }
     }
 
     /// Reads the workload's own numbers from its output; an empty list
@@ -515,6 +560,11 @@ mod tests {
             w("pgbench:mode=tpcb,clients=1").command(),
             "pgbench -h PGHOST -n -c 1 -j 1 -T 10 bench4"
         );
+        // a fixed number of transactions per client, not a time window
+        assert_eq!(
+            w("pgbench:clients=4,xacts=50").command(),
+            "pgbench -h PGHOST -n -S -c 4 -j 4 -t 50 bench4"
+        );
         let p = w("wakeprobe:t=3");
         assert_eq!(
             p.argv(&Env {
@@ -548,6 +598,8 @@ mod tests {
         assert!(e("hackbench:g").contains("not key=value"));
         assert!(e("hackbench:g=1,g=2").contains("option 'g' is given twice"));
         assert!(e("pgbench:mode=fast").contains("mode=fast is not one of select, tpcb"));
+        assert!(e("pgbench:time=3,xacts=10").contains("time= (seconds) or xacts="));
+        assert!(e("pgbench:xacts=0").contains("xacts=0 is not an integer in 1.."));
         assert!(e("rt-app").contains("needs a JSON file"));
         assert!(e("perf-pipe:cpu=8").contains("cpu=8 is not an integer in 0..7"));
         assert!(e("rt-app:/nonexistent.json").contains("reading /nonexistent.json"));
@@ -600,6 +652,22 @@ mod tests {
         );
         // no result in the output: nothing, not a zero
         assert!(w("hackbench").parse_output("hackbench: error\n").is_empty());
+        // pgbench 15.18 (Debian 12) whose clients completed no transaction
+        // in the -T window (each one's first query held behind a lock for
+        // longer than -T 1, on this host): exit 0, no tps or latency line
+        let none = "pgbench (15.18 (Debian 15.18-0+deb12u1))\ntransaction type: <builtin: select only>\nscaling factor: 1\nquery mode: simple\nnumber of clients: 4\nnumber of threads: 4\nmaximum number of tries: 1\nduration: 1 s\nnumber of transactions actually processed: 0\nnumber of failed transactions: 0 (NaN%)\n";
+        let p = w("pgbench:clients=4,time=1");
+        assert!(p.parse_output(none).is_empty());
+        let why = p.why_no_result(none).unwrap();
+        assert!(why.contains("no transaction in its 1 s window"), "{why}");
+        // a run with transactions, or output that is not pgbench's, has no such reason
+        assert_eq!(p.why_no_result(pg), None);
+        assert_eq!(p.why_no_result("could not connect to server\n"), None);
+        assert_eq!(
+            w("pgbench:xacts=5").why_no_result(&none.replace(": 0\n", ": 0/20\n")),
+            Some("pgbench completed no transaction".to_string())
+        );
+        assert_eq!(w("hackbench").why_no_result(none), None);
         assert!(w("wakeprobe").parse_output("").is_empty());
     }
 

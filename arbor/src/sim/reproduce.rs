@@ -43,10 +43,19 @@ pub struct ReproArgs {
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Replay traces of the real programs in place of their models: each
-    /// hackbench line runs `trace:DIR/<its spec>.data`, as
-    /// `--record-traces DIR` records them (the other lines keep their model).
+    /// hackbench and pgbench line runs `trace:DIR/<its spec>.data`, as
+    /// `--record-traces DIR` records them (pgbench's: in a guest, with
+    /// `arbor bench --record-traces`); the other lines keep their model.
+    /// A replay reports its time to do the recorded work: a table whose
+    /// metric is a rate (pgbench's tps) compares 1 / that time.
     #[arg(long, value_name = "DIR")]
     traces: Option<PathBuf>,
+    /// With --traces recorded in a TCG guest: that boot's measured
+    /// slowdown k (as `arbor sim validate` measures it). Each recording's
+    /// bursts are scaled by 1 / (k x the vCPUs it kept busy), back to the
+    /// cost model's machine at full speed.
+    #[arg(long, value_name = "K", requires = "traces", value_parser = parse_k)]
+    trace_k: Option<f64>,
     /// Record, on this machine under its own kernel, the traces that
     /// `--traces DIR` replays (`perf record` of each hackbench line of the
     /// chosen tables; needs root and tracefs), then exit.
@@ -75,6 +84,13 @@ impl Dir {
             Dir::Flat => "flat",
             Dir::Worse => "worse",
         }
+    }
+}
+
+fn parse_k(s: &str) -> std::result::Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(k) if k.is_finite() && k >= 1.0 => Ok(k),
+        _ => Err(format!("'{s}' is not a slowdown (a number >= 1)")),
     }
 }
 
@@ -506,11 +522,32 @@ impl Compared {
     }
 }
 
+/// What a replayed table compares in place of a rate: 1 / the replay's
+/// time to do the recorded work (a fixed number of transactions: the
+/// same change as their rate's).
+pub const REPLAY_RATE: &str = "1/time_s";
+
 fn values(done: &[Done], plan: usize, sched: usize, wl: usize, metric: &str) -> Vec<f64> {
+    let (name, inverse) = match metric {
+        REPLAY_RATE => ("time_s", true),
+        m => (m, false),
+    };
     done.iter()
         .filter(|d| d.plan == plan && d.sched == sched && d.workload == wl)
-        .filter_map(|d| d.out.metrics.iter().find(|m| m.0 == metric).map(|m| m.1))
+        .filter_map(|d| d.out.metrics.iter().find(|m| m.0 == name).map(|m| m.1))
+        .map(|v| if inverse { 1.0 / v } else { v })
         .collect()
+}
+
+/// The metric a table compares and whether higher is better: its own,
+/// except where its lines are replayed traces and its metric is not the
+/// replay's `time_s` (a rate: compared as [`REPLAY_RATE`]).
+fn compared_metric(t: &Table, replayed: bool) -> (&'static str, bool) {
+    if replayed && t.metric != "time_s" && t.lines.iter().any(|l| traced(l.workload)) {
+        (REPLAY_RATE, true)
+    } else {
+        (t.metric, t.higher_is_better)
+    }
 }
 
 fn fmt_num(v: f64) -> String {
@@ -579,7 +616,7 @@ pub fn main(a: &ReproArgs) -> Result<i32> {
         missing.dedup();
         if let Some(first) = missing.first() {
             bail!(
-                "--traces: {} trace(s) missing ({}, ...); record them on a machine like the table's with: arbor sim reproduce {} --record-traces {}",
+                "--traces: {} trace(s) missing ({}, ...); record them on a machine like the table's with: arbor sim reproduce {} --record-traces {} (hackbench lines; for pgbench lines it prints how to record them in a guest)",
                 missing.len(),
                 first.display(),
                 seed.name,
@@ -588,19 +625,24 @@ pub fn main(a: &ReproArgs) -> Result<i32> {
         }
     }
     let mut plans = Vec::new();
+    // per table, the replays that stood in for its lines (the report lists them)
+    let mut replays: Vec<Vec<String>> = Vec::new();
     for t in &tables {
         let scheds: Vec<String> = t.columns.iter().map(|c| c.sched.to_string()).collect();
         let mut wls: Vec<String> = match (a.quick, t.quick) {
             (true, Some((_, w, _))) => vec![w.to_string()],
             _ => t.lines.iter().map(|l| l.workload.to_string()).collect(),
         };
+        let mut replayed = Vec::new();
         if let Some(dir) = &a.traces {
             for w in wls.iter_mut() {
                 if traced(w) {
-                    *w = format!("trace:{}", trace_file(dir, w).display());
+                    *w = replay_spec(dir, w, a.trace_k)?;
+                    replayed.push(w.clone());
                 }
             }
         }
+        replays.push(replayed);
         let machine = presets::find(t.preset)?;
         plans.push(
             Plan::new(
@@ -634,6 +676,7 @@ pub fn main(a: &ReproArgs) -> Result<i32> {
     let mut quick_bad = Vec::new();
     for (pi, t) in tables.iter().enumerate() {
         let plan = &plans[pi];
+        let (metric, higher_is_better) = compared_metric(t, a.traces.is_some());
         let (_, f) = rows_of(plan, pi, &done);
         failed.extend(f);
         let lines: Vec<(usize, &Line)> = match (a.quick, t.quick) {
@@ -642,18 +685,34 @@ pub fn main(a: &ReproArgs) -> Result<i32> {
         };
         let _ = writeln!(
             md,
-            "## {} [`{}`]\n\nSource: {}. Metric: `{}` ({}, {}).\n",
+            "## {} [`{}`]\n\nSource: {}. Metric: `{}` ({}, {}).{}\n",
             t.title,
             t.preset,
             t.source,
-            t.metric,
-            t.unit,
-            if t.higher_is_better {
+            metric,
+            if metric == REPLAY_RATE {
+                "1/s of the replay, published: tps"
+            } else {
+                t.unit
+            },
+            if higher_is_better {
                 "higher is better"
             } else {
                 "lower is better"
+            },
+            if metric == REPLAY_RATE {
+                " Replayed traces of the real program: each run does the recorded work (a fixed set of transactions), so 1 / its time changes as its tps would; the published column is the seed's tps.".to_string()
+            } else {
+                String::new()
             }
         );
+        if !replays[pi].is_empty() {
+            let _ = writeln!(md, "Replayed, in line order:\n");
+            for r in &replays[pi] {
+                let _ = writeln!(md, "- `{r}`");
+            }
+            let _ = writeln!(md);
+        }
         // header: param | published per column | simulated per column
         let mut h = format!("| {} |", t.param);
         let mut sep = String::from("|---|");
@@ -672,7 +731,7 @@ pub fn main(a: &ReproArgs) -> Result<i32> {
         let _ = writeln!(md, "{h}\n{sep}");
         for (wi, line) in &lines {
             let base_pub = line.published.first().copied().flatten();
-            let base_sim = values(&done, pi, 0, *wi, t.metric);
+            let base_sim = values(&done, pi, 0, *wi, metric);
             let (bm, bsd) = crate::ci::mean_sd(&base_sim);
             let mut r = format!("| {} |", line.param);
             for (ci, _) in t.columns.iter().enumerate() {
@@ -682,7 +741,7 @@ pub fn main(a: &ReproArgs) -> Result<i32> {
                             r,
                             " {} ({:+.1}%) |",
                             fmt_num(v),
-                            better_pct(b, v, t.higher_is_better)
+                            better_pct(b, v, higher_is_better)
                         );
                     }
                     (Some(v), _) => {
@@ -693,14 +752,14 @@ pub fn main(a: &ReproArgs) -> Result<i32> {
             }
             let _ = write!(r, " {} ± {} |", fmt_num(bm), fmt_num(bsd));
             for (ci, c) in t.columns.iter().enumerate().skip(1) {
-                let v = values(&done, pi, ci, *wi, t.metric);
+                let v = values(&done, pi, ci, *wi, metric);
                 let (m, sd) = crate::ci::mean_sd(&v);
                 let Some((chg, lo, hi)) = change_ci(&base_sim, &v) else {
                     let _ = write!(r, " {} ± {} |", fmt_num(m), fmt_num(sd));
                     continue;
                 };
                 // signed + = better
-                let (s, slo, shi) = if t.higher_is_better {
+                let (s, slo, shi) = if higher_is_better {
                     (chg, lo, hi)
                 } else {
                     (-chg, -hi, -lo)
@@ -720,7 +779,7 @@ pub fn main(a: &ReproArgs) -> Result<i32> {
                     shi
                 );
                 let published_pct = match (line.published.get(ci).copied().flatten(), base_pub) {
-                    (Some(v), Some(b)) => Some(better_pct(b, v, t.higher_is_better)),
+                    (Some(v), Some(b)) => Some(better_pct(b, v, higher_is_better)),
                     _ => None,
                 };
                 let want = published_pct.map(dir_of).or(t.claim);
@@ -880,6 +939,44 @@ mod tests {
     }
 
     #[test]
+    fn replayed_tables_compare_what_a_replay_reports() {
+        let t001 = &find("001").unwrap().tables[0];
+        let t003 = &find("003").unwrap().tables[0];
+        let t000 = &find("000").unwrap().tables[1];
+        // pgbench's tps: the models report it, a replay only its time
+        assert_eq!(compared_metric(t001, false), ("tps", true));
+        assert_eq!(compared_metric(t001, true), (REPLAY_RATE, true));
+        // hackbench's time is the replay's own
+        assert_eq!(compared_metric(t003, true), ("time_s", false));
+        // schbench keeps its model, and its metric
+        assert_eq!(compared_metric(t000, true), ("wakeup_p99_us", false));
+        assert!(traced("pgbench:clients=8,jobs=1,time=1") && traced("hackbench:g=1"));
+        assert!(!traced("schbench:m=1,w=1,r=1"));
+        // pgbench needs the guest's PostgreSQL: not recorded on the host
+        assert!(!host_recordable("pgbench:clients=8,jobs=1,time=1"));
+        assert!(parse_k("430.9").is_ok());
+        assert!(parse_k("0.5").unwrap_err().contains("not a slowdown"));
+        assert!(parse_k("nan").is_err());
+        // no k, no scale; pgbench's processes are read from its recording
+        let d = Path::new("/t");
+        let e = replay_spec(d, "pgbench:clients=8,jobs=1,time=1", None).unwrap_err();
+        assert!(
+            format!("{e:#}").contains("the trace of pgbench:clients=8,jobs=1,time=1"),
+            "{e:#}"
+        );
+        assert_eq!(
+            replay_spec(d, "hackbench:g=1,l=2000,ipc=socket", None).unwrap(),
+            "trace:/t/hackbench_g_1_l_2000_ipc_socket.data"
+        );
+        // with k the trace is read for its scale: a missing one says so
+        let e = replay_spec(d, "hackbench:g=1", Some(100.0)).unwrap_err();
+        assert!(
+            format!("{e:#}").contains("the trace of hackbench:g=1"),
+            "{e:#}"
+        );
+    }
+
+    #[test]
     fn signed_changes_and_verdicts() {
         assert_eq!(better_pct(8.0, 6.0, false), 25.0);
         assert_eq!(better_pct(100.0, 141.0, true), 41.0);
@@ -912,11 +1009,93 @@ mod tests {
 }
 
 /// The lines a recorded trace can stand in for: real programs whose
-/// metric the replay reports (hackbench's `time_s`). pgbench's tps and
-/// schbench's latencies are not what a replay measures, and schbench is
-/// not packaged for Debian, so those keep their models.
+/// result the replay can give. hackbench's `time_s` is the replay's; a
+/// pgbench trace holds a fixed set of transactions (recorded with
+/// `xacts=`), so 1 / its replay time changes as its tps would. schbench's
+/// latencies are not what a replay measures, and schbench is not packaged
+/// for Debian: those keep their models.
 fn traced(spec: &str) -> bool {
+    spec.starts_with("hackbench:") || spec.starts_with("pgbench:")
+}
+
+/// Lines `--record-traces` records on this machine: pgbench needs the
+/// PostgreSQL that `arbor bench` starts in its guest.
+fn host_recordable(spec: &str) -> bool {
     spec.starts_with("hackbench:")
+}
+
+/// pgbench's processes in a recording, as replay keys: pgbench and the
+/// PostgreSQL processes that ended during it (its connections' backends,
+/// forked by the postmaster, not by perf), from the first backend's fork
+/// on. The server's own processes (postmaster, checkpointer, walwriter,
+/// ...) outlive the recording, asleep most of it: replayed, they would
+/// hold the replay open to the recording's end. Before its first
+/// connection pgbench is loading itself and its libraries, IO waits that
+/// interrupts end (in a guest, over its 9p root: 594 of the sched_waking
+/// events for pgbench in an 8-client recording ran in the idle task,
+/// docs/results/2026-11-26-trace-seeds),
+/// which a replay keeps as fixed sleeps: the window starts after them.
+fn pgbench_keys(file: &Path) -> Result<String> {
+    let c = arbor_sim::workload::trace::census::Census::read(file)?;
+    let procs = c.processes();
+    let exited = |threads: &Vec<i32>| {
+        threads
+            .iter()
+            .all(|t| c.threads.get(t).is_some_and(|th| th.exited))
+    };
+    let mut pgbench = Vec::new();
+    let mut backends = Vec::new();
+    for (tgid, threads) in &procs {
+        match c.name(*tgid).as_str() {
+            "pgbench" => pgbench.push(*tgid),
+            "postgres" if exited(threads) => backends.push(*tgid),
+            _ => {}
+        }
+    }
+    if pgbench.is_empty() || backends.is_empty() {
+        bail!(
+            "{}: no pgbench process with backends that ended in the recording",
+            file.display()
+        );
+    }
+    let first = |tgids: &[i32]| {
+        tgids
+            .iter()
+            .flat_map(|p| procs[p].iter())
+            .filter_map(|t| c.threads.get(t).map(|th| th.first_t))
+            .min()
+            .unwrap_or(0)
+    };
+    let all: Vec<i32> = pgbench.iter().chain(&backends).copied().collect();
+    let from_ns = first(&backends).saturating_sub(first(&all));
+    let pids: Vec<String> = all.iter().map(|p| p.to_string()).collect();
+    Ok(format!(
+        ",pid={},from={:.6}",
+        pids.join("|"),
+        from_ns as f64 / 1e9
+    ))
+}
+
+/// The replay of `spec`'s recording in `dir`: its processes (pgbench's:
+/// [`pgbench_keys`]), and with `k` (a TCG guest's slowdown) the scale
+/// that brings its bursts back to the cost model's machine at full speed:
+/// 1 / (k x the vCPUs it kept busy), `validate::trace_scale`.
+fn replay_spec(dir: &Path, spec: &str, k: Option<f64>) -> Result<String> {
+    let file = trace_file(dir, spec);
+    let keys = if spec.starts_with("pgbench:") {
+        pgbench_keys(&file).with_context(|| format!("the trace of {spec}"))?
+    } else {
+        String::new()
+    };
+    let base = format!("{}{keys}", file.display());
+    let Some(k) = k else {
+        return Ok(format!("trace:{base}"));
+    };
+    let sum = &arbor_sim::workload::trace::load(&base)
+        .with_context(|| format!("the trace of {spec}"))?
+        .summary;
+    let scale = super::validate::trace_scale(k, sum.cpu_ns, sum.wall_ns);
+    Ok(format!("trace:{base},scale={scale:.8}"))
 }
 
 /// `DIR/hackbench_g_2_l_1000_ipc_socket.data` for `hackbench:g=2,l=1000,ipc=socket`.
@@ -945,6 +1124,14 @@ fn record_traces(tables: &[&Table], dir: &Path) -> Result<i32> {
         .collect();
     specs.sort_unstable();
     specs.dedup();
+    let (specs, guest): (Vec<&str>, Vec<&str>) =
+        specs.into_iter().partition(|w| host_recordable(w));
+    for w in &guest {
+        eprintln!(
+            "arbor sim reproduce: not recorded here: {w} needs the guest's PostgreSQL: record it with `arbor bench -t TOPOLOGY -s eevdf -w <it, with xacts=N for time=> --record-traces D -r 1` and copy D's recording (and its .kallsyms) to {}",
+            trace_file(dir, w).display()
+        );
+    }
     for spec in specs {
         let f = trace_file(dir, spec);
         let argv = Workload::parse(spec, ncpu)?.argv(&Env::SHOWN);

@@ -87,8 +87,11 @@ pub const WORKLOADS: &[&str] = &[
 /// Run in the VM with --traces only, and compared in trace rows only: a
 /// real PostgreSQL, which the simulator has as a model too, but which the
 /// hand-written model rows never covered (their 30 of 39 is over
-/// WORKLOADS).
-pub const PGBENCH: &str = "pgbench:clients=4,time=3";
+/// WORKLOADS). A fixed number of transactions per client, not a time
+/// window: under `perf record` in a TCG guest `time=3` ended before any
+/// client's first transaction did, and pgbench printed no result
+/// (docs/results/2026-11-26-trace-seeds).
+pub const PGBENCH: &str = "pgbench:clients=4,xacts=100";
 
 /// The scheduler whose runs are recorded (no sched_ext: the kernel's own
 /// EEVDF placement), run in the VM with --traces only.
@@ -249,7 +252,7 @@ pub fn traced_workloads() -> Vec<&'static str> {
 /// The replay's keys for a workload's recording: what perf ran (the
 /// default), except for pgbench, whose server (forked by the postmaster,
 /// not by perf) is chosen by name with its clients.
-fn replay_keys(workload: &str) -> &'static str {
+pub fn replay_keys(workload: &str) -> &'static str {
     if workload.starts_with("pgbench") {
         ",comm=pgbench|postgres"
     } else {

@@ -375,7 +375,11 @@ impl Runner<'_> {
             got.push(("time_s", wall));
         }
         if got.is_empty() || rc != Some(0) {
-            let last: Vec<&str> = text.lines().rev().take(2).collect();
+            // the workload's own reason when its output gives one, else its last lines
+            let why = w.why_no_result(&text).unwrap_or_else(|| {
+                let last: Vec<&str> = text.lines().rev().take(2).collect();
+                last.join(" | ")
+            });
             say(&format!(
                 "warning: {} under {} (rep {}): {}, no result: {}",
                 e.workload,
@@ -385,7 +389,7 @@ impl Runner<'_> {
                     Some(c) => format!("exit {c}"),
                     None => format!("killed or died (limit {} s)", RUN_LIMIT.as_secs()),
                 },
-                last.join(" | ")
+                why
             ));
             if got.is_empty() {
                 e.emit(w.primary(), f64::NAN);
@@ -442,6 +446,7 @@ mod tests {
         // sched_waking's kernel call chain: where WF_SYNC shows
         assert!(rec.iter().any(|a| a == "sched:sched_waking/call-graph=fp/"));
         assert!(rec.iter().any(|a| a == "--kernel-callchains"));
+        assert!(rec.iter().any(|a| a == "--no-buildid"));
         let sep = rec.iter().position(|a| a == "--").unwrap();
         assert!(rec[..sep]
             .windows(2)
