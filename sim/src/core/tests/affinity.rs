@@ -284,3 +284,48 @@ fn rt_app_phases_cpus_move_the_thread() {
     // the three moves (a few µs)
     assert!((4500 * US..4510 * US).contains(&core.now), "{}", core.now);
 }
+
+/// sched_setaffinity with offline CPUs and holes (core.c:3130, 3183-3187;
+/// cpuset_cpus_allowed of the top cpuset): a mask whose CPUs are all
+/// offline or holes is refused (EINVAL) and the task stays where it is; a
+/// mask with an offline and an online CPU moves it to the online one (the
+/// destination is in cpu_active_mask) and keeps the offline CPU in its
+/// mask, without the hole.
+#[test]
+fn affinity_to_offline_cpus_and_holes() {
+    use crate::machine::Presence;
+    let mut m = flat(4);
+    m.set_presence(&[1], Presence::Absent).unwrap();
+    m.set_presence(&[2], Presence::Offline).unwrap();
+    let mut s = Sched::fifo_kick();
+    s.props = true;
+    let mut w = Script::new().task_at(
+        "a",
+        0,
+        Some(vec![0]),
+        &[
+            Act::Run(MS),
+            // only the hole and the offline CPU: EINVAL
+            Act::SetCpus(0, 0b0110),
+            Act::Run(MS),
+            // the hole, the offline CPU and CPU 3: it moves to 3
+            Act::SetCpus(0, 0b1110),
+            Act::Run(MS),
+        ],
+    );
+    let mut core = Core::new(m, zero_cost(), cfg()).unwrap();
+    let stop = core.run(&mut s, &mut w, |_| {});
+    stopped_ok(&stop);
+    let mut cpus: Vec<usize> = runs_of(&s.log, 0).into_iter().map(|r| r.1).collect();
+    cpus.dedup();
+    assert_eq!(cpus, [0, 3]);
+    // one ops.set_cpumask: the refused change made none
+    let set = calls(&s.log, |r| r.call == Call::SetCpumask(0));
+    assert_eq!(set.len(), 1);
+    assert_eq!(set[0].at, 2 * MS);
+    let mask = core.tasks[0].ts.cpus_mask;
+    assert_eq!(
+        (0..4).map(|c| mask.test(c)).collect::<Vec<_>>(),
+        [false, false, true, true]
+    );
+}
