@@ -329,3 +329,36 @@ fn affinity_to_offline_cpus_and_holes() {
         [false, false, true, true]
     );
 }
+
+/// A phase's own "priority" (later rt-app's; rtapp.rs) reaches the
+/// scheduler as setpriority of the running thread does: ops.set_weight
+/// with the phase's nice's weight at the start of each phase whose nice
+/// differs from the thread's, inside the sched_change guard, and the
+/// task's weight is the last one set.
+#[test]
+fn rt_app_phases_priority_reweights_the_running_thread() {
+    use crate::workload::rtapp::nice_to_weight;
+    let json = r#"{"tasks": {"t": {"priority": 2, "loop": 2, "phases": {
+        "a": {"priority": -4, "run": 1000},
+        "b": {"run": 1000},
+        "c": {"priority": 10, "run": 1000}}}}}"#;
+    let mut w = crate::workload::rtapp::RtApp::parse("nice.json", json, 2).unwrap();
+    let mut s = Sched::fifo_kick();
+    s.props = true;
+    let mut core = Core::new(flat(2), zero_cost(), cfg()).unwrap();
+    let stop = core.run(&mut s, &mut w, |_| {});
+    stopped_ok(&stop);
+    let got: Vec<(Ns, u32)> = calls(&s.log, |r| matches!(r.call, Call::SetWeight { .. }))
+        .into_iter()
+        .map(|r| match r.call {
+            Call::SetWeight { weight, .. } => (r.at, weight),
+            _ => unreachable!(),
+        })
+        .collect();
+    let (m4, p10) = (nice_to_weight(-4), nice_to_weight(10));
+    // a at 0 and 3 ms, c at 2 and 5 ms (and the few µs of the core's
+    // own costs on its clock); b keeps -4
+    let at_ms: Vec<(Ns, u32)> = got.iter().map(|&(at, w)| (at / (MS / 10), w)).collect();
+    assert_eq!(at_ms, [(0, m4), (20, p10), (30, m4), (50, p10)], "{got:?}");
+    assert_eq!(core.tasks[0].ts.scx.weight, p10);
+}
