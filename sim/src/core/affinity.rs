@@ -42,9 +42,12 @@
 //! - An RT task (core/rt.rs) is not a sched_ext task: its mask changes,
 //!   and if it may no longer run where it waits or runs it is woken again
 //!   on an allowed CPU, with no sched_ext callback.
-//! - A task not yet started or exited is left alone (ESRCH); a mask with
-//!   no CPU of the machine is refused (EINVAL), as sched_setaffinity
-//!   refuses it, and changes nothing.
+//! - A task not yet started or exited is left alone (ESRCH). The mask is
+//!   first and-ed with the possible CPUs (a hole of sparse numbering is
+//!   dropped, an offline CPU kept: cpuset_cpus_allowed of the top
+//!   cpuset); a mask with no active (online) CPU is refused (EINVAL), as
+//!   sched_setaffinity refuses it, and changes nothing; the destination
+//!   is an active CPU.
 
 use super::dsq::DsqRef;
 use super::{Core, Ctx, Note, Ops, TaskState};
@@ -91,12 +94,21 @@ impl Core {
         cpus: &[usize],
     ) {
         let n = self.cpus.len();
+        // __sched_setaffinity first ands the mask with
+        // cpuset_cpus_allowed(), for a task of the top cpuset its possible
+        // CPUs, offline ones included (kernel/cgroup/cpuset.c: "Tasks in
+        // the top cpuset won't get update to their cpumasks when a hotplug
+        // online/offline event happens. So we include all offline cpus"):
+        // a hole of sparse numbering is dropped, an offline CPU kept
         let mut mask = CpuMask::empty();
-        for &c in cpus.iter().filter(|&&c| c < n) {
+        for &c in cpus.iter().filter(|&&c| c < n && self.machine.possible(c)) {
             mask.set(c, true);
         }
         let weight = (0..n).filter(|&c| mask.test(c)).count() as i32;
-        if t >= self.tasks.len() || weight == 0 {
+        // cpumask_any_and_distribute(cpu_active_mask, new_mask) finds no
+        // CPU: EINVAL, nothing changes (core.c:3183-3187)
+        let active = (0..n).any(|c| mask.test(c) && self.is_online(c));
+        if t >= self.tasks.len() || weight == 0 || !active {
             return; // ESRCH / EINVAL
         }
         if matches!(self.tasks[t].state, TaskState::New | TaskState::Exited) {
@@ -264,13 +276,15 @@ impl Core {
     }
 
     /// cpumask_any_and_distribute(cpu_valid_mask, new_mask) on `caller`
-    /// (core.c:3183): the first CPU of `mask` after the caller's last pick.
+    /// (core.c:3183): the first CPU of `mask` after the caller's last pick
+    /// that is in cpu_active_mask (a user task's cpu_valid_mask,
+    /// core.c:3130).
     fn distribute(&mut self, caller: usize, mask: &CpuMask, t: TaskId) -> usize {
         let n = self.cpus.len();
         let start = (self.pick_prev[caller] + 1) % n;
         let c = (0..n)
             .map(|i| (start + i) % n)
-            .find(|&c| mask.test(c))
+            .find(|&c| mask.test(c) && self.is_online(c))
             .unwrap_or(self.tasks[t].cpu);
         self.pick_prev[caller] = c;
         c

@@ -81,6 +81,20 @@
 //!   that differs from its current affinity. The core gives the scheduler
 //!   ops.set_cpumask and moves the thread off a CPU it may no longer use
 //!   (the migration stopper; core/affinity.rs), before its next event.
+//!   A phase's own `"priority"` (SCHED_OTHER tasks only: the nice,
+//!   -20..19) is **later rt-app's**, not 1.0's: rt-app 1.0 (tag v1.0,
+//!   2017-05-22, Debian's 1.0-1) ignores it; upstream rt-app reads it since
+//!   commit 395ec42 ("add per phase set priority event", 2017-06-29; its
+//!   doc/tutorial.txt: "the scheduling properties can be changed at the
+//!   beginning of each phase if it has been defined in the phase object").
+//!   As there, at each loop of the phase, after the affinity,
+//!   set_thread_param gives the thread that nice (setpriority, or
+//!   sched_setattr's sched_nice in today's rt-app); a phase without one
+//!   keeps the nice the thread has, it does not go back to the task's.
+//!   The core gives the scheduler ops.set_weight inside the same
+//!   dequeue/enqueue guard as an affinity change (core/affinity.rs). The
+//!   simulator's fuzz draws it; under Debian's rt-app 1.0 such a file runs
+//!   with the task's nice throughout.
 //!
 //! Events (in a phase, or in the task when it has no `"phases"`):
 //! - `"run"`: µs of work: ns on a CPU of capacity 1024 running alone with a
@@ -141,8 +155,9 @@
 //! any key rt-app 1.0 does not know (it ignores them silently: a misspelt
 //! key is an error here), events of later rt-app (`fork`, `sem_post`,
 //! `sem_wait`), events beside `"phases"` (rt-app ignores them), a
-//! per-phase `"priority"`/`"policy"`
-//! (later rt-app's), a negative run or
+//! per-phase `"policy"`, and a per-phase `"priority"` of a SCHED_FIFO/RR
+//! task (later rt-app's changes of class and real-time priority), a
+//! negative run or
 //! sleep, a `"loop"` of 0 or below -1, SCHED_DEADLINE. Refused as rt-app
 //! refuses them: invalid JSON, no `"tasks"`, a wrong type for a global or
 //! deadline key, an unknown policy or resource type, a CPU the machine
@@ -439,6 +454,9 @@ struct Phase {
     events: Vec<Event>,
     /// Its own affinity (rt-app 1.0: set at each of its loops).
     cpus: Option<Vec<usize>>,
+    /// Its own `"priority"`: the nice a SCHED_OTHER thread takes at each
+    /// of its loops (later rt-app's set_thread_param; see the module doc).
+    nice: Option<i64>,
 }
 
 #[derive(Clone, Debug)]
@@ -515,6 +533,9 @@ struct Thread {
     /// Its affinity now: a phase's or its task's "cpus", None = the
     /// default (every CPU) (rt-app 1.0's curr_cpu_data).
     cpus: Option<Vec<usize>>,
+    /// Its nice now (SCHED_OTHER): the task's, then the last phase
+    /// `"priority"` it ran (later rt-app's curr_sched_data).
+    nice: i64,
 }
 
 /// An rt-app use case, as a workload.
@@ -809,6 +830,11 @@ impl RtApp {
                     timer_due: None,
                     woken: false,
                     cpus: g.cpus.clone(),
+                    nice: match g.policy {
+                        Policy::Other => g.priority.unwrap_or(0),
+                        // a phase's priority is refused for these
+                        Policy::Fifo | Policy::Rr => 0,
+                    },
                     unique: g
                         .unique
                         .iter()
@@ -1063,6 +1089,7 @@ fn parse_task(name: &str, v: &J, nr_cpus: usize, b: &mut Builder) -> Result<Grou
                 loops: loop_key.unwrap_or(1),
                 events: evs,
                 cpus: None,
+                nice: None,
             });
             g.loops = -1;
         }
@@ -1105,19 +1132,35 @@ fn parse_phase(task: &str, v: &J, nr_cpus: usize, g: &mut Group, b: &mut Builder
         loops: 1,
         events: Vec::new(),
         cpus: None,
+        nice: None,
     };
     for (k, v) in object(v, "the phase")? {
         match k.as_str() {
             "loop" => p.loops = loops(v, "\"loop\"")?,
-            // rt-app 1.0's parse_thread_phase_data reads a phase's cpus;
-            // its priority and policy are per task only
+            // rt-app 1.0's parse_thread_phase_data reads a phase's cpus
             "cpus" => p.cpus = Some(cpus(v, nr_cpus)?),
-            "priority" | "policy" => bail!(
-                "\"{k}\" per phase is not supported (rt-app 1.0 ignores it; later rt-app changes it per phase): set it on the task"
+            // later rt-app's parse_thread_phase_data reads a phase's
+            // priority too (parse_sched_data(obj, same), rt-app commit
+            // 395ec42): for a SCHED_OTHER thread its nice, which
+            // __set_thread_sched_other_attrs refuses (and rt-app exits)
+            // outside -20..19
+            "priority" => {
+                let n = int(v, "\"priority\"")?;
+                if g.policy != Policy::Other {
+                    bail!("\"priority\" per phase is supported for SCHED_OTHER tasks only (their nice), not for real-time ones: set it on the task");
+                }
+                if !(-20..=19).contains(&n) {
+                    bail!("\"priority\" is a SCHED_OTHER thread's nice value, in -20..19, not {n}");
+                }
+                p.nice = Some(n);
+            }
+            // a change of class per phase (later rt-app's) is not modelled
+            "policy" => bail!(
+                "\"policy\" per phase is not supported (rt-app 1.0 ignores it; later rt-app changes the class per phase): set it on the task"
             ),
             _ if DL_KEYS.contains(&k.as_str()) || OLD_KEYS.contains(&k.as_str()) => {}
             _ if event_type(k).is_some() => p.events.push(parse_event(task, k, v, g, b)?),
-            _ => bail!("unsupported key \"{k}\" (supported: loop, cpus; events {EVENT_KEYS})"),
+            _ => bail!("unsupported key \"{k}\" (supported: loop, cpus, priority; events {EVENT_KEYS})"),
         }
     }
     if p.events.is_empty() {
@@ -1483,6 +1526,17 @@ impl Workload for RtApp {
                     fx.set_cpus(t, list);
                     self.threads[t].cpus = want;
                 }
+                // then later rt-app's set_thread_param: the phase's
+                // priority, if it has one (a phase without keeps the
+                // thread's nice: it does not go back to the task's); the
+                // kernel changes nothing when the nice is the same
+                // (set_user_nice returns early), so neither does this
+                let th = &self.threads[t];
+                let phase = &self.groups[gi].phases[th.phase];
+                if let Some(n) = phase.nice.filter(|&n| n != th.nice) {
+                    fx.set_nice(t, n);
+                    self.threads[t].nice = n;
+                }
             }
             let th = &self.threads[t];
             let phase = &self.groups[gi].phases[th.phase];
@@ -1708,6 +1762,69 @@ mod tests {
                 "c": {"run": 10}}}}}"#,
         );
         assert_eq!(v, [vec![], cpus(&[3, 1]), cpus(&[0, 1, 2, 3]), vec![]]);
+    }
+
+    /// Later rt-app's set_thread_param (src/rt-app.c, rt-app commit
+    /// 395ec42), at each loop of a phase after its affinity: the phase's
+    /// "priority" is the thread's nice from then on; a phase without one
+    /// keeps it (not back to the task's), and the same nice again is no
+    /// change (set_user_nice returns early).
+    #[test]
+    fn a_phases_priority_sets_the_nice_at_each_of_its_loops() {
+        use crate::workload::Prop;
+        let props = |json: &str| {
+            let mut w = app(json);
+            let mut now = 0;
+            let mut v = Vec::new();
+            for _ in 0..20 {
+                let mut fx = Effects::default();
+                let s = w.next(0, now, &mut fx);
+                v.push(fx.props);
+                match s {
+                    Step::Run(ns) | Step::Sleep(ns) => now += ns,
+                    _ => break,
+                }
+            }
+            v
+        };
+        let nice = |n: i32| vec![(0, Prop::Weight(nice_to_weight(n)))];
+        // the task at nice 5: phase a to -3 (twice, one change), b keeps
+        // -3, c to 5 again (its task's nice, here as a phase's), then the
+        // second loop of the phases: a to -3 again
+        let v = props(
+            r#"{"tasks": {"t": {"priority": 5, "loop": 2, "phases": {
+                "a": {"priority": -3, "loop": 2, "run": 10},
+                "b": {"run": 10},
+                "c": {"priority": 5, "run": 10}}}}}"#,
+        );
+        assert_eq!(
+            v,
+            [
+                nice(-3),
+                vec![],
+                vec![],
+                nice(5),
+                nice(-3),
+                vec![],
+                vec![],
+                nice(5),
+                vec![]
+            ]
+        );
+        assert_eq!(
+            app(r#"{"tasks": {"t": {"priority": 5, "run": 1}}}"#).tasks()[0].weight,
+            nice_to_weight(5)
+        );
+        // a phase's nice equal to the task's is no change; the affinity
+        // comes first, as set_thread_affinity runs before set_thread_param
+        let v = props(
+            r#"{"tasks": {"t": {"loop": 1, "phases": {
+                "a": {"priority": 0, "run": 10},
+                "b": {"cpus": [1], "priority": 19, "run": 10}}}}}"#,
+        );
+        let mut both = vec![(0, Prop::Cpus(vec![1]))];
+        both.extend(nice(19));
+        assert_eq!(v, [vec![], both, vec![]]);
     }
 
     #[test]
@@ -2118,8 +2235,20 @@ mod tests {
                 r#"unsupported top-level key "frag""#,
             ),
             (
-                r#"{"tasks": {"t": {"phases": {"p": {"run": 1, "priority": 3}}}}}"#,
-                r#"task "t": phase "p": "priority" per phase is not supported"#,
+                r#"{"tasks": {"t": {"phases": {"p": {"run": 1, "policy": "SCHED_OTHER"}}}}}"#,
+                r#"task "t": phase "p": "policy" per phase is not supported"#,
+            ),
+            (
+                r#"{"tasks": {"t": {"policy": "SCHED_FIFO", "phases": {"p": {"run": 1, "priority": 3}}}}}"#,
+                r#"task "t": phase "p": "priority" per phase is supported for SCHED_OTHER tasks only"#,
+            ),
+            (
+                r#"{"tasks": {"t": {"phases": {"p": {"run": 1, "priority": -21}}}}}"#,
+                r#"task "t": phase "p": "priority" is a SCHED_OTHER thread's nice value, in -20..19, not -21"#,
+            ),
+            (
+                r#"{"tasks": {"t": {"phases": {"p": {"run": 1, "priority": "high"}}}}}"#,
+                r#"task "t": phase "p": "priority""#,
             ),
             (
                 r#"{"tasks": {"t": {"phases": {"p": {"run": 1, "sem_wait": "s"}}}}}"#,

@@ -14,7 +14,8 @@
 //! Workloads are the models (hackbench, perf-pipe, schbench, sysbench,
 //! wakeprobe, spinners, pgbench) and random rt-app task sets
 //! ([`rtapp`]: pinned threads, nice values, forks through the run, exits,
-//! bursts of thousands of short-lived threads, mutexes). scx_arbor runs
+//! bursts of thousands of short-lived threads, mutexes, and affinity and
+//! nice changes of running threads, below). scx_arbor runs
 //! with random feature switches and knob values inside their documented
 //! ranges ([`knobs`]).
 //!
@@ -34,7 +35,17 @@
 //! violation. These draws come after all the others, so a seed's older
 //! cases keep their machine, scheduler and workload.
 //!
-//! Not searched yet: affinity and nice changes of a running thread.
+//! Affinity and nice changes of running threads: three rt-app sets in
+//! four, drawn after the hotplug events (so, again, the rest of a case
+//! is as it was), give some of their tasks 2-4 phases, each with its own
+//! `"cpus"` (none: back to the task's or every CPU; one CPU; a few; or
+//! none of the previous phase's CPUs, so that the running thread must be
+//! moved) and its own `"priority"` (the nice from that phase on: later
+//! rt-app's per-phase priority, sim/src/workload/rtapp.rs). rt-app makes
+//! these calls on the running thread itself at each loop of a phase, so
+//! the core's sched_change guard and migration stopper run with it on a
+//! CPU (sim/src/core/affinity.rs). A mask of offline CPUs only is refused
+//! as the kernel refuses it (EINVAL).
 
 mod knobs;
 mod rtapp;
@@ -333,8 +344,12 @@ fn draw(seed: u64, k: u64, only: Option<&str>, dir: &Path) -> Case {
     };
     let background = r.below(5) == 0;
     let seed = r.range(1, 1_000_000);
-    // drawn last (see the module's doc): holes, offline CPUs, hotplug
+    // drawn last (see the module's doc): holes, offline CPUs, hotplug,
+    // then an rt-app set's changes of running threads
     let (offline, absent, hotplug) = draw_hotplug(&mut r, ncpu);
+    if let Some(t) = &mut rtapp {
+        t.draw_changes(&mut r, ncpu);
+    }
     Case {
         shape,
         sched,
@@ -657,6 +672,9 @@ pub struct Campaign {
     pub long_waits: Vec<Failure>,
     /// cases a peer's loader refused (its limits, not failures)
     pub refused: Vec<Failure>,
+    /// cases whose rt-app set changes running threads' affinity, and nice
+    pub affinity_changes: u64,
+    pub nice_changes: u64,
 }
 
 pub fn main(a: &FuzzArgs) -> Result<i32> {
@@ -707,6 +725,10 @@ pub fn main(a: &FuzzArgs) -> Result<i32> {
         ..Campaign::default()
     };
     for (k, c, v, w) in &results {
+        if let Some(t) = &c.rtapp {
+            camp.affinity_changes += u64::from(t.affinity_changes() > 0);
+            camp.nice_changes += u64::from(t.nice_changes() > 0);
+        }
         let e = camp
             .per_scheduler
             .entry(c.sched_name().to_string())
@@ -774,6 +796,11 @@ fn report(c: &Campaign, a: &FuzzArgs, wall: Duration) -> String {
         c.cpu_seconds / 3600.0,
         wall.as_secs_f64(),
         a.sim_seconds
+    );
+    let _ = writeln!(
+        md,
+        "{} case(s) changed the affinity of running threads, {} their nice (rt-app phases).\n",
+        c.affinity_changes, c.nice_changes
     );
     let _ = writeln!(md, "| scheduler | cases | failures |\n|---|---|---|");
     for (s, (n, f)) in &c.per_scheduler {
@@ -900,6 +927,44 @@ mod tests {
             draw(8, 1, None, &d).command(&W)
         );
         assert!(draw(3, 5, Some("p2dq"), &d).sched.starts_with("p2dq"));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// Issue 25's affinity and nice changes of running threads are drawn
+    /// in a fair share of all cases (only rt-app cases can have them),
+    /// with phases that move a thread off its CPUs, and the shrinking of
+    /// a case keeps them valid on the smaller machine.
+    #[test]
+    fn affinity_and_nice_changes_of_running_threads_are_drawn() {
+        let d = dir("changes");
+        let (mut aff, mut nice, mut away) = (0, 0, 0);
+        let n = 400;
+        for k in 0..n {
+            let c = draw(7, k, None, &d);
+            let Some(t) = &c.rtapp else { continue };
+            aff += usize::from(t.affinity_changes() > 0);
+            nice += usize::from(t.nice_changes() > 0);
+            // a phase on CPUs none of which the phase before had
+            away += usize::from(t.tasks.iter().any(|x| {
+                x.phases.windows(2).any(|w| {
+                    w[0].cpus
+                        .as_ref()
+                        .zip(w[1].cpus.as_ref())
+                        .is_some_and(|(a, b)| b.iter().all(|y| !a.contains(y)))
+                })
+            }));
+            if t.affinity_changes() > 0 && k % 4 == 0 {
+                // shrinking keeps the changes valid on the smaller machine
+                for s in smaller(&c) {
+                    valid(&s);
+                }
+            }
+        }
+        // an eighth of the cases are rt-app, three in four of those change
+        assert!(
+            aff * 100 >= n as usize * 5 && nice * 100 >= n as usize * 4 && away >= 5,
+            "{aff} cases with affinity changes, {nice} with nice changes, {away} moving off the CPUs, in {n}"
+        );
         let _ = std::fs::remove_dir_all(&d);
     }
 

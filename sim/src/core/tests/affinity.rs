@@ -284,3 +284,81 @@ fn rt_app_phases_cpus_move_the_thread() {
     // the three moves (a few µs)
     assert!((4500 * US..4510 * US).contains(&core.now), "{}", core.now);
 }
+
+/// sched_setaffinity with offline CPUs and holes (core.c:3130, 3183-3187;
+/// cpuset_cpus_allowed of the top cpuset): a mask whose CPUs are all
+/// offline or holes is refused (EINVAL) and the task stays where it is; a
+/// mask with an offline and an online CPU moves it to the online one (the
+/// destination is in cpu_active_mask) and keeps the offline CPU in its
+/// mask, without the hole.
+#[test]
+fn affinity_to_offline_cpus_and_holes() {
+    use crate::machine::Presence;
+    let mut m = flat(4);
+    m.set_presence(&[1], Presence::Absent).unwrap();
+    m.set_presence(&[2], Presence::Offline).unwrap();
+    let mut s = Sched::fifo_kick();
+    s.props = true;
+    let mut w = Script::new().task_at(
+        "a",
+        0,
+        Some(vec![0]),
+        &[
+            Act::Run(MS),
+            // only the hole and the offline CPU: EINVAL
+            Act::SetCpus(0, 0b0110),
+            Act::Run(MS),
+            // the hole, the offline CPU and CPU 3: it moves to 3
+            Act::SetCpus(0, 0b1110),
+            Act::Run(MS),
+        ],
+    );
+    let mut core = Core::new(m, zero_cost(), cfg()).unwrap();
+    let stop = core.run(&mut s, &mut w, |_| {});
+    stopped_ok(&stop);
+    let mut cpus: Vec<usize> = runs_of(&s.log, 0).into_iter().map(|r| r.1).collect();
+    cpus.dedup();
+    assert_eq!(cpus, [0, 3]);
+    // one ops.set_cpumask: the refused change made none
+    let set = calls(&s.log, |r| r.call == Call::SetCpumask(0));
+    assert_eq!(set.len(), 1);
+    assert_eq!(set[0].at, 2 * MS);
+    let mask = core.tasks[0].ts.cpus_mask;
+    assert_eq!(
+        (0..4).map(|c| mask.test(c)).collect::<Vec<_>>(),
+        [false, false, true, true]
+    );
+}
+
+/// A phase's own "priority" (later rt-app's; rtapp.rs) reaches the
+/// scheduler as setpriority of the running thread does: ops.set_weight
+/// with the phase's nice's weight at the start of each phase whose nice
+/// differs from the thread's, inside the sched_change guard, and the
+/// task's weight is the last one set.
+#[test]
+fn rt_app_phases_priority_reweights_the_running_thread() {
+    use crate::workload::rtapp::nice_to_weight;
+    let json = r#"{"tasks": {"t": {"priority": 2, "loop": 2, "phases": {
+        "a": {"priority": -4, "run": 1000},
+        "b": {"run": 1000},
+        "c": {"priority": 10, "run": 1000}}}}}"#;
+    let mut w = crate::workload::rtapp::RtApp::parse("nice.json", json, 2).unwrap();
+    let mut s = Sched::fifo_kick();
+    s.props = true;
+    let mut core = Core::new(flat(2), zero_cost(), cfg()).unwrap();
+    let stop = core.run(&mut s, &mut w, |_| {});
+    stopped_ok(&stop);
+    let got: Vec<(Ns, u32)> = calls(&s.log, |r| matches!(r.call, Call::SetWeight { .. }))
+        .into_iter()
+        .map(|r| match r.call {
+            Call::SetWeight { weight, .. } => (r.at, weight),
+            _ => unreachable!(),
+        })
+        .collect();
+    let (m4, p10) = (nice_to_weight(-4), nice_to_weight(10));
+    // a at 0 and 3 ms, c at 2 and 5 ms (and the few µs of the core's
+    // own costs on its clock); b keeps -4
+    let at_ms: Vec<(Ns, u32)> = got.iter().map(|&(at, w)| (at / (MS / 10), w)).collect();
+    assert_eq!(at_ms, [(0, m4), (20, p10), (30, m4), (50, p10)], "{got:?}");
+    assert_eq!(core.tasks[0].ts.scx.weight, p10);
+}
