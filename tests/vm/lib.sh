@@ -18,6 +18,14 @@ pass() { echo "PASS: $*"; PASS=$((PASS + 1)); }
 # a failure shows the tail of the scheduler's log, if one was started
 fail() { echo "FAIL: $*"; FAIL=$((FAIL + 1)); [ -n "${SLOG:-}" ] && [ -f "$SLOG" ] && tail -n 20 "$SLOG" | sed 's/^/    | /'; }
 check() { local d=$1; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
+# one_line_error EXPECT CMD...: CMD fails with exactly one line of output
+# (stderr + stdout) that contains EXPECT
+one_line_error() {
+	local want=$1; shift
+	local out rc
+	out=$("$@" 2>&1 >/dev/null); rc=$?
+	[ $rc -ne 0 ] && [ "$(printf '%s\n' "$out" | grep -c .)" -eq 1 ] && printf '%s' "$out" | grep -q -- "$want"
+}
 
 sched_state() { cat $SCX/state 2>/dev/null; }
 sched_ops() { cat $SCX/root/ops 2>/dev/null; }

@@ -129,12 +129,6 @@ else
 fi
 
 # ---- 4. bad input: one clear line, non-zero exit ----
-one_line_error() { # expect-substring, args...
-	local want=$1; shift
-	local out rc
-	out=$("$@" 2>&1 >/dev/null); rc=$?
-	[ $rc -ne 0 ] && [ "$(printf '%s\n' "$out" | grep -c .)" -eq 1 ] && printf '%s' "$out" | grep -q -- "$want"
-}
 check "unknown feature: one line naming it" one_line_error "NO_SUCH" "$ARBOR_BIN" -f NO_SUCH
 check "imbalance-pct out of range rejected" sh -c "! '$ARBOR_BIN' --imbalance-pct 50 >/dev/null 2>&1"
 check "bad --cpu-capacity: one line naming it" one_line_error "CPU 0 is given twice" "$ARBOR_BIN" --cpu-capacity 0:512,0:600
