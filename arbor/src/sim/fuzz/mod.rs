@@ -92,6 +92,29 @@ pub struct FuzzArgs {
     /// Write report.md and results.json here.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Which failures to minimise: all, arbor (scx_arbor's only, all that
+    /// `make test` needs), none. A minimisation reruns its case up to 40
+    /// times, one after another, after the search.
+    #[arg(long, value_enum, default_value_t = ShrinkWhich::All)]
+    shrink: ShrinkWhich,
+}
+
+/// `--shrink`: whose failures are minimised.
+#[derive(Clone, Copy, Debug, PartialEq, clap::ValueEnum)]
+pub enum ShrinkWhich {
+    All,
+    Arbor,
+    None,
+}
+
+impl ShrinkWhich {
+    fn wants(self, sched: &str) -> bool {
+        match self {
+            ShrinkWhich::All => true,
+            ShrinkWhich::Arbor => sched.starts_with("arbor"),
+            ShrinkWhich::None => false,
+        }
+    }
 }
 
 /// splitmix64: a small, well-mixed generator, seeded per case.
@@ -658,6 +681,7 @@ pub struct Failure {
     pub scheduler: String,
     pub verdict: Verdict,
     pub reproducer: String,
+    /// the minimised command; empty when it was not tried (`--shrink`)
     pub minimised: String,
 }
 
@@ -753,8 +777,16 @@ pub fn main(a: &FuzzArgs) -> Result<i32> {
                     c.sched_arg(),
                     c.command(w)
                 );
-                let m = shrink(c, v, w);
-                camp.failures.push(entry(&m));
+                if a.shrink.wants(&c.sched) {
+                    let m = shrink(c, v, w);
+                    camp.failures.push(entry(&m));
+                } else {
+                    // not minimised: said so in the report (an empty command)
+                    camp.failures.push(Failure {
+                        minimised: String::new(),
+                        ..entry(c)
+                    });
+                }
             }
         }
     }
@@ -852,15 +884,20 @@ fn report(c: &Campaign, a: &FuzzArgs, wall: Duration) -> String {
                 | Verdict::LongWait(s) => s.clone(),
                 Verdict::Ok => String::new(),
             };
+            let minimised = if f.minimised.is_empty() {
+                format!("not tried (--shrink {:?})", a.shrink).to_lowercase()
+            } else {
+                format!("`{}`", f.minimised)
+            };
             let _ = writeln!(
                 md,
-                "- case {} ({}), {}: {}\n  - reproducer: `{}`\n  - minimised: `{}`",
+                "- case {} ({}), {}: {}\n  - reproducer: `{}`\n  - minimised: {}",
                 f.case,
                 f.scheduler,
                 f.verdict.kind(),
                 what.lines().next().unwrap_or(""),
                 f.reproducer,
-                f.minimised
+                minimised
             );
         }
     }
