@@ -913,6 +913,19 @@ mod tests {
         watchdog_ms: 1000,
     };
 
+    /// `--shrink arbor` (make test's) minimises scx_arbor's failures, every
+    /// profile with its features and knobs, and no peer's.
+    #[test]
+    fn shrink_arbor_minimises_only_scx_arbor() {
+        for s in ["arbor:stock", "arbor:default:NO_STEAL:slice-us=30", "arbor:seeds"] {
+            assert!(ShrinkWhich::Arbor.wants(s) && ShrinkWhich::All.wants(s), "{s}");
+            assert!(!ShrinkWhich::None.wants(s), "{s}");
+        }
+        for s in ["p2dq", "lavd", "bpfland", "cosmos", "rusty"] {
+            assert!(!ShrinkWhich::Arbor.wants(s) && ShrinkWhich::All.wants(s), "{s}");
+        }
+    }
+
     /// A directory of the test's own (the tests run in parallel).
     fn dir(test: &str) -> PathBuf {
         std::env::temp_dir().join(format!("arbor-fuzz-{test}-{}", std::process::id()))
