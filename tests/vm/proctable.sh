@@ -9,7 +9,10 @@
 #  - then a new two-thread process must be aggregated (llc_pref_tasks_in
 #    + llc_pref_tasks_out move while it runs: tasks run in or out of a
 #    preferred LLC only once their process has one), and no insert may
-#    have failed (llc_proc_insert_fails 0).
+#    have found the table full (llc_proc_insert_fails 0). Inserts that
+#    failed for a passing reason (llc_proc_insert_retries: this CPU's
+#    allocator cache empty, a busy bucket; 8 of them on the -rt kernel)
+#    are retried at the thread's next run and only reported.
 # Sourced by suite.sh (its pass/fail/check helpers); also runs alone:
 #   arbor vm --topology 2s2c2t -- bash tests/vm/proctable.sh
 if ! declare -F pass >/dev/null; then
@@ -56,10 +59,11 @@ proctable_test() {
 		[ "$now" -gt "$base" ] && break
 	done
 	fails=$(json_get "$j" llc_proc_insert_fails)
-	echo "INFO: process table: llc_pref_tasks_in+out $base -> $now with the new process $pid, llc_proc_insert_fails ${fails:-?}"
+	retries=$(json_get "$j" llc_proc_insert_retries)
+	echo "INFO: process table: llc_pref_tasks_in+out $base -> $now with the new process $pid, llc_proc_insert_fails ${fails:-?}, llc_proc_insert_retries ${retries:-?}"
 	check "process table: after the churn a new two-thread process is aggregated (llc_pref_tasks_in+out $base -> $now)" \
 		test "$now" -gt "$base"
-	check "process table: no insert failed (llc_proc_insert_fails ${fails:-missing} = 0)" \
+	check "process table: no insert found the table full (llc_proc_insert_fails ${fails:-missing} = 0)" \
 		test "${fails:-x}" = 0
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null

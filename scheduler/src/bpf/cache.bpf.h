@@ -59,7 +59,10 @@ struct proc_ctx {
  * Processes with two threads or more (a single-threaded one is never
  * eligible, arbor_cache_eligible, so an entry would only take room). An
  * entry is deleted when its process exits (cache_task_exit); an insert
- * that finds the table full is counted (llc_proc_insert_fails).
+ * that finds the table full is counted (llc_proc_insert_fails), one that
+ * fails for a passing reason (no free element in this CPU's cache yet, a
+ * busy bucket: seen on PREEMPT_RT) too (llc_proc_insert_retries), and
+ * the thread's next run tries again.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -147,7 +150,9 @@ static __always_inline void cache_account(struct task_struct *p, s32 cpu, struct
 		/* too big for the stack: insert a copy of proc_zero, then fill it */
 		err = bpf_map_update_elem(&proc_ctxs, &tgid, &proc_zero, BPF_NOEXIST);
 		if (err && err != -EEXIST) {
-			stat_inc(STAT_LLC_PROC_INSERT_FAILS);
+			/* only -E2BIG means full (hashtab.c alloc_htab_elem) */
+			stat_inc(err == -E2BIG ? STAT_LLC_PROC_INSERT_FAILS :
+						 STAT_LLC_PROC_INSERT_RETRIES);
 			return;
 		}
 		pc = bpf_map_lookup_elem(&proc_ctxs, &tgid);

@@ -214,7 +214,7 @@ enum arbor_stat {
 	STAT_WLAT_QUEUED_13,
 	STAT_WLAT_QUEUED_14,
 	STAT_WLAT_QUEUED_15,
-	/* seed 002: a process the table (proc_ctxs) had no room for */
+	/* seed 002: a process the table (proc_ctxs) had no room for (-E2BIG) */
 	STAT_LLC_PROC_INSERT_FAILS,
 	/* fork slow path: children placed off the parent's node */
 	STAT_FORK_OTHER_NODE,
@@ -242,6 +242,15 @@ enum arbor_stat {
 	STAT_WAKE_NODE_KEPT,
 	/* IDLE_PULL: newidle pulls at a level the cost bound or the dice would have skipped */
 	STAT_IDLE_PULLS,
+	/*
+	 * seed 002: process-table inserts that failed for a passing reason,
+	 * not a full table: no free element in this CPU's allocator cache
+	 * (-ENOMEM: hashtab.c alloc_htab_elem, bpf_mem_cache_alloc; its
+	 * refill is deferred to irq_work, a thread on PREEMPT_RT) or the
+	 * bucket lock (-EDEADLK/-ETIMEDOUT, htab_lock_bucket). The thread's
+	 * next run tries again.
+	 */
+	STAT_LLC_PROC_INSERT_RETRIES,
 	ARBOR_NR_STATS,
 };
 
