@@ -343,7 +343,9 @@ pub struct Metrics {
     )]
     #[serde(default)]
     pub idle_pulls: u64,
-    #[stat(desc = "Seed 002: process-table inserts that failed for a passing reason (allocator cache empty, bucket busy); retried")]
+    #[stat(
+        desc = "Seed 002: process-table inserts that failed for a passing reason (allocator cache empty, bucket busy); retried"
+    )]
     #[serde(default)]
     pub llc_proc_insert_retries: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]

@@ -917,12 +917,22 @@ mod tests {
     /// profile with its features and knobs, and no peer's.
     #[test]
     fn shrink_arbor_minimises_only_scx_arbor() {
-        for s in ["arbor:stock", "arbor:default:NO_STEAL:slice-us=30", "arbor:seeds"] {
-            assert!(ShrinkWhich::Arbor.wants(s) && ShrinkWhich::All.wants(s), "{s}");
+        for s in [
+            "arbor:stock",
+            "arbor:default:NO_STEAL:slice-us=30",
+            "arbor:seeds",
+        ] {
+            assert!(
+                ShrinkWhich::Arbor.wants(s) && ShrinkWhich::All.wants(s),
+                "{s}"
+            );
             assert!(!ShrinkWhich::None.wants(s), "{s}");
         }
         for s in ["p2dq", "lavd", "bpfland", "cosmos", "rusty"] {
-            assert!(!ShrinkWhich::Arbor.wants(s) && ShrinkWhich::All.wants(s), "{s}");
+            assert!(
+                !ShrinkWhich::Arbor.wants(s) && ShrinkWhich::All.wants(s),
+                "{s}"
+            );
         }
     }
 
