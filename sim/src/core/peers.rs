@@ -318,23 +318,22 @@ impl Core {
 
     /// per_cpu(sd_llc_id, cpu): the first CPU of cpu's LLC.
     pub fn kf_cpu_llc_id(&self, cpu: i32) -> i32 {
-        let Some(me) = usize::try_from(cpu)
-            .ok()
-            .and_then(|c| self.machine.cpus.get(c))
-        else {
-            return -libc::EINVAL;
-        };
-        self.machine
-            .cpus
-            .iter()
-            .find(|c| c.llc == me.llc)
-            .map(|c| c.id as i32)
-            .unwrap_or(cpu)
+        self.first_cpu_with_same(cpu, |c| c.llc)
     }
 
     /// The first CPU of cpu's core (topology_sibling_cpumask's first):
     /// the cid mapping groups a core's CPUs (cid.c:155-181).
     pub fn kf_cpu_core_id(&self, cpu: i32) -> i32 {
+        self.first_cpu_with_same(cpu, |c| c.core)
+    }
+
+    /// The first CPU whose `key` equals cpu's (-EINVAL for an id off the
+    /// machine).
+    fn first_cpu_with_same(
+        &self,
+        cpu: i32,
+        key: impl Fn(&crate::machine::CpuSpec) -> usize,
+    ) -> i32 {
         let Some(me) = usize::try_from(cpu)
             .ok()
             .and_then(|c| self.machine.cpus.get(c))
@@ -344,7 +343,7 @@ impl Core {
         self.machine
             .cpus
             .iter()
-            .find(|c| c.core == me.core)
+            .find(|c| key(c) == key(me))
             .map(|c| c.id as i32)
             .unwrap_or(cpu)
     }
