@@ -226,3 +226,27 @@ fn the_guest_side_refuses_in_one_line_where_it_cannot_run() {
     assert!(text(&o).contains("is not a bench plan"), "{}", text(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--host` on a kernel without sched_ext refuses a plan that loads a
+/// sched_ext scheduler in one line naming it, and says that eevdf runs
+/// (which need none: recording traces on any Linux machine) would go.
+#[test]
+fn host_without_sched_ext_refuses_only_sched_ext_plans() {
+    if Path::new("/sys/kernel/sched_ext").exists() {
+        eprintln!("this host has sched_ext: the refusal cannot be checked here");
+        return;
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .args(["bench", "--host", "-s", "eevdf", "-s", "arbor:stock"])
+        .args(["-w", "hackbench:g=1,l=10", "--force", "--no-charts"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(
+        e.contains("has no sched_ext, which 'arbor:stock' needs"),
+        "{e}"
+    );
+    assert!(e.contains("only eevdf runs need no sched_ext"), "{e}");
+}

@@ -154,14 +154,23 @@ fn platform(host: bool, topo: &str) -> String {
     )
 }
 
-/// `--host` refuses in one line when this machine cannot run schedulers.
-fn host_check() -> Result<()> {
-    if let Some(why) = guest::no_sched_ext() {
-        bail!("--host: {why}; run without --host to use a VM");
+/// `--host` refuses in one line when this machine cannot run the plan's
+/// schedulers. A plan of `eevdf` runs only (the kernel's own scheduler, e.g.
+/// to record traces of a program with `--record-traces` on any Linux
+/// machine) needs no sched_ext; any other scheduler does.
+fn host_check(scheds: &[SchedSpec]) -> Result<()> {
+    let scx = scheds
+        .iter()
+        .find(|s| !matches!(s.sched, Sched::Eevdf { .. }));
+    if let (Some(why), Some(s)) = (guest::no_sched_ext(), scx) {
+        bail!(
+            "--host: {why}, which '{}' needs; run without --host to use a VM (only eevdf runs need no sched_ext)",
+            s.label
+        );
     }
     // SAFETY: geteuid has no failure mode
     if unsafe { libc::geteuid() } != 0 {
-        bail!("--host loads schedulers and writes to debugfs: run it as root");
+        bail!("--host runs schedulers and writes to debugfs: run it as root");
     }
     Ok(())
 }
@@ -192,7 +201,6 @@ pub fn main(a: BenchArgs) -> Result<i32> {
         if a.topology.is_some() {
             bail!("--host runs on this machine's own topology; drop -t");
         }
-        host_check()?;
     }
     let bin = arbor_bin();
     if !bin.is_file() {
@@ -276,6 +284,9 @@ pub fn main(a: BenchArgs) -> Result<i32> {
         if workloads[..i].iter().any(|t| t.label == w.label) {
             bail!("workload '{}' is given twice", w.label);
         }
+    }
+    if a.host {
+        host_check(&scheds)?;
     }
     install_peers(&scheds)?;
     let plan = GuestPlan {

@@ -44,8 +44,8 @@ pub struct ReproArgs {
     out: Option<PathBuf>,
     /// Replay traces of the real programs in place of their models: each
     /// hackbench and pgbench line runs `trace:DIR/<its spec>.data`, as
-    /// `--record-traces DIR` records them (pgbench's: in a guest, with
-    /// `arbor bench --record-traces`); the other lines keep their model.
+    /// `--record-traces DIR` records them; the other lines keep their
+    /// model.
     /// A replay reports its time to do the recorded work: a table whose
     /// metric is a rate (pgbench's tps) compares 1 / that time.
     #[arg(long, value_name = "DIR")]
@@ -57,8 +57,10 @@ pub struct ReproArgs {
     #[arg(long, value_name = "K", requires = "traces", value_parser = parse_k)]
     trace_k: Option<f64>,
     /// Record, on this machine under its own kernel, the traces that
-    /// `--traces DIR` replays (`perf record` of each hackbench line of the
-    /// chosen tables; needs root and tracefs), then exit.
+    /// `--traces DIR` replays (`perf record` of each hackbench and pgbench
+    /// line of the chosen tables; pgbench's against a PostgreSQL that
+    /// `arbor bench --host -s eevdf` starts here, as a fixed number of
+    /// transactions; needs root, perf and tracefs), then exit.
     #[arg(long, value_name = "DIR")]
     record_traces: Option<PathBuf>,
     /// List the seeds and their tables, then exit.
@@ -616,7 +618,7 @@ pub fn main(a: &ReproArgs) -> Result<i32> {
         missing.dedup();
         if let Some(first) = missing.first() {
             bail!(
-                "--traces: {} trace(s) missing ({}, ...); record them on a machine like the table's with: arbor sim reproduce {} --record-traces {} (hackbench lines; for pgbench lines it prints how to record them in a guest)",
+                "--traces: {} trace(s) missing ({}, ...); record them on a machine like the table's with: arbor sim reproduce {} --record-traces {}",
                 missing.len(),
                 first.display(),
                 seed.name,
@@ -952,8 +954,16 @@ mod tests {
         assert_eq!(compared_metric(t000, true), ("wakeup_p99_us", false));
         assert!(traced("pgbench:clients=8,jobs=1,time=1") && traced("hackbench:g=1"));
         assert!(!traced("schbench:m=1,w=1,r=1"));
-        // pgbench needs the guest's PostgreSQL: not recorded on the host
-        assert!(!host_recordable("pgbench:clients=8,jobs=1,time=1"));
+        // a pgbench line is recorded as a fixed number of transactions
+        assert_eq!(
+            recorded_pgbench_spec("pgbench:clients=8,jobs=1,time=1").unwrap(),
+            "pgbench:clients=8,jobs=1,xacts=500"
+        );
+        assert_eq!(
+            recorded_pgbench_spec("pgbench:clients=24,jobs=1,time=1").unwrap(),
+            "pgbench:clients=24,jobs=1,xacts=167"
+        );
+        assert!(recorded_pgbench_spec("pgbench:clients=0,time=1").is_err());
         assert!(parse_k("430.9").is_ok());
         assert!(parse_k("0.5").unwrap_err().contains("not a slowdown"));
         assert!(parse_k("nan").is_err());
@@ -1018,23 +1028,53 @@ fn traced(spec: &str) -> bool {
     spec.starts_with("hackbench:") || spec.starts_with("pgbench:")
 }
 
-/// Lines `--record-traces` records on this machine: pgbench needs the
-/// PostgreSQL that `arbor bench` starts in its guest.
-fn host_recordable(spec: &str) -> bool {
-    spec.starts_with("hackbench:")
+/// Transactions a pgbench line's recording holds in all, over its clients
+/// (`xacts=` = this / clients, rounded up): enough that the replay's window
+/// is the clients' steady state, and a recording of a few MB.
+const RECORDED_XACTS: u32 = 4000;
+
+/// The spec `--record-traces` runs for a seed's pgbench line: its `time=`
+/// (seconds, which a replay cannot hold fixed) becomes a fixed number of
+/// transactions, [`RECORDED_XACTS`] over its clients.
+fn recorded_pgbench_spec(spec: &str) -> Result<String> {
+    let (_, keys) = spec.split_once(':').unwrap_or((spec, ""));
+    let mut clients = 1u32;
+    let mut kept = Vec::new();
+    for kv in keys.split(',').filter(|k| !k.is_empty()) {
+        let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+        match k {
+            "time" | "xacts" => {}
+            "clients" => {
+                clients = v
+                    .parse()
+                    .ok()
+                    .filter(|c| *c > 0)
+                    .with_context(|| format!("{spec}: clients={v} is not a count"))?;
+                kept.push(kv.to_string());
+            }
+            _ => kept.push(kv.to_string()),
+        }
+    }
+    kept.push(format!("xacts={}", RECORDED_XACTS.div_ceil(clients)));
+    Ok(format!("pgbench:{}", kept.join(",")))
 }
 
 /// pgbench's processes in a recording, as replay keys: pgbench and the
 /// PostgreSQL processes that ended during it (its connections' backends,
-/// forked by the postmaster, not by perf), from the first backend's fork
+/// forked by the postmaster, not by perf), from the last backend's fork
 /// on. The server's own processes (postmaster, checkpointer, walwriter,
 /// ...) outlive the recording, asleep most of it: replayed, they would
 /// hold the replay open to the recording's end. Before its first
 /// connection pgbench is loading itself and its libraries, IO waits that
 /// interrupts end (in a guest, over its 9p root: 594 of the sched_waking
 /// events for pgbench in an 8-client recording ran in the idle task,
-/// docs/results/2026-11-26-trace-seeds),
-/// which a replay keeps as fixed sleeps: the window starts after them.
+/// docs/results/2026-11-26-trace-seeds), which a replay keeps as fixed
+/// sleeps. Then it opens its connections one after another, each waiting
+/// for the postmaster (not replayed) to fork a backend: timing the replay
+/// holds fixed, and which pgbench's own tps leaves out ("without initial
+/// connection time": pgbench 15's threadRun connects every client before
+/// its first transaction). The window starts at the last backend's fork,
+/// so it is the transactions (and the last backend's own start).
 fn pgbench_keys(file: &Path) -> Result<String> {
     let c = arbor_sim::workload::trace::census::Census::read(file)?;
     let procs = c.processes();
@@ -1058,16 +1098,17 @@ fn pgbench_keys(file: &Path) -> Result<String> {
             file.display()
         );
     }
-    let first = |tgids: &[i32]| {
+    let starts = |tgids: &[i32]| -> Vec<u64> {
         tgids
             .iter()
             .flat_map(|p| procs[p].iter())
             .filter_map(|t| c.threads.get(t).map(|th| th.first_t))
-            .min()
-            .unwrap_or(0)
+            .collect()
     };
     let all: Vec<i32> = pgbench.iter().chain(&backends).copied().collect();
-    let from_ns = first(&backends).saturating_sub(first(&all));
+    let last_backend = starts(&backends).into_iter().max().unwrap_or(0);
+    let first_all = starts(&all).into_iter().min().unwrap_or(0);
+    let from_ns = last_backend.saturating_sub(first_all);
     let pids: Vec<String> = all.iter().map(|p| p.to_string()).collect();
     Ok(format!(
         ",pid={},from={:.6}",
@@ -1124,13 +1165,10 @@ fn record_traces(tables: &[&Table], dir: &Path) -> Result<i32> {
         .collect();
     specs.sort_unstable();
     specs.dedup();
-    let (specs, guest): (Vec<&str>, Vec<&str>) =
-        specs.into_iter().partition(|w| host_recordable(w));
-    for w in &guest {
-        eprintln!(
-            "arbor sim reproduce: not recorded here: {w} needs the guest's PostgreSQL: record it with `arbor bench -t TOPOLOGY -s eevdf -w <it, with xacts=N for time=> --record-traces D -r 1` and copy D's recording (and its .kallsyms) to {}",
-            trace_file(dir, w).display()
-        );
+    let (pgbench, specs): (Vec<&str>, Vec<&str>) =
+        specs.into_iter().partition(|w| w.starts_with("pgbench:"));
+    for spec in pgbench {
+        record_pgbench(spec, dir)?;
     }
     for spec in specs {
         let f = trace_file(dir, spec);
@@ -1158,4 +1196,52 @@ fn record_traces(tables: &[&Table], dir: &Path) -> Result<i32> {
             .with_context(|| format!("--record-traces: the kallsyms copy of {}", f.display()))?;
     }
     Ok(0)
+}
+
+/// Records a seed's pgbench line on this machine under its own kernel:
+/// `arbor bench --host -s eevdf` starts PostgreSQL (its data in a private
+/// directory, fsync off) and runs the line as [`recorded_pgbench_spec`]
+/// inside `perf record`; the recording and its kallsyms copy are then
+/// moved to the name `--traces` reads for the seed's spec.
+fn record_pgbench(spec: &str, dir: &Path) -> Result<()> {
+    let run = recorded_pgbench_spec(spec)?;
+    let tmp = tempfile::Builder::new()
+        .prefix(".arbor-pgrec.")
+        .tempdir_in(dir)
+        .with_context(|| format!("creating a directory in {}", dir.display()))?;
+    let rec = tmp.path().join("rec");
+    eprintln!("arbor sim reproduce: recording {run} (for {spec}) with arbor bench --host");
+    let st = std::process::Command::new(super::self_exe()?)
+        .args(["bench", "--host", "-s", "eevdf", "-w", &run, "-r", "1"])
+        .args(["--no-charts", "--force", "--record-traces"])
+        .arg(&rec)
+        .arg("-o")
+        .arg(tmp.path().join("bench"))
+        .stdout(std::process::Stdio::null())
+        .status()
+        .context("running arbor bench")?;
+    if !st.success() {
+        bail!("--record-traces: arbor bench --host could not record {run} ({st})");
+    }
+    let made = rec.join(format!(
+        "{}-r1.data",
+        trace_file(Path::new(""), &run)
+            .display()
+            .to_string()
+            .trim_end_matches(".data")
+    ));
+    let f = trace_file(dir, spec);
+    for ext in ["", ".kallsyms"] {
+        let from = PathBuf::from(format!("{}{ext}", made.display()));
+        let to = PathBuf::from(format!("{}{ext}", f.display()));
+        std::fs::rename(&from, &to).with_context(|| {
+            format!(
+                "--record-traces: moving {} to {}",
+                from.display(),
+                to.display()
+            )
+        })?;
+    }
+    eprintln!("arbor sim reproduce: recorded {}", f.display());
+    Ok(())
 }
