@@ -77,7 +77,7 @@ static __always_inline u64 task_weight(const struct task_struct *p)
 static __always_inline void eevdf_dequeue(struct task_ctx *tctx, bool sleep)
 {
 	struct eevdf_rq *rq;
-	u64 avg, v = tctx->vruntime, w = tctx->rq_w;
+	u64 avg, rest, v = tctx->vruntime, w = tctx->rq_w;
 	s32 cpu = tctx->rq_cpu;
 
 	if (!valid_cpu(cpu))
@@ -89,11 +89,22 @@ static __always_inline void eevdf_dequeue(struct task_ctx *tctx, bool sleep)
 	bpf_spin_lock(&rq->lock);
 	avg = arbor_avg_vruntime(&rq->avg);
 	arbor_avg_sub(&rq->avg, v, w);
+	rest = arbor_avg_vruntime(&rq->avg);
 	bpf_spin_unlock(&rq->lock);
 
 	tctx->vlag = arbor_entity_lag(avg, v, slice_cfg.slice_ns, w);
 	if (sleep) {
-		tctx->sleep_avg = avg;
+		/*
+		 * The average of the tasks that stay (arbor_sleep_lag): at
+		 * wake-up it is compared with the queue's average then, which
+		 * does not count the sleeper either. The average with the
+		 * sleeper in would count its own leaving as the others'
+		 * progress: (avg - rest) = -vlag * w / load, unclamped, so a
+		 * heavy task (nice -19 among nice-0 tasks: w / load ~ 10) that
+		 * owed time came back ~10x further ahead at each sleep, until
+		 * its vruntime wrapped and it ran alone (issue 25, case A).
+		 */
+		tctx->sleep_avg = rest;
 		tctx->sleep_cpu = cpu;
 		tctx->eevdf_flags &= ~EEVDF_REL_DEADLINE;
 	} else {

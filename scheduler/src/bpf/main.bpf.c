@@ -476,8 +476,14 @@ void BPF_STRUCT_OPS(arbor_quiescent, struct task_struct *p, u64 deq_flags)
 		return;
 	set_waiting(tctx, false);
 	acct_remove(tctx);
-	/* asleep: it leaves its queue with its lag */
-	eevdf_dequeue(tctx, true);
+	/*
+	 * asleep: it leaves its queue with its lag. A property change (the
+	 * core's sched_change guard around setpriority, sched_setaffinity:
+	 * DEQUEUE_SAVE, SCX_DEQ_SCHED_CHANGE, no SCX_DEQ_SLEEP) is not a
+	 * sleep: as fair.c's dequeue_entity() without DEQUEUE_SLEEP, no
+	 * delayed dequeue (arbor_sleep_lag) and the relative deadline kept.
+	 */
+	eevdf_dequeue(tctx, deq_flags & SCX_DEQ_SLEEP);
 }
 
 /*

@@ -1634,7 +1634,8 @@ ARBOR_POLICY u64 arbor_update_deadline(u64 v, u64 deadline, u64 slice, u64 w)
  * frozen while the queue's average moves on, until its lag reaches 0; then
  * it leaves with lag 0 (DELAY_ZERO truncates any positive lag). We do not
  * keep sleepers queued: at wake-up the lag is what it would have become,
- * min(0, lag + (avg now - avg at sleep)), and 0 if the queue emptied
+ * min(0, lag + (avg now - avg at sleep)), both averages of the queue
+ * without the sleeper, and 0 if the queue emptied
  * meanwhile (the sleeper would then have been picked and dequeued). A task
  * owed time (lag >= 0) was dequeued at once and keeps its lag.
  */

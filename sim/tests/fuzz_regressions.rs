@@ -1,0 +1,89 @@
+//! Issue 25: the scx_arbor failures of the fuzz campaign (seed 25), each
+//! run on its minimised case (docs/results/2026-11-26-fuzz-changes/README.md,
+//! cases A-D; the rt-app files are copied to tests/fixtures/fuzz/). Each
+//! test failed before its fix and names the commit's root cause. Where the
+//! stall still shows with a shorter watchdog than the kernel's 30 s, the
+//! test uses it, so that each runs in seconds of wall time.
+
+use arbor_sim::core::{hotplug, Config};
+use arbor_sim::cost::CostModel;
+use arbor_sim::presets;
+use arbor_sim::run::{simulate, Outcome, RunSpec};
+use arbor_sim::sched::SchedSpec;
+use scx_arbor::knobs::Knobs;
+
+const MS: u64 = 1_000_000;
+
+fn fixture(name: &str) -> String {
+    format!(
+        "rt-app:{}/tests/fixtures/fuzz/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+struct Case<'a> {
+    machine: &'a str,
+    sched: &'a str,
+    workload: String,
+    seed: u64,
+    time_limit_ms: u64,
+    watchdog_ms: u64,
+    hotplug: &'a str,
+}
+
+fn run(c: &Case) -> Outcome {
+    let m = presets::find(c.machine).unwrap();
+    let sched = SchedSpec::parse(c.sched).unwrap();
+    simulate(
+        &RunSpec {
+            machine: &m,
+            cost: &CostModel::default(),
+            cfg: Config {
+                time_limit: c.time_limit_ms * MS,
+                watchdog_ns: c.watchdog_ms * MS,
+                hotplug: hotplug::parse(c.hotplug).unwrap(),
+                ..Config::default()
+            },
+            sched: &sched,
+            knobs: &Knobs::default(),
+            workload: &c.workload,
+            seed: c.seed,
+        },
+        |_| {},
+    )
+    .unwrap_or_else(|e| panic!("{}: {e:#}", c.sched))
+}
+
+fn assert_no_stall(c: &Case) {
+    let out = run(c);
+    assert!(
+        out.ok && !out.ejected,
+        "{} on {} ({}): {}",
+        c.sched,
+        c.machine,
+        c.workload,
+        out.stop
+    );
+}
+
+/// Case A: eight CPU-bound threads, 3 loops pinned to CPU 1, then 2 free
+/// loops at nice -19 (seed 25, case 1429). The nice change of a running
+/// thread is a dequeue/enqueue (the core's sched_change guard) that
+/// scx_arbor took for a sleep: arbor_sleep_lag then counted the thread's
+/// own leaving as the others' progress, multiplying its lag by ~10 at
+/// each change, until its vruntime wrapped and the other seven, queued
+/// on CPU 1, were never eligible again. It stalled within 0.5 s.
+#[test]
+fn a_nice_jump_does_not_blow_up_vruntime() {
+    for sched in ["arbor:stock:CACHE_LB", "arbor:default", "arbor:stock"] {
+        assert_no_stall(&Case {
+            machine: "shape:n=1,l=2,c=4,t=1",
+            sched,
+            workload: fixture("nice-jump-cache-lb.json"),
+            seed: 1,
+            time_limit_ms: 3000,
+            watchdog_ms: 1000,
+            hotplug: "",
+        });
+    }
+}
