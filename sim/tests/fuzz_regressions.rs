@@ -87,3 +87,34 @@ fn a_nice_jump_does_not_blow_up_vruntime() {
         });
     }
 }
+
+fn counter(out: &Outcome, name: &str) -> u64 {
+    out.counters
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|&(_, v)| v)
+        .unwrap_or_else(|| panic!("no counter {name}"))
+}
+
+/// Case D: one nice-18 thread against 810 CPU-bound nice -14 threads on
+/// one CPU (seed 25, case 262). Its weighted share (~6e-7) is below what
+/// the watchdog allows: fair.c's EEVDF would also hold it for minutes.
+/// The starvation bound (policy.h arbor_starved) runs it once it has
+/// waited 15 s, half the kernel's 30 s watchdog, in every profile.
+#[test]
+fn d_starvation_bound_runs_a_task_out_weighted_past_the_watchdog() {
+    for sched in ["arbor:default", "arbor:stock"] {
+        let c = Case {
+            machine: "shape:n=1,l=1,c=1,t=1",
+            sched,
+            workload: fixture("nice18-vs-810-hogs.json"),
+            seed: 706517,
+            time_limit_ms: 35_000,
+            watchdog_ms: 30_000,
+            hotplug: "",
+        };
+        let out = run(&c);
+        assert!(out.ok && !out.ejected, "{sched}: {}", out.stop);
+        assert!(counter(&out, "starved_dispatch") > 0, "{sched}");
+    }
+}

@@ -275,4 +275,59 @@ static __always_inline bool eevdf_dispatch(s32 cpu, struct task_struct *prev, bo
 	return scx_bpf_dsq_move_to_local(cpu_dsq(cpu), 0);
 }
 
+/*
+ * The starvation bound (policy.h arbor_starved: a deliberate deviation
+ * from fair.c, which lets a low-weight task wait for minutes, for the
+ * sched_ext watchdog's sake). Off the hot path: a busy CPU's tick looks
+ * through its queue once per ARBOR_STARVE_SCAN_NS (the watchdog's own
+ * check runs every timeout / 2); finding a task waiting for the bound or
+ * longer, it ends the running task's slice, and the dispatch that follows
+ * moves a starved task to the local queue ahead of the EEVDF pick. A
+ * starved task thus waits at most the bound plus a scan period plus one
+ * tick, whatever the weights and the slice. Only the first
+ * ARBOR_STARVE_SCAN_MAX tasks of a queue are looked at. scx_arbor sets no
+ * ops.timeout_ms, so the bound is half the kernel's default, 15 s.
+ */
+#define ARBOR_STARVE_SCAN_NS	(1000ULL * 1000 * 1000)
+#define ARBOR_STARVE_SCAN_MAX	4096
+#define ARBOR_TIMEOUT_MS	0	/* SCX_OPS_DEFINE sets no .timeout_ms */
+
+/* Find (and with `move`, run next) a starved task of cpu's queue. */
+static __always_inline bool starve_scan(s32 cpu, u64 now, bool move)
+{
+	u64 bound = arbor_starve_bound_ns(ARBOR_TIMEOUT_MS);
+	struct task_struct *p;
+	struct task_ctx *tctx;
+	u32 k = 0;
+
+	bpf_for_each(scx_dsq, p, cpu_dsq(cpu), 0) {
+		tctx = lookup_task_ctx(p);
+		if (tctx && arbor_starved(now, tctx->wait_since, bound)) {
+			if (!move)
+				return true;
+			if (scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0)) {
+				stat_inc_on(cpu, STAT_STARVED_DISPATCH);
+				return true;
+			}
+		}
+		if (++k >= ARBOR_STARVE_SCAN_MAX)
+			break;
+	}
+	return false;
+}
+
+/* At the tick of the running task `curr`: is a task of our queue starved? */
+static __always_inline void starve_tick(s32 cpu, struct task_struct *curr, u64 now)
+{
+	struct cpu_ctx *c = lookup_cpu_ctx(cpu);
+
+	if (!c || now < c->next_starve_scan)
+		return;
+	c->next_starve_scan = now + ARBOR_STARVE_SCAN_NS;
+	if (scx_bpf_dsq_nr_queued(cpu_dsq(cpu)) > 0 && starve_scan(cpu, now, false)) {
+		c->starve_pending = 1;
+		curr->scx.slice = 0;	/* the core reschedules at the tick's end */
+	}
+}
+
 #endif /* __ARBOR_EEVDF_BPF_H */

@@ -295,6 +295,13 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 	if (cc && cc->push_to)
 		lb_push_running(cpu, cc, prev, prev_runnable);
 
+	/* the starvation bound (eevdf.bpf.h starve_tick): a starved task first */
+	if (cc && cc->starve_pending) {
+		cc->starve_pending = 0;
+		if (starve_scan(cpu, bpf_ktime_get_ns(), true))
+			return;
+	}
+
 	/* Our own queue first, in EEVDF order: that is where placement put our tasks. */
 	if (eevdf_dispatch(cpu, prev, prev_runnable))
 		return;
@@ -649,13 +656,16 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
 void BPF_STRUCT_OPS(arbor_tick, struct task_struct *p)
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
+	s32 cpu = scx_bpf_task_cpu(p);
+	u64 now = bpf_ktime_get_ns();
 
 	if (CONFIG_PREEMPT_RT)
 		maybe_periodic_from_tick();
 	else
 		maybe_start_balance_timer();
+	starve_tick(cpu, p, now);
 	if (tctx) {
-		eevdf_charge(tctx, bpf_ktime_get_ns());	/* update_curr at the tick */
+		eevdf_charge(tctx, now);	/* update_curr at the tick */
 		check_misfit(p, tctx, scx_bpf_task_cpu(p));
 		if (feat(FEAT_CACHE_LB))
 			cache_aggregate(p, tctx, scx_bpf_task_cpu(p));
