@@ -118,3 +118,57 @@ fn d_starvation_bound_runs_a_task_out_weighted_past_the_watchdog() {
         assert!(counter(&out, "starved_dispatch") > 0, "{sched}");
     }
 }
+
+/// Case B: 63 CPU-bound threads pinned in turn to CPU 13 (nice -7) and
+/// to CPUs 27/29/31, with a base slice of 78 ms (a 313 ms slice on 8+
+/// CPUs; seed 25, case 423): 63 slices of 313 ms are ~20 s, and the
+/// threads that come back with their lag kept push a nice-0 newcomer
+/// past 30 s. The starvation bound rescued only one starved thread per
+/// scan (1 s), each for a whole slice, so with a dozen starved at once
+/// some still waited past the watchdog.
+#[test]
+fn b_many_starved_tasks_are_drained_not_one_per_second() {
+    let out = run(&Case {
+        machine: "shape:n=2,l=1,c=4,t=4",
+        sched: "arbor:default:base-slice-us=78281",
+        workload: fixture("big-slice-63-pinned.json"),
+        seed: 514500,
+        time_limit_ms: 35_000,
+        watchdog_ms: 30_000,
+        hotplug: "",
+    });
+    assert!(out.ok && !out.ejected, "{}", out.stop);
+    assert!(counter(&out, "starved_dispatch") > 0);
+}
+
+/// Case C: the extreme knobs inside their documented ranges, a 7.5 s
+/// slice (case 313, on a machine with holes, little cores and CPUs going
+/// offline) and a 400 ms slice with 1,627 threads pinned to one CPU for
+/// their first phase (case 1183): no slice lets that many tasks all run
+/// within 30 s in turn, so only the starvation bound keeps the watchdog
+/// away; the knobs' ranges stay as documented.
+#[test]
+fn c_extreme_slices_are_bounded_by_the_starvation_bound() {
+    for c in [
+        Case {
+            machine: "shape:n=3,l=2,c=2,t=1,little=5,d=32,offline=0,absent=3+10",
+            sched: "arbor:stock:LB_IMBALANCE,NO_WA_THROTTLE,NO_WA_WEIGHT:slice-us=7553613",
+            workload: fixture("rtapp-5ca5d4c5bf66628c.json"),
+            seed: 643998,
+            time_limit_ms: 35_000,
+            watchdog_ms: 30_000,
+            hotplug: "off:5@106ms,off:4@353ms,off:9@358ms",
+        },
+        Case {
+            machine: "shape:n=2,l=2,c=6,t=4,x86=1,d=32",
+            sched: "arbor:stock:NO_WAKE_PREEMPT,WA_BIAS,WA_IDLER_LLC:base-slice-us=100000,migration-cost-us=100000",
+            workload: fixture("rtapp-250e88afd207f38b.json"),
+            seed: 977766,
+            time_limit_ms: 35_000,
+            watchdog_ms: 30_000,
+            hotplug: "",
+        },
+    ] {
+        assert_no_stall(&c);
+    }
+}

@@ -282,14 +282,19 @@ static __always_inline bool eevdf_dispatch(s32 cpu, struct task_struct *prev, bo
  * through its queue once per ARBOR_STARVE_SCAN_NS (the watchdog's own
  * check runs every timeout / 2); finding a task waiting for the bound or
  * longer, it ends the running task's slice, and the dispatch that follows
- * moves a starved task to the local queue ahead of the EEVDF pick. A
- * starved task thus waits at most the bound plus a scan period plus one
- * tick, whatever the weights and the slice. Only the first
+ * moves a starved task to the local queue ahead of the EEVDF pick, with
+ * a slice of at most ARBOR_STARVE_SLICE_NS: it needs to run, not to run
+ * long (its wait ends as it runs). The dispatches after it do the same
+ * until no starved task is left, so a queue of many starved tasks is
+ * drained one short slice each, not one per scan period. A starved task
+ * thus waits at most the bound plus a scan period plus the short slices
+ * of those ahead of it, whatever the weights and the slice. Only the first
  * ARBOR_STARVE_SCAN_MAX tasks of a queue are looked at. scx_arbor sets no
  * ops.timeout_ms, so the bound is half the kernel's default, 15 s.
  */
 #define ARBOR_STARVE_SCAN_NS	(1000ULL * 1000 * 1000)
 #define ARBOR_STARVE_SCAN_MAX	4096
+#define ARBOR_STARVE_SLICE_NS	(1000ULL * 1000)
 #define ARBOR_TIMEOUT_MS	0	/* SCX_OPS_DEFINE sets no .timeout_ms */
 
 /* Find (and with `move`, run next) a starved task of cpu's queue. */
@@ -305,6 +310,8 @@ static __always_inline bool starve_scan(s32 cpu, u64 now, bool move)
 		if (tctx && arbor_starved(now, tctx->wait_since, bound)) {
 			if (!move)
 				return true;
+			if (p->scx.slice > ARBOR_STARVE_SLICE_NS)
+				scx_bpf_dsq_move_set_slice(BPF_FOR_EACH_ITER, ARBOR_STARVE_SLICE_NS);
 			if (scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0)) {
 				stat_inc_on(cpu, STAT_STARVED_DISPATCH);
 				return true;

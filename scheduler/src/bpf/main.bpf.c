@@ -295,11 +295,14 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 	if (cc && cc->push_to)
 		lb_push_running(cpu, cc, prev, prev_runnable);
 
-	/* the starvation bound (eevdf.bpf.h starve_tick): a starved task first */
+	/*
+	 * the starvation bound (eevdf.bpf.h starve_tick): starved tasks first,
+	 * one per dispatch until none is left
+	 */
 	if (cc && cc->starve_pending) {
-		cc->starve_pending = 0;
 		if (starve_scan(cpu, bpf_ktime_get_ns(), true))
 			return;
+		cc->starve_pending = 0;
 	}
 
 	/* Our own queue first, in EEVDF order: that is where placement put our tasks. */
