@@ -288,12 +288,13 @@ static __always_inline bool eevdf_dispatch(s32 cpu, struct task_struct *prev, bo
  * until no starved task is left, so a queue of many starved tasks is
  * drained one short slice each, not one per scan period. A starved task
  * thus waits at most the bound plus a scan period plus the short slices
- * of those ahead of it, whatever the weights and the slice. Only the first
- * ARBOR_STARVE_SCAN_MAX tasks of a queue are looked at. scx_arbor sets no
+ * of those ahead of it, whatever the weights and the slice. The scan
+ * walks the whole queue with no counter of its own (a constant bound
+ * makes the verifier walk each step: "the sequence of 8193 jumps is too
+ * complex"); the DSQ iterator ends at the queue's end. scx_arbor sets no
  * ops.timeout_ms, so the bound is half the kernel's default, 15 s.
  */
 #define ARBOR_STARVE_SCAN_NS	(1000ULL * 1000 * 1000)
-#define ARBOR_STARVE_SCAN_MAX	4096
 #define ARBOR_STARVE_SLICE_NS	(1000ULL * 1000)
 #define ARBOR_TIMEOUT_MS	0	/* SCX_OPS_DEFINE sets no .timeout_ms */
 
@@ -303,7 +304,6 @@ static __always_inline bool starve_scan(s32 cpu, u64 now, bool move)
 	u64 bound = arbor_starve_bound_ns(ARBOR_TIMEOUT_MS);
 	struct task_struct *p;
 	struct task_ctx *tctx;
-	u32 k = 0;
 
 	bpf_for_each(scx_dsq, p, cpu_dsq(cpu), 0) {
 		tctx = lookup_task_ctx(p);
@@ -317,8 +317,6 @@ static __always_inline bool starve_scan(s32 cpu, u64 now, bool move)
 				return true;
 			}
 		}
-		if (++k >= ARBOR_STARVE_SCAN_MAX)
-			break;
 	}
 	return false;
 }
