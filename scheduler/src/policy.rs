@@ -1922,6 +1922,25 @@ mod tests {
         }
     }
 
+    /// The starvation bound (issue 25, case D): half the sched_ext watchdog
+    /// timeout (30 s when the scheduler sets none), and a task counts as
+    /// starved once it has waited that long; a task not waiting (0) never.
+    #[test]
+    fn starvation_bound_is_half_the_watchdog_timeout() {
+        unsafe {
+            assert_eq!(arbor_starve_bound_ns(0), 15_000_000_000);
+            assert_eq!(arbor_starve_bound_ns(5_000), 2_500_000_000);
+            let b = arbor_starve_bound_ns(0);
+            let t0 = 7_000_000;
+            assert!(!arbor_starved(t0 + b - 1, t0, b));
+            assert!(arbor_starved(t0 + b, t0, b));
+            assert!(arbor_starved(t0 + 2 * b, t0, b));
+            // not waiting, or a clock behind the stamp: not starved
+            assert!(!arbor_starved(t0 + 2 * b, 0, b));
+            assert!(!arbor_starved(t0 - 1, t0, b));
+        }
+    }
+
     /// Two always-runnable tasks at nice 0 and nice 5 on one queue, scheduled
     /// with these rules alone (pick the eligible task with the earliest
     /// deadline, run it to its deadline, charge it): CPU shares are fair.c's,

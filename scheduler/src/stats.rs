@@ -98,6 +98,7 @@ pub const NAMES: &[&str] = &[
     "wake_node_kept",
     "idle_pulls",
     "llc_proc_insert_retries",
+    "starved_dispatch",
 ];
 
 /// What a counter holds: `count` (events), `ns-sum` (nanoseconds summed
@@ -348,6 +349,11 @@ pub struct Metrics {
     )]
     #[serde(default)]
     pub llc_proc_insert_retries: u64,
+    #[stat(
+        desc = "Starvation bound (every profile): tasks queued for half the sched_ext watchdog timeout (15 s), run ahead of EEVDF's order"
+    )]
+    #[serde(default)]
+    pub starved_dispatch: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,

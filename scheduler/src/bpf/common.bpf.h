@@ -188,6 +188,8 @@ struct cpu_ctx {
 	u64 lb_due;			/* the earliest next idle balance: the timer kicks us only past it */
 	u32 lb_failed[NR_LEVELS];	/* failed balances in a row (sd->nr_balance_failed) */
 	u32 push_to;		/* active balance: 1 + the idle CPU asking for our running task */
+	u64 next_starve_scan;	/* starvation bound: the tick's next look at our queue */
+	u32 starve_pending;	/* a starved task waits in our queue: dispatch runs it first */
 };
 
 struct {
@@ -255,6 +257,7 @@ struct task_ctx {
 	/* wake-up latency: runnable -> running */
 	u32 wake_direct;	/* select_cpu inserted it into an idle CPU's local queue */
 	u64 runnable_at;	/* when it woke, 0 once it ran */
+	u64 wait_since;		/* since when it waits to run, 0 if not waiting (starvation bound) */
 };
 
 struct {

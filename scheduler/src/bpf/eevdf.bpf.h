@@ -77,7 +77,7 @@ static __always_inline u64 task_weight(const struct task_struct *p)
 static __always_inline void eevdf_dequeue(struct task_ctx *tctx, bool sleep)
 {
 	struct eevdf_rq *rq;
-	u64 avg, v = tctx->vruntime, w = tctx->rq_w;
+	u64 avg, rest, v = tctx->vruntime, w = tctx->rq_w;
 	s32 cpu = tctx->rq_cpu;
 
 	if (!valid_cpu(cpu))
@@ -89,11 +89,22 @@ static __always_inline void eevdf_dequeue(struct task_ctx *tctx, bool sleep)
 	bpf_spin_lock(&rq->lock);
 	avg = arbor_avg_vruntime(&rq->avg);
 	arbor_avg_sub(&rq->avg, v, w);
+	rest = arbor_avg_vruntime(&rq->avg);
 	bpf_spin_unlock(&rq->lock);
 
 	tctx->vlag = arbor_entity_lag(avg, v, slice_cfg.slice_ns, w);
 	if (sleep) {
-		tctx->sleep_avg = avg;
+		/*
+		 * The average of the tasks that stay (arbor_sleep_lag): at
+		 * wake-up it is compared with the queue's average then, which
+		 * does not count the sleeper either. The average with the
+		 * sleeper in would count its own leaving as the others'
+		 * progress: (avg - rest) = -vlag * w / load, unclamped, so a
+		 * heavy task (nice -19 among nice-0 tasks: w / load ~ 10) that
+		 * owed time came back ~10x further ahead at each sleep, until
+		 * its vruntime wrapped and it ran alone (issue 25, case A).
+		 */
+		tctx->sleep_avg = rest;
 		tctx->sleep_cpu = cpu;
 		tctx->eevdf_flags &= ~EEVDF_REL_DEADLINE;
 	} else {
@@ -262,6 +273,66 @@ static __always_inline bool eevdf_dispatch(s32 cpu, struct task_struct *prev, bo
 	    arbor_vruntime_eligible(&snap, tctx->vruntime))
 		return true;
 	return scx_bpf_dsq_move_to_local(cpu_dsq(cpu), 0);
+}
+
+/*
+ * The starvation bound (policy.h arbor_starved: a deliberate deviation
+ * from fair.c, which lets a low-weight task wait for minutes, for the
+ * sched_ext watchdog's sake). Off the hot path: a busy CPU's tick looks
+ * through its queue once per ARBOR_STARVE_SCAN_NS (the watchdog's own
+ * check runs every timeout / 2); finding a task waiting for the bound or
+ * longer, it ends the running task's slice, and the dispatch that follows
+ * moves a starved task to the local queue ahead of the EEVDF pick, with
+ * a slice of at most ARBOR_STARVE_SLICE_NS: it needs to run, not to run
+ * long (its wait ends as it runs). The dispatches after it do the same
+ * until no starved task is left, so a queue of many starved tasks is
+ * drained one short slice each, not one per scan period. A starved task
+ * thus waits at most the bound plus a scan period plus the short slices
+ * of those ahead of it, whatever the weights and the slice. The scan
+ * walks the whole queue with no counter of its own (a constant bound
+ * makes the verifier walk each step: "the sequence of 8193 jumps is too
+ * complex"); the DSQ iterator ends at the queue's end. scx_arbor sets no
+ * ops.timeout_ms, so the bound is half the kernel's default, 15 s.
+ */
+#define ARBOR_STARVE_SCAN_NS	(1000ULL * 1000 * 1000)
+#define ARBOR_STARVE_SLICE_NS	(1000ULL * 1000)
+#define ARBOR_TIMEOUT_MS	0	/* SCX_OPS_DEFINE sets no .timeout_ms */
+
+/* Find (and with `move`, run next) a starved task of cpu's queue. */
+static __always_inline bool starve_scan(s32 cpu, u64 now, bool move)
+{
+	u64 bound = arbor_starve_bound_ns(ARBOR_TIMEOUT_MS);
+	struct task_struct *p;
+	struct task_ctx *tctx;
+
+	bpf_for_each(scx_dsq, p, cpu_dsq(cpu), 0) {
+		tctx = lookup_task_ctx(p);
+		if (tctx && arbor_starved(now, tctx->wait_since, bound)) {
+			if (!move)
+				return true;
+			if (p->scx.slice > ARBOR_STARVE_SLICE_NS)
+				scx_bpf_dsq_move_set_slice(BPF_FOR_EACH_ITER, ARBOR_STARVE_SLICE_NS);
+			if (scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0)) {
+				stat_inc_on(cpu, STAT_STARVED_DISPATCH);
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* At the tick of the running task `curr`: is a task of our queue starved? */
+static __always_inline void starve_tick(s32 cpu, struct task_struct *curr, u64 now)
+{
+	struct cpu_ctx *c = lookup_cpu_ctx(cpu);
+
+	if (!c || now < c->next_starve_scan)
+		return;
+	c->next_starve_scan = now + ARBOR_STARVE_SCAN_NS;
+	if (scx_bpf_dsq_nr_queued(cpu_dsq(cpu)) > 0 && starve_scan(cpu, now, false)) {
+		c->starve_pending = 1;
+		curr->scx.slice = 0;	/* the core reschedules at the tick's end */
+	}
 }
 
 #endif /* __ARBOR_EEVDF_BPF_H */

@@ -251,6 +251,12 @@ enum arbor_stat {
 	 * next run tries again.
 	 */
 	STAT_LLC_PROC_INSERT_RETRIES,
+	/*
+	 * the starvation bound (not a feature, in every profile): tasks
+	 * queued for half the sched_ext watchdog timeout and run ahead of
+	 * EEVDF's order (policy.h arbor_starved)
+	 */
+	STAT_STARVED_DISPATCH,
 	ARBOR_NR_STATS,
 };
 

@@ -195,6 +195,7 @@ static __always_inline void set_waiting(struct task_ctx *tctx, bool waiting)
 	if (tctx->waiting == waiting)
 		return;
 	tctx->waiting = waiting;
+	tctx->wait_since = waiting ? bpf_ktime_get_ns() : 0;
 	gap_waiting_add(waiting ? 1 : -1);
 }
 
@@ -204,6 +205,7 @@ static __always_inline void set_waiting_on(struct task_ctx *tctx, struct cpu_ctx
 	if (tctx->waiting == waiting)
 		return;
 	tctx->waiting = waiting;
+	tctx->wait_since = waiting ? bpf_ktime_get_ns() : 0;
 	__sync_fetch_and_add(&c->gap_waiting, waiting ? 1 : -1);
 }
 

@@ -295,6 +295,16 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 	if (cc && cc->push_to)
 		lb_push_running(cpu, cc, prev, prev_runnable);
 
+	/*
+	 * the starvation bound (eevdf.bpf.h starve_tick): starved tasks first,
+	 * one per dispatch until none is left
+	 */
+	if (cc && cc->starve_pending) {
+		if (starve_scan(cpu, bpf_ktime_get_ns(), true))
+			return;
+		cc->starve_pending = 0;
+	}
+
 	/* Our own queue first, in EEVDF order: that is where placement put our tasks. */
 	if (eevdf_dispatch(cpu, prev, prev_runnable))
 		return;
@@ -476,8 +486,14 @@ void BPF_STRUCT_OPS(arbor_quiescent, struct task_struct *p, u64 deq_flags)
 		return;
 	set_waiting(tctx, false);
 	acct_remove(tctx);
-	/* asleep: it leaves its queue with its lag */
-	eevdf_dequeue(tctx, true);
+	/*
+	 * asleep: it leaves its queue with its lag. A property change (the
+	 * core's sched_change guard around setpriority, sched_setaffinity:
+	 * DEQUEUE_SAVE, SCX_DEQ_SCHED_CHANGE, no SCX_DEQ_SLEEP) is not a
+	 * sleep: as fair.c's dequeue_entity() without DEQUEUE_SLEEP, no
+	 * delayed dequeue (arbor_sleep_lag) and the relative deadline kept.
+	 */
+	eevdf_dequeue(tctx, deq_flags & SCX_DEQ_SLEEP);
 }
 
 /*
@@ -643,13 +659,16 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
 void BPF_STRUCT_OPS(arbor_tick, struct task_struct *p)
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
+	s32 cpu = scx_bpf_task_cpu(p);
+	u64 now = bpf_ktime_get_ns();
 
 	if (CONFIG_PREEMPT_RT)
 		maybe_periodic_from_tick();
 	else
 		maybe_start_balance_timer();
+	starve_tick(cpu, p, now);
 	if (tctx) {
-		eevdf_charge(tctx, bpf_ktime_get_ns());	/* update_curr at the tick */
+		eevdf_charge(tctx, now);	/* update_curr at the tick */
 		check_misfit(p, tctx, scx_bpf_task_cpu(p));
 		if (feat(FEAT_CACHE_LB))
 			cache_aggregate(p, tctx, scx_bpf_task_cpu(p));

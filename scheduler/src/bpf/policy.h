@@ -1634,7 +1634,8 @@ ARBOR_POLICY u64 arbor_update_deadline(u64 v, u64 deadline, u64 slice, u64 w)
  * frozen while the queue's average moves on, until its lag reaches 0; then
  * it leaves with lag 0 (DELAY_ZERO truncates any positive lag). We do not
  * keep sleepers queued: at wake-up the lag is what it would have become,
- * min(0, lag + (avg now - avg at sleep)), and 0 if the queue emptied
+ * min(0, lag + (avg now - avg at sleep)), both averages of the queue
+ * without the sleeper, and 0 if the queue emptied
  * meanwhile (the sleeper would then have been picked and dequeued). A task
  * owed time (lag >= 0) was dequeued at once and keeps its lag.
  */
@@ -1664,6 +1665,35 @@ ARBOR_POLICY u64 arbor_slice_left(u64 v, u64 deadline, u64 w, u64 min)
 		return min;
 	left = (deadline - v) * w / ARBOR_NICE_0_LOAD;
 	return left > min ? left : min;
+}
+
+/*
+ * Starvation bound (ours: a deliberate deviation from fair.c). EEVDF gives
+ * each queued task its weighted share and nothing more: one nice-18 task
+ * (weight 15) behind 810 CPU-bound nice -14 tasks gets about 6e-7 of its
+ * CPU and fair.c lets it wait minutes. Under sched_ext that is fatal: the
+ * watchdog (ext.c check_rq_for_timeouts, every scx_watchdog_timeout / 2)
+ * ejects the whole scheduler once any runnable task has waited longer
+ * than scx_watchdog_timeout, ops.timeout_ms or, with none set (scx_arbor
+ * sets none), SCX_WATCHDOG_MAX_TIMEOUT, 30 s. So a task queued for half
+ * that timeout is run ahead of EEVDF's order (eevdf.bpf.h starve_*): a
+ * safety net in every profile, not a placement feature.
+ */
+#define ARBOR_WATCHDOG_DEFAULT_MS	30000ULL
+
+/* The wait past which a queued task is starved: half the watchdog timeout. */
+ARBOR_POLICY u64 arbor_starve_bound_ns(u32 timeout_ms)
+{
+	return (timeout_ms ? (u64)timeout_ms : ARBOR_WATCHDOG_DEFAULT_MS) * 1000000ULL / 2;
+}
+
+/*
+ * Has a task waiting since `wait_since` (0: not waiting) waited `bound`
+ * or longer at `now`?
+ */
+ARBOR_POLICY bool arbor_starved(u64 now, u64 wait_since, u64 bound)
+{
+	return wait_since && now > wait_since && now - wait_since >= bound;
 }
 
 /* ------------------------------------------------------------------ */
