@@ -271,8 +271,17 @@ mod tests {
     /// per wake-up: fewer wake-ups in the simulator's own count.
     /// WAKE_NODE (issue 24): on 2s2c2t (two nodes), hackbench's wake-ups
     /// from the other node are kept home while the wakee's node has an idle
-    /// CPU: the counter moves with the feature on, stays 0 with it off
-    /// (stock), and fewer wakees cross nodes.
+    /// CPU: the counter moves with the feature on and stays 0 with it off
+    /// (stock). The rule itself is unit-tested on crafted nodes
+    /// (scheduler/src/policy.rs,
+    /// wake_node_keeps_a_wakee_home_while_its_node_has_an_idle_cpu).
+    ///
+    /// Not asserted: that fewer wakees cross nodes. It held on seed 1 only
+    /// by chance: over seeds 1-10 at df35ea0, cross-node migrations were
+    /// 110.6 ± 43.9 with WAKE_NODE against 92.9 ± 25.7 without (more, not
+    /// fewer; within the spread), and after issue 25's EEVDF lag fix seed 1
+    /// gave 118 against 117. Whether WAKE_NODE keeps wakees home on the
+    /// whole is an open question of issue 24, not a property to test here.
     #[test]
     fn wake_node_keeps_wakees_in_their_node() {
         let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
@@ -280,12 +289,6 @@ mod tests {
         let off = hackbench("arbor:stock", 1);
         assert!(c(&on, "wake_node_kept") > 0, "{:?}", on.counters);
         assert_eq!(c(&off, "wake_node_kept"), 0, "{:?}", off.counters);
-        assert!(
-            c(&on, "migrations_cross_node") < c(&off, "migrations_cross_node"),
-            "{} vs {}",
-            c(&on, "migrations_cross_node"),
-            c(&off, "migrations_cross_node")
-        );
     }
 
     /// IDLE_PULL (issue 24): on 2s2c2t hackbench, over five seeds, CPUs
@@ -347,17 +350,15 @@ mod tests {
 
     /// SIS_IDLE_GROUP (select_idle_sibling of 3.9-4.8, seeds 001 and
     /// 004's baselines) takes only a wholly idle core or target's idle
-    /// sibling: in a loaded hackbench, fewer wake-ups find an idle CPU
-    /// (the idle threads of other busy cores are no longer taken) and more
-    /// keep target. Same seed, same workload; off is today's scan.
+    /// sibling. In a loaded hackbench it changes which wake-ups find an
+    /// idle CPU. Same seeds, same workload; off is today's scan.
     #[test]
-    fn sis_idle_group_takes_fewer_idle_threads() {
+    fn sis_idle_group_changes_the_idle_search() {
         // SIS_IDLE_GROUP never takes a lone idle thread of a busy core
-        // (policy.h arbor_select_idle_group), so it finds an idle CPU for
-        // fewer wake-ups than select_idle_cpu's scan. Summed over three
-        // seeds: on one seed the counts move with timing (a cheaper wake-up
-        // path once flipped a second assertion, "nofound_idle grows", that
-        // does not hold across seeds: dropped).
+        // (policy.h arbor_select_idle_group). Summed over three seeds: on
+        // one seed the counts move with timing (a cheaper wake-up path once
+        // flipped a second assertion, "nofound_idle grows", that does not
+        // hold across seeds: dropped).
         let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
         let sum = |s: &str| -> u64 {
             let sched = SchedSpec::parse(s).unwrap();
@@ -388,9 +389,17 @@ mod tests {
         // and off 2030. Most of the old gap came from scx_arbor's
         // `now - last_ran` wrapping under the old clock, not from this
         // feature; what the feature does on its own is much smaller.
+        // Over seeds 1-10 at df35ea0 the sum's direction did not hold:
+        // found_idle_cpu 785.9 ± 301.2 with SIS_IDLE_GROUP against 615.7 ±
+        // 355.0 without (spreads overlap), and after issue 25's EEVDF lag
+        // fix seeds 1-3 gave 4,492 against 3,222. A whole hackbench run is
+        // too chaotic for the direction: the rule's own claim (a lone idle
+        // thread of a busy core is never taken) is unit-tested on crafted
+        // LLCs (scheduler/src/policy.rs, select_idle_group). What this run
+        // checks is that the feature acts on the scheduler's decisions.
         let off = sum("arbor:stock:NO_WA_IDLE");
         let on = sum("arbor:stock:NO_WA_IDLE,SIS_IDLE_GROUP");
-        assert!(on < off, "found_idle_cpu on {on} off {off}");
+        assert_ne!(on, off, "SIS_IDLE_GROUP changed no decision");
     }
 
     /// A fuzz case with every new draw at once (arbor sim fuzz's): holes in
