@@ -693,11 +693,15 @@ fn spawn_job(i: usize, mut progress: impl FnMut(u64)) -> Result<JobOut> {
         r.read_to_string(&mut s).map(|_| s)
     });
     let mut errors = Vec::new();
+    let mut last_progress = 0u64;
     if let Some(err) = child.stderr.take() {
         for line in BufReader::new(err).lines() {
             let line = line.context("reading a job's stderr")?;
             match line.strip_prefix(PROGRESS).and_then(|n| n.parse().ok()) {
-                Some(ns) => progress(ns),
+                Some(ns) => {
+                    last_progress = ns;
+                    progress(ns)
+                }
                 None => errors.push(line),
             }
         }
@@ -707,6 +711,30 @@ fn spawn_job(i: usize, mut progress: impl FnMut(u64)) -> Result<JobOut> {
         .join()
         .map_err(|_| anyhow::anyhow!("reading a job's output"))?
         .context("reading a job's output")?;
+    if let Some(sig) = std::os::unix::process::ExitStatusExt::signal(&status) {
+        // a crash prints nothing of its own: say where to look
+        let name = match sig {
+            libc::SIGSEGV => "SIGSEGV",
+            libc::SIGBUS => "SIGBUS",
+            libc::SIGFPE => "SIGFPE",
+            libc::SIGILL => "SIGILL",
+            libc::SIGABRT => "SIGABRT",
+            libc::SIGKILL => "SIGKILL",
+            _ => "",
+        };
+        let last = errors.iter().rev().find(|l| !l.trim().is_empty());
+        bail!(
+            "the simulation process died of signal {sig} {name} past simulated {:.0} ms{}: a \
+             fault in native code (the simulator, its shim, or a scheduler's BPF C built \
+             natively); to debug, rerun this command with `--job {i}` appended (one run, \
+             in-process) under `ulimit -c unlimited` and open the core with gdb",
+            last_progress as f64 / 1e6,
+            last.map_or(String::new(), |l| format!(
+                " (its last words: {})",
+                l.trim()
+            ))
+        );
+    }
     if !status.success() {
         let why = errors
             .iter()

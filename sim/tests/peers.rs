@@ -260,3 +260,61 @@ fn p2dq_runs_with_its_highest_cpu_offline() {
     assert!(o.ok && !o.ejected, "{}", o.stop);
     assert_eq!(o.stop, "finished");
 }
+
+/// Issue 25: a thread pinned to CPU 1 sleeps while CPU 1 goes offline.
+/// scx_rusty has no ops.cpu_offline, so it is restarted; its ops.init_task
+/// on the reload sees a mask that meets no domain of the CPUs left and
+/// leaves the task without one (main.bpf.c task_set_domain,
+/// NO_DOM_FOUND). At the thread's wake-up select_fallback_rq widens its
+/// mask (do_set_cpus_allowed), which in the kernel calls ops.set_cpumask
+/// (set_cpus_allowed_scx, ext.c:3562-3582), where rusty picks a domain
+/// again. The sim used to widen the mask silently: ops.runnable then read
+/// the task's NULL domain pointer, and the simulation died of SIGSEGV.
+#[test]
+fn rusty_gets_set_cpumask_when_a_wakeup_breaks_affinity_after_hotplug() {
+    use arbor_sim::core::hotplug::Hotplug;
+    let dir = std::env::temp_dir().join(format!("arbor-peers-hp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("pinned.json");
+    std::fs::write(
+        &f,
+        r#"{"tasks": {
+            "pinned": {"loop": -1, "cpus": [1], "run": 200, "sleep": 100000},
+            "other": {"loop": -1, "run": 500, "sleep": 2000}
+        }}"#,
+    )
+    .unwrap();
+    let m = presets::find("shape:n=1,l=2,c=1,t=1").unwrap();
+    let sched = SchedSpec::parse("rusty").unwrap();
+    let spec = format!("rt-app:{}", f.display());
+    let o = simulate(
+        &RunSpec {
+            machine: &m,
+            cost: &CostModel::default(),
+            cfg: Config {
+                time_limit: 300_000_000,
+                hotplug: vec![Hotplug {
+                    at: 50_000_000,
+                    cpu: 1,
+                    online: false,
+                }],
+                ..Config::default()
+            },
+            sched: &sched,
+            knobs: &Knobs::default(),
+            workload: &spec,
+            seed: 1,
+        },
+        |_| {},
+    )
+    .unwrap_or_else(|e| panic!("{e:#}"));
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(o.ok && !o.ejected, "{}", o.stop);
+    assert_eq!(o.restarts.len(), 1, "{:?}", o.restarts);
+    let set_cpumask = o
+        .bpf_ops
+        .iter()
+        .find(|(op, _, _)| op == "set_cpumask")
+        .map_or(0, |x| x.1);
+    assert!(set_cpumask >= 1, "{:?}", o.bpf_ops);
+}

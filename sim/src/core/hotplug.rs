@@ -221,6 +221,39 @@ impl Core {
             .unwrap_or(0)
     }
 
+    /// select_fallback_rq for a sched_ext task, with the scheduler told of
+    /// a widened mask: the kernel's last resort is do_set_cpus_allowed
+    /// (core.c select_fallback_rq), whose __do_set_cpus_allowed calls the
+    /// class's set_cpus_allowed, i.e. set_cpus_allowed_scx and so
+    /// ops.set_cpumask(p, p->cpus_ptr) (ext.c:3562-3582), as for a
+    /// sched_setaffinity. A scheduler that keeps per-task state derived
+    /// from the mask (scx_rusty's domain) would otherwise run the task on
+    /// a CPU its state says it may not use. The sched_change guard's
+    /// dequeue / enqueue pair around it is not modelled: the wake-up path
+    /// calls this before the task is queued, where the kernel has none.
+    /// The callback runs on `caller`, the CPU doing the wake-up or the
+    /// move.
+    pub(super) fn fallback_cpu_scx(
+        &mut self,
+        ops: &mut dyn Ops,
+        caller: usize,
+        t: TaskId,
+        prev: usize,
+    ) -> usize {
+        let before = self.tasks[t].ts.cpus_mask.bits;
+        let cpu = self.fallback_cpu(t, prev);
+        if self.tasks[t].ts.cpus_mask.bits != before
+            && self.stop.is_none()
+            && !self.is_rt(t)
+            && ops.has_set_cpumask()
+        {
+            self.call(caller, super::Ctx::Other, "set_cpumask", |c| {
+                ops.set_cpumask(c, t)
+            });
+        }
+        cpu
+    }
+
     /// handle_hotplug (ext.c:3584-3611): the scheduler's callback, or its
     /// exit with the restart request.
     fn handle_hotplug(&mut self, ops: &mut dyn Ops, cpu: usize, online: bool) {
@@ -357,7 +390,7 @@ impl Core {
         // scheduler is going away: the restart enqueues every task afresh)
         while let Some(t) = self.cpus[x].local.pop_first() {
             self.set_state(t, TaskState::Bpf);
-            let to = self.fallback_cpu(t, x);
+            let to = self.fallback_cpu_scx(ops, x, t, x);
             self.tasks[t].cpu = to;
             self.ddsp = None;
             if self.stop.is_some() {
@@ -539,7 +572,7 @@ impl Core {
         for t in runnable {
             let mut cpu = self.tasks[t].cpu;
             if !self.online[cpu] || !self.allowed(t, cpu) {
-                cpu = self.fallback_cpu(t, cpu);
+                cpu = self.fallback_cpu_scx(ops, cpu, t, cpu);
                 self.tasks[t].cpu = cpu;
             }
             self.set_state(t, TaskState::Sleeping);

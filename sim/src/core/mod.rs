@@ -927,7 +927,7 @@ impl Core {
         if !self.allowed(t, cpu) || !self.online[cpu] {
             // select_fallback_rq(task_cpu(p)): an allowed online CPU of
             // prev's node first, then any, lowest id first
-            cpu = self.fallback_cpu(t, prev);
+            cpu = self.fallback_cpu_scx(ops, waker_cpu, t, prev);
         }
         self.tasks[t].cpu = cpu;
         self.tasks[t].woken_at = Some(self.now);

@@ -35,6 +35,15 @@
 //! violation. These draws come after all the others, so a seed's older
 //! cases keep their machine, scheduler and workload.
 //!
+//! The scheduler pool: scx_arbor's profiles (half the cases), the five
+//! peers, and, since issue 26, the kernel's example schedulers
+//! (`kernel:scx_simple`, `kernel:scx_qmap`, `kernel:scx_central`). A
+//! kernel scheduler is drawn after everything else, in place of three
+//! peer picks in eight, so a seed's cases keep their machine and workload
+//! and its scx_arbor cases are unchanged; each of the eight non-arbor
+//! schedulers gets about one case in sixteen. Their failures, as the
+//! peers', are reported and not fatal.
+//!
 //! Affinity and nice changes of running threads: three rt-app sets in
 //! four, drawn after the hotplug events (so, again, the rest of a case
 //! is as it was), give some of their tasks 2-4 phases, each with its own
@@ -234,7 +243,12 @@ impl Case {
         let g = |k: &str| self.shape.iter().find(|x| x.0 == k).map_or(1, |x| x.1);
         g("n") * g("l") * g("c") * g("t")
     }
+    /// The scheduler without its profile, features and knobs
+    /// (`kernel:NAME` whole: each is a scheduler of its own).
     fn sched_name(&self) -> &str {
+        if self.sched.starts_with("kernel:") {
+            return &self.sched;
+        }
         self.sched.split(':').next().unwrap_or("?")
     }
 }
@@ -252,6 +266,14 @@ const KERNEL_WATCH: Watch = Watch {
     sim_s: 35.0,
     watchdog_ms: 30_000,
 };
+
+/// The peers (sim/src/sched/peers.rs).
+const PEERS: [&str; 5] = ["bpfland", "cosmos", "lavd", "p2dq", "rusty"];
+
+/// The kernel's example schedulers (tools/sched_ext/ of Linux 7.2.13,
+/// built unmodified: sim/src/sched/ksft.rs), in the pool since issue 26.
+/// Their failures are reported, not fatal, as a peer's.
+const KERNEL_SCHEDS: [&str; 3] = ["kernel:scx_simple", "kernel:scx_qmap", "kernel:scx_central"];
 
 /// Draws case `k`; an rt-app case's file goes to `dir`.
 fn draw(seed: u64, k: u64, only: Option<&str>, dir: &Path) -> Case {
@@ -279,10 +301,14 @@ fn draw(seed: u64, k: u64, only: Option<&str>, dir: &Path) -> Case {
         shape.push(("d", r.pick(&[12, 20, 21, 32, 40])));
     }
     let ncpu = cores * t;
-    // schedulers: arbor's profiles with random feature switches, and every peer
-    let peers = ["bpfland", "cosmos", "lavd", "p2dq", "rusty"];
+    // schedulers: arbor's profiles with random feature switches, and every
+    // peer; some peer picks become one of the kernel's example schedulers
+    // at the end of the draw (KERNEL_SCHEDS)
+    let peers = PEERS;
+    // `--only kernel...`: a peer pick stands in until the end of the draw
+    let for_kernel = |o: &str| KERNEL_SCHEDS.iter().any(|k| k.starts_with(o));
     let mut knobs = Vec::new();
-    let sched = loop {
+    let mut sched = loop {
         knobs.clear();
         let s = if r.below(2) == 0 {
             let p = r.pick(&["stock", "seeds", "default"]);
@@ -310,7 +336,7 @@ fn draw(seed: u64, k: u64, only: Option<&str>, dir: &Path) -> Case {
         } else {
             r.pick(&peers).to_string()
         };
-        if only.is_none_or(|o| s.starts_with(o)) {
+        if only.is_none_or(|o| s.starts_with(o) || (for_kernel(o) && peers.contains(&&*s))) {
             break s;
         }
     };
@@ -372,6 +398,23 @@ fn draw(seed: u64, k: u64, only: Option<&str>, dir: &Path) -> Case {
     let (offline, absent, hotplug) = draw_hotplug(&mut r, ncpu);
     if let Some(t) = &mut rtapp {
         t.draw_changes(&mut r, ncpu);
+    }
+    // drawn last of all (issue 26): three peer picks in eight become a
+    // kernel example scheduler, so a seed's cases keep their machine and
+    // workload, and its arbor cases everything
+    if peers.contains(&&*sched) {
+        let to_kernel = r.below(8) < 3;
+        let mut k = r.pick(&KERNEL_SCHEDS);
+        // the peer pick stood in for `--only kernel...`
+        let forced = only.filter(|o| !sched.starts_with(o));
+        if let Some(o) = forced {
+            while !k.starts_with(o) {
+                k = r.pick(&KERNEL_SCHEDS);
+            }
+        }
+        if forced.is_some() || (to_kernel && only.is_none_or(|o| k.starts_with(o))) {
+            sched = k.to_string();
+        }
     }
     Case {
         shape,
@@ -705,6 +748,22 @@ pub fn main(a: &FuzzArgs) -> Result<i32> {
     if !(a.sim_seconds.is_finite() && a.sim_seconds > 0.0 && a.sim_seconds <= 3600.0) {
         bail!("--sim-seconds must be in (0, 3600]");
     }
+    if let Some(o) = &a.only {
+        // a prefix no scheduler of the pool has would never be drawn
+        let pool = ["arbor:stock", "arbor:seeds", "arbor:default"]
+            .iter()
+            .chain(PEERS.iter())
+            .chain(KERNEL_SCHEDS.iter());
+        if !pool
+            .clone()
+            .any(|s| s.starts_with(o.as_str()) || o.starts_with("arbor:"))
+        {
+            bail!(
+                "--only {o}: no scheduler of the pool starts with it (the pool: {})",
+                pool.copied().collect::<Vec<_>>().join(", ")
+            );
+        }
+    }
     let watch = Watch {
         sim_s: a.sim_seconds,
         watchdog_ms: a.watchdog_ms,
@@ -987,6 +1046,39 @@ mod tests {
             draw(8, 1, None, &d).command(&W)
         );
         assert!(draw(3, 5, Some("p2dq"), &d).sched.starts_with("p2dq"));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// Issue 26: the kernel's example schedulers are drawn, each in a fair
+    /// share, in place of peer picks only (scx_arbor's cases are as they
+    /// were: same scheduler, same draws); `--only kernel...` and `--only
+    /// PEER` select as they say.
+    #[test]
+    fn kernel_example_schedulers_replace_some_peer_picks() {
+        let d = dir("kernel");
+        let mut n = std::collections::BTreeMap::new();
+        for k in 0..400 {
+            let c = draw(7, k, None, &d);
+            *n.entry(c.sched_name().to_string()).or_insert(0) += 1;
+            if c.sched.starts_with("kernel:") {
+                valid(&c);
+            }
+        }
+        for k in KERNEL_SCHEDS {
+            assert!(n.get(k).copied().unwrap_or(0) > 10, "{k}: {n:?}");
+        }
+        for (only, want) in [
+            ("kernel:", "kernel:"),
+            ("kernel:scx_qmap", "kernel:scx_qmap"),
+            ("k", "kernel:"),
+            ("rusty", "rusty"),
+            ("arbor", "arbor:"),
+        ] {
+            for k in 0..60 {
+                let c = draw(7, k, Some(only), &d);
+                assert!(c.sched.starts_with(want), "--only {only}: {}", c.sched);
+            }
+        }
         let _ = std::fs::remove_dir_all(&d);
     }
 
