@@ -1023,21 +1023,17 @@ impl Workload for DequeueLoad {
 /// enqueues, dequeues, and as many of each. Added here: the hammer's
 /// property-change dequeues (SCX_DEQ_SCHED_CHANGE) did happen in them.
 ///
-/// Scenario 6 (a BPF queue) is left out: its ops.dispatch pops one queue
-/// entry per call, some stale (a property change re-enqueues the task, so
-/// its pid is queued twice), whose inserts finish_dispatch ignores. The
-/// kernel's balance_one goes on calling ops.dispatch while inserts were
-/// made, applied or not (dspc->nr_tasks, ext.c:2801, 2929); the sim stops
-/// at a round whose inserts were all ignored, leaves the CPU idle with
-/// tasks queued, and the run stalls. Following the kernel there needs the
-/// time its SCX_DSP_MAX_LOOPS self-kick takes (ext.c:2916-2927), which the
-/// model does not have: a dispatch that keeps inserting ineligible tasks
-/// then loops at one instant (docs/sim/ext-semantics.md).
+/// Scenario 6 (a BPF queue) pops one queue entry per ops.dispatch, some
+/// stale (a property change re-enqueues the task, so its pid is queued
+/// twice), whose inserts finish_dispatch ignores. balance_one goes on
+/// calling ops.dispatch while a round inserted anything, applied or not
+/// (dspc->nr_tasks, ext.c:2801, 2893-2929), so a stale entry does not
+/// leave the CPU idle with tasks queued behind it.
 #[test]
 fn dequeue() {
     let t = "dequeue";
     let mut changes = 0;
-    for scenario in 0u32..6 {
+    for scenario in 0u32..7 {
         let m = presets::find("2s2c2t").unwrap();
         let topo = m.topo().unwrap();
         let mut n = ksft::load(t, &topo).unwrap_or_else(|e| panic!("{e:#}"));

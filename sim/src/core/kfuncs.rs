@@ -86,6 +86,9 @@ impl Core {
             Some(t) => {
                 self.dsq_remove(t, DsqRef::User(dsq));
                 self.set_state(t, TaskState::Bpf);
+                // ext.c:9303-9310: a moved task counts in the round's
+                // nr_tasks, so balance_one retries on an empty local DSQ
+                self.dsp_nr_tasks += 1;
                 self.enqueue_on(t, DsqRef::Local(x), 0, None)
             }
             None => false,

@@ -311,6 +311,10 @@ pub struct Core {
     ctx: Ctx,
     ddsp: Option<Insert>,
     dispatch_buf: Vec<Insert>,
+    /// dspc->nr_tasks of the dispatch round under way (ext.c:2894): every
+    /// insert ops.dispatch made, applied or not (flush_dispatch_buf, 2801),
+    /// and every task scx_bpf_dsq_move_to_local moved (9310).
+    dsp_nr_tasks: usize,
     iters: Vec<Option<(u64, Vec<TaskId>, usize)>>,
     pub timers: Vec<(u64 /*armed gen*/, usize /*cpu*/)>,
     /// BPF timers by address (native schedulers), index = timer id.
@@ -528,6 +532,7 @@ impl Core {
             ctx: Ctx::None,
             ddsp: None,
             dispatch_buf: Vec::new(),
+            dsp_nr_tasks: 0,
             iters: Vec::new(),
             timers: Vec::new(),
             timer_ptrs: Vec::new(),

@@ -4,6 +4,10 @@
 
 use super::*;
 
+/// The dispatch rounds of one balance_one before the CPU kicks itself
+/// (types.h:19).
+const SCX_DSP_MAX_LOOPS: u32 = 32;
+
 impl Core {
     // ---------------------------------------------------------------
     // Progress of running tasks
@@ -189,14 +193,20 @@ impl Core {
         self.rt_acquire(ops, x);
         let mut keep = prev_queued && prev.is_some_and(|p| self.tasks[p].ts.scx.slice > 0);
         let mut have = keep || !self.cpus[x].local.is_empty() || self.consume_global(x);
+        // the dispatch rounds' cost, when the CPU kicks itself after
+        // SCX_DSP_MAX_LOOPS of them
+        let mut self_kick = None;
         if !have && self.stop.is_none() {
-            let mut loops = 32;
+            let stall0 = self.cpus[x].pending_stall;
+            let mut loops = SCX_DSP_MAX_LOOPS;
+            // scx_dispatch_sched's loop (ext.c:2893-2929)
             loop {
                 self.dispatch_buf.clear();
+                self.dsp_nr_tasks = 0;
                 let defined = self.call(x, Ctx::Dispatch, "dispatch", |c| {
                     ops.dispatch(c, x, prev_for_dispatch)
                 });
-                let produced = self.flush_dispatch(x);
+                self.flush_dispatch(x);
                 // ops.dequeue of the tasks that left custody (affinity.rs)
                 self.run_pending_dequeues(ops);
                 if !defined {
@@ -211,14 +221,19 @@ impl Core {
                     have = true;
                     break;
                 }
-                // ext.c:2893-2929 (checklist 14): after SCX_DSP_MAX_LOOPS
+                if self.stop.is_some() {
+                    break;
+                }
+                // ext.c:2916-2927 (checklist 14): after SCX_DSP_MAX_LOOPS
                 // rounds the CPU kicks itself and ends this pass
                 loops -= 1;
                 if loops == 0 {
-                    self.resched(x);
+                    self_kick = Some((self.cpus[x].pending_stall - stall0).max(0.0));
                     break;
                 }
-                if produced == 0 || self.stop.is_some() {
+                // ext.c:2929: another round while this one inserted or
+                // moved any task, applied or not (dspc->nr_tasks)
+                if self.dsp_nr_tasks == 0 {
                     break;
                 }
             }
@@ -248,6 +263,9 @@ impl Core {
             self.cpus[x].pending_stall = 0.0;
             self.arm_run_end(x);
             self.sched_prev = saved_prev;
+            if let Some(spent) = self_kick {
+                self.dispatch_self_kick(x, spent, false);
+            }
             // the balance callback: run_deferred (ext.c:2805-2816, 1138-1141)
             self.run_deferred(ops);
             return;
@@ -310,8 +328,36 @@ impl Core {
             }
         }
         self.core_rearm(core, usize::MAX);
+        if let Some(spent) = self_kick {
+            self.dispatch_self_kick(x, spent, next.is_none());
+        }
         // the balance callback: run_deferred (ext.c:2805-2816, 1138-1141)
         self.run_deferred(ops);
+    }
+
+    /// scx_kick_cpu(sch, cpu, 0) of balance_one's own CPU after
+    /// SCX_DSP_MAX_LOOPS dispatch rounds (ext.c:2916-2927): the kick is
+    /// irq work (scx_kick_cpu, 9646-9690; kick_cpus_irq_workfn, 8658), so
+    /// the CPU finishes this scheduling pass and then reschedules itself,
+    /// with no IPI. It does so once the rounds it ran are over: `spent`,
+    /// their callback costs (bpf_callback_ns and helper calls each, as
+    /// charged by `call`), and never at the same instant (1 ns, the
+    /// clock's step, when they cost nothing), so that a scheduler that
+    /// keeps inserting ineligible tasks lets simulated time, its tick and
+    /// the watchdog run, as the kernel's break out of the loop does. An
+    /// idle CPU spends that time before the kicked pass, not again at its
+    /// next switch.
+    fn dispatch_self_kick(&mut self, x: usize, spent: f64, idle: bool) {
+        if idle {
+            let c = &mut self.cpus[x];
+            c.pending_stall = (c.pending_stall - spent).max(0.0);
+        }
+        let at = self.now + (spent.ceil() as Ns).max(1);
+        if self.cpus[x].resched_at.is_some_and(|r| r <= at) {
+            return;
+        }
+        self.cpus[x].resched_at = Some(at);
+        self.push(at, Ev::Resched(x));
     }
 
     /// update_curr_scx: the time since the last charge comes off the
@@ -345,12 +391,13 @@ impl Core {
         }
     }
 
-    /// flush_dispatch_buf (ext.c:2735-2767, checklist 20): inserts made in
+    /// flush_dispatch_buf (ext.c:2789-2803, checklist 20): inserts made in
     /// ops.dispatch, applied if the task is still held by the BPF scheduler
-    /// from the same enqueue (qseq).
-    pub(super) fn flush_dispatch(&mut self, x: usize) -> usize {
+    /// from the same enqueue (qseq). Every one of them, applied or not,
+    /// counts in the round's nr_tasks (2801).
+    pub(super) fn flush_dispatch(&mut self, x: usize) {
         let buf = std::mem::take(&mut self.dispatch_buf);
-        let mut n = 0;
+        self.dsp_nr_tasks += buf.len();
         for d in buf {
             let t = d.task;
             if self.tasks[t].qseq != d.qseq
@@ -364,11 +411,8 @@ impl Core {
             if self.tasks[t].state != TaskState::Bpf {
                 continue;
             }
-            if self.apply_insert(d, x, false) {
-                n += 1;
-            }
+            self.apply_insert(d, x, false);
         }
-        n
     }
 
     pub(super) fn dsq_remove(&mut self, t: TaskId, q: DsqRef) -> bool {

@@ -250,6 +250,11 @@ fn dispatch_buffer_overflow_ejects() {
 /// ext.c:2721-2787 (finish_dispatch; checklist 20): an insert from
 /// ops.dispatch of a task that is not held by the BPF scheduler (already
 /// dispatched into a DSQ) is silently dropped: the task stays where it is.
+/// The dropped insert still counts in the round's nr_tasks (ext.c:2801),
+/// so each pass runs SCX_DSP_MAX_LOOPS rounds and the CPU kicks itself
+/// (2916-2929); the rounds' callback cost (bpf_callback_ns, the default)
+/// is the time each pass takes, which brings the watchdog (at zero cost a
+/// pass would take the clock's 1 ns step, and 50 ms would be too many).
 #[test]
 fn dispatch_insert_of_a_task_already_in_a_dsq_is_dropped() {
     let mut s = Sched::fifo_kick();
@@ -266,9 +271,16 @@ fn dispatch_insert_of_a_task_already_in_a_dsq_is_dropped() {
         watchdog_ns: 50 * MS,
         ..cfg()
     };
-    let (core, stop) = run_with(flat(1), zero_cost(), cfg, &mut s, &mut w);
+    let cost = CostModel {
+        bpf_callback_ns: CostModel::default().bpf_callback_ns,
+        ..zero_cost()
+    };
+    let (core, stop) = run_with(flat(1), cost, cfg, &mut s, &mut w);
     assert!(ejected(&stop).contains("x["));
     assert!(runs_of(&s.log, 0).is_empty());
+    // every pass ran its 32 rounds, each one dropping x's insert
+    let dispatches = core.stats.ops["dispatch"].0;
+    assert!(dispatches > 32 * 1000, "{dispatches}");
     assert_eq!(core.tasks[0].state, TaskState::Queued(DsqRef::User(SHARED)));
 }
 
