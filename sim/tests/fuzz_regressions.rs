@@ -172,3 +172,46 @@ fn c_extreme_slices_are_bounded_by_the_starvation_bound() {
         assert_no_stall(&c);
     }
 }
+
+/// The seed-4 campaign's three scx_arbor failures (2026-11-27, at df35ea0,
+/// before the starvation bound; docs/results/2026-11-27-fuzz-campaign),
+/// each on the case `--shrink arbor` minimised it to: 963 periodic
+/// threads on one CPU with a 34 ms base slice; 20 threads pinned in turn
+/// to CPU 5 (at nice -7) with a 100 ms base slice; 14 threads that never
+/// sleep against 10 nice -18 lock holders on one CPU. Each was ejected by
+/// the 30 s watchdog at df35ea0; the starvation bound (cases B-D above)
+/// runs every such task within half of it.
+#[test]
+fn seed4_campaign_cases_are_bounded_by_the_starvation_bound() {
+    for c in [
+        Case {
+            machine: "shape:n=1,l=1,c=1,t=1",
+            sched: "arbor:default:base-slice-us=33619",
+            workload: fixture("rtapp-ea9b3d074e97a668.json"),
+            seed: 933925,
+            time_limit_ms: 35_000,
+            watchdog_ms: 30_000,
+            hotplug: "",
+        },
+        Case {
+            machine: "shape:n=2,l=2,c=2,t=1,d=12",
+            sched: "arbor:default:base-slice-us=100000",
+            workload: fixture("rtapp-492bf5c69f4fba0b.json"),
+            seed: 149439,
+            time_limit_ms: 35_000,
+            watchdog_ms: 30_000,
+            hotplug: "",
+        },
+        Case {
+            machine: "shape:n=1,l=1,c=1,t=1",
+            sched: "arbor:default:NO_LB_IMBALANCE",
+            workload: fixture("rtapp-8e3beb0650ef8e01.json"),
+            seed: 602547,
+            time_limit_ms: 35_000,
+            watchdog_ms: 30_000,
+            hotplug: "",
+        },
+    ] {
+        assert_no_stall(&c);
+    }
+}
