@@ -1223,13 +1223,8 @@ fn record_pgbench(spec: &str, dir: &Path) -> Result<()> {
     if !st.success() {
         bail!("--record-traces: arbor bench --host could not record {run} ({st})");
     }
-    let made = rec.join(format!(
-        "{}-r1.data",
-        trace_file(Path::new(""), &run)
-            .display()
-            .to_string()
-            .trim_end_matches(".data")
-    ));
+    // the name bench gave the recording of `run`'s only repetition
+    let made = crate::bench::plan::trace_file(&rec, &run, 1);
     let f = trace_file(dir, spec);
     for ext in ["", ".kallsyms"] {
         let from = PathBuf::from(format!("{}{ext}", made.display()));
