@@ -971,6 +971,12 @@ int sim_init_task(struct task_struct *p, struct scx_init_task_args *args)
 
 	if (!p->scx.tid)
 		p->scx.tid = sim_alloc_tid();
+	else if (p->scx.tid >= sim_tid_cursor)
+		/* A task from before a restart keeps its tid. The kernel's
+		 * cursor is global and never goes back (ext.c:95-96); this
+		 * instance's started at 1 again, so it moves past the tids
+		 * the restart's init_task calls bring, before any fork. */
+		sim_tid_cursor = p->scx.tid + 1;
 	p->scx.disallow = false;
 	if (ops->init_task)
 		ret = ops->init_task(p, args);
@@ -984,9 +990,14 @@ int sim_init_task(struct task_struct *p, struct scx_init_task_args *args)
 			sim_errorf("ops.init_task() set task->scx.disallow for %s[%d]: keeping a task out of sched_ext is not modelled in the sim",
 				   p->comm, p->pid);
 	}
-	if (sim_tid_enabled &&
-	    sim_hash_update(&sim_tid_table, SIM_TID_MAX, sizeof(u64), sizeof(void *), &p->scx.tid,
-			    &p, BPF_NOEXIST))
-		sim_errorf("the sim's tid table is full (%u live tasks)", SIM_TID_MAX);
+	if (sim_tid_enabled) {
+		ret = sim_hash_update(&sim_tid_table, SIM_TID_MAX, sizeof(u64), sizeof(void *),
+				      &p->scx.tid, &p, BPF_NOEXIST);
+		if (ret == -EEXIST)
+			sim_errorf("the sim gave tid %llu to %s[%d] while another live task has it",
+				   (unsigned long long)p->scx.tid, p->comm, p->pid);
+		else if (ret)
+			sim_errorf("the sim's tid table is full (%u live tasks)", SIM_TID_MAX);
+	}
 	return 0;
 }

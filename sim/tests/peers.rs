@@ -318,3 +318,54 @@ fn rusty_gets_set_cpumask_when_a_wakeup_breaks_affinity_after_hotplug() {
         .map_or(0, |x| x.1);
     assert!(set_cpumask >= 1, "{:?}", o.bpf_ops);
 }
+
+/// Issue 25, seed-5 campaign: scx_qmap (SCX_OPS_TID_TO_TASK) is restarted
+/// when CPU 1 goes offline, and threads start after the restart. A task
+/// keeps its tid (p->scx.tid) across a restart, and the kernel's tid
+/// cursor is global (ext.c:95-96, 3971-3984): tids are never reused. The
+/// sim's cursor lived in the scheduler's instance, so the fresh instance
+/// counted from 1 again; its first fork took the tid of a task that was
+/// still live, the tid table refused the duplicate and the run was ejected
+/// with "the sim's tid table is full (65536 live tasks)".
+#[test]
+fn qmap_tids_stay_unique_across_a_hotplug_restart() {
+    use arbor_sim::core::hotplug::Hotplug;
+    let dir = std::env::temp_dir().join(format!("arbor-peers-tid-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("late.json");
+    std::fs::write(
+        &f,
+        r#"{"tasks": {
+            "early": {"instance": 2, "loop": -1, "run": 500, "sleep": 2000},
+            "late": {"instance": 2, "delay": 100000, "loop": -1, "run": 500, "sleep": 2000}
+        }}"#,
+    )
+    .unwrap();
+    let m = presets::find("shape:n=1,l=1,c=2,t=1").unwrap();
+    let sched = SchedSpec::parse("kernel:scx_qmap").unwrap();
+    let spec = format!("rt-app:{}", f.display());
+    let o = simulate(
+        &RunSpec {
+            machine: &m,
+            cost: &CostModel::default(),
+            cfg: Config {
+                time_limit: 300_000_000,
+                hotplug: vec![Hotplug {
+                    at: 50_000_000,
+                    cpu: 1,
+                    online: false,
+                }],
+                ..Config::default()
+            },
+            sched: &sched,
+            knobs: &Knobs::default(),
+            workload: &spec,
+            seed: 1,
+        },
+        |_| {},
+    )
+    .unwrap_or_else(|e| panic!("{e:#}"));
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(o.ok && !o.ejected, "{}", o.stop);
+    assert_eq!(o.restarts.len(), 1, "{:?}", o.restarts);
+}
