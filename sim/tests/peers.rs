@@ -369,3 +369,43 @@ fn qmap_tids_stay_unique_across_a_hotplug_restart() {
     assert!(o.ok && !o.ejected, "{}", o.stop);
     assert_eq!(o.restarts.len(), 1, "{:?}", o.restarts);
 }
+
+/// Issue 25, seed-5 campaign (case 2444, cut to one hotplug event): eight
+/// sysbench threads under scx_qmap on 4 CPUs, CPU 3 offline at 56 ms.
+/// sysbench-3 sat in qmap's FIFO (in BPF custody) on CPU 3; the offline
+/// CPU's rq took it back onto its local DSQ, which ends custody and makes
+/// an ops.dequeue due. Then qmap, which has no ops.cpu_offline, was
+/// restarted. The due dequeue outlived the old instance: the sim called it
+/// on the fresh one, after the restart had enqueued the task afresh, and
+/// qmap_dequeue took the task out of its new FIFO. Nothing held it any
+/// more, and the watchdog ejected qmap ("sysbench-3 failed to run").
+#[test]
+fn qmap_keeps_a_task_the_old_instance_owed_a_dequeue_across_a_restart() {
+    use arbor_sim::core::hotplug::Hotplug;
+    let m = presets::find("shape:n=1,l=2,c=1,t=2").unwrap();
+    let sched = SchedSpec::parse("kernel:scx_qmap").unwrap();
+    let o = simulate(
+        &RunSpec {
+            machine: &m,
+            cost: &CostModel::default(),
+            cfg: Config {
+                time_limit: 2_000_000_000,
+                watchdog_ns: 1_000_000_000,
+                hotplug: vec![Hotplug {
+                    at: 56_000_000,
+                    cpu: 3,
+                    online: false,
+                }],
+                ..Config::default()
+            },
+            sched: &sched,
+            knobs: &Knobs::default(),
+            workload: "sysbench:threads=8,time=1",
+            seed: 643176,
+        },
+        |_| {},
+    )
+    .unwrap_or_else(|e| panic!("{e:#}"));
+    assert!(o.ok && !o.ejected, "{}", o.stop);
+    assert_eq!(o.restarts.len(), 1, "{:?}", o.restarts);
+}

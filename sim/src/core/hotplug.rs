@@ -456,6 +456,12 @@ impl Core {
             }
         };
         self.restarts.push((self.now, why.clone()));
+        // the ops.dequeue calls due for tasks that left the old instance's
+        // custody (an offline CPU's rq took them back just before the
+        // exit) are the old instance's: they reach it now, not the fresh
+        // one, which would take the task it was just given back out of
+        // its queue (scx_qmap's FIFO, issue 25)
+        self.run_pending_dequeues(old);
         // the old instance is disabled (scx_root_disable): cgroup_exit
         // (ext.c:6354), ops.exit_task for every task (6380:
         // scx_disable_and_exit_task; the task's storage of that instance
@@ -472,6 +478,10 @@ impl Core {
             }
         }
         self.call(0, super::Ctx::Other, "exit", |c| old.exit(c, &why));
+        // no task is in the fresh instance's custody until it keeps one
+        for t in &mut self.tasks {
+            t.custody = false;
+        }
         self.exit_kind = 0;
         self.exit_code = 0;
         // what belonged to the old instance: its DSQs, timers, buffers
