@@ -204,9 +204,17 @@ struct cpu_ctx cpu_ctxs[MAX_CPUS];
 
 static __always_inline struct cpu_ctx *lookup_cpu_ctx(s32 cpu)
 {
-	if ((u32)cpu >= MAX_CPUS)
+	u32 k = cpu;
+
+	if (k >= MAX_CPUS)
 		return NULL;
-	return &cpu_ctxs[(u32)cpu];
+	/*
+	 * The verifier bounds the register the address is computed from:
+	 * without the barrier clang indexes with the unchecked 64-bit value
+	 * of the argument ("R7 unbounded memory access", measured on 7.2).
+	 */
+	barrier_var(k);
+	return &cpu_ctxs[k & (MAX_CPUS - 1)];
 }
 
 /* ---- Per-LLC context: the kernel's sched_domain_shared ---- */
@@ -226,7 +234,8 @@ static __always_inline struct llc_ctx *lookup_llc_ctx(u32 llc)
 {
 	if (llc >= MAX_LLCS)
 		return NULL;
-	return &llc_ctxs[llc];
+	barrier_var(llc);	/* as lookup_cpu_ctx */
+	return &llc_ctxs[llc & (MAX_LLCS - 1)];
 }
 
 /* ---- Per-task context: what the kernel keeps in task_struct / sched_entity ---- */

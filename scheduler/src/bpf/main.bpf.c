@@ -449,9 +449,7 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 	c->enq_last = 0;
 
 	/* EEVDF: taken by another CPU, it changes queue now; charge from now */
-	if (tctx->rq_cpu != cpu)
-		eevdf_enqueue_on(p, tctx, cpu);
-	eevdf_rebase(cpu);
+	eevdf_run_on(p, tctx, cpu);
 	tctx->exec_start = now;
 	c->curr_deadline = tctx->deadline;
 	record_wake_latency(tctx, now, cpu);
