@@ -61,7 +61,7 @@ def main():
         half = t95(df) * se / abs(ma) * 100 if ma else float("nan")
         held = "holds 0" if abs(ch) <= half else ""
         print(f"| {s} | {w} | {m} | {ma:.4g} ± {math.sqrt(va):.2g} | {mb:.4g} ± {math.sqrt(vb):.2g} "
-              f"| {ch:+.1f}% | ±{half:.1f}% {held} |")
+              f"| {ch:+.2f}% | ±{half:.2f}% {held} |")
 
 
 if __name__ == "__main__":
