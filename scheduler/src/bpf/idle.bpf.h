@@ -144,8 +144,9 @@ static __always_inline void snapshot_llc_topo(struct scratch *sc, u32 llc)
 
 /*
  * Mark the idle CPUs p may use among the `len` indices after `start`
- * (wrapping), from the wake-up's copy of the idle mask: only those the scan may visit are tested, as
- * the kernel's select_idle_cpu() tests only the CPUs it scans. A task
+ * (wrapping), from the wake-up's copy of the idle mask: only those the
+ * scan may visit are tested, as the kernel's select_idle_cpu() tests only
+ * the CPUs it scans. A task
  * allowed everywhere skips the affinity test (the kernel's cpumask_and
  * with cpus_ptr).
  */
