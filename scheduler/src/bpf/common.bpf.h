@@ -192,18 +192,29 @@ struct cpu_ctx {
 	u32 starve_pending;	/* a starved task waits in our queue: dispatch runs it first */
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, MAX_CPUS);
-	__type(key, u32);
-	__type(value, struct cpu_ctx);
-} cpu_ctxs SEC(".maps");
+/*
+ * Plain global data (.bss), indexed by CPU id, not an array map: reading a
+ * CPU's context is an address computation, not a bpf_map_lookup_elem()
+ * call (issue 24, item 2: the wake-up path looked up several contexts per
+ * call). Same layout as the map it replaces (contiguous elements), and the
+ * same answer: NULL for an id at or past MAX_CPUS (negative ones included,
+ * as the map's u32 key), a zeroed context otherwise.
+ */
+struct cpu_ctx cpu_ctxs[MAX_CPUS];
 
 static __always_inline struct cpu_ctx *lookup_cpu_ctx(s32 cpu)
 {
-	u32 key = cpu;
+	u32 k = cpu;
 
-	return bpf_map_lookup_elem(&cpu_ctxs, &key);
+	if (k >= MAX_CPUS)
+		return NULL;
+	/*
+	 * The verifier bounds the register the address is computed from:
+	 * without the barrier clang indexes with the unchecked 64-bit value
+	 * of the argument ("R7 unbounded memory access", measured on 7.2).
+	 */
+	barrier_var(k);
+	return &cpu_ctxs[k & (MAX_CPUS - 1)];
 }
 
 /* ---- Per-LLC context: the kernel's sched_domain_shared ---- */
@@ -212,18 +223,19 @@ struct llc_ctx {
 	u32 has_idle_cores;	/* hint: some core of this LLC is fully idle */
 	u32 nr_idle_scan;	/* SIS_UTIL depth, refreshed by the periodic balancer */
 	u64 util_sum;
+	u8 pad[40];		/* one cache line per LLC: nr_busy moves on every idle transition */
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, MAX_LLCS);
-	__type(key, u32);
-	__type(value, struct llc_ctx);
-} llc_ctxs SEC(".maps");
+/* Plain global data, as cpu_ctxs (no lookup call); NULL past MAX_LLCS, as the map. */
+struct llc_ctx llc_ctxs[MAX_LLCS];
+_Static_assert(sizeof(struct llc_ctx) == 64, "llc_ctx: one cache line");
 
 static __always_inline struct llc_ctx *lookup_llc_ctx(u32 llc)
 {
-	return bpf_map_lookup_elem(&llc_ctxs, &llc);
+	if (llc >= MAX_LLCS)
+		return NULL;
+	barrier_var(llc);	/* as lookup_cpu_ctx */
+	return &llc_ctxs[llc & (MAX_LLCS - 1)];
 }
 
 /* ---- Per-task context: what the kernel keeps in task_struct / sched_entity ---- */

@@ -117,9 +117,12 @@ static __always_inline void eevdf_dequeue(struct task_ctx *tctx, bool sleep)
 
 /*
  * Join cpu's queue (place_entity + avg_vruntime_add). Returns whether the
- * task is eligible there.
+ * task is eligible there. With `rebase` (running: the task starts to run
+ * there), also update_zero_vruntime() under the same lock, as
+ * eevdf_rebase() would right after: one critical section, not two.
  */
-static __always_inline bool eevdf_place(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
+static __always_inline bool eevdf_place(struct task_struct *p, struct task_ctx *tctx, s32 cpu,
+					bool rebase)
 {
 	struct eevdf_rq *rq;
 	u64 w = task_weight(p), vslice = arbor_calc_delta_fair(slice_cfg.slice_ns, w), avg, v;
@@ -159,6 +162,8 @@ static __always_inline bool eevdf_place(struct task_struct *p, struct task_ctx *
 	v = arbor_place_vruntime(avg, lag, rq->avg.load, w);
 	arbor_avg_add(&rq->avg, v, w);
 	elig = arbor_vruntime_eligible(&rq->avg, v);
+	if (rebase)
+		arbor_avg_rebase(&rq->avg, arbor_avg_vruntime(&rq->avg));
 	bpf_spin_unlock(&rq->lock);
 
 	tctx->vruntime = v;
@@ -195,7 +200,7 @@ static __always_inline bool eevdf_enqueue_on(struct task_struct *p, struct task_
 	}
 	if (valid_cpu(tctx->rq_cpu))
 		eevdf_dequeue(tctx, false);
-	return eevdf_place(p, tctx, cpu);
+	return eevdf_place(p, tctx, cpu, false);
 }
 
 /* update_curr(): charge the run since exec_start to vruntime and the average. */
@@ -235,6 +240,22 @@ static __always_inline void eevdf_rebase(s32 cpu)
 	bpf_spin_lock(&rq->lock);
 	arbor_avg_rebase(&rq->avg, arbor_avg_vruntime(&rq->avg));
 	bpf_spin_unlock(&rq->lock);
+}
+
+/*
+ * running(): a task taken from another CPU's queue changes queue now
+ * (charged from now), then the CPU's reference moves to the average
+ * (eevdf_rebase), in the same critical section when it joined.
+ */
+static __always_inline void eevdf_run_on(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
+{
+	if (tctx->rq_cpu == cpu) {
+		eevdf_rebase(cpu);
+		return;
+	}
+	if (valid_cpu(tctx->rq_cpu))
+		eevdf_dequeue(tctx, false);
+	eevdf_place(p, tctx, cpu, true);
 }
 
 /*

@@ -31,6 +31,43 @@ static __always_inline bool cpu_idle_now(const struct cpumask *idle, s32 cpu)
 }
 
 /*
+ * The wake-up path's copy of sched_ext's idle mask: one
+ * bpf_probe_read_kernel() of the mask's words per wake-up instead of one
+ * bpf_cpumask_test_cpu() kfunc call per CPU tested (wake_affine, every
+ * step of select_idle_sibling, the LLC scan). One row per CPU, written
+ * only by select_cpu running on that CPU (not reentrant there: ttwu holds
+ * the wakee's pi_lock with interrupts off). The copy is taken once the
+ * mask is held and read until it is put back; nothing on that path claims
+ * a CPU before the scan is over (CACHE_WAKE's claim returns at once), so
+ * every test answers as the live mask would have (in the simulator,
+ * exactly; on a machine, other CPUs may change the live mask meanwhile
+ * either way, and the final scx_bpf_test_and_clear_cpu_idle() decides).
+ */
+struct wake_idle_row {
+	u64 w[CPU_MASK_WORDS];
+};
+struct wake_idle_row wake_idle[MAX_CPUS];
+
+static __always_inline const u64 *copy_idle_mask(s32 this, const struct cpumask *idle)
+{
+	u64 *dst = wake_idle[(u32)this & (MAX_CPUS - 1)].w;
+	/* the words nr_cpu_ids uses: the kernel allocates no more (cpumask_size()) */
+	u32 n = (nr_cpus + 63) / 64;
+
+	if (n > CPU_MASK_WORDS)
+		n = CPU_MASK_WORDS;
+	/* on an error the helper zeroes the copy: no CPU looks idle */
+	bpf_probe_read_kernel(dst, n * sizeof(u64), idle);
+	return dst;
+}
+
+/* cpu_idle_now() on the copy: no call */
+static __always_inline bool idle_bit(const u64 *bits, s32 cpu)
+{
+	return valid_cpu(cpu) && ((bits[((u32)cpu / 64) & (CPU_MASK_WORDS - 1)] >> (cpu & 63)) & 1);
+}
+
+/*
  * A task allowed on every CPU (the usual case) needs no kfunc call: its
  * count of allowed CPUs says so (the kernel's cpumask_and with cpus_ptr
  * is then the identity).
@@ -107,13 +144,14 @@ static __always_inline void snapshot_llc_topo(struct scratch *sc, u32 llc)
 
 /*
  * Mark the idle CPUs p may use among the `len` indices after `start`
- * (wrapping): only those the scan may visit are tested (kfunc calls), as
- * the kernel's select_idle_cpu() tests only the CPUs it scans. A task
+ * (wrapping), from the wake-up's copy of the idle mask: only those the
+ * scan may visit are tested, as the kernel's select_idle_cpu() tests only
+ * the CPUs it scans. A task
  * allowed everywhere skips the affinity test (the kernel's cpumask_and
  * with cpus_ptr).
  */
 static __always_inline void snapshot_llc_idle(struct llc_snapshot *s, const struct task_struct *p,
-					      const struct cpumask *idle, u32 start, u32 len)
+					      const u64 *ib, u32 start, u32 len)
 {
 	bool any = p->nr_cpus_allowed >= (int)nr_cpus;
 	u32 k;
@@ -126,7 +164,7 @@ static __always_inline void snapshot_llc_idle(struct llc_snapshot *s, const stru
 			break;
 		i = ((start + k) % s->nr) & (MAX_LLC_CPUS - 1);
 		c = s->cpu[i];
-		if (cpu_idle_now(idle, c) && (any || allowed(p, c)))
+		if (idle_bit(ib, c) && (any || allowed(p, c)))
 			arbor_mask_set(s->idle_mask, LLC_MASK_WORDS, i);
 	}
 }
@@ -139,13 +177,14 @@ static __always_inline void snapshot_llc_idle(struct llc_snapshot *s, const stru
  */
 /*
  * The caller (select_cpu, running on `this`, woken by `cur`) passes what it
- * already has: the idle mask (it puts it back afterwards) and this CPU's
+ * already has: the idle mask (it puts it back afterwards) and its copy
+ * `ib` (copy_idle_mask), which every idle test here reads, and this CPU's
  * context if it looked it up (else NULL). Counters go to `this`'s row.
  */
 static __always_inline s32 select_idle_sibling(struct task_struct *p, struct task_ctx *tctx,
 					       s32 prev, s32 target, bool *found_idle, s32 this,
 					       struct task_struct *cur, struct cpu_ctx *tc,
-					       const struct cpumask *idle)
+					       const struct cpumask *idle, const u64 *ib)
 {
 	struct scratch *sc;
 	struct llc_ctx *lc;
@@ -158,13 +197,13 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 	*found_idle = false;
 
 	/* 1. target itself if idle */
-	if (cpu_idle_now(idle, target) && allowed(p, target) &&
+	if (idle_bit(ib, target) && allowed(p, target) &&
 	    (!asym_idle || task_fits(tctx, target))) {
 		cpu = target;
 		goto found;
 	}
 	/* 2. prev, if it shares target's cache and is idle */
-	if (prev != target && share_llc(prev, target) && cpu_idle_now(idle, prev) &&
+	if (prev != target && share_llc(prev, target) && idle_bit(ib, prev) &&
 	    allowed(p, prev) && (!asym_idle || task_fits(tctx, prev))) {
 		cpu = prev;
 		goto found;
@@ -180,7 +219,7 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 		if (!sc)
 			return target;
 		snapshot_llc_topo(sc, llc_of(target));
-		snapshot_llc_idle(&sc->snap, p, idle, 0, sc->snap.nr);
+		snapshot_llc_idle(&sc->snap, p, ib, 0, sc->snap.nr);
 		cpu = arbor_select_idle_group(&sc->snap, target, &found_core);
 		if (cpu < 0) {
 			stat_inc_on(this, STAT_NOFOUND_IDLE);
@@ -204,7 +243,7 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 	recent = tctx->recent_used_cpu;
 	tctx->recent_used_cpu = prev;
 	if (recent != prev && recent != target && valid_cpu(recent) &&
-	    share_llc(recent, target) && cpu_idle_now(idle, recent) && allowed(p, recent) &&
+	    share_llc(recent, target) && idle_bit(ib, recent) && allowed(p, recent) &&
 	    (!asym_idle || task_fits(tctx, recent))) {
 		cpu = recent;
 		goto found;
@@ -243,7 +282,7 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 				if (j == self || j >= llc_nr_cpus[llc])
 					break;
 				c = llc_cpus[llc][j & (MAX_LLC_CPUS - 1)];
-				if (valid_cpu(c) && cpu_idle_now(idle, c) && allowed(p, c)) {
+				if (valid_cpu(c) && idle_bit(ib, c) && allowed(p, c)) {
 					cpu = c;
 					goto found;
 				}
@@ -256,7 +295,7 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 		u32 llc = llc_of(target), start = cpu_llc_idx[target & (MAX_CPUS - 1)] + 1;
 
 		snapshot_llc_topo(sc, llc);
-		snapshot_llc_idle(&sc->snap, p, idle, start,
+		snapshot_llc_idle(&sc->snap, p, ib, start,
 				  arbor_sis_scan_len(sc->snap.nr, has_idle_core,
 						     feat(FEAT_SIS_UTIL), lc->nr_idle_scan));
 	}
@@ -532,12 +571,12 @@ static __always_inline s32 select_idlest(struct task_struct *p, s32 prev, bool *
  * lazily: first what the throttle and WA_IDLE read; the LLC counts and the
  * loads only if they did not answer (arbor_wa_needs_load). select_cpu
  * passes what it already has: this CPU's context, the waker's task
- * context (or NULL), the idle mask and the time.
+ * context (or NULL), its copy of the idle mask and the time.
  */
 static __always_inline int wake_affine(struct task_struct *p, struct task_ctx *tctx,
 				       struct task_struct *waker, struct task_ctx *wctx, s32 this,
 				       s32 prev, bool sync, struct cpu_ctx *tc,
-				       const struct cpumask *idle, u64 now)
+				       const u64 *ib, u64 now)
 {
 	struct wa_input in = {};
 	struct wa_output out = {};
@@ -554,8 +593,8 @@ static __always_inline int wake_affine(struct task_struct *p, struct task_ctx *t
 	in.sync = sync;
 	in.this_nr_running = tc->nr_running;
 	if (!arbor_wa_throttled(&in)) {
-		in.this_idle = cpu_idle_now(idle, this);
-		in.prev_idle = cpu_idle_now(idle, prev);
+		in.this_idle = idle_bit(ib, this);
+		in.prev_idle = idle_bit(ib, prev);
 	}
 
 	if (arbor_wa_needs_load(&in)) {

@@ -190,22 +190,29 @@ static __always_inline void gap_sample(u64 now)
 	gap_last_ts = now;
 }
 
-static __always_inline void set_waiting(struct task_ctx *tctx, bool waiting)
+/*
+ * `now` is the callback's own clock read, the start of the wait (only
+ * read when waiting): a second bpf_ktime_get_ns() would differ from it
+ * by the callback's own run time so far, which the starvation bound
+ * (seconds) cannot see.
+ */
+static __always_inline void set_waiting(struct task_ctx *tctx, bool waiting, u64 now)
 {
 	if (tctx->waiting == waiting)
 		return;
 	tctx->waiting = waiting;
-	tctx->wait_since = waiting ? bpf_ktime_get_ns() : 0;
+	tctx->wait_since = waiting ? now : 0;
 	gap_waiting_add(waiting ? 1 : -1);
 }
 
 /* The same from a callback that has its own CPU's context `c` at hand. */
-static __always_inline void set_waiting_on(struct task_ctx *tctx, struct cpu_ctx *c, bool waiting)
+static __always_inline void set_waiting_on(struct task_ctx *tctx, struct cpu_ctx *c, bool waiting,
+					   u64 now)
 {
 	if (tctx->waiting == waiting)
 		return;
 	tctx->waiting = waiting;
-	tctx->wait_since = waiting ? bpf_ktime_get_ns() : 0;
+	tctx->wait_since = waiting ? now : 0;
 	__sync_fetch_and_add(&c->gap_waiting, waiting ? 1 : -1);
 }
 

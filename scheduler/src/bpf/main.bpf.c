@@ -60,6 +60,7 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	bool sync, want_affine = true, found_idle = false;
 	const struct cpumask *idle;
 	struct cpu_ctx *tc = NULL;
+	const u64 *ib;
 	u64 now;
 
 	if (!tctx || !valid_cpu(prev_cpu))
@@ -129,8 +130,12 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 		}
 	}
 
-	/* one idle mask for wake_affine and select_idle_sibling, put back below */
+	/*
+	 * one idle mask for wake_affine and select_idle_sibling, put back
+	 * below; its tests read one copy of it (idle.bpf.h copy_idle_mask)
+	 */
 	idle = scx_bpf_get_idle_cpumask();
+	ib = copy_idle_mask(this, idle);
 
 	/*
 	 * WAKE_NODE (ours, policy.h arbor_wake_node_keep): no wake_affine
@@ -148,7 +153,7 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	if (want_affine && this != prev_cpu) {
 		stat_inc_on(this, STAT_AFFINE_ATTEMPTS);
 		tc = lookup_cpu_ctx(this);
-		if (wake_affine(p, tctx, waker, wctx, this, prev_cpu, sync, tc, idle, now) ==
+		if (wake_affine(p, tctx, waker, wctx, this, prev_cpu, sync, tc, ib, now) ==
 		    WA_THIS) {
 			target = this;
 			stat_inc_on(this, STAT_AFFINE_MOVES);
@@ -175,7 +180,8 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 		}
 	}
 
-	cpu = select_idle_sibling(p, tctx, prev_cpu, target, &found_idle, this, waker, tc, idle);
+	cpu = select_idle_sibling(p, tctx, prev_cpu, target, &found_idle, this, waker, tc, idle,
+				  ib);
 	scx_bpf_put_idle_cpumask(idle);
 out:
 	if (!allowed(p, cpu))
@@ -195,7 +201,7 @@ out:
 void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
-	s32 cpu = scx_bpf_task_cpu(p);
+	s32 task_cpu = scx_bpf_task_cpu(p), cpu = task_cpu;
 	struct cpu_ctx *c;
 	bool elig;
 
@@ -233,7 +239,7 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	 * with the others and the CPU picks again. Either way the CPU passes
 	 * through idle with work to do; update_idle() takes its idle bit back.
 	 */
-	if ((enq_flags & SCX_ENQ_LAST) && tctx->move_cpu < 0 && cpu == scx_bpf_task_cpu(p)) {
+	if ((enq_flags & SCX_ENQ_LAST) && tctx->move_cpu < 0 && cpu == task_cpu) {
 		c = lookup_cpu_ctx(cpu);
 		if (c)
 			c->enq_last = 1;
@@ -392,7 +398,7 @@ void BPF_STRUCT_OPS(arbor_runnable, struct task_struct *p, u64 enq_flags)
 	task_pelt(tctx, now, 0, false);
 	if (enq_flags & SCX_ENQ_WAKEUP)
 		tctx->runnable_at = now;
-	set_waiting(tctx, true);
+	set_waiting(tctx, true, now);
 	acct_add(tctx, p, scx_bpf_task_cpu(p));
 }
 
@@ -435,7 +441,7 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 	}
 
 	task_pelt(tctx, now, 0, true);	/* it was waiting */
-	set_waiting_on(tctx, c, false);
+	set_waiting_on(tctx, c, false, now);
 	acct_add(tctx, p, cpu);
 
 	cpu_pelt(c, now);
@@ -443,9 +449,7 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 	c->enq_last = 0;
 
 	/* EEVDF: taken by another CPU, it changes queue now; charge from now */
-	if (tctx->rq_cpu != cpu)
-		eevdf_enqueue_on(p, tctx, cpu);
-	eevdf_rebase(cpu);
+	eevdf_run_on(p, tctx, cpu);
 	tctx->exec_start = now;
 	c->curr_deadline = tctx->deadline;
 	record_wake_latency(tctx, now, cpu);
@@ -475,7 +479,7 @@ void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 	cpu_pelt(c, now);
 	c->running_since = 0;
 	if (runnable)
-		set_waiting_on(tctx, c, true);
+		set_waiting_on(tctx, c, true, now);
 }
 
 void BPF_STRUCT_OPS(arbor_quiescent, struct task_struct *p, u64 deq_flags)
@@ -484,7 +488,7 @@ void BPF_STRUCT_OPS(arbor_quiescent, struct task_struct *p, u64 deq_flags)
 
 	if (!tctx)
 		return;
-	set_waiting(tctx, false);
+	set_waiting(tctx, false, 0);
 	acct_remove(tctx);
 	/*
 	 * asleep: it leaves its queue with its lag. A property change (the
@@ -513,7 +517,7 @@ static __always_inline void llc_busy_add(s32 cpu, s32 d)
 void BPF_STRUCT_OPS(arbor_update_idle, s32 cpu, bool idle)
 {
 	struct cpu_ctx *c = lookup_cpu_ctx(cpu);
-	u64 now = bpf_ktime_get_ns();
+	u64 now;
 
 	if (!c)
 		return;
@@ -531,6 +535,8 @@ void BPF_STRUCT_OPS(arbor_update_idle, s32 cpu, bool idle)
 		}
 		if (c->idle)
 			return;
+		/* the clock only for a transition: a repeated call reads none */
+		now = bpf_ktime_get_ns();
 		c->idle = 1;
 		c->idle_stamp = now;
 		llc_busy_add(cpu, -1);
@@ -541,6 +547,7 @@ void BPF_STRUCT_OPS(arbor_update_idle, s32 cpu, bool idle)
 
 		if (!c->idle)
 			return;
+		now = bpf_ktime_get_ns();
 		c->idle = 0;
 		llc_busy_add(cpu, 1);
 		dur = c->idle_stamp && now > c->idle_stamp ? now - c->idle_stamp : 0;
@@ -594,7 +601,7 @@ void BPF_STRUCT_OPS(arbor_exit_task, struct task_struct *p, struct scx_exit_task
 	cache_task_exit(p);
 	if (!tctx)
 		return;
-	set_waiting(tctx, false);
+	set_waiting(tctx, false, 0);
 	acct_remove(tctx);
 	eevdf_dequeue(tctx, true);
 }
@@ -669,9 +676,9 @@ void BPF_STRUCT_OPS(arbor_tick, struct task_struct *p)
 	starve_tick(cpu, p, now);
 	if (tctx) {
 		eevdf_charge(tctx, now);	/* update_curr at the tick */
-		check_misfit(p, tctx, scx_bpf_task_cpu(p));
+		check_misfit(p, tctx, cpu);
 		if (feat(FEAT_CACHE_LB))
-			cache_aggregate(p, tctx, scx_bpf_task_cpu(p));
+			cache_aggregate(p, tctx, cpu);
 	}
 }
 
