@@ -205,7 +205,13 @@ impl Knobs {
     /// Every knob at its default (intf.h's, through the flags' defaults).
     pub fn defaults() -> Knobs {
         use clap::{Command, FromArgMatches};
-        let cmd = Knobs::augment_args(Command::new("knobs").no_binary_name(true));
+        // Without their defaults, the matches hold only the knobs named
+        // here, so update_from_arg_matches leaves every other knob as in
+        // `self` (with the defaults, it would reset them all: a knob given
+        // on the command line, e.g. `arbor sim --imbalance-pct`, was lost
+        // for every `arbor:` scheduler).
+        let cmd = Knobs::augment_args(Command::new("knobs").no_binary_name(true))
+            .mut_args(|a| a.default_value(clap::builder::Resettable::Reset));
         let m = cmd
             .try_get_matches_from(Vec::<String>::new())
             .expect("the knobs' defaults parse");
@@ -218,7 +224,13 @@ impl Knobs {
     /// such as `arbor:stock:WA_THROTTLE:wake-affine-interval-ms=10` carry.
     pub fn with_overrides(&self, overrides: &[(String, String)]) -> Result<Knobs> {
         use clap::{Command, FromArgMatches};
-        let cmd = Knobs::augment_args(Command::new("knobs").no_binary_name(true));
+        // Without their defaults, the matches hold only the knobs named
+        // here, so update_from_arg_matches leaves every other knob as in
+        // `self` (with the defaults, it would reset them all: a knob given
+        // on the command line, e.g. `arbor sim --imbalance-pct`, was lost
+        // for every `arbor:` scheduler).
+        let cmd = Knobs::augment_args(Command::new("knobs").no_binary_name(true))
+            .mut_args(|a| a.default_value(clap::builder::Resettable::Reset));
         let mut args = Vec::new();
         for (i, (k, v)) in overrides.iter().enumerate() {
             if overrides[..i].iter().any(|(k2, _)| k2 == k) {
@@ -492,6 +504,24 @@ mod tests {
         assert_eq!(k.capacity.cpu_capacity.as_deref(), Some("2-4:430"));
         assert_eq!(k.balance.imbalance_pct, base.balance.imbalance_pct);
         assert_eq!(base.wa.wake_affine_interval_ms, 1);
+    }
+
+    /// A spec's knobs apply on top of the command line's, not of the
+    /// defaults: `arbor sim --imbalance-pct 150 -s arbor:stock:...` keeps 150.
+    #[test]
+    fn overrides_keep_the_base_knobs_they_do_not_name() {
+        let mut base = Knobs::default();
+        base.balance.imbalance_pct = 150;
+        base.slice.base_slice_us = 100;
+        base.capacity.cpu_capacity = Some("0:512".into());
+        for o in [vec![], vec![kv("wake-affine-interval-ms", "10")]] {
+            let k = base.with_overrides(&o).unwrap();
+            assert_eq!(k.balance.imbalance_pct, 150, "{o:?}");
+            assert_eq!(k.slice.base_slice_us, 100, "{o:?}");
+            assert_eq!(k.capacity.cpu_capacity.as_deref(), Some("0:512"), "{o:?}");
+        }
+        let k = base.with_overrides(&[kv("imbalance-pct", "120")]).unwrap();
+        assert_eq!(k.balance.imbalance_pct, 120);
     }
 
     #[test]
