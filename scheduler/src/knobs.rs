@@ -205,13 +205,7 @@ impl Knobs {
     /// Every knob at its default (intf.h's, through the flags' defaults).
     pub fn defaults() -> Knobs {
         use clap::{Command, FromArgMatches};
-        // Without their defaults, the matches hold only the knobs named
-        // here, so update_from_arg_matches leaves every other knob as in
-        // `self` (with the defaults, it would reset them all: a knob given
-        // on the command line, e.g. `arbor sim --imbalance-pct`, was lost
-        // for every `arbor:` scheduler).
-        let cmd = Knobs::augment_args(Command::new("knobs").no_binary_name(true))
-            .mut_args(|a| a.default_value(clap::builder::Resettable::Reset));
+        let cmd = Knobs::augment_args(Command::new("knobs").no_binary_name(true));
         let m = cmd
             .try_get_matches_from(Vec::<String>::new())
             .expect("the knobs' defaults parse");
