@@ -261,6 +261,52 @@ fn p2dq_runs_with_its_highest_cpu_offline() {
     assert_eq!(o.stop, "finished");
 }
 
+/// One run of `sched` on `preset` with CPU `cpu` taken offline at `at_ns`
+/// (a hotplug restart for a scheduler without ops.cpu_offline).
+fn run_with_cpu_offline(
+    preset: &str,
+    sched: &str,
+    workload: &str,
+    cfg: Config,
+    at_ns: u64,
+    cpu: usize,
+    seed: u64,
+) -> Outcome {
+    use arbor_sim::core::hotplug::Hotplug;
+    let m = presets::find(preset).unwrap();
+    let sched = SchedSpec::parse(sched).unwrap();
+    simulate(
+        &RunSpec {
+            machine: &m,
+            cost: &CostModel::default(),
+            cfg: Config {
+                hotplug: vec![Hotplug {
+                    at: at_ns,
+                    cpu,
+                    online: false,
+                }],
+                ..cfg
+            },
+            sched: &sched,
+            knobs: &Knobs::default(),
+            workload,
+            seed,
+        },
+        |_| {},
+    )
+    .unwrap_or_else(|e| panic!("{e:#}"))
+}
+
+/// An rt-app file written to a fresh temporary directory (removed by the
+/// caller): the directory and the `rt-app:FILE` workload spec.
+fn rtapp_file(tag: &str, json: &str) -> (std::path::PathBuf, String) {
+    let dir = std::env::temp_dir().join(format!("arbor-peers-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join(format!("{tag}.json"));
+    std::fs::write(&f, json).unwrap();
+    (dir, format!("rt-app:{}", f.display()))
+}
+
 /// Issue 25: a thread pinned to CPU 1 sleeps while CPU 1 goes offline.
 /// scx_rusty has no ops.cpu_offline, so it is restarted; its ops.init_task
 /// on the reload sees a mask that meets no domain of the CPUs left and
@@ -272,42 +318,26 @@ fn p2dq_runs_with_its_highest_cpu_offline() {
 /// the task's NULL domain pointer, and the simulation died of SIGSEGV.
 #[test]
 fn rusty_gets_set_cpumask_when_a_wakeup_breaks_affinity_after_hotplug() {
-    use arbor_sim::core::hotplug::Hotplug;
-    let dir = std::env::temp_dir().join(format!("arbor-peers-hp-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let f = dir.join("pinned.json");
-    std::fs::write(
-        &f,
+    let (dir, spec) = rtapp_file(
+        "hp",
         r#"{"tasks": {
             "pinned": {"loop": -1, "cpus": [1], "run": 200, "sleep": 100000},
             "other": {"loop": -1, "run": 500, "sleep": 2000}
         }}"#,
-    )
-    .unwrap();
-    let m = presets::find("shape:n=1,l=2,c=1,t=1").unwrap();
-    let sched = SchedSpec::parse("rusty").unwrap();
-    let spec = format!("rt-app:{}", f.display());
-    let o = simulate(
-        &RunSpec {
-            machine: &m,
-            cost: &CostModel::default(),
-            cfg: Config {
-                time_limit: 300_000_000,
-                hotplug: vec![Hotplug {
-                    at: 50_000_000,
-                    cpu: 1,
-                    online: false,
-                }],
-                ..Config::default()
-            },
-            sched: &sched,
-            knobs: &Knobs::default(),
-            workload: &spec,
-            seed: 1,
-        },
-        |_| {},
-    )
-    .unwrap_or_else(|e| panic!("{e:#}"));
+    );
+    let cfg = Config {
+        time_limit: 300_000_000,
+        ..Config::default()
+    };
+    let o = run_with_cpu_offline(
+        "shape:n=1,l=2,c=1,t=1",
+        "rusty",
+        &spec,
+        cfg,
+        50_000_000,
+        1,
+        1,
+    );
     std::fs::remove_dir_all(&dir).ok();
     assert!(o.ok && !o.ejected, "{}", o.stop);
     assert_eq!(o.restarts.len(), 1, "{:?}", o.restarts);
@@ -329,42 +359,26 @@ fn rusty_gets_set_cpumask_when_a_wakeup_breaks_affinity_after_hotplug() {
 /// with "the sim's tid table is full (65536 live tasks)".
 #[test]
 fn qmap_tids_stay_unique_across_a_hotplug_restart() {
-    use arbor_sim::core::hotplug::Hotplug;
-    let dir = std::env::temp_dir().join(format!("arbor-peers-tid-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let f = dir.join("late.json");
-    std::fs::write(
-        &f,
+    let (dir, spec) = rtapp_file(
+        "tid",
         r#"{"tasks": {
             "early": {"instance": 2, "loop": -1, "run": 500, "sleep": 2000},
             "late": {"instance": 2, "delay": 100000, "loop": -1, "run": 500, "sleep": 2000}
         }}"#,
-    )
-    .unwrap();
-    let m = presets::find("shape:n=1,l=1,c=2,t=1").unwrap();
-    let sched = SchedSpec::parse("kernel:scx_qmap").unwrap();
-    let spec = format!("rt-app:{}", f.display());
-    let o = simulate(
-        &RunSpec {
-            machine: &m,
-            cost: &CostModel::default(),
-            cfg: Config {
-                time_limit: 300_000_000,
-                hotplug: vec![Hotplug {
-                    at: 50_000_000,
-                    cpu: 1,
-                    online: false,
-                }],
-                ..Config::default()
-            },
-            sched: &sched,
-            knobs: &Knobs::default(),
-            workload: &spec,
-            seed: 1,
-        },
-        |_| {},
-    )
-    .unwrap_or_else(|e| panic!("{e:#}"));
+    );
+    let cfg = Config {
+        time_limit: 300_000_000,
+        ..Config::default()
+    };
+    let o = run_with_cpu_offline(
+        "shape:n=1,l=1,c=2,t=1",
+        "kernel:scx_qmap",
+        &spec,
+        cfg,
+        50_000_000,
+        1,
+        1,
+    );
     std::fs::remove_dir_all(&dir).ok();
     assert!(o.ok && !o.ejected, "{}", o.stop);
     assert_eq!(o.restarts.len(), 1, "{:?}", o.restarts);
@@ -381,31 +395,20 @@ fn qmap_tids_stay_unique_across_a_hotplug_restart() {
 /// more, and the watchdog ejected qmap ("sysbench-3 failed to run").
 #[test]
 fn qmap_keeps_a_task_the_old_instance_owed_a_dequeue_across_a_restart() {
-    use arbor_sim::core::hotplug::Hotplug;
-    let m = presets::find("shape:n=1,l=2,c=1,t=2").unwrap();
-    let sched = SchedSpec::parse("kernel:scx_qmap").unwrap();
-    let o = simulate(
-        &RunSpec {
-            machine: &m,
-            cost: &CostModel::default(),
-            cfg: Config {
-                time_limit: 2_000_000_000,
-                watchdog_ns: 1_000_000_000,
-                hotplug: vec![Hotplug {
-                    at: 56_000_000,
-                    cpu: 3,
-                    online: false,
-                }],
-                ..Config::default()
-            },
-            sched: &sched,
-            knobs: &Knobs::default(),
-            workload: "sysbench:threads=8,time=1",
-            seed: 643176,
-        },
-        |_| {},
-    )
-    .unwrap_or_else(|e| panic!("{e:#}"));
+    let cfg = Config {
+        time_limit: 2_000_000_000,
+        watchdog_ns: 1_000_000_000,
+        ..Config::default()
+    };
+    let o = run_with_cpu_offline(
+        "shape:n=1,l=2,c=1,t=2",
+        "kernel:scx_qmap",
+        "sysbench:threads=8,time=1",
+        cfg,
+        56_000_000,
+        3,
+        643176,
+    );
     assert!(o.ok && !o.ejected, "{}", o.stop);
     assert_eq!(o.restarts.len(), 1, "{:?}", o.restarts);
 }
