@@ -297,14 +297,21 @@ fn run_with_cpu_offline(
     .unwrap_or_else(|e| panic!("{e:#}"))
 }
 
-/// An rt-app file written to a fresh temporary directory (removed by the
-/// caller): the directory and the `rt-app:FILE` workload spec.
-fn rtapp_file(tag: &str, json: &str) -> (std::path::PathBuf, String) {
+/// `json` as an rt-app file under `sched` on `preset`, 300 ms, with CPU 1
+/// taken offline at 50 ms (seed 1); the file's directory is removed after.
+fn rtapp_with_cpu1_offline(tag: &str, preset: &str, sched: &str, json: &str) -> Outcome {
     let dir = std::env::temp_dir().join(format!("arbor-peers-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join(format!("{tag}.json"));
     std::fs::write(&f, json).unwrap();
-    (dir, format!("rt-app:{}", f.display()))
+    let cfg = Config {
+        time_limit: 300_000_000,
+        ..Config::default()
+    };
+    let spec = format!("rt-app:{}", f.display());
+    let o = run_with_cpu_offline(preset, sched, &spec, cfg, 50_000_000, 1, 1);
+    std::fs::remove_dir_all(&dir).ok();
+    o
 }
 
 /// Issue 25: a thread pinned to CPU 1 sleeps while CPU 1 goes offline.
@@ -318,27 +325,15 @@ fn rtapp_file(tag: &str, json: &str) -> (std::path::PathBuf, String) {
 /// the task's NULL domain pointer, and the simulation died of SIGSEGV.
 #[test]
 fn rusty_gets_set_cpumask_when_a_wakeup_breaks_affinity_after_hotplug() {
-    let (dir, spec) = rtapp_file(
+    let o = rtapp_with_cpu1_offline(
         "hp",
+        "shape:n=1,l=2,c=1,t=1",
+        "rusty",
         r#"{"tasks": {
             "pinned": {"loop": -1, "cpus": [1], "run": 200, "sleep": 100000},
             "other": {"loop": -1, "run": 500, "sleep": 2000}
         }}"#,
     );
-    let cfg = Config {
-        time_limit: 300_000_000,
-        ..Config::default()
-    };
-    let o = run_with_cpu_offline(
-        "shape:n=1,l=2,c=1,t=1",
-        "rusty",
-        &spec,
-        cfg,
-        50_000_000,
-        1,
-        1,
-    );
-    std::fs::remove_dir_all(&dir).ok();
     assert!(o.ok && !o.ejected, "{}", o.stop);
     assert_eq!(o.restarts.len(), 1, "{:?}", o.restarts);
     let set_cpumask = o
@@ -359,27 +354,15 @@ fn rusty_gets_set_cpumask_when_a_wakeup_breaks_affinity_after_hotplug() {
 /// with "the sim's tid table is full (65536 live tasks)".
 #[test]
 fn qmap_tids_stay_unique_across_a_hotplug_restart() {
-    let (dir, spec) = rtapp_file(
+    let o = rtapp_with_cpu1_offline(
         "tid",
+        "shape:n=1,l=1,c=2,t=1",
+        "kernel:scx_qmap",
         r#"{"tasks": {
             "early": {"instance": 2, "loop": -1, "run": 500, "sleep": 2000},
             "late": {"instance": 2, "delay": 100000, "loop": -1, "run": 500, "sleep": 2000}
         }}"#,
     );
-    let cfg = Config {
-        time_limit: 300_000_000,
-        ..Config::default()
-    };
-    let o = run_with_cpu_offline(
-        "shape:n=1,l=1,c=2,t=1",
-        "kernel:scx_qmap",
-        &spec,
-        cfg,
-        50_000_000,
-        1,
-        1,
-    );
-    std::fs::remove_dir_all(&dir).ok();
     assert!(o.ok && !o.ejected, "{}", o.stop);
     assert_eq!(o.restarts.len(), 1, "{:?}", o.restarts);
 }
