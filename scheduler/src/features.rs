@@ -215,6 +215,15 @@ pub const FEATURES: &[Feature] = &[
         seed: None,
         help: "a CPU going idle while a task waits elsewhere tries every level, nearest first, past newidle's cost bound and NI_RANDOM dice (kernel: sched_balance_newidle's two predictions, replaced by the fact; cosmos: an idle CPU always drains its node's queue). Counter: idle_pulls",
     },
+    // Ours (issue 24), as WAKE_NODE: policy.h arbor_sync_local has the
+    // rule and its sources.
+    Feature {
+        name: "SYNC_LOCAL",
+        bit: bpf_intf::arbor_feature_FEAT_SYNC_LOCAL,
+        default: false,
+        seed: None,
+        help: "a sync wakee queues on the waker's CPU when that CPU runs only the waker and the waker slept right after (within --migration-cost-us) each of its last 8 sync wake-ups (kernel: WF_SYNC's promise, wake_affine's avg_overlap test of 2.6.24-2.6.35; rusty/bpfland without the learning). Counters: sync_local, sync_kept, sync_broken",
+    },
     Feature {
         name: "LB_IMBALANCE",
         bit: bpf_intf::arbor_feature_FEAT_LB_IMBALANCE,
@@ -253,6 +262,13 @@ pub const DEFAULT_ONLY: &[(&str, &str)] = &[
         "CPUs idled 5.1% of the time while tasks waited on x86-12 hackbench (cosmos 0.9%), newidle \
          skipped by its dice; with it 1.7% and hackbench 5.2% faster, xeon-88 schbench p99 29% lower \
          (sim, 5 seeds; docs/results/2026-11-26-default-vs-peers-2)",
+    ),
+    (
+        "SYNC_LOCAL",
+        "a sync wakee waited 3.9 us for an idle CPU to wake while its waker's CPU was about to be \
+         free; with it perf-pipe 40% faster on x86-12 and xeon-88, 12% on power11, pgbench \
+         +21% / +40% / +2% tps, hackbench and schbench unchanged (sim, 3 seeds; \
+         docs/results/2026-11-27-sync-local)",
     ),
 ];
 

@@ -1341,6 +1341,81 @@ mod tests {
         assert!(!keep(&p11, 200, 0, &b), "prev's node 0 is full");
     }
 
+    /// SYNC_LOCAL, driven as main.bpf.c drives it: each sync wake-up
+    /// records a pending stamp (a second one before a sleep breaks the
+    /// first), each sleep settles the pending one against the window.
+    /// Events: `W(t, nr)` a sync wake-up at t µs with nr tasks on the
+    /// waker's CPU, `S(t)` the waker sleeps. Returns which wake-ups went
+    /// to the waker's CPU.
+    #[test]
+    fn sync_local_follows_wakers_that_keep_their_promise() {
+        #[derive(Clone, Copy)]
+        enum Ev {
+            W(u64, u32),
+            S(u64),
+        }
+        use Ev::*;
+        const WIN: u64 = 500_000; // --migration-cost-us 500
+        let run = |evs: &[Ev]| -> Vec<bool> {
+            let (mut hist, mut since, mut out) = (0u32, 0u64, vec![]);
+            for &e in evs {
+                match e {
+                    W(t, nr) => {
+                        let t = t * 1000 + 1; // ns, never 0
+                        out.push(unsafe { arbor_sync_local(hist, since, nr) });
+                        if since != 0 {
+                            hist = unsafe { arbor_sync_record(hist, false) };
+                        }
+                        since = t;
+                    }
+                    S(t) => {
+                        if since != 0 {
+                            let kept = unsafe { arbor_sync_kept(since, t * 1000 + 1, WIN) };
+                            hist = unsafe { arbor_sync_record(hist, kept) };
+                            since = 0;
+                        }
+                    }
+                }
+            }
+            out
+        };
+        // perf-pipe: write (sync wake), read (sleep) 2 µs later, 12 times
+        let pipe: Vec<Ev> = (0..12).flat_map(|i| [W(10 * i, 1), S(10 * i + 2)]).collect();
+        let got = run(&pipe);
+        assert!(got[..8].iter().all(|&l| !l), "a new waker has kept nothing yet");
+        assert!(got[8..].iter().all(|&l| l), "8 kept promises: local");
+        // ... but not while its CPU runs another task as well
+        let mut busy = pipe.clone();
+        busy[2 * 10] = W(100, 2);
+        assert!(!run(&busy)[10]);
+        // hackbench's sender: 20 sync wake-ups in a row, then a sleep; forever
+        let sender: Vec<Ev> = (0..10)
+            .flat_map(|r| (0..20).map(move |k| W(100 * r + k, 1)).chain([S(100 * r + 21)]))
+            .collect();
+        assert!(run(&sender).iter().all(|&l| !l), "a 1:N waker never qualifies");
+        // a ping-pong waker that once wakes twice loses the rule for 8 wake-ups
+        let mut once: Vec<Ev> = (0..10).flat_map(|i| [W(10 * i, 1), S(10 * i + 2)]).collect();
+        once.push(W(100, 1));
+        once.push(W(101, 1));
+        once.extend((11..30).flat_map(|i| [W(10 * i, 1), S(10 * i + 2)]));
+        let got = run(&once);
+        assert!(got[8] && got[9] && got[10], "kept 8 before the slip");
+        assert!(!got[11], "the second wake-up before a sleep");
+        assert!(got[12..19].iter().all(|&l| !l), "the slip stays in the last 8");
+        assert!(got[20], "8 kept again");
+        // a waker that sleeps, but only 600 µs after its wake-ups (> window)
+        let slow: Vec<Ev> = (0..12).flat_map(|i| [W(1000 * i, 1), S(1000 * i + 600)]).collect();
+        assert!(run(&slow).iter().all(|&l| !l));
+        // exactly at the window: kept
+        assert!(unsafe { arbor_sync_kept(1, 1 + WIN, WIN) });
+        assert!(!unsafe { arbor_sync_kept(1, 2 + WIN, WIN) });
+        // a clock behind the stamp is not a kept promise
+        assert!(!unsafe { arbor_sync_kept(10, 9, WIN) });
+        // the history holds 8 wake-ups
+        assert_eq!(unsafe { arbor_sync_record(0xff, true) }, 0xff);
+        assert_eq!(unsafe { arbor_sync_record(0x80, true) }, 0x01);
+    }
+
     #[test]
     fn adjust_numa_imbalance_allows_two_while_the_node_is_light() {
         unsafe {

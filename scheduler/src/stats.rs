@@ -99,6 +99,9 @@ pub const NAMES: &[&str] = &[
     "idle_pulls",
     "llc_proc_insert_retries",
     "starved_dispatch",
+    "sync_local",
+    "sync_kept",
+    "sync_broken",
 ];
 
 /// What a counter holds: `count` (events), `ns-sum` (nanoseconds summed
@@ -354,6 +357,21 @@ pub struct Metrics {
     )]
     #[serde(default)]
     pub starved_dispatch: u64,
+    #[stat(
+        desc = "SYNC_LOCAL: sync wakees queued on the waker's CPU, whose waker kept WF_SYNC's promise (slept next) on each of its last 8 sync wake-ups"
+    )]
+    #[serde(default)]
+    pub sync_local: u64,
+    #[stat(
+        desc = "SYNC_LOCAL: sync wake-ups whose waker slept next, within --migration-cost-us (counted with SYNC_LOCAL on)"
+    )]
+    #[serde(default)]
+    pub sync_kept: u64,
+    #[stat(
+        desc = "SYNC_LOCAL: sync wake-ups whose waker woke another task first, or slept later than --migration-cost-us (counted with SYNC_LOCAL on)"
+    )]
+    #[serde(default)]
+    pub sync_broken: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,

@@ -270,6 +270,13 @@ struct task_ctx {
 	u32 wake_direct;	/* select_cpu inserted it into an idle CPU's local queue */
 	u64 runnable_at;	/* when it woke, 0 once it ran */
 	u64 wait_since;		/* since when it waits to run, 0 if not waiting (starvation bound) */
+	/*
+	 * SYNC_LOCAL, as a waker: when it last woke a task with WF_SYNC and
+	 * has not slept since (0: none pending), and whether each of its last
+	 * 8 such wake-ups was followed by its sleep (policy.h arbor_sync_record)
+	 */
+	u64 sync_since;
+	u32 sync_hist;
 };
 
 struct {

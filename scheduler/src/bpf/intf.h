@@ -129,7 +129,8 @@ enum arbor_feature {
 	/* ours (issue 24): on in `default` only */
 	FEAT_WAKE_NODE	= 21,	/* no wake_affine pull out of prev's node while it has an idle CPU */
 	FEAT_IDLE_PULL	= 22,	/* newidle walks every level while a task waits (no cost bound, no dice) */
-	NR_FEATURES	= 23,
+	FEAT_SYNC_LOCAL	= 23,	/* a sync wakee queues on the waker's CPU when the waker keeps WF_SYNC's promise */
+	NR_FEATURES	= 24,
 };
 
 /*
@@ -257,6 +258,11 @@ enum arbor_stat {
 	 * EEVDF's order (policy.h arbor_starved)
 	 */
 	STAT_STARVED_DISPATCH,
+	/* SYNC_LOCAL: sync wakees queued on the waker's CPU (no idle search) */
+	STAT_SYNC_LOCAL,
+	/* SYNC_LOCAL's learning: sync wake-ups whose waker slept next, within the window, or did not */
+	STAT_SYNC_KEPT,
+	STAT_SYNC_BROKEN,
 	ARBOR_NR_STATS,
 };
 

@@ -118,6 +118,39 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 		want_affine = false;
 
 	/*
+	 * SYNC_LOCAL (ours, policy.h arbor_sync_local): a waker that kept
+	 * WF_SYNC's promise on each of its last 8 sync wake-ups (it slept
+	 * next) gets its wakee queued on its own CPU, which runs nothing else
+	 * and is about to be free: no idle search, no idle exit, no IPI. Every
+	 * sync wake-up is recorded; the sleep that keeps it is in quiescent().
+	 */
+	if (sync && wctx && !(waker->flags & PF_KTHREAD) && feat(FEAT_SYNC_LOCAL)) {
+		bool local;
+
+		tc = lookup_cpu_ctx(this);
+		local = want_affine && tc && (!asym || task_fits(tctx, this)) &&
+			arbor_sync_local(wctx->sync_hist, wctx->sync_since, tc->nr_running);
+		if (wctx->sync_since) {
+			/* a second sync wake-up before it slept: the first was not kept */
+			wctx->sync_hist = arbor_sync_record(wctx->sync_hist, false);
+			stat_inc_on(this, STAT_SYNC_BROKEN);
+		}
+		wctx->sync_since = now;
+		if (local) {
+			/*
+			 * Straight into this CPU's local queue: it runs only the
+			 * waker, so there is no order to keep with other tasks,
+			 * and the wakee runs as soon as the waker sleeps, with
+			 * no enqueue or dispatch on the way.
+			 */
+			stat_inc_on(this, STAT_SYNC_LOCAL);
+			eevdf_enqueue_on(p, tctx, this);
+			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_slice(tctx), 0);
+			return this;
+		}
+	}
+
+	/*
 	 * ASYM_WAKE_CAP (seed 004): a task too big for the smaller of prev and
 	 * this would be kept small by the affine path: place it by capacity.
 	 */
@@ -490,6 +523,20 @@ void BPF_STRUCT_OPS(arbor_quiescent, struct task_struct *p, u64 deq_flags)
 		return;
 	set_waiting(tctx, false, 0);
 	acct_remove(tctx);
+	/*
+	 * SYNC_LOCAL: it sleeps; was its pending sync wake-up kept? (policy.h)
+	 * A task goes to sleep from its CPU: stopping() has just stamped
+	 * last_ran and running() last_cpu, so neither the clock nor the CPU
+	 * is asked again.
+	 */
+	if ((deq_flags & SCX_DEQ_SLEEP) && tctx->sync_since) {
+		bool kept = arbor_sync_kept(tctx->sync_since, tctx->last_ran,
+					    balance_cfg.migration_cost_ns);
+
+		tctx->sync_hist = arbor_sync_record(tctx->sync_hist, kept);
+		tctx->sync_since = 0;
+		stat_inc_on(tctx->last_cpu, kept ? STAT_SYNC_KEPT : STAT_SYNC_BROKEN);
+	}
 	/*
 	 * asleep: it leaves its queue with its lag. A property change (the
 	 * core's sched_change guard around setpriority, sched_setaffinity:

@@ -1053,6 +1053,61 @@ ARBOR_POLICY bool arbor_wake_node_keep(u32 this_node, u32 prev_node, u32 prev_no
 	return prev_node_busy < prev_node_cpus;
 }
 
+/* ------------------------------------------------------------------ */
+/* SYNC_LOCAL (ours, issue 24): a sync wakee runs where its waker sleeps */
+/* ------------------------------------------------------------------ */
+
+/*
+ * WF_SYNC is a promise: "the waker is going to sleep soon" (kernel/sched/
+ * wait.c, __wake_up_sync_key; pipe_write, unix sockets and binder use it).
+ * Today's kernel only lets it tip wake_affine towards the waker's CPU
+ * (fair.c wake_affine_idle: sync and one task on this CPU -> this CPU;
+ * wake_affine_weight subtracts the waker's load), and select_idle_sibling
+ * then moves the wakee to an idle CPU anyway, which pays an idle exit and
+ * an IPI while the waker's CPU is about to be free. Kernels 2.6.24-2.6.35
+ * ran such a wakee on the waker's CPU when the promise had been kept:
+ * wake_affine() honoured `sync` only while both tasks' avg_overlap (the run
+ * time between waking a task and sleeping) stayed below
+ * sysctl_sched_migration_cost (sched_fair.c; avg_overlap went in 2.6.36
+ * because a single average misjudged mixed behaviour). rusty and bpfland
+ * queue every sync wakee on the waker's CPU (issue 24: perf-pipe 22-43%
+ * faster, rq_wait 0); bpfland's unconditional rule makes hackbench 6-8 times
+ * slower, because hackbench's senders wake 20 receivers and go on running.
+ *
+ * Here the promise is learned per waker, from what it did: a sync wake-up
+ * is kept when the waker's next act is to sleep (no other sync wake-up
+ * first), within the migration cost (the kernel's own bound above);
+ * arbor_sync_record shifts that into an 8-bit history. The wakee goes to
+ * the waker's CPU only when all of the last 8 were kept, this is the
+ * waker's first sync wake-up since it last slept, and the waker's CPU runs
+ * nothing else. A waker that breaks it once loses the rule for its next 8
+ * sync wake-ups; a new task starts with none kept.
+ */
+#define ARBOR_SYNC_HIST_MASK 0xffu
+
+/* one more sync wake-up of a waker: kept (it slept next) or not */
+ARBOR_POLICY u32 arbor_sync_record(u32 hist, bool kept)
+{
+	return ((hist << 1) | (kept ? 1u : 0u)) & ARBOR_SYNC_HIST_MASK;
+}
+
+/* the waker slept `now`: was its pending sync wake-up (at `since`) kept? */
+ARBOR_POLICY bool arbor_sync_kept(u64 since, u64 now, u64 window)
+{
+	return now >= since && now - since <= window;
+}
+
+/*
+ * Queue the wakee on the waker's CPU? `pending` is the waker's sync_since
+ * (non-zero: it woke a task with WF_SYNC and has not slept since);
+ * `this_nr_running` counts the tasks on the waker's CPU, the waker included.
+ */
+ARBOR_POLICY bool arbor_sync_local(u32 hist, u64 pending, u32 this_nr_running)
+{
+	return (hist & ARBOR_SYNC_HIST_MASK) == ARBOR_SYNC_HIST_MASK && !pending &&
+	       this_nr_running <= 1;
+}
+
 /*
  * Wake-up preemption (check_preempt_wakeup_fair, EEVDF): a wakee queued on
  * a CPU that is running a task preempts it when the wakee is eligible and
