@@ -616,7 +616,13 @@ pub fn main(a: SimArgs) -> Result<i32> {
             ));
         }
     }
-    let md = format!("{title}{replayed}{}", report.markdown());
+    // issue 24's verdict, when the run has arbor:default, arbor:stock and a peer
+    let verdict = verdict::report_section(&report.results(&rows, &Meta::default()));
+    let md = format!(
+        "{title}{replayed}{}{}",
+        report.markdown(),
+        verdict.unwrap_or_default()
+    );
     println!("{md}");
     if let Some(dir) = &a.out {
         let extra = serde_json::json!({

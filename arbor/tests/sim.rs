@@ -426,3 +426,55 @@ fn verdict_of_the_committed_run_and_its_bar() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A run with arbor:default, arbor:stock and a peer ends its report with
+/// the verdict, the same as `arbor sim verdict` prints from its
+/// results.json; a run without a peer has none.
+#[test]
+fn report_ends_with_the_verdict_when_a_peer_ran() {
+    let d = tmpdir("verdict-report");
+    let dir = d.display().to_string();
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "sim",
+            "-t",
+            "2s2c2t",
+            "-s",
+            "arbor:stock",
+            "-s",
+            "arbor:default",
+        ];
+        a.extend_from_slice(extra);
+        a.extend(["-w", "hackbench:g=1,l=50", "-r", "2", "--no-charts"]);
+        arbor(&a)
+    };
+    let (rc, out, err) = run(&["-s", "bpfland", "--out", &dir]);
+    assert_eq!(rc, 0, "{err}");
+    let section = out
+        .split("### Verdict: arbor:default against the best peer and arbor:stock")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no verdict section: {out}"));
+    assert!(
+        section.contains("| hackbench:g=1,l=50 | time_s |"),
+        "{section}"
+    );
+    assert!(section.contains("| bpfland "), "{section}");
+    let md = std::fs::read_to_string(d.join("report.md")).unwrap();
+    assert!(
+        md.contains(section.trim()),
+        "report.md has the same section"
+    );
+    let (rc, again, err) = arbor(&["sim", "verdict", &dir]);
+    assert_eq!(rc, 0, "{err}");
+    let table = |s: &str| {
+        s.lines()
+            .filter(|l| l.starts_with('|'))
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(table(section), table(&again));
+    let (rc, out, err) = run(&[]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(!out.contains("### Verdict"), "no peer, no verdict: {out}");
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -445,6 +445,20 @@ pub fn legend(candidate: &str, baseline: &str) -> String {
     )
 }
 
+/// The verdict section of `arbor sim`'s report: when the run has
+/// arbor:default, arbor:stock and a peer.
+pub fn report_section(r: &Results) -> Option<String> {
+    let v = verdict(r, CANDIDATE, BASELINE).ok()?;
+    let mut t = Tally::default();
+    t.add(&v);
+    Some(format!(
+        "\n### Verdict: {CANDIDATE} against the best peer and {BASELINE} (issue 24)\n\n{}\n{}\n{}\n",
+        legend(CANDIDATE, BASELINE),
+        v.table(),
+        t.summary(BASELINE)
+    ))
+}
+
 /// The verdict of each DIR/results.json.
 pub fn read_all(dirs: &[PathBuf], candidate: &str, baseline: &str) -> Result<Vec<Verdict>> {
     dirs.iter()
