@@ -25,6 +25,7 @@ mod calibrate;
 mod fuzz;
 mod reproduce;
 mod validate;
+mod verdict;
 
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true, allow_negative_numbers = true)]
@@ -195,6 +196,11 @@ enum SimCmd {
     /// workloads in an arbor vm guest and in the simulator, compared on
     /// counter ratios that do not depend on timing.
     Validate(validate::ValidateArgs),
+    /// Issue 24's bar from results.json: per workload, the candidate
+    /// (arbor:default) against the best peer and the baseline
+    /// (arbor:stock), Welch's 95% interval; "best", "tied" or "LOSES", and
+    /// "worse than" the baseline. --require PCT exits 1 below the bar.
+    Verdict(verdict::VerdictArgs),
 }
 
 fn list() {
@@ -481,6 +487,7 @@ pub fn main(a: SimArgs) -> Result<i32> {
         Some(SimCmd::Validate(v)) => return validate::main(v),
         Some(SimCmd::Calibrate(c)) => return calibrate::main(c),
         Some(SimCmd::Fuzz(f)) => return fuzz::main(f),
+        Some(SimCmd::Verdict(v)) => return verdict::main(v),
         Some(SimCmd::TraceInfo { spec }) => {
             print!("{}", workload::trace::info::text(spec)?);
             return Ok(0);
@@ -609,7 +616,13 @@ pub fn main(a: SimArgs) -> Result<i32> {
             ));
         }
     }
-    let md = format!("{title}{replayed}{}", report.markdown());
+    // issue 24's verdict, when the run has arbor:default, arbor:stock and a peer
+    let verdict = verdict::report_section(&report.results(&rows, &Meta::default()));
+    let md = format!(
+        "{title}{replayed}{}{}",
+        report.markdown(),
+        verdict.unwrap_or_default()
+    );
     println!("{md}");
     if let Some(dir) = &a.out {
         let extra = serde_json::json!({

@@ -352,3 +352,129 @@ fn too_large_inputs_are_refused_under_a_memory_limit() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `arbor sim verdict` on the committed run of issue 24's three
+/// development machines: the README's count; `--require` below the bar
+/// exits 1 with one line; bad input is one line and exit 2.
+#[test]
+fn verdict_of_the_committed_run_and_its_bar() {
+    let base = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/results/2026-11-27-default-vs-peers-3"
+    );
+    let dirs: Vec<String> = ["x86-12", "xeon-88", "power11"]
+        .iter()
+        .map(|m| format!("{base}/{m}"))
+        .collect();
+    let with = |extra: &[&str]| {
+        let mut a = vec!["sim", "verdict"];
+        a.extend_from_slice(extra);
+        a.extend(dirs.iter().map(|s| s.as_str()));
+        arbor(&a)
+    };
+    let (rc, out, err) = with(&[]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(
+        out.trim_end()
+            .ends_with("\n7 of 18 cells best or tied (39%); worse than arbor:stock in 5 cells"),
+        "{out}"
+    );
+    assert_eq!(out.matches("| workload | metric | default |").count(), 3);
+    assert!(out.contains("xeon-88: 2 of 6 cells best or tied; worse than arbor:stock in 2 (perf-pipe:l=5000, pgbench:clients=8,time=5)"), "{out}");
+    for req in ["80", "30"] {
+        // 39% < 80%; and at 30% the five cells worse than stock still fail it
+        let (rc, _, err) = with(&["--require", req]);
+        assert_eq!(rc, 1, "--require {req}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.contains("worse than arbor:stock in 5 cells"), "{err}");
+    }
+    // the candidate as its own baseline is refused
+    let (rc, _, err) = with(&["--baseline", "arbor:default"]);
+    assert_eq!(rc, 2, "{err}");
+    assert!(err.contains("both arbor:default"), "{err}");
+
+    let d = tmpdir("verdict-bad");
+    std::fs::create_dir_all(d.join("empty")).unwrap();
+    std::fs::create_dir_all(d.join("bad")).unwrap();
+    std::fs::write(d.join("bad/results.json"), "{\"meta\": [1,").unwrap();
+    let p = |s: &str| d.join(s).display().to_string();
+    let (x86, bad, empty, none) = (dirs[0].clone(), p("bad"), p("empty"), p("none"));
+    for (args, want) in [
+        (vec![none.as_str()], "no such directory"),
+        (vec![empty.as_str()], "results.json"),
+        (
+            vec![x86.as_str(), bad.as_str()],
+            "is not an arbor results file",
+        ),
+        (
+            vec!["--candidate", "arbor:seeds", x86.as_str()],
+            "the candidate arbor:seeds is not in this run",
+        ),
+        (
+            vec!["--baseline", "eevdf", x86.as_str()],
+            "the baseline eevdf is not in this run",
+        ),
+        (vec!["--require", "120", x86.as_str()], "--require 120"),
+    ] {
+        let mut a = vec!["sim", "verdict"];
+        a.extend(args.iter().copied());
+        let (rc, out, err) = arbor(&a);
+        assert_eq!(rc, 2, "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(out.is_empty(), "nothing printed before the error: {out}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A run with arbor:default, arbor:stock and a peer ends its report with
+/// the verdict, the same as `arbor sim verdict` prints from its
+/// results.json; a run without a peer has none.
+#[test]
+fn report_ends_with_the_verdict_when_a_peer_ran() {
+    let d = tmpdir("verdict-report");
+    let dir = d.display().to_string();
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "sim",
+            "-t",
+            "2s2c2t",
+            "-s",
+            "arbor:stock",
+            "-s",
+            "arbor:default",
+        ];
+        a.extend_from_slice(extra);
+        a.extend(["-w", "hackbench:g=1,l=50", "-r", "2", "--no-charts"]);
+        arbor(&a)
+    };
+    let (rc, out, err) = run(&["-s", "bpfland", "--out", &dir]);
+    assert_eq!(rc, 0, "{err}");
+    let section = out
+        .split("### Verdict: arbor:default against the best peer and arbor:stock")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no verdict section: {out}"));
+    assert!(
+        section.contains("| hackbench:g=1,l=50 | time_s |"),
+        "{section}"
+    );
+    assert!(section.contains("| bpfland "), "{section}");
+    let md = std::fs::read_to_string(d.join("report.md")).unwrap();
+    assert!(
+        md.contains(section.trim()),
+        "report.md has the same section"
+    );
+    let (rc, again, err) = arbor(&["sim", "verdict", &dir]);
+    assert_eq!(rc, 0, "{err}");
+    let table = |s: &str| {
+        s.lines()
+            .filter(|l| l.starts_with('|'))
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(table(section), table(&again));
+    let (rc, out, err) = run(&[]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(!out.contains("### Verdict"), "no peer, no verdict: {out}");
+    let _ = std::fs::remove_dir_all(&d);
+}
