@@ -7,11 +7,11 @@
 # "N passed, N failed"; exits non-zero if any check failed.
 set -u
 . "$(dirname "$0")/lib.sh"
-[ $# -gt 0 ] || { echo "part.sh: name at least one section (seeds, harden, hotplug, proctable, lb)" >&2; exit 2; }
+[ $# -gt 0 ] || { echo "part.sh: name at least one section (seeds, ours, harden, hotplug, proctable, lb)" >&2; exit 2; }
 for s in "$@"; do
 	f="$(dirname "$0")/$s.sh"
 	case $s in suite|part|lib|*/*) f=;; esac
-	[ -n "$f" ] && [ -f "$f" ] || { echo "part.sh: no section '$s' (seeds, harden, hotplug, proctable, lb)" >&2; exit 2; }
+	[ -n "$f" ] && [ -f "$f" ] || { echo "part.sh: no section '$s' (seeds, ours, harden, hotplug, proctable, lb)" >&2; exit 2; }
 done
 echo "== guest: $(uname -r), $(nproc) CPUs; scx_arbor: $ARBOR_BIN; sections: $*"
 for s in "$@"; do

@@ -148,6 +148,9 @@ check "live switch with no scx_arbor running: one line, non-zero" \
 # ---- 5. the seed mechanisms, on vs off ----
 . "$(dirname "$0")/seeds.sh"
 
+# ---- 5b. issue 24's own features (SYNC_LOCAL), on vs off ----
+. "$(dirname "$0")/ours.sh"
+
 # ---- 6. hardening: the stats socket's modes and credentials ----
 . "$(dirname "$0")/harden.sh"
 

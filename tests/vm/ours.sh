@@ -1,0 +1,45 @@
+# VM tests of issue 24's own features (on in `default`, off in `stock` and
+# `seeds`), each on vs off in the same guest boot, on top of `stock` so that
+# only the feature under test differs. Sourced by suite.sh (uses its
+# pass/fail/check helpers and lib.sh) and by part.sh (`part.sh ours`).
+
+# ours_run NAME FLAGS -- COMMAND...: run COMMAND under scx_arbor -p stock
+# FLAGS; leaves the counters in $J and sets OK (command and unload clean).
+ours_run() {
+	local flags=() rc
+	while [ "$1" != "--" ]; do flags+=("$1"); shift; done
+	shift
+	J=$(mktemp "$ARBOR_TMP/ours.XXXXXX.json")
+	OK=no
+	start_sched -p stock "${flags[@]}" --stats-json "$J" || return 1
+	"$@" >/dev/null 2>&1
+	rc=$?
+	alive=$(sched_alive && echo yes)
+	stop_sched
+	[ "$rc" -eq 0 ] && [ "$alive" = yes ] && [ "$SRC" -eq 0 ] && OK=yes
+	return 0
+}
+
+# SYNC_LOCAL: perf pipe's two tasks sleep right after each sync wake-up, so
+# their wakees are queued on the waker's CPU once 8 promises were kept.
+if ours_run -f SYNC_LOCAL -- perf bench sched pipe -l 5000; then
+	on=$(json_get "$J" sync_local); kept=$(json_get "$J" sync_kept); broken=$(json_get "$J" sync_broken)
+	check "SYNC_LOCAL: perf pipe ran, clean unload; $on wakees queued on the waker's CPU (> 1000), kept $kept > broken $broken" \
+		test "$OK" = yes -a "${on:-0}" -gt 1000 -a "${kept:-0}" -gt "${broken:-0}"
+else
+	fail "SYNC_LOCAL: loads"
+fi
+if ours_run -- perf bench sched pipe -l 5000; then
+	check "NO_SYNC_LOCAL (stock): perf pipe ran; sync_local $(json_get "$J" sync_local), kept+broken $(( $(json_get "$J" sync_kept) + $(json_get "$J" sync_broken) )): all 0" \
+		test "$OK" = yes -a "$(json_get "$J" sync_local)" = 0 -a "$(json_get "$J" sync_kept)" = 0 -a "$(json_get "$J" sync_broken)" = 0
+else
+	fail "NO_SYNC_LOCAL: loads"
+fi
+# hackbench's senders wake receiver after receiver: they break the promise
+if ours_run -f SYNC_LOCAL -- hackbench -g 2 -l 50; then
+	kept=$(json_get "$J" sync_kept); broken=$(json_get "$J" sync_broken)
+	check "SYNC_LOCAL: hackbench ran, clean unload; its wakers broke more promises ($broken) than they kept ($kept)" \
+		test "$OK" = yes -a "${broken:-0}" -gt "${kept:-0}"
+else
+	fail "SYNC_LOCAL (hackbench): loads"
+fi
