@@ -183,6 +183,19 @@ pub const FEATURES: &[Feature] = &[
         seed: None,
         help: "a wakee preempts a busy CPU's task when eligible with the earlier deadline (baseline); NO_ for seed 003's 15 ms wakeup granularity",
     },
+    // EEVDF's RUN_TO_PARITY (kernel/sched/features.h, on since 6.6): a
+    // wakee that pick_eevdf would pick does not preempt the running task
+    // before it has used the request it was picked with (policy.h
+    // arbor_protect_until). The kernel's default, so on in every profile;
+    // `arbor sim reproduce` turns it off for the seeds measured on CFS
+    // kernels (before 6.6), whose wake-up preemption had no such rule.
+    Feature {
+        name: "RUN_TO_PARITY",
+        bit: bpf_intf::arbor_feature_FEAT_RUN_TO_PARITY,
+        default: true,
+        seed: None,
+        help: "with WAKE_PREEMPT: the running task is not preempted by a wakee before it used the request (slice) it was picked with (baseline, EEVDF 6.6+); NO_ for CFS-era baselines. Counter: parity_kept",
+    },
     // Seed 001 measured on 3.10, whose select_idle_sibling() (3.9 to 4.8)
     // took a wholly idle core of the LLC, else an idle SMT sibling of
     // target, else target: never an idle thread of another busy core, as

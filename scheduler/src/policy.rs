@@ -485,6 +485,40 @@ mod tests {
         }
     }
 
+    /// RUN_TO_PARITY: the running task is protected from wake-up
+    /// preemption until it has run, at its weight, the vruntime between
+    /// its pick and its deadline then (calc_delta_fair's inverse); with
+    /// the feature off, never. A task picked past its deadline (it is
+    /// about to get a new one) is not protected at all.
+    #[test]
+    fn run_to_parity_protects_the_request_the_task_was_picked_with() {
+        unsafe {
+            let (now, slice) = (1_000_000u64, 3_000_000u64);
+            // nice 0 (1024): a full slice of vruntime takes a slice of wall time
+            let until = arbor_protect_until(now, 5_000, 5_000 + slice, 1024);
+            assert_eq!(until, now + slice);
+            assert!(arbor_run_to_parity(true, now + slice - 1, until));
+            assert!(!arbor_run_to_parity(true, now + slice, until));
+            assert!(!arbor_run_to_parity(false, now, until), "NO_RUN_TO_PARITY");
+            // a preempted task picked again with a third of its request left
+            let until = arbor_protect_until(now, 2 * slice, 3 * slice, 1024);
+            assert_eq!(until, now + slice);
+            // nice -5 (3121): its vruntime advances 1024/3121 as fast, so
+            // the same vruntime distance lasts 3121/1024 longer in wall time
+            let until = arbor_protect_until(now, 0, slice * 1024 / 3121, 3121);
+            assert!(until.abs_diff(now + slice) < 1_000, "{}", until - now);
+            // nice 19 (15)
+            let until = arbor_protect_until(now, 0, slice * 1024 / 15, 15);
+            assert!(until.abs_diff(now + slice) < 1_000, "{}", until - now);
+            // picked at or past its deadline: nothing left to protect
+            assert_eq!(arbor_protect_until(now, 7, 7, 1024), now);
+            assert_eq!(arbor_protect_until(now, 9, 7, 1024), now);
+            assert!(!arbor_run_to_parity(true, now, now));
+            // weight 0 (not yet known) counts as nice 0
+            assert_eq!(arbor_protect_until(now, 0, 10, 0), now + 10);
+        }
+    }
+
     #[test]
     fn steal_skipped_under_cost_or_above_node_limit() {
         unsafe {

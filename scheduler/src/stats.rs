@@ -102,6 +102,7 @@ pub const NAMES: &[&str] = &[
     "sync_local",
     "sync_kept",
     "sync_broken",
+    "parity_kept",
 ];
 
 /// What a counter holds: `count` (events), `ns-sum` (nanoseconds summed
@@ -372,6 +373,11 @@ pub struct Metrics {
     )]
     #[serde(default)]
     pub sync_broken: u64,
+    #[stat(
+        desc = "RUN_TO_PARITY: wake-ups that would have preempted the running task but waited for the end of the request it was picked with"
+    )]
+    #[serde(default)]
+    pub parity_kept: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,

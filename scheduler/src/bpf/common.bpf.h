@@ -158,6 +158,7 @@ struct cpu_ctx {
 	u32 weight_sum;		/* their weights (100 = nice 0) */
 	u64 running_since;	/* 0 when no task runs */
 	u64 curr_deadline;	/* deadline of the running task */
+	u64 curr_protect_until;	/* RUN_TO_PARITY: its request at the pick ends then */
 	u64 idle_stamp;		/* when the CPU went idle, 0 when busy */
 	u64 avg_idle;		/* kernel's rq->avg_idle */
 	u64 lvl_cost[NR_LEVELS];	/* max_newidle_lb_cost per level */

@@ -32,9 +32,11 @@
  *  - the running task's vruntime is charged at ticks, not continuously,
  *    so the average can be up to one tick behind;
  *  - DELAY_DEQUEUE is modelled at wake-up (policy.h: arbor_sleep_lag), not
- *    by keeping sleepers queued; RUN_TO_PARITY's slice protection is not
- *    modelled: a woken task that is eligible with an earlier deadline
- *    preempts at once (pick_eevdf without RUN_TO_PARITY).
+ *    by keeping sleepers queued;
+ *  - RUN_TO_PARITY's protection ends when the running task has run, at
+ *    its weight, the vruntime it had left to its deadline at the pick
+ *    (policy.h arbor_protect_until), computed once at the pick, since
+ *    vruntime is charged at ticks.
  */
 #ifndef __ARBOR_EEVDF_BPF_H
 #define __ARBOR_EEVDF_BPF_H

@@ -130,7 +130,8 @@ enum arbor_feature {
 	FEAT_WAKE_NODE	= 21,	/* no wake_affine pull out of prev's node while it has an idle CPU */
 	FEAT_IDLE_PULL	= 22,	/* newidle walks every level while a task waits (no cost bound, no dice) */
 	FEAT_SYNC_LOCAL	= 23,	/* a sync wakee queues on the waker's CPU when the waker keeps WF_SYNC's promise */
-	NR_FEATURES	= 24,
+	FEAT_RUN_TO_PARITY = 24,	/* a running task keeps the CPU until it used the request it was picked with */
+	NR_FEATURES	= 25,
 };
 
 /*
@@ -263,6 +264,8 @@ enum arbor_stat {
 	/* SYNC_LOCAL's learning: sync wake-ups whose waker slept next, within the window, or did not */
 	STAT_SYNC_KEPT,
 	STAT_SYNC_BROKEN,
+	/* RUN_TO_PARITY: wake-ups that would have preempted a task still inside the request it was picked with */
+	STAT_PARITY_KEPT,
 	ARBOR_NR_STATS,
 };
 

@@ -304,6 +304,12 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	c = lookup_cpu_ctx(cpu);
 	if (c && arbor_wake_preempt(feat(FEAT_WAKE_PREEMPT), c->running_since, elig,
 				    tctx->deadline, c->curr_deadline)) {
+		/* RUN_TO_PARITY (baseline): not inside the running task's request */
+		if (arbor_run_to_parity(feat(FEAT_RUN_TO_PARITY), bpf_ktime_get_ns(),
+					c->curr_protect_until)) {
+			stat_inc(STAT_PARITY_KEPT);
+			return;
+		}
 		stat_inc(STAT_WAKE_PREEMPTS);
 		scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
 	} else
@@ -485,6 +491,8 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 	eevdf_run_on(p, tctx, cpu);
 	tctx->exec_start = now;
 	c->curr_deadline = tctx->deadline;
+	c->curr_protect_until = arbor_protect_until(now, tctx->vruntime, tctx->deadline,
+						    tctx->rq_w ?: ARBOR_NICE_0_LOAD);
 	record_wake_latency(tctx, now, cpu);
 }
 

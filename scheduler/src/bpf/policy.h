@@ -1571,6 +1571,35 @@ ARBOR_POLICY u64 arbor_calc_delta_fair(u64 delta, u64 w)
 }
 
 /*
+ * RUN_TO_PARITY (baseline: kernel/sched/features.h, on since EEVDF in 6.6):
+ * once picked, the running task keeps the CPU until it has used the
+ * request it was picked with, i.e. until its vruntime reaches the deadline
+ * it had at the pick (6.6: set_next_entity stashes the deadline in vlag and
+ * pick_eevdf returns curr while curr->vlag == curr->deadline; 6.12+:
+ * protect_slice(), vprot; with every task at the same slice, as here,
+ * vprot is that deadline, and PREEMPT_SHORT, which cancels the protection
+ * for a wakee with a shorter slice, never applies). A wake-up that would
+ * preempt (pick_eevdf picks the wakee) waits for the end of that request.
+ * scx_arbor charges vruntime at ticks, so the end is computed once, at the
+ * pick: the wall time the task needs to run its vruntime up to its
+ * deadline at its weight (calc_delta_fair's inverse), from `now`.
+ */
+ARBOR_POLICY u64 arbor_protect_until(u64 now, u64 vruntime, u64 deadline, u64 w)
+{
+	if (deadline <= vruntime)
+		return now;
+	if (!w)
+		w = ARBOR_NICE_0_LOAD;
+	return now + (deadline - vruntime) * w / ARBOR_NICE_0_LOAD;
+}
+
+/* Is the running task's request still protected at `now`? */
+ARBOR_POLICY bool arbor_run_to_parity(bool enabled, u64 now, u64 protect_until)
+{
+	return enabled && now < protect_until;
+}
+
+/*
  * Signed division by a positive divisor, truncating toward zero as the
  * kernel's div_s64() (BPF before v4 has no signed division).
  */
