@@ -349,15 +349,16 @@ mod tests {
         );
     }
 
-    /// RUN_TO_PARITY (baseline, EEVDF 6.6+): on 2s2c2t hackbench, wake-ups
-    /// that would preempt a task still inside the request it was picked
-    /// with wait instead: the counter moves with it (stock), stays 0
-    /// without, and far fewer wake-ups preempt with it than without.
+    /// RUN_TO_PARITY (the kernel's EEVDF 6.6+; off in every profile here):
+    /// on 2s2c2t hackbench, wake-ups that would preempt a task still inside
+    /// the request it was picked with wait instead: the counter moves with
+    /// it, stays 0 without (stock), and far fewer wake-ups preempt with it
+    /// than without.
     #[test]
     fn run_to_parity_holds_back_wakeup_preemption_within_the_request() {
         let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
-        let on = hackbench("arbor:stock", 1);
-        let off = hackbench("arbor:stock:NO_RUN_TO_PARITY", 1);
+        let on = hackbench("arbor:stock:RUN_TO_PARITY", 1);
+        let off = hackbench("arbor:stock", 1);
         assert!(c(&on, "parity_kept") > 0, "{:?}", on.counters);
         assert_eq!(c(&off, "parity_kept"), 0, "{:?}", off.counters);
         assert!(
@@ -371,9 +372,8 @@ mod tests {
     #[test]
     fn no_wake_preempt_stops_wakeup_preemption() {
         let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
-        // without RUN_TO_PARITY, which holds most wake-up preemptions back
-        let on = hackbench("arbor:stock:NO_RUN_TO_PARITY", 1);
-        let off = hackbench("arbor:stock:NO_RUN_TO_PARITY,NO_WAKE_PREEMPT", 1);
+        let on = hackbench("arbor:stock", 1);
+        let off = hackbench("arbor:stock:NO_WAKE_PREEMPT", 1);
         assert!(c(&on, "wake_preempts") > 0, "{:?}", on.counters);
         assert_eq!(c(&off, "wake_preempts"), 0, "{:?}", off.counters);
         assert!(

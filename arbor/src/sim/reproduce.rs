@@ -165,9 +165,7 @@ const fn p(v: f64) -> Option<f64> {
 /// time was below sysctl_sched_migration_cost (NI_MIGRATION_COST). Before
 /// 4.9 (seeds 001 and 004), select_idle_sibling() took only a wholly idle
 /// core or target's idle SMT sibling, never an idle thread of another
-/// busy core (SIS_IDLE_GROUP; replaced by the 4.9 rewrite). Those same
-/// seeds (000, 001, 003, 004) ran CFS, before EEVDF's RUN_TO_PARITY (6.6):
-/// NO_RUN_TO_PARITY wherever NI_MIGRATION_COST is on. Seed
+/// busy core (SIS_IDLE_GROUP; replaced by the 4.9 rewrite). Seed
 /// 003's own tables (20, 44 and 88 CPUs) were measured with
 /// sched_wakeup_granularity_ns = 15 ms ("Otherwise, preemptions increase at
 /// higher loads and distort the comparison"), so wake-ups there did not
@@ -193,8 +191,8 @@ pub const SEEDS: &[Seed] = &[
                 unit: "s",
                 source: "seeds.md: the seed's benchmarks include hackbench on POWER10; the email publishes no hackbench numbers",
                 columns: &[
-                    Column { name: "5.11-rc6", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_RUN_TO_PARITY" },
-                    Column { name: "+patch", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_RUN_TO_PARITY,WA_IDLER_LLC" },
+                    Column { name: "5.11-rc6", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST" },
+                    Column { name: "+patch", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,WA_IDLER_LLC" },
                 ],
                 lines: &[
                     Line { param: "2", workload: "hackbench:g=2,l=1000,ipc=socket", published: &[None, None] },
@@ -213,8 +211,8 @@ pub const SEEDS: &[Seed] = &[
                 unit: "us",
                 source: "seeds.md: schbench -m 3 -r 30 on POWER10; the email publishes no schbench numbers. The schbench of February 2021 (abe4f96, `v=2020`: workers spin 30 ms, the message thread spins 30 ms and sleeps 30-37.5 ms before it answers); -t 16 is its default, and the seed's claim (60-70% utilisation, Daytrader) is the 28-36 lines: see the busy % column. Runs of 5 s, not 30",
                 columns: &[
-                    Column { name: "5.11-rc6", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_RUN_TO_PARITY" },
-                    Column { name: "+patch", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_RUN_TO_PARITY,WA_IDLER_LLC" },
+                    Column { name: "5.11-rc6", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST" },
+                    Column { name: "+patch", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,WA_IDLER_LLC" },
                 ],
                 lines: &[
                     Line { param: "16", workload: "schbench:v=2020,m=3,w=16,r=5", published: &[None, None] },
@@ -245,10 +243,10 @@ pub const SEEDS: &[Seed] = &[
             unit: "tps",
             source: "seed 001 email, table 'db_size 22 MB' (tip 3.10.0-rc1); pgbench's own default of one thread (-j 1) driving every client connection, the 1:N waker of Mike Galbraith's analysis that the seed links",
             columns: &[
-                Column { name: "base", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_RUN_TO_PARITY,SIS_IDLE_GROUP" },
-                Column { name: "1ms interval", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_RUN_TO_PARITY,SIS_IDLE_GROUP,WA_THROTTLE:wake-affine-interval-ms=1" },
-                Column { name: "10ms interval", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_RUN_TO_PARITY,SIS_IDLE_GROUP,WA_THROTTLE:wake-affine-interval-ms=10" },
-                Column { name: "100ms interval", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_RUN_TO_PARITY,SIS_IDLE_GROUP,WA_THROTTLE:wake-affine-interval-ms=100" },
+                Column { name: "base", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP" },
+                Column { name: "1ms interval", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP,WA_THROTTLE:wake-affine-interval-ms=1" },
+                Column { name: "10ms interval", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP,WA_THROTTLE:wake-affine-interval-ms=10" },
+                Column { name: "100ms interval", sched: "arbor:stock:NO_WAKE_WIDE,NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP,WA_THROTTLE:wake-affine-interval-ms=100" },
             ],
             lines: &[
                 Line { param: "1", workload: "pgbench:clients=1,jobs=1,time=1", published: &[p(10828.0), p(10850.0), p(10795.0), p(10845.0)] },
@@ -334,8 +332,8 @@ pub const SEEDS: &[Seed] = &[
                 unit: "s",
                 source: "seed 003, 1-socket results, 'Average of 10 runs of: hackbench <groups> process 100000'",
                 columns: &[
-                    Column { name: "base", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_RUN_TO_PARITY,NO_WAKE_PREEMPT" },
-                    Column { name: "new", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_RUN_TO_PARITY,NO_WAKE_PREEMPT,STEAL" },
+                    Column { name: "base", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_WAKE_PREEMPT" },
+                    Column { name: "new", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_WAKE_PREEMPT,STEAL" },
                 ],
                 lines: &[
                     Line { param: "1", workload: "hackbench:g=1,l=2000,ipc=socket", published: &[p(8.008), p(5.905)] },
@@ -356,8 +354,8 @@ pub const SEEDS: &[Seed] = &[
                 unit: "s",
                 source: "seed 003, 1-socket results, 44 CPUs, average of 10 runs",
                 columns: &[
-                    Column { name: "base", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_RUN_TO_PARITY,NO_WAKE_PREEMPT" },
-                    Column { name: "new", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_RUN_TO_PARITY,NO_WAKE_PREEMPT,STEAL" },
+                    Column { name: "base", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_WAKE_PREEMPT" },
+                    Column { name: "new", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_WAKE_PREEMPT,STEAL" },
                 ],
                 lines: &[
                     Line { param: "1", workload: "hackbench:g=1,l=2000,ipc=socket", published: &[p(4.586), p(4.596)] },
@@ -377,8 +375,8 @@ pub const SEEDS: &[Seed] = &[
                 unit: "s",
                 source: "seed 003, 2-socket results, 88 CPUs, average of 10 runs",
                 columns: &[
-                    Column { name: "base", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_RUN_TO_PARITY,NO_WAKE_PREEMPT" },
-                    Column { name: "new", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_RUN_TO_PARITY,NO_WAKE_PREEMPT,STEAL" },
+                    Column { name: "base", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_WAKE_PREEMPT" },
+                    Column { name: "new", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_WAKE_PREEMPT,STEAL" },
                 ],
                 lines: &[
                     Line { param: "1", workload: "hackbench:g=1,l=2000,ipc=socket", published: &[p(5.826), p(5.840)] },
@@ -398,8 +396,8 @@ pub const SEEDS: &[Seed] = &[
                 unit: "s",
                 source: "seed 003 thread, Vincent Guittot's HiKey runs: STEAL on, then NO_STEAL",
                 columns: &[
-                    Column { name: "NO_STEAL", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_RUN_TO_PARITY" },
-                    Column { name: "STEAL", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_RUN_TO_PARITY,STEAL" },
+                    Column { name: "NO_STEAL", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST" },
+                    Column { name: "STEAL", sched: "arbor:stock:NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,STEAL" },
                 ],
                 lines: &[
                     Line { param: "1", workload: "hackbench:g=1,l=2000,ipc=socket", published: &[p(1.217), p(1.396)] },
@@ -427,8 +425,8 @@ pub const SEEDS: &[Seed] = &[
                 unit: "events in 3 s (simulated: events/s)",
                 source: "seed 004, Test 0: average events of 10 runs of 3 s",
                 columns: &[
-                    Column { name: "tip", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_RUN_TO_PARITY,SIS_IDLE_GROUP" },
-                    Column { name: "patch", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_RUN_TO_PARITY,SIS_IDLE_GROUP,ASYM_WAKE_CAP" },
+                    Column { name: "tip", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP" },
+                    Column { name: "patch", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP,ASYM_WAKE_CAP" },
                     Column { name: "mainline", sched: "arbor:stock:ASYM_WAKE_CAP,ASYM_IDLE_CAPACITY,ASYM_MISFIT" },
                 ],
                 lines: &[Line { param: "1", workload: "sysbench:threads=1,time=3", published: &[p(146.9), p(217.9), None] }],
@@ -444,8 +442,8 @@ pub const SEEDS: &[Seed] = &[
                 unit: "s",
                 source: "seed 004, Test 1 on IVB-EP: 4.862 s vs 4.886 s ('SMP should be unaffected'); the simulator has no IVB-EP preset, so the 20-CPU Broadwell of seed 003 stands in",
                 columns: &[
-                    Column { name: "tip", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_RUN_TO_PARITY,SIS_IDLE_GROUP" },
-                    Column { name: "patch", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,NO_RUN_TO_PARITY,SIS_IDLE_GROUP,ASYM_WAKE_CAP" },
+                    Column { name: "tip", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP" },
+                    Column { name: "patch", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP,ASYM_WAKE_CAP" },
                     Column { name: "mainline", sched: "arbor:stock:ASYM_WAKE_CAP,ASYM_IDLE_CAPACITY,ASYM_MISFIT" },
                 ],
                 lines: &[Line { param: "50", workload: "perf-messaging:g=50,l=100", published: &[p(4.862), p(4.886), None] }],

@@ -493,6 +493,9 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 	c->curr_deadline = tctx->deadline;
 	c->curr_protect_until = arbor_protect_until(now, tctx->vruntime, tctx->deadline,
 						    tctx->rq_w ?: ARBOR_NICE_0_LOAD);
+	/* a request is at most one slice; a deadline from before a nice change can be further */
+	if (c->curr_protect_until > now + slice_cfg.slice_ns)
+		c->curr_protect_until = now + slice_cfg.slice_ns;
 	record_wake_latency(tctx, now, cpu);
 }
 
