@@ -268,14 +268,27 @@ static __always_inline void eevdf_run_on(struct task_struct *p, struct task_ctx 
  */
 static __always_inline bool eevdf_dispatch(s32 cpu, struct task_struct *prev, bool prev_runnable)
 {
-	struct eevdf_rq *rq = lookup_rq(cpu);
+	struct eevdf_rq *rq;
 	struct eevdf_avg snap;
 	struct task_struct *p;
 	struct task_ctx *tctx;
+	s32 nr = scx_bpf_dsq_nr_queued(cpu_dsq(cpu));
 	u32 k = 0;
 
-	if (scx_bpf_dsq_nr_queued(cpu_dsq(cpu)) <= 0)
+	/* an empty queue (a CPU about to idle) needs no look at the average */
+	if (nr <= 0)
 		return false;
+	/*
+	 * One task and no runnable prev: the scan below moves it whether it is
+	 * eligible (the loop's move) or not (the final move of the earliest
+	 * deadline), so move it at once, without the average's lock and the
+	 * DSQ iterator. (One difference, in an error case only: a task no
+	 * longer allowed here is skipped by the move below, where the loop's
+	 * move would have failed with an error.)
+	 */
+	if (nr == 1 && !prev_runnable)
+		return scx_bpf_dsq_move_to_local(cpu_dsq(cpu), 0);
+	rq = lookup_rq(cpu);
 	if (!rq)
 		return scx_bpf_dsq_move_to_local(cpu_dsq(cpu), 0);
 	bpf_spin_lock(&rq->lock);

@@ -350,13 +350,16 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 	if (!cc)
 		return;
 
-	now = bpf_ktime_get_ns();
 	if (cc->balance_req) {
 		req = cc->balance_req;
 		cc->balance_req = 0;
 		kind = PULL_KICKED;
 	} else if (prev_runnable) {
-		/* busy balance at most once per balance interval */
+		/*
+		 * busy balance at most once per balance interval; the only use
+		 * of the clock here, so a CPU about to idle reads none
+		 */
+		now = bpf_ktime_get_ns();
 		if (now < cc->next_busy_balance)
 			return;
 		cc->next_busy_balance = now + balance_cfg.interval_ns;
