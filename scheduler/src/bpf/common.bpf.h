@@ -265,6 +265,7 @@ struct task_ctx {
 	u64 rq_w;		/* weight it is counted with in rq_cpu's average */
 	s32 rq_cpu;		/* CPU whose average counts it, -1 if none */
 	s32 sleep_cpu;		/* queue it slept on, -1 if it left otherwise */
+	s32 left_cpu;		/* queue stopping(p, false) took it out of, until quiescent(): -1 */
 	u32 eevdf_flags;	/* EEVDF_REL_DEADLINE, EEVDF_INITIAL */
 	/* wake-up latency: runnable -> running */
 	u32 wake_direct;	/* select_cpu inserted it into an idle CPU's local queue */

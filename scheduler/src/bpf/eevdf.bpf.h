@@ -116,6 +116,65 @@ static __always_inline void eevdf_dequeue(struct task_ctx *tctx, bool sleep)
 }
 
 /*
+ * stopping(p, false): p stops running and leaves its queue. The kernel's
+ * dequeue_task_scx() calls ops.stopping(p, false) and then ops.quiescent()
+ * in one dequeue under the rq lock (ext.c:2218-2224; stopping(p, false)
+ * comes from nowhere else), as fair.c's dequeue_entity() does update_curr()
+ * and the leaving under that lock. So here both go into the queue's
+ * average in one critical section: the charge `dv` of the run
+ * (eevdf_charge_task) and avg_vruntime_sub, with the same arithmetic in
+ * the same order as eevdf_charge() followed by eevdf_dequeue(). Only
+ * quiescent() knows whether it is a sleep: it finishes (eevdf_left).
+ */
+static __always_inline void eevdf_stop_leave(struct task_ctx *tctx, u64 dv)
+{
+	struct eevdf_rq *rq;
+	u64 avg, rest, v = tctx->vruntime, w = tctx->rq_w;
+	s32 cpu = tctx->rq_cpu;
+
+	if (!valid_cpu(cpu))
+		return;
+	tctx->rq_cpu = -1;
+	rq = lookup_rq(cpu);
+	if (!rq)
+		return;
+	bpf_spin_lock(&rq->lock);
+	if (dv)
+		arbor_avg_shift(&rq->avg, dv, w ?: ARBOR_NICE_0_LOAD);
+	avg = arbor_avg_vruntime(&rq->avg);
+	arbor_avg_sub(&rq->avg, v, w);
+	rest = arbor_avg_vruntime(&rq->avg);
+	bpf_spin_unlock(&rq->lock);
+
+	tctx->vlag = arbor_entity_lag(avg, v, slice_cfg.slice_ns, w);
+	/* a sleep's (eevdf_dequeue); read only while sleep_cpu names a queue */
+	tctx->sleep_avg = rest;
+	tctx->left_cpu = cpu;
+}
+
+/*
+ * quiescent() after eevdf_stop_leave: the rest of eevdf_dequeue(), for a
+ * sleep or a property change. Also called with sleep = false before the
+ * task joins a queue again, in case no quiescent() came: dequeue_task_scx()
+ * skips it for a task that is migrating (task_on_rq_migrating), which is
+ * no sleep.
+ */
+static __always_inline void eevdf_left(struct task_ctx *tctx, bool sleep)
+{
+	s32 cpu = tctx->left_cpu;
+
+	tctx->left_cpu = -1;
+	if (sleep) {
+		tctx->sleep_cpu = cpu;
+		tctx->eevdf_flags &= ~EEVDF_REL_DEADLINE;
+	} else {
+		tctx->rel_deadline = tctx->deadline - tctx->vruntime;
+		tctx->eevdf_flags |= EEVDF_REL_DEADLINE;
+		tctx->sleep_cpu = -1;
+	}
+}
+
+/*
  * Join cpu's queue (place_entity + avg_vruntime_add). Returns whether the
  * task is eligible there. With `rebase` (running: the task starts to run
  * there), also update_zero_vruntime() under the same lock, as
@@ -189,6 +248,8 @@ static __always_inline bool eevdf_enqueue_on(struct task_struct *p, struct task_
 	struct eevdf_rq *rq;
 	bool elig;
 
+	if (valid_cpu(tctx->left_cpu))
+		eevdf_left(tctx, false);
 	if (tctx->rq_cpu == cpu) {
 		rq = lookup_rq(cpu);
 		if (!rq)
@@ -203,20 +264,33 @@ static __always_inline bool eevdf_enqueue_on(struct task_struct *p, struct task_
 	return eevdf_place(p, tctx, cpu, false);
 }
 
+/*
+ * update_curr()'s task half: charge the run since exec_start to vruntime.
+ * Returns the charge, which the queue's average must take too (0: none).
+ */
+static __always_inline u64 eevdf_charge_task(struct task_ctx *tctx, u64 now)
+{
+	u64 dv;
+
+	if (!tctx->exec_start || now <= tctx->exec_start) {
+		tctx->exec_start = now;
+		return 0;
+	}
+	dv = arbor_calc_delta_fair(now - tctx->exec_start, tctx->rq_w ?: ARBOR_NICE_0_LOAD);
+	tctx->exec_start = now;
+	tctx->vruntime += dv;
+	return dv;
+}
+
 /* update_curr(): charge the run since exec_start to vruntime and the average. */
 static __always_inline void eevdf_charge(struct task_ctx *tctx, u64 now)
 {
 	struct eevdf_rq *rq;
 	u64 dv, w = tctx->rq_w ?: ARBOR_NICE_0_LOAD;
 
-	if (!tctx->exec_start || now <= tctx->exec_start) {
-		tctx->exec_start = now;
-		return;
-	}
-	dv = arbor_calc_delta_fair(now - tctx->exec_start, w);
-	tctx->exec_start = now;
-	tctx->vruntime += dv;
-	if (!valid_cpu(tctx->rq_cpu) || !(rq = lookup_rq(tctx->rq_cpu)))
+	dv = eevdf_charge_task(tctx, now);
+	/* a charge of 0 leaves the sum as it is */
+	if (!dv || !valid_cpu(tctx->rq_cpu) || !(rq = lookup_rq(tctx->rq_cpu)))
 		return;
 	bpf_spin_lock(&rq->lock);
 	arbor_avg_shift(&rq->avg, dv, w);
@@ -249,6 +323,8 @@ static __always_inline void eevdf_rebase(s32 cpu)
  */
 static __always_inline void eevdf_run_on(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
 {
+	if (valid_cpu(tctx->left_cpu))
+		eevdf_left(tctx, false);
 	if (tctx->rq_cpu == cpu) {
 		eevdf_rebase(cpu);
 		return;

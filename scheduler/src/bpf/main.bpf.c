@@ -504,18 +504,28 @@ void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 	struct task_ctx *tctx = lookup_task_ctx(p);
 	s32 cpu = bpf_get_smp_processor_id();
 	struct cpu_ctx *c = lookup_cpu_ctx(cpu);
-	u64 now = bpf_ktime_get_ns(), ran;
+	u64 now = bpf_ktime_get_ns(), ran, dv = 0;
 
 	if (!tctx || !c)
 		return;
 	ran = c->running_since && now > c->running_since ? now - c->running_since : 0;
 	stat_add_on(cpu, STAT_BUSY_NS, ran);
 
-	/* update_curr + update_deadline: charge the run, new request at the deadline */
-	eevdf_charge(tctx, now);
+	/*
+	 * update_curr + update_deadline: charge the run, new request at the
+	 * deadline. Not runnable: it also leaves its queue now, and the
+	 * charge goes into the queue's average in the same critical section
+	 * (eevdf_stop_leave); quiescent() says whether it slept.
+	 */
+	if (runnable)
+		eevdf_charge(tctx, now);
+	else
+		dv = eevdf_charge_task(tctx, now);
 	tctx->exec_start = 0;
 	tctx->deadline = arbor_update_deadline(tctx->vruntime, tctx->deadline, slice_cfg.slice_ns,
 					       tctx->rq_w ?: ARBOR_NICE_0_LOAD);
+	if (!runnable)
+		eevdf_stop_leave(tctx, dv);
 	tctx->last_ran = now;
 	cache_account(p, cpu, c, ran, now);
 	task_pelt(tctx, now, cpu_cap[cpu & (MAX_CPUS - 1)] ?: 1024, true);
@@ -554,8 +564,13 @@ void BPF_STRUCT_OPS(arbor_quiescent, struct task_struct *p, u64 deq_flags)
 	 * DEQUEUE_SAVE, SCX_DEQ_SCHED_CHANGE, no SCX_DEQ_SLEEP) is not a
 	 * sleep: as fair.c's dequeue_entity() without DEQUEUE_SLEEP, no
 	 * delayed dequeue (arbor_sleep_lag) and the relative deadline kept.
+	 * A task that was running left its queue in stopping() already
+	 * (eevdf_stop_leave): only the sleep's part is left to do.
 	 */
-	eevdf_dequeue(tctx, deq_flags & SCX_DEQ_SLEEP);
+	if (valid_cpu(tctx->left_cpu))
+		eevdf_left(tctx, deq_flags & SCX_DEQ_SLEEP);
+	else
+		eevdf_dequeue(tctx, deq_flags & SCX_DEQ_SLEEP);
 }
 
 /*
@@ -645,6 +660,7 @@ s32 BPF_STRUCT_OPS(arbor_init_task, struct task_struct *p, struct scx_init_task_
 	tctx->move_cpu = -1;
 	tctx->rq_cpu = -1;
 	tctx->sleep_cpu = -1;
+	tctx->left_cpu = -1;
 	tctx->pelt_ts = bpf_ktime_get_ns();
 	/* a new task starts as if it had run half the time (kernel: post_init_entity_util_avg) */
 	tctx->util_avg = 512;
