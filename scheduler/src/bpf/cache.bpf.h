@@ -76,6 +76,57 @@ struct {
 static struct proc_ctx proc_zero = { .h = { .pref_llc = -1 } };
 
 /*
+ * Changes of proc_ctxs that can change what cache_pref() answers, or
+ * whether a process has an entry: an insert, a hottest-LLC scan (scan_ts,
+ * pref_llc), a delete. Each adds 1 to proc_gen once it is done. A task
+ * keeps what its last look-up of its process's entry found (task_ctx cp_*,
+ * cache_entry_seen) with proc_gen as it was before that look-up: while
+ * proc_gen has not moved, no change was made since, and a look-up would
+ * find the same. running() asks for its process's preferred LLC on every
+ * run, and stopping() for its entry, which single-threaded processes never
+ * get (cache_account): both skip the map look-up then. Any change makes
+ * every task look up once more.
+ *
+ * Ordering: a writer's fetch-and-add comes after its change and is a full
+ * barrier. A reader about to look up reads proc_gen with a fetch-and-add
+ * of 0, also a full barrier, so that the look-up cannot find anything
+ * older than that count (a weakly ordered CPU could otherwise do the
+ * look-up's loads first); only when its copy is current, it reads proc_gen
+ * plainly and nothing after. A change still under way (not yet counted)
+ * while a task reads may or may not be seen, as by a look-up at that
+ * moment; it is counted when done, so no copy outlives it.
+ */
+u64 proc_gen;
+
+static __always_inline void proc_gen_bump(void)
+{
+	__sync_fetch_and_add(&proc_gen, 1);
+}
+
+/* Is tctx's copy of its process's entry current (see proc_gen)? */
+static __always_inline bool cache_entry_current(const struct task_ctx *tctx)
+{
+	return tctx->cp_gen == READ_ONCE(proc_gen) + 1;
+}
+
+/* Bring tctx's copy of its process's entry up to date (see proc_gen). */
+static __always_inline void cache_entry_seen(const struct task_struct *p, struct task_ctx *tctx)
+{
+	struct proc_ctx *pc;
+	u32 tgid = p->tgid;
+	u64 g;
+
+	if (cache_entry_current(tctx))
+		return;
+	g = __sync_fetch_and_add(&proc_gen, 0);
+	pc = bpf_map_lookup_elem(&proc_ctxs, &tgid);
+	tctx->cp_entry = pc != NULL;
+	tctx->cp_pref = pc ? pc->h.pref_llc : -1;
+	tctx->cp_scan_ts = pc ? pc->h.scan_ts : 0;
+	tctx->cp_gen = g + 1;
+}
+
+/*
  * scratch for the per-LLC occupancy sums and the over-threshold bitmap (in
  * map memory, not on the stack: a variable-offset stack access makes the
  * verifier walk the loop iteration by iteration)
@@ -124,53 +175,14 @@ static __always_inline u64 llc_cap(u32 llc)
 }
 
 /*
- * Called from stopping() on `cpu`, the CPU p ran on: charge `ran` ns to p's
- * process and the CPU; at most once an epoch per process, rescan its
- * hottest LLC.
+ * The hottest-LLC scan of p's process (pc), claimed by cache_account() on
+ * `cpu` at `now`, epoch e: sets pc->h.pref_llc (and the head's figures).
  */
-static __always_inline void cache_account(struct task_struct *p, s32 cpu, struct cpu_ctx *c,
-					  u64 ran, u64 now)
+static __always_inline void cache_scan(struct task_struct *p, struct proc_ctx *pc, s32 cpu, u64 e,
+				       u64 now)
 {
-	struct proc_ctx *pc;
-	u32 tgid = p->tgid, slot = cpu & (MAX_CPUS - 1);
-	u64 e = now / cache_cfg.epoch_ns, scan_ts, total = 0;
+	u64 total = 0;
 	u32 nr_threads;
-
-	if (!feat(FEAT_CACHE_LB) || !valid_cpu(cpu))
-		return;
-	c->cache_rt = cpu_rt_at(c, e) + ran;
-	c->cache_epoch = e;
-
-	pc = bpf_map_lookup_elem(&proc_ctxs, &tgid);
-	if (!pc) {
-		long err;
-
-		if (BPF_CORE_READ(p, signal, nr_threads) < 2)
-			return;
-		/* too big for the stack: insert a copy of proc_zero, then fill it */
-		err = bpf_map_update_elem(&proc_ctxs, &tgid, &proc_zero, BPF_NOEXIST);
-		if (err && err != -EEXIST) {
-			/* only -E2BIG means full (hashtab.c alloc_htab_elem) */
-			stat_inc(err == -E2BIG ? STAT_LLC_PROC_INSERT_FAILS :
-						 STAT_LLC_PROC_INSERT_RETRIES);
-			return;
-		}
-		pc = bpf_map_lookup_elem(&proc_ctxs, &tgid);
-		if (!pc)
-			return;
-		/* the first scan one epoch from now (a racing inserter may win) */
-		if (!err)
-			__sync_val_compare_and_swap(&pc->h.scan_ts, 0, now);
-	}
-	/* this CPU's slot: only this CPU writes it */
-	pc->rt[slot] = proc_rt_at(pc, slot, e) + ran;
-	pc->rt_epoch[slot] = e;
-
-	/* at most one scan per epoch per process, by whoever claims it */
-	scan_ts = pc->h.scan_ts;
-	if (now < scan_ts + cache_cfg.epoch_ns ||
-	    __sync_val_compare_and_swap(&pc->h.scan_ts, scan_ts, now) != scan_ts)
-		return;
 
 	{
 		struct occ_scratch_val *os;
@@ -225,6 +237,69 @@ static __always_inline void cache_account(struct task_struct *p, s32 cpu, struct
 }
 
 /*
+ * Called from stopping() on `cpu`, the CPU p ran on: charge `ran` ns to p's
+ * process and the CPU; at most once an epoch per process, rescan its
+ * hottest LLC.
+ */
+static __always_inline void cache_account(struct task_struct *p, struct task_ctx *tctx, s32 cpu,
+					  struct cpu_ctx *c, u64 ran, u64 now)
+{
+	struct proc_ctx *pc;
+	u32 tgid = p->tgid, slot = cpu & (MAX_CPUS - 1);
+	u64 e = now / cache_cfg.epoch_ns, scan_ts;
+
+	if (!feat(FEAT_CACHE_LB) || !valid_cpu(cpu))
+		return;
+	c->cache_rt = cpu_rt_at(c, e) + ran;
+	c->cache_epoch = e;
+
+	/*
+	 * A process without an entry that gets none now (fewer than two
+	 * threads): when p's copy says so and is current (proc_gen: no
+	 * insert since), the look-up would find none; skip it.
+	 */
+	if (cache_entry_current(tctx) && !tctx->cp_entry &&
+	    BPF_CORE_READ(p, signal, nr_threads) < 2)
+		return;
+	pc = bpf_map_lookup_elem(&proc_ctxs, &tgid);
+	if (!pc) {
+		long err;
+
+		if (BPF_CORE_READ(p, signal, nr_threads) < 2)
+			return;
+		/* too big for the stack: insert a copy of proc_zero, then fill it */
+		err = bpf_map_update_elem(&proc_ctxs, &tgid, &proc_zero, BPF_NOEXIST);
+		if (err && err != -EEXIST) {
+			/* only -E2BIG means full (hashtab.c alloc_htab_elem) */
+			stat_inc(err == -E2BIG ? STAT_LLC_PROC_INSERT_FAILS :
+						 STAT_LLC_PROC_INSERT_RETRIES);
+			return;
+		}
+		pc = bpf_map_lookup_elem(&proc_ctxs, &tgid);
+		/* the first scan one epoch from now (a racing inserter may win) */
+		if (pc && !err)
+			__sync_val_compare_and_swap(&pc->h.scan_ts, 0, now);
+		/* a new entry: counted (an -EEXIST: the inserter counts it) */
+		if (!err)
+			proc_gen_bump();
+		if (!pc)
+			return;
+	}
+	/* this CPU's slot: only this CPU writes it */
+	pc->rt[slot] = proc_rt_at(pc, slot, e) + ran;
+	pc->rt_epoch[slot] = e;
+
+	/* at most one scan per epoch per process, by whoever claims it */
+	scan_ts = pc->h.scan_ts;
+	if (now < scan_ts + cache_cfg.epoch_ns ||
+	    __sync_val_compare_and_swap(&pc->h.scan_ts, scan_ts, now) != scan_ts)
+		return;
+	cache_scan(p, pc, cpu, e, now);
+	/* scan_ts moved, pref_llc may have: counted */
+	proc_gen_bump();
+}
+
+/*
  * ops.exit_task: a process's entry goes when its group leader exits, or
  * its last thread (whichever the kernel reports first: the leader's
  * task_struct outlives its threads, but sched_ext may call exit_task at
@@ -245,8 +320,25 @@ static __always_inline void cache_task_exit(struct task_struct *p)
 	 * inserts after the leader's look goes at the last thread's exit, as
 	 * one inserted after the leader's delete always did.)
 	 */
-	if (bpf_map_lookup_elem(&proc_ctxs, &tgid))
-		bpf_map_delete_elem(&proc_ctxs, &tgid);
+	if (bpf_map_lookup_elem(&proc_ctxs, &tgid) && !bpf_map_delete_elem(&proc_ctxs, &tgid))
+		proc_gen_bump();
+}
+
+/*
+ * cache_pref() from p's copy of its process's entry (tctx, brought up to
+ * date first: proc_gen), the same answer without a look-up while no entry
+ * changed.
+ */
+static __always_inline s32 cache_pref_of(const struct task_struct *p, struct task_ctx *tctx, u64 now)
+{
+	if (!feat(FEAT_CACHE_LB))
+		return -1;
+	cache_entry_seen(p, tctx);
+	if (tctx->cp_pref < 0)
+		return -1;
+	if (now > tctx->cp_scan_ts + cache_cfg.timeout_epochs * cache_cfg.epoch_ns)
+		return -1;
+	return tctx->cp_pref;
 }
 
 /* p's preferred LLC, or -1 (feature off, no preference, or it timed out). */
@@ -352,7 +444,7 @@ static __always_inline void cache_aggregate(struct task_struct *p, struct task_c
 
 	if (tctx->move_cpu >= 0 || p->nr_cpus_allowed == 1 || task_migration_disabled(p))
 		return;
-	pref = cache_pref(p, now);
+	pref = cache_pref_of(p, tctx, now);
 	if (pref < 0 || (u32)pref == llc_of(cpu))
 		return;
 	if (!cache_allow_llc(p, cpu, pref, tctx->util_avg, now))

@@ -278,6 +278,15 @@ struct task_ctx {
 	 */
 	u64 sync_since;
 	u32 sync_hist;
+	/*
+	 * CACHE_LB: what the last look-up of its process's entry found
+	 * (cache.bpf.h cache_entry_seen), current while proc_gen has not
+	 * moved since
+	 */
+	u64 cp_gen;		/* 1 + proc_gen before that look-up; 0: none yet */
+	u64 cp_scan_ts;		/* the entry's scan_ts */
+	s32 cp_pref;		/* the entry's pref_llc; -1 if none or no entry */
+	u32 cp_entry;		/* the process had an entry */
 };
 
 struct {

@@ -475,9 +475,12 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 	}
 	tctx->last_cpu = cpu;
 
-	/* seed 002: is the task running inside its process's preferred LLC? */
+	/*
+	 * seed 002: is the task running inside its process's preferred LLC?
+	 * (from its copy of the process's entry while that is current)
+	 */
 	{
-		s32 pref = cache_pref(p, now);
+		s32 pref = cache_pref_of(p, tctx, now);
 
 		if (pref >= 0)
 			stat_inc_on(cpu, (u32)pref == llc_of(cpu) ? STAT_LLC_PREF_TASKS_IN :
@@ -527,7 +530,7 @@ void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 	if (!runnable)
 		eevdf_stop_leave(tctx, dv);
 	tctx->last_ran = now;
-	cache_account(p, cpu, c, ran, now);
+	cache_account(p, tctx, cpu, c, ran, now);
 	task_pelt(tctx, now, cpu_cap[cpu & (MAX_CPUS - 1)] ?: 1024, true);
 
 	cpu_pelt(c, now);
