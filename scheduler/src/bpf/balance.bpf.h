@@ -258,15 +258,13 @@ static __always_inline u32 lb_imbalance_pct(u32 level)
  * function: the verifier checks it once, on its own, with scalar
  * arguments.
  */
-__noinline int lb_find(s32 this, u32 level, u32 this_idle)
+__noinline int lb_find(s32 this, u32 level, u32 this_idle, u64 now)
 {
 	struct lb_scratch *s = lb_get_scratch();
 	u32 llc, n, k, ep, pct, lslot;
-	u64 now;
 
 	if (!s || !valid_cpu(this) || level >= NR_LEVELS)
 		return -1;
-	now = bpf_ktime_get_ns();
 	llc = llc_of(this);
 	n = level <= LVL_LLC ? llc_nr_cpus[llc] : nr_cpus;
 	pct = lb_imbalance_pct(level);
@@ -384,11 +382,10 @@ __noinline int lb_find(s32 this, u32 level, u32 this_idle)
  * rule) and cover part of the imbalance (arbor_lb_task_share). Returns how
  * many it pulled. Global: verified once.
  */
-__noinline int lb_detach(s32 this, s32 src, u32 level, u32 nr_failed)
+__noinline int lb_detach(s32 this, s32 src, u32 level, u32 nr_failed, u64 now)
 {
 	struct lb_scratch *s = lb_get_scratch();
 	struct task_struct *p;
-	u64 now = bpf_ktime_get_ns();
 
 	if (!s || !valid_cpu(this) || !valid_cpu(src))
 		return 0;
@@ -432,11 +429,10 @@ __noinline int lb_detach(s32 this, s32 src, u32 level, u32 nr_failed)
  * allows), which is kicked. Returns 1 if it moved one. Global: verified
  * once.
  */
-__noinline int lb_llc_pull_from(s32 this, s32 src)
+__noinline int lb_llc_pull_from(s32 this, s32 src, u64 now)
 {
 	struct lb_scratch *s = lb_get_scratch();
 	struct task_struct *p;
-	u64 now = bpf_ktime_get_ns();
 	u32 sl, dl;
 
 	if (!s || !valid_cpu(this) || !valid_cpu(src))
@@ -503,7 +499,7 @@ __noinline int lb_llc_pull_from(s32 this, s32 src)
  * destination; we take the first in CPU order: a simplification). Returns
  * 1 if it pulled. Global: verified once.
  */
-__noinline int lb_llc_pull(s32 this)
+__noinline int lb_llc_pull(s32 this, u64 now)
 {
 	u32 dl, node, k;
 
@@ -520,7 +516,7 @@ __noinline int lb_llc_pull(s32 this)
 		if (l == dl || llc_node[l] != node || READ_ONCE(llc_overloaded[l].nr) <= 0 ||
 		    scx_bpf_dsq_nr_queued(cpu_dsq(k)) <= 0)
 			continue;
-		if (lb_llc_pull_from(this, k) > 0)
+		if (lb_llc_pull_from(this, k, now) > 0)
 			return 1;
 	}
 	return 0;
@@ -542,6 +538,13 @@ __noinline int lb_balance(s32 this, u32 this_idle)
 {
 	struct cpu_ctx *cc = lookup_cpu_ctx(this), *sc;
 	struct lb_scratch *s;
+	/*
+	 * one clock read for the whole pass, passed to lb_find, lb_detach and
+	 * lb_llc_pull: a read of their own would be later only by this pass's
+	 * run time so far, which the loads' extrapolation (PELT, 32 ms
+	 * half-life) and the cache-hot test (migration_cost, 500 us) cannot
+	 * tell from none
+	 */
 	u64 now = bpf_ktime_get_ns(), due;
 	u32 level;
 
@@ -567,7 +570,7 @@ __noinline int lb_balance(s32 this, u32 this_idle)
 			continue;
 		}
 		cc->lb_last[lv] = now;
-		src = lb_find(this, level, this_idle);
+		src = lb_find(this, level, this_idle, now);
 		s = lb_get_scratch();
 		if (s)
 			cc->lb_span[lv] = s->span;
@@ -582,14 +585,14 @@ __noinline int lb_balance(s32 this, u32 this_idle)
 			 * balancing may still pull a task into its preferred LLC
 			 */
 			if (feat(FEAT_CACHE_LB) && level == (nr_nodes > 1 ? LVL_NODE : LVL_MACHINE) &&
-			    lb_llc_pull(this) > 0) {
+			    lb_llc_pull(this, now) > 0) {
 				stat_inc(STAT_LLC_LB_MOVES);
 				return 1;
 			}
 			continue;
 		}
 		nr_failed = cc->lb_failed[lv];
-		pulled = lb_detach(this, src, level, nr_failed);
+		pulled = lb_detach(this, src, level, nr_failed, now);
 		if (pulled > 0) {
 			cc->lb_failed[lv] = 0;
 			stat_add(STAT_LB_PULLS, pulled);

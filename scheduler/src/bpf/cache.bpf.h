@@ -432,14 +432,14 @@ static __always_inline s32 idle_cpu_in_llc(const struct task_struct *p, u32 llc)
 }
 
 /*
- * At tick: a task running outside its process's preferred LLC moves to an
- * idle CPU there, if the move is allowed (checked before the CPU is
- * claimed). Like misfit, it ends the slice and enqueue() places it on
- * tctx->move_cpu, kicking that CPU.
+ * At tick (`now`: the tick's own clock read): a task running outside its
+ * process's preferred LLC moves to an idle CPU there, if the move is
+ * allowed (checked before the CPU is claimed). Like misfit, it ends the
+ * slice and enqueue() places it on tctx->move_cpu, kicking that CPU.
  */
-static __always_inline void cache_aggregate(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
+static __always_inline void cache_aggregate(struct task_struct *p, struct task_ctx *tctx, s32 cpu,
+					    u64 now)
 {
-	u64 now = bpf_ktime_get_ns();
 	s32 pref, dst;
 
 	if (tctx->move_cpu >= 0 || p->nr_cpus_allowed == 1 || task_migration_disabled(p))

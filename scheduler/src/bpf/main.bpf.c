@@ -755,7 +755,7 @@ void BPF_STRUCT_OPS(arbor_tick, struct task_struct *p)
 		eevdf_charge(tctx, now);	/* update_curr at the tick */
 		check_misfit(p, tctx, cpu);
 		if (feat(FEAT_CACHE_LB))
-			cache_aggregate(p, tctx, cpu);
+			cache_aggregate(p, tctx, cpu, now);
 	}
 }
 
