@@ -85,7 +85,7 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 				stat_inc_on(this, STAT_CAPACITY_PLACEMENTS);
 		}
 		if (cpu < 0)
-			cpu = select_idlest(p, prev_cpu, &found_idle);
+			cpu = select_idlest(p, prev_cpu, this, &found_idle);
 		goto out;
 	}
 
