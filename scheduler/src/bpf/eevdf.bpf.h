@@ -239,26 +239,33 @@ static __always_inline bool eevdf_place(struct task_struct *p, struct task_ctx *
 	return elig;
 }
 
-/*
- * Make sure the task is counted in cpu's queue (joining it, or moving from
- * another one). Returns whether it is eligible there.
- */
-static __always_inline bool eevdf_enqueue_on(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
+/* Is the task, counted in cpu's queue, eligible there (vruntime <= average)? */
+static __always_inline bool eevdf_eligible_on(struct task_ctx *tctx, s32 cpu)
 {
-	struct eevdf_rq *rq;
+	struct eevdf_rq *rq = lookup_rq(cpu);
 	bool elig;
 
+	if (!rq)
+		return true;
+	bpf_spin_lock(&rq->lock);
+	elig = arbor_vruntime_eligible(&rq->avg, tctx->vruntime);
+	bpf_spin_unlock(&rq->lock);
+	return elig;
+}
+
+/*
+ * Make sure the task is counted in cpu's queue (joining it, or moving from
+ * another one). Returns 1 if it is eligible there, 0 if not, and -1 if it
+ * was counted there already: its eligibility is then left unread (a look
+ * at the queue's average under its lock), for the caller to read with
+ * eevdf_eligible_on() if a decision needs it.
+ */
+static __always_inline int eevdf_join(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
+{
 	if (valid_cpu(tctx->left_cpu))
 		eevdf_left(tctx, false);
-	if (tctx->rq_cpu == cpu) {
-		rq = lookup_rq(cpu);
-		if (!rq)
-			return true;
-		bpf_spin_lock(&rq->lock);
-		elig = arbor_vruntime_eligible(&rq->avg, tctx->vruntime);
-		bpf_spin_unlock(&rq->lock);
-		return elig;
-	}
+	if (tctx->rq_cpu == cpu)
+		return -1;
 	if (valid_cpu(tctx->rq_cpu))
 		eevdf_dequeue(tctx, false);
 	return eevdf_place(p, tctx, cpu, false);

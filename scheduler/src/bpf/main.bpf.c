@@ -144,7 +144,7 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 			 * no enqueue or dispatch on the way.
 			 */
 			stat_inc_on(this, STAT_SYNC_LOCAL);
-			eevdf_enqueue_on(p, tctx, this);
+			eevdf_join(p, tctx, this);
 			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_slice(tctx), 0);
 			return this;
 		}
@@ -206,7 +206,7 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 		    (c = idle_cpu_in_llc(p, pref)) >= 0) {
 			scx_bpf_put_idle_cpumask(idle);
 			/* claimed: run it there at once */
-			eevdf_enqueue_on(p, tctx, c);
+			eevdf_join(p, tctx, c);
 			tctx->wake_direct = 1;
 			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_slice(tctx), 0);
 			return c;
@@ -224,11 +224,37 @@ out:
 	 * into that CPU's local queue. Otherwise enqueue() queues it on `cpu`.
 	 */
 	if (found_idle && scx_bpf_test_and_clear_cpu_idle(cpu)) {
-		eevdf_enqueue_on(p, tctx, cpu);
+		eevdf_join(p, tctx, cpu);
 		tctx->wake_direct = 1;
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_slice(tctx), 0);
 	}
 	return cpu;
+}
+
+/*
+ * arbor_wake_preempt() for a task just queued on cpu (context c), whose
+ * eligibility there `elig` is 1, 0, or -1: not read yet (eevdf_join). Then
+ * it is read only if the rule's answer depends on it (differs between the
+ * two values), e.g. not when cpu runs nothing (a task put back by its own
+ * CPU's stopping), and after the insert rather than before: nothing in
+ * between changes the queue's average (on a machine another CPU may, as
+ * at any moment before the read).
+ */
+static __always_inline bool wake_preempt(struct cpu_ctx *c, struct task_ctx *tctx, s32 cpu,
+					 int elig)
+{
+	bool on = feat(FEAT_WAKE_PREEMPT), yes, no;
+
+	if (elig < 0) {
+		yes = arbor_wake_preempt(on, c->running_since, true, tctx->deadline,
+					 c->curr_deadline);
+		no = arbor_wake_preempt(on, c->running_since, false, tctx->deadline,
+					c->curr_deadline);
+		if (yes == no)
+			return yes;
+		elig = eevdf_eligible_on(tctx, cpu);
+	}
+	return arbor_wake_preempt(on, c->running_since, elig, tctx->deadline, c->curr_deadline);
 }
 
 void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
@@ -236,7 +262,7 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	struct task_ctx *tctx = lookup_task_ctx(p);
 	s32 task_cpu = scx_bpf_task_cpu(p), cpu = task_cpu;
 	struct cpu_ctx *c;
-	bool elig;
+	int elig;
 
 	/*
 	 * A task must land in a queue that a CPU it may run on will drain:
@@ -258,7 +284,8 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	}
 
-	elig = eevdf_enqueue_on(p, tctx, cpu);
+	/* 1 or 0; -1: already counted there, eligibility not read (wake_preempt) */
+	elig = eevdf_join(p, tctx, cpu);
 
 	/*
 	 * ENQ_LAST: the task's slice ended and its CPU has nothing else to
@@ -302,8 +329,7 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	}
 	c = lookup_cpu_ctx(cpu);
-	if (c && arbor_wake_preempt(feat(FEAT_WAKE_PREEMPT), c->running_since, elig,
-				    tctx->deadline, c->curr_deadline)) {
+	if (c && wake_preempt(c, tctx, cpu, elig)) {
 		stat_inc(STAT_WAKE_PREEMPTS);
 		scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
 	} else
