@@ -154,7 +154,7 @@ static __always_inline bool pull_from(s32 this, s32 src, u32 level)
 		struct task_ctx *tctx;
 
 		tctx = lookup_task_ctx(p);
-		if (!arbor_can_pull(bpf_cpumask_test_cpu(this, p->cpus_ptr),
+		if (!arbor_can_pull(allowed(p, this),
 				    task_migration_disabled(p), level > LVL_LLC,
 				    tctx ? now - tctx->last_ran : ~0ULL, balance_cfg.migration_cost_ns))
 			continue;
@@ -399,7 +399,7 @@ __noinline int lb_detach(s32 this, s32 src, u32 level, u32 nr_failed, u64 now)
 			break;
 		tctx = lookup_task_ctx(p);
 		if (!tctx ||
-		    !arbor_can_pull(bpf_cpumask_test_cpu(this, p->cpus_ptr),
+		    !arbor_can_pull(allowed(p, this),
 				    task_migration_disabled(p), level > LVL_LLC,
 				    now - tctx->last_ran, balance_cfg.migration_cost_ns))
 			continue;
@@ -455,7 +455,7 @@ __noinline int lb_llc_pull_from(s32 this, s32 src, u64 now)
 			continue;
 		if (cache_lb_verdict(p, sl, dl, tctx->util_avg, now) != LLC_LB_PULL)
 			continue;
-		if (!bpf_cpumask_test_cpu(this, p->cpus_ptr)) {
+		if (!allowed(p, this)) {
 			dst = -1;
 			bpf_for(k, 0, MAX_LLC_CPUS) {
 				struct cpu_ctx *c;
@@ -464,7 +464,7 @@ __noinline int lb_llc_pull_from(s32 this, s32 src, u64 now)
 				if (k >= llc_nr_cpus[dl & (MAX_LLCS - 1)])
 					break;
 				cpu = llc_cpus[dl & (MAX_LLCS - 1)][k];
-				if (!valid_cpu(cpu) || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+				if (!allowed(p, cpu))
 					continue;
 				if ((c = lookup_cpu_ctx(cpu)) && c->idle) {
 					dst = cpu;
@@ -630,7 +630,7 @@ static __always_inline void lb_push_running(s32 cpu, struct cpu_ctx *cc,
 	cc->push_to = 0;
 	dst = (s32)to - 1;
 	if (!prev || !prev_runnable || !valid_cpu(dst) || dst == cpu ||
-	    task_migration_disabled(prev) || !bpf_cpumask_test_cpu(dst, prev->cpus_ptr))
+	    task_migration_disabled(prev) || !allowed(prev, dst))
 		return;
 	tctx = lookup_task_ctx(prev);
 	dc = lookup_cpu_ctx(dst);

@@ -422,7 +422,7 @@ static __always_inline s32 idle_cpu_in_llc(const struct task_struct *p, u32 llc)
 		if (k >= llc_nr_cpus[llc & (MAX_LLCS - 1)])
 			break;
 		cpu = llc_cpus[llc & (MAX_LLCS - 1)][k];
-		if (!valid_cpu(cpu) || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+		if (!allowed(p, cpu))
 			continue;
 		c = lookup_cpu_ctx(cpu);
 		if (c && c->idle && scx_bpf_test_and_clear_cpu_idle(cpu))

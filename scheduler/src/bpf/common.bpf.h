@@ -133,6 +133,19 @@ static __always_inline bool valid_cpu(s32 cpu)
 	return cpu >= 0 && cpu < nr_cpus && cpu < MAX_CPUS;
 }
 
+/*
+ * May p run on cpu? A task allowed on every CPU (the usual case) needs no
+ * kfunc call: its count of allowed CPUs says so (the kernel's cpumask_and
+ * with cpus_ptr is then the identity). Same answer as
+ * bpf_cpumask_test_cpu(cpu, p->cpus_ptr), which is false past nr_cpu_ids.
+ */
+static __always_inline bool allowed(const struct task_struct *p, s32 cpu)
+{
+	if (p->nr_cpus_allowed >= (int)nr_cpus)
+		return valid_cpu(cpu);
+	return valid_cpu(cpu) && bpf_cpumask_test_cpu(cpu, p->cpus_ptr);
+}
+
 static __always_inline u32 llc_of(s32 cpu)
 {
 	return cpu_llc[cpu & (MAX_CPUS - 1)] & (MAX_LLCS - 1);

@@ -69,18 +69,6 @@ static __always_inline bool idle_bit(const u64 *bits, s32 cpu)
 }
 
 /*
- * A task allowed on every CPU (the usual case) needs no kfunc call: its
- * count of allowed CPUs says so (the kernel's cpumask_and with cpus_ptr
- * is then the identity).
- */
-static __always_inline bool allowed(const struct task_struct *p, s32 cpu)
-{
-	if (p->nr_cpus_allowed >= (int)nr_cpus)
-		return valid_cpu(cpu);
-	return valid_cpu(cpu) && bpf_cpumask_test_cpu(cpu, p->cpus_ptr);
-}
-
-/*
  * has_idle_cores hint (baseline: set_idle_cores/test_idle_cores). Set when a
  * CPU goes idle and finds its whole core idle, cleared when a scan for an
  * idle core comes back empty. It saves a full-LLC core scan on busy LLCs.
