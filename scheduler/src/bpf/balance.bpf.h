@@ -57,17 +57,26 @@ static __always_inline bool in_level(s32 this, s32 c, u32 level)
 static __always_inline void busiest_consider(s32 this, s32 i, s32 *best, u32 *best_nr)
 {
 	struct cpu_ctx *c;
+	u32 nr;
 
-	if (i == this || !valid_cpu(i) || scx_bpf_dsq_nr_queued(cpu_dsq(i)) <= 0)
+	if (i == this || !valid_cpu(i))
 		return;
 	c = lookup_cpu_ctx(i);
 	if (!c)
 		return;
-	if (*best < 0 || c->nr_running > *best_nr ||
-	    (c->nr_running == *best_nr && i < *best)) {
-		*best = i;
-		*best_nr = c->nr_running;
-	}
+	nr = c->nr_running;
+	/*
+	 * Would it beat the best so far? Only then does it matter whether it
+	 * has a task waiting: its queue is asked last (a kfunc call).
+	 */
+	if (*best >= 0 && nr < *best_nr)
+		return;
+	if (*best >= 0 && nr == *best_nr && i >= *best)
+		return;
+	if (scx_bpf_dsq_nr_queued(cpu_dsq(i)) <= 0)
+		return;
+	*best = i;
+	*best_nr = nr;
 }
 
 /*
