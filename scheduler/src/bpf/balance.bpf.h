@@ -168,7 +168,7 @@ static __always_inline bool pull_from(s32 this, s32 src, u32 level)
 				    tctx ? now - tctx->last_ran : ~0ULL, balance_cfg.migration_cost_ns))
 			continue;
 		/* seed 002: keep aggregated threads in their preferred LLC */
-		if (!cache_allow_move(p, src, this, tctx ? tctx->util_avg : 0, now))
+		if (!cache_allow_move(p, tctx, src, this, tctx ? tctx->util_avg : 0, now))
 			continue;
 		if (scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0))
 			return true;
@@ -414,7 +414,7 @@ __noinline int lb_detach(s32 this, s32 src, u32 level, u32 nr_failed, u64 now)
 			continue;
 		share = arbor_lb_task_share(s->res.migration, imb, task_load(p, tctx),
 					    tctx->util_avg, nr_failed);
-		if (!share || !cache_allow_move(p, src, this, tctx->util_avg, now))
+		if (!share || !cache_allow_move(p, tctx, src, this, tctx->util_avg, now))
 			continue;
 		if (scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0)) {
 			s->pulled++;
@@ -462,7 +462,7 @@ __noinline int lb_llc_pull_from(s32 this, s32 src, u64 now)
 		    !arbor_can_pull(true, task_migration_disabled(p), true, now - tctx->last_ran,
 				    balance_cfg.migration_cost_ns))
 			continue;
-		if (cache_lb_verdict(p, sl, dl, tctx->util_avg, now) != LLC_LB_PULL)
+		if (cache_lb_verdict(p, tctx, sl, dl, tctx->util_avg, now) != LLC_LB_PULL)
 			continue;
 		if (!allowed(p, this)) {
 			dst = -1;
@@ -645,7 +645,7 @@ static __always_inline void lb_push_running(s32 cpu, struct cpu_ctx *cc,
 	dc = lookup_cpu_ctx(dst);
 	if (!tctx || !dc || tctx->move_cpu >= 0 || !dc->idle)
 		return;
-	if (!cache_allow_move(prev, cpu, dst, tctx->util_avg, bpf_ktime_get_ns()))
+	if (!cache_allow_move(prev, tctx, cpu, dst, tctx->util_avg, bpf_ktime_get_ns()))
 		return;
 	tctx->move_cpu = dst;
 	stat_inc(STAT_LB_ACTIVE);

@@ -92,9 +92,10 @@ static struct proc_ctx proc_zero = { .h = { .pref_llc = -1 } };
  * of 0, also a full barrier, so that the look-up cannot find anything
  * older than that count (a weakly ordered CPU could otherwise do the
  * look-up's loads first); only when its copy is current, it reads proc_gen
- * plainly and nothing after. A change still under way (not yet counted)
- * while a task reads may or may not be seen, as by a look-up at that
- * moment; it is counted when done, so no copy outlives it.
+ * plainly and nothing after. A change still under way while a task reads
+ * (not yet counted, or its count not yet visible to that CPU) may or may
+ * not be seen, as by a look-up at that moment; once its count is seen, no
+ * copy from before it is used.
  */
 u64 proc_gen;
 
@@ -358,17 +359,39 @@ static __always_inline s32 cache_pref(const struct task_struct *p, u64 now)
 }
 
 /*
+ * cache_pref() for p, whose context is tctx (NULL if it has none), from
+ * a callback that may not be p's own (a pull of a queued task): its copy
+ * of its process's entry when that is current (proc_gen), else a plain
+ * look-up that leaves the copy alone (only p's own running() and tick
+ * write it).
+ */
+static __always_inline s32 cache_pref_peek(const struct task_struct *p,
+					   const struct task_ctx *tctx, u64 now)
+{
+	if (!feat(FEAT_CACHE_LB))
+		return -1;
+	if (!tctx || !cache_entry_current(tctx))
+		return cache_pref(p, now);
+	if (tctx->cp_pref < 0)
+		return -1;
+	if (now > tctx->cp_scan_ts + cache_cfg.timeout_epochs * cache_cfg.epoch_ns)
+		return -1;
+	return tctx->cp_pref;
+}
+
+/*
  * May p, of utilisation task_util, move from src's LLC to dst_llc? Counts
  * refusals.
  */
-static __always_inline bool cache_allow_llc(const struct task_struct *p, s32 src, u32 dl,
+static __always_inline bool cache_allow_llc(const struct task_struct *p,
+					    const struct task_ctx *tctx, s32 src, u32 dl,
 					    u64 task_util, u64 now)
 {
 	u32 sl = llc_of(src);
 	s32 pref;
 	bool ok = true;
 
-	if (sl == dl || (pref = cache_pref(p, now)) < 0)
+	if (sl == dl || (pref = cache_pref_peek(p, tctx, now)) < 0)
 		return true;
 	if ((u32)pref == dl)
 		ok = arbor_cache_allow_into(llc_util(dl), llc_cap(dl), llc_util(sl), llc_cap(sl),
@@ -381,10 +404,11 @@ static __always_inline bool cache_allow_llc(const struct task_struct *p, s32 src
 	return ok;
 }
 
-static __always_inline bool cache_allow_move(const struct task_struct *p, s32 src, s32 dst,
+static __always_inline bool cache_allow_move(const struct task_struct *p,
+					     const struct task_ctx *tctx, s32 src, s32 dst,
 					     u64 task_util, u64 now)
 {
-	return cache_allow_llc(p, src, llc_of(dst), task_util, now);
+	return cache_allow_llc(p, tctx, src, llc_of(dst), task_util, now);
 }
 
 /*
@@ -393,12 +417,13 @@ static __always_inline bool cache_allow_move(const struct task_struct *p, s32 sr
  * sl to LLC dl: LLC_LB_PULL when dl is its process's preferred LLC and the
  * move may happen although the groups are balanced.
  */
-static __always_inline u32 cache_lb_verdict(const struct task_struct *p, u32 sl, u32 dl,
+static __always_inline u32 cache_lb_verdict(const struct task_struct *p,
+					    const struct task_ctx *tctx, u32 sl, u32 dl,
 					    u64 task_util, u64 now)
 {
 	s32 pref;
 
-	if (sl == dl || (pref = cache_pref(p, now)) < 0)
+	if (sl == dl || (pref = cache_pref_peek(p, tctx, now)) < 0)
 		return LLC_LB_ANY;
 	return arbor_cache_lb_task(pref, sl, dl, llc_util(sl), llc_cap(sl), llc_util(dl),
 				   llc_cap(dl), task_util, cache_cfg.aggr_pct, cache_cfg.imb_pct);
@@ -447,7 +472,7 @@ static __always_inline void cache_aggregate(struct task_struct *p, struct task_c
 	pref = cache_pref_of(p, tctx, now);
 	if (pref < 0 || (u32)pref == llc_of(cpu))
 		return;
-	if (!cache_allow_llc(p, cpu, pref, tctx->util_avg, now))
+	if (!cache_allow_llc(p, tctx, cpu, pref, tctx->util_avg, now))
 		return;
 	dst = idle_cpu_in_llc(p, pref);
 	if (dst < 0)

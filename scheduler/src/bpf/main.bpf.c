@@ -202,7 +202,7 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 
 		/* the move is checked first: idle_cpu_in_llc claims the CPU */
 		if (pref >= 0 && (u32)pref != llc_of(target) &&
-		    cache_allow_llc(p, target, pref, tctx->util_avg, now) &&
+		    cache_allow_llc(p, tctx, target, pref, tctx->util_avg, now) &&
 		    (c = idle_cpu_in_llc(p, pref)) >= 0) {
 			scx_bpf_put_idle_cpumask(idle);
 			/* claimed: run it there at once */
