@@ -152,12 +152,14 @@ static __always_inline s32 find_busiest(s32 this, u32 level, u32 *busiest_nr, bo
 /*
  * Pull one task from `src` to this CPU's local DSQ: the first in deadline
  * order that may run here and, for a cross-LLC move, is not cache-hot (ran
- * within migration_cost: moving it would throw away a warm cache).
+ * within migration_cost: moving it would throw away a warm cache). `now`
+ * is the caller's clock read in the same callback (balance: the level's
+ * start; try_steal: before its victims), earlier than one read here only
+ * by the search for `src`, which the cache-hot test (500 us) cannot see.
  */
-static __always_inline bool pull_from(s32 this, s32 src, u32 level)
+static __always_inline bool pull_from(s32 this, s32 src, u32 level, u64 now)
 {
 	struct task_struct *p;
-	u64 now = bpf_ktime_get_ns();
 
 	bpf_for_each(scx_dsq, p, cpu_dsq(src), 0) {
 		struct task_ctx *tctx;
@@ -712,7 +714,7 @@ static __always_inline bool balance(s32 this, struct cpu_ctx *cc, enum pull_kind
 		src = find_busiest(this, level, &busiest_nr, kind == PULL_KICKED);
 		pulled = false;
 		if (src >= 0 && (kind != PULL_BUSY || busiest_nr >= cc->nr_running + 2))
-			pulled = pull_from(this, src, level);
+			pulled = pull_from(this, src, level, t0);
 
 		t1 = bpf_ktime_get_ns();
 		cost = t1 - t0;
