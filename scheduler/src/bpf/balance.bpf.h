@@ -397,9 +397,16 @@ __noinline int lb_detach(s32 this, s32 src, u32 level, u32 nr_failed, u64 now)
 {
 	struct lb_scratch *s = lb_get_scratch();
 	struct task_struct *p;
+	u32 dl;
 
 	if (!s || !valid_cpu(this) || !valid_cpu(src))
 		return 0;
+	/*
+	 * this CPU's LLC, read once here: read inside the loop, clang kept
+	 * the address of cpu_llc[this] across it, whose bound the verifier
+	 * had lost there ("R1 unbounded memory access", 7.2)
+	 */
+	dl = llc_of(this);
 	s->pulled = 0;
 	s->scanned = 0;
 	bpf_for_each(scx_dsq, p, cpu_dsq(src), 0) {
@@ -416,7 +423,7 @@ __noinline int lb_detach(s32 this, s32 src, u32 level, u32 nr_failed, u64 now)
 			continue;
 		share = arbor_lb_task_share(s->res.migration, imb, task_load(p, tctx),
 					    tctx->util_avg, nr_failed);
-		if (!share || !cache_allow_move(p, tctx, src, this, tctx->util_avg, now))
+		if (!share || !cache_allow_llc(p, tctx, src, dl, tctx->util_avg, now))
 			continue;
 		if (scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0)) {
 			s->pulled++;
