@@ -289,19 +289,23 @@ static __always_inline u64 eevdf_charge_task(struct task_ctx *tctx, u64 now)
 	return dv;
 }
 
-/* update_curr(): charge the run since exec_start to vruntime and the average. */
-static __always_inline void eevdf_charge(struct task_ctx *tctx, u64 now)
+/* update_curr()'s queue half: the charge dv goes into the queue's average. */
+static __always_inline void eevdf_charge_rq(struct task_ctx *tctx, u64 dv)
 {
 	struct eevdf_rq *rq;
-	u64 dv, w = tctx->rq_w ?: ARBOR_NICE_0_LOAD;
 
-	dv = eevdf_charge_task(tctx, now);
 	/* a charge of 0 leaves the sum as it is */
 	if (!dv || !valid_cpu(tctx->rq_cpu) || !(rq = lookup_rq(tctx->rq_cpu)))
 		return;
 	bpf_spin_lock(&rq->lock);
-	arbor_avg_shift(&rq->avg, dv, w);
+	arbor_avg_shift(&rq->avg, dv, tctx->rq_w ?: ARBOR_NICE_0_LOAD);
 	bpf_spin_unlock(&rq->lock);
+}
+
+/* update_curr(): charge the run since exec_start to vruntime and the average. */
+static __always_inline void eevdf_charge(struct task_ctx *tctx, u64 now)
+{
+	eevdf_charge_rq(tctx, eevdf_charge_task(tctx, now));
 }
 
 /* The slice sched_ext runs it for: until its deadline (update_deadline). */

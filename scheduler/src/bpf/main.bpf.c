@@ -533,36 +533,37 @@ void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 	struct task_ctx *tctx = lookup_task_ctx(p);
 	s32 cpu = bpf_get_smp_processor_id();
 	struct cpu_ctx *c = lookup_cpu_ctx(cpu);
-	u64 now = bpf_ktime_get_ns(), ran, dv = 0;
+	u64 now = bpf_ktime_get_ns(), ran, dv;
 
 	if (!tctx || !c)
 		return;
 	ran = c->running_since && now > c->running_since ? now - c->running_since : 0;
 	stat_add_on(cpu, STAT_BUSY_NS, ran);
 
-	/*
-	 * update_curr + update_deadline: charge the run, new request at the
-	 * deadline. Not runnable: it also leaves its queue now, and the
-	 * charge goes into the queue's average in the same critical section
-	 * (eevdf_stop_leave); quiescent() says whether it slept.
-	 */
-	if (runnable)
-		eevdf_charge(tctx, now);
-	else
-		dv = eevdf_charge_task(tctx, now);
+	/* update_curr + update_deadline: charge the run, new request at the deadline */
+	dv = eevdf_charge_task(tctx, now);
 	tctx->exec_start = 0;
 	tctx->deadline = arbor_update_deadline(tctx->vruntime, tctx->deadline, slice_cfg.slice_ns,
 					       tctx->rq_w ?: ARBOR_NICE_0_LOAD);
-	if (!runnable)
-		eevdf_stop_leave(tctx, dv);
 	tctx->last_ran = now;
 	cache_account(p, tctx, cpu, c, ran, now);
 	task_pelt(tctx, now, cpu_cap[cpu & (MAX_CPUS - 1)] ?: 1024, true);
 
 	cpu_pelt(c, now);
 	c->running_since = 0;
-	if (runnable)
+	/*
+	 * The charge into the queue's average (nothing above reads it), on
+	 * one branch for the verifier. Still runnable: it stays queued,
+	 * waiting. Not runnable: it leaves its queue now, in the same
+	 * critical section (eevdf_stop_leave); quiescent() says whether it
+	 * slept.
+	 */
+	if (runnable) {
+		eevdf_charge_rq(tctx, dv);
 		set_waiting_on(tctx, c, true, now);
+	} else {
+		eevdf_stop_leave(tctx, dv);
+	}
 }
 
 void BPF_STRUCT_OPS(arbor_quiescent, struct task_struct *p, u64 deq_flags)
