@@ -213,7 +213,8 @@ static __always_inline void set_waiting(struct task_ctx *tctx, bool waiting, u64
  * bpf_get_smp_processor_id() call to name its own share). Any CPU's share
  * will do: only the sum over all CPUs is ever read (gap_sample), and the
  * add is atomic. Writing another CPU's share only costs cache-line
- * locality, on a line the caller is writing anyway (acct_add).
+ * locality, on a line the caller is writing anyway (acct_add). A NULL `c`
+ * (a CPU id past MAX_CPUS) moves no share, as gap_waiting_add() for one.
  */
 static __always_inline void set_waiting_on(struct task_ctx *tctx, struct cpu_ctx *c, bool waiting,
 					   u64 now)
@@ -222,7 +223,8 @@ static __always_inline void set_waiting_on(struct task_ctx *tctx, struct cpu_ctx
 		return;
 	tctx->waiting = waiting;
 	tctx->wait_since = waiting ? now : 0;
-	__sync_fetch_and_add(&c->gap_waiting, waiting ? 1 : -1);
+	if (c)
+		__sync_fetch_and_add(&c->gap_waiting, waiting ? 1 : -1);
 }
 
 #endif /* __ARBOR_LOAD_BPF_H */

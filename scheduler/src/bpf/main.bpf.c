@@ -453,7 +453,6 @@ void BPF_STRUCT_OPS(arbor_runnable, struct task_struct *p, u64 enq_flags)
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
 	u64 now = bpf_ktime_get_ns();
-	struct cpu_ctx *c;
 	s32 cpu;
 
 	if (!tctx)
@@ -463,13 +462,9 @@ void BPF_STRUCT_OPS(arbor_runnable, struct task_struct *p, u64 enq_flags)
 	if (enq_flags & SCX_ENQ_WAKEUP)
 		tctx->runnable_at = now;
 	cpu = scx_bpf_task_cpu(p);
-	/* the waiting count's share of the task's CPU (set_waiting_on) */
-	c = lookup_cpu_ctx(cpu);
-	if (c)
-		set_waiting_on(tctx, c, true, now);
-	else
-		set_waiting(tctx, true, now);
 	acct_add(tctx, p, cpu);
+	/* the waiting count's share of the task's CPU (set_waiting_on) */
+	set_waiting_on(tctx, lookup_cpu_ctx(cpu), true, now);
 }
 
 void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
