@@ -1414,9 +1414,14 @@ mod tests {
             out
         };
         // perf-pipe: write (sync wake), read (sleep) 2 µs later, 12 times
-        let pipe: Vec<Ev> = (0..12).flat_map(|i| [W(10 * i, 1), S(10 * i + 2)]).collect();
+        let pipe: Vec<Ev> = (0..12)
+            .flat_map(|i| [W(10 * i, 1), S(10 * i + 2)])
+            .collect();
         let got = run(&pipe);
-        assert!(got[..8].iter().all(|&l| !l), "a new waker has kept nothing yet");
+        assert!(
+            got[..8].iter().all(|&l| !l),
+            "a new waker has kept nothing yet"
+        );
         assert!(got[8..].iter().all(|&l| l), "8 kept promises: local");
         // ... but not while its CPU runs another task as well
         let mut busy = pipe.clone();
@@ -1424,21 +1429,35 @@ mod tests {
         assert!(!run(&busy)[10]);
         // hackbench's sender: 20 sync wake-ups in a row, then a sleep; forever
         let sender: Vec<Ev> = (0..10)
-            .flat_map(|r| (0..20).map(move |k| W(100 * r + k, 1)).chain([S(100 * r + 21)]))
+            .flat_map(|r| {
+                (0..20)
+                    .map(move |k| W(100 * r + k, 1))
+                    .chain([S(100 * r + 21)])
+            })
             .collect();
-        assert!(run(&sender).iter().all(|&l| !l), "a 1:N waker never qualifies");
+        assert!(
+            run(&sender).iter().all(|&l| !l),
+            "a 1:N waker never qualifies"
+        );
         // a ping-pong waker that once wakes twice loses the rule for 8 wake-ups
-        let mut once: Vec<Ev> = (0..10).flat_map(|i| [W(10 * i, 1), S(10 * i + 2)]).collect();
+        let mut once: Vec<Ev> = (0..10)
+            .flat_map(|i| [W(10 * i, 1), S(10 * i + 2)])
+            .collect();
         once.push(W(100, 1));
         once.push(W(101, 1));
         once.extend((11..30).flat_map(|i| [W(10 * i, 1), S(10 * i + 2)]));
         let got = run(&once);
         assert!(got[8] && got[9] && got[10], "kept 8 before the slip");
         assert!(!got[11], "the second wake-up before a sleep");
-        assert!(got[12..19].iter().all(|&l| !l), "the slip stays in the last 8");
+        assert!(
+            got[12..19].iter().all(|&l| !l),
+            "the slip stays in the last 8"
+        );
         assert!(got[20], "8 kept again");
         // a waker that sleeps, but only 600 µs after its wake-ups (> window)
-        let slow: Vec<Ev> = (0..12).flat_map(|i| [W(1000 * i, 1), S(1000 * i + 600)]).collect();
+        let slow: Vec<Ev> = (0..12)
+            .flat_map(|i| [W(1000 * i, 1), S(1000 * i + 600)])
+            .collect();
         assert!(run(&slow).iter().all(|&l| !l));
         // exactly at the window: kept
         assert!(unsafe { arbor_sync_kept(1, 1 + WIN, WIN) });

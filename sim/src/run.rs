@@ -338,7 +338,10 @@ mod tests {
         assert!(c(&on, "sync_local") > 3000, "{:?}", on.counters);
         assert_eq!(c(&off, "sync_local"), 0);
         assert_eq!(c(&off, "sync_kept") + c(&off, "sync_broken"), 0);
-        let (w_on, w_off) = (m(&on, "rq_wait_us_per_wakeup"), m(&off, "rq_wait_us_per_wakeup"));
+        let (w_on, w_off) = (
+            m(&on, "rq_wait_us_per_wakeup"),
+            m(&off, "rq_wait_us_per_wakeup"),
+        );
         assert!(w_on < w_off / 4.0, "rq_wait {w_on} vs {w_off}");
         assert!(m(&on, "time_s") < m(&off, "time_s"));
         let hb = hackbench("arbor:stock:SYNC_LOCAL", 1);

@@ -57,17 +57,26 @@ static __always_inline bool in_level(s32 this, s32 c, u32 level)
 static __always_inline void busiest_consider(s32 this, s32 i, s32 *best, u32 *best_nr)
 {
 	struct cpu_ctx *c;
+	u32 nr;
 
-	if (i == this || !valid_cpu(i) || scx_bpf_dsq_nr_queued(cpu_dsq(i)) <= 0)
+	if (i == this || !valid_cpu(i))
 		return;
 	c = lookup_cpu_ctx(i);
 	if (!c)
 		return;
-	if (*best < 0 || c->nr_running > *best_nr ||
-	    (c->nr_running == *best_nr && i < *best)) {
-		*best = i;
-		*best_nr = c->nr_running;
-	}
+	nr = c->nr_running;
+	/*
+	 * Would it beat the best so far? Only then does it matter whether it
+	 * has a task waiting: its queue is asked last (a kfunc call).
+	 */
+	if (*best >= 0 && nr < *best_nr)
+		return;
+	if (*best >= 0 && nr == *best_nr && i >= *best)
+		return;
+	if (scx_bpf_dsq_nr_queued(cpu_dsq(i)) <= 0)
+		return;
+	*best = i;
+	*best_nr = nr;
 }
 
 /*
@@ -143,23 +152,25 @@ static __always_inline s32 find_busiest(s32 this, u32 level, u32 *busiest_nr, bo
 /*
  * Pull one task from `src` to this CPU's local DSQ: the first in deadline
  * order that may run here and, for a cross-LLC move, is not cache-hot (ran
- * within migration_cost: moving it would throw away a warm cache).
+ * within migration_cost: moving it would throw away a warm cache). `now`
+ * is the caller's clock read in the same callback (balance: the level's
+ * start; try_steal: before its victims), earlier than one read here only
+ * by the search for `src`, which the cache-hot test (500 us) cannot see.
  */
-static __always_inline bool pull_from(s32 this, s32 src, u32 level)
+static __always_inline bool pull_from(s32 this, s32 src, u32 level, u64 now)
 {
 	struct task_struct *p;
-	u64 now = bpf_ktime_get_ns();
 
 	bpf_for_each(scx_dsq, p, cpu_dsq(src), 0) {
 		struct task_ctx *tctx;
 
 		tctx = lookup_task_ctx(p);
-		if (!arbor_can_pull(bpf_cpumask_test_cpu(this, p->cpus_ptr),
+		if (!arbor_can_pull(allowed(p, this),
 				    task_migration_disabled(p), level > LVL_LLC,
 				    tctx ? now - tctx->last_ran : ~0ULL, balance_cfg.migration_cost_ns))
 			continue;
 		/* seed 002: keep aggregated threads in their preferred LLC */
-		if (!cache_allow_move(p, src, this, tctx ? tctx->util_avg : 0, now))
+		if (!cache_allow_move(p, tctx, src, this, tctx ? tctx->util_avg : 0, now))
 			continue;
 		if (scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0))
 			return true;
@@ -258,15 +269,13 @@ static __always_inline u32 lb_imbalance_pct(u32 level)
  * function: the verifier checks it once, on its own, with scalar
  * arguments.
  */
-__noinline int lb_find(s32 this, u32 level, u32 this_idle)
+__noinline int lb_find(s32 this, u32 level, u32 this_idle, u64 now)
 {
 	struct lb_scratch *s = lb_get_scratch();
 	u32 llc, n, k, ep, pct, lslot;
-	u64 now;
 
 	if (!s || !valid_cpu(this) || level >= NR_LEVELS)
 		return -1;
-	now = bpf_ktime_get_ns();
 	llc = llc_of(this);
 	n = level <= LVL_LLC ? llc_nr_cpus[llc] : nr_cpus;
 	pct = lb_imbalance_pct(level);
@@ -384,14 +393,20 @@ __noinline int lb_find(s32 this, u32 level, u32 this_idle)
  * rule) and cover part of the imbalance (arbor_lb_task_share). Returns how
  * many it pulled. Global: verified once.
  */
-__noinline int lb_detach(s32 this, s32 src, u32 level, u32 nr_failed)
+__noinline int lb_detach(s32 this, s32 src, u32 level, u32 nr_failed, u64 now)
 {
 	struct lb_scratch *s = lb_get_scratch();
 	struct task_struct *p;
-	u64 now = bpf_ktime_get_ns();
+	u32 dl;
 
 	if (!s || !valid_cpu(this) || !valid_cpu(src))
 		return 0;
+	/*
+	 * this CPU's LLC, read once here: read inside the loop, clang kept
+	 * the address of cpu_llc[this] across it, whose bound the verifier
+	 * had lost there ("R1 unbounded memory access", 7.2)
+	 */
+	dl = llc_of(this);
 	s->pulled = 0;
 	s->scanned = 0;
 	bpf_for_each(scx_dsq, p, cpu_dsq(src), 0) {
@@ -402,13 +417,13 @@ __noinline int lb_detach(s32 this, s32 src, u32 level, u32 nr_failed)
 			break;
 		tctx = lookup_task_ctx(p);
 		if (!tctx ||
-		    !arbor_can_pull(bpf_cpumask_test_cpu(this, p->cpus_ptr),
+		    !arbor_can_pull(allowed(p, this),
 				    task_migration_disabled(p), level > LVL_LLC,
 				    now - tctx->last_ran, balance_cfg.migration_cost_ns))
 			continue;
 		share = arbor_lb_task_share(s->res.migration, imb, task_load(p, tctx),
 					    tctx->util_avg, nr_failed);
-		if (!share || !cache_allow_move(p, src, this, tctx->util_avg, now))
+		if (!share || !cache_allow_llc(p, tctx, src, dl, tctx->util_avg, now))
 			continue;
 		if (scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0)) {
 			s->pulled++;
@@ -432,11 +447,10 @@ __noinline int lb_detach(s32 this, s32 src, u32 level, u32 nr_failed)
  * allows), which is kicked. Returns 1 if it moved one. Global: verified
  * once.
  */
-__noinline int lb_llc_pull_from(s32 this, s32 src)
+__noinline int lb_llc_pull_from(s32 this, s32 src, u64 now)
 {
 	struct lb_scratch *s = lb_get_scratch();
 	struct task_struct *p;
-	u64 now = bpf_ktime_get_ns();
 	u32 sl, dl;
 
 	if (!s || !valid_cpu(this) || !valid_cpu(src))
@@ -457,9 +471,9 @@ __noinline int lb_llc_pull_from(s32 this, s32 src)
 		    !arbor_can_pull(true, task_migration_disabled(p), true, now - tctx->last_ran,
 				    balance_cfg.migration_cost_ns))
 			continue;
-		if (cache_lb_verdict(p, sl, dl, tctx->util_avg, now) != LLC_LB_PULL)
+		if (cache_lb_verdict(p, tctx, sl, dl, tctx->util_avg, now) != LLC_LB_PULL)
 			continue;
-		if (!bpf_cpumask_test_cpu(this, p->cpus_ptr)) {
+		if (!allowed(p, this)) {
 			dst = -1;
 			bpf_for(k, 0, MAX_LLC_CPUS) {
 				struct cpu_ctx *c;
@@ -468,7 +482,7 @@ __noinline int lb_llc_pull_from(s32 this, s32 src)
 				if (k >= llc_nr_cpus[dl & (MAX_LLCS - 1)])
 					break;
 				cpu = llc_cpus[dl & (MAX_LLCS - 1)][k];
-				if (!valid_cpu(cpu) || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+				if (!allowed(p, cpu))
 					continue;
 				if ((c = lookup_cpu_ctx(cpu)) && c->idle) {
 					dst = cpu;
@@ -503,7 +517,7 @@ __noinline int lb_llc_pull_from(s32 this, s32 src)
  * destination; we take the first in CPU order: a simplification). Returns
  * 1 if it pulled. Global: verified once.
  */
-__noinline int lb_llc_pull(s32 this)
+__noinline int lb_llc_pull(s32 this, u64 now)
 {
 	u32 dl, node, k;
 
@@ -520,7 +534,7 @@ __noinline int lb_llc_pull(s32 this)
 		if (l == dl || llc_node[l] != node || READ_ONCE(llc_overloaded[l].nr) <= 0 ||
 		    scx_bpf_dsq_nr_queued(cpu_dsq(k)) <= 0)
 			continue;
-		if (lb_llc_pull_from(this, k) > 0)
+		if (lb_llc_pull_from(this, k, now) > 0)
 			return 1;
 	}
 	return 0;
@@ -542,6 +556,13 @@ __noinline int lb_balance(s32 this, u32 this_idle)
 {
 	struct cpu_ctx *cc = lookup_cpu_ctx(this), *sc;
 	struct lb_scratch *s;
+	/*
+	 * one clock read for the whole pass, passed to lb_find, lb_detach and
+	 * lb_llc_pull: a read of their own would be later only by this pass's
+	 * run time so far, which the loads' extrapolation (PELT, 32 ms
+	 * half-life) and the cache-hot test (migration_cost, 500 us) cannot
+	 * tell from none
+	 */
 	u64 now = bpf_ktime_get_ns(), due;
 	u32 level;
 
@@ -567,7 +588,7 @@ __noinline int lb_balance(s32 this, u32 this_idle)
 			continue;
 		}
 		cc->lb_last[lv] = now;
-		src = lb_find(this, level, this_idle);
+		src = lb_find(this, level, this_idle, now);
 		s = lb_get_scratch();
 		if (s)
 			cc->lb_span[lv] = s->span;
@@ -582,14 +603,14 @@ __noinline int lb_balance(s32 this, u32 this_idle)
 			 * balancing may still pull a task into its preferred LLC
 			 */
 			if (feat(FEAT_CACHE_LB) && level == (nr_nodes > 1 ? LVL_NODE : LVL_MACHINE) &&
-			    lb_llc_pull(this) > 0) {
+			    lb_llc_pull(this, now) > 0) {
 				stat_inc(STAT_LLC_LB_MOVES);
 				return 1;
 			}
 			continue;
 		}
 		nr_failed = cc->lb_failed[lv];
-		pulled = lb_detach(this, src, level, nr_failed);
+		pulled = lb_detach(this, src, level, nr_failed, now);
 		if (pulled > 0) {
 			cc->lb_failed[lv] = 0;
 			stat_add(STAT_LB_PULLS, pulled);
@@ -627,13 +648,13 @@ static __always_inline void lb_push_running(s32 cpu, struct cpu_ctx *cc,
 	cc->push_to = 0;
 	dst = (s32)to - 1;
 	if (!prev || !prev_runnable || !valid_cpu(dst) || dst == cpu ||
-	    task_migration_disabled(prev) || !bpf_cpumask_test_cpu(dst, prev->cpus_ptr))
+	    task_migration_disabled(prev) || !allowed(prev, dst))
 		return;
 	tctx = lookup_task_ctx(prev);
 	dc = lookup_cpu_ctx(dst);
 	if (!tctx || !dc || tctx->move_cpu >= 0 || !dc->idle)
 		return;
-	if (!cache_allow_move(prev, cpu, dst, tctx->util_avg, bpf_ktime_get_ns()))
+	if (!cache_allow_move(prev, tctx, cpu, dst, tctx->util_avg, bpf_ktime_get_ns()))
 		return;
 	tctx->move_cpu = dst;
 	stat_inc(STAT_LB_ACTIVE);
@@ -700,7 +721,7 @@ static __always_inline bool balance(s32 this, struct cpu_ctx *cc, enum pull_kind
 		src = find_busiest(this, level, &busiest_nr, kind == PULL_KICKED);
 		pulled = false;
 		if (src >= 0 && (kind != PULL_BUSY || busiest_nr >= cc->nr_running + 2))
-			pulled = pull_from(this, src, level);
+			pulled = pull_from(this, src, level, t0);
 
 		t1 = bpf_ktime_get_ns();
 		cost = t1 - t0;

@@ -76,6 +76,58 @@ struct {
 static struct proc_ctx proc_zero = { .h = { .pref_llc = -1 } };
 
 /*
+ * Changes of proc_ctxs that can change what cache_pref() answers, or
+ * whether a process has an entry: an insert, a hottest-LLC scan (scan_ts,
+ * pref_llc), a delete. Each adds 1 to proc_gen once it is done. A task
+ * keeps what its last look-up of its process's entry found (task_ctx cp_*,
+ * cache_entry_seen) with proc_gen as it was before that look-up: while
+ * proc_gen has not moved, no change was made since, and a look-up would
+ * find the same. running() asks for its process's preferred LLC on every
+ * run, and stopping() for its entry, which single-threaded processes never
+ * get (cache_account): both skip the map look-up then. Any change makes
+ * every task look up once more.
+ *
+ * Ordering: a writer's fetch-and-add comes after its change and is a full
+ * barrier. A reader about to look up reads proc_gen with a fetch-and-add
+ * of 0, also a full barrier, so that the look-up cannot find anything
+ * older than that count (a weakly ordered CPU could otherwise do the
+ * look-up's loads first); only when its copy is current, it reads proc_gen
+ * plainly and nothing after. A change still under way while a task reads
+ * (not yet counted, or its count not yet visible to that CPU) may or may
+ * not be seen, as by a look-up at that moment; once its count is seen, no
+ * copy from before it is used.
+ */
+u64 proc_gen;
+
+static __always_inline void proc_gen_bump(void)
+{
+	__sync_fetch_and_add(&proc_gen, 1);
+}
+
+/* Is tctx's copy of its process's entry current (see proc_gen)? */
+static __always_inline bool cache_entry_current(const struct task_ctx *tctx)
+{
+	return tctx->cp_gen == READ_ONCE(proc_gen) + 1;
+}
+
+/* Bring tctx's copy of its process's entry up to date (see proc_gen). */
+static __always_inline void cache_entry_seen(const struct task_struct *p, struct task_ctx *tctx)
+{
+	struct proc_ctx *pc;
+	u32 tgid = p->tgid;
+	u64 g;
+
+	if (cache_entry_current(tctx))
+		return;
+	g = __sync_fetch_and_add(&proc_gen, 0);
+	pc = bpf_map_lookup_elem(&proc_ctxs, &tgid);
+	tctx->cp_entry = pc != NULL;
+	tctx->cp_pref = pc ? pc->h.pref_llc : -1;
+	tctx->cp_scan_ts = pc ? pc->h.scan_ts : 0;
+	tctx->cp_gen = g + 1;
+}
+
+/*
  * scratch for the per-LLC occupancy sums and the over-threshold bitmap (in
  * map memory, not on the stack: a variable-offset stack access makes the
  * verifier walk the loop iteration by iteration)
@@ -124,53 +176,14 @@ static __always_inline u64 llc_cap(u32 llc)
 }
 
 /*
- * Called from stopping() on `cpu`, the CPU p ran on: charge `ran` ns to p's
- * process and the CPU; at most once an epoch per process, rescan its
- * hottest LLC.
+ * The hottest-LLC scan of p's process (pc), claimed by cache_account() on
+ * `cpu` at `now`, epoch e: sets pc->h.pref_llc (and the head's figures).
  */
-static __always_inline void cache_account(struct task_struct *p, s32 cpu, struct cpu_ctx *c,
-					  u64 ran, u64 now)
+static __always_inline void cache_scan(struct task_struct *p, struct proc_ctx *pc, s32 cpu, u64 e,
+				       u64 now)
 {
-	struct proc_ctx *pc;
-	u32 tgid = p->tgid, slot = cpu & (MAX_CPUS - 1);
-	u64 e = now / cache_cfg.epoch_ns, scan_ts, total = 0;
+	u64 total = 0;
 	u32 nr_threads;
-
-	if (!feat(FEAT_CACHE_LB) || !valid_cpu(cpu))
-		return;
-	c->cache_rt = cpu_rt_at(c, e) + ran;
-	c->cache_epoch = e;
-
-	pc = bpf_map_lookup_elem(&proc_ctxs, &tgid);
-	if (!pc) {
-		long err;
-
-		if (BPF_CORE_READ(p, signal, nr_threads) < 2)
-			return;
-		/* too big for the stack: insert a copy of proc_zero, then fill it */
-		err = bpf_map_update_elem(&proc_ctxs, &tgid, &proc_zero, BPF_NOEXIST);
-		if (err && err != -EEXIST) {
-			/* only -E2BIG means full (hashtab.c alloc_htab_elem) */
-			stat_inc(err == -E2BIG ? STAT_LLC_PROC_INSERT_FAILS :
-						 STAT_LLC_PROC_INSERT_RETRIES);
-			return;
-		}
-		pc = bpf_map_lookup_elem(&proc_ctxs, &tgid);
-		if (!pc)
-			return;
-		/* the first scan one epoch from now (a racing inserter may win) */
-		if (!err)
-			__sync_val_compare_and_swap(&pc->h.scan_ts, 0, now);
-	}
-	/* this CPU's slot: only this CPU writes it */
-	pc->rt[slot] = proc_rt_at(pc, slot, e) + ran;
-	pc->rt_epoch[slot] = e;
-
-	/* at most one scan per epoch per process, by whoever claims it */
-	scan_ts = pc->h.scan_ts;
-	if (now < scan_ts + cache_cfg.epoch_ns ||
-	    __sync_val_compare_and_swap(&pc->h.scan_ts, scan_ts, now) != scan_ts)
-		return;
 
 	{
 		struct occ_scratch_val *os;
@@ -225,6 +238,69 @@ static __always_inline void cache_account(struct task_struct *p, s32 cpu, struct
 }
 
 /*
+ * Called from stopping() on `cpu`, the CPU p ran on: charge `ran` ns to p's
+ * process and the CPU; at most once an epoch per process, rescan its
+ * hottest LLC.
+ */
+static __always_inline void cache_account(struct task_struct *p, struct task_ctx *tctx, s32 cpu,
+					  struct cpu_ctx *c, u64 ran, u64 now)
+{
+	struct proc_ctx *pc;
+	u32 tgid = p->tgid, slot = cpu & (MAX_CPUS - 1);
+	u64 e = now / cache_cfg.epoch_ns, scan_ts;
+
+	if (!feat(FEAT_CACHE_LB) || !valid_cpu(cpu))
+		return;
+	c->cache_rt = cpu_rt_at(c, e) + ran;
+	c->cache_epoch = e;
+
+	/*
+	 * A process without an entry that gets none now (fewer than two
+	 * threads): when p's copy says so and is current (proc_gen: no
+	 * insert since), the look-up would find none; skip it.
+	 */
+	if (cache_entry_current(tctx) && !tctx->cp_entry &&
+	    BPF_CORE_READ(p, signal, nr_threads) < 2)
+		return;
+	pc = bpf_map_lookup_elem(&proc_ctxs, &tgid);
+	if (!pc) {
+		long err;
+
+		if (BPF_CORE_READ(p, signal, nr_threads) < 2)
+			return;
+		/* too big for the stack: insert a copy of proc_zero, then fill it */
+		err = bpf_map_update_elem(&proc_ctxs, &tgid, &proc_zero, BPF_NOEXIST);
+		if (err && err != -EEXIST) {
+			/* only -E2BIG means full (hashtab.c alloc_htab_elem) */
+			stat_inc(err == -E2BIG ? STAT_LLC_PROC_INSERT_FAILS :
+						 STAT_LLC_PROC_INSERT_RETRIES);
+			return;
+		}
+		pc = bpf_map_lookup_elem(&proc_ctxs, &tgid);
+		/* the first scan one epoch from now (a racing inserter may win) */
+		if (pc && !err)
+			__sync_val_compare_and_swap(&pc->h.scan_ts, 0, now);
+		/* a new entry: counted (an -EEXIST: the inserter counts it) */
+		if (!err)
+			proc_gen_bump();
+		if (!pc)
+			return;
+	}
+	/* this CPU's slot: only this CPU writes it */
+	pc->rt[slot] = proc_rt_at(pc, slot, e) + ran;
+	pc->rt_epoch[slot] = e;
+
+	/* at most one scan per epoch per process, by whoever claims it */
+	scan_ts = pc->h.scan_ts;
+	if (now < scan_ts + cache_cfg.epoch_ns ||
+	    __sync_val_compare_and_swap(&pc->h.scan_ts, scan_ts, now) != scan_ts)
+		return;
+	cache_scan(p, pc, cpu, e, now);
+	/* scan_ts moved, pref_llc may have: counted */
+	proc_gen_bump();
+}
+
+/*
  * ops.exit_task: a process's entry goes when its group leader exits, or
  * its last thread (whichever the kernel reports first: the leader's
  * task_struct outlives its threads, but sched_ext may call exit_task at
@@ -245,8 +321,25 @@ static __always_inline void cache_task_exit(struct task_struct *p)
 	 * inserts after the leader's look goes at the last thread's exit, as
 	 * one inserted after the leader's delete always did.)
 	 */
-	if (bpf_map_lookup_elem(&proc_ctxs, &tgid))
-		bpf_map_delete_elem(&proc_ctxs, &tgid);
+	if (bpf_map_lookup_elem(&proc_ctxs, &tgid) && !bpf_map_delete_elem(&proc_ctxs, &tgid))
+		proc_gen_bump();
+}
+
+/*
+ * cache_pref() from p's copy of its process's entry (tctx, brought up to
+ * date first: proc_gen), the same answer without a look-up while no entry
+ * changed.
+ */
+static __always_inline s32 cache_pref_of(const struct task_struct *p, struct task_ctx *tctx, u64 now)
+{
+	if (!feat(FEAT_CACHE_LB))
+		return -1;
+	cache_entry_seen(p, tctx);
+	if (tctx->cp_pref < 0)
+		return -1;
+	if (now > tctx->cp_scan_ts + cache_cfg.timeout_epochs * cache_cfg.epoch_ns)
+		return -1;
+	return tctx->cp_pref;
 }
 
 /* p's preferred LLC, or -1 (feature off, no preference, or it timed out). */
@@ -266,17 +359,39 @@ static __always_inline s32 cache_pref(const struct task_struct *p, u64 now)
 }
 
 /*
+ * cache_pref() for p, whose context is tctx (NULL if it has none), from
+ * a callback that may not be p's own (a pull of a queued task): its copy
+ * of its process's entry when that is current (proc_gen), else a plain
+ * look-up that leaves the copy alone (only p's own running() and tick
+ * write it).
+ */
+static __always_inline s32 cache_pref_peek(const struct task_struct *p,
+					   const struct task_ctx *tctx, u64 now)
+{
+	if (!feat(FEAT_CACHE_LB))
+		return -1;
+	if (!tctx || !cache_entry_current(tctx))
+		return cache_pref(p, now);
+	if (tctx->cp_pref < 0)
+		return -1;
+	if (now > tctx->cp_scan_ts + cache_cfg.timeout_epochs * cache_cfg.epoch_ns)
+		return -1;
+	return tctx->cp_pref;
+}
+
+/*
  * May p, of utilisation task_util, move from src's LLC to dst_llc? Counts
  * refusals.
  */
-static __always_inline bool cache_allow_llc(const struct task_struct *p, s32 src, u32 dl,
+static __always_inline bool cache_allow_llc(const struct task_struct *p,
+					    const struct task_ctx *tctx, s32 src, u32 dl,
 					    u64 task_util, u64 now)
 {
 	u32 sl = llc_of(src);
 	s32 pref;
 	bool ok = true;
 
-	if (sl == dl || (pref = cache_pref(p, now)) < 0)
+	if (sl == dl || (pref = cache_pref_peek(p, tctx, now)) < 0)
 		return true;
 	if ((u32)pref == dl)
 		ok = arbor_cache_allow_into(llc_util(dl), llc_cap(dl), llc_util(sl), llc_cap(sl),
@@ -289,10 +404,11 @@ static __always_inline bool cache_allow_llc(const struct task_struct *p, s32 src
 	return ok;
 }
 
-static __always_inline bool cache_allow_move(const struct task_struct *p, s32 src, s32 dst,
+static __always_inline bool cache_allow_move(const struct task_struct *p,
+					     const struct task_ctx *tctx, s32 src, s32 dst,
 					     u64 task_util, u64 now)
 {
-	return cache_allow_llc(p, src, llc_of(dst), task_util, now);
+	return cache_allow_llc(p, tctx, src, llc_of(dst), task_util, now);
 }
 
 /*
@@ -301,12 +417,13 @@ static __always_inline bool cache_allow_move(const struct task_struct *p, s32 sr
  * sl to LLC dl: LLC_LB_PULL when dl is its process's preferred LLC and the
  * move may happen although the groups are balanced.
  */
-static __always_inline u32 cache_lb_verdict(const struct task_struct *p, u32 sl, u32 dl,
+static __always_inline u32 cache_lb_verdict(const struct task_struct *p,
+					    const struct task_ctx *tctx, u32 sl, u32 dl,
 					    u64 task_util, u64 now)
 {
 	s32 pref;
 
-	if (sl == dl || (pref = cache_pref(p, now)) < 0)
+	if (sl == dl || (pref = cache_pref_peek(p, tctx, now)) < 0)
 		return LLC_LB_ANY;
 	return arbor_cache_lb_task(pref, sl, dl, llc_util(sl), llc_cap(sl), llc_util(dl),
 				   llc_cap(dl), task_util, cache_cfg.aggr_pct, cache_cfg.imb_pct);
@@ -330,7 +447,7 @@ static __always_inline s32 idle_cpu_in_llc(const struct task_struct *p, u32 llc)
 		if (k >= llc_nr_cpus[llc & (MAX_LLCS - 1)])
 			break;
 		cpu = llc_cpus[llc & (MAX_LLCS - 1)][k];
-		if (!valid_cpu(cpu) || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+		if (!allowed(p, cpu))
 			continue;
 		c = lookup_cpu_ctx(cpu);
 		if (c && c->idle && scx_bpf_test_and_clear_cpu_idle(cpu))
@@ -340,22 +457,22 @@ static __always_inline s32 idle_cpu_in_llc(const struct task_struct *p, u32 llc)
 }
 
 /*
- * At tick: a task running outside its process's preferred LLC moves to an
- * idle CPU there, if the move is allowed (checked before the CPU is
- * claimed). Like misfit, it ends the slice and enqueue() places it on
- * tctx->move_cpu, kicking that CPU.
+ * At tick (`now`: the tick's own clock read): a task running outside its
+ * process's preferred LLC moves to an idle CPU there, if the move is
+ * allowed (checked before the CPU is claimed). Like misfit, it ends the
+ * slice and enqueue() places it on tctx->move_cpu, kicking that CPU.
  */
-static __always_inline void cache_aggregate(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
+static __always_inline void cache_aggregate(struct task_struct *p, struct task_ctx *tctx, s32 cpu,
+					    u64 now)
 {
-	u64 now = bpf_ktime_get_ns();
 	s32 pref, dst;
 
 	if (tctx->move_cpu >= 0 || p->nr_cpus_allowed == 1 || task_migration_disabled(p))
 		return;
-	pref = cache_pref(p, now);
+	pref = cache_pref_of(p, tctx, now);
 	if (pref < 0 || (u32)pref == llc_of(cpu))
 		return;
-	if (!cache_allow_llc(p, cpu, pref, tctx->util_avg, now))
+	if (!cache_allow_llc(p, tctx, cpu, pref, tctx->util_avg, now))
 		return;
 	dst = idle_cpu_in_llc(p, pref);
 	if (dst < 0)

@@ -48,7 +48,7 @@ static __always_inline u32 capacity_snapshot(struct scratch *sc, const struct ta
 		c = lookup_cpu_ctx(i);
 		sc->a_cap[i] = cap_of(i);
 		sc->a_util[i] = c ? cpu_util(c, now) : 0;
-		if (bpf_cpumask_test_cpu(i, p->cpus_ptr) && bpf_cpumask_test_cpu(i, idle))
+		if (allowed(p, i) && bpf_cpumask_test_cpu(i, idle))
 			arbor_mask_set(sc->a_idle, CPU_MASK_WORDS, i);
 	}
 	return n;
@@ -70,7 +70,7 @@ static __always_inline s32 select_by_capacity(struct task_struct *p, struct task
 	n = capacity_snapshot(sc, p, idle);
 	scx_bpf_put_idle_cpumask(idle);
 	i = arbor_capacity_pick(n, sc->a_cap, sc->a_util, sc->a_idle, tctx->util_avg);
-	if (i < 0 || i >= MAX_CPUS || !bpf_cpumask_test_cpu(i, p->cpus_ptr))
+	if (i < 0 || i >= MAX_CPUS || !allowed(p, i))
 		return -1;
 	*found_idle = arbor_mask_test(sc->a_idle, CPU_MASK_WORDS, i);
 	return i;
@@ -110,7 +110,7 @@ static __always_inline void check_misfit(struct task_struct *p, struct task_ctx 
 	n = capacity_snapshot(sc, p, idle);
 	scx_bpf_put_idle_cpumask(idle);
 	t = arbor_misfit_target(cap_of(cpu), n, sc->a_cap, sc->a_idle);
-	if (t < 0 || t >= MAX_CPUS || !bpf_cpumask_test_cpu(t, p->cpus_ptr))
+	if (t < 0 || t >= MAX_CPUS || !allowed(p, t))
 		return;
 	tctx->move_cpu = t;
 	tctx->move_misfit = 1;

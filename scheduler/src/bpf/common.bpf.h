@@ -133,6 +133,19 @@ static __always_inline bool valid_cpu(s32 cpu)
 	return cpu >= 0 && cpu < nr_cpus && cpu < MAX_CPUS;
 }
 
+/*
+ * May p run on cpu? A task allowed on every CPU (the usual case) needs no
+ * kfunc call: its count of allowed CPUs says so (the kernel's cpumask_and
+ * with cpus_ptr is then the identity). Same answer as
+ * bpf_cpumask_test_cpu(cpu, p->cpus_ptr), which is false past nr_cpu_ids.
+ */
+static __always_inline bool allowed(const struct task_struct *p, s32 cpu)
+{
+	if (p->nr_cpus_allowed >= (int)nr_cpus)
+		return valid_cpu(cpu);
+	return valid_cpu(cpu) && bpf_cpumask_test_cpu(cpu, p->cpus_ptr);
+}
+
 static __always_inline u32 llc_of(s32 cpu)
 {
 	return cpu_llc[cpu & (MAX_CPUS - 1)] & (MAX_LLCS - 1);
@@ -266,6 +279,7 @@ struct task_ctx {
 	u64 rq_w;		/* weight it is counted with in rq_cpu's average */
 	s32 rq_cpu;		/* CPU whose average counts it, -1 if none */
 	s32 sleep_cpu;		/* queue it slept on, -1 if it left otherwise */
+	s32 left_cpu;		/* queue stopping(p, false) took it out of, until quiescent(): -1 */
 	u32 eevdf_flags;	/* EEVDF_REL_DEADLINE, EEVDF_INITIAL */
 	/* wake-up latency: runnable -> running */
 	u32 wake_direct;	/* select_cpu inserted it into an idle CPU's local queue */
@@ -278,6 +292,15 @@ struct task_ctx {
 	 */
 	u64 sync_since;
 	u32 sync_hist;
+	/*
+	 * CACHE_LB: what the last look-up of its process's entry found
+	 * (cache.bpf.h cache_entry_seen), current while proc_gen has not
+	 * moved since
+	 */
+	u64 cp_gen;		/* 1 + proc_gen before that look-up; 0: none yet */
+	u64 cp_scan_ts;		/* the entry's scan_ts */
+	s32 cp_pref;		/* the entry's pref_llc; -1 if none or no entry */
+	u32 cp_entry;		/* the process had an entry */
 };
 
 struct {

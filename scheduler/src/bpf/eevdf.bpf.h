@@ -118,6 +118,65 @@ static __always_inline void eevdf_dequeue(struct task_ctx *tctx, bool sleep)
 }
 
 /*
+ * stopping(p, false): p stops running and leaves its queue. The kernel's
+ * dequeue_task_scx() calls ops.stopping(p, false) and then ops.quiescent()
+ * in one dequeue under the rq lock (ext.c:2218-2224; stopping(p, false)
+ * comes from nowhere else), as fair.c's dequeue_entity() does update_curr()
+ * and the leaving under that lock. So here both go into the queue's
+ * average in one critical section: the charge `dv` of the run
+ * (eevdf_charge_task) and avg_vruntime_sub, with the same arithmetic in
+ * the same order as eevdf_charge() followed by eevdf_dequeue(). Only
+ * quiescent() knows whether it is a sleep: it finishes (eevdf_left).
+ */
+static __always_inline void eevdf_stop_leave(struct task_ctx *tctx, u64 dv)
+{
+	struct eevdf_rq *rq;
+	u64 avg, rest, v = tctx->vruntime, w = tctx->rq_w;
+	s32 cpu = tctx->rq_cpu;
+
+	if (!valid_cpu(cpu))
+		return;
+	tctx->rq_cpu = -1;
+	rq = lookup_rq(cpu);
+	if (!rq)
+		return;
+	bpf_spin_lock(&rq->lock);
+	if (dv)
+		arbor_avg_shift(&rq->avg, dv, w ?: ARBOR_NICE_0_LOAD);
+	avg = arbor_avg_vruntime(&rq->avg);
+	arbor_avg_sub(&rq->avg, v, w);
+	rest = arbor_avg_vruntime(&rq->avg);
+	bpf_spin_unlock(&rq->lock);
+
+	tctx->vlag = arbor_entity_lag(avg, v, slice_cfg.slice_ns, w);
+	/* a sleep's (eevdf_dequeue); read only while sleep_cpu names a queue */
+	tctx->sleep_avg = rest;
+	tctx->left_cpu = cpu;
+}
+
+/*
+ * quiescent() after eevdf_stop_leave: the rest of eevdf_dequeue(), for a
+ * sleep or a property change. Also called with sleep = false before the
+ * task joins a queue again, in case no quiescent() came: dequeue_task_scx()
+ * skips it for a task that is migrating (task_on_rq_migrating), which is
+ * no sleep.
+ */
+static __always_inline void eevdf_left(struct task_ctx *tctx, bool sleep)
+{
+	s32 cpu = tctx->left_cpu;
+
+	tctx->left_cpu = -1;
+	if (sleep) {
+		tctx->sleep_cpu = cpu;
+		tctx->eevdf_flags &= ~EEVDF_REL_DEADLINE;
+	} else {
+		tctx->rel_deadline = tctx->deadline - tctx->vruntime;
+		tctx->eevdf_flags |= EEVDF_REL_DEADLINE;
+		tctx->sleep_cpu = -1;
+	}
+}
+
+/*
  * Join cpu's queue (place_entity + avg_vruntime_add). Returns whether the
  * task is eligible there. With `rebase` (running: the task starts to run
  * there), also update_zero_vruntime() under the same lock, as
@@ -182,47 +241,73 @@ static __always_inline bool eevdf_place(struct task_struct *p, struct task_ctx *
 	return elig;
 }
 
-/*
- * Make sure the task is counted in cpu's queue (joining it, or moving from
- * another one). Returns whether it is eligible there.
- */
-static __always_inline bool eevdf_enqueue_on(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
+/* Is the task, counted in cpu's queue, eligible there (vruntime <= average)? */
+static __always_inline bool eevdf_eligible_on(struct task_ctx *tctx, s32 cpu)
 {
-	struct eevdf_rq *rq;
+	struct eevdf_rq *rq = lookup_rq(cpu);
 	bool elig;
 
-	if (tctx->rq_cpu == cpu) {
-		rq = lookup_rq(cpu);
-		if (!rq)
-			return true;
-		bpf_spin_lock(&rq->lock);
-		elig = arbor_vruntime_eligible(&rq->avg, tctx->vruntime);
-		bpf_spin_unlock(&rq->lock);
-		return elig;
-	}
+	if (!rq)
+		return true;
+	bpf_spin_lock(&rq->lock);
+	elig = arbor_vruntime_eligible(&rq->avg, tctx->vruntime);
+	bpf_spin_unlock(&rq->lock);
+	return elig;
+}
+
+/*
+ * Make sure the task is counted in cpu's queue (joining it, or moving from
+ * another one). Returns 1 if it is eligible there, 0 if not, and -1 if it
+ * was counted there already: its eligibility is then left unread (a look
+ * at the queue's average under its lock), for the caller to read with
+ * eevdf_eligible_on() if a decision needs it.
+ */
+static __always_inline int eevdf_join(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
+{
+	if (valid_cpu(tctx->left_cpu))
+		eevdf_left(tctx, false);
+	if (tctx->rq_cpu == cpu)
+		return -1;
 	if (valid_cpu(tctx->rq_cpu))
 		eevdf_dequeue(tctx, false);
 	return eevdf_place(p, tctx, cpu, false);
 }
 
-/* update_curr(): charge the run since exec_start to vruntime and the average. */
-static __always_inline void eevdf_charge(struct task_ctx *tctx, u64 now)
+/*
+ * update_curr()'s task half: charge the run since exec_start to vruntime.
+ * Returns the charge, which the queue's average must take too (0: none).
+ */
+static __always_inline u64 eevdf_charge_task(struct task_ctx *tctx, u64 now)
 {
-	struct eevdf_rq *rq;
-	u64 dv, w = tctx->rq_w ?: ARBOR_NICE_0_LOAD;
+	u64 dv;
 
 	if (!tctx->exec_start || now <= tctx->exec_start) {
 		tctx->exec_start = now;
-		return;
+		return 0;
 	}
-	dv = arbor_calc_delta_fair(now - tctx->exec_start, w);
+	dv = arbor_calc_delta_fair(now - tctx->exec_start, tctx->rq_w ?: ARBOR_NICE_0_LOAD);
 	tctx->exec_start = now;
 	tctx->vruntime += dv;
-	if (!valid_cpu(tctx->rq_cpu) || !(rq = lookup_rq(tctx->rq_cpu)))
+	return dv;
+}
+
+/* update_curr()'s queue half: the charge dv goes into the queue's average. */
+static __always_inline void eevdf_charge_rq(struct task_ctx *tctx, u64 dv)
+{
+	struct eevdf_rq *rq;
+
+	/* a charge of 0 leaves the sum as it is */
+	if (!dv || !valid_cpu(tctx->rq_cpu) || !(rq = lookup_rq(tctx->rq_cpu)))
 		return;
 	bpf_spin_lock(&rq->lock);
-	arbor_avg_shift(&rq->avg, dv, w);
+	arbor_avg_shift(&rq->avg, dv, tctx->rq_w ?: ARBOR_NICE_0_LOAD);
 	bpf_spin_unlock(&rq->lock);
+}
+
+/* update_curr(): charge the run since exec_start to vruntime and the average. */
+static __always_inline void eevdf_charge(struct task_ctx *tctx, u64 now)
+{
+	eevdf_charge_rq(tctx, eevdf_charge_task(tctx, now));
 }
 
 /* The slice sched_ext runs it for: until its deadline (update_deadline). */
@@ -251,6 +336,8 @@ static __always_inline void eevdf_rebase(s32 cpu)
  */
 static __always_inline void eevdf_run_on(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
 {
+	if (valid_cpu(tctx->left_cpu))
+		eevdf_left(tctx, false);
 	if (tctx->rq_cpu == cpu) {
 		eevdf_rebase(cpu);
 		return;
@@ -270,14 +357,27 @@ static __always_inline void eevdf_run_on(struct task_struct *p, struct task_ctx 
  */
 static __always_inline bool eevdf_dispatch(s32 cpu, struct task_struct *prev, bool prev_runnable)
 {
-	struct eevdf_rq *rq = lookup_rq(cpu);
+	struct eevdf_rq *rq;
 	struct eevdf_avg snap;
 	struct task_struct *p;
 	struct task_ctx *tctx;
+	s32 nr = scx_bpf_dsq_nr_queued(cpu_dsq(cpu));
 	u32 k = 0;
 
-	if (scx_bpf_dsq_nr_queued(cpu_dsq(cpu)) <= 0)
+	/* an empty queue (a CPU about to idle) needs no look at the average */
+	if (nr <= 0)
 		return false;
+	/*
+	 * One task and no runnable prev: the scan below moves it whether it is
+	 * eligible (the loop's move) or not (the final move of the earliest
+	 * deadline), so move it at once, without the average's lock and the
+	 * DSQ iterator. (One difference, in an error case only: a task no
+	 * longer allowed here is skipped by the move below, where the loop's
+	 * move would have failed with an error.)
+	 */
+	if (nr == 1 && !prev_runnable)
+		return scx_bpf_dsq_move_to_local(cpu_dsq(cpu), 0);
+	rq = lookup_rq(cpu);
 	if (!rq)
 		return scx_bpf_dsq_move_to_local(cpu_dsq(cpu), 0);
 	bpf_spin_lock(&rq->lock);

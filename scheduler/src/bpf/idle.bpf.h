@@ -34,10 +34,11 @@ static __always_inline bool cpu_idle_now(const struct cpumask *idle, s32 cpu)
  * The wake-up path's copy of sched_ext's idle mask: one
  * bpf_probe_read_kernel() of the mask's words per wake-up instead of one
  * bpf_cpumask_test_cpu() kfunc call per CPU tested (wake_affine, every
- * step of select_idle_sibling, the LLC scan). One row per CPU, written
- * only by select_cpu running on that CPU (not reentrant there: ttwu holds
- * the wakee's pi_lock with interrupts off). The copy is taken once the
- * mask is held and read until it is put back; nothing on that path claims
+ * step of select_idle_sibling, the LLC scan; the fork slow path's scans:
+ * select_idlest). One row per CPU, written only by select_cpu running on
+ * that CPU (not reentrant there: ttwu holds the wakee's pi_lock with
+ * interrupts off). The copy is taken once the mask is held and read
+ * until the wake-up's placement is chosen; nothing on that path claims
  * a CPU before the scan is over (CACHE_WAKE's claim returns at once), so
  * every test answers as the live mask would have (in the simulator,
  * exactly; on a machine, other CPUs may change the live mask meanwhile
@@ -65,18 +66,6 @@ static __always_inline const u64 *copy_idle_mask(s32 this, const struct cpumask 
 static __always_inline bool idle_bit(const u64 *bits, s32 cpu)
 {
 	return valid_cpu(cpu) && ((bits[((u32)cpu / 64) & (CPU_MASK_WORDS - 1)] >> (cpu & 63)) & 1);
-}
-
-/*
- * A task allowed on every CPU (the usual case) needs no kfunc call: its
- * count of allowed CPUs says so (the kernel's cpumask_and with cpus_ptr
- * is then the identity).
- */
-static __always_inline bool allowed(const struct task_struct *p, s32 cpu)
-{
-	if (p->nr_cpus_allowed >= (int)nr_cpus)
-		return valid_cpu(cpu);
-	return valid_cpu(cpu) && bpf_cpumask_test_cpu(cpu, p->cpus_ptr);
 }
 
 /*
@@ -357,7 +346,7 @@ found:
  */
 static __always_inline struct cpu_ctx *fork_group_add_cpu(struct group_stats *g,
 							  struct task_struct *p,
-							  const struct cpumask *idle, s32 cpu,
+							  const u64 *ib, s32 cpu,
 							  bool any, u64 now)
 {
 	struct cpu_ctx *c;
@@ -369,7 +358,7 @@ static __always_inline struct cpu_ctx *fork_group_add_cpu(struct group_stats *g,
 		return NULL;
 	g->allowed++;
 	g->nr_running += c->nr_running;
-	if (cpu_idle_now(idle, cpu))
+	if (idle_bit(ib, cpu))
 		g->idle_cpus++;
 	load = cpu_load(c, now);
 	g->load += load;
@@ -378,11 +367,15 @@ static __always_inline struct cpu_ctx *fork_group_add_cpu(struct group_stats *g,
 	return c;
 }
 
-/* Group stats of every node into scratch fg[node]; returns the node count. */
-__noinline int arbor_fork_node_stats(struct task_struct *p __arg_trusted, u64 now)
+/*
+ * Group stats of every node into scratch fg[node]; returns the node count.
+ * `this` is the CPU running select_cpu, whose copy of the idle mask
+ * (wake_idle, taken by select_idlest) the idle tests read.
+ */
+__noinline int arbor_fork_node_stats(struct task_struct *p __arg_trusted, s32 this, u64 now)
 {
 	struct scratch *sc = get_scratch();
-	const struct cpumask *idle;
+	const u64 *ib = wake_idle[(u32)this & (MAX_CPUS - 1)].w;
 	bool any;
 	u32 i;
 
@@ -394,13 +387,11 @@ __noinline int arbor_fork_node_stats(struct task_struct *p __arg_trusted, u64 no
 			break;
 		__builtin_memset(&sc->fg[i & (MAX_NODES - 1)], 0, sizeof(struct group_stats));
 	}
-	idle = scx_bpf_get_idle_cpumask();
 	bpf_for(i, 0, MAX_CPUS) {
 		if (i >= nr_cpus)
 			break;
-		fork_group_add_cpu(&sc->fg[node_of(i)], p, idle, i, any, now);
+		fork_group_add_cpu(&sc->fg[node_of(i)], p, ib, i, any, now);
 	}
-	scx_bpf_put_idle_cpumask(idle);
 	return nr_nodes < MAX_NODES ? nr_nodes : MAX_NODES;
 }
 
@@ -411,11 +402,11 @@ __noinline int arbor_fork_node_stats(struct task_struct *p __arg_trusted, u64 no
  * (sched_balance_find_dst_group_cpu: an idle CPU, the most recently idled
  * first, else the least loaded).
  */
-__noinline int arbor_fork_llc_stats(struct task_struct *p __arg_trusted, u32 node, s32 local_llc,
-				    u64 now)
+__noinline int arbor_fork_llc_stats(struct task_struct *p __arg_trusted, s32 this, u32 node,
+				    s32 local_llc, u64 now)
 {
 	struct scratch *sc = get_scratch();
-	const struct cpumask *idle;
+	const u64 *ib = wake_idle[(u32)this & (MAX_CPUS - 1)].w;
 	bool any;
 	u32 i, k, n;
 
@@ -428,7 +419,6 @@ __noinline int arbor_fork_llc_stats(struct task_struct *p __arg_trusted, u32 nod
 	sc->fork_busy_grp = -1;
 	sc->fork_stamp = 0;
 	sc->fork_load = 0;
-	idle = scx_bpf_get_idle_cpumask();
 	bpf_for(i, 0, MAX_LLCS) {
 		if (i >= nr_llcs)
 			break;
@@ -451,10 +441,10 @@ __noinline int arbor_fork_llc_stats(struct task_struct *p __arg_trusted, u32 nod
 			if (k >= llc_nr_cpus[i])
 				break;
 			cc = llc_cpus[i][k];
-			c = fork_group_add_cpu(&sc->fg[n], p, idle, cc, any, now);
+			c = fork_group_add_cpu(&sc->fg[n], p, ib, cc, any, now);
 			if (!c || local_llc >= 0)
 				continue;
-			if (cpu_idle_now(idle, cc)) {
+			if (idle_bit(ib, cc)) {
 				v = c->idle_stamp ?: 1;
 				if (sc->fork_idle_grp < 0 || v > sc->fork_stamp) {
 					sc->fork_idle_grp = n;
@@ -470,7 +460,6 @@ __noinline int arbor_fork_llc_stats(struct task_struct *p __arg_trusted, u32 nod
 		}
 		sc->cnt = n + 1;
 	}
-	scx_bpf_put_idle_cpumask(idle);
 	if (local_llc < 0)
 		sc->fork_local = sc->fork_idle_grp >= 0 ? sc->fork_idle_grp : sc->fork_busy_grp;
 	return sc->cnt;
@@ -493,17 +482,17 @@ __noinline int arbor_fork_dst_group(u32 n, s32 local, u32 numa, u32 imb_nr)
  * The idlest CPU of `llc` the task may use (policy.h: arbor_idlest_cpu),
  * -1 if none; fork_found_idle tells whether it is idle.
  */
-__noinline int arbor_fork_idlest_cpu(struct task_struct *p __arg_trusted, u32 llc, u64 now)
+__noinline int arbor_fork_idlest_cpu(struct task_struct *p __arg_trusted, s32 this, u32 llc,
+				     u64 now)
 {
 	struct scratch *sc = get_scratch();
-	const struct cpumask *idle;
+	const u64 *ib = wake_idle[(u32)this & (MAX_CPUS - 1)].w;
 	s32 g, cpu = -1;
 	u32 k, n;
 
 	if (!sc || !p || llc >= MAX_LLCS)
 		return -1;
 	sc->fork_found_idle = 0;
-	idle = scx_bpf_get_idle_cpumask();
 	/* the count in memory: a register counter used as an index is tracked
 	 * exactly by the verifier, which would then check every iteration */
 	sc->cnt = 0;
@@ -521,11 +510,10 @@ __noinline int arbor_fork_idlest_cpu(struct task_struct *p __arg_trusted, u32 ll
 			break;
 		n &= MAX_LLC_CPUS - 1;
 		sc->c_id[n] = cc;
-		sc->c_stamp[n] = cpu_idle_now(idle, cc) ? (c->idle_stamp ?: 1) : 0;
+		sc->c_stamp[n] = idle_bit(ib, cc) ? (c->idle_stamp ?: 1) : 0;
 		sc->c_load[n] = cpu_load(c, now);
 		sc->cnt = n + 1;
 	}
-	scx_bpf_put_idle_cpumask(idle);
 	g = arbor_idlest_cpu(sc->cnt, sc->c_stamp, sc->c_load);
 	if (g >= 0 && g < MAX_LLC_CPUS) {
 		cpu = sc->c_id[g];
@@ -534,15 +522,29 @@ __noinline int arbor_fork_idlest_cpu(struct task_struct *p __arg_trusted, u32 ll
 	return cpu;
 }
 
-static __always_inline s32 select_idlest(struct task_struct *p, s32 prev, bool *found_idle)
+/*
+ * The fork slow path from select_cpu on `this`. One copy of the idle mask
+ * (copy_idle_mask, this CPU's wake_idle row) serves every step: each idle
+ * test is a bit read, not a bpf_cpumask_test_cpu() call per CPU of each
+ * node and LLC looked at (on xeon-88, ~180 calls per fork). Nothing here
+ * claims a CPU (select_cpu claims the pick afterwards), so in the
+ * simulator every test answers as the live mask would; on a machine the
+ * later steps see the mask as of the copy, not of their own start.
+ */
+static __always_inline s32 select_idlest(struct task_struct *p, s32 prev, s32 this,
+					 bool *found_idle)
 {
 	u64 now = bpf_ktime_get_ns();
 	s32 node = node_of(prev), llc = llc_of(prev), g, n, cpu;
+	const struct cpumask *idle;
 	struct scratch *sc;
 
 	*found_idle = false;
+	idle = scx_bpf_get_idle_cpumask();
+	copy_idle_mask(this, idle);
+	scx_bpf_put_idle_cpumask(idle);
 	if (nr_nodes > 1) {
-		n = arbor_fork_node_stats(p, now);
+		n = arbor_fork_node_stats(p, this, now);
 		g = arbor_fork_dst_group(n, node, 1, node_imb_numa_nr[node & (MAX_NODES - 1)]);
 		if (g >= 0 && g < MAX_NODES && g != node) {
 			node = g;
@@ -550,7 +552,7 @@ static __always_inline s32 select_idlest(struct task_struct *p, s32 prev, bool *
 			stat_inc(STAT_FORK_OTHER_NODE);
 		}
 	}
-	n = arbor_fork_llc_stats(p, node, llc, now);
+	n = arbor_fork_llc_stats(p, this, node, llc, now);
 	sc = get_scratch();
 	if (!sc || n <= 0)
 		return prev;
@@ -559,7 +561,7 @@ static __always_inline s32 select_idlest(struct task_struct *p, s32 prev, bool *
 		g = sc->fork_local;
 	if (g < 0 || g >= MAX_LLCS)
 		return prev;
-	cpu = arbor_fork_idlest_cpu(p, sc->g_id[g], now);
+	cpu = arbor_fork_idlest_cpu(p, this, sc->g_id[g], now);
 	if (cpu < 0)
 		return prev;
 	*found_idle = sc->fork_found_idle;

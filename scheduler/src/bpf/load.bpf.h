@@ -141,8 +141,9 @@ static __always_inline void acct_add(struct task_ctx *tctx, const struct task_st
  *
  * Nothing global is written on the hot path (issue 10): each CPU keeps its
  * own share of the waiting count (cpu_ctx.gap_waiting, +1/-1 from its own
- * callbacks, so it may go negative when a task starts waiting on one CPU
- * and stops on another; the sum over CPUs is exact) and its idle flag
+ * callbacks, and from runnable() for the tasks queued on its rq: see
+ * set_waiting_on; so it may go negative when a task starts waiting on one
+ * CPU and stops on another; the sum over CPUs is exact) and its idle flag
  * (cpu_ctx.idle). The periodic timer sums both and integrates
  * min(idle, waiting) over its interval (gap_sample): a sampled integral,
  * exact in expectation when the samples are not in step with the workload,
@@ -154,9 +155,9 @@ static __always_inline void gap_waiting_add(s32 d)
 	struct cpu_ctx *c = lookup_cpu_ctx(bpf_get_smp_processor_id());
 
 	/*
-	 * Only this CPU writes its slot, so the line stays in its cache; the
-	 * add is atomic all the same, in case a callback ever nests in another
-	 * on the same CPU.
+	 * Mostly this CPU writes its slot, so the line stays in its cache; the
+	 * add is atomic, as runnable() adds to its task's CPU's slot from
+	 * wherever the wake-up runs (set_waiting_on).
 	 */
 	if (c)
 		__sync_fetch_and_add(&c->gap_waiting, d);
@@ -205,7 +206,16 @@ static __always_inline void set_waiting(struct task_ctx *tctx, bool waiting, u64
 	gap_waiting_add(waiting ? 1 : -1);
 }
 
-/* The same from a callback that has its own CPU's context `c` at hand. */
+/*
+ * The same, moving the share of `c`, a context the caller has at hand: its
+ * own CPU's (running, stopping), or the task's CPU's (runnable: that rq's
+ * callbacks may run on another CPU, which would need a
+ * bpf_get_smp_processor_id() call to name its own share). Any CPU's share
+ * will do: only the sum over all CPUs is ever read (gap_sample), and the
+ * add is atomic. Writing another CPU's share only costs cache-line
+ * locality, on a line the caller is writing anyway (acct_add). A NULL `c`
+ * (a CPU id past MAX_CPUS) moves no share, as gap_waiting_add() for one.
+ */
 static __always_inline void set_waiting_on(struct task_ctx *tctx, struct cpu_ctx *c, bool waiting,
 					   u64 now)
 {
@@ -213,7 +223,8 @@ static __always_inline void set_waiting_on(struct task_ctx *tctx, struct cpu_ctx
 		return;
 	tctx->waiting = waiting;
 	tctx->wait_since = waiting ? now : 0;
-	__sync_fetch_and_add(&c->gap_waiting, waiting ? 1 : -1);
+	if (c)
+		__sync_fetch_and_add(&c->gap_waiting, waiting ? 1 : -1);
 }
 
 #endif /* __ARBOR_LOAD_BPF_H */

@@ -85,7 +85,7 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 				stat_inc_on(this, STAT_CAPACITY_PLACEMENTS);
 		}
 		if (cpu < 0)
-			cpu = select_idlest(p, prev_cpu, &found_idle);
+			cpu = select_idlest(p, prev_cpu, this, &found_idle);
 		goto out;
 	}
 
@@ -144,7 +144,7 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 			 * no enqueue or dispatch on the way.
 			 */
 			stat_inc_on(this, STAT_SYNC_LOCAL);
-			eevdf_enqueue_on(p, tctx, this);
+			eevdf_join(p, tctx, this);
 			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_slice(tctx), 0);
 			return this;
 		}
@@ -202,11 +202,11 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 
 		/* the move is checked first: idle_cpu_in_llc claims the CPU */
 		if (pref >= 0 && (u32)pref != llc_of(target) &&
-		    cache_allow_llc(p, target, pref, tctx->util_avg, now) &&
+		    cache_allow_llc(p, tctx, target, pref, tctx->util_avg, now) &&
 		    (c = idle_cpu_in_llc(p, pref)) >= 0) {
 			scx_bpf_put_idle_cpumask(idle);
 			/* claimed: run it there at once */
-			eevdf_enqueue_on(p, tctx, c);
+			eevdf_join(p, tctx, c);
 			tctx->wake_direct = 1;
 			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_slice(tctx), 0);
 			return c;
@@ -224,11 +224,37 @@ out:
 	 * into that CPU's local queue. Otherwise enqueue() queues it on `cpu`.
 	 */
 	if (found_idle && scx_bpf_test_and_clear_cpu_idle(cpu)) {
-		eevdf_enqueue_on(p, tctx, cpu);
+		eevdf_join(p, tctx, cpu);
 		tctx->wake_direct = 1;
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_slice(tctx), 0);
 	}
 	return cpu;
+}
+
+/*
+ * arbor_wake_preempt() for a task just queued on cpu (context c), whose
+ * eligibility there `elig` is 1, 0, or -1: not read yet (eevdf_join). Then
+ * it is read only if the rule's answer depends on it (differs between the
+ * two values), e.g. not when cpu runs nothing (a task put back by its own
+ * CPU's stopping), and after the insert rather than before: nothing in
+ * between changes the queue's average (on a machine another CPU may, as
+ * at any moment before the read).
+ */
+static __always_inline bool wake_preempt(struct cpu_ctx *c, struct task_ctx *tctx, s32 cpu,
+					 int elig)
+{
+	bool on = feat(FEAT_WAKE_PREEMPT), yes, no;
+
+	if (elig < 0) {
+		yes = arbor_wake_preempt(on, c->running_since, true, tctx->deadline,
+					 c->curr_deadline);
+		no = arbor_wake_preempt(on, c->running_since, false, tctx->deadline,
+					c->curr_deadline);
+		if (yes == no)
+			return yes;
+		elig = eevdf_eligible_on(tctx, cpu);
+	}
+	return arbor_wake_preempt(on, c->running_since, elig, tctx->deadline, c->curr_deadline);
 }
 
 void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
@@ -236,7 +262,7 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	struct task_ctx *tctx = lookup_task_ctx(p);
 	s32 task_cpu = scx_bpf_task_cpu(p), cpu = task_cpu;
 	struct cpu_ctx *c;
-	bool elig;
+	int elig;
 
 	/*
 	 * A task must land in a queue that a CPU it may run on will drain:
@@ -258,7 +284,8 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	}
 
-	elig = eevdf_enqueue_on(p, tctx, cpu);
+	/* 1 or 0; -1: already counted there, eligibility not read (wake_preempt) */
+	elig = eevdf_join(p, tctx, cpu);
 
 	/*
 	 * ENQ_LAST: the task's slice ended and its CPU has nothing else to
@@ -302,9 +329,8 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	}
 	c = lookup_cpu_ctx(cpu);
-	if (c && arbor_wake_preempt(feat(FEAT_WAKE_PREEMPT), c->running_since, elig,
-				    tctx->deadline, c->curr_deadline)) {
-		/* RUN_TO_PARITY (baseline): not inside the running task's request */
+	if (c && wake_preempt(c, tctx, cpu, elig)) {
+		/* RUN_TO_PARITY (the kernel's; off here): not inside the running task's request */
 		if (arbor_run_to_parity(feat(FEAT_RUN_TO_PARITY), bpf_ktime_get_ns(),
 					c->curr_protect_until)) {
 			stat_inc(STAT_PARITY_KEPT);
@@ -356,13 +382,16 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 	if (!cc)
 		return;
 
-	now = bpf_ktime_get_ns();
 	if (cc->balance_req) {
 		req = cc->balance_req;
 		cc->balance_req = 0;
 		kind = PULL_KICKED;
 	} else if (prev_runnable) {
-		/* busy balance at most once per balance interval */
+		/*
+		 * busy balance at most once per balance interval; the only use
+		 * of the clock here, so a CPU about to idle reads none
+		 */
+		now = bpf_ktime_get_ns();
 		if (now < cc->next_busy_balance)
 			return;
 		cc->next_busy_balance = now + balance_cfg.interval_ns;
@@ -430,6 +459,7 @@ void BPF_STRUCT_OPS(arbor_runnable, struct task_struct *p, u64 enq_flags)
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
 	u64 now = bpf_ktime_get_ns();
+	s32 cpu;
 
 	if (!tctx)
 		return;
@@ -437,8 +467,10 @@ void BPF_STRUCT_OPS(arbor_runnable, struct task_struct *p, u64 enq_flags)
 	task_pelt(tctx, now, 0, false);
 	if (enq_flags & SCX_ENQ_WAKEUP)
 		tctx->runnable_at = now;
-	set_waiting(tctx, true, now);
-	acct_add(tctx, p, scx_bpf_task_cpu(p));
+	cpu = scx_bpf_task_cpu(p);
+	acct_add(tctx, p, cpu);
+	/* the waiting count's share of the task's CPU (set_waiting_on) */
+	set_waiting_on(tctx, lookup_cpu_ctx(cpu), true, now);
 }
 
 void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
@@ -470,9 +502,12 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 	}
 	tctx->last_cpu = cpu;
 
-	/* seed 002: is the task running inside its process's preferred LLC? */
+	/*
+	 * seed 002: is the task running inside its process's preferred LLC?
+	 * (from its copy of the process's entry while that is current)
+	 */
 	{
-		s32 pref = cache_pref(p, now);
+		s32 pref = cache_pref_of(p, tctx, now);
 
 		if (pref >= 0)
 			stat_inc_on(cpu, (u32)pref == llc_of(cpu) ? STAT_LLC_PREF_TASKS_IN :
@@ -504,7 +539,7 @@ void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 	struct task_ctx *tctx = lookup_task_ctx(p);
 	s32 cpu = bpf_get_smp_processor_id();
 	struct cpu_ctx *c = lookup_cpu_ctx(cpu);
-	u64 now = bpf_ktime_get_ns(), ran;
+	u64 now = bpf_ktime_get_ns(), ran, dv;
 
 	if (!tctx || !c)
 		return;
@@ -512,18 +547,29 @@ void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 	stat_add_on(cpu, STAT_BUSY_NS, ran);
 
 	/* update_curr + update_deadline: charge the run, new request at the deadline */
-	eevdf_charge(tctx, now);
+	dv = eevdf_charge_task(tctx, now);
 	tctx->exec_start = 0;
 	tctx->deadline = arbor_update_deadline(tctx->vruntime, tctx->deadline, slice_cfg.slice_ns,
 					       tctx->rq_w ?: ARBOR_NICE_0_LOAD);
 	tctx->last_ran = now;
-	cache_account(p, cpu, c, ran, now);
+	cache_account(p, tctx, cpu, c, ran, now);
 	task_pelt(tctx, now, cpu_cap[cpu & (MAX_CPUS - 1)] ?: 1024, true);
 
 	cpu_pelt(c, now);
 	c->running_since = 0;
-	if (runnable)
+	/*
+	 * The charge into the queue's average (nothing above reads it), on
+	 * one branch for the verifier. Still runnable: it stays queued,
+	 * waiting. Not runnable: it leaves its queue now, in the same
+	 * critical section (eevdf_stop_leave); quiescent() says whether it
+	 * slept.
+	 */
+	if (runnable) {
+		eevdf_charge_rq(tctx, dv);
 		set_waiting_on(tctx, c, true, now);
+	} else {
+		eevdf_stop_leave(tctx, dv);
+	}
 }
 
 void BPF_STRUCT_OPS(arbor_quiescent, struct task_struct *p, u64 deq_flags)
@@ -554,8 +600,13 @@ void BPF_STRUCT_OPS(arbor_quiescent, struct task_struct *p, u64 deq_flags)
 	 * DEQUEUE_SAVE, SCX_DEQ_SCHED_CHANGE, no SCX_DEQ_SLEEP) is not a
 	 * sleep: as fair.c's dequeue_entity() without DEQUEUE_SLEEP, no
 	 * delayed dequeue (arbor_sleep_lag) and the relative deadline kept.
+	 * A task that was running left its queue in stopping() already
+	 * (eevdf_stop_leave): only the sleep's part is left to do.
 	 */
-	eevdf_dequeue(tctx, deq_flags & SCX_DEQ_SLEEP);
+	if (valid_cpu(tctx->left_cpu))
+		eevdf_left(tctx, deq_flags & SCX_DEQ_SLEEP);
+	else
+		eevdf_dequeue(tctx, deq_flags & SCX_DEQ_SLEEP);
 }
 
 /*
@@ -645,6 +696,7 @@ s32 BPF_STRUCT_OPS(arbor_init_task, struct task_struct *p, struct scx_init_task_
 	tctx->move_cpu = -1;
 	tctx->rq_cpu = -1;
 	tctx->sleep_cpu = -1;
+	tctx->left_cpu = -1;
 	tctx->pelt_ts = bpf_ktime_get_ns();
 	/* a new task starts as if it had run half the time (kernel: post_init_entity_util_avg) */
 	tctx->util_avg = 512;
@@ -736,7 +788,7 @@ void BPF_STRUCT_OPS(arbor_tick, struct task_struct *p)
 		eevdf_charge(tctx, now);	/* update_curr at the tick */
 		check_misfit(p, tctx, cpu);
 		if (feat(FEAT_CACHE_LB))
-			cache_aggregate(p, tctx, cpu);
+			cache_aggregate(p, tctx, cpu, now);
 	}
 }
 

@@ -21,6 +21,7 @@ static __always_inline int try_steal(s32 this, struct cpu_ctx *cc)
 {
 	struct scratch *sc;
 	u32 llc = llc_of(this), n, k;
+	u64 now;
 
 	if (!feat(FEAT_STEAL) ||
 	    !arbor_steal_allowed(cc->avg_idle, steal_cfg.cost_ns, nr_nodes, steal_cfg.node_limit))
@@ -50,6 +51,8 @@ static __always_inline int try_steal(s32 this, struct cpu_ctx *cc)
 			arbor_mask_set(sc->snap.idle_mask, LLC_MASK_WORDS, k);
 	}
 	n = arbor_steal_order(&sc->snap, this, sc->order, &sc->cnt);
+	/* one clock read for every victim's pull_from */
+	now = bpf_ktime_get_ns();
 	bpf_for(k, 0, MAX_LLC_CPUS) {
 		u32 i;
 
@@ -57,7 +60,7 @@ static __always_inline int try_steal(s32 this, struct cpu_ctx *cc)
 			break;
 		i = sc->order[k] & (MAX_LLC_CPUS - 1);
 		/* LVL_SMT: the seed steals regardless of cache hotness */
-		if (pull_from(this, sc->snap.cpu[i], LVL_SMT))
+		if (pull_from(this, sc->snap.cpu[i], LVL_SMT, now))
 			return 1;
 	}
 	return 0;
