@@ -284,9 +284,9 @@ pub const DEFAULT_ONLY: &[(&str, &str)] = &[
     (
         "SYNC_LOCAL",
         "a sync wakee waited 3.9 us for an idle CPU to wake while its waker's CPU was about to be \
-         free; with it perf-pipe 40% faster on x86-12 and xeon-88, 12% on power11, pgbench \
-         +21% / +40% / +2% tps, hackbench and schbench unchanged (sim, 3 seeds; \
-         docs/results/2026-11-27-sync-local)",
+         free; with it perf-pipe 46% faster than stock on x86-12 and xeon-88, 21% on power11, \
+         pgbench +23% / +45% / +4% tps, hackbench, perf-messaging, schbench and wakeprobe \
+         unchanged to the digit (sim, 3 seeds; docs/results/2026-11-27-sync-local)",
     ),
 ];
 
