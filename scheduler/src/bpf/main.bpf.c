@@ -473,10 +473,20 @@ void BPF_STRUCT_OPS(arbor_runnable, struct task_struct *p, u64 enq_flags)
 	set_waiting_on(tctx, lookup_cpu_ctx(cpu), true, now);
 }
 
+/*
+ * running() and stopping() name the task's CPU, not the one they run on: a
+ * property change of a running task made from another CPU (setaffinity,
+ * setpriority: the core's sched_change guard, DEQUEUE_SAVE) calls them on
+ * the caller's CPU, with the task's run queue locked. The task's CPU's own
+ * callbacks that write the same context fields and counters (running,
+ * stopping, tick, dispatch, update_idle) take that lock too, so they do
+ * not run meanwhile. (Found by the cost audit; the simulator calls these
+ * ops on the task's own CPU, where both names agree.)
+ */
 void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
-	s32 cpu = bpf_get_smp_processor_id();
+	s32 cpu = scx_bpf_task_cpu(p);
 	struct cpu_ctx *c = lookup_cpu_ctx(cpu);
 	u64 now = bpf_ktime_get_ns();
 
@@ -537,7 +547,7 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
-	s32 cpu = bpf_get_smp_processor_id();
+	s32 cpu = scx_bpf_task_cpu(p);	/* the task's CPU: see running() */
 	struct cpu_ctx *c = lookup_cpu_ctx(cpu);
 	u64 now = bpf_ktime_get_ns(), ran, dv;
 
