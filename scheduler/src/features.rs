@@ -242,6 +242,15 @@ pub const FEATURES: &[Feature] = &[
         seed: None,
         help: "a sync wakee queues on the waker's CPU when that CPU runs only the waker and the waker slept right after (within --migration-cost-us) each of its last 8 sync wake-ups (kernel: WF_SYNC's promise, wake_affine's avg_overlap test of 2.6.24-2.6.35; rusty/bpfland without the learning). Counters: sync_local, sync_kept, sync_broken",
     },
+    // Ours (issue 24), as WAKE_NODE: policy.h arbor_sis_node_pick has the
+    // rule and its sources.
+    Feature {
+        name: "SIS_NODE",
+        bit: bpf_intf::arbor_feature_FEAT_SIS_NODE,
+        default: false,
+        seed: None,
+        help: "when select_idle_sibling finds no idle CPU in target's LLC, take an idle CPU of another LLC of its node, a whole idle core first; nothing where a node is one LLC (kernel: SIS_NODE of the 2023 multi-LLC select_idle_sibling, not merged; sched_ext's scx_select_cpu_dfl LLC-then-node order; seed 000's small-LLC premise). Counter: sis_node_found",
+    },
     Feature {
         name: "LB_IMBALANCE",
         bit: bpf_intf::arbor_feature_FEAT_LB_IMBALANCE,

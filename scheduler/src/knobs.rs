@@ -285,6 +285,9 @@ pub struct Rodata {
     pub asym: bool,
     /// sd->imb_numa_nr of each node (policy.h: arbor_imb_numa_nr)
     pub node_imb_numa_nr: Vec<u32>,
+    /// SIS_NODE: each node's CPUs (bitmap words, bit = CPU id) and LLC count
+    pub node_cpus: Vec<Vec<u64>>,
+    pub node_nr_llcs: Vec<u32>,
 }
 
 impl Rodata {
@@ -343,6 +346,18 @@ impl Rodata {
                     let cpus: usize = llcs.iter().map(|c| c.len()).sum();
                     crate::policy::imb_numa_nr(cpus as u32, llcs.len() as u32)
                 })
+                .collect(),
+            node_cpus: (0..topo.nr_nodes)
+                .map(|n| {
+                    let mut words = vec![0u64; c::arbor_limits_CPU_MASK_WORDS as usize];
+                    for ci in topo.all().filter(|ci| ci.node == n) {
+                        words[ci.id / 64] |= 1 << (ci.id % 64);
+                    }
+                    words
+                })
+                .collect(),
+            node_nr_llcs: (0..topo.nr_nodes)
+                .map(|n| (0..topo.nr_llcs).filter(|&l| topo.llc_node(l) == n).count() as u32)
                 .collect(),
         }
     }
@@ -435,6 +450,18 @@ impl Rodata {
         }
         for (n, imb) in self.node_imb_numa_nr.iter().enumerate() {
             v.push(("node_imb_numa_nr", n * 4, imb.to_ne_bytes().to_vec()));
+        }
+        for (n, words) in self.node_cpus.iter().enumerate() {
+            for (w, bits) in words.iter().enumerate() {
+                v.push((
+                    "node_cpus",
+                    (n * words.len() + w) * 8,
+                    bits.to_ne_bytes().to_vec(),
+                ));
+            }
+        }
+        for (n, nr) in self.node_nr_llcs.iter().enumerate() {
+            v.push(("node_nr_llcs", n * 4, nr.to_ne_bytes().to_vec()));
         }
         for (l, (cpus, node)) in self.llcs.iter().enumerate() {
             v.push((

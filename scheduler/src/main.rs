@@ -185,6 +185,12 @@ impl<'a> Scheduler<'a> {
         for (n, &imb) in rd.node_imb_numa_nr.iter().enumerate() {
             rodata.node_imb_numa_nr[n] = imb;
         }
+        for (n, words) in rd.node_cpus.iter().enumerate() {
+            rodata.node_cpus[n].copy_from_slice(words);
+        }
+        for (n, &nr) in rd.node_nr_llcs.iter().enumerate() {
+            rodata.node_nr_llcs[n] = nr;
+        }
         // The config structs: the skeleton's types are intf.h's, field for
         // field. Each pattern is exhaustive, so a field added to intf.h and
         // not copied here fails to compile.

@@ -103,6 +103,7 @@ pub const NAMES: &[&str] = &[
     "sync_kept",
     "sync_broken",
     "parity_kept",
+    "sis_node_found",
 ];
 
 /// What a counter holds: `count` (events), `ns-sum` (nanoseconds summed
@@ -378,6 +379,11 @@ pub struct Metrics {
     )]
     #[serde(default)]
     pub parity_kept: u64,
+    #[stat(
+        desc = "SIS_NODE: wake-ups that found no idle CPU in target's LLC and took an idle CPU of another LLC of its node"
+    )]
+    #[serde(default)]
+    pub sis_node_found: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,

@@ -51,6 +51,9 @@ const volatile struct arbor_steal_cfg steal_cfg = {
 #undef MS
 const volatile bool asym = false;	/* seed 004: capacities differ by >= 1/8 */
 const volatile u32 node_imb_numa_nr[MAX_NODES];	/* policy.h: arbor_imb_numa_nr, per node */
+/* SIS_NODE (policy.h arbor_sis_node_pick): each node's CPUs, and its LLC count */
+const volatile u64 node_cpus[MAX_NODES][CPU_MASK_WORDS];
+const volatile u32 node_nr_llcs[MAX_NODES];
 
 /* ---- Run-time switchable (bss): features, like sched_features ---- */
 volatile u32 features;

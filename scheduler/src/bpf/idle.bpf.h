@@ -25,6 +25,13 @@ struct node_busy_ctx {
 };
 struct node_busy_ctx node_busy[MAX_NODES];
 
+/*
+ * SIS_NODE's gate (policy.h arbor_sis_node_try): SIS_UTIL's scan depth
+ * applied to each node, from the sum of its LLCs' utilisation (written
+ * by the balance timer with the LLCs', balance.bpf.h refresh_llc_scan).
+ */
+u32 node_nr_scan[MAX_NODES];
+
 static __always_inline bool cpu_idle_now(const struct cpumask *idle, s32 cpu)
 {
 	return valid_cpu(cpu) && bpf_cpumask_test_cpu(cpu, idle);
@@ -156,6 +163,37 @@ static __always_inline void snapshot_llc_idle(struct llc_snapshot *s, const stru
 		if (idle_bit(ib, c) && (any || allowed(p, c)))
 			arbor_mask_set(s->idle_mask, LLC_MASK_WORDS, i);
 	}
+}
+
+/*
+ * SIS_NODE (ours, policy.h arbor_sis_node_pick): an idle CPU of target's
+ * node, a whole idle core first, read from the wake-up's copy of the idle
+ * mask (copy_idle_mask, taken by select_cpu on `this`) and, with SMT, one
+ * copy of the idle-core mask; -1 if none. Not claimed: select_cpu's
+ * scx_bpf_test_and_clear_cpu_idle() does that, as for every idle CPU found.
+ * A global function, verified once, off the common path (only wake-ups
+ * that found no idle CPU in their LLC come here).
+ */
+__noinline s32 arbor_sis_node(s32 this, s32 target)
+{
+	u64 smt[CPU_MASK_WORDS] = {};
+	const struct cpumask *sm;
+	u32 n = (nr_cpus + 63) / 64, node;
+	const u64 *ib;
+
+	if (this < 0 || this >= MAX_CPUS || target < 0 || target >= MAX_CPUS)
+		return -1;
+	if (n > CPU_MASK_WORDS)
+		n = CPU_MASK_WORDS;
+	ib = wake_idle[(u32)this & (MAX_CPUS - 1)].w;
+	node = cpu_node[(u32)target & (MAX_CPUS - 1)] & (MAX_NODES - 1);
+	if (smt_width > 1) {
+		sm = scx_bpf_get_idle_smtmask();
+		bpf_probe_read_kernel(smt, n * sizeof(u64), sm);
+		scx_bpf_put_idle_cpumask(sm);
+	}
+	return arbor_sis_node_pick(ib, smt_width > 1 ? smt : NULL, (const u64 *)node_cpus[node], n,
+				   (u32)target);
 }
 
 /*
@@ -299,6 +337,21 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 			stat_inc_on(this, STAT_FOUND_IDLE_CPU);
 		*found_idle = true;
 		return cpu;
+	}
+
+	/*
+	 * SIS_NODE (ours, policy.h arbor_sis_node_try): nothing idle in
+	 * target's LLC; an idle CPU of the rest of its node.
+	 */
+	if (arbor_sis_node_try(feat(FEAT_SIS_NODE), p->nr_cpus_allowed >= (int)nr_cpus,
+			       node_nr_llcs[node_of(target) & (MAX_NODES - 1)],
+			       feat(FEAT_SIS_UTIL), node_nr_scan[node_of(target) & (MAX_NODES - 1)])) {
+		cpu = arbor_sis_node(this, target);
+		if (valid_cpu(cpu)) {
+			stat_inc_on(this, STAT_SIS_NODE_FOUND);
+			*found_idle = true;
+			return cpu;
+		}
 	}
 
 	/* 8. nothing idle: target */

@@ -131,7 +131,8 @@ enum arbor_feature {
 	FEAT_IDLE_PULL	= 22,	/* newidle walks every level while a task waits (no cost bound, no dice) */
 	FEAT_SYNC_LOCAL	= 23,	/* a sync wakee queues on the waker's CPU when the waker keeps WF_SYNC's promise */
 	FEAT_RUN_TO_PARITY = 24,	/* a running task keeps the CPU until it used the request it was picked with */
-	NR_FEATURES	= 25,
+	FEAT_SIS_NODE	= 25,	/* ours: no idle CPU in target's LLC -> an idle CPU of the rest of its node */
+	NR_FEATURES	= 26,
 };
 
 /*
@@ -266,6 +267,8 @@ enum arbor_stat {
 	STAT_SYNC_BROKEN,
 	/* RUN_TO_PARITY: wake-ups that would have preempted a task still inside the request it was picked with */
 	STAT_PARITY_KEPT,
+	/* SIS_NODE: wake-ups that found no idle CPU in target's LLC and took one of the rest of its node */
+	STAT_SIS_NODE_FOUND,
 	ARBOR_NR_STATS,
 };
 

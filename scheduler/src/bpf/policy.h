@@ -1054,6 +1054,123 @@ ARBOR_POLICY bool arbor_wake_node_keep(u32 this_node, u32 prev_node, u32 prev_no
 }
 
 /* ------------------------------------------------------------------ */
+/* SIS_NODE (ours, issue 24): the idle search goes past a small LLC     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * select_idle_sibling() looks for an idle CPU in target's LLC only; when it
+ * finds none, the wakee queues behind a busy CPU there. Where an LLC is a
+ * small part of its node (POWER's 4-thread LLCs: 28 per power11 node; the
+ * CCXs of an EPYC), other LLCs of the node often have idle CPUs meanwhile.
+ * SIS_NODE then takes one of them: a CPU of a wholly idle core first, else
+ * any idle CPU, the first at or after target by number, wrapping (on POWER
+ * the other half of target's SMT8 core comes first).
+ *
+ * Sources: seed 000's premise ("the idle search is confined to a tiny
+ * LLC"), measured here on power11 (issue 24: wakees that found no idle CPU
+ * in their 4-CPU LLC waited 52 us each, 13 ms per perf-messaging run, while
+ * other LLCs of the node idled); SIS_NODE, the kernel feature of Peter
+ * Zijlstra's "sched/fair: Multi-LLC select_idle_sibling()" (tip, 2023: for
+ * a Zen2 of 3-core LLCs that idled while short tasks queued in one LLC,
+ * because the periodic balance is too slow for them; dropped again after
+ * regression reports, not in mainline: on large LLCs waiting there is
+ * short and a move costs the cache); and sched_ext's own
+ * default idle selection (ext_idle.c scx_select_cpu_dfl: an idle core in
+ * the LLC, then in the node, then an idle CPU in the LLC, then in the node),
+ * which bpfland and cosmos build on. It stays in the node (WAKE_NODE's
+ * reason: the wakee's memory), and does nothing where a node is one LLC
+ * (x86-12, xeon-88): there the LLC scan already saw the node.
+ *
+ * With SIS_UTIL, only while SIS_UTIL's own bound, applied to the node
+ * (arbor_sis_util_nr_scan over the node's CPUs and utilisation,
+ * node_nr_scan), leaves a scan: once the node's utilisation passes
+ * 100/imbalance_pct (85%), an idle CPU there is a moment's gap that its
+ * own LLC's next wakee or newidle pull fills, and taking it moves the
+ * wakee's cache for nothing. Measured (power11 schbench, 99% busy):
+ * without the bound the workers' wake-up p99 rose from 15 to 42 us while
+ * hackbench (20% busy) gained 22% (docs/results/2026-11-27-sis-node).
+ */
+ARBOR_POLICY bool arbor_sis_node_try(bool enabled, bool any_allowed, u32 node_llcs,
+				     bool sis_util, u32 node_nr_scan)
+{
+	if (!enabled || !any_allowed || node_llcs <= 1)
+		return false;
+	return !sis_util || node_nr_scan > 0;
+}
+
+/* The index of the lowest set bit of x != 0 (no ctz instruction in BPF). */
+ARBOR_POLICY u32 arbor_word_first(u64 x)
+{
+	u32 n = 0;
+
+	x &= -x;
+	if (x & 0xffffffff00000000ULL)
+		n += 32;
+	if (x & 0xffff0000ffff0000ULL)
+		n += 16;
+	if (x & 0xff00ff00ff00ff00ULL)
+		n += 8;
+	if (x & 0xf0f0f0f0f0f0f0f0ULL)
+		n += 4;
+	if (x & 0xccccccccccccccccULL)
+		n += 2;
+	if (x & 0xaaaaaaaaaaaaaaaaULL)
+		n += 1;
+	return n;
+}
+
+/*
+ * The first CPU at or after `from` (wrapping) set in idle & node (& also,
+ * when also is not NULL), over `words` words; -1 if none.
+ */
+ARBOR_POLICY s32 arbor_mask_first_from(const u64 *idle, const u64 *node, const u64 *also,
+				       u32 words, u32 from)
+{
+	u32 fw = from / 64, lo = from & 63, k;
+
+	if (!words || words > CPU_MASK_WORDS || fw >= words)
+		return -1;
+	/* k = 0: from's word at and above from; k = words: the same word below it */
+	POLICY_FOR(k, 0, CPU_MASK_WORDS + 1) {
+		u32 w = (fw + k) % words;
+		u64 m;
+
+		if (k > words)
+			break;
+		w &= CPU_MASK_WORDS - 1;
+		m = idle[w] & node[w];
+		if (also)
+			m &= also[w];
+		if (k == 0)
+			m &= ~0ULL << lo;
+		else if (k == words)
+			m &= lo ? ~(~0ULL << lo) : 0;
+		if (m)
+			return (s32)(w * 64 + arbor_word_first(m));
+	}
+	return -1;
+}
+
+/*
+ * SIS_NODE's choice among node's CPUs (bitmap node), given the idle CPUs
+ * (idle) and the CPUs whose whole core is idle (idle_smt, NULL without
+ * SMT): a whole idle core first (select_idle_cpu's and scx_select_cpu_dfl's
+ * order: a busy sibling shares the core's pipeline), else any idle CPU.
+ */
+ARBOR_POLICY s32 arbor_sis_node_pick(const u64 *idle, const u64 *idle_smt, const u64 *node,
+				     u32 words, u32 from)
+{
+	s32 cpu;
+
+	if (idle_smt) {
+		cpu = arbor_mask_first_from(idle, node, idle_smt, words, from);
+		if (cpu >= 0)
+			return cpu;
+	}
+	return arbor_mask_first_from(idle, node, (const u64 *)0, words, from);
+}
+
+/* ------------------------------------------------------------------ */
 /* SYNC_LOCAL (ours, issue 24): a sync wakee runs where its waker sleeps */
 /* ------------------------------------------------------------------ */
 
