@@ -1377,12 +1377,12 @@ mod tests {
 
     /// SIS_NODE on crafted machines. The bit finder on every bit and on
     /// several set; the pick on a power11-like machine (2 nodes x 112 CPUs,
-    /// SMT8 cores numbered 8 apart, 4 words): the node's first idle CPU at or
-    /// after target, a wholly idle core before a lone idle thread, wrapping
-    /// past the node's end, never a CPU of the other node; and the gate: no
-    /// search where a node is one LLC, or for a task with an affinity mask.
+    /// 4 words): the node's first idle CPU at or after target, wrapping past
+    /// the node's end, across words, never a CPU of the other node; the
+    /// idle-period test; and the gate: no search where a node is one LLC,
+    /// for a task with an affinity mask, or past SIS_UTIL's 85% bound.
     #[test]
-    fn sis_node_takes_the_nodes_nearest_idle_core_then_idle_cpu() {
+    fn sis_node_takes_the_nodes_nearest_lasting_idle_cpu() {
         for b in 0..64 {
             assert_eq!(unsafe { arbor_word_first(1u64 << b) }, b);
             assert_eq!(unsafe { arbor_word_first((1u64 << b) | (1u64 << 63)) }, b);
@@ -1390,52 +1390,35 @@ mod tests {
         const W: usize = 4;
         let node0 = mask::<W>(&(0..112).collect::<Vec<_>>());
         let node1 = mask::<W>(&(112..224).collect::<Vec<_>>());
-        // whole cores idle: a CPU is in idle_smt when its 8-thread core is idle
-        let core_idle = |idle: &[usize]| {
-            let cores: Vec<usize> = (0..28)
-                .filter(|k| (k * 8..k * 8 + 8).all(|c| idle.contains(&c)))
-                .collect();
-            mask::<W>(&cores.iter().flat_map(|k| k * 8..k * 8 + 8).collect::<Vec<_>>())
-        };
-        let pick = |idle: &[usize], node: &[u64; W], from: u32, smt: bool| {
-            let (i, m) = (mask::<W>(idle), core_idle(idle));
-            unsafe {
-                arbor_sis_node_pick(
-                    i.as_ptr(),
-                    if smt { m.as_ptr() } else { std::ptr::null() },
-                    node.as_ptr(),
-                    W as u32,
-                    from,
-                )
-            }
+        let pick = |idle: &[usize], node: &[u64; W], from: u32| {
+            let i = mask::<W>(idle);
+            unsafe { arbor_sis_node_pick(i.as_ptr(), node.as_ptr(), W as u32, from) }
         };
         // nothing idle in the node (an idle CPU of node 1 does not count)
-        assert_eq!(pick(&[150], &node0, 10, true), -1);
-        // the nearest at or after target: 13 (target 10's own LLC is full)
-        assert_eq!(pick(&[5, 13, 70], &node0, 10, true), 13);
-        assert_eq!(pick(&[5, 13, 70], &node0, 14, true), 70);
+        assert_eq!(pick(&[150], &node0, 10), -1);
+        // the nearest at or after target
+        assert_eq!(pick(&[5, 13, 70], &node0, 10), 13);
+        assert_eq!(pick(&[5, 13, 70], &node0, 14), 70);
+        assert_eq!(pick(&[5, 13, 70], &node0, 13), 13);
         // wrapping past the node's end to its first CPUs
-        assert_eq!(pick(&[5, 13], &node0, 100, true), 5);
-        // a whole idle core (CPUs 64-71) before a nearer lone idle thread
-        let mut idle: Vec<usize> = (64..72).collect();
-        idle.push(20);
-        assert_eq!(pick(&idle, &node0, 10, true), 64);
-        assert_eq!(pick(&idle, &node0, 10, false), 20, "no SMT mask: nearest idle CPU");
+        assert_eq!(pick(&[5, 13], &node0, 100), 5);
         // across word boundaries, in node 1, from its last word wrapping to its first
-        assert_eq!(pick(&[130, 200], &node1, 210, true), 130);
-        assert_eq!(pick(&[127, 128], &node1, 120, true), 127);
-        // the gate: off, a pinned task, a node of one LLC (x86-12, xeon-88)
-        let util_scan = |busy_pct: u64| unsafe { arbor_sis_util_nr_scan(112, 112 * 1024 * busy_pct / 100, 117) };
-        assert!(unsafe { arbor_sis_node_try(true, true, 28, true, util_scan(20)) });
-        assert!(!unsafe { arbor_sis_node_try(false, true, 28, true, util_scan(20)) });
-        assert!(!unsafe { arbor_sis_node_try(true, false, 28, true, util_scan(20)) });
-        assert!(!unsafe { arbor_sis_node_try(true, true, 1, true, util_scan(20)) });
-        // SIS_UTIL's bound on the node: no search past 100/117 = 85% busy,
-        // none of it without SIS_UTIL
-        assert!(unsafe { arbor_sis_node_try(true, true, 28, true, util_scan(80)) });
-        assert!(!unsafe { arbor_sis_node_try(true, true, 28, true, util_scan(86)) });
-        assert!(!unsafe { arbor_sis_node_try(true, true, 28, true, util_scan(99)) });
-        assert!(unsafe { arbor_sis_node_try(true, true, 28, false, util_scan(99)) });
+        assert_eq!(pick(&[130, 200], &node1, 210), 130);
+        assert_eq!(pick(&[127, 128], &node1, 125), 127);
+        assert_eq!(pick(&[127, 128], &node1, 128), 128);
+        assert_eq!(pick(&[120], &node1, 121), 120, "wraps to below from in from's word");
+        // the gate: a pinned task, a node of one LLC (x86-12, xeon-88), and
+        // SIS_UTIL's bound on the node: fewer than 100/117 (85%) busy
+        let try_ = |any, llcs, busy| unsafe { arbor_sis_node_try(any, llcs, busy, 112, 117) };
+        // a candidate whose idle periods average under the migration cost is passed over
+        assert!(unsafe { arbor_sis_node_idle_ok(500_000, 500_000) });
+        assert!(!unsafe { arbor_sis_node_idle_ok(499_999, 500_000) });
+        assert!(try_(true, 28, 22));
+        assert!(!try_(false, 28, 22));
+        assert!(!try_(true, 1, 22));
+        assert!(try_(true, 28, 95), "95 * 117 = 11115 < 11200");
+        assert!(!try_(true, 28, 96), "96 * 117 = 11232");
+        assert!(!try_(true, 28, 112));
     }
 
     /// SYNC_LOCAL, driven as main.bpf.c drives it: each sync wake-up

@@ -761,15 +761,10 @@ struct {
 	__type(value, struct balance_timer);
 } balance_timer_map SEC(".maps");
 
-/* node_nr_scan's sums (idle.bpf.h), one timer: one copy */
-static u64 node_util_acc[MAX_NODES];
-
 static __always_inline void refresh_llc_scan(u64 now)
 {
-	u32 llc, k, nd;
+	u32 llc, k;
 
-	bpf_for(nd, 0, MAX_NODES)
-		node_util_acc[nd] = 0;
 	bpf_for(llc, 0, MAX_LLCS) {
 		struct llc_ctx *lc;
 		u64 sum = 0;
@@ -792,13 +787,6 @@ static __always_inline void refresh_llc_scan(u64 now)
 			lc->util_sum = sum;
 			lc->nr_idle_scan = arbor_sis_util_nr_scan(n, sum, balance_cfg.imbalance_pct);
 		}
-		node_util_acc[llc_node[llc] & (MAX_NODES - 1)] += sum;
-	}
-	bpf_for(nd, 0, MAX_NODES) {
-		if (nd >= nr_nodes)
-			break;
-		node_nr_scan[nd] = arbor_sis_util_nr_scan(node_busy[nd].cpus, node_util_acc[nd],
-							  balance_cfg.imbalance_pct);
 	}
 }
 

@@ -14,7 +14,7 @@
 #include "capacity.bpf.h"
 
 /*
- * WAKE_NODE: per node, its CPUs not idle (moved with the LLCs' nr_busy on
+ * WAKE_NODE and SIS_NODE: per node, its CPUs not idle (moved with the LLCs' nr_busy on
  * every idle <-> busy transition, main.bpf.c llc_busy_add) and its CPU
  * count (set at init). One cache line per node, like llc_overloaded.
  */
@@ -24,13 +24,6 @@ struct node_busy_ctx {
 	u8 pad[56];
 };
 struct node_busy_ctx node_busy[MAX_NODES];
-
-/*
- * SIS_NODE's gate (policy.h arbor_sis_node_try): SIS_UTIL's scan depth
- * applied to each node, from the sum of its LLCs' utilisation (written
- * by the balance timer with the LLCs', balance.bpf.h refresh_llc_scan).
- */
-u32 node_nr_scan[MAX_NODES];
 
 static __always_inline bool cpu_idle_now(const struct cpumask *idle, s32 cpu)
 {
@@ -167,19 +160,20 @@ static __always_inline void snapshot_llc_idle(struct llc_snapshot *s, const stru
 
 /*
  * SIS_NODE (ours, policy.h arbor_sis_node_pick): an idle CPU of target's
- * node, a whole idle core first, read from the wake-up's copy of the idle
- * mask (copy_idle_mask, taken by select_cpu on `this`) and, with SMT, one
- * copy of the idle-core mask; -1 if none. Not claimed: select_cpu's
- * scx_bpf_test_and_clear_cpu_idle() does that, as for every idle CPU found.
- * A global function, verified once, off the common path (only wake-ups
- * that found no idle CPU in their LLC come here).
+ * node whose idle periods last (arbor_sis_node_idle_ok), read from the
+ * wake-up's copy of the idle mask (copy_idle_mask, taken by select_cpu on
+ * `this`); -1 if none. No call but the context look-ups. A rejected
+ * candidate is cleared from the copy, which the wake-up reads no more
+ * after this search. Not claimed: select_cpu's
+ * scx_bpf_test_and_clear_cpu_idle() does that, as for every idle CPU
+ * found. A global function, verified once, off the common path (only
+ * wake-ups that found no idle CPU in their LLC come here).
  */
 __noinline s32 arbor_sis_node(s32 this, s32 target)
 {
-	u64 smt[CPU_MASK_WORDS] = {};
-	const struct cpumask *sm;
-	u32 n = (nr_cpus + 63) / 64, node;
-	const u64 *ib;
+	u32 n = (nr_cpus + 63) / 64, node, k;
+	s32 cpu;
+	u64 *ib;
 
 	if (this < 0 || this >= MAX_CPUS || target < 0 || target >= MAX_CPUS)
 		return -1;
@@ -187,13 +181,18 @@ __noinline s32 arbor_sis_node(s32 this, s32 target)
 		n = CPU_MASK_WORDS;
 	ib = wake_idle[(u32)this & (MAX_CPUS - 1)].w;
 	node = cpu_node[(u32)target & (MAX_CPUS - 1)] & (MAX_NODES - 1);
-	if (smt_width > 1) {
-		sm = scx_bpf_get_idle_smtmask();
-		bpf_probe_read_kernel(smt, n * sizeof(u64), sm);
-		scx_bpf_put_idle_cpumask(sm);
+	bpf_for(k, 0, SIS_NODE_TRIES) {
+		struct cpu_ctx *c;
+
+		cpu = arbor_sis_node_pick(ib, (const u64 *)node_cpus[node], n, (u32)target);
+		if (cpu < 0 || cpu >= MAX_CPUS)
+			return -1;
+		c = lookup_cpu_ctx(cpu);
+		if (c && arbor_sis_node_idle_ok(c->avg_idle, balance_cfg.migration_cost_ns))
+			return cpu;
+		arbor_mask_clear(ib, CPU_MASK_WORDS, cpu);
 	}
-	return arbor_sis_node_pick(ib, smt_width > 1 ? smt : NULL, (const u64 *)node_cpus[node], n,
-				   (u32)target);
+	return -1;
 }
 
 /*
@@ -343,9 +342,12 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 	 * SIS_NODE (ours, policy.h arbor_sis_node_try): nothing idle in
 	 * target's LLC; an idle CPU of the rest of its node.
 	 */
-	if (arbor_sis_node_try(feat(FEAT_SIS_NODE), p->nr_cpus_allowed >= (int)nr_cpus,
+	if (feat(FEAT_SIS_NODE) &&
+	    arbor_sis_node_try(p->nr_cpus_allowed >= (int)nr_cpus,
 			       node_nr_llcs[node_of(target) & (MAX_NODES - 1)],
-			       feat(FEAT_SIS_UTIL), node_nr_scan[node_of(target) & (MAX_NODES - 1)])) {
+			       READ_ONCE(node_busy[node_of(target) & (MAX_NODES - 1)].nr),
+			       node_busy[node_of(target) & (MAX_NODES - 1)].cpus,
+			       balance_cfg.imbalance_pct)) {
 		cpu = arbor_sis_node(this, target);
 		if (valid_cpu(cpu)) {
 			stat_inc_on(this, STAT_SIS_NODE_FOUND);

@@ -28,6 +28,7 @@ enum arbor_limits {
 	CPU_MASK_WORDS	= MAX_CPUS / 64,
 	LLC_MASK_WORDS	= MAX_LLC_CPUS / 64,	/* one bit per CPU of an LLC */
 	LLCS_MASK_WORDS	= MAX_LLCS / 64,	/* one bit per LLC */
+	SIS_NODE_TRIES	= 8,	/* SIS_NODE: candidates tested for lasting idleness */
 	MAX_SMT		= 8,	/* POWER10 SMT8 */
 	NR_LEVELS	= 4,	/* SMT, LLC, node, machine */
 	ARBOR_LAT_BUCKETS = 16,	/* wake-up latency histogram: < 1 us .. >= 16 ms */

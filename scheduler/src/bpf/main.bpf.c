@@ -766,8 +766,6 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
 		/* every CPU starts busy (WAKE_NODE's counts, as the LLCs' above) */
 		node_busy[node_of(cpu)].nr++;
 		node_busy[node_of(cpu)].cpus++;
-		/* SIS_NODE's bound before the first balance: as nr_idle_scan above */
-		node_nr_scan[node_of(cpu) & (MAX_NODES - 1)]++;
 		c = lookup_cpu_ctx(cpu);
 		if (c) {
 			u32 l;

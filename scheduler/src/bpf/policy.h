@@ -1062,9 +1062,8 @@ ARBOR_POLICY bool arbor_wake_node_keep(u32 this_node, u32 prev_node, u32 prev_no
  * finds none, the wakee queues behind a busy CPU there. Where an LLC is a
  * small part of its node (POWER's 4-thread LLCs: 28 per power11 node; the
  * CCXs of an EPYC), other LLCs of the node often have idle CPUs meanwhile.
- * SIS_NODE then takes one of them: a CPU of a wholly idle core first, else
- * any idle CPU, the first at or after target by number, wrapping (on POWER
- * the other half of target's SMT8 core comes first).
+ * SIS_NODE then takes one of them: the first idle CPU at or after target
+ * by number, wrapping (arbor_sis_node_pick).
  *
  * Sources: seed 000's premise ("the idle search is confined to a tiny
  * LLC"), measured here on power11 (issue 24: wakees that found no idle CPU
@@ -1081,21 +1080,40 @@ ARBOR_POLICY bool arbor_wake_node_keep(u32 this_node, u32 prev_node, u32 prev_no
  * reason: the wakee's memory), and does nothing where a node is one LLC
  * (x86-12, xeon-88): there the LLC scan already saw the node.
  *
- * With SIS_UTIL, only while SIS_UTIL's own bound, applied to the node
- * (arbor_sis_util_nr_scan over the node's CPUs and utilisation,
- * node_nr_scan), leaves a scan: once the node's utilisation passes
- * 100/imbalance_pct (85%), an idle CPU there is a moment's gap that its
- * own LLC's next wakee or newidle pull fills, and taking it moves the
- * wakee's cache for nothing. Measured (power11 schbench, 99% busy):
- * without the bound the workers' wake-up p99 rose from 15 to 42 us while
- * hackbench (20% busy) gained 22% (docs/results/2026-11-27-sis-node).
+ * Only while the node is less busy than SIS_UTIL's bound: fewer than
+ * 100/imbalance_pct (85%) of its CPUs busy (node_busy, the count WAKE_NODE
+ * keeps). SIS_UTIL stops scanning an LLC whose utilisation passes that
+ * share (arbor_sis_util_nr_scan); past it, an idle CPU of the node is a
+ * moment's gap that its own LLC's next wakee or newidle pull fills, and
+ * taking it moves the wakee's cache for nothing. The live count, not the
+ * balancer's utilisation average: it is known from the first wake-up on.
+ * Measured (power11 schbench, 99% busy): without a bound the workers'
+ * wake-up p99 rose from 15 to 42 us, while hackbench (20% busy) gained 22%
+ * (docs/results/2026-11-27-sis-node).
  */
-ARBOR_POLICY bool arbor_sis_node_try(bool enabled, bool any_allowed, u32 node_llcs,
-				     bool sis_util, u32 node_nr_scan)
+ARBOR_POLICY bool arbor_sis_node_try(bool any_allowed, u32 node_llcs, u32 node_busy,
+				     u32 node_cpus, u32 imbalance_pct)
 {
-	if (!enabled || !any_allowed || node_llcs <= 1)
+	if (!any_allowed || node_llcs <= 1)
 		return false;
-	return !sis_util || node_nr_scan > 0;
+	/* busy / cpus < 100 / imbalance_pct */
+	return (u64)node_busy * imbalance_pct < (u64)node_cpus * 100;
+}
+
+/*
+ * Is an idle CPU of another LLC worth the move? Only if its idle periods
+ * last: rq->avg_idle (the average idle period) at least the migration
+ * cost. A CPU that idles shorter is a seat its own task comes back to in
+ * a moment: the wakee would push that task out to queue or to move in turn
+ * (on power11 schbench, 99% busy, such moves raised the workers' wake-up
+ * p99 from 15 to 40 us). The same test, with the same reason, gates the
+ * kernel's newidle pulls (sched_balance_newidle: no pull while avg_idle <
+ * sysctl_sched_migration_cost, before 5.16: NI_MIGRATION_COST here) and
+ * seed 003's steal (steal only when avg_idle >= its cost).
+ */
+ARBOR_POLICY bool arbor_sis_node_idle_ok(u64 avg_idle, u64 migration_cost)
+{
+	return avg_idle >= migration_cost;
 }
 
 /* The index of the lowest set bit of x != 0 (no ctz instruction in BPF). */
@@ -1120,11 +1138,16 @@ ARBOR_POLICY u32 arbor_word_first(u64 x)
 }
 
 /*
- * The first CPU at or after `from` (wrapping) set in idle & node (& also,
- * when also is not NULL), over `words` words; -1 if none.
+ * SIS_NODE's choice: the first CPU at or after `from` (wrapping) that is
+ * idle (idle) and in the node (node), over `words` words; -1 if none. The
+ * nearest by number: on POWER the other half of target's SMT8 core, on
+ * x86 the next LLC. Not a whole idle core first, as select_idle_cpu()
+ * prefers within the LLC: that needs the idle-core mask, three calls
+ * (get, copy, put) on the waker's path for every search, found or not
+ * (measured: power11 schbench's wake-up p99 40 us with them, 15 without
+ * SIS_NODE; docs/results/2026-11-27-sis-node).
  */
-ARBOR_POLICY s32 arbor_mask_first_from(const u64 *idle, const u64 *node, const u64 *also,
-				       u32 words, u32 from)
+ARBOR_POLICY s32 arbor_sis_node_pick(const u64 *idle, const u64 *node, u32 words, u32 from)
 {
 	u32 fw = from / 64, lo = from & 63, k;
 
@@ -1139,8 +1162,6 @@ ARBOR_POLICY s32 arbor_mask_first_from(const u64 *idle, const u64 *node, const u
 			break;
 		w &= CPU_MASK_WORDS - 1;
 		m = idle[w] & node[w];
-		if (also)
-			m &= also[w];
 		if (k == 0)
 			m &= ~0ULL << lo;
 		else if (k == words)
@@ -1149,25 +1170,6 @@ ARBOR_POLICY s32 arbor_mask_first_from(const u64 *idle, const u64 *node, const u
 			return (s32)(w * 64 + arbor_word_first(m));
 	}
 	return -1;
-}
-
-/*
- * SIS_NODE's choice among node's CPUs (bitmap node), given the idle CPUs
- * (idle) and the CPUs whose whole core is idle (idle_smt, NULL without
- * SMT): a whole idle core first (select_idle_cpu's and scx_select_cpu_dfl's
- * order: a busy sibling shares the core's pipeline), else any idle CPU.
- */
-ARBOR_POLICY s32 arbor_sis_node_pick(const u64 *idle, const u64 *idle_smt, const u64 *node,
-				     u32 words, u32 from)
-{
-	s32 cpu;
-
-	if (idle_smt) {
-		cpu = arbor_mask_first_from(idle, node, idle_smt, words, from);
-		if (cpu >= 0)
-			return cpu;
-	}
-	return arbor_mask_first_from(idle, node, (const u64 *)0, words, from);
 }
 
 /* ------------------------------------------------------------------ */
