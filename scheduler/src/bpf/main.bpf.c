@@ -331,8 +331,8 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	c = lookup_cpu_ctx(cpu);
 	if (c && wake_preempt(c, tctx, cpu, elig)) {
 		/* RUN_TO_PARITY (the kernel's; off here): not inside the running task's request */
-		if (arbor_run_to_parity(feat(FEAT_RUN_TO_PARITY), bpf_ktime_get_ns(),
-					c->curr_protect_until)) {
+		if (feat(FEAT_RUN_TO_PARITY) &&
+		    arbor_run_to_parity(true, bpf_ktime_get_ns(), c->curr_protect_until)) {
 			stat_inc(STAT_PARITY_KEPT);
 			return;
 		}
@@ -490,7 +490,8 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 	struct cpu_ctx *c = lookup_cpu_ctx(cpu);
 	u64 now = bpf_ktime_get_ns();
 
-	if (!tctx || !c)
+	/* the kfunc's CPU bounded once for the verifier (lookup_cpu_ctx hides its check) */
+	if (!tctx || !c || cpu < 0 || cpu >= MAX_CPUS)
 		return;
 
 	/* count migrations by distance (what placement costs in cache) */
@@ -536,11 +537,14 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 	eevdf_run_on(p, tctx, cpu);
 	tctx->exec_start = now;
 	c->curr_deadline = tctx->deadline;
-	c->curr_protect_until = arbor_protect_until(now, tctx->vruntime, tctx->deadline,
-						    tctx->rq_w ?: ARBOR_NICE_0_LOAD);
-	/* a request is at most one slice; a deadline from before a nice change can be further */
-	if (c->curr_protect_until > now + slice_cfg.slice_ns)
-		c->curr_protect_until = now + slice_cfg.slice_ns;
+	/* RUN_TO_PARITY only (enqueue reads it only with the feature on) */
+	if (feat(FEAT_RUN_TO_PARITY)) {
+		c->curr_protect_until = arbor_protect_until(now, tctx->vruntime, tctx->deadline,
+							    tctx->rq_w ?: ARBOR_NICE_0_LOAD);
+		/* a request is at most one slice; a deadline from before a nice change can be further */
+		if (c->curr_protect_until > now + slice_cfg.slice_ns)
+			c->curr_protect_until = now + slice_cfg.slice_ns;
+	}
 	record_wake_latency(tctx, now, cpu);
 }
 
