@@ -1410,9 +1410,13 @@ mod tests {
         // the gate: a pinned task, a node of one LLC (x86-12, xeon-88), and
         // SIS_UTIL's bound on the node: fewer than 100/117 (85%) busy
         let try_ = |any, llcs, busy| unsafe { arbor_sis_node_try(any, llcs, busy, 112, 117) };
-        // a candidate whose idle periods average under the migration cost is passed over
-        assert!(unsafe { arbor_sis_node_idle_ok(500_000, 500_000) });
-        assert!(!unsafe { arbor_sis_node_idle_ok(499_999, 500_000) });
+        // a candidate idle for less than the migration cost, or not idle
+        // since load (stamp 0), is passed over
+        let ok = |stamp, now| unsafe { arbor_sis_node_idle_ok(stamp, now, 500_000) };
+        assert!(ok(1_000_000, 1_500_000));
+        assert!(!ok(1_000_000, 1_499_999));
+        assert!(!ok(0, 9_000_000));
+        assert!(!ok(2_000_000, 1_000_000), "a stamp after now (another CPU's clock)");
         assert!(try_(true, 28, 22));
         assert!(!try_(false, 28, 22));
         assert!(!try_(true, 1, 22));

@@ -169,26 +169,30 @@ static __always_inline void snapshot_llc_idle(struct llc_snapshot *s, const stru
  * found. A global function, verified once, off the common path (only
  * wake-ups that found no idle CPU in their LLC come here).
  */
-__noinline s32 arbor_sis_node(s32 this, s32 target)
+__noinline s32 arbor_sis_node(s32 this, s32 target, s32 prev, u64 now)
 {
 	u32 n = (nr_cpus + 63) / 64, node, k;
 	s32 cpu;
 	u64 *ib;
 
-	if (this < 0 || this >= MAX_CPUS || target < 0 || target >= MAX_CPUS)
+	u32 from;
+
+	if (this < 0 || this >= MAX_CPUS || target < 0 || target >= MAX_CPUS || prev < 0 ||
+	    prev >= MAX_CPUS)
 		return -1;
 	if (n > CPU_MASK_WORDS)
 		n = CPU_MASK_WORDS;
 	ib = wake_idle[(u32)this & (MAX_CPUS - 1)].w;
 	node = cpu_node[(u32)target & (MAX_CPUS - 1)] & (MAX_NODES - 1);
+	from = arbor_sis_node_from(target, prev, node, cpu_node[(u32)prev & (MAX_CPUS - 1)]);
 	bpf_for(k, 0, SIS_NODE_TRIES) {
 		struct cpu_ctx *c;
 
-		cpu = arbor_sis_node_pick(ib, (const u64 *)node_cpus[node], n, (u32)target);
+		cpu = arbor_sis_node_pick(ib, (const u64 *)node_cpus[node], n, from);
 		if (cpu < 0 || cpu >= MAX_CPUS)
 			return -1;
 		c = lookup_cpu_ctx(cpu);
-		if (c && arbor_sis_node_idle_ok(c->avg_idle, balance_cfg.migration_cost_ns))
+		if (c && arbor_sis_node_idle_ok(c->idle_stamp, now, balance_cfg.migration_cost_ns))
 			return cpu;
 		arbor_mask_clear(ib, CPU_MASK_WORDS, cpu);
 	}
@@ -210,7 +214,7 @@ __noinline s32 arbor_sis_node(s32 this, s32 target)
 static __always_inline s32 select_idle_sibling(struct task_struct *p, struct task_ctx *tctx,
 					       s32 prev, s32 target, bool *found_idle, s32 this,
 					       struct task_struct *cur, struct cpu_ctx *tc,
-					       const struct cpumask *idle, const u64 *ib)
+					       const struct cpumask *idle, const u64 *ib, u64 now)
 {
 	struct scratch *sc;
 	struct llc_ctx *lc;
@@ -348,7 +352,7 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 			       READ_ONCE(node_busy[node_of(target) & (MAX_NODES - 1)].nr),
 			       node_busy[node_of(target) & (MAX_NODES - 1)].cpus,
 			       balance_cfg.imbalance_pct)) {
-		cpu = arbor_sis_node(this, target);
+		cpu = arbor_sis_node(this, target, prev, now);
 		if (valid_cpu(cpu)) {
 			stat_inc_on(this, STAT_SIS_NODE_FOUND);
 			*found_idle = true;

@@ -214,7 +214,7 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	}
 
 	cpu = select_idle_sibling(p, tctx, prev_cpu, target, &found_idle, this, waker, tc, idle,
-				  ib);
+				  ib, now);
 	scx_bpf_put_idle_cpumask(idle);
 out:
 	if (!allowed(p, cpu))

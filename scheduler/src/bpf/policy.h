@@ -1101,19 +1101,37 @@ ARBOR_POLICY bool arbor_sis_node_try(bool any_allowed, u32 node_llcs, u32 node_b
 }
 
 /*
- * Is an idle CPU of another LLC worth the move? Only if its idle periods
- * last: rq->avg_idle (the average idle period) at least the migration
- * cost. A CPU that idles shorter is a seat its own task comes back to in
- * a moment: the wakee would push that task out to queue or to move in turn
- * (on power11 schbench, 99% busy, such moves raised the workers' wake-up
- * p99 from 15 to 40 us). The same test, with the same reason, gates the
- * kernel's newidle pulls (sched_balance_newidle: no pull while avg_idle <
- * sysctl_sched_migration_cost, before 5.16: NI_MIGRATION_COST here) and
- * seed 003's steal (steal only when avg_idle >= its cost).
+ * Where SIS_NODE's search starts: at prev when prev is in target's node
+ * (prev itself first, if idle: the wakee's cache is there, and it is no
+ * other task's seat), else at target. select_idle_sibling() takes prev
+ * only when it shares target's LLC (step 2); over the node, the same
+ * preference holds. Measured: from target, schbench's start on power11
+ * (a message thread on CPU 0 waking its workers, wake_affine's target 0)
+ * packed 53 workers onto CPUs 1-10, the seats of other workers placed by
+ * the fork path, whose own wake-ups then queued (docs/results/2026-11-27-sis-node).
  */
-ARBOR_POLICY bool arbor_sis_node_idle_ok(u64 avg_idle, u64 migration_cost)
+ARBOR_POLICY u32 arbor_sis_node_from(s32 target, s32 prev, u32 target_node, u32 prev_node)
 {
-	return avg_idle >= migration_cost;
+	return (u32)(prev_node == target_node ? prev : target);
+}
+
+/*
+ * Is an idle CPU of another LLC free to take? Only if it has been idle
+ * for the migration cost already (idle_stamp: when it went idle, 0 if it
+ * has not since the scheduler loaded). A CPU that ran a task more recently
+ * is still that task's: its cache holds that task's data, and the task,
+ * just gone to sleep, is likely to come back to it in a moment; the wakee
+ * would push it out, to queue or to move in turn. This is fair.c's
+ * task_hot() (a task that ran within sysctl_sched_migration_cost is
+ * cache-hot where it ran, and the balancer leaves it there) seen from the
+ * CPU's side. Measured (power11 schbench): taking any idle CPU of the node,
+ * the first wake-ups of 53 workers that the fork burst had stacked on
+ * CPUs 0-17 took their neighbours' seats, and the workers' wake-up p99
+ * over the run rose from 15 to 32 us (docs/results/2026-11-27-sis-node).
+ */
+ARBOR_POLICY bool arbor_sis_node_idle_ok(u64 idle_stamp, u64 now, u64 migration_cost)
+{
+	return idle_stamp && now >= idle_stamp && now - idle_stamp >= migration_cost;
 }
 
 /* The index of the lowest set bit of x != 0 (no ctz instruction in BPF). */
