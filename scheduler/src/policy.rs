@@ -1410,12 +1410,15 @@ mod tests {
         // the gate: a pinned task, a node of one LLC (x86-12, xeon-88), and
         // SIS_UTIL's bound on the node: fewer than 100/117 (85%) busy
         let try_ = |any, llcs, busy| unsafe { arbor_sis_node_try(any, llcs, busy, 112, 117) };
-        // a candidate idle for less than the migration cost, or not idle
-        // since load (stamp 0), is passed over
+        // the search starts at prev when prev is in target's node, else at target
+        assert_eq!(unsafe { arbor_sis_node_from(10, 40, 0, 0) }, 40);
+        assert_eq!(unsafe { arbor_sis_node_from(10, 150, 0, 1) }, 10);
+        // a candidate idle for less than the migration cost is passed over;
+        // one idle since before the load (stamp 0) is taken
         let ok = |stamp, now| unsafe { arbor_sis_node_idle_ok(stamp, now, 500_000) };
         assert!(ok(1_000_000, 1_500_000));
         assert!(!ok(1_000_000, 1_499_999));
-        assert!(!ok(0, 9_000_000));
+        assert!(ok(0, 9_000_000));
         assert!(!ok(2_000_000, 1_000_000), "a stamp after now (another CPU's clock)");
         assert!(try_(true, 28, 22));
         assert!(!try_(false, 28, 22));

@@ -490,8 +490,7 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 	struct cpu_ctx *c = lookup_cpu_ctx(cpu);
 	u64 now = bpf_ktime_get_ns();
 
-	/* the kfunc's CPU bounded once for the verifier (lookup_cpu_ctx hides its check) */
-	if (!tctx || !c || cpu < 0 || cpu >= MAX_CPUS)
+	if (!tctx || !c)
 		return;
 
 	/* count migrations by distance (what placement costs in cache) */

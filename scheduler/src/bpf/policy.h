@@ -1117,8 +1117,10 @@ ARBOR_POLICY u32 arbor_sis_node_from(s32 target, s32 prev, u32 target_node, u32 
 
 /*
  * Is an idle CPU of another LLC free to take? Only if it has been idle
- * for the migration cost already (idle_stamp: when it went idle, 0 if it
- * has not since the scheduler loaded). A CPU that ran a task more recently
+ * for the migration cost already (idle_stamp: when it went idle; 0 if it
+ * has not gone idle since the scheduler loaded: asked only of CPUs in the
+ * idle mask, it has then been idle since before the load, longer than any
+ * stamp could tell, and no task of ours ran there). A CPU that ran a task more recently
  * is still that task's: its cache holds that task's data, and the task,
  * just gone to sleep, is likely to come back to it in a moment; the wakee
  * would push it out, to queue or to move in turn. This is fair.c's
@@ -1131,7 +1133,9 @@ ARBOR_POLICY u32 arbor_sis_node_from(s32 target, s32 prev, u32 target_node, u32 
  */
 ARBOR_POLICY bool arbor_sis_node_idle_ok(u64 idle_stamp, u64 now, u64 migration_cost)
 {
-	return idle_stamp && now >= idle_stamp && now - idle_stamp >= migration_cost;
+	if (!idle_stamp)
+		return true;
+	return now >= idle_stamp && now - idle_stamp >= migration_cost;
 }
 
 /* The index of the lowest set bit of x != 0 (no ctz instruction in BPF). */
