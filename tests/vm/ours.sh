@@ -1,5 +1,5 @@
-# VM tests of issue 24's own features (on in `default`, off in `stock` and
-# `seeds`), each on vs off in the same guest boot, on top of `stock` so that
+# VM tests of issue 24's own features (off in `stock` and `seeds`), each
+# on vs off in the same guest boot, on top of `stock` so that
 # only the feature under test differs. Sourced by suite.sh (uses its
 # pass/fail/check helpers and lib.sh) and by part.sh (`part.sh ours`).
 
@@ -42,4 +42,29 @@ if ours_run -f SYNC_LOCAL -- hackbench -g 2 -l 50; then
 		test "$OK" = yes -a "${broken:-0}" -gt "${kept:-0}"
 else
 	fail "SYNC_LOCAL (hackbench): loads"
+fi
+
+# SIS_NODE: a wake-up that finds no idle CPU in its LLC takes an idle CPU of
+# another LLC of the node (idle for the migration cost already). It can act
+# only where a node holds several LLCs (1s2d2c2t: `part.sh ours` there);
+# where each node is one LLC (2s2c2t, the suite's) it must never act.
+llcs=$(cat /sys/devices/system/cpu/cpu[0-9]*/cache/index3/shared_cpu_list 2>/dev/null | sort -u | wc -l)
+nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+if ours_run -f SIS_NODE -- hackbench -g 1 -f 5 -l 2000; then
+	found=$(json_get "$J" sis_node_found)
+	if [ "$llcs" -gt "$nodes" ]; then
+		check "SIS_NODE ($llcs LLCs in $nodes node(s)): hackbench ran, clean unload; $found wake-ups took an idle CPU of another LLC of the node (> 0)" \
+			test "$OK" = yes -a "${found:-0}" -gt 0
+	else
+		check "SIS_NODE ($llcs LLCs, $nodes nodes: one LLC per node): hackbench ran, clean unload; sis_node_found ${found:-?} = 0" \
+			test "$OK" = yes -a "${found:-x}" = 0
+	fi
+else
+	fail "SIS_NODE: loads"
+fi
+if ours_run -- hackbench -g 1 -f 5 -l 2000; then
+	check "NO_SIS_NODE (stock): hackbench ran; sis_node_found $(json_get "$J" sis_node_found) = 0" \
+		test "$OK" = yes -a "$(json_get "$J" sis_node_found)" = 0
+else
+	fail "NO_SIS_NODE: loads"
 fi
