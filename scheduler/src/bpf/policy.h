@@ -1087,9 +1087,9 @@ ARBOR_POLICY bool arbor_wake_node_keep(u32 this_node, u32 prev_node, u32 prev_no
  * moment's gap that its own LLC's next wakee or newidle pull fills, and
  * taking it moves the wakee's cache for nothing. The live count, not the
  * balancer's utilisation average: it is known from the first wake-up on.
- * Measured (power11 schbench, 99% busy): without a bound the workers'
- * wake-up p99 rose from 15 to 42 us, while hackbench (20% busy) gained 22%
- * (docs/results/2026-11-27-sis-node).
+ * Measured (power11 schbench, 99% busy): the bound cut the placements
+ * from 5,515 to 136 per run; the wake-up p99 it was meant to protect came
+ * back only with arbor_sis_node_idle_ok (docs/results/2026-11-27-sis-node).
  */
 ARBOR_POLICY bool arbor_sis_node_try(bool any_allowed, u32 node_llcs, u32 node_busy,
 				     u32 node_cpus, u32 imbalance_pct)
@@ -1165,9 +1165,7 @@ ARBOR_POLICY u32 arbor_word_first(u64 x)
  * nearest by number: on POWER the other half of target's SMT8 core, on
  * x86 the next LLC. Not a whole idle core first, as select_idle_cpu()
  * prefers within the LLC: that needs the idle-core mask, three calls
- * (get, copy, put) on the waker's path for every search, found or not
- * (measured: power11 schbench's wake-up p99 40 us with them, 15 without
- * SIS_NODE; docs/results/2026-11-27-sis-node).
+ * (get, copy, put) on the waker's path for every search, found or not.
  */
 ARBOR_POLICY s32 arbor_sis_node_pick(const u64 *idle, const u64 *node, u32 words, u32 from)
 {
