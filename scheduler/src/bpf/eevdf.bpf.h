@@ -75,26 +75,44 @@ static __always_inline u64 task_weight(const struct task_struct *p)
 	return arbor_eevdf_weight(p->scx.weight);
 }
 
-/* Leave rq_cpu's queue (update_entity_lag + the sum's avg_vruntime_sub). */
-static __always_inline void eevdf_dequeue(struct task_ctx *tctx, bool sleep)
+/*
+ * Leave rq_cpu's queue in one critical section: first the charge `dv` of a
+ * run that just ended (eevdf_charge_task; 0: none), then update_entity_lag
+ * and the sum's avg_vruntime_sub. Sets vlag; *rest is the average of the
+ * tasks that stay. Returns the CPU whose queue it left, -1 if none.
+ */
+static __always_inline s32 eevdf_leave(struct task_ctx *tctx, u64 dv, u64 *rest)
 {
 	struct eevdf_rq *rq;
-	u64 avg, rest, v = tctx->vruntime, w = tctx->rq_w;
+	u64 avg, v = tctx->vruntime, w = tctx->rq_w;
 	s32 cpu = tctx->rq_cpu;
 
 	if (!valid_cpu(cpu))
-		return;
+		return -1;
 	tctx->rq_cpu = -1;
 	rq = lookup_rq(cpu);
 	if (!rq)
-		return;
+		return -1;
 	bpf_spin_lock(&rq->lock);
+	if (dv)
+		arbor_avg_shift(&rq->avg, dv, w ?: ARBOR_NICE_0_LOAD);
 	avg = arbor_avg_vruntime(&rq->avg);
 	arbor_avg_sub(&rq->avg, v, w);
-	rest = arbor_avg_vruntime(&rq->avg);
+	*rest = arbor_avg_vruntime(&rq->avg);
 	bpf_spin_unlock(&rq->lock);
 
 	tctx->vlag = arbor_entity_lag(avg, v, slice_cfg.slice_ns, w);
+	return cpu;
+}
+
+/* Leave rq_cpu's queue (update_entity_lag + the sum's avg_vruntime_sub). */
+static __always_inline void eevdf_dequeue(struct task_ctx *tctx, bool sleep)
+{
+	u64 rest = 0;
+	s32 cpu = eevdf_leave(tctx, 0, &rest);
+
+	if (cpu < 0)
+		return;
 	if (sleep) {
 		/*
 		 * The average of the tasks that stay (arbor_sleep_lag): at
@@ -111,7 +129,7 @@ static __always_inline void eevdf_dequeue(struct task_ctx *tctx, bool sleep)
 		tctx->eevdf_flags &= ~EEVDF_REL_DEADLINE;
 	} else {
 		/* PLACE_REL_DEADLINE: a migrating task keeps its deadline */
-		tctx->rel_deadline = tctx->deadline - v;
+		tctx->rel_deadline = tctx->deadline - tctx->vruntime;
 		tctx->eevdf_flags |= EEVDF_REL_DEADLINE;
 		tctx->sleep_cpu = -1;
 	}
@@ -123,32 +141,18 @@ static __always_inline void eevdf_dequeue(struct task_ctx *tctx, bool sleep)
  * in one dequeue under the rq lock (ext.c:2218-2224; stopping(p, false)
  * comes from nowhere else), as fair.c's dequeue_entity() does update_curr()
  * and the leaving under that lock. So here both go into the queue's
- * average in one critical section: the charge `dv` of the run
- * (eevdf_charge_task) and avg_vruntime_sub, with the same arithmetic in
- * the same order as eevdf_charge() followed by eevdf_dequeue(). Only
- * quiescent() knows whether it is a sleep: it finishes (eevdf_left).
+ * average in one critical section (eevdf_leave with the run's charge `dv`),
+ * with the same arithmetic in the same order as eevdf_charge() followed by
+ * eevdf_dequeue(). Only quiescent() knows whether it is a sleep: it
+ * finishes (eevdf_left).
  */
 static __always_inline void eevdf_stop_leave(struct task_ctx *tctx, u64 dv)
 {
-	struct eevdf_rq *rq;
-	u64 avg, rest, v = tctx->vruntime, w = tctx->rq_w;
-	s32 cpu = tctx->rq_cpu;
+	u64 rest = 0;
+	s32 cpu = eevdf_leave(tctx, dv, &rest);
 
-	if (!valid_cpu(cpu))
+	if (cpu < 0)
 		return;
-	tctx->rq_cpu = -1;
-	rq = lookup_rq(cpu);
-	if (!rq)
-		return;
-	bpf_spin_lock(&rq->lock);
-	if (dv)
-		arbor_avg_shift(&rq->avg, dv, w ?: ARBOR_NICE_0_LOAD);
-	avg = arbor_avg_vruntime(&rq->avg);
-	arbor_avg_sub(&rq->avg, v, w);
-	rest = arbor_avg_vruntime(&rq->avg);
-	bpf_spin_unlock(&rq->lock);
-
-	tctx->vlag = arbor_entity_lag(avg, v, slice_cfg.slice_ns, w);
 	/* a sleep's (eevdf_dequeue); read only while sleep_cpu names a queue */
 	tctx->sleep_avg = rest;
 	tctx->left_cpu = cpu;
