@@ -171,20 +171,27 @@ static __always_inline void snapshot_llc_idle(struct llc_snapshot *s, const stru
  */
 __noinline s32 arbor_sis_node(s32 this, s32 target, s32 prev, u64 now)
 {
-	u32 n = (nr_cpus + 63) / 64, node, k;
+	u32 n = (nr_cpus + 63) / 64, node, k, me = this, t = target, pv = prev, from;
 	s32 cpu;
 	u64 *ib;
 
-	u32 from;
-
-	if (this < 0 || this >= MAX_CPUS || target < 0 || target >= MAX_CPUS || prev < 0 ||
-	    prev >= MAX_CPUS)
+	if (me >= MAX_CPUS || t >= MAX_CPUS || pv >= MAX_CPUS)
 		return -1;
+	/*
+	 * As lookup_cpu_ctx: the verifier bounds the register each index is
+	 * computed from; without the barriers clang drops the masks below
+	 * (the test above told it they are no-ops) and indexes with a copy
+	 * the verifier has no bound for ("unbounded memory access", 7.2.13,
+	 * on a topology where this path is live: 1s2d2c2t).
+	 */
+	barrier_var(me);
+	barrier_var(t);
+	barrier_var(pv);
 	if (n > CPU_MASK_WORDS)
 		n = CPU_MASK_WORDS;
-	ib = wake_idle[(u32)this & (MAX_CPUS - 1)].w;
-	node = cpu_node[(u32)target & (MAX_CPUS - 1)] & (MAX_NODES - 1);
-	from = arbor_sis_node_from(target, prev, node, cpu_node[(u32)prev & (MAX_CPUS - 1)]);
+	ib = wake_idle[me & (MAX_CPUS - 1)].w;
+	node = cpu_node[t & (MAX_CPUS - 1)] & (MAX_NODES - 1);
+	from = arbor_sis_node_from(target, prev, node, cpu_node[pv & (MAX_CPUS - 1)]);
 	bpf_for(k, 0, SIS_NODE_TRIES) {
 		struct cpu_ctx *c;
 
