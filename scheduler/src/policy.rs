@@ -1406,7 +1406,11 @@ mod tests {
         assert_eq!(pick(&[130, 200], &node1, 210), 130);
         assert_eq!(pick(&[127, 128], &node1, 125), 127);
         assert_eq!(pick(&[127, 128], &node1, 128), 128);
-        assert_eq!(pick(&[120], &node1, 121), 120, "wraps to below from in from's word");
+        assert_eq!(
+            pick(&[120], &node1, 121),
+            120,
+            "wraps to below from in from's word"
+        );
         // the gate: a pinned task, a node of one LLC (x86-12, xeon-88), and
         // SIS_UTIL's bound on the node: fewer than 100/117 (85%) busy
         let try_ = |any, llcs, busy| unsafe { arbor_sis_node_try(any, llcs, busy, 112, 117) };
@@ -1419,7 +1423,10 @@ mod tests {
         assert!(ok(1_000_000, 1_500_000));
         assert!(!ok(1_000_000, 1_499_999));
         assert!(ok(0, 9_000_000));
-        assert!(!ok(2_000_000, 1_000_000), "a stamp after now (another CPU's clock)");
+        assert!(
+            !ok(2_000_000, 1_000_000),
+            "a stamp after now (another CPU's clock)"
+        );
         assert!(try_(true, 28, 22));
         assert!(!try_(false, 28, 22));
         assert!(!try_(true, 1, 22));
