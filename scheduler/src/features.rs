@@ -249,7 +249,7 @@ pub const FEATURES: &[Feature] = &[
         bit: bpf_intf::arbor_feature_FEAT_SIS_NODE,
         default: false,
         seed: None,
-        help: "when select_idle_sibling finds no idle CPU in target's LLC, take an idle CPU of another LLC of its node, a whole idle core first; nothing where a node is one LLC (kernel: SIS_NODE of the 2023 multi-LLC select_idle_sibling, not merged; sched_ext's scx_select_cpu_dfl LLC-then-node order; seed 000's small-LLC premise). Counter: sis_node_found",
+        help: "when select_idle_sibling finds no idle CPU in target's LLC, take the nearest idle CPU of its node (from prev) that has been idle for --migration-cost-us already, while under 85% of the node is busy; nothing where a node is one LLC (kernel: SIS_NODE of the 2023 multi-LLC select_idle_sibling, not merged; task_hot from the CPU's side; sched_ext's scx_select_cpu_dfl LLC-then-node order; seed 000's small-LLC premise). Off in every profile (docs/results/2026-11-27-sis-node). Counter: sis_node_found",
     },
     Feature {
         name: "LB_IMBALANCE",
