@@ -182,7 +182,7 @@ __noinline s32 arbor_sis_node(s32 this, s32 target, s32 prev, u64 now)
 	 * computed from; without the barriers clang drops the masks below
 	 * (the test above told it they are no-ops) and indexes with a copy
 	 * the verifier has no bound for ("unbounded memory access", 7.2.13,
-	 * on a topology where this path is live: 1s2d2c2t).
+	 * 1s2d2c2t).
 	 */
 	barrier_var(me);
 	barrier_var(t);
