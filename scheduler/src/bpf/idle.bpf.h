@@ -159,10 +159,12 @@ static __always_inline void snapshot_llc_idle(struct llc_snapshot *s, const stru
 }
 
 /*
- * SIS_NODE (ours, policy.h arbor_sis_node_pick): an idle CPU of target's
- * node whose idle periods last (arbor_sis_node_idle_ok), read from the
+ * SIS_NODE (ours, policy.h arbor_sis_node_pick): the nearest idle CPU of
+ * target's node, from prev (arbor_sis_node_from), that has been idle for
+ * the migration cost already (arbor_sis_node_idle_ok), read from the
  * wake-up's copy of the idle mask (copy_idle_mask, taken by select_cpu on
- * `this`); -1 if none. No call but the context look-ups. A rejected
+ * `this`); -1 if none. No helper or kfunc call: the CPU contexts and the
+ * node bitmaps are global data. A rejected
  * candidate is cleared from the copy, which the wake-up reads no more
  * after this search. Not claimed: select_cpu's
  * scx_bpf_test_and_clear_cpu_idle() does that, as for every idle CPU
