@@ -292,6 +292,17 @@ pub struct Rodata {
 
 impl Rodata {
     pub fn new(k: &Knobs, topo: &Topo) -> Rodata {
+        // each node's LLCs (CPU ids), for the per-node arrays below
+        let llcs = topo.llcs();
+        let node_llcs: Vec<Vec<&Vec<usize>>> = (0..topo.nr_nodes)
+            .map(|n| {
+                (0..llcs.len())
+                    .filter(|&l| topo.llc_node(l) == n)
+                    .map(|l| &llcs[l])
+                    .collect()
+            })
+            .collect();
+        const W: usize = c::arbor_limits_CPU_MASK_WORDS as usize;
         Rodata {
             nr_cpus: topo.nr_cpu_ids() as u32,
             nr_llcs: topo.nr_llcs as u32,
@@ -301,8 +312,7 @@ impl Rodata {
                 .all()
                 .map(|c| (c.id, c.llc as u32, c.node as u32, c.core as u32, c.capacity))
                 .collect(),
-            llcs: topo
-                .llcs()
+            llcs: llcs
                 .iter()
                 .enumerate()
                 .map(|(l, cpus)| {
@@ -312,8 +322,7 @@ impl Rodata {
                     )
                 })
                 .collect(),
-            llc_sib: topo
-                .llcs()
+            llc_sib: llcs
                 .iter()
                 .map(|cpus| {
                     let cores: Vec<u32> = cpus
@@ -323,8 +332,7 @@ impl Rodata {
                     crate::policy::sib_ring(&cores)
                 })
                 .collect(),
-            cpu_llc_idx: topo
-                .llcs()
+            cpu_llc_idx: llcs
                 .iter()
                 .flat_map(|cpus| cpus.iter().enumerate().map(|(i, &c)| (c, i as u16)))
                 .collect(),
@@ -334,31 +342,21 @@ impl Rodata {
             steal: k.steal.cfg(),
             cache: k.cache.cfg(),
             asym: topo.asymmetric(),
-            node_imb_numa_nr: (0..topo.nr_nodes)
-                .map(|n| {
-                    let llcs: Vec<Vec<usize>> = topo
-                        .llcs()
-                        .into_iter()
-                        .enumerate()
-                        .filter(|(l, _)| topo.llc_node(*l) == n)
-                        .map(|(_, c)| c)
-                        .collect();
+            node_imb_numa_nr: node_llcs
+                .iter()
+                .map(|llcs| {
                     let cpus: usize = llcs.iter().map(|c| c.len()).sum();
                     crate::policy::imb_numa_nr(cpus as u32, llcs.len() as u32)
                 })
                 .collect(),
-            node_cpus: (0..topo.nr_nodes)
-                .map(|n| {
-                    let mut words = vec![0u64; c::arbor_limits_CPU_MASK_WORDS as usize];
-                    for ci in topo.all().filter(|ci| ci.node == n) {
-                        words[ci.id / 64] |= 1 << (ci.id % 64);
-                    }
-                    words
+            node_cpus: node_llcs
+                .iter()
+                .map(|llcs| {
+                    let ids: Vec<usize> = llcs.iter().flat_map(|c| c.iter().copied()).collect();
+                    crate::policy::mask::<W>(&ids).to_vec()
                 })
                 .collect(),
-            node_nr_llcs: (0..topo.nr_nodes)
-                .map(|n| (0..topo.nr_llcs).filter(|&l| topo.llc_node(l) == n).count() as u32)
-                .collect(),
+            node_nr_llcs: node_llcs.iter().map(|llcs| llcs.len() as u32).collect(),
         }
     }
 

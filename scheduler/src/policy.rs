@@ -41,7 +41,6 @@ pub fn sib_ring(core: &[u32]) -> Vec<u16> {
 }
 
 /// A CPU bitmap of `W` words (policy.h arbor_mask_*) with `bits` set.
-#[allow(dead_code)]
 pub fn mask<const W: usize>(bits: &[usize]) -> [u64; W] {
     let mut m = [0u64; W];
     for &b in bits {

@@ -228,6 +228,7 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 	struct scratch *sc;
 	struct llc_ctx *lc;
 	s32 recent, cpu = -1;
+	u32 tn;
 	u8 clear_hint = 0, found_core = 0;
 	bool has_idle_core = false;
 
@@ -355,11 +356,10 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 	 * SIS_NODE (ours, policy.h arbor_sis_node_try): nothing idle in
 	 * target's LLC; an idle CPU of the rest of its node.
 	 */
+	tn = node_of(target) & (MAX_NODES - 1);
 	if (feat(FEAT_SIS_NODE) &&
-	    arbor_sis_node_try(p->nr_cpus_allowed >= (int)nr_cpus,
-			       node_nr_llcs[node_of(target) & (MAX_NODES - 1)],
-			       READ_ONCE(node_busy[node_of(target) & (MAX_NODES - 1)].nr),
-			       node_busy[node_of(target) & (MAX_NODES - 1)].cpus,
+	    arbor_sis_node_try(p->nr_cpus_allowed >= (int)nr_cpus, node_nr_llcs[tn],
+			       READ_ONCE(node_busy[tn].nr), node_busy[tn].cpus,
 			       balance_cfg.imbalance_pct)) {
 		cpu = arbor_sis_node(this, target, prev, now);
 		if (valid_cpu(cpu)) {

@@ -1062,8 +1062,9 @@ ARBOR_POLICY bool arbor_wake_node_keep(u32 this_node, u32 prev_node, u32 prev_no
  * finds none, the wakee queues behind a busy CPU there. Where an LLC is a
  * small part of its node (POWER's 4-thread LLCs: 28 per power11 node; the
  * CCXs of an EPYC), other LLCs of the node often have idle CPUs meanwhile.
- * SIS_NODE then takes one of them: the first idle CPU at or after target
- * by number, wrapping (arbor_sis_node_pick).
+ * SIS_NODE then takes one of them: the nearest by number from prev
+ * (arbor_sis_node_from, arbor_sis_node_pick) that has been idle for the
+ * migration cost already (arbor_sis_node_idle_ok).
  *
  * Sources: seed 000's premise ("the idle search is confined to a tiny
  * LLC"), measured here on power11 (issue 24: wakees that found no idle CPU
@@ -1105,10 +1106,9 @@ ARBOR_POLICY bool arbor_sis_node_try(bool any_allowed, u32 node_llcs, u32 node_b
  * (prev itself first, if idle: the wakee's cache is there, and it is no
  * other task's seat), else at target. select_idle_sibling() takes prev
  * only when it shares target's LLC (step 2); over the node, the same
- * preference holds. Measured: from target, schbench's start on power11
- * (a message thread on CPU 0 waking its workers, wake_affine's target 0)
- * packed 53 workers onto CPUs 1-10, the seats of other workers placed by
- * the fork path, whose own wake-ups then queued (docs/results/2026-11-27-sis-node).
+ * preference holds. Not measured to matter: in the power11 runs of
+ * docs/results/2026-11-27-sis-node, starting from target or from prev gave
+ * the same results (SIS_NODE's wake-ups there had target == prev).
  */
 ARBOR_POLICY u32 arbor_sis_node_from(s32 target, s32 prev, u32 target_node, u32 prev_node)
 {
@@ -1120,16 +1120,17 @@ ARBOR_POLICY u32 arbor_sis_node_from(s32 target, s32 prev, u32 target_node, u32 
  * for the migration cost already (idle_stamp: when it went idle; 0 if it
  * has not gone idle since the scheduler loaded: asked only of CPUs in the
  * idle mask, it has then been idle since before the load, longer than any
- * stamp could tell, and no task of ours ran there). A CPU that ran a task more recently
- * is still that task's: its cache holds that task's data, and the task,
- * just gone to sleep, is likely to come back to it in a moment; the wakee
- * would push it out, to queue or to move in turn. This is fair.c's
- * task_hot() (a task that ran within sysctl_sched_migration_cost is
+ * stamp could tell, and no task of ours ran there). A CPU that ran a task
+ * more recently is still that task's: its cache holds that task's data,
+ * and the task, just gone to sleep, is likely to come back to it in a
+ * moment; the wakee would push it out, to queue or to move in turn. This
+ * is fair.c's task_hot() (a task that ran within sysctl_sched_migration_cost is
  * cache-hot where it ran, and the balancer leaves it there) seen from the
  * CPU's side. Measured (power11 schbench): taking any idle CPU of the node,
- * the first wake-ups of 53 workers that the fork burst had stacked on
- * CPUs 0-17 took their neighbours' seats, and the workers' wake-up p99
- * over the run rose from 15 to 32 us (docs/results/2026-11-27-sis-node).
+ * the first wake-ups of 53 workers whose prev CPUs (0-17, 14 of them on
+ * CPU 0) the fork burst had crowded moved onto the seats of other workers
+ * that had just slept, and the workers' wake-up p99 over the run rose from
+ * 15 to 32 us; with this test, 15.9 (docs/results/2026-11-27-sis-node).
  */
 ARBOR_POLICY bool arbor_sis_node_idle_ok(u64 idle_stamp, u64 now, u64 migration_cost)
 {
