@@ -181,6 +181,22 @@ static __always_inline void eevdf_left(struct task_ctx *tctx, bool sleep)
 }
 
 /*
+ * place_entity()'s deadline, as an offset from the placed vruntime: the
+ * one kept across a migration (rel_deadline), half a request for a new
+ * task (PLACE_DEADLINE_INITIAL), else a whole request (vslice). It does
+ * not depend on the queue, so the slice of a task not placed yet is known
+ * (eevdf_wake_direct).
+ */
+static __always_inline u64 eevdf_deadline_offset(const struct task_ctx *tctx, u64 vslice)
+{
+	if (tctx->eevdf_flags & EEVDF_REL_DEADLINE)
+		return tctx->rel_deadline;
+	if (tctx->eevdf_flags & EEVDF_INITIAL)
+		return vslice / 2;
+	return vslice;
+}
+
+/*
  * Join cpu's queue (place_entity + avg_vruntime_add). Returns whether the
  * task is eligible there. With `rebase` (running: the task starts to run
  * there), also update_zero_vruntime() under the same lock, as
@@ -235,12 +251,7 @@ static __always_inline bool eevdf_place(struct task_struct *p, struct task_ctx *
 	tctx->rq_w = w;
 	tctx->rq_cpu = cpu;
 	tctx->vlag = 0;
-	if (tctx->eevdf_flags & EEVDF_REL_DEADLINE)
-		tctx->deadline = v + tctx->rel_deadline;
-	else if (tctx->eevdf_flags & EEVDF_INITIAL)
-		tctx->deadline = v + vslice / 2;
-	else
-		tctx->deadline = v + vslice;
+	tctx->deadline = v + eevdf_deadline_offset(tctx, vslice);
 	tctx->eevdf_flags = 0;
 	return elig;
 }
@@ -319,6 +330,43 @@ static __always_inline u64 eevdf_slice(struct task_ctx *tctx)
 {
 	return arbor_slice_left(tctx->vruntime, tctx->deadline, tctx->rq_w ?: ARBOR_NICE_0_LOAD,
 				ARBOR_MIN_SLICE_NS);
+}
+
+/*
+ * A wakee that select_cpu() inserts straight into an idle CPU's local
+ * queue joins that CPU's queue when it starts to run there (running():
+ * eevdf_run_on() places it and rebases the queue under one lock), not now
+ * on the waker's CPU. The kernel does the same: ttwu_queue_cond() (core.c)
+ * hands the wakee of an idle CPU to that CPU's wake list, whose
+ * sched_ttwu_pending() runs enqueue_task_fair() and so place_entity()
+ * there ("sched: Queue task on wakelist in the same llc if the wakee cpu
+ * is idle", 5.19; across LLCs since TTWU_QUEUE). It takes three calls
+ * (the queue's lookup, lock and unlock) off the waker's side of the
+ * wake-up, which a waker that wakes several tasks in turn (wakeprobe's and
+ * schbench's message threads) pays once per wakee before the last one runs;
+ * the wakee's running() pays none more (a lookup, lock and unlock either
+ * way). Until then the CPU's queue does not count it; nothing reads that
+ * queue meanwhile but a wake-up that queues there, which the kernel's
+ * wake list orders the same way (by arrival on the CPU).
+ *
+ * Returns the slice to insert it with: eevdf_slice() after the placement,
+ * which depends only on the deadline's offset from the placed vruntime,
+ * known now. A task still counted in some queue (it did not sleep) joins
+ * now, as eevdf_join().
+ */
+static __always_inline u64 eevdf_wake_direct(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
+{
+	u64 w;
+
+	if (valid_cpu(tctx->left_cpu))
+		eevdf_left(tctx, false);
+	if (valid_cpu(tctx->rq_cpu)) {
+		eevdf_join(p, tctx, cpu);
+		return eevdf_slice(tctx);
+	}
+	w = task_weight(p);
+	return arbor_slice_left(0, eevdf_deadline_offset(tctx, arbor_calc_delta_fair(slice_cfg.slice_ns, w)),
+				w, ARBOR_MIN_SLICE_NS);
 }
 
 /* update_zero_vruntime(): the running CPU moves its reference to the average. */

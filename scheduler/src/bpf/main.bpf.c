@@ -205,10 +205,9 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 		    cache_allow_llc(p, tctx, target, pref, tctx->util_avg, now) &&
 		    (c = idle_cpu_in_llc(p, pref)) >= 0) {
 			scx_bpf_put_idle_cpumask(idle);
-			/* claimed: run it there at once */
-			eevdf_join(p, tctx, c);
+			/* claimed: run it there at once (joins its queue there: eevdf_wake_direct) */
 			tctx->wake_direct = 1;
-			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_slice(tctx), 0);
+			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_wake_direct(p, tctx, c), 0);
 			return c;
 		}
 	}
@@ -224,9 +223,9 @@ out:
 	 * into that CPU's local queue. Otherwise enqueue() queues it on `cpu`.
 	 */
 	if (found_idle && scx_bpf_test_and_clear_cpu_idle(cpu)) {
-		eevdf_join(p, tctx, cpu);
+		/* it joins cpu's EEVDF queue there, in running() (eevdf_wake_direct) */
 		tctx->wake_direct = 1;
-		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_slice(tctx), 0);
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_wake_direct(p, tctx, cpu), 0);
 	}
 	return cpu;
 }
