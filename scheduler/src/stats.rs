@@ -104,6 +104,7 @@ pub const NAMES: &[&str] = &[
     "sync_broken",
     "parity_kept",
     "sis_node_found",
+    "wake_prev_idle",
 ];
 
 /// What a counter holds: `count` (events), `ns-sum` (nanoseconds summed
@@ -384,6 +385,11 @@ pub struct Metrics {
     )]
     #[serde(default)]
     pub sis_node_found: u64,
+    #[stat(
+        desc = "Wake-ups placed on their idle prev CPU by the short path, which claims prev without copying the idle mask (the placement select_idle_sibling would have made)"
+    )]
+    #[serde(default)]
+    pub wake_prev_idle: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,

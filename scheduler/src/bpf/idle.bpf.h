@@ -643,6 +643,66 @@ static __always_inline s32 select_idlest(struct task_struct *p, s32 prev, s32 th
  * passes what it already has: this CPU's context, the waker's task
  * context (or NULL), its copy of the idle mask and the time.
  */
+/*
+ * wake_affine()'s inputs (policy.h struct wa_input), with this and prev's
+ * idle bits given: the loads and LLC counts only if the rule will read
+ * them (arbor_wa_needs_load). False if a context is missing (then prev).
+ */
+static __always_inline bool wa_fill(struct wa_input *in, struct task_struct *p,
+				    struct task_ctx *tctx, struct task_struct *waker,
+				    struct task_ctx *wctx, s32 this, s32 prev, bool sync,
+				    struct cpu_ctx *tc, bool this_idle, bool prev_idle, u64 now)
+{
+	if (!tc)
+		return false;
+	in->now = now;
+	in->next_wake_affine = tctx->next_wake_affine;
+	in->throttle_ns = wa_cfg.interval_ns;
+	in->features = features;
+	in->share_cache = share_llc(this, prev);
+	in->share_core = cpu_core[this & (MAX_CPUS - 1)] == cpu_core[prev & (MAX_CPUS - 1)];
+	in->sync = sync;
+	in->this_nr_running = tc->nr_running;
+	if (!arbor_wa_throttled(in)) {
+		in->this_idle = this_idle;
+		in->prev_idle = prev_idle;
+	}
+
+	if (arbor_wa_needs_load(in)) {
+		struct cpu_ctx *pc = lookup_cpu_ctx(prev);
+		struct llc_ctx *tl = lookup_llc_ctx(llc_of(this)), *pl = lookup_llc_ctx(llc_of(prev));
+
+		if (!pc || !tl || !pl)
+			return false;
+		in->this_llc_busy = tl->nr_busy;
+		in->this_llc_size = llc_nr_cpus[llc_of(this)];
+		in->prev_llc_busy = pl->nr_busy;
+		in->prev_llc_size = llc_nr_cpus[llc_of(prev)];
+		in->this_load = cpu_load(tc, in->now);
+		in->prev_load = cpu_load(pc, in->now);
+		in->task_load = task_load(p, tctx);
+		in->waker_load = wctx ? task_load(waker, wctx) : 0;
+		in->this_cap = cpu_cap[this & (MAX_CPUS - 1)] ?: 1024;
+		in->prev_cap = cpu_cap[prev & (MAX_CPUS - 1)] ?: 1024;
+		in->imbalance_pct = balance_cfg.imbalance_pct;
+	}
+	return true;
+}
+
+/* What a wake_affine() answer leaves behind: seed 001's window, the counters. */
+static __always_inline void wa_commit(struct task_ctx *tctx, const struct wa_output *out, s32 this)
+{
+	tctx->next_wake_affine = out->next_wake_affine;
+	if (out->why == WHY_THROTTLED)
+		stat_inc_on(this, STAT_AFFINE_THROTTLED);
+	else if (out->why == WHY_IDLER_TIE)
+		stat_inc_on(this, STAT_IDLER_LLC_TIE);
+	if (out->idler == WA_THIS)
+		stat_inc_on(this, STAT_IDLER_LLC_THIS);
+	else if (out->idler == WA_PREV)
+		stat_inc_on(this, STAT_IDLER_LLC_PREV);
+}
+
 static __always_inline int wake_affine(struct task_struct *p, struct task_ctx *tctx,
 				       struct task_struct *waker, struct task_ctx *wctx, s32 this,
 				       s32 prev, bool sync, struct cpu_ctx *tc,
@@ -652,50 +712,11 @@ static __always_inline int wake_affine(struct task_struct *p, struct task_ctx *t
 	struct wa_output out = {};
 	int r;
 
-	if (!tc)
+	if (!wa_fill(&in, p, tctx, waker, wctx, this, prev, sync, tc, idle_bit(ib, this),
+		     idle_bit(ib, prev), now))
 		return WA_PREV;
-	in.now = now;
-	in.next_wake_affine = tctx->next_wake_affine;
-	in.throttle_ns = wa_cfg.interval_ns;
-	in.features = features;
-	in.share_cache = share_llc(this, prev);
-	in.share_core = cpu_core[this & (MAX_CPUS - 1)] == cpu_core[prev & (MAX_CPUS - 1)];
-	in.sync = sync;
-	in.this_nr_running = tc->nr_running;
-	if (!arbor_wa_throttled(&in)) {
-		in.this_idle = idle_bit(ib, this);
-		in.prev_idle = idle_bit(ib, prev);
-	}
-
-	if (arbor_wa_needs_load(&in)) {
-		struct cpu_ctx *pc = lookup_cpu_ctx(prev);
-		struct llc_ctx *tl = lookup_llc_ctx(llc_of(this)), *pl = lookup_llc_ctx(llc_of(prev));
-
-		if (!pc || !tl || !pl)
-			return WA_PREV;
-		in.this_llc_busy = tl->nr_busy;
-		in.this_llc_size = llc_nr_cpus[llc_of(this)];
-		in.prev_llc_busy = pl->nr_busy;
-		in.prev_llc_size = llc_nr_cpus[llc_of(prev)];
-		in.this_load = cpu_load(tc, in.now);
-		in.prev_load = cpu_load(pc, in.now);
-		in.task_load = task_load(p, tctx);
-		in.waker_load = wctx ? task_load(waker, wctx) : 0;
-		in.this_cap = cpu_cap[this & (MAX_CPUS - 1)] ?: 1024;
-		in.prev_cap = cpu_cap[prev & (MAX_CPUS - 1)] ?: 1024;
-		in.imbalance_pct = balance_cfg.imbalance_pct;
-	}
-
 	r = arbor_wake_affine(&in, &out);
-	tctx->next_wake_affine = out.next_wake_affine;
-	if (out.why == WHY_THROTTLED)
-		stat_inc_on(this, STAT_AFFINE_THROTTLED);
-	else if (out.why == WHY_IDLER_TIE)
-		stat_inc_on(this, STAT_IDLER_LLC_TIE);
-	if (out.idler == WA_THIS)
-		stat_inc_on(this, STAT_IDLER_LLC_THIS);
-	else if (out.idler == WA_PREV)
-		stat_inc_on(this, STAT_IDLER_LLC_PREV);
+	wa_commit(tctx, &out, this);
 	return r;
 }
 

@@ -270,6 +270,8 @@ enum arbor_stat {
 	STAT_PARITY_KEPT,
 	/* SIS_NODE: wake-ups that found no idle CPU in target's LLC and took one of the rest of its node */
 	STAT_SIS_NODE_FOUND,
+	/* wake-ups placed on their idle prev without reading the idle mask (main.bpf.c wake_prev_idle) */
+	STAT_WAKE_PREV_IDLE,
 	ARBOR_NR_STATS,
 };
 

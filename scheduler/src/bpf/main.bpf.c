@@ -52,6 +52,57 @@ static __always_inline void record_wake_latency(struct task_ctx *tctx, u64 now, 
 	tctx->wake_direct = 0;
 }
 
+/*
+ * The wake-up's short path: the answer of the path below when prev is idle
+ * and wake_affine keeps the wakee there, reached with one call (the claim
+ * of prev) instead of four (the idle mask's get, copy and put, then the
+ * claim).
+ *
+ * Below, an idle prev ends the wake-up at prev whenever wake_affine does
+ * not answer "this": target is then prev, and select_idle_sibling's first
+ * step takes an idle target (it precedes every other step, SIS_IDLE_GROUP
+ * included). With prev idle, wake_affine answers through WA_IDLE alone
+ * (arbor_wa_needs_load is false), or through seed 001's throttle: neither
+ * reads a load. Its answer is asked here with this_idle false; with this
+ * idle it is the same (arbor_wa_idle: an idle this sharing prev's LLC
+ * gives prev; otherwise both go on to the same tests), so no idle bit is
+ * needed but prev's, and the claim reads that. prev's context's idle flag
+ * (update_idle) is a free first filter: when it is clear, so is prev's
+ * bit, and the claim is not tried. Left to the path below: asymmetric
+ * machines (capacity decides), CACHE_WAKE (the process's LLC comes before
+ * select_idle_sibling), a task not allowed on prev, and WA_IDLE off.
+ *
+ * A failed claim (prev's bit already taken) changes nothing: the path
+ * below runs with no side effect done. The counters and seed 001's window
+ * are those the path below would have left.
+ */
+static __always_inline bool wake_prev_idle(struct task_struct *p, struct task_ctx *tctx,
+					   struct task_struct *waker, struct task_ctx *wctx,
+					   s32 this, s32 prev, bool sync, bool affine,
+					   struct cpu_ctx *tc, u64 now)
+{
+	struct cpu_ctx *pc = lookup_cpu_ctx(prev);
+	struct wa_input in = {};
+	struct wa_output out = {};
+
+	if (asym || feat(FEAT_CACHE_WAKE) || !pc || !pc->idle || !allowed(p, prev))
+		return false;
+	if (affine && (!wa_fill(&in, p, tctx, waker, wctx, this, prev, sync, tc, false, true, now) ||
+		       arbor_wa_needs_load(&in) || arbor_wake_affine(&in, &out) == WA_THIS))
+		return false;
+	if (!scx_bpf_test_and_clear_cpu_idle(prev))
+		return false;
+	if (affine) {
+		stat_inc_on(this, STAT_AFFINE_ATTEMPTS);
+		wa_commit(tctx, &out, this);
+	}
+	stat_inc_on(this, STAT_FOUND_IDLE_CPU);
+	stat_inc_on(this, STAT_WAKE_PREV_IDLE);
+	tctx->wake_direct = 1;
+	scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_wake_direct(p, tctx, prev), 0);
+	return true;
+}
+
 s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
 {
 	struct task_struct *waker = (struct task_struct *)bpf_get_current_task_btf();
@@ -164,15 +215,9 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	}
 
 	/*
-	 * one idle mask for wake_affine and select_idle_sibling, put back
-	 * below; its tests read one copy of it (idle.bpf.h copy_idle_mask)
-	 */
-	idle = scx_bpf_get_idle_cpumask();
-	ib = copy_idle_mask(this, idle);
-
-	/*
 	 * WAKE_NODE (ours, policy.h arbor_wake_node_keep): no wake_affine
-	 * pull out of prev's node while that node has an idle CPU.
+	 * pull out of prev's node while that node has an idle CPU. (It reads
+	 * the nodes' busy counts, no idle bit.)
 	 */
 	if (want_affine && this != prev_cpu && feat(FEAT_WAKE_NODE) &&
 	    arbor_wake_node_keep(node_of(this), node_of(prev_cpu),
@@ -181,11 +226,24 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 		want_affine = false;
 		stat_inc_on(this, STAT_WAKE_NODE_KEPT);
 	}
+	if (want_affine && this != prev_cpu)
+		tc = lookup_cpu_ctx(this);
+
+	/* prev idle and kept by wake_affine: prev, with no look at the idle mask */
+	if (wake_prev_idle(p, tctx, waker, wctx, this, prev_cpu, sync,
+			   want_affine && this != prev_cpu, tc, now))
+		return prev_cpu;
+
+	/*
+	 * one idle mask for wake_affine and select_idle_sibling, put back
+	 * below; its tests read one copy of it (idle.bpf.h copy_idle_mask)
+	 */
+	idle = scx_bpf_get_idle_cpumask();
+	ib = copy_idle_mask(this, idle);
 
 	/* wake_affine (baseline): this or prev, only when they differ. */
 	if (want_affine && this != prev_cpu) {
 		stat_inc_on(this, STAT_AFFINE_ATTEMPTS);
-		tc = lookup_cpu_ctx(this);
 		if (wake_affine(p, tctx, waker, wctx, this, prev_cpu, sync, tc, ib, now) ==
 		    WA_THIS) {
 			target = this;
