@@ -251,6 +251,16 @@ pub const FEATURES: &[Feature] = &[
         seed: None,
         help: "when select_idle_sibling finds no idle CPU in target's LLC, take the nearest idle CPU of its node (from prev) that has been idle for --migration-cost-us already, while under 85% of the node is busy; nothing where a node is one LLC (kernel: SIS_NODE of the 2023 multi-LLC select_idle_sibling, not merged; task_hot from the CPU's side; sched_ext's scx_select_cpu_dfl LLC-then-node order; seed 000's small-LLC premise). Off in every profile (docs/results/2026-11-27-sis-node). Counter: sis_node_found",
     },
+    // Ours (issue 24, item 2): a cost saving, not a placement rule; on in
+    // every profile because the placement is the same either way
+    // (main.bpf.c wake_prev_idle has the argument; sim/src/run.rs tests it).
+    Feature {
+        name: "WAKE_SHORTCUT",
+        bit: bpf_intf::arbor_feature_FEAT_WAKE_SHORTCUT,
+        default: true,
+        seed: None,
+        help: "select_cpu claims an idle prev at once when wake_affine would keep the wakee there, without copying the idle mask first: the placement select_idle_sibling makes (an idle target first), one call instead of four. Placement-neutral: on in every profile, NO_WAKE_SHORTCUT only to compare. Counter: wake_prev_idle",
+    },
     Feature {
         name: "LB_IMBALANCE",
         bit: bpf_intf::arbor_feature_FEAT_LB_IMBALANCE,

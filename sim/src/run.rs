@@ -394,6 +394,81 @@ mod tests {
         assert_eq!(c(&one_llc_nodes, "sis_node_found"), 0);
     }
 
+    /// WAKE_SHORTCUT (issue 24, item 2) is a cost saving that must not
+    /// change a placement: at zero BPF cost (so that only decisions can
+    /// differ) default with and without it give the same value for every
+    /// metric and counter but its own, on x86-12 wakeprobe (most wake-ups
+    /// find prev idle) and 2s2c2t hackbench (many do not: the full path
+    /// runs after a failed claim), while it takes many wake-ups; with the
+    /// model's costs select_cpu costs less per call with it.
+    #[test]
+    fn wake_shortcut_places_as_the_full_path() {
+        let zero = CostModel {
+            bpf_call_ns: 0.0,
+            bpf_callback_ns: 0.0,
+            ..CostModel::default()
+        };
+        let run = |machine: &str, s: &str, w: &str, cost: &CostModel| {
+            let m = crate::presets::find(machine).unwrap();
+            let o = simulate(
+                &RunSpec {
+                    machine: &m,
+                    cost,
+                    cfg: Config::default(),
+                    sched: &SchedSpec::parse(s).unwrap(),
+                    knobs: &Knobs::default(),
+                    workload: w,
+                    seed: 1,
+                },
+                |_| {},
+            )
+            .unwrap();
+            assert!(o.ok, "{}", o.stop);
+            o
+        };
+        let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
+        let m = |o: &Outcome, n: &str| o.metrics.iter().find(|m| m.name == n).unwrap().value;
+        // (machine, workload, the least share of wake-ups it must take, in %)
+        for (machine, w, pct) in [
+            ("x86-12", "wakeprobe:t=1", 50),
+            ("2s2c2t", "hackbench:g=2,l=50", 1),
+        ] {
+            let on = run(machine, "arbor:default", w, &zero);
+            let off = run(machine, "arbor:default:NO_WAKE_SHORTCUT", w, &zero);
+            assert!(
+                c(&on, "wake_prev_idle") * 100 > c(&on, "wakeups") * pct,
+                "{machine} {w}: {:?}",
+                on.counters
+            );
+            assert_eq!(c(&off, "wake_prev_idle"), 0);
+            for x in &on.metrics {
+                if !x.name.starts_with("bpf:") {
+                    assert_eq!(x.value, m(&off, &x.name), "{machine} {w}: {}", x.name);
+                }
+            }
+            for (k, v) in &on.counters {
+                if k != "wake_prev_idle" {
+                    assert_eq!(*v, c(&off, k), "{machine} {w}: {k}");
+                }
+            }
+        }
+        let cost = CostModel::default();
+        let (on, off) = (
+            run("x86-12", "arbor:default", "wakeprobe:t=1", &cost),
+            run("x86-12", "arbor:default:NO_WAKE_SHORTCUT", "wakeprobe:t=1", &cost),
+        );
+        let per_call = |o: &Outcome| {
+            let (_, n, ns) = o.bpf_ops.iter().find(|(k, _, _)| k == "select_cpu").unwrap();
+            ns / *n as f64
+        };
+        assert!(
+            per_call(&on) < per_call(&off) - 20.0,
+            "{} vs {}",
+            per_call(&on),
+            per_call(&off)
+        );
+    }
+
     /// RUN_TO_PARITY (the kernel's EEVDF 6.6+; off in every profile here):
     /// on 2s2c2t hackbench, wake-ups that would preempt a task still inside
     /// the request it was picked with wait instead: the counter moves with

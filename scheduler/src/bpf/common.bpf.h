@@ -287,6 +287,7 @@ struct task_ctx {
 	/* wake-up latency: runnable -> running */
 	u32 wake_direct;	/* select_cpu inserted it into an idle CPU's local queue */
 	u64 runnable_at;	/* when it woke, 0 once it ran */
+	u64 sel_now;		/* select_cpu's clock read for this wake-up, for runnable(); 0 once used */
 	u64 wait_since;		/* since when it waits to run, 0 if not waiting (starvation bound) */
 	/*
 	 * SYNC_LOCAL, as a waker: when it last woke a task with WF_SYNC and

@@ -133,7 +133,8 @@ enum arbor_feature {
 	FEAT_SYNC_LOCAL	= 23,	/* a sync wakee queues on the waker's CPU when the waker keeps WF_SYNC's promise */
 	FEAT_RUN_TO_PARITY = 24,	/* a running task keeps the CPU until it used the request it was picked with */
 	FEAT_SIS_NODE	= 25,	/* ours: no idle CPU in target's LLC -> an idle CPU of the rest of its node */
-	NR_FEATURES	= 26,
+	FEAT_WAKE_SHORTCUT = 26,	/* ours, placement-neutral: an idle prev kept by wake_affine is claimed at once */
+	NR_FEATURES	= 27,
 };
 
 /*

@@ -85,7 +85,8 @@ static __always_inline bool wake_prev_idle(struct task_struct *p, struct task_ct
 	struct wa_input in = {};
 	struct wa_output out = {};
 
-	if (asym || feat(FEAT_CACHE_WAKE) || !pc || !pc->idle || !allowed(p, prev))
+	if (!feat(FEAT_WAKE_SHORTCUT) || asym || feat(FEAT_CACHE_WAKE) || !pc || !pc->idle ||
+	    !allowed(p, prev))
 		return false;
 	if (affine && (!wa_fill(&in, p, tctx, waker, wctx, this, prev, sync, tc, false, true, now) ||
 		       arbor_wa_needs_load(&in) || arbor_wake_affine(&in, &out) == WA_THIS))
@@ -140,8 +141,12 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 		goto out;
 	}
 
-	/* one clock read for the whole wake-up (record_wakee, wake_affine) */
+	/*
+	 * one clock read for the whole wake-up (record_wakee, wake_affine,
+	 * and runnable(), which comes next for this wake-up: sel_now)
+	 */
 	now = bpf_ktime_get_ns();
+	tctx->sel_now = now;
 	stat_inc_on(this, STAT_WAKEUPS);
 	if (wake_flags & SCX_WAKE_SYNC)
 		stat_inc_on(this, STAT_WAKE_SYNC);
@@ -515,11 +520,24 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 void BPF_STRUCT_OPS(arbor_runnable, struct task_struct *p, u64 enq_flags)
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
-	u64 now = bpf_ktime_get_ns();
+	u64 now;
 	s32 cpu;
 
 	if (!tctx)
 		return;
+	/*
+	 * A wake-up's runnable() follows its select_cpu() (ttwu: select_task_rq,
+	 * then activate_task), which read the clock for it: the kernel too
+	 * reads one clock for a wake-up's enqueue (ttwu_do_activate on the
+	 * rq clock). Any other enqueue (a new task, a migration, a property
+	 * change, a wake-up select_cpu() was not asked about: one allowed CPU)
+	 * reads it now. On a machine the wake-up's read is earlier by the
+	 * wake-up's own path (a wake-list IPI and idle exit at most), which
+	 * runnable_at then counts in the wake-up latency, as the kernel's
+	 * latency from try_to_wake_up().
+	 */
+	now = (enq_flags & SCX_ENQ_WAKEUP) && tctx->sel_now ? tctx->sel_now : bpf_ktime_get_ns();
+	tctx->sel_now = 0;
 	/* it was asleep since pelt_ts */
 	task_pelt(tctx, now, 0, false);
 	if (enq_flags & SCX_ENQ_WAKEUP)
