@@ -455,10 +455,19 @@ mod tests {
         let cost = CostModel::default();
         let (on, off) = (
             run("x86-12", "arbor:default", "wakeprobe:t=1", &cost),
-            run("x86-12", "arbor:default:NO_WAKE_SHORTCUT", "wakeprobe:t=1", &cost),
+            run(
+                "x86-12",
+                "arbor:default:NO_WAKE_SHORTCUT",
+                "wakeprobe:t=1",
+                &cost,
+            ),
         );
         let per_call = |o: &Outcome| {
-            let (_, n, ns) = o.bpf_ops.iter().find(|(k, _, _)| k == "select_cpu").unwrap();
+            let (_, n, ns) = o
+                .bpf_ops
+                .iter()
+                .find(|(k, _, _)| k == "select_cpu")
+                .unwrap();
             ns / *n as f64
         };
         assert!(
