@@ -1,4 +1,5 @@
-# VM tests of issue 24's own features (off in `stock` and `seeds`), each
+# VM tests of issue 24's own features (off in `stock` and `seeds`, but
+# WAKE_SHORTCUT, a cost saving on everywhere), each
 # on vs off in the same guest boot, on top of `stock` so that
 # only the feature under test differs. Sourced by suite.sh (uses its
 # pass/fail/check helpers and lib.sh) and by part.sh (`part.sh ours`).
@@ -73,4 +74,28 @@ if ours_run -- hackbench -g 1 -f 5 -l 2000; then
 		test "$OK" = yes -a "$(json_get "$J" sis_node_found)" = 0
 else
 	fail "NO_SIS_NODE: loads"
+fi
+
+# WAKE_SHORTCUT (on in every profile; a cost saving): a wakee whose prev is
+# idle and kept there by wake_affine is claimed on prev without the idle
+# mask's copy. wakeprobe's workers sleep on their CPUs between requests, so
+# most wake-ups find prev idle: the counter must move, and every one of
+# them is a found idle CPU; with NO_WAKE_SHORTCUT it stays 0. That both
+# paths place alike is the simulator's test (sim/src/run.rs,
+# wake_shortcut_places_as_the_full_path): a guest's timing differs run to run.
+PROBE=$(dirname "$ARBOR_BIN")/../guest/wakeprobe
+if [ ! -x "$PROBE" ]; then
+	fail "WAKE_SHORTCUT: $PROBE missing (make builds it from guest/wakeprobe.c)"
+elif ours_run -- "$PROBE" -m 1 -w 2 -t 2; then
+	fast=$(json_get "$J" wake_prev_idle); found=$(json_get "$J" found_idle_cpu)
+	check "WAKE_SHORTCUT (stock): wakeprobe ran, clean unload; $fast wake-ups claimed their idle prev at once (> 100, <= found_idle_cpu $found)" \
+		test "$OK" = yes -a "${fast:-0}" -gt 100 -a "${fast:-0}" -le "${found:-0}"
+	if ours_run -f NO_WAKE_SHORTCUT -- "$PROBE" -m 1 -w 2 -t 2; then
+		check "NO_WAKE_SHORTCUT: wakeprobe ran, clean unload; wake_prev_idle $(json_get "$J" wake_prev_idle) = 0, found_idle_cpu $(json_get "$J" found_idle_cpu) > 0" \
+			test "$OK" = yes -a "$(json_get "$J" wake_prev_idle)" = 0 -a "$(json_get "$J" found_idle_cpu)" -gt 0
+	else
+		fail "NO_WAKE_SHORTCUT: loads"
+	fi
+else
+	fail "WAKE_SHORTCUT: loads"
 fi
