@@ -261,6 +261,15 @@ pub const FEATURES: &[Feature] = &[
         seed: None,
         help: "select_cpu claims an idle prev at once when wake_affine would keep the wakee there, without copying the idle mask first: the placement select_idle_sibling makes (an idle target first), one call instead of four. Placement-neutral: on in every profile, NO_WAKE_SHORTCUT only to compare. Counter: wake_prev_idle",
     },
+    // Ours (issue 24), as WAKE_NODE: policy.h arbor_wake_local has the rule
+    // and its sources.
+    Feature {
+        name: "WAKE_LOCAL",
+        bit: bpf_intf::arbor_feature_FEAT_WAKE_LOCAL,
+        default: false,
+        seed: None,
+        help: "a wakee whose prev is the waker's CPU, which runs only the waker, queues there behind it when the waker sleeps sooner after its wake-ups (measured per waker) than a wakee sent to an idle CPU takes to run (measured per CPU: IPI, idle exit) (cosmos: prev kept when it is the waker's CPU and both share an mm; fair.c wake_affine_idle: WF_SYNC's promise, here measured). Counter: wake_local",
+    },
     Feature {
         name: "LB_IMBALANCE",
         bit: bpf_intf::arbor_feature_FEAT_LB_IMBALANCE,

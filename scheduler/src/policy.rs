@@ -1528,6 +1528,80 @@ mod tests {
         assert_eq!(unsafe { arbor_sync_record(0x80, true) }, 0x01);
     }
 
+    /// WAKE_LOCAL on event sequences: `W(t)` the waker wakes a task whose
+    /// prev is its CPU, `S(t)` the waker sleeps (t in units of 0.25 µs);
+    /// the alternative (a wake-up onto an idle CPU) takes `lat` µs.
+    /// Returns which wake-ups queued behind the waker, with the learning as
+    /// main.bpf.c does it (the measure starts at the first wake-up since
+    /// the last sleep and ends at the sleep).
+    #[test]
+    fn wake_local_waits_behind_a_waker_that_sleeps_sooner_than_an_idle_cpu_wakes() {
+        #[derive(Clone, Copy)]
+        enum Ev {
+            W(u64),
+            S(u64),
+        }
+        use Ev::*;
+        const Q: u64 = 250; // ns per unit
+        let run = |evs: &[Ev], lat_us: u64, nr: u32| -> Vec<bool> {
+            let (mut avg, mut pend, mut out) = (0u64, 0u64, vec![]);
+            for &e in evs {
+                match e {
+                    W(t) => {
+                        let t = t * Q + 1;
+                        let el = if pend != 0 && t > pend { t - pend } else { 0 };
+                        out.push(unsafe { arbor_wake_local(avg, el, lat_us * 1000, nr) });
+                        if pend == 0 {
+                            pend = t;
+                        }
+                    }
+                    S(t) => {
+                        if pend != 0 {
+                            avg = unsafe { arbor_wake_sleep_update(avg, t * Q + 1 - pend) };
+                            pend = 0;
+                        }
+                    }
+                }
+            }
+            out
+        };
+        // wakeprobe's message thread: 6 wake-ups 0.25 µs apart, a sleep
+        // 0.25 µs after the last; a request every 20 µs (80 units)
+        let msg: Vec<Ev> = (0..10u64)
+            .flat_map(|r| (0..6u64).map(move |k| W(80 * r + k)).chain([S(80 * r + 6)]))
+            .collect();
+        let got = run(&msg, 12, 1);
+        assert_eq!(got.len(), 60);
+        assert!(got[..6].iter().all(|&l| !l), "nothing measured yet: no");
+        assert!(got[6..].iter().all(|&l| l), "up 1.5 us against 12: local");
+        // the same waker where idle CPUs wake in 1 us: never
+        assert!(run(&msg, 1, 1).iter().all(|&l| !l));
+        // nothing known of the idle CPUs yet (0): never
+        assert!(run(&msg, 0, 1).iter().all(|&l| !l));
+        // its CPU runs another task too: never
+        assert!(run(&msg, 12, 2).iter().all(|&l| !l));
+        // hackbench's sender: 20 wake-ups 10 µs apart, then a sleep
+        let sender: Vec<Ev> = (0..10u64)
+            .flat_map(|r| {
+                (0..20u64)
+                    .map(move |k| W(1200 * r + 40 * k))
+                    .chain([S(1200 * r + 800)])
+            })
+            .collect();
+        assert!(run(&sender, 12, 1).iter().all(|&l| !l), "up 200 us: never");
+        // a waker that used to sleep at once but now keeps waking: once its
+        // current run outlasts its average (1.5 us), no more
+        let mut turn = msg.clone();
+        turn.extend((0..20u64).map(|k| W(4000 + 40 * k)));
+        let got = run(&turn, 12, 1);
+        assert!(got[60], "the first wake-up of the run: local");
+        assert!(!got[61], "10 us into the run: no longer");
+        // the average starts at its first sample and is never 0
+        assert_eq!(unsafe { arbor_wake_sleep_update(0, 5000) }, 5000);
+        assert_eq!(unsafe { arbor_wake_sleep_update(0, 0) }, 1);
+        assert_eq!(unsafe { arbor_wake_sleep_update(8000, 0) }, 7000);
+    }
+
     #[test]
     fn adjust_numa_imbalance_allows_two_while_the_node_is_light() {
         unsafe {

@@ -105,6 +105,7 @@ pub const NAMES: &[&str] = &[
     "parity_kept",
     "sis_node_found",
     "wake_prev_idle",
+    "wake_local",
 ];
 
 /// What a counter holds: `count` (events), `ns-sum` (nanoseconds summed
@@ -390,6 +391,11 @@ pub struct Metrics {
     )]
     #[serde(default)]
     pub wake_prev_idle: u64,
+    #[stat(
+        desc = "WAKE_LOCAL: wakees queued behind their waker on its CPU (their prev), the waker expected to sleep sooner than an idle CPU wakes up"
+    )]
+    #[serde(default)]
+    pub wake_local: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,

@@ -177,6 +177,7 @@ struct cpu_ctx {
 	u64 curr_protect_until;	/* RUN_TO_PARITY: its request at the pick ends then */
 	u64 idle_stamp;		/* when the CPU went idle, 0 when busy */
 	u64 avg_idle;		/* kernel's rq->avg_idle */
+	u64 direct_lat_avg;	/* WAKE_LOCAL: 1/8 average runnable -> running of wakees sent here idle */
 	u64 lvl_cost[NR_LEVELS];	/* max_newidle_lb_cost per level */
 	u64 lvl_decay_ts[NR_LEVELS];	/* last_decay_max_lb_cost per level */
 	u32 ni_call[NR_LEVELS];		/* NI_RANDOM: newidle_call, _success, _ratio */
@@ -288,6 +289,9 @@ struct task_ctx {
 	u32 wake_direct;	/* select_cpu inserted it into an idle CPU's local queue */
 	u64 runnable_at;	/* when it woke, 0 once it ran */
 	u64 sel_now;		/* select_cpu's clock read for this wake-up, for runnable(); 0 once used */
+	/* WAKE_LOCAL, as a waker: its first wake-up since it last slept (0: none), and the average time from there to its sleep */
+	u64 wake_pend;
+	u64 wake_sleep_avg;
 	u64 wait_since;		/* since when it waits to run, 0 if not waiting (starvation bound) */
 	/*
 	 * SYNC_LOCAL, as a waker: when it last woke a task with WF_SYNC and

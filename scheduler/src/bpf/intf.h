@@ -134,7 +134,8 @@ enum arbor_feature {
 	FEAT_RUN_TO_PARITY = 24,	/* a running task keeps the CPU until it used the request it was picked with */
 	FEAT_SIS_NODE	= 25,	/* ours: no idle CPU in target's LLC -> an idle CPU of the rest of its node */
 	FEAT_WAKE_SHORTCUT = 26,	/* ours, placement-neutral: an idle prev kept by wake_affine is claimed at once */
-	NR_FEATURES	= 27,
+	FEAT_WAKE_LOCAL	= 27,	/* ours: a wakee whose prev is its waker's CPU waits there when the waker sleeps sooner than an idle CPU wakes */
+	NR_FEATURES	= 28,
 };
 
 /*
@@ -273,6 +274,8 @@ enum arbor_stat {
 	STAT_SIS_NODE_FOUND,
 	/* wake-ups placed on their idle prev without reading the idle mask (main.bpf.c wake_prev_idle) */
 	STAT_WAKE_PREV_IDLE,
+	/* WAKE_LOCAL: wakees queued behind their waker on its CPU, their prev */
+	STAT_WAKE_LOCAL,
 	ARBOR_NR_STATS,
 };
 

@@ -30,7 +30,8 @@ UEI_DEFINE(uei);
 #define ARBOR_WAKE_EXEC 0x02
 
 /* Wake-up latency (runnable -> running), by how the wakee was queued. */
-static __always_inline void record_wake_latency(struct task_ctx *tctx, u64 now, s32 cpu)
+static __always_inline void record_wake_latency(struct task_ctx *tctx, struct cpu_ctx *c, u64 now,
+						s32 cpu)
 {
 	u64 d;
 	u32 b;
@@ -40,6 +41,8 @@ static __always_inline void record_wake_latency(struct task_ctx *tctx, u64 now, 
 	d = now > tctx->runnable_at ? now - tctx->runnable_at : 0;
 	b = arbor_lat_bucket(d);
 	if (tctx->wake_direct) {
+		/* WAKE_LOCAL's price of the alternative, on this CPU */
+		c->direct_lat_avg = arbor_wake_sleep_update(c->direct_lat_avg, d);
 		stat_inc_on(cpu, STAT_WAKE_DIRECT);
 		stat_add_on(cpu, STAT_WAKE_DIRECT_NS, d);
 		stat_inc_on(cpu, STAT_WLAT_DIRECT_0 + b);
@@ -200,6 +203,29 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 			 * no enqueue or dispatch on the way.
 			 */
 			stat_inc_on(this, STAT_SYNC_LOCAL);
+			eevdf_join(p, tctx, this);
+			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_slice(tctx), 0);
+			return this;
+		}
+	}
+
+	/*
+	 * WAKE_LOCAL (ours, policy.h arbor_wake_local): the wakee's prev is the
+	 * waker's CPU, which runs only the waker, and the waker is expected to
+	 * sleep sooner than an idle CPU would wake up: queue it there behind
+	 * the waker. Every wake-up starts the waker's measure (wake_pend) if
+	 * none runs; its sleep ends it (quiescent).
+	 */
+	if (wctx && !(waker->flags & PF_KTHREAD) && feat(FEAT_WAKE_LOCAL)) {
+		u64 pend = wctx->wake_pend;
+
+		if (!pend)
+			wctx->wake_pend = now;
+		if (this == prev_cpu && (tc = tc ?: lookup_cpu_ctx(this)) &&
+		    (!asym || task_fits(tctx, this)) &&
+		    arbor_wake_local(wctx->wake_sleep_avg, pend && now > pend ? now - pend : 0,
+				     tc->direct_lat_avg, tc->nr_running)) {
+			stat_inc_on(this, STAT_WAKE_LOCAL);
 			eevdf_join(p, tctx, this);
 			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_slice(tctx), 0);
 			return this;
@@ -619,7 +645,7 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 		if (c->curr_protect_until > now + slice_cfg.slice_ns)
 			c->curr_protect_until = now + slice_cfg.slice_ns;
 	}
-	record_wake_latency(tctx, now, cpu);
+	record_wake_latency(tctx, c, now, cpu);
 }
 
 void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
@@ -681,6 +707,13 @@ void BPF_STRUCT_OPS(arbor_quiescent, struct task_struct *p, u64 deq_flags)
 		tctx->sync_hist = arbor_sync_record(tctx->sync_hist, kept);
 		tctx->sync_since = 0;
 		stat_inc_on(tctx->last_cpu, kept ? STAT_SYNC_KEPT : STAT_SYNC_BROKEN);
+	}
+	/* WAKE_LOCAL: it woke a task and now sleeps; last_ran is the sleep's time */
+	if ((deq_flags & SCX_DEQ_SLEEP) && tctx->wake_pend) {
+		tctx->wake_sleep_avg = arbor_wake_sleep_update(
+			tctx->wake_sleep_avg,
+			tctx->last_ran > tctx->wake_pend ? tctx->last_ran - tctx->wake_pend : 0);
+		tctx->wake_pend = 0;
 	}
 	/*
 	 * asleep: it leaves its queue with its lag. A property change (the

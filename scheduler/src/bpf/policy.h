@@ -1249,6 +1249,49 @@ ARBOR_POLICY bool arbor_sync_local(u32 hist, u64 pending, u32 this_nr_running)
 }
 
 /*
+ * WAKE_LOCAL (ours, issue 24; on in `default` only): a wakee whose prev CPU
+ * is its waker's, which runs the waker alone, is queued there behind the
+ * waker (no idle search, no IPI, its cache where it left it) when the
+ * waker is about to sleep, by measurement rather than by WF_SYNC's word:
+ *  - `wake_sleep_avg`: how long the waker stays up after the first of its
+ *    wake-ups until it sleeps (its own 1/8 average, arbor_wake_sleep_update);
+ *  - `direct_lat_avg`: how long a wakee sent to an idle CPU takes to run
+ *    (the reschedule IPI, the CPU's idle exit, the switch), as measured
+ *    for wake-ups onto this CPU (its 1/8 average);
+ *  - `elapsed`: how long the waker's current run of wake-ups has lasted
+ *    already; past its average, the average no longer describes it.
+ * It waits behind the waker only while that is expected to be shorter than
+ * the alternative; 0 for either average means not measured yet: no.
+ *
+ * Sources: cosmos keeps a wakee on prev when prev is the waker's CPU and
+ * both share an address space, "a high chance of finding hot cache data on
+ * that CPU", while the system is not saturated (its select_cpu); fair.c
+ * wake_affine_idle() takes the waker's CPU for a sync wake-up when the
+ * waker runs there alone, on WF_SYNC's promise that it sleeps next.
+ * Measured here (docs/results/2026-11-27-wake-local): on x86-12, wakeprobe's
+ * message thread wakes its 6 workers in 1-2 us and sleeps, while a wakee
+ * sent to an idle CPU takes ~12 us (C1E exit); arbor moved the worker whose
+ * prev was the message thread's CPU to another CPU on ~200 of 1000
+ * wake-ups, cosmos on 4. Holds on any topology: both sides are measured
+ * on the machine, and a machine with shallow idle states makes the
+ * alternative cheap and the rule rare.
+ */
+ARBOR_POLICY bool arbor_wake_local(u64 wake_sleep_avg, u64 elapsed, u64 direct_lat_avg,
+				   u32 this_nr_running)
+{
+	return wake_sleep_avg && direct_lat_avg && wake_sleep_avg < direct_lat_avg &&
+	       elapsed <= wake_sleep_avg && this_nr_running <= 1;
+}
+
+/* A 1/8 average (arbor_update_avg) that starts at its first sample, never 0. */
+ARBOR_POLICY u64 arbor_wake_sleep_update(u64 avg, u64 sample)
+{
+	u64 a = avg ? arbor_update_avg(avg, sample) : sample;
+
+	return a ? a : 1;
+}
+
+/*
  * Wake-up preemption (check_preempt_wakeup_fair, EEVDF): a wakee queued on
  * a CPU that is running a task preempts it when the wakee is eligible and
  * its deadline is earlier (pick_eevdf would pick it). `enabled` is
