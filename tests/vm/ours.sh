@@ -99,3 +99,23 @@ elif ours_run -- "$PROBE" -m 1 -w 2 -t 2; then
 else
 	fail "WAKE_SHORTCUT: loads"
 fi
+
+# WAKE_LOCAL (off in every profile): a wakee whose prev is its waker's CPU
+# waits there behind the waker when the waker sleeps sooner after its
+# wake-ups than a wakee sent to an idle CPU takes to run. wakeprobe's
+# message thread wakes its workers and sleeps at once; the worker whose
+# prev is the message thread's CPU qualifies once both averages exist.
+if [ ! -x "$PROBE" ]; then
+	fail "WAKE_LOCAL: $PROBE missing"
+elif ours_run -f WAKE_LOCAL -- "$PROBE" -m 1 -w 2 -t 2; then
+	check "WAKE_LOCAL: wakeprobe ran, clean unload; $(json_get "$J" wake_local) wakees waited behind their waker on its CPU (> 0)" \
+		test "$OK" = yes -a "$(json_get "$J" wake_local)" -gt 0
+	if ours_run -- "$PROBE" -m 1 -w 2 -t 2; then
+		check "NO_WAKE_LOCAL (stock): wakeprobe ran; wake_local $(json_get "$J" wake_local) = 0" \
+			test "$OK" = yes -a "$(json_get "$J" wake_local)" = 0
+	else
+		fail "NO_WAKE_LOCAL: loads"
+	fi
+else
+	fail "WAKE_LOCAL: loads"
+fi
