@@ -318,6 +318,37 @@ pub const DEFAULT_ONLY: &[(&str, &str)] = &[
     ),
 ];
 
+/// Features of our own that no profile turns on, with the measurement that
+/// keeps them off (a user may still turn them on with `-f`).
+pub const OURS_OFF: &[(&str, &str)] = &[
+    (
+        "SIS_NODE",
+        "on power11 it ties hackbench with cosmos but loses wakeprobe: 4 of 6 cells, as default (sim, 5 seeds; docs/results/2026-11-27-sis-node)",
+    ),
+    (
+        "WAKE_LOCAL",
+        "x86-12 wakeprobe p99 +3.3% (ties cosmos), power11 unchanged within its spread, but xeon-88 wakeprobe p99 -4.0%: the wakee left on the waker's CPU displaces the waker's next wake-up (migrations per 1000 wake-ups 134 -> 480) (sim, 5 seeds; docs/results/2026-11-27-wake-shortcut)",
+    ),
+];
+
+/// Features of our own that change no placement (a cost saving), on in every
+/// profile.
+pub const OURS_NEUTRAL: &[&str] = &["WAKE_SHORTCUT"];
+
+/// Where a feature comes from: its seed, our own, or the kernel's baseline.
+pub fn source(f: &Feature) -> String {
+    match f.seed {
+        Some(s) => format!("seed {s}"),
+        None if DEFAULT_ONLY.iter().any(|(n, _)| *n == f.name)
+            || OURS_OFF.iter().any(|(n, _)| *n == f.name)
+            || OURS_NEUTRAL.contains(&f.name) =>
+        {
+            "ours".into()
+        }
+        None => "baseline".into(),
+    }
+}
+
 pub fn profile_mask(name: &str) -> Result<u32> {
     let mask = |with_seeds: bool, leave_out: &[(&str, &str)]| {
         FEATURES
@@ -398,11 +429,7 @@ pub fn list() -> String {
             "{:<19} {:<8} {:<9} {}\n",
             f.name,
             if def & (1 << f.bit) != 0 { "on" } else { "off" },
-            match f.seed {
-                Some(s) => format!("seed {s}"),
-                None if DEFAULT_ONLY.iter().any(|(n, _)| *n == f.name) => "ours".into(),
-                None => "baseline".into(),
-            },
+            source(f),
             f.help
         );
     }
@@ -415,6 +442,14 @@ pub fn list() -> String {
     for (name, why) in DEFAULT_ONLY {
         out += &format!("  {name}: {why}\n");
     }
+    out += "of our own, off in every profile:\n";
+    for (name, why) in OURS_OFF {
+        out += &format!("  {name}: {why}\n");
+    }
+    out += &format!(
+        "of our own, on in every profile (no placement changes): {}\n",
+        OURS_NEUTRAL.join(", ")
+    );
     out
 }
 
@@ -453,17 +488,46 @@ pub fn list_json() -> serde_json::Value {
         .iter()
         .map(|(name, why)| serde_json::json!({ "name": name, "why": why }))
         .collect();
+    let ours_off: Vec<serde_json::Value> = OURS_OFF
+        .iter()
+        .map(|(name, why)| serde_json::json!({ "name": name, "why": why }))
+        .collect();
     serde_json::json!({
         "features": features,
         "profiles": PROFILES,
         "not_in_default": not_in_default,
         "default_only": default_only,
+        "ours_off": ours_off,
+        "ours_neutral": OURS_NEUTRAL,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Our own features outside DEFAULT_ONLY: each name is a feature, those
+    /// kept off are off in every profile, the placement-neutral ones on in
+    /// every profile, and the listing calls them all ours.
+    #[test]
+    fn our_other_features_are_named_sourced_and_set_as_said() {
+        for (name, _) in OURS_OFF {
+            let f = FEATURES.iter().find(|f| f.name == *name).unwrap();
+            for p in PROFILES {
+                assert_eq!(profile_mask(p).unwrap() & (1 << f.bit), 0, "{name} in {p}");
+            }
+            assert_eq!(source(f), "ours");
+        }
+        for name in OURS_NEUTRAL {
+            let f = FEATURES.iter().find(|f| f.name == *name).unwrap();
+            for p in PROFILES {
+                assert_ne!(profile_mask(p).unwrap() & (1 << f.bit), 0, "{name} in {p}");
+            }
+            assert_eq!(source(f), "ours");
+        }
+        let wa = FEATURES.iter().find(|f| f.name == "WA_IDLE").unwrap();
+        assert_eq!(source(wa), "baseline");
+    }
 
     #[test]
     fn bits_are_distinct_and_cover_the_bpf_enum() {
