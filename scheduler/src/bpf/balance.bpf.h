@@ -157,7 +157,7 @@ static __always_inline s32 find_busiest(s32 this, u32 level, u32 *busiest_nr, bo
  * start; try_steal: before its victims), earlier than one read here only
  * by the search for `src`, which the cache-hot test (500 us) cannot see.
  */
-static __always_inline bool pull_from(s32 this, s32 src, u32 level, u64 now)
+static __always_inline bool pull_from(s32 this, s32 src, u32 level, bool hot_test, u64 now)
 {
 	struct task_struct *p;
 
@@ -166,7 +166,7 @@ static __always_inline bool pull_from(s32 this, s32 src, u32 level, u64 now)
 
 		tctx = lookup_task_ctx(p);
 		if (!arbor_can_pull(allowed(p, this),
-				    task_migration_disabled(p), level > LVL_LLC,
+				    task_migration_disabled(p), hot_test,
 				    tctx ? now - tctx->last_ran : ~0ULL, balance_cfg.migration_cost_ns))
 			continue;
 		/* seed 002: keep aggregated threads in their preferred LLC */
@@ -721,7 +721,9 @@ static __always_inline bool balance(s32 this, struct cpu_ctx *cc, enum pull_kind
 		src = find_busiest(this, level, &busiest_nr, kind == PULL_KICKED);
 		pulled = false;
 		if (src >= 0 && (kind != PULL_BUSY || busiest_nr >= cc->nr_running + 2))
-			pulled = pull_from(this, src, level, t0);
+			/* cache-hot tasks: not across LLCs; nor at an LLC level only IDLE_PULL tries (policy.h) */
+			pulled = pull_from(this, src, level,
+					   level > LVL_LLC || (forced && level == LVL_LLC), t0);
 
 		t1 = bpf_ktime_get_ns();
 		cost = t1 - t0;

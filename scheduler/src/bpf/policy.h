@@ -762,14 +762,18 @@ ARBOR_POLICY s32 arbor_idlest_cpu(u32 n, const u64 *idle_stamp, const u64 *load)
  * cache rule: not if the pulling CPU is outside the task's cpumask; not if
  * the task's migration is disabled (it must stay where it is; sched_ext
  * refuses the move); above the LLC level, not if it ran within
- * migration_cost (cache hot, task_hot()). `since_ran` is ~0 when unknown.
+ * migration_cost (cache hot, task_hot()): `hot_test` is set above the LLC,
+ * and at the LLC level only for IDLE_PULL's forced tries
+ * (arbor_newidle_level). The kernel tests task_hot() at the LLC level too
+ * (MC: no SD_SHARE_CPUCAPACITY); the baseline's own pulls here do not yet.
+ * `since_ran` is ~0 when unknown.
  */
-ARBOR_POLICY bool arbor_can_pull(bool allowed_here, bool migration_disabled, bool above_llc,
+ARBOR_POLICY bool arbor_can_pull(bool allowed_here, bool migration_disabled, bool hot_test,
 				 u64 since_ran, u64 migration_cost)
 {
 	if (!allowed_here || migration_disabled)
 		return false;
-	if (above_llc && since_ran < migration_cost)
+	if (hot_test && since_ran < migration_cost)
 		return false;
 	return true;
 }
@@ -807,7 +811,17 @@ ARBOR_POLICY bool arbor_newidle_level_ok(u64 avg_idle, u64 spent, u64 level_cost
  * machine), until one pull succeeds; the caller enters the walk only while
  * some CPU has a task waiting (nr_overloaded, a CPU with nr_running >= 2),
  * and the pull rules are the baseline's (affinity, no cache-hot task across
- * LLCs, seed 002's LLC rule).
+ * LLCs, seed 002's LLC rule), and at a forced LLC level no cache-hot task
+ * either: fair.c can_migrate_task() refuses a task_hot() task at every
+ * level but SMT (whose siblings share the cache), and newidle failures do
+ * not raise nr_balance_failed, so a newidle pull never takes one. Without
+ * that, on x86-12 wakeprobe, default pulled wakees that had waited a few
+ * microseconds away from the CPU they had just run on: 154 migrations per
+ * 1000 wake-ups against stock's 38, p99 18.05 against stock's 17.56 us (the
+ * one cell where default was worse than stock; sim, 5 seeds,
+ * docs/results/2026-11-27-wake-shortcut). The baseline's own newidle pulls
+ * within the LLC still skip the hot test (arbor_can_pull): a deviation of
+ * the port, not measured yet.
  *
  * Sources. fair.c sched_balance_newidle() walks the domains bottom-up and
  * gives up on two predictions: the cost bound (avg_idle < curr_cost +

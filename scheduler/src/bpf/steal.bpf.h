@@ -60,7 +60,7 @@ static __always_inline int try_steal(s32 this, struct cpu_ctx *cc)
 			break;
 		i = sc->order[k] & (MAX_LLC_CPUS - 1);
 		/* LVL_SMT: the seed steals regardless of cache hotness */
-		if (pull_from(this, sc->snap.cpu[i], LVL_SMT, now))
+		if (pull_from(this, sc->snap.cpu[i], LVL_SMT, false, now))
 			return 1;
 	}
 	return 0;
