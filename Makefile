@@ -88,7 +88,11 @@ test: unit-test sim-test vm-test bench-quick
 # 2026-11-23-sim-reproduce-fourth); seed 000's schbench is worse, robustly, since
 # the 2020 schbench model (2026-11-23-sim-reproduce-fourth).
 sim-test: build
-	./target/release/arbor sim reproduce idler-llc --quick
+	# 5 runs, not 3: seed 000's schbench line is 5-7x worse with the patch,
+	# but its baseline's 3 runs can be equal (spread 0) and one slow run of
+	# the patch then widened Welch's interval past 0 (-532% [-1161, +97] at
+	# the cheaper wake-up path's binary; 5 runs: -556% [-794, -318])
+	./target/release/arbor sim reproduce idler-llc --quick -r 5
 	./target/release/arbor sim reproduce steal --quick
 	./target/release/arbor sim reproduce asym-capacity --quick
 	# issue 23: the simulator against this machine (real vs simulated;
