@@ -242,11 +242,22 @@ mod tests {
     /// `workload` on machine `machine` (a preset or shape) under `sched`
     /// with `seed`; it must finish.
     fn run_on(machine: &str, sched: &SchedSpec, workload: &str, seed: u64) -> Outcome {
+        run_on_cost(machine, sched, workload, seed, &CostModel::default())
+    }
+
+    /// run_on() with the cost model given.
+    fn run_on_cost(
+        machine: &str,
+        sched: &SchedSpec,
+        workload: &str,
+        seed: u64,
+        cost: &CostModel,
+    ) -> Outcome {
         let m = crate::presets::find(machine).unwrap();
         let o = simulate(
             &RunSpec {
                 machine: &m,
-                cost: &CostModel::default(),
+                cost,
                 cfg: Config::default(),
                 sched,
                 knobs: &Knobs::default(),
@@ -437,22 +448,7 @@ mod tests {
             ..CostModel::default()
         };
         let run = |machine: &str, s: &str, w: &str, cost: &CostModel| {
-            let m = crate::presets::find(machine).unwrap();
-            let o = simulate(
-                &RunSpec {
-                    machine: &m,
-                    cost,
-                    cfg: Config::default(),
-                    sched: &SchedSpec::parse(s).unwrap(),
-                    knobs: &Knobs::default(),
-                    workload: w,
-                    seed: 1,
-                },
-                |_| {},
-            )
-            .unwrap();
-            assert!(o.ok, "{}", o.stop);
-            o
+            run_on_cost(machine, &SchedSpec::parse(s).unwrap(), w, 1, cost)
         };
         let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
         let m = |o: &Outcome, n: &str| o.metrics.iter().find(|m| m.name == n).unwrap().value;

@@ -41,8 +41,9 @@ static __always_inline void record_wake_latency(struct task_ctx *tctx, struct cp
 	d = now > tctx->runnable_at ? now - tctx->runnable_at : 0;
 	b = arbor_lat_bucket(d);
 	if (tctx->wake_direct) {
-		/* WAKE_LOCAL's price of the alternative, on this CPU */
-		c->direct_lat_avg = arbor_wake_sleep_update(c->direct_lat_avg, d);
+		/* WAKE_LOCAL's price of the alternative, on this CPU (measured while it is on) */
+		if (feat(FEAT_WAKE_LOCAL))
+			c->direct_lat_avg = arbor_wake_sleep_update(c->direct_lat_avg, d);
 		stat_inc_on(cpu, STAT_WAKE_DIRECT);
 		stat_add_on(cpu, STAT_WAKE_DIRECT_NS, d);
 		stat_inc_on(cpu, STAT_WLAT_DIRECT_0 + b);
