@@ -746,6 +746,22 @@ impl Core {
 
     /// Adds the workload's tasks; each starts at its start time.
     pub fn spawn(&mut self, specs: Vec<TaskSpec>) -> anyhow::Result<()> {
+        // a task others name as their parent starts exactly at its time,
+        // before them: their jitter is their fork times within its run
+        let n = specs.len();
+        let mut is_parent = vec![false; n];
+        for s in &specs {
+            match s.parent {
+                Some(p) if p < n && specs[p].parent.is_none() && !specs[p].on_fork => {
+                    is_parent[p] = true
+                }
+                Some(p) => anyhow::bail!(
+                    "task '{}' names task {p} as its parent, which is not a task started at its time",
+                    s.name
+                ),
+                None => {}
+            }
+        }
         for (i, s) in specs.into_iter().enumerate() {
             let pid = 1000 + i as i32;
             let tgid = s.tgid as i32;
@@ -792,7 +808,11 @@ impl Core {
                 .or_insert_with(|| Box::new(Signal { nr_threads: 0 }));
             sig.nr_threads += 1;
             ts.signal = &mut **sig as *mut Signal;
-            let start = s.start_at + jitter(self.cfg.seed, i as u64, self.cfg.start_jitter_ns);
+            let start = if is_parent[i] {
+                s.start_at
+            } else {
+                s.start_at + jitter(self.cfg.seed, i as u64, self.cfg.start_jitter_ns)
+            };
             // an allowed online CPU (a task pinned to offline CPUs only
             // starts on the first allowed one; its wake-up falls back)
             let first = (0..self.cpus.len())

@@ -848,7 +848,15 @@ impl Core {
                 self.this_cpu = on;
                 self.wake_up(ops, t, on, abi::SCX_WAKE_TTWU);
             }
-            Ev::Start(t) => self.start_task(ops, t),
+            Ev::Start(t) => {
+                // forked by a running parent: from the CPU it is on (or last ran on)
+                if let Some(p) = self.tasks[t].spec.parent {
+                    if self.tasks[p].state != TaskState::New {
+                        self.tasks[t].cpu = self.tasks[p].cpu;
+                    }
+                }
+                self.start_task(ops, t)
+            }
             Ev::BpfTimer(i, g) => {
                 if self.timers.get(i).map(|t| t.0) != Some(g) {
                     return;

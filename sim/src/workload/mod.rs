@@ -11,6 +11,7 @@ pub mod background;
 pub mod channel;
 pub mod hackbench;
 pub mod hist;
+pub mod parent;
 pub mod pgbench;
 pub mod pipe;
 pub mod rtapp;
@@ -56,6 +57,11 @@ pub struct TaskSpec {
     /// Started only when another task's step forks it ([`Effects::fork`]),
     /// on that task's CPU, not at `start_at` (a replayed trace's forks).
     pub on_fork: bool,
+    /// Forked by this task (`+parent`'s launcher): it starts at its time on
+    /// the CPU that task is on, running, so that the fork placement sees
+    /// the parent's CPU busy, as wake_up_new_task does for a program that
+    /// forks its workers. None: it starts on its first allowed CPU.
+    pub parent: Option<TaskId>,
     /// A SCHED_FIFO/SCHED_RR task of this real-time priority (1..=99):
     /// not a sched_ext task but load that preempts them (core/rt.rs).
     pub rt_prio: Option<u32>,
@@ -74,6 +80,7 @@ impl TaskSpec {
             start_at: 0,
             forked: true,
             on_fork: false,
+            parent: None,
             rt_prio: None,
         }
     }

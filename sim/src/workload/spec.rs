@@ -12,8 +12,8 @@ use anyhow::{bail, Context, Result};
 
 use super::channel::Ipc;
 use super::{
-    background, hackbench, pgbench, pipe, rtapp, schbench, spinners, sysbench, trace, wakeprobe,
-    Workload,
+    background, hackbench, parent, pgbench, pipe, rtapp, schbench, spinners, sysbench, trace,
+    wakeprobe, Workload,
 };
 
 /// Help text: every workload with its keys and defaults.
@@ -29,6 +29,7 @@ spinners[:procs=2,threads=4,ws_kb=1024,work_us=1000,sleep_us=0,time=5,sweeps=1]
 rt-app:FILE.json (as rt-app 1.0 reads it; tasks: instance, delay, loop, phases, cpus, priority, policy; events: run, runtime, sleep, timer, suspend, resume, lock, unlock, wait, signal, broad, sync, mem, iorun, barrier, yield; global: duration, mem_buffer_size, io_device; resources)
 trace:FILE.data[,comm=NAME|..,pid=PID|..,all=1,from=S,to=S,scale=F,sync=0|1,cap=CPUS:CAP;..] (a `perf sched record -a -- PROGRAM` trace, replayed causally; default: what the recorder ran)
 any of these +background:r=RATE[,k=NCPU,ns=2000] (with a VM guest's background: k timer-driven tasks waking RATE times a second in all, ns of work each)
+any of these +parent (its tasks forked by a parent running on its CPU, as a real program's main thread forks its workers: the fork placement sees that CPU busy)
 (the first value of a choice is its default)";
 
 /// The label a spec is reported under (as `arbor bench` does: the spec
@@ -135,6 +136,15 @@ fn ipc(s: &str) -> Ipc {
 /// steps.
 pub fn parse(spec: &str, nr_cpus: usize, seed: u64) -> Result<Box<dyn Workload>> {
     let s = spec.trim();
+    // WORKLOAD+parent: its tasks forked by a running parent (parent.rs)
+    if let Some(inner) = s.strip_suffix("+parent") {
+        if inner.is_empty() {
+            bail!("workload '{s}': nothing before '+parent'");
+        }
+        return Ok(Box::new(parent::WithParent::new(parse(
+            inner, nr_cpus, seed,
+        )?)));
+    }
     // WORKLOAD+background:r=RATE[,k=TASKS][,ns=WORK]: with a guest's background
     if let Some(i) = s.rfind("+background") {
         let (inner, extra) = (&s[..i], &s[i + 1..]);

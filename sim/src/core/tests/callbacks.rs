@@ -219,6 +219,46 @@ fn a_forked_task_starts_at_its_parents_fork_on_its_parents_cpu() {
     assert_eq!(core.tasks[1].state, TaskState::Exited);
 }
 
+/// `+parent` (workload/parent.rs): a task forked by a running parent
+/// starts at its own time, but its fork placement runs on the parent's
+/// CPU with that CPU as prev, while the parent runs there; a task naming
+/// no running task as its parent is refused.
+#[test]
+fn a_task_with_a_parent_starts_from_the_parents_cpu() {
+    let mut s = Sched::fifo_kick();
+    let mut w = Script::new()
+        .task_at("parent", 0, Some(vec![1]), &[Act::Run(100 * US)])
+        .task_at("child", 10 * US, None, &[Act::Run(50 * US)])
+        .child_of(0)
+        .task_at("orphan", 10 * US, None, &[Act::Run(50 * US)]);
+    let (_core, stop) = run(flat(2), &mut s, &mut w);
+    stopped_ok(&stop);
+    let sel = |t| {
+        of_task(&s.log, t)
+            .into_iter()
+            .find(|r| matches!(r.call, Call::Select { .. }))
+            .expect("select_cpu")
+    };
+    let (child, orphan) = (sel(1), sel(2));
+    assert_eq!(child.at, 10 * US);
+    match (child.call, orphan.call) {
+        (Call::Select { prev, flags, .. }, Call::Select { prev: oprev, .. }) => {
+            assert_eq!(prev, 1, "forked from the parent's CPU");
+            assert!(flags & abi::SCX_WAKE_FORK != 0, "{flags:#x}");
+            assert_eq!(oprev, 0, "no parent: its first allowed CPU");
+        }
+        _ => unreachable!(),
+    }
+    assert_eq!(child.cpu, 1, "select_cpu ran on the parent's CPU");
+    let mut s = Sched::fifo_kick();
+    let mut w = Script::new().task("a", &[Act::Run(US)]).child_of(0);
+    let (_core, stop) = run(flat(2), &mut s, &mut w);
+    assert!(
+        matches!(&stop, Stop::Invariant(e) if e.contains("as its parent")),
+        "{stop:?}"
+    );
+}
+
 /// bpf_ktime_get_ns never goes backwards (kf_ktime), on one CPU or across
 /// CPUs. The case that needed it: a task that is switched in and blocks at
 /// the same simulated instant read an earlier time in ops.stopping than in

@@ -150,6 +150,15 @@ impl Script {
         self
     }
 
+    /// The last task is forked by task `parent` (`+parent`): it starts at
+    /// its time on the CPU `parent` is on.
+    pub fn child_of(mut self, parent: TaskId) -> Script {
+        if let Some(s) = self.specs.last_mut() {
+            s.parent = Some(parent);
+        }
+        self
+    }
+
     /// A SCHED_FIFO task of real-time priority `prio` (core/rt.rs).
     pub fn rt_task(
         mut self,
