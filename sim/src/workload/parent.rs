@@ -126,5 +126,11 @@ mod tests {
         assert_eq!(p.next(2, FORK_WINDOW_NS, &mut fx), Step::Block);
         assert!(fx.wakes.is_empty() && fx.forks.is_empty());
         assert!(spec::parse("+parent", 8, 1).is_err());
+        // judged by its workload's metric
+        assert_eq!(
+            spec::primary_metric("schbench+parent"),
+            Some("wakeup_p99_us")
+        );
+        assert_eq!(spec::primary_metric("wakeprobe:t=4+parent"), Some("p99_us"));
     }
 }

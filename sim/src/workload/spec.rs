@@ -40,7 +40,8 @@ pub fn label(spec: &str) -> String {
 
 /// The metric a workload is judged by, for a spec's workload name.
 pub fn primary_metric(spec: &str) -> Option<&'static str> {
-    let name = spec.trim().split(':').next().unwrap_or_default();
+    // the workload's own name: before its options and any `+background` / `+parent`
+    let name = spec.trim().split([':', '+']).next().unwrap_or_default();
     Some(match name {
         "hackbench" | "perf-messaging" | "perf-pipe" | "rt-app" | "trace" => "time_s",
         "sysbench" => "eps",
