@@ -525,16 +525,18 @@ mod tests {
     #[test]
     fn no_wake_preempt_stops_wakeup_preemption() {
         let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
-        let on = hackbench("arbor:stock", 1);
-        let off = hackbench("arbor:stock:NO_WAKE_PREEMPT", 1);
-        assert!(c(&on, "wake_preempts") > 0, "{:?}", on.counters);
-        assert_eq!(c(&off, "wake_preempts"), 0, "{:?}", off.counters);
-        assert!(
-            off.wakeups < on.wakeups,
-            "{} vs {}",
-            off.wakeups,
-            on.wakeups
-        );
+        // fewer wake-ups without preemption (receivers drain more per run)
+        // over 5 seeds: one seed alone can go either way (seed 1 does)
+        let (mut won, mut woff) = (0, 0);
+        for seed in 1..=5 {
+            let on = hackbench("arbor:stock", seed);
+            let off = hackbench("arbor:stock:NO_WAKE_PREEMPT", seed);
+            assert!(c(&on, "wake_preempts") > 0, "{:?}", on.counters);
+            assert_eq!(c(&off, "wake_preempts"), 0, "{:?}", off.counters);
+            won += on.wakeups;
+            woff += off.wakeups;
+        }
+        assert!(woff < won, "{woff} vs {won}");
     }
 
     /// On a PREEMPT_RT kernel the verifier refuses bpf_timer, so scx_arbor

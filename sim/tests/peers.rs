@@ -157,7 +157,8 @@ fn rusty_keeps_wakeups_on_their_idle_prev_cpu() {
     assert!(o.ok && !o.ejected, "{}", o.stop);
     let (prev_idle, wakeups) = (counter(&o, "prev_idle"), metric(&o, "wakeups") as u64);
     assert!(
-        wakeups > 10000 && prev_idle + 4 >= wakeups,
+        // the first wake-ups: the 3 tasks' and their parent's forks, and the first requests
+        wakeups > 10000 && prev_idle + 5 >= wakeups,
         "prev_idle {prev_idle}, wake-ups {wakeups}"
     );
     let p99 = metric(&o, "wake_p99_us");

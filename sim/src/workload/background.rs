@@ -138,13 +138,13 @@ mod tests {
 
     #[test]
     fn background_adds_its_tasks_after_the_workloads_and_parses_its_options() {
-        let w = spec::parse("perf-pipe:l=10+background:r=400", 8, 1).unwrap();
+        let w = spec::parse("perf-pipe:l=10+background:r=400+noparent", 8, 1).unwrap();
         let t = w.tasks();
         assert_eq!(t.len(), 2 + 8);
         assert_eq!(t[0].name, "sched-pipe-0");
         assert_eq!(t[2].name, "background-0");
         assert!(t[2..].iter().all(|t| !t.forked && t.tgid >= TGID0));
-        let w = spec::parse("perf-pipe:l=10+background:r=400,k=2,ns=500", 8, 1).unwrap();
+        let w = spec::parse("perf-pipe:l=10+background:r=400,k=2,ns=500+noparent", 8, 1).unwrap();
         assert_eq!(w.tasks().len(), 4);
         for bad in [
             "perf-pipe:l=10+background:r=0",
@@ -158,7 +158,7 @@ mod tests {
 
     #[test]
     fn background_sleeps_average_k_over_rate_and_alternate_with_work() {
-        let inner = spec::parse("perf-pipe:l=10", 8, 1).unwrap();
+        let inner = spec::parse("perf-pipe:l=10+noparent", 8, 1).unwrap();
         let mut b = WithBackground::new(inner, 1000, 4, 700, 7);
         let mut fx = Effects::default();
         let t = 2; // the first background task
@@ -186,14 +186,14 @@ mod tests {
         assert_eq!(b.wakeups(), n);
         // the same seed gives the same run
         let mut c = WithBackground::new(
-            spec::parse("perf-pipe:l=10", 8, 1).unwrap(),
+            spec::parse("perf-pipe:l=10+noparent", 8, 1).unwrap(),
             1000,
             4,
             700,
             7,
         );
         let mut d = WithBackground::new(
-            spec::parse("perf-pipe:l=10", 8, 1).unwrap(),
+            spec::parse("perf-pipe:l=10+noparent", 8, 1).unwrap(),
             1000,
             4,
             700,

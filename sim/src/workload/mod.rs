@@ -57,7 +57,7 @@ pub struct TaskSpec {
     /// Started only when another task's step forks it ([`Effects::fork`]),
     /// on that task's CPU, not at `start_at` (a replayed trace's forks).
     pub on_fork: bool,
-    /// Forked by this task (`+parent`'s launcher): it starts at its time on
+    /// Forked by this task (parent.rs's launcher): it starts at its time on
     /// the CPU that task is on, running, so that the fork placement sees
     /// the parent's CPU busy, as wake_up_new_task does for a program that
     /// forks its workers. None: it starts on its first allowed CPU.

@@ -1,4 +1,5 @@
-//! `+parent`: a workload whose tasks are forked by a running parent.
+//! A model workload's tasks are forked by a running parent (`+noparent`:
+//! not).
 //!
 //! Without it the simulator starts a model's tasks from nowhere: each one's
 //! fork placement (ops.select_cpu with SCX_WAKE_FORK) runs on its first
@@ -106,31 +107,43 @@ mod tests {
 
     #[test]
     fn parent_forks_the_tasks_that_start_at_zero_and_then_waits() {
-        let w = spec::parse("schbench:m=1,w=2+parent", 8, 1).unwrap();
+        // a model's tasks have a parent by default
+        let w = spec::parse("schbench:m=1,w=2", 8, 1).unwrap();
         let t = w.tasks();
         assert_eq!(t.len(), 3 + 1);
         assert_eq!(t[3].name, "parent");
         assert_eq!(t[3].tgid, t[0].tgid);
         assert!(t[3].parent.is_none() && !t[3].forked && t[3].start_at == 0);
         assert!(t[..3].iter().all(|c| c.parent == Some(3)), "{t:?}");
-        // with a background: its tasks are present from the start, not forked
-        let t = spec::parse("perf-pipe:l=10+background:r=400,k=2+parent", 8, 1)
+        // +noparent: as before, no parent
+        let t = spec::parse("schbench:m=1,w=2+noparent", 8, 1)
             .unwrap()
             .tasks();
-        assert_eq!(t.len(), 2 + 2 + 1);
-        assert!(t[..2].iter().all(|c| c.parent == Some(4)));
-        assert!(t[2..4].iter().all(|c| c.parent.is_none()));
-        let mut p = WithParent::new(spec::parse("perf-pipe:l=10", 8, 1).unwrap());
+        assert_eq!(t.len(), 3);
+        assert!(t.iter().all(|c| c.parent.is_none()));
+        // with a background: its tasks are present from the start, not forked
+        let t = spec::parse("perf-pipe:l=10+background:r=400,k=2", 8, 1)
+            .unwrap()
+            .tasks();
+        assert_eq!(t.len(), 2 + 1 + 2);
+        assert_eq!(t[2].name, "parent");
+        assert!(t[..2].iter().all(|c| c.parent == Some(2)));
+        assert!(t[3..].iter().all(|c| c.parent.is_none()));
+        let mut p = WithParent::new(spec::parse("perf-pipe:l=10+noparent", 8, 1).unwrap());
         let mut fx = Effects::default();
         assert_eq!(p.next(2, 0, &mut fx), Step::Run(FORK_WINDOW_NS));
         assert_eq!(p.next(2, FORK_WINDOW_NS, &mut fx), Step::Block);
         assert!(fx.wakes.is_empty() && fx.forks.is_empty());
-        assert!(spec::parse("+parent", 8, 1).is_err());
+        assert!(spec::parse("+noparent", 8, 1).is_err());
+        assert!(spec::parse("hackbench+parent", 8, 1).is_err());
         // judged by its workload's metric
         assert_eq!(
-            spec::primary_metric("schbench+parent"),
+            spec::primary_metric("schbench+noparent"),
             Some("wakeup_p99_us")
         );
-        assert_eq!(spec::primary_metric("wakeprobe:t=4+parent"), Some("p99_us"));
+        assert_eq!(
+            spec::primary_metric("wakeprobe:t=4+noparent"),
+            Some("p99_us")
+        );
     }
 }

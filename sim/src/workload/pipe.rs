@@ -188,7 +188,7 @@ mod tests {
 
     #[test]
     fn cpu_option_pins_both_workers_to_that_cpu() {
-        let t = crate::workload::spec::parse("perf-pipe:cpu=3", 8, 0)
+        let t = crate::workload::spec::parse("perf-pipe:cpu=3+noparent", 8, 0)
             .unwrap()
             .tasks();
         assert!(t.iter().all(|t| t.cpus.as_deref() == Some(&[3][..])));

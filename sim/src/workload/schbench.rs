@@ -483,7 +483,7 @@ mod tests {
 
     #[test]
     fn v2020_spec_defaults_are_schbench_2020s() {
-        let w = crate::workload::spec::parse("schbench:v=2020,m=3", 64, 1).unwrap();
+        let w = crate::workload::spec::parse("schbench:v=2020,m=3+noparent", 64, 1).unwrap();
         // -t 16 workers per message thread
         assert_eq!(w.tasks().len(), 3 * 17);
         let e = crate::workload::spec::parse("schbench:v=2021", 64, 1)

@@ -13,7 +13,7 @@ use anyhow::{bail, Context, Result};
 use super::channel::Ipc;
 use super::{
     background, hackbench, parent, pgbench, pipe, rtapp, schbench, spinners, sysbench, trace,
-    wakeprobe, Workload,
+    wakeprobe, TaskSpec, Workload,
 };
 
 /// Help text: every workload with its keys and defaults.
@@ -29,7 +29,7 @@ spinners[:procs=2,threads=4,ws_kb=1024,work_us=1000,sleep_us=0,time=5,sweeps=1]
 rt-app:FILE.json (as rt-app 1.0 reads it; tasks: instance, delay, loop, phases, cpus, priority, policy; events: run, runtime, sleep, timer, suspend, resume, lock, unlock, wait, signal, broad, sync, mem, iorun, barrier, yield; global: duration, mem_buffer_size, io_device; resources)
 trace:FILE.data[,comm=NAME|..,pid=PID|..,all=1,from=S,to=S,scale=F,sync=0|1,cap=CPUS:CAP;..] (a `perf sched record -a -- PROGRAM` trace, replayed causally; default: what the recorder ran)
 any of these +background:r=RATE[,k=NCPU,ns=2000] (with a VM guest's background: k timer-driven tasks waking RATE times a second in all, ns of work each)
-any of these +parent (its tasks forked by a parent running on its CPU, as a real program's main thread forks its workers: the fork placement sees that CPU busy)
+any of these but rt-app and trace: its tasks are forked by a parent that runs on its CPU meanwhile, as a real program's main thread forks its workers; +noparent: each started from an idle CPU 0 instead (the simulator before 2026-11-27)
 (the first value of a choice is its default)";
 
 /// The label a spec is reported under (as `arbor bench` does: the spec
@@ -40,7 +40,7 @@ pub fn label(spec: &str) -> String {
 
 /// The metric a workload is judged by, for a spec's workload name.
 pub fn primary_metric(spec: &str) -> Option<&'static str> {
-    // the workload's own name: before its options and any `+background` / `+parent`
+    // the workload's own name: before its options and any `+background` / `+noparent`
     let name = spec.trim().split([':', '+']).next().unwrap_or_default();
     Some(match name {
         "hackbench" | "perf-messaging" | "perf-pipe" | "rt-app" | "trace" => "time_s",
@@ -137,15 +137,17 @@ fn ipc(s: &str) -> Ipc {
 /// steps.
 pub fn parse(spec: &str, nr_cpus: usize, seed: u64) -> Result<Box<dyn Workload>> {
     let s = spec.trim();
-    // WORKLOAD+parent: its tasks forked by a running parent (parent.rs)
-    if let Some(inner) = s.strip_suffix("+parent") {
-        if inner.is_empty() {
-            bail!("workload '{s}': nothing before '+parent'");
-        }
-        return Ok(Box::new(parent::WithParent::new(parse(
-            inner, nr_cpus, seed,
-        )?)));
+    // a model's tasks are forked by a running parent (parent.rs), unless
+    // WORKLOAD+noparent: each started from its first allowed CPU, idle (the
+    // simulator before 2026-11-27)
+    match s.strip_suffix("+noparent") {
+        Some("") => bail!("workload '{s}': nothing before '+noparent'"),
+        Some(inner) => parse_with(inner, nr_cpus, seed, false),
+        None => parse_with(s, nr_cpus, seed, true),
     }
+}
+
+fn parse_with(s: &str, nr_cpus: usize, seed: u64, parent: bool) -> Result<Box<dyn Workload>> {
     // WORKLOAD+background:r=RATE[,k=TASKS][,ns=WORK]: with a guest's background
     if let Some(i) = s.rfind("+background") {
         let (inner, extra) = (&s[..i], &s[i + 1..]);
@@ -162,7 +164,7 @@ pub fn parse(spec: &str, nr_cpus: usize, seed: u64) -> Result<Box<dyn Workload>>
         let k = o.u32("k", nr_cpus.clamp(1, 1024) as u32, 1, 1024)?;
         let ns = o.u32("ns", background::WORK_NS as u32, 1, 1_000_000_000)?;
         o.done()?;
-        let w = parse(inner, nr_cpus, seed)?;
+        let w = parse_with(inner, nr_cpus, seed, parent)?;
         return Ok(Box::new(background::WithBackground::new(
             w, rate, k as usize, ns as u64, seed,
         )));
@@ -301,6 +303,9 @@ pub fn parse(spec: &str, nr_cpus: usize, seed: u64) -> Result<Box<dyn Workload>>
         ),
     };
     o.done()?;
+    if parent {
+        return Ok(Box::new(parent::WithParent::new(w)));
+    }
     Ok(w)
 }
 
@@ -308,6 +313,11 @@ pub fn parse(spec: &str, nr_cpus: usize, seed: u64) -> Result<Box<dyn Workload>>
 mod tests {
     use super::super::testkit::drive;
     use super::*;
+
+    /// The model's own tasks, without its parent (parent.rs).
+    fn model(s: &str, nr_cpus: usize) -> Vec<TaskSpec> {
+        parse(&format!("{s}+noparent"), nr_cpus, 0).unwrap().tasks()
+    }
 
     fn err(s: &str) -> String {
         match parse(s, 8, 1) {
@@ -338,44 +348,27 @@ mod tests {
 
     #[test]
     fn defaults_and_keys_follow_bench() {
-        // hackbench g=2: 80 tasks; g=4, thread mode: 160 sharing one tgid
-        assert_eq!(parse("hackbench", 8, 0).unwrap().tasks().len(), 80);
+        // hackbench g=2: 80 tasks; g=4, thread mode: 160 sharing one tgid;
+        // each with its parent (parent.rs) unless +noparent
+        assert_eq!(parse("hackbench", 8, 0).unwrap().tasks().len(), 80 + 1);
+        assert_eq!(model("hackbench", 8).len(), 80);
         let t = parse("hackbench:g=4,mode=thread", 8, 0).unwrap().tasks();
+        assert_eq!(t.len(), 160 + 1);
+        let t = model("hackbench:g=4,mode=thread", 8);
         assert_eq!(t.len(), 160);
         assert!(t.iter().all(|s| s.tgid == t[0].tgid));
-        assert_eq!(parse("sysbench", 12, 0).unwrap().tasks().len(), 12);
-        assert_eq!(parse("sysbench:threads=3", 12, 0).unwrap().tasks().len(), 3);
+        assert_eq!(model("sysbench", 12).len(), 12);
+        assert_eq!(model("sysbench:threads=3", 12).len(), 3);
         // pgbench: min(clients, ncpu) threads + one backend per client
-        assert_eq!(parse("pgbench", 4, 0).unwrap().tasks().len(), 4 + 8);
-        assert_eq!(
-            parse("pgbench:clients=2,scale=10,mode=tpcb", 4, 0)
-                .unwrap()
-                .tasks()
-                .len(),
-            4
-        );
+        assert_eq!(model("pgbench", 4).len(), 4 + 8);
+        assert_eq!(model("pgbench:clients=2,scale=10,mode=tpcb", 4).len(), 4);
         // wakeprobe: m * (1 + w), w = ncpu/2
-        assert_eq!(parse("wakeprobe", 8, 0).unwrap().tasks().len(), 2 * 5);
-        assert_eq!(
-            parse("wakeprobe:m=3,w=2,t=5,k=256", 8, 0)
-                .unwrap()
-                .tasks()
-                .len(),
-            9
-        );
+        assert_eq!(model("wakeprobe", 8).len(), 2 * 5);
+        assert_eq!(model("wakeprobe:m=3,w=2,t=5,k=256", 8).len(), 9);
         // schbench: w = ceil(ncpu / m)
-        assert_eq!(parse("schbench", 7, 0).unwrap().tasks().len(), 2 * (1 + 4));
-        assert_eq!(
-            parse("schbench:m=3,w=2,r=1", 7, 0).unwrap().tasks().len(),
-            9
-        );
-        assert_eq!(
-            parse("spinners:procs=3,threads=2", 8, 0)
-                .unwrap()
-                .tasks()
-                .len(),
-            6
-        );
+        assert_eq!(model("schbench", 7).len(), 2 * (1 + 4));
+        assert_eq!(model("schbench:m=3,w=2,r=1", 7).len(), 9);
+        assert_eq!(model("spinners:procs=3,threads=2", 8).len(), 6);
         assert_eq!(label("  perf-pipe:l=5 "), "perf-pipe:l=5");
     }
 
@@ -465,10 +458,11 @@ mod tests {
     #[test]
     fn the_same_spec_gives_the_same_tasks_and_run() {
         for spec in [
-            "hackbench:g=1,l=5,ipc=socket",
-            "pgbench:clients=3,mode=tpcb,time=1",
-            "schbench:m=1,w=3,r=1,c=500",
-            "wakeprobe:m=2,w=2,t=1",
+            // the models alone (a parent never exits: `drive` counts exits)
+            "hackbench:g=1,l=5,ipc=socket+noparent",
+            "pgbench:clients=3,mode=tpcb,time=1+noparent",
+            "schbench:m=1,w=3,r=1,c=500+noparent",
+            "wakeprobe:m=2,w=2,t=1+noparent",
         ] {
             let mut a = parse(spec, 4, 7).unwrap();
             let mut b = parse(spec, 4, 7).unwrap();

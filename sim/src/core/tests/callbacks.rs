@@ -219,7 +219,7 @@ fn a_forked_task_starts_at_its_parents_fork_on_its_parents_cpu() {
     assert_eq!(core.tasks[1].state, TaskState::Exited);
 }
 
-/// `+parent` (workload/parent.rs): a task forked by a running parent
+/// A model workload's parent (workload/parent.rs): a task forked by a running parent
 /// starts at its own time, but its fork placement runs on the parent's
 /// CPU with that CPU as prev, while the parent runs there; a task naming
 /// no running task as its parent is refused.

@@ -150,7 +150,7 @@ impl Script {
         self
     }
 
-    /// The last task is forked by task `parent` (`+parent`): it starts at
+    /// The last task is forked by task `parent` (workload/parent.rs): it starts at
     /// its time on the CPU `parent` is on.
     pub fn child_of(mut self, parent: TaskId) -> Script {
         if let Some(s) = self.specs.last_mut() {
