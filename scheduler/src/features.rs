@@ -249,7 +249,7 @@ pub const FEATURES: &[Feature] = &[
         bit: bpf_intf::arbor_feature_FEAT_SIS_NODE,
         default: false,
         seed: None,
-        help: "when select_idle_sibling finds no idle CPU in target's LLC, take the nearest idle CPU of its node (from prev) that has been idle for --migration-cost-us already, while under 85% of the node is busy; nothing where a node is one LLC (kernel: SIS_NODE of the 2023 multi-LLC select_idle_sibling, not merged; task_hot from the CPU's side; sched_ext's scx_select_cpu_dfl LLC-then-node order; seed 000's small-LLC premise). Off in every profile (docs/results/2026-11-27-sis-node). Counter: sis_node_found",
+        help: "when select_idle_sibling finds no idle CPU in target's LLC, take the nearest idle CPU of its node (from prev) that has been idle for --migration-cost-us already, while under 85% of the node is busy; nothing where a node is one LLC (kernel: SIS_NODE of the 2023 multi-LLC select_idle_sibling, not merged; task_hot from the CPU's side; sched_ext's scx_select_cpu_dfl LLC-then-node order; seed 000's small-LLC premise). On in default only (docs/results/2026-11-27-spawn-parent; versions: docs/results/2026-11-27-sis-node). Counter: sis_node_found",
     },
     // Ours (issue 24, item 2): a cost saving, not a placement rule; on in
     // every profile because the placement is the same either way
@@ -316,15 +316,18 @@ pub const DEFAULT_ONLY: &[(&str, &str)] = &[
          pgbench +23% / +45% / +4% tps, hackbench, perf-messaging, schbench and wakeprobe \
          unchanged to the digit (sim, 3 seeds; docs/results/2026-11-27-sync-local)",
     ),
+    (
+        "SIS_NODE",
+        "once the simulator forks a workload's tasks from a running parent, power11 hackbench \
+         ties cosmos with it (-12.8% +-14.9) and loses without (-41.7% +-37.7), wakeprobe p99 \
+         likewise (-0.8% +-2.2 against -4.0% +-1.8); x86-12 and xeon-88, one LLC per node, \
+         unchanged to the digit (sim, 5 seeds; docs/results/2026-11-27-spawn-parent)",
+    ),
 ];
 
 /// Features of our own that no profile turns on, with the measurement that
 /// keeps them off (a user may still turn them on with `-f`).
 pub const OURS_OFF: &[(&str, &str)] = &[
-    (
-        "SIS_NODE",
-        "on power11 it ties hackbench with cosmos but loses wakeprobe: 4 of 6 cells, as default (sim, 5 seeds; docs/results/2026-11-27-sis-node)",
-    ),
     (
         "WAKE_LOCAL",
         "x86-12 wakeprobe p99 +3.3% (ties cosmos), power11 unchanged within its spread, but xeon-88 wakeprobe p99 -4.0%: the wakee left on the waker's CPU displaces the waker's next wake-up (migrations per 1000 wake-ups 134 -> 480) (sim, 5 seeds; docs/results/2026-11-27-wake-shortcut)",
