@@ -402,10 +402,11 @@ mod tests {
     /// busy take a CPU of another LLC of the node that has been idle for
     /// the migration cost: the counter moves with the feature on and stays
     /// 0 off, and the run-queue wait per wake-up falls (on top of
-    /// `default`, whose IDLE_PULL and WAKE_NODE it is meant to join:
-    /// 5.69 -> 3.63 us on seed 1, lower on each of seeds 1-5 in
-    /// docs/results/2026-11-27-sis-node; on top of `stock` seed 1 does not
-    /// fall). On 2s2c2t, where a node is one LLC, it never acts. The rule,
+    /// `default`, which has it on since docs/results/2026-11-27-spawn-parent,
+    /// against default with NO_SIS_NODE: 3.69 -> 2.70 us on seed 1; 5.69 ->
+    /// 3.63 before the simulator forked tasks from a running parent, lower
+    /// on each of seeds 1-5 in docs/results/2026-11-27-sis-node; on top of
+    /// `stock` seed 1 does not fall). On 2s2c2t, where a node is one LLC, it never acts. The rule,
     /// its bounds and the pick are unit-tested on crafted masks
     /// (scheduler/src/policy.rs,
     /// sis_node_takes_the_nodes_nearest_lasting_idle_cpu).
@@ -421,7 +422,7 @@ mod tests {
                 1,
             )
         };
-        let (on, off) = (run("arbor:default:SIS_NODE"), run("arbor:default"));
+        let (on, off) = (run("arbor:default"), run("arbor:default:NO_SIS_NODE"));
         assert!(c(&on, "sis_node_found") > 0, "{:?}", on.counters);
         assert_eq!(c(&off, "sis_node_found"), 0, "{:?}", off.counters);
         let (w_on, w_off) = (

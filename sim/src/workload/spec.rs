@@ -13,7 +13,7 @@ use anyhow::{bail, Context, Result};
 use super::channel::Ipc;
 use super::{
     background, hackbench, parent, pgbench, pipe, rtapp, schbench, spinners, sysbench, trace,
-    wakeprobe, TaskSpec, Workload,
+    wakeprobe, Workload,
 };
 
 /// Help text: every workload with its keys and defaults.
@@ -315,7 +315,7 @@ mod tests {
     use super::*;
 
     /// The model's own tasks, without its parent (parent.rs).
-    fn model(s: &str, nr_cpus: usize) -> Vec<TaskSpec> {
+    fn model(s: &str, nr_cpus: usize) -> Vec<crate::workload::TaskSpec> {
         parse(&format!("{s}+noparent"), nr_cpus, 0).unwrap().tasks()
     }
 
