@@ -19,7 +19,7 @@
 //! background's tasks are left sleeping or running. Deterministic: the
 //! intervals come from a generator seeded by the run's seed.
 
-use super::{Effects, Metric, Ns, Step, TaskId, TaskSpec, Workload};
+use super::{Effects, Extra, Ns, Step, TaskSpec, With, Workload};
 
 /// Default work per background wake-up: about the idle guest's busy time
 /// per wake-up (0.5% of 8 CPUs over ~300 wake-ups/s, ~130 µs of TCG time)
@@ -29,9 +29,8 @@ pub const WORK_NS: u64 = 2000;
 /// First tgid of the background's processes (workloads use 1000..).
 const TGID0: u32 = 900_000;
 
-pub struct WithBackground {
-    inner: Box<dyn Workload>,
-    n_inner: usize,
+/// The background's tasks (`With<Background>`).
+pub struct Background {
     k: usize,
     /// Mean sleep of one background task, ns.
     mean_ns: f64,
@@ -42,7 +41,10 @@ pub struct WithBackground {
     wakeups: u64,
 }
 
-impl WithBackground {
+/// A workload with a guest's background.
+pub type WithBackground = With<Background>;
+
+impl With<Background> {
     /// `rate`: background wake-ups per second (all tasks together); `k`
     /// tasks; `work_ns` per wake-up.
     pub fn new(
@@ -52,11 +54,19 @@ impl WithBackground {
         work_ns: Ns,
         seed: u64,
     ) -> WithBackground {
-        let n_inner = inner.tasks().len();
+        With::wrap(inner, Background::new(rate, k, work_ns, seed))
+    }
+
+    /// Background wake-ups so far (timer expiries).
+    pub fn wakeups(&self) -> u64 {
+        self.extra.wakeups
+    }
+}
+
+impl Background {
+    fn new(rate: u32, k: usize, work_ns: Ns, seed: u64) -> Background {
         let k = k.max(1);
-        WithBackground {
-            inner,
-            n_inner,
+        Background {
             k,
             mean_ns: k as f64 * 1e9 / rate.max(1) as f64,
             work_ns,
@@ -65,11 +75,6 @@ impl WithBackground {
             rng: seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
             wakeups: 0,
         }
-    }
-
-    /// Background wake-ups so far (timer expiries).
-    pub fn wakeups(&self) -> u64 {
-        self.wakeups
     }
 
     /// xorshift64*: uniform in (0, 1].
@@ -89,9 +94,8 @@ impl WithBackground {
     }
 }
 
-impl Workload for WithBackground {
-    fn tasks(&self) -> Vec<TaskSpec> {
-        let mut v = self.inner.tasks();
+impl Extra for Background {
+    fn tasks(&self, mut v: Vec<TaskSpec>) -> Vec<TaskSpec> {
         for i in 0..self.k {
             let mut t = TaskSpec::new(format!("background-{i}"), TGID0 + i as u32);
             t.forked = false;
@@ -101,11 +105,7 @@ impl Workload for WithBackground {
         v
     }
 
-    fn next(&mut self, t: TaskId, now: Ns, fx: &mut Effects) -> Step {
-        if t < self.n_inner {
-            return self.inner.next(t, now, fx);
-        }
-        let i = t - self.n_inner;
+    fn next(&mut self, i: usize, _now: Ns, _fx: &mut Effects) -> Step {
         if self.woke[i] {
             // its timer expired: a wake-up
             self.woke[i] = false;
@@ -114,20 +114,6 @@ impl Workload for WithBackground {
         }
         self.woke[i] = true;
         Step::Sleep(self.sleep_ns())
-    }
-
-    fn on_run(&mut self, t: TaskId, woken_at: Ns, now: Ns) {
-        if t < self.n_inner {
-            self.inner.on_run(t, woken_at, now);
-        }
-    }
-
-    fn finished(&self) -> bool {
-        self.inner.finished()
-    }
-
-    fn metrics(&self, elapsed: Ns) -> Vec<Metric> {
-        self.inner.metrics(elapsed)
     }
 }
 

@@ -224,3 +224,59 @@ pub trait Workload {
     /// Its results, at the end of the run (`elapsed` = simulated time).
     fn metrics(&self, elapsed: Ns) -> Vec<Metric>;
 }
+
+/// Tasks a wrapper adds after a workload's own (`+background`, the
+/// parent of parent.rs): what they are, and their steps.
+pub trait Extra {
+    /// The workload's tasks, as the wrapper changes them, then its own.
+    fn tasks(&self, inner: Vec<TaskSpec>) -> Vec<TaskSpec>;
+    /// The next step of the wrapper's task `i` (0 = its first).
+    fn next(&mut self, i: usize, now: Ns, fx: &mut Effects) -> Step;
+}
+
+/// A workload with a wrapper's tasks after its own. Its own tasks keep
+/// their ids and steps; the run ends when it ends, and its metrics are its
+/// own.
+pub struct With<E> {
+    inner: Box<dyn Workload>,
+    n_inner: usize,
+    pub extra: E,
+}
+
+impl<E: Extra> With<E> {
+    pub fn wrap(inner: Box<dyn Workload>, extra: E) -> With<E> {
+        let n_inner = inner.tasks().len();
+        With {
+            inner,
+            n_inner,
+            extra,
+        }
+    }
+}
+
+impl<E: Extra> Workload for With<E> {
+    fn tasks(&self) -> Vec<TaskSpec> {
+        self.extra.tasks(self.inner.tasks())
+    }
+
+    fn next(&mut self, t: TaskId, now: Ns, fx: &mut Effects) -> Step {
+        if t < self.n_inner {
+            return self.inner.next(t, now, fx);
+        }
+        self.extra.next(t - self.n_inner, now, fx)
+    }
+
+    fn on_run(&mut self, t: TaskId, woken_at: Ns, now: Ns) {
+        if t < self.n_inner {
+            self.inner.on_run(t, woken_at, now);
+        }
+    }
+
+    fn finished(&self) -> bool {
+        self.inner.finished()
+    }
+
+    fn metrics(&self, elapsed: Ns) -> Vec<Metric> {
+        self.inner.metrics(elapsed)
+    }
+}

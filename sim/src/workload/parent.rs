@@ -24,7 +24,7 @@
 //! before. The workload's own timing is unchanged: children start at the
 //! same times; only where their fork is placed from differs.
 
-use super::{Effects, Metric, Ns, Step, TaskId, TaskSpec, Workload};
+use super::{Effects, Extra, Ns, Step, TaskSpec, With, Workload};
 
 /// How long the parent runs: longer than the default start jitter (10 µs,
 /// core Config::start_jitter_ns), so that it is on its CPU while every
@@ -34,21 +34,19 @@ use super::{Effects, Metric, Ns, Step, TaskId, TaskSpec, Workload};
 /// for its start signal).
 pub const FORK_WINDOW_NS: Ns = 20_000;
 
-pub struct WithParent {
-    inner: Box<dyn Workload>,
-    n_inner: usize,
-    /// The parent's steps so far.
+/// The parent (`With<Parent>`, as spec.rs wraps every model).
+#[derive(Default)]
+pub struct Parent {
+    /// Its steps so far.
     steps: u32,
 }
 
-impl WithParent {
+/// A workload whose tasks a running parent forks.
+pub type WithParent = With<Parent>;
+
+impl With<Parent> {
     pub fn new(inner: Box<dyn Workload>) -> WithParent {
-        let n_inner = inner.tasks().len();
-        WithParent {
-            inner,
-            n_inner,
-            steps: 0,
-        }
+        With::wrap(inner, Parent::default())
     }
 }
 
@@ -58,9 +56,8 @@ fn forked_at_start(t: &TaskSpec) -> bool {
     t.forked && !t.on_fork && t.start_at == 0 && t.parent.is_none() && t.rt_prio.is_none()
 }
 
-impl Workload for WithParent {
-    fn tasks(&self) -> Vec<TaskSpec> {
-        let mut v = self.inner.tasks();
+impl Extra for Parent {
+    fn tasks(&self, mut v: Vec<TaskSpec>) -> Vec<TaskSpec> {
         let parent = v.len();
         let tgid = v.first().map(|t| t.tgid).unwrap_or(1000);
         for t in v.iter_mut().filter(|t| forked_at_start(t)) {
@@ -73,30 +70,13 @@ impl Workload for WithParent {
         v
     }
 
-    fn next(&mut self, t: TaskId, now: Ns, fx: &mut Effects) -> Step {
-        if t < self.n_inner {
-            return self.inner.next(t, now, fx);
-        }
+    fn next(&mut self, _i: usize, _now: Ns, _fx: &mut Effects) -> Step {
         self.steps += 1;
         if self.steps == 1 {
             Step::Run(FORK_WINDOW_NS)
         } else {
             Step::Block
         }
-    }
-
-    fn on_run(&mut self, t: TaskId, woken_at: Ns, now: Ns) {
-        if t < self.n_inner {
-            self.inner.on_run(t, woken_at, now);
-        }
-    }
-
-    fn finished(&self) -> bool {
-        self.inner.finished()
-    }
-
-    fn metrics(&self, elapsed: Ns) -> Vec<Metric> {
-        self.inner.metrics(elapsed)
     }
 }
 
