@@ -53,6 +53,8 @@ vm-test: build
 	# issue 10 (Scale): one 96-CPU LLC loads and survives a short stress run
 	./target/release/arbor vm --topology sockets=1,cores=48,threads=2 -- tests/vm/bigllc.sh
 	./target/release/arbor vm --topology $(TOPOLOGY) -- bash tests/vm/eevdf.sh
+	# issue 24's own features where a node holds two LLCs (SIS_NODE acts only there)
+	./target/release/arbor vm --topology 1s2d2c2t -- tests/vm/part.sh ours
 	# issue 25: the verifier's counts per BPF program on each kernel, against
 	# docs/verifier/results.json (fails on a refusal or a >20% growth)
 	./target/release/arbor verifier $(foreach k,$(VERIFY_KERNELS),--kernel $(k))

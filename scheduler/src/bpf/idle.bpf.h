@@ -197,7 +197,7 @@ __noinline s32 arbor_sis_node(s32 this, s32 target, s32 prev, u64 now)
 	bpf_for(k, 0, SIS_NODE_TRIES) {
 		struct cpu_ctx *c;
 
-		cpu = arbor_sis_node_pick(ib, (const u64 *)node_cpus[node], n, from);
+		cpu = arbor_sis_node_pick(ib, node_cpus[node], n, from);
 		if (cpu < 0 || cpu >= MAX_CPUS)
 			return -1;
 		c = lookup_cpu_ctx(cpu);

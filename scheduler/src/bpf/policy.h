@@ -1181,8 +1181,13 @@ ARBOR_POLICY u32 arbor_word_first(u64 x)
  * x86 the next LLC. Not a whole idle core first, as select_idle_cpu()
  * prefers within the LLC: that needs the idle-core mask, three calls
  * (get, copy, put) on the waker's path for every search, found or not.
+ * `node` is volatile because BPF passes the loader-filled rodata
+ * node_cpus (const volatile): read through a plain const pointer, clang
+ * folded it to its all-zero initialiser and the pick always failed in
+ * BPF while it worked natively (found by the 1s2d2c2t VM probe,
+ * tests/vm/ours.sh).
  */
-ARBOR_POLICY s32 arbor_sis_node_pick(const u64 *idle, const u64 *node, u32 words, u32 from)
+ARBOR_POLICY s32 arbor_sis_node_pick(const u64 *idle, const volatile u64 *node, u32 words, u32 from)
 {
 	u32 fw = from / 64, lo = from & 63, k;
 
