@@ -106,6 +106,14 @@ if [ "$llcs" -gt "$nodes" ]; then
 	else
 		fail "NO_SIS_NODE (probe): loads"
 	fi
+	# the stress of the suite's first section, with SIS_NODE where it can act
+	if ours_run -f SIS_NODE -- stress-ng --temp-path "$ARBOR_TMP" --aggressive -M -c "$(nproc)" -f "$(nproc)" \
+		--affinity 1 --affinity-delay 1 --affinity-pin -t 20; then
+		check "SIS_NODE ($llcs LLCs in $nodes node(s)): stress-ng 20s (--aggressive, affinity churn) completed, not ejected, clean unload ($(json_get "$J" sis_node_found) placements)" \
+			test "$OK" = yes
+	else
+		fail "SIS_NODE (stress): loads"
+	fi
 fi
 if ours_run -f SIS_NODE -- hackbench -g 1 -f 5 -l 2000; then
 	found=$(json_get "$J" sis_node_found)
