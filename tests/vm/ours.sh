@@ -183,6 +183,25 @@ if [ "$nodes" -gt 1 ]; then
 	fi
 fi
 
+# IDLE_PULL: a CPU going idle while a task waits elsewhere tries every
+# newidle level, past the baseline's cost bound and NI_RANDOM's dice; the
+# counter is the pulls made at a level the baseline would have skipped.
+# hackbench keeps tasks waiting while CPUs go idle: with IDLE_PULL some
+# pulls must be of that kind, with stock none can be.
+if ours_run -f IDLE_PULL -- hackbench -g 2 -l 200; then
+	ip=$(json_get "$J" idle_pulls)
+	check "IDLE_PULL: hackbench ran, clean unload; $ip pulls at levels the baseline would have skipped (> 0; newidle_pulls $(json_get "$J" newidle_pulls))" \
+		test "$OK" = yes -a "${ip:-0}" -gt 0
+else
+	fail "IDLE_PULL: loads"
+fi
+if ours_run -- hackbench -g 2 -l 200; then
+	check "NO_IDLE_PULL (stock): hackbench ran; idle_pulls $(json_get "$J" idle_pulls) = 0, newidle_pulls $(json_get "$J" newidle_pulls)" \
+		test "$OK" = yes -a "$(json_get "$J" idle_pulls)" = 0
+else
+	fail "NO_IDLE_PULL: loads"
+fi
+
 # WAKE_SHORTCUT (on in every profile; a cost saving): a wakee whose prev is
 # idle and kept there by wake_affine is claimed on prev without the idle
 # mask's copy. wakeprobe's workers sleep on their CPUs between requests, so
