@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
-# Runs some sections of the VM suite alone, e.g. to re-check one after a
-# change without the whole suite's hour under TCG:
+# Runs sections of the VM suite (suite.sh runs them all), e.g. one alone to
+# re-check it after a change without the whole suite's half hour under TCG:
 #   arbor vm --kernel rt -- tests/vm/part.sh seeds hotplug
-# Each name is a script of tests/vm sourced by suite.sh (seeds, harden,
-# hotplug, proctable, lb). Prints PASS/FAIL per check and ends with
-# "N passed, N failed"; exits non-zero if any check failed.
+# Each name is a script of tests/vm (core, seeds, ours, harden, hotplug,
+# proctable, lb); each section's time is printed after it. Prints PASS/FAIL
+# per check and ends with "N passed, N failed"; exits non-zero if any failed.
 set -u
 . "$(dirname "$0")/lib.sh"
-[ $# -gt 0 ] || { echo "part.sh: name at least one section (seeds, ours, harden, hotplug, proctable, lb)" >&2; exit 2; }
+[ $# -gt 0 ] || { echo "part.sh: name at least one section (core, seeds, ours, harden, hotplug, proctable, lb)" >&2; exit 2; }
 for s in "$@"; do
 	f="$(dirname "$0")/$s.sh"
 	case $s in suite|part|lib|*/*) f=;; esac
-	[ -n "$f" ] && [ -f "$f" ] || { echo "part.sh: no section '$s' (seeds, ours, harden, hotplug, proctable, lb)" >&2; exit 2; }
+	[ -n "$f" ] && [ -f "$f" ] || { echo "part.sh: no section '$s' (core, seeds, ours, harden, hotplug, proctable, lb)" >&2; exit 2; }
 done
 echo "== guest: $(uname -r), $(nproc) CPUs; scx_arbor: $ARBOR_BIN; sections: $*"
+T0=$SECONDS
 for s in "$@"; do
+	t=$SECONDS
 	. "$(dirname "$0")/$s.sh"
+	echo "== section $s: $((SECONDS - t)) s"
 done
+echo "== sections $*: $((SECONDS - T0)) s"
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# The VM suite's first sections: the names scx_arbor declares, load +
+# stress + unload, every feature switched off, an ejection, bad input.
+# Sourced by suite.sh and part.sh (after lib.sh), like every section.
+
+NCPU=$(nproc)
+STRESS_SECS=${STRESS_SECS:-30}
+
+# ---- the guest's topology from sysfs, in scx_arbor's summary form ----
+sysfs_topology() {
+	local cpus cores llcs nodes smt
+	cpus=$(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)
+	cores=$(for c in /sys/devices/system/cpu/cpu[0-9]*/topology; do
+		echo "$(cat $c/physical_package_id)-$(cat $c/core_id)"; done | sort -u | wc -l)
+	llcs=$(cat /sys/devices/system/cpu/cpu[0-9]*/cache/index3/shared_cpu_list 2>/dev/null | sort -u | wc -l)
+	nodes=$(ls -d /sys/devices/system/node/node[0-9]* | wc -l)
+	smt=$(for c in /sys/devices/system/cpu/cpu[0-9]*/topology/thread_siblings_list; do
+		awk -F'[,-]' '{ if (NF == 1) print 1; else if ($0 ~ /-/) print $2 - $1 + 1; else print NF }' $c; done | sort -n | tail -1)
+	echo "topology: cpus=$cpus cores=$cores llcs=$llcs nodes=$nodes smt=$smt"
+}
+
+check "kernel has sched_ext and it is idle" test "$(sched_state)" = disabled
+
+# ---- 0. the names scx_arbor declares (JSON, as scripts read them) ----
+FEATURES=$(list_names features)
+COUNTERS=$(list_names counters)
+nf=$(echo $FEATURES | wc -w); nc=$(echo $COUNTERS | wc -w)
+check "--list-features --json names $nf features, WA_IDLE first" \
+	test "$nf" -gt 10 -a "$(echo $FEATURES | cut -d' ' -f1)" = WA_IDLE
+check "--list-counters --json names $nc counters, wakeups first" \
+	test "$nc" -gt 15 -a "$(echo $COUNTERS | cut -d' ' -f1)" = wakeups
+
+# ---- 1. load, report topology, survive stress-ng + hackbench, unload on SIGINT ----
+J=$ARBOR_TMP/suite.json
+rm -f $J
+if start_sched -v --stats 5 --stats-json $J; then
+	pass "loads: sched_ext state enabled, root/ops names arbor"
+	want=$(sysfs_topology)
+	got=$(grep '^topology:' "$SLOG")
+	check "reported topology equals the guest's ($want)" test "$got" = "$want"
+	stress-ng --temp-path "$ARBOR_TMP" --aggressive -M -c "$NCPU" -f "$NCPU" --affinity 1 --affinity-delay 1 \
+		--affinity-pin -t "$STRESS_SECS" >"$ARBOR_TMP/stress.log" 2>&1
+	rc=$?
+	[ $rc -ne 0 ] && tail -n 5 "$ARBOR_TMP/stress.log"
+	check "stress-ng ${STRESS_SECS}s (--aggressive, affinity churn) completed" test $rc -eq 0
+	hackbench -g 4 -l 100 >/dev/null 2>&1
+	check "hackbench after stress-ng completed" test $? -eq 0
+	check "not ejected: still enabled and running" sh -c "[ \"\$(cat $SCX/state)\" = enabled ] && kill -0 $SPID"
+	check "--stats prints an interval table" grep -q 'wakeups .*gap%' "$SLOG"
+	# --monitor attaches to the running instance
+	timeout 8 "$ARBOR_BIN" --monitor 1 >"$ARBOR_TMP/monitor.log" 2>&1
+	check "--monitor attaches and prints counters" sh -c "grep -q 'gap%' '$ARBOR_TMP/monitor.log' && [ \$(grep -c '^ *[0-9]' '$ARBOR_TMP/monitor.log') -ge 2 ]"
+	stop_sched
+	check "SIGINT unloads cleanly (exit 0, state disabled)" test "$SRC" -eq 0 -a "$(sched_state)" = disabled
+	check "unload reason is user space, not an ejection" grep -q 'unregistered from user space' "$SLOG"
+	check "--stats-json written at exit" test -s $J
+	missing=""
+	for k in $COUNTERS; do
+		grep -q "\"$k\":" $J 2>/dev/null || missing="$missing $k"
+	done
+	check "--stats-json holds every counter of --list-counters --json${missing:+ (missing:$missing)}" test -z "$missing"
+	w=$(json_get $J wakeups); b=$(json_get $J busy_ns); i=$(json_get $J idle_ns); p=$(json_get $J newidle_pulls)
+	check "counters moved: wakeups=$w busy_ns=$b idle_ns=$i newidle_pulls=$p all > 0" \
+		test "${w:-0}" -gt 0 -a "${b:-0}" -gt 0 -a "${i:-0}" -gt 0 -a "${p:-0}" -gt 0
+else
+	fail "loads: sched_ext state enabled, root/ops names arbor"
+fi
+
+# ---- 2. every feature switched off still runs the same load ----
+for f in $FEATURES; do
+	J=$ARBOR_TMP/no-$f.json
+	if start_sched -f "NO_$f" --stats-json $J; then
+		hackbench -g 2 -l 30 >/dev/null 2>&1
+		hb=$?
+		perf bench sched pipe -l 1000 >/dev/null 2>&1
+		pb=$?
+		alive=$([ "$(sched_state)" = enabled ] && kill -0 $SPID && echo yes)
+		stop_sched
+		check "NO_$f: hackbench + perf pipe run, not ejected, clean unload" \
+			test "$hb" -eq 0 -a "$pb" -eq 0 -a "$alive" = yes -a "$SRC" -eq 0
+		case $f in
+		WAKE_WIDE) check "NO_WAKE_WIDE: no wakeup judged wide" test "$(json_get $J wake_wide)" = 0 ;;
+		NEWIDLE) check "NO_NEWIDLE: idle CPUs balance only when kicked (pulls + fails <= kicks)" \
+			test "$(( $(json_get $J newidle_pulls) + $(json_get $J newidle_fails) ))" -le "$(json_get $J periodic_kicks)" ;;
+		esac
+	else
+		fail "NO_$f: loads"
+	fi
+done
+# with both wake_affine stages off (and no seed stage), wake_affine never pulls
+J=$ARBOR_TMP/no-wa.json
+if start_sched --profile stock -f NO_WA_IDLE,NO_WA_WEIGHT --stats-json $J; then
+	hackbench -g 2 -l 50 >/dev/null 2>&1
+	stop_sched
+	check "NO_WA_IDLE,NO_WA_WEIGHT: affine_attempts > 0 but affine_moves = 0" \
+		test "$(json_get $J affine_attempts)" -gt 0 -a "$(json_get $J affine_moves)" = 0
+else
+	fail "NO_WA_IDLE,NO_WA_WEIGHT: loads"
+fi
+# SIS_IDLE_GROUP (select_idle_sibling of 3.9-4.8, off in every profile): its
+# walk passes the verifier and places wake-ups (the unit tests in policy.rs
+# check where; sim/src/run.rs that it acts on the whole scheduler)
+J=$ARBOR_TMP/sis-group.json
+if start_sched --profile stock -f SIS_IDLE_GROUP --stats-json $J; then
+	hackbench -g 2 -l 50 >/dev/null 2>&1
+	hb=$?
+	alive=$([ "$(sched_state)" = enabled ] && kill -0 $SPID && echo yes)
+	stop_sched
+	placed=$(( $(json_get $J found_idle_core) + $(json_get $J found_idle_cpu) + $(json_get $J nofound_idle) ))
+	check "SIS_IDLE_GROUP: hackbench runs, not ejected, clean unload, $placed wake-ups through the walk" \
+		test "$hb" -eq 0 -a "$alive" = yes -a "$SRC" -eq 0 -a "$placed" -gt 0
+else
+	fail "SIS_IDLE_GROUP: loads"
+fi
+
+# ---- 3. an ejection is reported with the kernel's reason and a non-zero exit ----
+if start_sched; then
+	echo S >/proc/sysrq-trigger	# sysrq-S: the kernel disables the BPF scheduler
+	wait_limit "$SPID" 120
+	rc=$?
+	check "ejection (sysrq-S): non-zero exit and sched_ext's reason printed" \
+		sh -c "[ $rc -ne 0 ] && grep -qi 'sysrq' '$SLOG'"
+	wait_disabled 40
+else
+	fail "ejection test: loads"
+fi
+
+# ---- 4. bad input: one clear line, non-zero exit ----
+check "unknown feature: one line naming it" one_line_error "NO_SUCH" "$ARBOR_BIN" -f NO_SUCH
+check "imbalance-pct out of range rejected" sh -c "! '$ARBOR_BIN' --imbalance-pct 50 >/dev/null 2>&1"
+check "bad --cpu-capacity: one line naming it" one_line_error "CPU 0 is given twice" "$ARBOR_BIN" --cpu-capacity 0:512,0:600
+check "--stats-json naming a directory: one line" one_line_error "is a directory" "$ARBOR_BIN" --stats-json /tmp
+check "non-root: one line saying root is needed" one_line_error "root" \
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$ARBOR_BIN"
+if start_sched; then
+	check "second instance while one runs: one line, non-zero" one_line_error "another sched_ext scheduler" "$ARBOR_BIN"
+	check "second instance: the first one still runs" sched_alive
+	stop_sched
+else
+	fail "second instance test: the first scx_arbor loads"
+fi
+check "live switch with no scx_arbor running: one line, non-zero" \
+	one_line_error "no scx_arbor is running" "$ARBOR_BIN" --set-features NO_STEAL
+
