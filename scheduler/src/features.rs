@@ -231,7 +231,7 @@ pub const FEATURES: &[Feature] = &[
         bit: bpf_intf::arbor_feature_FEAT_IDLE_PULL,
         default: false,
         seed: None,
-        help: "a CPU going idle while a task waits elsewhere tries every level, nearest first, past newidle's cost bound and NI_RANDOM dice (kernel: sched_balance_newidle's two predictions, replaced by the fact; cosmos: an idle CPU always drains its node's queue). Counter: idle_pulls",
+        help: "a CPU going idle while a task waits in its LLC tries its core and its LLC, past newidle's cost bound and NI_RANDOM dice; above the LLC, where a pull costs the task its cache, those still decide (kernel: sched_balance_newidle's two predictions, replaced by the fact; cosmos: an idle CPU always drains its node's queue). Counter: idle_pulls",
     },
     // Ours (issue 24), as WAKE_NODE: policy.h arbor_sync_local has the
     // rule and its sources.
@@ -307,7 +307,9 @@ pub const DEFAULT_ONLY: &[(&str, &str)] = &[
         "IDLE_PULL",
         "CPUs idled 5.1% of the time while tasks waited on x86-12 hackbench (cosmos 0.9%), newidle \
          skipped by its dice; with it 1.7% and hackbench 5.2% faster, xeon-88 schbench p99 29% lower \
-         (sim, 5 seeds; docs/results/2026-11-26-default-vs-peers-2)",
+         (sim, 5 seeds; docs/results/2026-11-26-default-vs-peers-2). Forced only within the LLC since \
+         power11 schbench p99 was 23.9 us forced everywhere, 16.2 within the LLC \
+         (docs/results/2026-11-28-idle-pull-llc)",
     ),
     (
         "SYNC_LOCAL",

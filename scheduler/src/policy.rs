@@ -1817,17 +1817,21 @@ mod tests {
     /// their newidle costs), the levels one newidle walk looks at. Without
     /// the feature the walk is the baseline's: it stops at the first level
     /// over the expected idle time and skips the levels the dice refuse; with
-    /// it every level is looked at, nearest first, and a level the baseline
-    /// tries is tried the same way (never NI_FORCE).
+    /// it every level within the LLC (SMT, LLC) is looked at, nearest first,
+    /// a level the baseline tries is tried the same way (never NI_FORCE), and
+    /// above the LLC (node, machine) the baseline decides.
     #[test]
-    fn idle_pull_walks_every_level_the_baseline_would_skip() {
-        // (cost of each level the machine has, dice weight of each) -> decisions
+    fn idle_pull_walks_every_level_of_the_llc_the_baseline_would_skip() {
+        // (cost of each level the machine has, dice weight of each) -> decisions;
+        // the first two levels are SMT and LLC, the others above the LLC
         let walk = |on: bool, avg_idle: u64, costs: &[u64], dice: &[u32]| {
             let mut spent = 0;
             let mut out = vec![];
             for (i, &cost) in costs.iter().enumerate() {
                 let ok = unsafe { arbor_newidle_level_ok(avg_idle, spent, cost) };
-                let d = unsafe { arbor_newidle_level(on, ok, if ok { dice[i] } else { 0 }) };
+                let d = unsafe {
+                    arbor_newidle_level(on, i <= 1, ok, if ok { dice[i] } else { 0 })
+                };
                 out.push(d);
                 if d == arbor_ni_level_NI_STOP {
                     break;
@@ -1855,23 +1859,32 @@ mod tests {
         assert_eq!(walk(false, 50_000, &[1_000, 4_000], &[1, 0]), [tr, skip]);
         assert_eq!(walk(true, 50_000, &[1_000, 4_000], &[1, 0]), [tr, force]);
         // 2 nodes x 2 LLCs (SMT, LLC, node, machine): a short expected idle
-        // stops the baseline at the node level; IDLE_PULL goes on to the machine
+        // stops the baseline at the node level, and IDLE_PULL too: above the
+        // LLC it does not force
         let c4 = [1_000, 3_000, 8_000, 20_000];
         assert_eq!(walk(false, 6_000, &c4, &[1; 4]), [tr, tr, stop]);
-        assert_eq!(walk(true, 6_000, &c4, &[1; 4]), [tr, tr, force, force]);
-        // an idle time shorter than the first level: the baseline looks nowhere
+        assert_eq!(walk(true, 6_000, &c4, &[1; 4]), [tr, tr, stop]);
+        // the dice refuse the node level: both skip it and go on
+        assert_eq!(walk(false, 40_000, &c4, &[1, 1, 0, 1]), [tr, tr, skip, tr]);
+        assert_eq!(walk(true, 40_000, &c4, &[1, 1, 0, 1]), [tr, tr, skip, tr]);
+        // an idle time shorter than the first level: the baseline looks
+        // nowhere, IDLE_PULL at the core and the LLC
         assert_eq!(walk(false, 500, &c4, &[1; 4]), [stop]);
-        assert_eq!(walk(true, 500, &c4, &[1; 4]), [force; 4]);
-        // where the baseline tries, IDLE_PULL tries the same way, on any walk
+        assert_eq!(walk(true, 500, &c4, &[1; 4]), [force, force, stop]);
+        // on any walk: within the LLC every level is looked at, tried where
+        // the baseline tries; above it never forced
         for avg in [0, 500, 2_000, 6_000, 40_000] {
             for mask in 0..16u32 {
                 let dice: Vec<u32> = (0..4).map(|b| (mask >> b) & 1).collect();
                 let (a, b) = (walk(false, avg, &c4, &dice), walk(true, avg, &c4, &dice));
-                assert_eq!(b.len(), 4, "IDLE_PULL looks at every level");
-                for (x, y) in a.iter().zip(&b) {
-                    assert_eq!(*x == tr, *y == tr, "{avg} {mask}: {a:?} {b:?}");
+                assert!(b.len() >= 2, "{avg} {mask}: IDLE_PULL looks at SMT and LLC: {b:?}");
+                for i in 0..2 {
+                    assert!(b[i] == tr || b[i] == force, "{avg} {mask}: {b:?}");
+                    if let Some(&x) = a.get(i) {
+                        assert_eq!(x == tr, b[i] == tr, "{avg} {mask}: {a:?} {b:?}");
+                    }
                 }
-                assert!(b.iter().all(|&d| d == tr || d == force));
+                assert!(b[2..].iter().all(|&d| d != force), "{avg} {mask}: {b:?}");
             }
         }
     }

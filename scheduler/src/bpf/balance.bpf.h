@@ -695,8 +695,12 @@ static __always_inline bool balance(s32 this, struct cpu_ctx *cc, enum pull_kind
 
 			if (cost_ok && feat(FEAT_NI_RANDOM))
 				weight = arbor_newidle_dice(cc->ni_ratio[lv], arbor_rng_next(&cc->rng));
-			/* IDLE_PULL (policy.h): try the level anyway; the baseline's statistics as if skipped */
-			switch (arbor_newidle_level(feat(FEAT_IDLE_PULL), cost_ok, weight)) {
+			/*
+			 * IDLE_PULL (policy.h): try a level within the LLC anyway;
+			 * the baseline's statistics as if skipped
+			 */
+			switch (arbor_newidle_level(feat(FEAT_IDLE_PULL), level <= LVL_LLC, cost_ok,
+						    weight)) {
 			case NI_STOP:
 				if (!*tried)
 					stat_inc(STAT_NEWIDLE_GATED);

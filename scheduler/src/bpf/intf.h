@@ -129,7 +129,7 @@ enum arbor_feature {
 	FEAT_SIS_IDLE_GROUP = 20,	/* 3.9-4.8: select_idle_sibling takes only an idle core or target's sibling */
 	/* ours (issue 24): on in `default` only */
 	FEAT_WAKE_NODE	= 21,	/* no wake_affine pull out of prev's node while it has an idle CPU */
-	FEAT_IDLE_PULL	= 22,	/* newidle walks every level while a task waits (no cost bound, no dice) */
+	FEAT_IDLE_PULL	= 22,	/* newidle walks the core and LLC while a task waits (no cost bound, no dice) */
 	FEAT_SYNC_LOCAL	= 23,	/* a sync wakee queues on the waker's CPU when the waker keeps WF_SYNC's promise */
 	FEAT_RUN_TO_PARITY = 24,	/* a running task keeps the CPU until it used the request it was picked with */
 	FEAT_SIS_NODE	= 25,	/* ours: no idle CPU in target's LLC -> an idle CPU of the rest of its node */
