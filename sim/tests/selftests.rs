@@ -816,7 +816,11 @@ fn scx_qmap_cids_follow_the_topology() {
 /// target from its tasks' running weight average (scx_bpf_cidperf_set),
 /// and the 1 s monitor_timerfn aggregates the online cids' current
 /// performance and capacity (scx_bpf_cidperf_cur / _cap) into qa. With
-/// eight nice-0 tasks spinning 1.5 s on 2s2c2t, every CPU ticks: the
+/// eight nice-0 tasks spinning 1.5 s on 2s2c2t, beside the machine's own
+/// per-CPU kworkers (qmap learns that a CPU is idle only from
+/// ops.update_idle, which ext.c calls on a CPU's transitions between a
+/// task and idle, never at load: without them, CPUs idle since the load
+/// are never used), every CPU ticks: the
 /// average of weight 100 settles at queue 2 (weight_to_idx), target
 /// SCX_CPUPERF_ONE * 2 / 4 = 512; the sim has no cpufreq, so the current
 /// performance is SCX_CPUPERF_ONE (1024) on every CPU.
@@ -827,8 +831,9 @@ fn scx_qmap_tick_and_monitor_use_cidperf() {
     let mut n = ksft::load("scx_qmap", &topo).unwrap_or_else(|e| panic!("{e:#}"));
     let mut wl = Script::new();
     for i in 0..8 {
-        wl = wl.task("spin", 100 + i, &[Step::Run(1_500 * MS)]);
+        wl = wl.task("spin", 200 + i, &[Step::Run(1_500 * MS)]);
     }
+    wl = wl.system(2 * SEC);
     let cfg = Config {
         time_limit: 10 * SEC,
         ..Config::default()

@@ -745,6 +745,30 @@ static __always_inline void llc_busy_add(s32 cpu, s32 d)
 	__sync_fetch_and_add(&node_busy[node_of(cpu)].nr, d);
 }
 
+/*
+ * The CPU runs a task: leave our idle state. The idle period is measured
+ * (avg_idle, idle_ns) only when its start is known: a CPU idle since the
+ * scheduler loaded (idle_stamp 0) has no stamp to measure from.
+ */
+static __always_inline void cpu_leave_idle(s32 cpu, struct cpu_ctx *c, u64 now)
+{
+	u64 dur, cap;
+
+	c->idle = 0;
+	llc_busy_add(cpu, 1);
+	if (!c->idle_stamp)
+		return;
+	dur = now > c->idle_stamp ? now - c->idle_stamp : 0;
+	c->idle_stamp = 0;
+	stat_add_on(cpu, STAT_IDLE_NS, dur);
+	/* rq->avg_idle, capped at 2 * max_idle_balance_cost */
+	c->avg_idle = arbor_update_avg(c->avg_idle, dur);
+	cap = arbor_avg_idle_cap(balance_cfg.migration_cost_ns, c->lvl_cost[0] + c->lvl_cost[1] +
+						    c->lvl_cost[2] + c->lvl_cost[3]);
+	if (c->avg_idle > cap)
+		c->avg_idle = cap;
+}
+
 void BPF_STRUCT_OPS(arbor_update_idle, s32 cpu, bool idle)
 {
 	struct cpu_ctx *c = lookup_cpu_ctx(cpu);
@@ -774,22 +798,9 @@ void BPF_STRUCT_OPS(arbor_update_idle, s32 cpu, bool idle)
 		cpu_pelt(c, now);
 		update_idle_core_hint(cpu);
 	} else {
-		u64 dur, cap;
-
 		if (!c->idle)
 			return;
-		now = bpf_ktime_get_ns();
-		c->idle = 0;
-		llc_busy_add(cpu, 1);
-		dur = c->idle_stamp && now > c->idle_stamp ? now - c->idle_stamp : 0;
-		c->idle_stamp = 0;
-		stat_add_on(cpu, STAT_IDLE_NS, dur);
-		/* rq->avg_idle, capped at 2 * max_idle_balance_cost */
-		c->avg_idle = arbor_update_avg(c->avg_idle, dur);
-		cap = arbor_avg_idle_cap(balance_cfg.migration_cost_ns, c->lvl_cost[0] + c->lvl_cost[1] +
-							    c->lvl_cost[2] + c->lvl_cost[3]);
-		if (c->avg_idle > cap)
-			c->avg_idle = cap;
+		cpu_leave_idle(cpu, c, bpf_ktime_get_ns());
 	}
 }
 
@@ -840,10 +851,24 @@ void BPF_STRUCT_OPS(arbor_exit_task, struct task_struct *p, struct scx_exit_task
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
 {
+	const struct cpumask *idle;
 	u32 cpu;
 	s32 err;
 
-	/* every CPU starts busy; update_idle() moves the counts from here */
+	/*
+	 * Every CPU starts busy in the counts; the loop below then marks the
+	 * online ones idle, as the kernel's own idle masks start
+	 * (ext/idle.c reset_idle_masks(), called right before ops.init:
+	 * "Consider all online cpus idle. Should converge to the actual state
+	 * quickly"). ops.update_idle() reports only a CPU's transitions
+	 * between a task and the idle task (__scx_update_idle's do_notify),
+	 * none while the scheduler loads, so a CPU idle at load would
+	 * otherwise count as busy until it first ran a task: for ever, for a
+	 * CPU nothing is sent to (measured in the simulator, once it followed
+	 * ext.c: xeon-88 pgbench -12.7%, docs/results/2026-11-28-idle-pull-llc).
+	 * A CPU busy at load is counted idle until its first tick
+	 * (arbor_tick) or its first idle.
+	 */
 	bpf_for(cpu, 0, MAX_LLCS) {
 		struct llc_ctx *lc;
 
@@ -865,6 +890,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
 		lc->nr_idle_scan = llc_nr_cpus[cpu];
 	}
 
+	idle = scx_bpf_get_idle_cpumask();
 	bpf_for(cpu, 0, MAX_CPUS) {
 		struct cpu_ctx *c;
 
@@ -872,6 +898,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
 			break;
 		err = scx_bpf_create_dsq(cpu_dsq(cpu), cpu_node[cpu]);
 		if (err) {
+			scx_bpf_put_idle_cpumask(idle);
 			scx_bpf_error("failed to create DSQ %d: %d", cpu, err);
 			return err;
 		}
@@ -881,6 +908,14 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
 		c = lookup_cpu_ctx(cpu);
 		if (c) {
 			u32 l;
+
+			/* idle if the kernel's mask says so (idle_stamp 0: since before the load) */
+			if (idle && bpf_cpumask_test_cpu(cpu, idle)) {
+				c->idle = 1;
+				llc_busy_add(cpu, -1);
+				/* the last thread of a core marked here tells its LLC */
+				update_idle_core_hint(cpu);
+			}
 
 			c->avg_idle = 2 * balance_cfg.migration_cost_ns;
 			c->rng = cpu * 2654435761u + 1;
@@ -892,6 +927,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
 			}
 		}
 	}
+	scx_bpf_put_idle_cpumask(idle);
 	return 0;
 }
 
@@ -900,6 +936,11 @@ void BPF_STRUCT_OPS(arbor_tick, struct task_struct *p)
 	struct task_ctx *tctx = lookup_task_ctx(p);
 	s32 cpu = scx_bpf_task_cpu(p);
 	u64 now = bpf_ktime_get_ns();
+	struct cpu_ctx *c = lookup_cpu_ctx(cpu);
+
+	/* a CPU busy since before the load, counted idle by arbor_init: it runs a task */
+	if (c && c->idle)
+		cpu_leave_idle(cpu, c, now);
 
 	if (CONFIG_PREEMPT_RT)
 		maybe_periodic_from_tick();

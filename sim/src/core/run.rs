@@ -708,15 +708,14 @@ impl Core {
                 return Stop::Ejected(format!("ops.cgroup_init() failed ({e})"));
             }
         }
-        // every online CPU starts idle (the scheduler sees each go idle once)
-        for x in 0..self.cpus.len() {
-            if !self.online[x] {
-                continue;
-            }
-            self.call(x, Ctx::Other, "update_idle", |c| {
-                ops.update_idle(c, x, true)
-            });
-        }
+        // Every online CPU starts idle, in the idle masks (set since the
+        // machine was built, before ops.init, as ext/idle.c
+        // reset_idle_masks() runs right before it) but not through
+        // ops.update_idle: ext/idle.c __scx_update_idle() notifies only a
+        // CPU's transitions between a task and the idle task, and none while
+        // the scheduler loads (bypass). Until 2026-11-28 the simulator
+        // called update_idle(cpu, true) here for every online CPU, which a
+        // scheduler on a real machine never gets.
         if let Err(e) = self.spawn(wl.tasks()) {
             return Stop::Invariant(format!("{e:#}"));
         }
