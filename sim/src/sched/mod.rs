@@ -225,4 +225,54 @@ mod tests {
             assert!(e.contains(want), "{s}: {e}");
         }
     }
+
+    /// scx_arbor's idle view at load (main.bpf.c arbor_init): ext.c calls
+    /// ops.update_idle only on a CPU's transitions between a task and idle,
+    /// none at load, so arbor starts every CPU of the kernel's idle mask
+    /// idle. On xeon-88 one task runs 1 ms on CPU 0 and exits: at the end
+    /// every CPU is idle and no node counts a busy CPU. Before cc849f9 the
+    /// 87 CPUs nothing ran on stayed busy in these counts for ever (43 and
+    /// 44 here).
+    #[test]
+    fn cpus_idle_at_load_are_counted_idle() {
+        use crate::core::{Config, Core, Stop};
+        use crate::cost::CostModel;
+        use crate::workload::{Effects, Metric, Ns, Step, TaskId, TaskSpec, Workload};
+        struct One(usize);
+        impl Workload for One {
+            fn tasks(&self) -> Vec<TaskSpec> {
+                let mut t = TaskSpec::new("one", 1);
+                t.cpus = Some(vec![0]);
+                vec![t]
+            }
+            fn next(&mut self, _t: TaskId, _now: Ns, _fx: &mut Effects) -> Step {
+                self.0 += 1;
+                if self.0 == 1 {
+                    Step::Run(1_000_000)
+                } else {
+                    Step::Exit
+                }
+            }
+            fn finished(&self) -> bool {
+                self.0 >= 2
+            }
+            fn metrics(&self, _elapsed: Ns) -> Vec<Metric> {
+                Vec::new()
+            }
+        }
+        let m = crate::presets::find("xeon-88").unwrap();
+        let topo = m.topo().unwrap();
+        let spec = SchedSpec::parse("arbor:stock").unwrap();
+        let mut n = spec.load_arbor(&topo, &Knobs::default()).unwrap();
+        let mut core = Core::new(m, CostModel::default(), Config::default()).unwrap();
+        let stop = core.run(&mut n, &mut One(0), |_| {});
+        assert_eq!(stop, Stop::Finished);
+        // idle.bpf.h node_busy[]: { s32 nr; u32 cpus; u8 pad[56] } per node
+        for node in 0..2 {
+            let nr: i32 = n.read_global_at("node_busy", node * 64).unwrap();
+            let cpus: u32 = n.read_global_at("node_busy", node * 64 + 4).unwrap();
+            assert_eq!(cpus, 44, "node {node}");
+            assert_eq!(nr, 0, "node {node}: {nr} of its CPUs counted busy");
+        }
+    }
 }
