@@ -1829,9 +1829,8 @@ mod tests {
             let mut out = vec![];
             for (i, &cost) in costs.iter().enumerate() {
                 let ok = unsafe { arbor_newidle_level_ok(avg_idle, spent, cost) };
-                let d = unsafe {
-                    arbor_newidle_level(on, i <= 1, ok, if ok { dice[i] } else { 0 })
-                };
+                let d =
+                    unsafe { arbor_newidle_level(on, i <= 1, ok, if ok { dice[i] } else { 0 }) };
                 out.push(d);
                 if d == arbor_ni_level_NI_STOP {
                     break;
@@ -1877,7 +1876,10 @@ mod tests {
             for mask in 0..16u32 {
                 let dice: Vec<u32> = (0..4).map(|b| (mask >> b) & 1).collect();
                 let (a, b) = (walk(false, avg, &c4, &dice), walk(true, avg, &c4, &dice));
-                assert!(b.len() >= 2, "{avg} {mask}: IDLE_PULL looks at SMT and LLC: {b:?}");
+                assert!(
+                    b.len() >= 2,
+                    "{avg} {mask}: IDLE_PULL looks at SMT and LLC: {b:?}"
+                );
                 for i in 0..2 {
                     assert!(b[i] == tr || b[i] == force, "{avg} {mask}: {b:?}");
                     if let Some(&x) = a.get(i) {

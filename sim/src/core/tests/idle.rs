@@ -195,12 +195,7 @@ fn update_idle_on_real_transitions_only() {
     // with no transition, idle at 2 ms, a again at 3 ms, idle at 4 ms
     assert_eq!(
         ups,
-        [
-            (0, false),
-            (2 * MS, true),
-            (3 * MS, false),
-            (4 * MS, true)
-        ]
+        [(0, false), (2 * MS, true), (3 * MS, false), (4 * MS, true)]
     );
 }
 
