@@ -7,11 +7,12 @@
 # per check and ends with "N passed, N failed"; exits non-zero if any failed.
 set -u
 . "$(dirname "$0")/lib.sh"
-[ $# -gt 0 ] || { echo "part.sh: name at least one section (core, seeds, ours, harden, hotplug, proctable, lb)" >&2; exit 2; }
+SECTIONS="core, seeds, ours, harden, hotplug, proctable, lb"
+[ $# -gt 0 ] || { echo "part.sh: name at least one section ($SECTIONS)" >&2; exit 2; }
 for s in "$@"; do
 	f="$(dirname "$0")/$s.sh"
 	case $s in suite|part|lib|*/*) f=;; esac
-	[ -n "$f" ] && [ -f "$f" ] || { echo "part.sh: no section '$s' (core, seeds, ours, harden, hotplug, proctable, lb)" >&2; exit 2; }
+	[ -n "$f" ] && [ -f "$f" ] || { echo "part.sh: no section '$s' ($SECTIONS)" >&2; exit 2; }
 done
 echo "== guest: $(uname -r), $(nproc) CPUs; scx_arbor: $ARBOR_BIN; sections: $*"
 T0=$SECONDS
