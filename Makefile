@@ -49,37 +49,40 @@ unit-test: build
 
 # VM tests: load scx_arbor in a sched_ext guest and check what it did.
 # TCG runs each guest on one host thread, so the tests run in two lanes at
-# once, one guest at a time in each (make -j2), every line prefixed with
-# its lane; the suite in one boot is tests/vm/suite.sh (part.sh's sections).
+# once, one guest at a time in each (tests/vm/lanes.sh: shell jobs, every
+# line prefixed with its lane and the minutes since the start); the suite
+# in one boot is tests/vm/suite.sh (part.sh's sections).
 vm-test: build
-	$(MAKE) --no-print-directory -j2 vm-lane-a vm-lane-b
+	bash tests/vm/lanes.sh vm-a="$(MAKE) --no-print-directory vm-lane-a" vm-b="$(MAKE) --no-print-directory vm-lane-b"
 	# issue 25: the same suite on each extra kernel asked for (KERNELS=...)
 	set -e; for k in $(EXTRA_KERNELS); do \
 		echo "== VM suite on kernel $$k"; \
-		./target/release/arbor vm --kernel $$k --topology $(TOPOLOGY) -- tests/vm/suite.sh; \
+		$(VM) --kernel $$k --topology $(TOPOLOGY) -- tests/vm/suite.sh; \
 	done
 
-# lane NAME CMD: runs CMD with its output prefixed by [NAME], failing if CMD does
-lane = set -o pipefail; $(2) 2>&1 | sed -u 's/^/[$(1)] /'
-VM := ./target/release/arbor vm
+# Each guest of `make test` is stopped after VM_TIMEOUT seconds (it then
+# fails, saying so): a guest that hangs fails the run where it hung, long
+# before CI's own limit. The slowest one takes 12 minutes here.
+VM_TIMEOUT ?= 1800
+VM := ./target/release/arbor vm --timeout $(VM_TIMEOUT)
 # (a variable: a comma inside $(call ...)'s arguments would split them)
 BIGLLC := sockets=1,cores=48,threads=2
 
-# (run by vm-test after build, not alone; each lane takes 15-17 minutes
+# (run by vm-test after build, not alone; each lane takes 12-13 minutes
 # here, 2026-11-28)
 vm-lane-a:
-	$(call lane,vm-a,$(VM) --topology $(TOPOLOGY) -- tests/vm/part.sh core seeds)
+	$(VM) --topology $(TOPOLOGY) -- tests/vm/part.sh core seeds lb
 	# issue 10 (Scale): one 96-CPU LLC loads and survives a short stress run
-	$(call lane,vm-a,$(VM) --topology $(BIGLLC) -- tests/vm/bigllc.sh)
+	$(VM) --topology $(BIGLLC) -- tests/vm/bigllc.sh
 
 vm-lane-b:
-	$(call lane,vm-b,$(VM) --topology $(TOPOLOGY) -- tests/vm/part.sh ours harden hotplug proctable lb)
-	$(call lane,vm-b,$(VM) --topology $(TOPOLOGY) -- bash tests/vm/eevdf.sh)
-	# issue 24's own features where a node holds two LLCs (SIS_NODE acts only there)
-	$(call lane,vm-b,$(VM) --topology 1s2d2c2t -- tests/vm/part.sh ours)
+	$(VM) --topology $(TOPOLOGY) -- tests/vm/part.sh ours sisnode harden hotplug proctable
+	$(VM) --topology $(TOPOLOGY) -- bash tests/vm/eevdf.sh
+	# issue 24: SIS_NODE where a node holds two LLCs (the only place it acts)
+	$(VM) --topology 1s2d2c2t -- tests/vm/part.sh sisnode
 	# issue 25: the verifier's counts per BPF program on each kernel, against
 	# docs/verifier/results.json (fails on a refusal or a >20% growth)
-	$(call lane,vm-b,./target/release/arbor verifier $(foreach k,$(VERIFY_KERNELS),--kernel $(k)))
+	./target/release/arbor verifier $(foreach k,$(VERIFY_KERNELS),--kernel $(k))
 
 # The benchmark harness's one-boot smoke run: EEVDF vs scx_arbor, two
 # short workloads; fails if any step of the harness does.

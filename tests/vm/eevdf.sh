@@ -12,8 +12,8 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-NICE_SECS=${NICE_SECS:-12}
-PIPE_RUNS=${PIPE_RUNS:-5}
+NICE_SECS=${NICE_SECS:-8}
+PIPE_RUNS=${PIPE_RUNS:-3}
 PIPE_LOOPS=${PIPE_LOOPS:-20000}
 
 # cpu_ticks PID: utime + stime of a process, in clock ticks

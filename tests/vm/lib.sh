@@ -133,3 +133,20 @@ counters_now() {
 	done
 	return 1
 }
+
+# ours_run FLAGS -- COMMAND...: run COMMAND under scx_arbor -p stock
+# FLAGS; leaves the counters in $J and sets OK (command and unload clean).
+ours_run() {
+	local flags=() rc
+	while [ "$1" != "--" ]; do flags+=("$1"); shift; done
+	shift
+	J=$(mktemp "$ARBOR_TMP/ours.XXXXXX.json")
+	OK=no
+	start_sched -p stock "${flags[@]}" --stats-json "$J" || return 1
+	"$@" >/dev/null 2>&1
+	rc=$?
+	alive=$(sched_alive && echo yes)
+	stop_sched
+	[ "$rc" -eq 0 ] && [ "$alive" = yes ] && [ "$SRC" -eq 0 ] && OK=yes
+	return 0
+}

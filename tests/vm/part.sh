@@ -2,17 +2,17 @@
 # Runs sections of the VM suite (suite.sh runs them all), e.g. one alone to
 # re-check it after a change without the whole suite's half hour under TCG:
 #   arbor vm --kernel rt -- tests/vm/part.sh seeds hotplug
-# Each name is a script of tests/vm (core, seeds, ours, harden, hotplug,
-# proctable, lb); each section's time is printed after it. Prints PASS/FAIL
-# per check and ends with "N passed, N failed"; exits non-zero if any failed.
+# Each name is a script of tests/vm, one of SECTIONS below; each section's
+# time is printed after it; `all` runs every one. Prints PASS/FAIL per
+# check and ends with "N passed, N failed"; exits non-zero if any failed.
 set -u
 . "$(dirname "$0")/lib.sh"
-SECTIONS="core, seeds, ours, harden, hotplug, proctable, lb"
-[ $# -gt 0 ] || { echo "part.sh: name at least one section ($SECTIONS)" >&2; exit 2; }
+SECTIONS="core seeds ours sisnode harden hotplug proctable lb"
+NAMES=$(echo $SECTIONS | sed 's/ /, /g')
+[ $# -gt 0 ] || { echo "part.sh: name at least one section ($NAMES), or all" >&2; exit 2; }
+[ "$*" = all ] && set -- $SECTIONS
 for s in "$@"; do
-	f="$(dirname "$0")/$s.sh"
-	case $s in suite|part|lib|*/*) f=;; esac
-	[ -n "$f" ] && [ -f "$f" ] || { echo "part.sh: no section '$s' ($SECTIONS)" >&2; exit 2; }
+	[[ " $SECTIONS " == *" $s "* ]] || { echo "part.sh: no section '$s' ($NAMES)" >&2; exit 2; }
 done
 echo "== guest: $(uname -r), $(nproc) CPUs; scx_arbor: $ARBOR_BIN; sections: $*"
 T0=$SECONDS

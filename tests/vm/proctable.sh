@@ -3,8 +3,9 @@
 # deviation 8): CACHE_LB keeps one entry per multi-threaded process in a
 # 4,096-entry BPF hash map. Entries used never to be deleted, so after 4,096
 # processes aggregation was off for every new one. Here:
-#  - PROCTABLE_PROCS (10,000) short two-thread processes, one after another
-#    (arbor-spin churn: fork without exec), then PROCTABLE_TRUE (1,000)
+#  - PROCTABLE_PROCS (6,000: half as many again as the table holds) short
+#    two-thread processes, one after another
+#    (arbor-spin churn: fork without exec), then PROCTABLE_TRUE (300)
 #    `/bin/true` runs, under scx_arbor with CACHE_LB on;
 #  - then a new two-thread process must be aggregated (llc_pref_tasks_in
 #    + llc_pref_tasks_out move while it runs: tasks run in or out of a
@@ -23,7 +24,7 @@ fi
 
 
 proctable_test() {
-	local spin procs=${PROCTABLE_PROCS:-10000} trues=${PROCTABLE_TRUE:-1000}
+	local spin procs=${PROCTABLE_PROCS:-6000} trues=${PROCTABLE_TRUE:-300}
 	local j t0 t1 t2 i pid fails base now
 	spin=$(dirname "$ARBOR_BIN")/../guest/arbor-spin
 	if [ ! -x "$spin" ]; then

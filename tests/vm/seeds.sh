@@ -86,16 +86,20 @@ asym_run() { # flags... ; sets BIG (share of samples on CPUs 0-3, %), J
 	J=$(mktemp "$ARBOR_TMP/seed.XXXXXX.json")
 	start_sched -p seeds --cpu-capacity 0-3:1024,4-7:430 "$@" --stats-json "$J" || return 1
 	taskset -c 6 sh -c 'while :; do :; done' &
-	local pid=$! big=0 n=0 i cpu
-	sleep 1
+	local pid=$! big=0 n=0 i line a
+	nap 1
 	taskset -p -c 0-7 $pid >/dev/null
-	sleep 2
+	nap 2
+	# sampled with bash builtins (/proc/PID/stat's field 39 is the CPU):
+	# under TCG an exec of ps costs a second, ten samples' time
 	for i in $(seq 1 20); do
-		cpu=$(ps -o psr= -p $pid | tr -d ' ')
-		[ "$cpu" -lt 4 ] && big=$((big + 1))
+		read -r line </proc/$pid/stat || break
+		a=($line)
+		[ "${a[38]}" -lt 4 ] && big=$((big + 1))
 		n=$((n + 1))
-		sleep 0.2
+		nap 0.2
 	done
+	[ $n -gt 0 ] || n=1
 	kill $pid; wait_limit $pid 30 2>/dev/null
 	stop_sched
 	BIG=$((100 * big / n))

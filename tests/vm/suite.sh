@@ -5,4 +5,4 @@
 # `make test` runs the same sections split over two guests at once (TCG
 # runs a guest on one host thread; the Makefile's vm-test says how).
 # Prints PASS/FAIL per check and ends with "N passed, N failed".
-exec bash "$(dirname "$0")/part.sh" core seeds ours harden hotplug proctable lb
+exec bash "$(dirname "$0")/part.sh" all
