@@ -440,7 +440,8 @@ mod tests {
     /// metric and counter but its own, on x86-12 wakeprobe (most wake-ups
     /// find prev idle) and 2s2c2t hackbench (many do not: the full path
     /// runs after a failed claim), while it takes many wake-ups; with the
-    /// model's costs select_cpu costs less per call with it.
+    /// model's costs select_cpu costs less per call with it (by about the
+    /// one call it skips).
     #[test]
     fn wake_shortcut_places_as_the_full_path() {
         let zero = CostModel {
@@ -495,8 +496,11 @@ mod tests {
                 .unwrap();
             ns / *n as f64
         };
+        // the shortcut skips the copy of the idle mask, one bpf_probe_read_kernel
+        // (the model's 20 ns), on most of these wake-ups (before the mask was
+        // read from its address, the get/put pair too: 60 ns)
         assert!(
-            per_call(&on) < per_call(&off) - 20.0,
+            per_call(&on) < per_call(&off) - 15.0,
             "{} vs {}",
             per_call(&on),
             per_call(&off)

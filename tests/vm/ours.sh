@@ -111,6 +111,10 @@ fi
 # them is a found idle CPU; with NO_WAKE_SHORTCUT it stays 0. That both
 # paths place alike is the simulator's test (sim/src/run.rs,
 # wake_shortcut_places_as_the_full_path): a guest's timing differs run to run.
+# With NO_WAKE_SHORTCUT every such wake-up reads the copy of the kernel's
+# idle mask (common.bpf.h copy_idle_mask, from the address arbor_init
+# took): found_idle_cpu > 0 also says the copy reads the real mask (a
+# wrong address reads as no CPU idle, and the count stays 0).
 PROBE=$(dirname "$ARBOR_BIN")/../guest/wakeprobe
 if [ ! -x "$PROBE" ]; then
 	fail "WAKE_SHORTCUT: $PROBE missing (make builds it from guest/wakeprobe.c)"

@@ -33,7 +33,7 @@ static __always_inline bool task_fits(struct task_ctx *tctx, s32 cpu)
 
 /* Fill the scratch arrays with capacity, utilisation and allowed-idle bits. */
 static __always_inline u32 capacity_snapshot(struct scratch *sc, const struct task_struct *p,
-					     const struct cpumask *idle)
+					     const u64 *ib)
 {
 	u64 now = bpf_ktime_get_ns();
 	u32 n = nr_cpus < MAX_CPUS ? nr_cpus : MAX_CPUS, i;
@@ -48,7 +48,7 @@ static __always_inline u32 capacity_snapshot(struct scratch *sc, const struct ta
 		c = lookup_cpu_ctx(i);
 		sc->a_cap[i] = cap_of(i);
 		sc->a_util[i] = c ? cpu_util(c, now) : 0;
-		if (allowed(p, i) && bpf_cpumask_test_cpu(i, idle))
+		if (allowed(p, i) && idle_bit(ib, i))
 			arbor_mask_set(sc->a_idle, CPU_MASK_WORDS, i);
 	}
 	return n;
@@ -59,16 +59,13 @@ static __always_inline s32 select_by_capacity(struct task_struct *p, struct task
 					      bool *found_idle)
 {
 	struct scratch *sc = get_scratch();
-	const struct cpumask *idle;
 	u32 n;
 	s32 i;
 
 	*found_idle = false;
 	if (!sc)
 		return -1;
-	idle = scx_bpf_get_idle_cpumask();
-	n = capacity_snapshot(sc, p, idle);
-	scx_bpf_put_idle_cpumask(idle);
+	n = capacity_snapshot(sc, p, copy_idle_mask(bpf_get_smp_processor_id()));
 	i = arbor_capacity_pick(n, sc->a_cap, sc->a_util, sc->a_idle, tctx->util_avg);
 	if (i < 0 || i >= MAX_CPUS || !allowed(p, i))
 		return -1;
@@ -78,14 +75,14 @@ static __always_inline s32 select_by_capacity(struct task_struct *p, struct task
 
 /* ASYM_IDLE_CAPACITY: select_idle_capacity from target. -1 if nothing idle. */
 static __always_inline s32 select_idle_capacity(struct task_struct *p, struct task_ctx *tctx,
-						const struct cpumask *idle, s32 target)
+						const u64 *ib, s32 target)
 {
 	struct scratch *sc = get_scratch();
 	u32 n;
 
 	if (!sc)
 		return -1;
-	n = capacity_snapshot(sc, p, idle);
+	n = capacity_snapshot(sc, p, ib);
 	return arbor_select_idle_capacity(n, sc->a_cap, sc->a_idle, tctx->util_avg,
 					  target >= 0 ? (u32)target : 0);
 }
@@ -98,7 +95,6 @@ static __always_inline s32 select_idle_capacity(struct task_struct *p, struct ta
 static __always_inline void check_misfit(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
 {
 	struct scratch *sc;
-	const struct cpumask *idle;
 	u32 n;
 	s32 t;
 
@@ -106,9 +102,7 @@ static __always_inline void check_misfit(struct task_struct *p, struct task_ctx 
 		return;
 	if (tctx->move_cpu >= 0 || !(sc = get_scratch()))
 		return;
-	idle = scx_bpf_get_idle_cpumask();
-	n = capacity_snapshot(sc, p, idle);
-	scx_bpf_put_idle_cpumask(idle);
+	n = capacity_snapshot(sc, p, copy_idle_mask(cpu));
 	t = arbor_misfit_target(cap_of(cpu), n, sc->a_cap, sc->a_idle);
 	if (t < 0 || t >= MAX_CPUS || !allowed(p, t))
 		return;

@@ -149,6 +149,59 @@ static __always_inline bool allowed(const struct task_struct *p, s32 cpu)
 	return valid_cpu(cpu) && bpf_cpumask_test_cpu(cpu, p->cpus_ptr);
 }
 
+/*
+ * The wake-up path's copy of sched_ext's idle mask: one
+ * bpf_probe_read_kernel() of the mask's words per wake-up instead of one
+ * bpf_cpumask_test_cpu() kfunc call per CPU tested (wake_affine, every
+ * step of select_idle_sibling, the LLC scan; the fork slow path's scans:
+ * select_idlest; the capacity scans of ASYM_*). One row per CPU, written
+ * only by the callback running on that CPU: select_cpu (not reentrant
+ * there: ttwu holds the wakee's pi_lock with interrupts off) or the tick
+ * (interrupts off too, so never in the middle of a select_cpu). The copy
+ * is read until the placement is chosen; nothing on that path claims a
+ * CPU before the scan is over (CACHE_WAKE's claim returns at once), so
+ * every test answers as the live mask would have (in the simulator,
+ * exactly; on a machine, other CPUs may change the live mask meanwhile
+ * either way, and the final scx_bpf_test_and_clear_cpu_idle() decides).
+ *
+ * The copy is read from the mask's address, which arbor_init takes once
+ * (idle_mask_addr): scx_bpf_get_idle_cpumask() returns the kernel's global
+ * idle mask (ext/idle.c, 7.2: idle_cpumask(NUMA_NO_NODE)->cpu, allocated
+ * once at boot by scx_idle_init_masks() and never freed), and its
+ * scx_bpf_put_idle_cpumask() does nothing, so a get/put pair per wake-up
+ * were two kfunc calls on the wake-up's critical path that read nothing
+ * (issue 24, item 2: the wake-up path's cost). Loaded by root, the
+ * verifier lets a program keep a kernel address as a number
+ * (allow_ptr_leaks); the read itself is bpf_probe_read_kernel()'s, which
+ * fails safe: an address of 0 or an error zeroes the copy (no CPU looks
+ * idle, every wake-up queues) rather than reading anything else.
+ */
+u64 idle_mask_addr;
+
+struct wake_idle_row {
+	u64 w[CPU_MASK_WORDS];
+};
+struct wake_idle_row wake_idle[MAX_CPUS];
+
+/* copy the kernel's idle mask into `this` CPU's row; returns the row */
+static __always_inline const u64 *copy_idle_mask(s32 this)
+{
+	u64 *dst = wake_idle[(u32)this & (MAX_CPUS - 1)].w;
+	/* the words nr_cpu_ids uses: the kernel allocates no more (cpumask_size()) */
+	u32 n = (nr_cpus + 63) / 64;
+
+	if (n > CPU_MASK_WORDS)
+		n = CPU_MASK_WORDS;
+	bpf_probe_read_kernel(dst, n * sizeof(u64), (const void *)idle_mask_addr);
+	return dst;
+}
+
+/* an idle test on the copy: no call */
+static __always_inline bool idle_bit(const u64 *bits, s32 cpu)
+{
+	return valid_cpu(cpu) && ((bits[((u32)cpu / 64) & (CPU_MASK_WORDS - 1)] >> (cpu & 63)) & 1);
+}
+
 static __always_inline u32 llc_of(s32 cpu)
 {
 	return cpu_llc[cpu & (MAX_CPUS - 1)] & (MAX_LLCS - 1);

@@ -25,49 +25,6 @@ struct node_busy_ctx {
 };
 struct node_busy_ctx node_busy[MAX_NODES];
 
-static __always_inline bool cpu_idle_now(const struct cpumask *idle, s32 cpu)
-{
-	return valid_cpu(cpu) && bpf_cpumask_test_cpu(cpu, idle);
-}
-
-/*
- * The wake-up path's copy of sched_ext's idle mask: one
- * bpf_probe_read_kernel() of the mask's words per wake-up instead of one
- * bpf_cpumask_test_cpu() kfunc call per CPU tested (wake_affine, every
- * step of select_idle_sibling, the LLC scan; the fork slow path's scans:
- * select_idlest). One row per CPU, written only by select_cpu running on
- * that CPU (not reentrant there: ttwu holds the wakee's pi_lock with
- * interrupts off). The copy is taken once the mask is held and read
- * until the wake-up's placement is chosen; nothing on that path claims
- * a CPU before the scan is over (CACHE_WAKE's claim returns at once), so
- * every test answers as the live mask would have (in the simulator,
- * exactly; on a machine, other CPUs may change the live mask meanwhile
- * either way, and the final scx_bpf_test_and_clear_cpu_idle() decides).
- */
-struct wake_idle_row {
-	u64 w[CPU_MASK_WORDS];
-};
-struct wake_idle_row wake_idle[MAX_CPUS];
-
-static __always_inline const u64 *copy_idle_mask(s32 this, const struct cpumask *idle)
-{
-	u64 *dst = wake_idle[(u32)this & (MAX_CPUS - 1)].w;
-	/* the words nr_cpu_ids uses: the kernel allocates no more (cpumask_size()) */
-	u32 n = (nr_cpus + 63) / 64;
-
-	if (n > CPU_MASK_WORDS)
-		n = CPU_MASK_WORDS;
-	/* on an error the helper zeroes the copy: no CPU looks idle */
-	bpf_probe_read_kernel(dst, n * sizeof(u64), idle);
-	return dst;
-}
-
-/* cpu_idle_now() on the copy: no call */
-static __always_inline bool idle_bit(const u64 *bits, s32 cpu)
-{
-	return valid_cpu(cpu) && ((bits[((u32)cpu / 64) & (CPU_MASK_WORDS - 1)] >> (cpu & 63)) & 1);
-}
-
 /*
  * has_idle_cores hint (baseline: set_idle_cores/test_idle_cores). Set when a
  * CPU goes idle and finds its whole core idle, cleared when a scan for an
@@ -216,14 +173,14 @@ __noinline s32 arbor_sis_node(s32 this, s32 target, s32 prev, u64 now)
  */
 /*
  * The caller (select_cpu, running on `this`, woken by `cur`) passes what it
- * already has: the idle mask (it puts it back afterwards) and its copy
- * `ib` (copy_idle_mask), which every idle test here reads, and this CPU's
+ * already has: its copy of the idle mask `ib` (copy_idle_mask), which
+ * every idle test here reads, and this CPU's
  * context if it looked it up (else NULL). Counters go to `this`'s row.
  */
 static __always_inline s32 select_idle_sibling(struct task_struct *p, struct task_ctx *tctx,
 					       s32 prev, s32 target, bool *found_idle, s32 this,
 					       struct task_struct *cur, struct cpu_ctx *tc,
-					       const struct cpumask *idle, const u64 *ib, u64 now)
+					       const u64 *ib, u64 now)
 {
 	struct scratch *sc;
 	struct llc_ctx *lc;
@@ -291,7 +248,7 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 
 	/* 5. asymmetric capacity (mainline): the first idle CPU that fits */
 	if (asym_idle) {
-		cpu = select_idle_capacity(p, tctx, idle, target);
+		cpu = select_idle_capacity(p, tctx, ib, target);
 		if (cpu >= 0) {
 			stat_inc_on(this, STAT_CAPACITY_PLACEMENTS);
 			stat_inc_on(this, STAT_FOUND_IDLE_CPU);
@@ -604,13 +561,10 @@ static __always_inline s32 select_idlest(struct task_struct *p, s32 prev, s32 th
 {
 	u64 now = bpf_ktime_get_ns();
 	s32 node = node_of(prev), llc = llc_of(prev), g, n, cpu;
-	const struct cpumask *idle;
 	struct scratch *sc;
 
 	*found_idle = false;
-	idle = scx_bpf_get_idle_cpumask();
-	copy_idle_mask(this, idle);
-	scx_bpf_put_idle_cpumask(idle);
+	copy_idle_mask(this);
 	if (nr_nodes > 1) {
 		n = arbor_fork_node_stats(p, this, now);
 		g = arbor_fork_dst_group(n, node, 1, node_imb_numa_nr[node & (MAX_NODES - 1)]);

@@ -114,7 +114,6 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	s32 this = bpf_get_smp_processor_id(), target = prev_cpu, cpu;
 	struct task_ctx *tctx = lookup_task_ctx(p), *wctx;
 	bool sync, want_affine = true, found_idle = false;
-	const struct cpumask *idle;
 	struct cpu_ctx *tc = NULL;
 	const u64 *ib;
 	u64 now;
@@ -267,11 +266,10 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 		return prev_cpu;
 
 	/*
-	 * one idle mask for wake_affine and select_idle_sibling, put back
-	 * below; its tests read one copy of it (idle.bpf.h copy_idle_mask)
+	 * one copy of the idle mask for wake_affine and select_idle_sibling
+	 * (common.bpf.h copy_idle_mask: no get/put of the mask)
 	 */
-	idle = scx_bpf_get_idle_cpumask();
-	ib = copy_idle_mask(this, idle);
+	ib = copy_idle_mask(this);
 
 	/* wake_affine (baseline): this or prev, only when they differ. */
 	if (want_affine && this != prev_cpu) {
@@ -294,7 +292,6 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 		if (pref >= 0 && (u32)pref != llc_of(target) &&
 		    cache_allow_llc(p, tctx, target, pref, tctx->util_avg, now) &&
 		    (c = idle_cpu_in_llc(p, pref)) >= 0) {
-			scx_bpf_put_idle_cpumask(idle);
 			/* claimed: run it there at once (joins its queue there: eevdf_wake_direct) */
 			tctx->wake_direct = 1;
 			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_wake_direct(p, tctx, c), 0);
@@ -302,9 +299,7 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 		}
 	}
 
-	cpu = select_idle_sibling(p, tctx, prev_cpu, target, &found_idle, this, waker, tc, idle,
-				  ib, now);
-	scx_bpf_put_idle_cpumask(idle);
+	cpu = select_idle_sibling(p, tctx, prev_cpu, target, &found_idle, this, waker, tc, ib, now);
 out:
 	if (!allowed(p, cpu))
 		return prev_cpu;
@@ -891,6 +886,8 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
 	}
 
 	idle = scx_bpf_get_idle_cpumask();
+	/* the wake-up path reads the mask from its address (common.bpf.h copy_idle_mask) */
+	idle_mask_addr = (u64)idle;
 	bpf_for(cpu, 0, MAX_CPUS) {
 		struct cpu_ctx *c;
 
