@@ -100,6 +100,21 @@ static __always_inline bool task_migration_disabled(const struct task_struct *p)
 }
 
 /*
+ * task_cpu(p), read from the task: include/linux/sched.h task_cpu() is
+ * READ_ONCE(task_thread_info(p)->cpu) with THREAD_INFO_IN_TASK (x86,
+ * arm64, ...), which is all scx_bpf_task_cpu() returns. A load instead of
+ * a kfunc call on enqueue, runnable, running, stopping and the tick
+ * (issue 24, item 2: the model charges a call 20 ns, a field read
+ * nothing). Where the field does not exist, the kfunc.
+ */
+static __always_inline s32 task_cpu_of(const struct task_struct *p)
+{
+	if (bpf_core_field_exists(p->thread_info.cpu))
+		return p->thread_info.cpu;
+	return scx_bpf_task_cpu(p);
+}
+
+/*
  * Add to the row of `cpu`, which must be the CPU running the callback
  * (the caller already knows it: each bpf_get_smp_processor_id() is a
  * helper call, and the wake-up path counts several things).

@@ -344,7 +344,7 @@ static __always_inline bool wake_preempt(struct cpu_ctx *c, struct task_ctx *tct
 void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
-	s32 task_cpu = scx_bpf_task_cpu(p), cpu = task_cpu;
+	s32 task_cpu = task_cpu_of(p), cpu = task_cpu;
 	struct cpu_ctx *c;
 	int elig;
 
@@ -564,7 +564,7 @@ void BPF_STRUCT_OPS(arbor_runnable, struct task_struct *p, u64 enq_flags)
 	task_pelt(tctx, now, 0, false);
 	if (enq_flags & SCX_ENQ_WAKEUP)
 		tctx->runnable_at = now;
-	cpu = scx_bpf_task_cpu(p);
+	cpu = task_cpu_of(p);
 	acct_add(tctx, p, cpu);
 	/* the waiting count's share of the task's CPU (set_waiting_on) */
 	set_waiting_on(tctx, lookup_cpu_ctx(cpu), true, now);
@@ -583,7 +583,7 @@ void BPF_STRUCT_OPS(arbor_runnable, struct task_struct *p, u64 enq_flags)
 void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
-	s32 cpu = scx_bpf_task_cpu(p);
+	s32 cpu = task_cpu_of(p);
 	struct cpu_ctx *c = lookup_cpu_ctx(cpu);
 	u64 now = bpf_ktime_get_ns();
 
@@ -647,7 +647,7 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
-	s32 cpu = scx_bpf_task_cpu(p);	/* the task's CPU: see running() */
+	s32 cpu = task_cpu_of(p);	/* the task's CPU: see running() */
 	struct cpu_ctx *c = lookup_cpu_ctx(cpu);
 	u64 now = bpf_ktime_get_ns(), ran, dv;
 
@@ -931,7 +931,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
 void BPF_STRUCT_OPS(arbor_tick, struct task_struct *p)
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
-	s32 cpu = scx_bpf_task_cpu(p);
+	s32 cpu = task_cpu_of(p);
 	u64 now = bpf_ktime_get_ns();
 	struct cpu_ctx *c = lookup_cpu_ctx(cpu);
 

@@ -294,7 +294,7 @@ impl Core {
     fn move_queued(&mut self, ops: &mut dyn Ops, caller: usize, t: TaskId, dest: usize) {
         let deq = abi::DEQUEUE_NOCLOCK | abi::SCX_DEQ_SCHED_CHANGE;
         self.dequeue_queued(ops, caller, t, deq, false);
-        self.tasks[t].cpu = dest;
+        self.set_task_cpu(t, dest);
         // activate_task with MIGRATING: no ops.runnable (ext.c:2093)
         self.tasks[t].ts.scx.flags |= abi::SCX_TASK_QUEUED;
         self.ddsp = None;

@@ -338,7 +338,7 @@ impl Core {
                 self.preempt_out(x, t);
                 self.set_state(t, TaskState::Sleeping);
                 let to = self.fallback_cpu(t, x);
-                self.tasks[t].cpu = to;
+                self.set_task_cpu(t, to);
                 self.rt_wake(t, to);
             } else {
                 self.preempt_out(x, t);
@@ -378,7 +378,7 @@ impl Core {
         for t in rt {
             self.set_state(t, TaskState::Sleeping);
             let to = self.fallback_cpu(t, x);
-            self.tasks[t].cpu = to;
+            self.set_task_cpu(t, to);
             self.rt_wake(t, to);
         }
         // an offline CPU is not an idle one ("idle while queued")
@@ -391,7 +391,7 @@ impl Core {
         while let Some(t) = self.cpus[x].local.pop_first() {
             self.set_state(t, TaskState::Bpf);
             let to = self.fallback_cpu_scx(ops, x, t, x);
-            self.tasks[t].cpu = to;
+            self.set_task_cpu(t, to);
             self.ddsp = None;
             if self.stop.is_some() {
                 self.enqueue_on(t, DsqRef::Local(to), 0, None);
@@ -583,7 +583,7 @@ impl Core {
             let mut cpu = self.tasks[t].cpu;
             if !self.online[cpu] || !self.allowed(t, cpu) {
                 cpu = self.fallback_cpu_scx(ops, cpu, t, cpu);
-                self.tasks[t].cpu = cpu;
+                self.set_task_cpu(t, cpu);
             }
             self.set_state(t, TaskState::Sleeping);
             self.stats.set_waiting(t, false, self.now);

@@ -456,6 +456,7 @@ impl Core {
                 ts.cpus_ptr = &ts.cpus_mask;
                 ts.nr_cpus_allowed = 1;
                 ts.sim_id = u32::MAX;
+                ts.thread_info.cpu = c as u32;
                 ts
             })
             .collect::<Vec<_>>();
@@ -819,6 +820,7 @@ impl Core {
                 .find(|&c| ts.cpus_mask.test(c) && self.online[c])
                 .or_else(|| (0..self.cpus.len()).find(|&c| ts.cpus_mask.test(c)))
                 .unwrap_or(0);
+            ts.thread_info.cpu = first as u32;
             self.tasks.push(Task {
                 spec: s,
                 ts,
@@ -842,6 +844,14 @@ impl Core {
             }
         }
         Ok(())
+    }
+
+    /// set_task_cpu(): the task's CPU, here and in its task_struct's
+    /// thread_info.cpu, which a program may read instead of calling
+    /// scx_bpf_task_cpu() (both are task_cpu(p) in the kernel)
+    pub(crate) fn set_task_cpu(&mut self, t: TaskId, cpu: usize) {
+        self.tasks[t].cpu = cpu;
+        self.tasks[t].ts.thread_info.cpu = cpu as u32;
     }
 
     fn arm_sleep(&mut self, t: TaskId, ns: Ns) {
@@ -871,7 +881,7 @@ impl Core {
         // the parent's CPU, as wake_up_new_task selects from it
         for &c in &fx.forks {
             if c < self.tasks.len() && self.tasks[c].state == TaskState::New {
-                self.tasks[c].cpu = waker_cpu;
+                self.set_task_cpu(c, waker_cpu);
                 self.start_task(ops, c);
                 if self.stop.is_some() {
                     return;
@@ -954,7 +964,7 @@ impl Core {
             // prev's node first, then any, lowest id first
             cpu = self.fallback_cpu_scx(ops, waker_cpu, t, prev);
         }
-        self.tasks[t].cpu = cpu;
+        self.set_task_cpu(t, cpu);
         self.tasks[t].woken_at = Some(self.now);
         self.stats.wakeups += 1;
         self.note(Note::Wake {
@@ -1143,7 +1153,7 @@ impl Core {
         self.note(Note::Insert { t, dsq: target });
         self.custody_on_insert(t, target);
         if let DsqRef::Local(c) = target {
-            self.tasks[t].cpu = c;
+            self.set_task_cpu(t, c);
             // dsq_inc_nr (ext.c:1382-1417), then local_dsq_post_enq's
             // wakeup_preempt raises next_class (ext.c:1507-1508)
             self.immed_local_insert(t, c, flags);
@@ -1241,5 +1251,6 @@ fn new_task_struct(pid: i32, tgid: i32, flags: u32, weight: u32) -> TaskStruct {
         se: abi::SchedEntity::default(),
         cgroups: std::ptr::null_mut(),
         sched_task_group: std::ptr::null_mut(),
+        thread_info: abi::ThreadInfo::default(),
     }
 }

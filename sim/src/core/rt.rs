@@ -97,7 +97,7 @@ impl Core {
                 };
             }
         }
-        self.tasks[t].cpu = cpu;
+        self.set_task_cpu(t, cpu);
         self.tasks[t].woken_at = Some(self.now);
         self.tasks[t].runnable_at = self.now;
         self.set_state(t, TaskState::RtQueued(cpu));

@@ -446,7 +446,7 @@ impl Core {
             return;
         }
         self.set_state(t, TaskState::Running(x));
-        self.tasks[t].cpu = x;
+        self.set_task_cpu(t, x);
         self.note(Note::Run { t, cpu: x });
         let rt = self.is_rt(t);
         if !rt {
@@ -851,7 +851,7 @@ impl Core {
                 // forked by a running parent: from the CPU it is on (or last ran on)
                 if let Some(p) = self.tasks[t].spec.parent {
                     if self.tasks[p].state != TaskState::New {
-                        self.tasks[t].cpu = self.tasks[p].cpu;
+                        self.set_task_cpu(t, self.tasks[p].cpu);
                     }
                 }
                 self.start_task(ops, t)
@@ -946,7 +946,9 @@ impl Core {
     ///   place (none is lost, none runs twice);
     /// - a task queued on a CPU's local DSQ or running on a CPU may run
     ///   there (affinity);
-    /// - on each CPU, busy + idle = the time elapsed.
+    /// - on each CPU, busy + idle = the time elapsed;
+    /// - every task's thread_info.cpu is its CPU (task_cpu(p) read from the
+    ///   task, as scx_arbor does).
     ///
     /// One pass over the DSQs, the CPUs and the tasks.
     fn find_violation(&self) -> Option<String> {
@@ -1032,6 +1034,17 @@ impl Core {
             }
         }
         for (t, task) in self.tasks.iter().enumerate() {
+            // task_cpu(p) two ways: the core's and the task_struct's
+            // thread_info.cpu, which a program may read instead of calling
+            // scx_bpf_task_cpu() (Core::set_task_cpu keeps them one)
+            if task.ts.thread_info.cpu as usize != task.cpu {
+                return Some(format!(
+                    "task {} is on CPU {}, but its thread_info.cpu says {}",
+                    self.task_name(t),
+                    task.cpu,
+                    task.ts.thread_info.cpu
+                ));
+            }
             let want = match task.state {
                 TaskState::Queued(_) | TaskState::Running(_) => 1,
                 _ => 0,

@@ -96,6 +96,17 @@ pub struct TaskStruct {
     /// struct css_set * / struct task_group *: the root cgroup's (shim.c)
     pub cgroups: *mut c_void,
     pub sched_task_group: *mut c_void,
+    /// struct thread_info (THREAD_INFO_IN_TASK): `cpu` is task_cpu(p), which
+    /// a program may read from the task instead of calling
+    /// scx_bpf_task_cpu(); the core keeps it equal to its own (Core::set_task_cpu)
+    pub thread_info: ThreadInfo,
+}
+
+/// include/asm/thread_info.h: the field a BPF program reads (task_cpu's)
+#[repr(C)]
+#[derive(Default, Clone, Copy)]
+pub struct ThreadInfo {
+    pub cpu: u32,
 }
 
 /// include/linux/sched.h: set on the idle tasks (swapper/N)

@@ -145,6 +145,10 @@ struct sched_entity {
 struct css_set;
 struct task_group;
 
+struct thread_info {
+	u32 cpu;
+};
+
 struct task_struct {
 	s32 pid;
 	s32 tgid;
@@ -182,6 +186,8 @@ struct task_struct {
 	struct sched_entity se;
 	struct css_set *cgroups;
 	struct task_group *sched_task_group;
+	/* THREAD_INFO_IN_TASK: cpu is task_cpu(p) (the simulator keeps it) */
+	struct thread_info thread_info;
 };
 
 /* include/uapi/linux/mempolicy.h */

@@ -183,3 +183,19 @@ fn a_task_queued_outside_its_affinity_stops_the_run() {
         10 * MS,
     );
 }
+
+/// "thread_info.cpu is task_cpu(p)" (scx_arbor reads it instead of calling
+/// scx_bpf_task_cpu()): a task's CPU changed without its thread_info is
+/// reported with both values.
+#[test]
+fn a_task_cpu_not_in_its_thread_info_stops_the_run() {
+    let (_core, stop, _log) = a_and_queued_x(|c| {
+        c.tasks[1].cpu = 1;
+    });
+    let msg = violated(&stop);
+    check_report(
+        msg,
+        &["x (task 1) is on CPU 1, but its thread_info.cpu says 0"],
+        10 * MS,
+    );
+}
