@@ -56,7 +56,7 @@ static __always_inline u32 capacity_snapshot(struct scratch *sc, const struct ta
 
 /* ASYM_WAKE_CAP's slow path: a CPU by spare capacity. -1 if none. */
 static __always_inline s32 select_by_capacity(struct task_struct *p, struct task_ctx *tctx,
-					      bool *found_idle)
+					      s32 this, bool *found_idle)
 {
 	struct scratch *sc = get_scratch();
 	u32 n;
@@ -65,7 +65,8 @@ static __always_inline s32 select_by_capacity(struct task_struct *p, struct task
 	*found_idle = false;
 	if (!sc)
 		return -1;
-	n = capacity_snapshot(sc, p, copy_idle_mask(bpf_get_smp_processor_id()));
+	/* select_cpu's CPU, which it already knows (no helper call) */
+	n = capacity_snapshot(sc, p, copy_idle_mask(this));
 	i = arbor_capacity_pick(n, sc->a_cap, sc->a_util, sc->a_idle, tctx->util_avg);
 	if (i < 0 || i >= MAX_CPUS || !allowed(p, i))
 		return -1;

@@ -135,7 +135,7 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 		 * starts on the cluster with more idle CPUs, the little one.
 		 */
 		if (asym && feat(FEAT_ASYM_WAKE_CAP)) {
-			cpu = select_by_capacity(p, tctx, &found_idle);
+			cpu = select_by_capacity(p, tctx, this, &found_idle);
 			if (cpu >= 0)
 				stat_inc_on(this, STAT_CAPACITY_PLACEMENTS);
 		}
@@ -238,7 +238,7 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	 */
 	if (asym && feat(FEAT_ASYM_WAKE_CAP) &&
 	    arbor_wake_cap(tctx->util_avg, cap_of(prev_cpu), cap_of(this))) {
-		cpu = select_by_capacity(p, tctx, &found_idle);
+		cpu = select_by_capacity(p, tctx, this, &found_idle);
 		if (cpu >= 0) {
 			stat_inc_on(this, STAT_CAPACITY_PLACEMENTS);
 			goto out;
