@@ -270,6 +270,15 @@ pub const FEATURES: &[Feature] = &[
         seed: None,
         help: "a wakee whose prev is the waker's CPU, which runs only the waker, queues there behind it when the waker sleeps sooner after its wake-ups (measured per waker) than a wakee sent to an idle CPU takes to run (measured per CPU: IPI, idle exit) (cosmos: prev kept when it is the waker's CPU and both share an mm; fair.c wake_affine_idle: WF_SYNC's promise, here measured). Counter: wake_local",
     },
+    // Ours (issue 24), from the kernel's NEXT_BUDDY: policy.h
+    // arbor_sync_defer has the rule and its sources.
+    Feature {
+        name: "PREEMPT_SYNC",
+        bit: bpf_intf::arbor_feature_FEAT_PREEMPT_SYNC,
+        default: false,
+        seed: None,
+        help: "a wakee woken with WF_SYNC preempts the task running on its CPU only once that task has run migration_cost/4 (125 us) since it was picked, so that a writer issues its batch of wake-ups before its readers run (fair.c preempt_sync, under NEXT_BUDDY: \"allow some runtime for batch wakeups to be issued\"). Counter: sync_preempt_deferred",
+    },
     Feature {
         name: "LB_IMBALANCE",
         bit: bpf_intf::arbor_feature_FEAT_LB_IMBALANCE,
@@ -324,6 +333,15 @@ pub const DEFAULT_ONLY: &[(&str, &str)] = &[
          ties cosmos with it (-12.8% +-14.9) and loses without (-41.7% +-37.7), wakeprobe p99 \
          likewise (-0.8% +-2.2 against -4.0% +-1.8); x86-12 and xeon-88, one LLC per node, \
          unchanged to the digit (sim, 5 seeds; docs/results/2026-11-27-spawn-parent)",
+    ),
+    (
+        "PREEMPT_SYNC",
+        "wake-up preemptions broke hackbench's batches on small busy machines: 2,787 wake-ups for \
+         the host's messages against p2dq's 371, 1,392 of them preempting \
+         (docs/results/2026-11-28-idle-pull-llc); with it x86-12 hackbench +5.8% +-5.8, \
+         perf-messaging +4.9% +-4.0, e5-2630v4 and hikey +2.0 to +6.5%, perf-pipe, pgbench, \
+         wakeprobe and schbench unchanged to the digit, xeon-88 and power11 unchanged \
+         (sim, 5 seeds; docs/results/2026-11-28-preempt-sync)",
     ),
 ];
 

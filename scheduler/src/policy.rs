@@ -484,6 +484,36 @@ mod tests {
         }
     }
 
+    /// PREEMPT_SYNC: a WF_SYNC wake-up waits while the running task was
+    /// picked less than the threshold (migration_cost / 4 = 125 us) ago,
+    /// and preempts from then on; a plain wake-up, or a CPU that runs
+    /// nothing, is never held back.
+    #[test]
+    fn preempt_sync_lets_a_task_run_its_batch_before_a_sync_wakee_preempts() {
+        unsafe {
+            let (picked, th) = (1_000_000u64, 125_000u64);
+            assert!(arbor_sync_defer(true, picked, picked, th), "just picked");
+            assert!(arbor_sync_defer(true, picked + th - 1, picked, th));
+            assert!(
+                !arbor_sync_defer(true, picked + th, picked, th),
+                "ran its 125 us"
+            );
+            assert!(!arbor_sync_defer(true, picked + 10 * th, picked, th));
+            assert!(
+                !arbor_sync_defer(false, picked + 1, picked, th),
+                "not WF_SYNC"
+            );
+            assert!(
+                !arbor_sync_defer(true, picked + 1, 0, th),
+                "nothing running"
+            );
+            // a clock read on another CPU a little behind the pick: still waits
+            assert!(arbor_sync_defer(true, picked - 1, picked, th));
+            // threshold 0 (migration cost set to 0): never waits
+            assert!(!arbor_sync_defer(true, picked, picked, 0));
+        }
+    }
+
     /// RUN_TO_PARITY: the running task is protected from wake-up
     /// preemption until it has run, at its weight, the vruntime between
     /// its pick and its deadline then (calc_delta_fair's inverse); with

@@ -106,6 +106,7 @@ pub const NAMES: &[&str] = &[
     "sis_node_found",
     "wake_prev_idle",
     "wake_local",
+    "sync_preempt_deferred",
 ];
 
 /// What a counter holds: `count` (events), `ns-sum` (nanoseconds summed
@@ -396,6 +397,11 @@ pub struct Metrics {
     )]
     #[serde(default)]
     pub wake_local: u64,
+    #[stat(
+        desc = "PREEMPT_SYNC: sync wake-ups that would have preempted a task picked less than migration_cost/4 ago, left queued instead"
+    )]
+    #[serde(default)]
+    pub sync_preempt_deferred: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,

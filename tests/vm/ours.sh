@@ -154,3 +154,22 @@ elif ours_run -f WAKE_LOCAL -- taskset -c 0,1 "$PROBE" -m 1 -w 2 -t 2; then
 else
 	fail "WAKE_LOCAL: loads"
 fi
+
+# PREEMPT_SYNC (default only): hackbench's writers wake their readers with
+# WF_SYNC. On two CPUs (taskset: still two, so select_cpu is asked and sees
+# the flag) 40 tasks queue behind each other; a sync wake-up that would
+# preempt a task picked less than 125 us ago leaves it running instead.
+# Without the feature (stock) the counter stays 0 while wake-ups do preempt,
+# so the path it guards is taken.
+if ours_run -f PREEMPT_SYNC -- taskset -c 0,1 hackbench -g 2 -l 50; then
+	check "PREEMPT_SYNC: hackbench on CPUs 0-1 ran, clean unload; $(json_get "$J" sync_preempt_deferred) sync wake-ups left a task picked < 125 us ago running (> 0), $(json_get "$J" wake_preempts) preempted" \
+		test "$OK" = yes -a "$(json_get "$J" sync_preempt_deferred)" -gt 0
+	if ours_run -- taskset -c 0,1 hackbench -g 2 -l 50; then
+		check "NO_PREEMPT_SYNC (stock): hackbench ran; sync_preempt_deferred $(json_get "$J" sync_preempt_deferred) = 0, wake_preempts $(json_get "$J" wake_preempts) > 0" \
+			test "$OK" = yes -a "$(json_get "$J" sync_preempt_deferred)" = 0 -a "$(json_get "$J" wake_preempts)" -gt 0
+	else
+		fail "NO_PREEMPT_SYNC: loads"
+	fi
+else
+	fail "PREEMPT_SYNC: loads"
+fi

@@ -135,7 +135,8 @@ enum arbor_feature {
 	FEAT_SIS_NODE	= 25,	/* ours: no idle CPU in target's LLC -> an idle CPU of the rest of its node */
 	FEAT_WAKE_SHORTCUT = 26,	/* ours, placement-neutral: an idle prev kept by wake_affine is claimed at once */
 	FEAT_WAKE_LOCAL	= 27,	/* ours: a wakee whose prev is its waker's CPU waits there when the waker sleeps sooner than an idle CPU wakes */
-	NR_FEATURES	= 28,
+	FEAT_PREEMPT_SYNC = 28,	/* NEXT_BUDDY's preempt_sync: a sync wake-up preempts only a task that ran migration_cost/4 */
+	NR_FEATURES	= 29,
 };
 
 /*
@@ -276,6 +277,8 @@ enum arbor_stat {
 	STAT_WAKE_PREV_IDLE,
 	/* WAKE_LOCAL: wakees queued behind their waker on its CPU, their prev */
 	STAT_WAKE_LOCAL,
+	/* PREEMPT_SYNC: sync wake-ups that would have preempted a task picked less than migration_cost/4 ago */
+	STAT_SYNC_PREEMPT_DEFERRED,
 	ARBOR_NR_STATS,
 };
 

@@ -154,6 +154,8 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	if (wake_flags & SCX_WAKE_SYNC)
 		stat_inc_on(this, STAT_WAKE_SYNC);
 	sync = (wake_flags & SCX_WAKE_SYNC) && !(waker->flags & PF_EXITING);
+	/* PREEMPT_SYNC: enqueue, which follows, learns of WF_SYNC only from here */
+	tctx->wake_sync = sync;
 
 	/* wake_wide (baseline): record the waker's flip, then test both sides. */
 	wctx = lookup_task_ctx(waker);
@@ -346,7 +348,14 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	struct task_ctx *tctx = lookup_task_ctx(p);
 	s32 task_cpu = task_cpu_of(p), cpu = task_cpu;
 	struct cpu_ctx *c;
+	bool sync = false;
 	int elig;
+
+	/* PREEMPT_SYNC: select_cpu's WF_SYNC counts for this enqueue if it is the wake-up's */
+	if (tctx && tctx->wake_sync) {
+		sync = enq_flags & SCX_ENQ_WAKEUP;
+		tctx->wake_sync = 0;
+	}
 
 	/*
 	 * A task must land in a queue that a CPU it may run on will drain:
@@ -414,6 +423,17 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	}
 	c = lookup_cpu_ctx(cpu);
 	if (c && wake_preempt(c, tctx, cpu, elig)) {
+		/*
+		 * PREEMPT_SYNC (ours, from NEXT_BUDDY; policy.h arbor_sync_defer):
+		 * a sync wake-up lets the running task issue its batch first
+		 */
+		if (sync && feat(FEAT_PREEMPT_SYNC) &&
+		    arbor_sync_defer(sync, bpf_ktime_get_ns(), c->running_since,
+				     balance_cfg.migration_cost_ns >> 2)) {
+			stat_inc(STAT_SYNC_PREEMPT_DEFERRED);
+			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+			return;
+		}
 		/* RUN_TO_PARITY (the kernel's; off here): not inside the running task's request */
 		if (feat(FEAT_RUN_TO_PARITY) &&
 		    arbor_run_to_parity(true, bpf_ktime_get_ns(), c->curr_protect_until)) {
