@@ -339,9 +339,9 @@ pub const DEFAULT_ONLY: &[(&str, &str)] = &[
         "wake-up preemptions broke hackbench's batches on small busy machines: 2,787 wake-ups for \
          the host's messages against p2dq's 371, 1,392 of them preempting \
          (docs/results/2026-11-28-idle-pull-llc); with it x86-12 hackbench +5.8% +-5.8, \
-         perf-messaging +4.9% +-4.0, e5-2630v4 and hikey +2.0 to +6.5%, perf-pipe, pgbench, \
-         wakeprobe and schbench unchanged to the digit, xeon-88 and power11 unchanged \
-         (sim, 5 seeds; docs/results/2026-11-28-preempt-sync)",
+         perf-messaging +4.9% +-4.0, e5-2630v4 and hikey +2.0 to +6.5%, the other workloads \
+         unchanged; held out: host hackbench -3.5% and perf-messaging -4.7% time, pgbench -0.1% \
+         tps, epyc and spr-2s unchanged (sim, 5 seeds; docs/results/2026-11-28-preempt-sync)",
     ),
 ];
 

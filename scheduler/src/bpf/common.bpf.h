@@ -368,7 +368,7 @@ struct task_ctx {
 	 */
 	u64 sync_since;
 	u32 sync_hist;
-	/* PREEMPT_SYNC, as a wakee: select_cpu saw WF_SYNC for this wake-up (read and cleared by enqueue) */
+	/* PREEMPT_SYNC, as a wakee: select_cpu saw WF_SYNC for this wake-up (enqueue reads it, running clears it) */
 	u32 wake_sync;
 	/*
 	 * CACHE_LB: what the last look-up of its process's entry found

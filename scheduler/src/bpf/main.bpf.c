@@ -154,7 +154,11 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	if (wake_flags & SCX_WAKE_SYNC)
 		stat_inc_on(this, STAT_WAKE_SYNC);
 	sync = (wake_flags & SCX_WAKE_SYNC) && !(waker->flags & PF_EXITING);
-	/* PREEMPT_SYNC: enqueue, which follows, learns of WF_SYNC only from here */
+	/*
+	 * PREEMPT_SYNC: enqueue, which follows, learns of WF_SYNC only from
+	 * here; running() clears it, so a later wake-up that skips select_cpu
+	 * (one allowed CPU) does not inherit it
+	 */
 	tctx->wake_sync = sync;
 
 	/* wake_wide (baseline): record the waker's flip, then test both sides. */
@@ -348,14 +352,7 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	struct task_ctx *tctx = lookup_task_ctx(p);
 	s32 task_cpu = task_cpu_of(p), cpu = task_cpu;
 	struct cpu_ctx *c;
-	bool sync = false;
 	int elig;
-
-	/* PREEMPT_SYNC: select_cpu's WF_SYNC counts for this enqueue if it is the wake-up's */
-	if (tctx && tctx->wake_sync) {
-		sync = enq_flags & SCX_ENQ_WAKEUP;
-		tctx->wake_sync = 0;
-	}
 
 	/*
 	 * A task must land in a queue that a CPU it may run on will drain:
@@ -427,8 +424,8 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 		 * PREEMPT_SYNC (ours, from NEXT_BUDDY; policy.h arbor_sync_defer):
 		 * a sync wake-up lets the running task issue its batch first
 		 */
-		if (sync && feat(FEAT_PREEMPT_SYNC) &&
-		    arbor_sync_defer(sync, bpf_ktime_get_ns(), c->running_since,
+		if (feat(FEAT_PREEMPT_SYNC) && (enq_flags & SCX_ENQ_WAKEUP) && tctx->wake_sync &&
+		    arbor_sync_defer(true, bpf_ktime_get_ns(), c->running_since,
 				     balance_cfg.migration_cost_ns >> 2)) {
 			stat_inc(STAT_SYNC_PREEMPT_DEFERRED);
 			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
@@ -628,6 +625,7 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 		tctx->move_misfit = 0;
 	}
 	tctx->last_cpu = cpu;
+	tctx->wake_sync = 0;	/* PREEMPT_SYNC: its wake-up is over */
 
 	/*
 	 * seed 002: is the task running inside its process's preferred LLC?
