@@ -514,6 +514,34 @@ mod tests {
         }
     }
 
+    /// Seed 002 as merged (task_misfits_asym_cpu, and the balancer's rule
+    /// against pulling a lone task to a smaller CPU): cache-aware balancing
+    /// refuses a move to a smaller CPU the task does not fit; up, sideways,
+    /// or for a task that fits, the LLC preference decides; symmetric
+    /// machines are never affected. tc2's capacities: 1024 (A15) and 430
+    /// (A7); 430 fits utilisation below 344, 1024 below 819.
+    #[test]
+    fn cache_aware_moves_never_take_a_task_down_to_a_cpu_it_does_not_fit() {
+        unsafe {
+            // a CPU-bound thread (util 1000: it fits no CPU) on a big CPU:
+            // not down to a little one
+            assert!(arbor_cache_makes_misfit(true, 1000, 1024, 430));
+            // ... nor a task that fits the big one but not the little
+            assert!(arbor_cache_makes_misfit(true, 600, 1024, 430));
+            // between big CPUs, between little ones, or up: the preference decides
+            assert!(!arbor_cache_makes_misfit(true, 1000, 1024, 1024));
+            assert!(!arbor_cache_makes_misfit(true, 1000, 430, 430));
+            assert!(!arbor_cache_makes_misfit(true, 500, 430, 1024));
+            // a light task fits the little CPU: the move is free
+            assert!(!arbor_cache_makes_misfit(true, 100, 1024, 430));
+            // at the margin: 343 fits 430 (343 * 1280 < 430 * 1024), 344 does not
+            assert!(!arbor_cache_makes_misfit(true, 343, 1024, 430));
+            assert!(arbor_cache_makes_misfit(true, 344, 1024, 430));
+            // a symmetric machine: never
+            assert!(!arbor_cache_makes_misfit(false, 1000, 1024, 430));
+        }
+    }
+
     /// RUN_TO_PARITY: the running task is protected from wake-up
     /// preemption until it has run, at its weight, the vruntime between
     /// its pick and its deadline then (calc_delta_fair's inverse); with

@@ -423,7 +423,7 @@ __noinline int lb_detach(s32 this, s32 src, u32 level, u32 nr_failed, u64 now)
 			continue;
 		share = arbor_lb_task_share(s->res.migration, imb, task_load(p, tctx),
 					    tctx->util_avg, nr_failed);
-		if (!share || !cache_allow_llc(p, tctx, src, dl, tctx->util_avg, now))
+		if (!share || !cache_allow_llc(p, tctx, src, this, dl, tctx->util_avg, now))
 			continue;
 		if (scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0)) {
 			s->pulled++;
@@ -495,6 +495,11 @@ __noinline int lb_llc_pull_from(s32 this, s32 src, u64 now)
 				dst = busy;
 			if (dst < 0)
 				continue;
+		}
+		/* the merged series' capacity rule (policy.h arbor_cache_makes_misfit) */
+		if (cache_makes_misfit(tctx, src, dst)) {
+			stat_inc(STAT_LLC_MIGRATIONS_REFUSED);
+			continue;
 		}
 		if (dst == this) {
 			if (scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0))

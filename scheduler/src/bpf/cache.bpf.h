@@ -28,6 +28,7 @@
 
 #include "common.bpf.h"
 #include "load.bpf.h"
+#include "capacity.bpf.h"
 
 const volatile struct arbor_cache_cfg cache_cfg = {
 	.epoch_ns	= DEF_LLC_EPOCH_MS * 1000000ULL,
@@ -380,11 +381,26 @@ static __always_inline s32 cache_pref_peek(const struct task_struct *p,
 }
 
 /*
- * May p, of utilisation task_util, move from src's LLC to dst_llc? Counts
- * refusals.
+ * Would moving the task from src to dst make it a misfit it is not now?
+ * (policy.h arbor_cache_makes_misfit; always false on symmetric machines)
+ */
+static __always_inline bool cache_makes_misfit(const struct task_ctx *tctx, s32 src, s32 dst)
+{
+	return asym && tctx &&
+	       arbor_cache_makes_misfit(true, tctx->util_avg, cap_of(src), cap_of(dst));
+}
+
+/*
+ * May p, of utilisation task_util, move from src's LLC to dst_llc (to CPU
+ * dst there; -1: not chosen yet, the caller's idle search applies the
+ * capacity rule)? Counts refusals. The capacity rule (cache_makes_misfit)
+ * applies, as the rest, to tasks whose process has a preferred LLC: the
+ * kernel applies it to every balancing move while CONFIG_SCHED_CACHE is on
+ * (can_migrate_llc_task); here balancing of other tasks stays the
+ * baseline's.
  */
 static __always_inline bool cache_allow_llc(const struct task_struct *p,
-					    const struct task_ctx *tctx, s32 src, u32 dl,
+					    const struct task_ctx *tctx, s32 src, s32 dst, u32 dl,
 					    u64 task_util, u64 now)
 {
 	u32 sl = llc_of(src);
@@ -393,6 +409,10 @@ static __always_inline bool cache_allow_llc(const struct task_struct *p,
 
 	if (sl == dl || (pref = cache_pref_peek(p, tctx, now)) < 0)
 		return true;
+	if (dst >= 0 && cache_makes_misfit(tctx, src, dst)) {
+		stat_inc(STAT_LLC_MIGRATIONS_REFUSED);
+		return false;
+	}
 	if ((u32)pref == dl)
 		ok = arbor_cache_allow_into(llc_util(dl), llc_cap(dl), llc_util(sl), llc_cap(sl),
 					    task_util, cache_cfg.aggr_pct, cache_cfg.imb_pct);
@@ -408,7 +428,7 @@ static __always_inline bool cache_allow_move(const struct task_struct *p,
 					     const struct task_ctx *tctx, s32 src, s32 dst,
 					     u64 task_util, u64 now)
 {
-	return cache_allow_llc(p, tctx, src, llc_of(dst), task_util, now);
+	return cache_allow_llc(p, tctx, src, dst, llc_of(dst), task_util, now);
 }
 
 /*
@@ -436,7 +456,8 @@ static __always_inline u32 cache_lb_verdict(const struct task_struct *p,
  * send p there: a claimed CPU that gets nothing stays out of the idle
  * mask until it next goes idle.
  */
-static __always_inline s32 idle_cpu_in_llc(const struct task_struct *p, u32 llc)
+static __always_inline s32 idle_cpu_in_llc(const struct task_struct *p, u32 llc,
+					    const struct task_ctx *fit, s32 src)
 {
 	u32 k;
 
@@ -447,7 +468,7 @@ static __always_inline s32 idle_cpu_in_llc(const struct task_struct *p, u32 llc)
 		if (k >= llc_nr_cpus[llc & (MAX_LLCS - 1)])
 			break;
 		cpu = llc_cpus[llc & (MAX_LLCS - 1)][k];
-		if (!allowed(p, cpu))
+		if (!allowed(p, cpu) || cache_makes_misfit(fit, src, cpu))
 			continue;
 		c = lookup_cpu_ctx(cpu);
 		if (c && c->idle && scx_bpf_test_and_clear_cpu_idle(cpu))
@@ -472,9 +493,9 @@ static __always_inline void cache_aggregate(struct task_struct *p, struct task_c
 	pref = cache_pref_of(p, tctx, now);
 	if (pref < 0 || (u32)pref == llc_of(cpu))
 		return;
-	if (!cache_allow_llc(p, tctx, cpu, pref, tctx->util_avg, now))
+	if (!cache_allow_llc(p, tctx, cpu, -1, pref, tctx->util_avg, now))
 		return;
-	dst = idle_cpu_in_llc(p, pref);
+	dst = idle_cpu_in_llc(p, pref, tctx, cpu);
 	if (dst < 0)
 		return;
 	tctx->move_cpu = dst;

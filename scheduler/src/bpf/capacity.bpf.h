@@ -26,7 +26,7 @@ static __always_inline u32 cap_of(s32 cpu)
 }
 
 /* Does p fit cpu? Always true on symmetric machines. */
-static __always_inline bool task_fits(struct task_ctx *tctx, s32 cpu)
+static __always_inline bool task_fits(const struct task_ctx *tctx, s32 cpu)
 {
 	return !asym || arbor_fits(tctx->util_avg, cap_of(cpu));
 }
@@ -105,7 +105,12 @@ static __always_inline void check_misfit(struct task_struct *p, struct task_ctx 
 		return;
 	n = capacity_snapshot(sc, p, copy_idle_mask(cpu));
 	t = arbor_misfit_target(cap_of(cpu), n, sc->a_cap, sc->a_idle);
-	if (t < 0 || t >= MAX_CPUS || !allowed(p, t))
+	/*
+	 * claimed, as an idle CPU pulling the task itself has it to itself
+	 * (active balance): unclaimed, wake-ups and other misfits could pick
+	 * it too and queue behind one another there
+	 */
+	if (t < 0 || t >= MAX_CPUS || !allowed(p, t) || !scx_bpf_test_and_clear_cpu_idle(t))
 		return;
 	tctx->move_cpu = t;
 	tctx->move_misfit = 1;

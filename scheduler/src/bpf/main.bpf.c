@@ -296,8 +296,8 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 
 		/* the move is checked first: idle_cpu_in_llc claims the CPU */
 		if (pref >= 0 && (u32)pref != llc_of(target) &&
-		    cache_allow_llc(p, tctx, target, pref, tctx->util_avg, now) &&
-		    (c = idle_cpu_in_llc(p, pref)) >= 0) {
+		    cache_allow_llc(p, tctx, target, -1, pref, tctx->util_avg, now) &&
+		    (c = idle_cpu_in_llc(p, pref, tctx, target)) >= 0) {
 			/* claimed: run it there at once (joins its queue there: eevdf_wake_direct) */
 			tctx->wake_direct = 1;
 			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_wake_direct(p, tctx, c), 0);

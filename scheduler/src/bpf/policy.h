@@ -1477,6 +1477,31 @@ ARBOR_POLICY bool arbor_fits(u64 util, u32 cap)
 }
 
 /*
+ * Seed 002 as merged (kernel/sched/fair.c task_misfits_asym_cpu, 7.2,
+ * CONFIG_SCHED_CACHE): on an asymmetric machine, cache-aware balancing does
+ * not move a task onto a CPU it does not fit: "Doing so would turn the task
+ * into a misfit on the destination, trading a cache-locality gain for a
+ * capacity loss." The kernel lets the move happen when the task does not
+ * fit its source either ("the move cannot make things worse"); that holds
+ * between CPUs of one size, not from a bigger CPU to a smaller one: a
+ * CPU-bound thread (utilisation near 1024) fits no CPU, yet on the biggest
+ * it is no misfit (update_misfit_status), and the balancer never pulls a
+ * lone task from a bigger CPU to a smaller one (sched_balance_find_src_rq:
+ * "Higher per-CPU capacity is considered better than balancing average
+ * load"). So here: refused when the destination is smaller than the source
+ * and the task does not fit it. Without it, aggregation and ASYM_MISFIT
+ * undo each other: on tc2 a CPU-bound thread whose process prefers the
+ * little cluster went there at one tick and back to a big CPU at the next,
+ * 1,094 cross-cluster moves in 3 s, each paying the other cluster's idle
+ * exit (sysbench, one thread: 559 events/s against 1,752 without CACHE_LB).
+ * True when the move must be refused.
+ */
+ARBOR_POLICY bool arbor_cache_makes_misfit(bool asym, u64 util, u32 src_cap, u32 dst_cap)
+{
+	return asym && dst_cap < src_cap && !arbor_fits(util, dst_cap);
+}
+
+/*
  * Seed 004 (wake_cap): if the task does not fit the smaller of prev and
  * this, the affine fast path would keep it on a CPU too small for it: take
  * the capacity-aware slow path instead. Only on asymmetric machines, and
