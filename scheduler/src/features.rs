@@ -115,7 +115,7 @@ pub const FEATURES: &[Feature] = &[
         bit: bpf_intf::arbor_feature_FEAT_CACHE_LB,
         default: true,
         seed: Some("002"),
-        help: "aggregate a process's threads in its hottest LLC; balancing keeps them there and, with LB_IMBALANCE, pulls them in when balanced (seed 002)",
+        help: "aggregate a process's threads in its hottest LLC; balancing keeps them there and, with LB_IMBALANCE, pulls them in when balanced; acts only on machines of more than one LLC, as 7.2's sched_cache_present (seed 002)",
     },
     Feature {
         name: "CACHE_WAKE",

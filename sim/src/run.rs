@@ -426,6 +426,37 @@ mod tests {
         assert!(c(&on, "wakeups") < c(&off, "wakeups"));
     }
 
+    /// Seed 002 as merged is active only on machines of more than one LLC
+    /// (7.2's topology.c sched_cache_set(has_multi_llcs); cache.bpf.h
+    /// cache_lb_on): on x86-12 (one LLC) CACHE_LB changes nothing at all,
+    /// neither a placement nor a BPF op's cost: every metric, counter and
+    /// per-op charge equals stock's. On hikey (two LLCs) the same run
+    /// accounts each switch (stopping costs more). Before the gate, CACHE_LB
+    /// looked up the process's entry on every switch of a one-LLC machine:
+    /// stopping 125 -> 145 ns per call on the host snapshot's wakeprobe
+    /// (2026-11-28).
+    #[test]
+    fn cache_lb_does_nothing_on_a_machine_of_one_llc() {
+        let op = |o: &Outcome, n: &str| {
+            let (_, calls, ns) = o.bpf_ops.iter().find(|(k, _, _)| k == n).unwrap();
+            ns / *calls as f64
+        };
+        let w = "perf-messaging:g=1,l=50,mode=thread";
+        let run = |m: &str, s: &str| run_on(m, &SchedSpec::parse(s).unwrap(), w, 1);
+        let (on, off) = (run("x86-12", "arbor:stock:CACHE_LB"), run("x86-12", "arbor:stock"));
+        assert_eq!(on.counters, off.counters);
+        let vals = |o: &Outcome| o.metrics.iter().map(|m| m.value).collect::<Vec<_>>();
+        assert_eq!(vals(&on), vals(&off));
+        assert_eq!(on.bpf_ops, off.bpf_ops);
+        let (on, off) = (run("hikey", "arbor:stock:CACHE_LB"), run("hikey", "arbor:stock"));
+        assert!(
+            op(&on, "stopping") > op(&off, "stopping"),
+            "stopping {} vs {}",
+            op(&on, "stopping"),
+            op(&off, "stopping")
+        );
+    }
+
     /// Seed 002 as merged, on an asymmetric machine (policy.h
     /// arbor_cache_makes_misfit): on tc2 a CPU-bound thread forked onto a
     /// little CPU (ASYM_WAKE_CAP off, so no capacity placement at fork) is

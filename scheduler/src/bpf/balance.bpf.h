@@ -607,7 +607,7 @@ __noinline int lb_balance(s32 this, u32 this_idle)
 			 * seed 002: balanced just above the LLC, cache-aware
 			 * balancing may still pull a task into its preferred LLC
 			 */
-			if (feat(FEAT_CACHE_LB) && level == (nr_nodes > 1 ? LVL_NODE : LVL_MACHINE) &&
+			if (cache_lb_on() && level == (nr_nodes > 1 ? LVL_NODE : LVL_MACHINE) &&
 			    lb_llc_pull(this, now) > 0) {
 				stat_inc(STAT_LLC_LB_MOVES);
 				return 1;

@@ -89,7 +89,7 @@ static __always_inline bool wake_prev_idle(struct task_struct *p, struct task_ct
 	struct wa_input in = {};
 	struct wa_output out = {};
 
-	if (!feat(FEAT_WAKE_SHORTCUT) || asym || feat(FEAT_CACHE_WAKE) || !pc || !pc->idle ||
+	if (!feat(FEAT_WAKE_SHORTCUT) || asym || cache_wake_on() || !pc || !pc->idle ||
 	    !allowed(p, prev))
 		return false;
 	if (affine && (!wa_fill(&in, p, tctx, waker, wctx, this, prev, sync, tc, false, true, now) ||
@@ -291,7 +291,7 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	 * CACHE_WAKE (seed 002's RFC, off by default): wake into the process's
 	 * preferred LLC when it has an idle CPU and the move is allowed.
 	 */
-	if (feat(FEAT_CACHE_WAKE)) {
+	if (cache_wake_on()) {
 		s32 pref = cache_pref(p, now), c;
 
 		/* the move is checked first: idle_cpu_in_llc claims the CPU */
@@ -965,7 +965,7 @@ void BPF_STRUCT_OPS(arbor_tick, struct task_struct *p)
 	if (tctx) {
 		eevdf_charge(tctx, now);	/* update_curr at the tick */
 		check_misfit(p, tctx, cpu);
-		if (feat(FEAT_CACHE_LB))
+		if (cache_lb_on())
 			cache_aggregate(p, tctx, cpu, now);
 	}
 }
