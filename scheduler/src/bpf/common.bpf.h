@@ -217,6 +217,26 @@ static __always_inline bool idle_bit(const u64 *bits, s32 cpu)
 	return valid_cpu(cpu) && ((bits[((u32)cpu / 64) & (CPU_MASK_WORDS - 1)] >> (cpu & 63)) & 1);
 }
 
+/*
+ * No CPU idle in the copy? Then no step of the idle search can find one,
+ * and the wake-up needs no scratch space for its scan (a map look-up: the
+ * one call the search would make) on a machine whose CPUs are all busy.
+ */
+static __always_inline bool idle_none(const u64 *bits)
+{
+	u32 n = (nr_cpus + 63) / 64, i;
+	u64 any = 0;
+
+	if (n > CPU_MASK_WORDS)
+		n = CPU_MASK_WORDS;
+	bpf_for(i, 0, CPU_MASK_WORDS) {
+		if (i >= n)
+			break;
+		any |= bits[i & (CPU_MASK_WORDS - 1)];
+	}
+	return !any;
+}
+
 static __always_inline u32 llc_of(s32 cpu)
 {
 	return cpu_llc[cpu & (MAX_CPUS - 1)] & (MAX_LLCS - 1);

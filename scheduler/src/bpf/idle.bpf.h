@@ -260,8 +260,24 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 	}
 
 	lc = lookup_llc_ctx(llc_of(target));
+	if (!lc)
+		return target;
+	/*
+	 * Nothing idle anywhere: steps 6, 7 and SIS_NODE can only fail, and
+	 * step 7's scan for a core would then clear the LLC's idle-core hint
+	 * (the kernel's set_idle_cores(target, false); not when SIS_UTIL
+	 * skips the scan: arbor_select_idle_cpu): the same end, without the
+	 * scan's scratch space.
+	 */
+	if (idle_none(ib)) {
+		if (smt_width > 1 && lc->has_idle_cores &&
+		    !(feat(FEAT_SIS_UTIL) && lc->nr_idle_scan == 0))
+			lc->has_idle_cores = 0;
+		stat_inc_on(this, STAT_NOFOUND_IDLE);
+		return target;
+	}
 	sc = get_scratch();
-	if (!lc || !sc)
+	if (!sc)
 		return target;
 
 	/* 6. with SMT and no idle core anywhere: prev's idle sibling */
