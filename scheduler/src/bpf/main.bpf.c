@@ -422,10 +422,15 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	if (c && wake_preempt(c, tctx, cpu, elig)) {
 		/*
 		 * PREEMPT_SYNC (ours, from NEXT_BUDDY; policy.h arbor_sync_defer):
-		 * a sync wake-up lets the running task issue its batch first
+		 * a sync wake-up lets the running task issue its batch first.
+		 * wake_sync is set only by this wake-up's select_cpu, whose clock
+		 * read runnable() has just stored in runnable_at: no second read
+		 * (the deferral then costs what the preemption it replaces does:
+		 * the counter and a kick).
 		 */
 		if (feat(FEAT_PREEMPT_SYNC) && (enq_flags & SCX_ENQ_WAKEUP) && tctx->wake_sync &&
-		    arbor_sync_defer(true, bpf_ktime_get_ns(), c->running_since,
+		    tctx->runnable_at &&
+		    arbor_sync_defer(true, tctx->runnable_at, c->running_since,
 				     balance_cfg.migration_cost_ns >> 2)) {
 			stat_inc(STAT_SYNC_PREEMPT_DEFERRED);
 			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
