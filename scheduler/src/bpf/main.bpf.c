@@ -424,16 +424,22 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 		 * PREEMPT_SYNC (ours, from NEXT_BUDDY; policy.h arbor_sync_defer):
 		 * a sync wake-up lets the running task issue its batch first.
 		 * wake_sync is set only by this wake-up's select_cpu, whose clock
-		 * read runnable() has just stored in runnable_at: no second read
-		 * (the deferral then costs what the preemption it replaces does:
-		 * the counter and a kick).
+		 * read runnable() has just stored in runnable_at: no second read.
+		 * No kick either, on the task's own CPU: enqueue holds that CPU's
+		 * rq lock, and the task it runs (running_since, written by
+		 * running() and stopping() under the same lock) cannot stop
+		 * before the insert above is visible, so the CPU's next
+		 * dispatch finds the wakee (as RUN_TO_PARITY's return below).
+		 * The deferral then costs the counter alone, as the path without
+		 * a preemption costs its kick.
 		 */
 		if (feat(FEAT_PREEMPT_SYNC) && (enq_flags & SCX_ENQ_WAKEUP) && tctx->wake_sync &&
 		    tctx->runnable_at &&
 		    arbor_sync_defer(true, tctx->runnable_at, c->running_since,
 				     balance_cfg.migration_cost_ns >> 2)) {
 			stat_inc(STAT_SYNC_PREEMPT_DEFERRED);
-			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+			if (cpu != task_cpu)
+				scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 			return;
 		}
 		/* RUN_TO_PARITY (the kernel's; off here): not inside the running task's request */
