@@ -1,0 +1,33 @@
+#!/bin/bash
+# Session 24 (issue 24, item 2). B: target/release/arbor at 56e1541; OLD: at 65504de.
+B=${B:-./bin}; OLD=${OLD:-./bin-old}
+W="-w hackbench:g=2,l=100 -w perf-messaging:g=2,l=50,mode=thread -w perf-pipe:l=5000 -w pgbench:clients=8,time=5 -w wakeprobe:t=4 -w schbench"
+T() { if [ $1 = host ]; then echo "--topology-from ${HOST_SNAPSHOT:-/work/runs21/host}"; else echo "-t $1"; fi; }
+
+# §3: the issue's suite, run once (x86-12 and host also had default:NO_PREEMPT_SYNC)
+for m in x86-12 xeon-88 power11 epyc spr-2s host; do
+  $B sim $(T $m) -s arbor:stock -s arbor:default $W -r 5 --seed 1 --out $m --no-charts > $m.log 2>&1
+done
+# verdict: merged with the peers' rows (the peers have not changed)
+P=../2026-11-28-idle-pull-llc
+# for m in ...; python3 $P/idle-mask-addr/merge2.py $P/after-load-idle/$m $m merged/$m
+# $B sim verdict merged/{x86-12,xeon-88,power11,epyc,spr-2s,host} > verdict.txt
+# per-op: session 23's rows (../2026-11-28-preempt-sync, merged the same way into prev/) against these
+# python3 perop_cmp.py merged prev x86-12 xeon-88 power11 epyc spr-2s host > perop.md
+
+# §1: the same decisions at zero BPF cost, old binary against new, 2 seeds
+for m in host x86-12 shape:n=2,l=2,c=3,t=2; do
+  n=$(echo $m | tr ':=,' '___')
+  for b in "base $OLD" "d $B"; do set -- $b
+    $2 sim $(T $m) -s arbor:stock -s arbor:default $W -r 2 --seed 1 \
+      --cost bpf_call_ns=0 --cost bpf_callback_ns=0 --out zero-bpf-cost/$1-$n --no-charts
+  done
+done
+# (cd zero-bpf-cost && python3 eqcmp.py host x86-12 shape_n_2_l_2_c_3_t_2 > compare.txt)
+
+# §4, §5 (power11 and epyc ablations, 56e1541):
+# $B sim -t power11 -s arbor:default:NO_SIS_NODE $W -r 5 --seed 1 --out ablation/power11
+# $B sim -t epyc    -s arbor:default:NO_SIS_NODE $W -r 5 --seed 1 --out ablation/epyc
+# SIS_NODE without its idle-time test: arbor_sis_node_idle_ok returning true (not committed),
+#   -t power11 -s arbor:default -w schbench -w hackbench:g=2,l=100 -w perf-messaging:g=2,l=50,mode=thread -w wakeprobe:t=4 -r 5
+# The two dropped PREEMPT_SYNC variants were built on the branch and run with the host and x86-12 lines above.
