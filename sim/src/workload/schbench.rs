@@ -130,6 +130,8 @@ struct Msg {
     posted: Vec<TaskId>,
     /// Blocked in its futex wait (a post must wake it).
     waiting: bool,
+    /// A post has woken it; `on_run` records how long it took to run.
+    woken: bool,
     done: bool,
     phase: MsgPhase,
     /// rand_r state for the v2020 jitter.
@@ -149,6 +151,14 @@ pub struct Schbench {
     workers: Vec<Option<Worker>>,
     wakeup: Hist,
     request: Hist,
+    /// Workers woken per xlist_wake_all that woke any, and each woken
+    /// worker's place in its batch (1 = first): the k-th's wake-up latency
+    /// holds the waker's work for the k-1 before it.
+    batch: Hist,
+    batch_pos: Hist,
+    /// A message thread's wake-up latency, from the post that woke it: the
+    /// longer it takes, the more workers post meanwhile.
+    msg_wakeup: Hist,
     requests: u64,
     exits: Exits,
 }
@@ -204,6 +214,9 @@ impl Schbench {
             workers,
             wakeup: Hist::default(),
             request: Hist::default(),
+            batch: Hist::default(),
+            batch_pos: Hist::default(),
+            msg_wakeup: Hist::default(),
             requests: 0,
         }
     }
@@ -240,11 +253,17 @@ impl Schbench {
         }
         // the loop's top: xlist_wake_all, then stop or wait for a post
         let m = &mut self.msgs[t];
+        let mut k = 0;
         for wk in m.posted.drain(..) {
             fx.wake(wk, false, LINE);
             if let Some(w) = self.workers[wk].as_mut() {
                 w.woken = true;
             }
+            k += 1;
+            self.batch_pos.record(k);
+        }
+        if k > 0 {
+            self.batch.record(k);
         }
         if stop {
             m.done = true;
@@ -317,6 +336,7 @@ impl Schbench {
         m.posted.push(t);
         if m.waiting {
             m.waiting = false;
+            m.woken = true;
             fx.wake(msg, false, LINE);
         }
         Step::Block
@@ -363,6 +383,11 @@ impl Workload for Schbench {
                 w.woken = false;
                 self.wakeup.record(now.saturating_sub(woken_at));
             }
+        } else if let Some(m) = self.msgs.get_mut(t) {
+            if m.woken {
+                m.woken = false;
+                self.msg_wakeup.record(now.saturating_sub(woken_at));
+            }
         }
     }
 
@@ -379,6 +404,20 @@ impl Workload for Schbench {
             us("wakeup_p99_us", self.wakeup.percentile(99.0)),
             us("wakeup_p999_us", self.wakeup.percentile(99.9)),
             us("request_p99_us", self.request.percentile(99.0)),
+            Metric {
+                name: "wake_batch_mean".into(),
+                value: self.batch.mean(),
+                unit: "workers",
+                higher_is_better: false,
+            },
+            us("msg_wakeup_p50_us", self.msg_wakeup.percentile(50.0)),
+            us("msg_wakeup_p99_us", self.msg_wakeup.percentile(99.0)),
+            Metric {
+                name: "wake_pos_p99".into(),
+                value: self.batch_pos.percentile(99.0),
+                unit: "place in batch",
+                higher_is_better: false,
+            },
             Metric {
                 name: "rps".into(),
                 value: self.requests as f64 / secs,
@@ -440,6 +479,15 @@ mod tests {
         // the 2nd waits one request (+1 us of wake latency); histogram: 3%
         let p50 = metric(&w, 0, "wakeup_p50_us");
         assert!((p50 - 1001.0).abs() < 0.03 * 1001.0, "{p50}");
+        // the batches that explain it: four workers each, the 4th last
+        assert_eq!(metric(&w, 0, "wake_pos_p99"), 4.0);
+        let b = metric(&w, 0, "wake_batch_mean");
+        assert!(b > 3.9 && b <= 4.0, "{b}");
+        // why: the message thread, woken by the first post of a cycle,
+        // queues behind the three requests still ahead of it (~3 ms), and
+        // every worker has posted by the time it runs
+        let m = metric(&w, 0, "msg_wakeup_p99_us");
+        assert!(m > 2900.0 && m < 3200.0, "{m}");
     }
 
     /// Seed 000's schbench (abe4f96:741-770): the message thread answers
