@@ -279,6 +279,15 @@ pub const FEATURES: &[Feature] = &[
         seed: None,
         help: "a wakee woken with WF_SYNC preempts the task running on its CPU only once that task has run migration_cost/4 (125 us) since it was picked, so that a writer issues its batch of wake-ups before its readers run (fair.c preempt_sync, under NEXT_BUDDY: \"allow some runtime for batch wakeups to be issued\"). Counter: sync_preempt_deferred",
     },
+    // The kernel's (off by default in 7.2): policy.h arbor_next_buddy has
+    // the rule and its sources.
+    Feature {
+        name: "NEXT_BUDDY",
+        bit: bpf_intf::arbor_feature_FEAT_NEXT_BUDDY,
+        default: false,
+        seed: None,
+        help: "a wakee (not WF_SYNC, not new) that is eligible on its CPU, which runs a task, becomes the CPU's next buddy: it preempts and runs next whatever the deadlines (fair.c wakeup_preempt_fair/set_preempt_buddy/pick_eevdf's PICK_BUDDY under NEXT_BUDDY: \"picking the ->next buddy will affect latency but not fairness\"). Counter: next_buddy",
+    },
     Feature {
         name: "LB_IMBALANCE",
         bit: bpf_intf::arbor_feature_FEAT_LB_IMBALANCE,
@@ -342,6 +351,17 @@ pub const DEFAULT_ONLY: &[(&str, &str)] = &[
          perf-messaging +4.9% +-4.0, e5-2630v4 and hikey +2.0 to +6.5%, the other workloads \
          unchanged; held out: host hackbench -3.5% and perf-messaging -4.7% time, pgbench -0.1% \
          tps, epyc and spr-2s unchanged (sim, 5 seeds; docs/results/2026-11-28-preempt-sync)",
+    ),
+    (
+        "NEXT_BUDDY",
+        "the kernel's own (off by default there): schbench's message threads, woken by a futex \
+         onto CPUs running a worker's math, waited for its slice: wake-up p99 1.7-2.1 ms on \
+         power11, epyc and spr-2s against lavd's 5-14 us, and the workers posting meanwhile \
+         lengthened its batches; with it power11 schbench p99 26.4 -> 6.1 us, xeon-88 8.1 -> 7.3; \
+         held out, run once: epyc 13.5 -> 6.2, spr-2s 15.5 -> 7.7, host wakeprobe +2.7%, host \
+         schbench -17.0% +-19.2 (tied), the other 25 cells unchanged; hackbench, perf-messaging, \
+         perf-pipe and pgbench unchanged to the digit everywhere (their wake-ups are WF_SYNC) \
+         (sim, 5 seeds; docs/results/2026-11-28-one-llc-cost)",
     ),
 ];
 

@@ -514,6 +514,20 @@ mod tests {
         }
     }
 
+    /// NEXT_BUDDY: a wakee may become its CPU's next buddy (and preempt,
+    /// if eligible: the caller's read) only when that CPU runs a task, the
+    /// wake-up is not WF_SYNC (preempt_sync decides those), and no buddy
+    /// waits there already.
+    #[test]
+    fn next_buddy_takes_non_sync_wakees_onto_a_busy_cpu_once() {
+        unsafe {
+            assert!(arbor_next_buddy(1_000, false, false));
+            assert!(!arbor_next_buddy(0, false, false), "nothing running: no preemption");
+            assert!(!arbor_next_buddy(1_000, true, false), "WF_SYNC: preempt_sync's");
+            assert!(!arbor_next_buddy(1_000, false, true), "a buddy already waits");
+        }
+    }
+
     /// Seed 002 as merged (task_misfits_asym_cpu, and the balancer's rule
     /// against pulling a lone task to a smaller CPU): cache-aware balancing
     /// refuses a move to a smaller CPU the task does not fit; up, sideways,

@@ -107,6 +107,7 @@ pub const NAMES: &[&str] = &[
     "wake_prev_idle",
     "wake_local",
     "sync_preempt_deferred",
+    "next_buddy",
 ];
 
 /// What a counter holds: `count` (events), `ns-sum` (nanoseconds summed
@@ -402,6 +403,11 @@ pub struct Metrics {
     )]
     #[serde(default)]
     pub sync_preempt_deferred: u64,
+    #[stat(
+        desc = "NEXT_BUDDY: wake-ups that preempted the running task as its CPU's next buddy (eligible; with any deadline)"
+    )]
+    #[serde(default)]
+    pub next_buddy: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,

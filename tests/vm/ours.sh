@@ -173,3 +173,23 @@ if ours_run -f PREEMPT_SYNC -- taskset -c 0,1 hackbench -g 2 -l 50; then
 else
 	fail "PREEMPT_SYNC: loads"
 fi
+
+# NEXT_BUDDY (the kernel's; on in default): a futex wake-up (not WF_SYNC)
+# of a task eligible on its CPU, which runs a task, preempts as the CPU's
+# next buddy. wakeprobe on CPUs 0-1 with 2 message threads and 4 workers
+# each: 10 threads on 2 CPUs, so wakees land on busy CPUs. Without the
+# feature (stock) the counter stays 0.
+if [ ! -x "$PROBE" ]; then
+	fail "NEXT_BUDDY: $PROBE missing"
+elif ours_run -f NEXT_BUDDY -- taskset -c 0,1 "$PROBE" -m 2 -w 4 -t 2; then
+	check "NEXT_BUDDY: wakeprobe on CPUs 0-1 ran, clean unload; $(json_get "$J" next_buddy) wakees preempted as their CPU's next buddy (> 0)" \
+		test "$OK" = yes -a "$(json_get "$J" next_buddy)" -gt 0
+	if ours_run -- taskset -c 0,1 "$PROBE" -m 2 -w 4 -t 2; then
+		check "NO_NEXT_BUDDY (stock): wakeprobe ran; next_buddy $(json_get "$J" next_buddy) = 0" \
+			test "$OK" = yes -a "$(json_get "$J" next_buddy)" = 0
+	else
+		fail "NO_NEXT_BUDDY: loads"
+	fi
+else
+	fail "NEXT_BUDDY: loads"
+fi

@@ -288,6 +288,7 @@ struct cpu_ctx {
 	u64 cache_rt;		/* seed 002: decayed run time on this CPU */
 	u64 cache_epoch;
 	u32 enq_last;		/* a lone task waits in the local queue (ENQ_LAST) */
+	u32 buddy_pending;	/* NEXT_BUDDY: a buddy waits in the local queue (running() clears) */
 	/* LB_IMBALANCE (balance.bpf.h): per level, as the kernel's per-domain fields */
 	u64 lb_last[NR_LEVELS];		/* last balance of the level (sd->last_balance) */
 	u32 lb_span[NR_LEVELS];		/* CPUs the level spanned then (sd_weight) */

@@ -136,7 +136,8 @@ enum arbor_feature {
 	FEAT_WAKE_SHORTCUT = 26,	/* ours, placement-neutral: an idle prev kept by wake_affine is claimed at once */
 	FEAT_WAKE_LOCAL	= 27,	/* ours: a wakee whose prev is its waker's CPU waits there when the waker sleeps sooner than an idle CPU wakes */
 	FEAT_PREEMPT_SYNC = 28,	/* NEXT_BUDDY's preempt_sync: a sync wake-up preempts only a task that ran migration_cost/4 */
-	NR_FEATURES	= 29,
+	FEAT_NEXT_BUDDY	= 29,	/* NEXT_BUDDY: an eligible (non-sync) wakee preempts and runs next, whatever the deadlines */
+	NR_FEATURES	= 30,
 };
 
 /*
@@ -279,6 +280,8 @@ enum arbor_stat {
 	STAT_WAKE_LOCAL,
 	/* PREEMPT_SYNC: sync wake-ups that would have preempted a task picked less than migration_cost/4 ago */
 	STAT_SYNC_PREEMPT_DEFERRED,
+	/* NEXT_BUDDY: wake-ups that preempted as the CPU's next buddy (eligible, deadline later or not) */
+	STAT_NEXT_BUDDY,
 	ARBOR_NR_STATS,
 };
 

@@ -405,6 +405,25 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	}
 
+	/*
+	 * NEXT_BUDDY (the kernel's, off there by default; ours in default):
+	 * a wakee that is eligible on its CPU, which runs a task, becomes
+	 * that CPU's next buddy and runs next (policy.h arbor_next_buddy).
+	 * Only on the task's own CPU, whose rq lock enqueue holds (so the
+	 * running task it reads cannot change meanwhile).
+	 */
+	if (feat(FEAT_NEXT_BUDDY) && (enq_flags & SCX_ENQ_WAKEUP) && cpu == task_cpu &&
+	    (c = lookup_cpu_ctx(cpu)) &&
+	    arbor_next_buddy(c->running_since, tctx->wake_sync, c->buddy_pending) &&
+	    (elig >= 0 ? elig : eevdf_eligible_on(tctx, cpu))) {
+		c->buddy_pending = 1;
+		stat_inc(STAT_NEXT_BUDDY);
+		/* SCX_ENQ_PREEMPT: the running task's slice ends now (ext.c) */
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, eevdf_slice(tctx),
+				   enq_flags | SCX_ENQ_PREEMPT);
+		return;
+	}
+
 	acct_add(tctx, p, cpu);
 	scx_bpf_dsq_insert_vtime(p, cpu_dsq(cpu), eevdf_slice(tctx), tctx->deadline, enq_flags);
 
@@ -637,6 +656,7 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 	}
 	tctx->last_cpu = cpu;
 	tctx->wake_sync = 0;	/* PREEMPT_SYNC: its wake-up is over */
+	c->buddy_pending = 0;	/* NEXT_BUDDY: whichever task runs, the buddy is no longer waiting */
 
 	/*
 	 * seed 002: is the task running inside its process's preferred LLC?

@@ -1380,6 +1380,48 @@ ARBOR_POLICY bool arbor_sync_defer(bool sync, u64 now, u64 picked, u64 threshold
 }
 
 /*
+ * NEXT_BUDDY (the kernel's, sched_feat NEXT_BUDDY, off by default in 7.2;
+ * on in `default` only): a wakee queued on a CPU that runs a task becomes
+ * the CPU's next buddy, and pick_eevdf() returns the next buddy whenever it
+ * is eligible (PICK_BUDDY, on by default), so wakeup_preempt_fair()'s
+ * "if @p has become the most eligible task, force preemption" preempts for
+ * it whatever the two deadlines. Without it, a wakee that is eligible but
+ * whose deadline (its vruntime + a slice) is later than the running task's
+ * waits for that task's slice to end.
+ *
+ * Source: kernel/sched/fair.c, 7.2, wakeup_preempt_fair(),
+ * set_preempt_buddy(), pick_eevdf() (Mel Gorman, "sched/fair: Reimplement
+ * NEXT_BUDDY to align with EEVDF goals", 2025: "Picking the ->next buddy
+ * will affect latency but not fairness": only an eligible task, one owed
+ * service, is picked).
+ *
+ * As the kernel: not for a WF_SYNC wake-up, whose preemption
+ * preempt_sync() decides (PREEMPT_SYNC, arbor_sync_defer; then the
+ * deadline rule, arbor_wake_preempt); not for a new task (WF_FORK: the
+ * caller asks only for wake-ups); an existing buddy is kept (the kernel
+ * keeps it when its deadline is sooner; here always, until a task runs on
+ * the CPU). Not ported: the buddy's pick when no preemption happens (for a
+ * sync wakee; tried for PREEMPT_SYNC's deferred wakees in session 23 and
+ * dropped, docs/results/2026-11-28-preempt-sync §2).
+ *
+ * Why on any machine, measured: schbench's message thread, woken by a
+ * worker's post (a futex, not WF_SYNC), queued behind a worker's 17 ms of
+ * math until that worker's slice ended: its wake-up p99 was 1.7-2.1 ms
+ * under stock and default on power11, epyc and spr-2s, against lavd's 5-14
+ * us; every worker that posted meanwhile joined its next batch (the p99
+ * place in a batch 15-33 against lavd's 4-6), and a worker's wake-up
+ * latency holds the waker's work for those before it
+ * (docs/results/2026-11-28-one-llc-cost §6).
+ *
+ * The caller checks eligibility (a read of the CPU's average) when this
+ * returns true.
+ */
+ARBOR_POLICY bool arbor_next_buddy(u64 curr_running_since, bool sync, bool buddy_pending)
+{
+	return curr_running_since && !sync && !buddy_pending;
+}
+
+/*
  * The order in which an idle CPU looks for a victim in its LLC: overloaded
  * SMT siblings first (they share L1/L2: the cheapest move), then the LLC's
  * overloaded CPUs starting after this CPU and wrapping, so that idle CPUs
