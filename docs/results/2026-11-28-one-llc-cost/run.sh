@@ -31,3 +31,19 @@ done
 # SIS_NODE without its idle-time test: arbor_sis_node_idle_ok returning true (not committed),
 #   -t power11 -s arbor:default -w schbench -w hackbench:g=2,l=100 -w perf-messaging:g=2,l=50,mode=thread -w wakeprobe:t=4 -r 5
 # The two dropped PREEMPT_SYNC variants were built on the branch and run with the host and x86-12 lines above.
+
+# §6: schbench's new measures (abe6970), 5 seeds
+# $B sim -t power11 -s arbor:stock -s arbor:default -s arbor:default:NO_SIS_NODE -s cosmos -s lavd -w schbench -r 5 --seed 1 --out schbench-why/power11
+# $B sim -t epyc   -s arbor:default -s cosmos -s lavd -w schbench -r 5 --seed 1 --out schbench-why/epyc
+# $B sim -t spr-2s -s arbor:default -s cosmos -s lavd -w schbench -r 5 --seed 1 --out schbench-why/spr-2s
+# NEXT_BUDDY, development (before it was in default; binary at 9ee31bc's parent plus the feature):
+# $B sim -t power11 -s arbor:default -s arbor:default:NEXT_BUDDY -w schbench -w hackbench:g=2,l=100 -w perf-messaging:g=2,l=50,mode=thread -w wakeprobe:t=4 -r 5 --seed 1 --out next-buddy/dev/power11
+# $B sim -t x86-12  -s arbor:default -s arbor:default:NEXT_BUDDY $W -r 5 --seed 1 --out next-buddy/dev/x86-12
+# $B sim -t xeon-88 -s arbor:default:NEXT_BUDDY $W -r 5 --seed 1 --out next-buddy/dev/xeon-88
+# held out, once, after next-buddy/criterion.txt was written:
+for m in epyc spr-2s host shape:n=1,l=6,c=2,t=2 shape:n=2,l=4,c=4,t=2; do
+  n=$(echo $m | tr ':=,' '___')
+  $B sim $(T $m) -s arbor:default -s arbor:default:NEXT_BUDDY $W -r 5 --seed 1 --out next-buddy/held-out/$n --no-charts
+done
+# (cd next-buddy && python3 nbcmp.py epyc spr-2s host shape_n_1_l_6_c_2_t_2 shape_n_2_l_4_c_4_t_2 > held-out.txt)
+# §7: the suite again at 9ee31bc (NEXT_BUDDY in default): as §3, into final/
