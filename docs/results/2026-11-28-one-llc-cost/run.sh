@@ -47,3 +47,6 @@ for m in epyc spr-2s host shape:n=1,l=6,c=2,t=2 shape:n=2,l=4,c=4,t=2; do
 done
 # (cd next-buddy && python3 nbcmp.py epyc spr-2s host shape_n_1_l_6_c_2_t_2 shape_n_2_l_4_c_4_t_2 > held-out.txt)
 # §7: the suite again at 9ee31bc (NEXT_BUDDY in default): as §3, into final/
+# §8: the sync buddy (sync-buddy/not-committed.diff applied), once, after sync-buddy/criterion.txt:
+# for m in xeon-88 epyc spr-2s host shape:n=4,l=2,c=4,t=1 shape:n=1,l=3,c=4,t=2: $B_SB sim $(T $m) -s arbor:default $W -r 5 --seed 1
+#   (the shapes also with 9ee31bc's binary), compared on the primary metrics with Welch's interval -> sync-buddy/held-out.txt

@@ -1401,8 +1401,12 @@ ARBOR_POLICY bool arbor_sync_defer(bool sync, u64 now, u64 picked, u64 threshold
  * caller asks only for wake-ups); an existing buddy is kept (the kernel
  * keeps it when its deadline is sooner; here always, until a task runs on
  * the CPU). Not ported: the buddy's pick when no preemption happens (for a
- * sync wakee; tried for PREEMPT_SYNC's deferred wakees in session 23 and
- * dropped, docs/results/2026-11-28-preempt-sync §2).
+ * sync wakee). Tried twice and dropped: for PREEMPT_SYNC's deferred
+ * wakees alone in session 23 (docs/results/2026-11-28-preempt-sync §2),
+ * and as the kernel has it, every eligible sync wakee a buddy in the
+ * CPU's local queue, in session 24: epyc perf-messaging 49% slower, the
+ * parked wakees out of idle CPUs' reach
+ * (docs/results/2026-11-28-one-llc-cost §8).
  *
  * Why on any machine, measured: schbench's message thread, woken by a
  * worker's post (a futex, not WF_SYNC), queued behind a worker's 17 ms of
