@@ -522,9 +522,18 @@ mod tests {
     fn next_buddy_takes_non_sync_wakees_onto_a_busy_cpu_once() {
         unsafe {
             assert!(arbor_next_buddy(1_000, false, false));
-            assert!(!arbor_next_buddy(0, false, false), "nothing running: no preemption");
-            assert!(!arbor_next_buddy(1_000, true, false), "WF_SYNC: preempt_sync's");
-            assert!(!arbor_next_buddy(1_000, false, true), "a buddy already waits");
+            assert!(
+                !arbor_next_buddy(0, false, false),
+                "nothing running: no preemption"
+            );
+            assert!(
+                !arbor_next_buddy(1_000, true, false),
+                "WF_SYNC: preempt_sync's"
+            );
+            assert!(
+                !arbor_next_buddy(1_000, false, true),
+                "a buddy already waits"
+            );
         }
     }
 

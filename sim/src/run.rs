@@ -470,12 +470,18 @@ mod tests {
         };
         let w = "perf-messaging:g=1,l=50,mode=thread";
         let run = |m: &str, s: &str| run_on(m, &SchedSpec::parse(s).unwrap(), w, 1);
-        let (on, off) = (run("x86-12", "arbor:stock:CACHE_LB"), run("x86-12", "arbor:stock"));
+        let (on, off) = (
+            run("x86-12", "arbor:stock:CACHE_LB"),
+            run("x86-12", "arbor:stock"),
+        );
         assert_eq!(on.counters, off.counters);
         let vals = |o: &Outcome| o.metrics.iter().map(|m| m.value).collect::<Vec<_>>();
         assert_eq!(vals(&on), vals(&off));
         assert_eq!(on.bpf_ops, off.bpf_ops);
-        let (on, off) = (run("hikey", "arbor:stock:CACHE_LB"), run("hikey", "arbor:stock"));
+        let (on, off) = (
+            run("hikey", "arbor:stock:CACHE_LB"),
+            run("hikey", "arbor:stock"),
+        );
         assert!(
             op(&on, "stopping") > op(&off, "stopping"),
             "stopping {} vs {}",
