@@ -225,6 +225,16 @@ pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
 mod tests {
     use super::*;
 
+    /// The scheduler counter `n` of a run (it must exist).
+    fn counter(o: &Outcome, n: &str) -> u64 {
+        o.counters.iter().find(|(k, _)| k == n).unwrap().1
+    }
+
+    /// The metric `n` of a run (it must exist).
+    fn metric(o: &Outcome, n: &str) -> f64 {
+        o.metrics.iter().find(|m| m.name == n).unwrap().value
+    }
+
     /// hackbench:g=2,l=50 on 2s2c2t under `sched` with `seed`; it must finish.
     fn hackbench(sched: &str, seed: u64) -> Outcome {
         hackbench_on(&SchedSpec::parse(sched).unwrap(), seed)
@@ -306,11 +316,10 @@ mod tests {
     /// whole is an open question of issue 24, not a property to test here.
     #[test]
     fn wake_node_keeps_wakees_in_their_node() {
-        let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
         let on = hackbench("arbor:stock:WAKE_NODE", 1);
         let off = hackbench("arbor:stock", 1);
-        assert!(c(&on, "wake_node_kept") > 0, "{:?}", on.counters);
-        assert_eq!(c(&off, "wake_node_kept"), 0, "{:?}", off.counters);
+        assert!(counter(&on, "wake_node_kept") > 0, "{:?}", on.counters);
+        assert_eq!(counter(&off, "wake_node_kept"), 0, "{:?}", off.counters);
     }
 
     /// IDLE_PULL (issue 24): on 2s2c2t hackbench, over five seeds, CPUs
@@ -320,15 +329,13 @@ mod tests {
     /// while tasks wait falls.
     #[test]
     fn idle_pull_leaves_fewer_cpus_idle_while_tasks_wait() {
-        let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
-        let m = |o: &Outcome, n: &str| o.metrics.iter().find(|m| m.name == n).unwrap().value;
         let (mut pulls, mut fails, mut gap) = ([0.0; 2], [0.0; 2], [0.0; 2]);
         for seed in 1..=5 {
             for (i, s) in ["arbor:stock", "arbor:stock:IDLE_PULL"].iter().enumerate() {
                 let o = hackbench(s, seed);
-                pulls[i] += c(&o, "idle_pulls") as f64;
-                fails[i] += c(&o, "newidle_fails") as f64;
-                gap[i] += m(&o, "idle_while_queued_pct");
+                pulls[i] += counter(&o, "idle_pulls") as f64;
+                fails[i] += counter(&o, "newidle_fails") as f64;
+                gap[i] += metric(&o, "idle_while_queued_pct");
             }
         }
         assert_eq!(pulls[0], 0.0);
@@ -345,7 +352,6 @@ mod tests {
     /// 38 migrations per 1000 wake-ups over 5 seeds, and a p99 2.8% worse).
     #[test]
     fn idle_pull_leaves_cache_hot_wakees_where_they_ran() {
-        let m = |o: &Outcome, n: &str| o.metrics.iter().find(|m| m.name == n).unwrap().value;
         let (mut stock, mut pull) = (0.0, 0.0);
         for seed in 1..=3 {
             let run = |s: &str| {
@@ -356,8 +362,8 @@ mod tests {
                     seed,
                 )
             };
-            stock += m(&run("arbor:stock"), "mig_llc_per_kwake");
-            pull += m(&run("arbor:stock:IDLE_PULL"), "mig_llc_per_kwake");
+            stock += metric(&run("arbor:stock"), "mig_llc_per_kwake");
+            pull += metric(&run("arbor:stock:IDLE_PULL"), "mig_llc_per_kwake");
         }
         assert!(
             pull < stock + 3.0 * 20.0,
@@ -376,22 +382,20 @@ mod tests {
     /// policy.rs, sync_local_follows_wakers_that_keep_their_promise).
     #[test]
     fn sync_local_keeps_ping_pong_on_one_cpu_and_not_fan_out() {
-        let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
-        let m = |o: &Outcome, n: &str| o.metrics.iter().find(|m| m.name == n).unwrap().value;
         let pipe = |s: &str| run_2s2c2t(&SchedSpec::parse(s).unwrap(), "perf-pipe:l=2000", 1);
         let (on, off) = (pipe("arbor:stock:SYNC_LOCAL"), pipe("arbor:stock"));
-        assert!(c(&on, "sync_local") > 3000, "{:?}", on.counters);
-        assert_eq!(c(&off, "sync_local"), 0);
-        assert_eq!(c(&off, "sync_kept") + c(&off, "sync_broken"), 0);
+        assert!(counter(&on, "sync_local") > 3000, "{:?}", on.counters);
+        assert_eq!(counter(&off, "sync_local"), 0);
+        assert_eq!(counter(&off, "sync_kept") + counter(&off, "sync_broken"), 0);
         let (w_on, w_off) = (
-            m(&on, "rq_wait_us_per_wakeup"),
-            m(&off, "rq_wait_us_per_wakeup"),
+            metric(&on, "rq_wait_us_per_wakeup"),
+            metric(&off, "rq_wait_us_per_wakeup"),
         );
         assert!(w_on < w_off / 4.0, "rq_wait {w_on} vs {w_off}");
-        assert!(m(&on, "time_s") < m(&off, "time_s"));
+        assert!(metric(&on, "time_s") < metric(&off, "time_s"));
         let hb = hackbench("arbor:stock:SYNC_LOCAL", 1);
         assert!(
-            c(&hb, "sync_broken") > c(&hb, "sync_kept"),
+            counter(&hb, "sync_broken") > counter(&hb, "sync_kept"),
             "{:?}",
             hb.counters
         );
@@ -409,7 +413,6 @@ mod tests {
     /// preempt_sync_lets_a_task_run_its_batch_before_a_sync_wakee_preempts).
     #[test]
     fn preempt_sync_lets_writers_batch_their_wake_ups() {
-        let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
         let run = |s: &str| {
             run_on(
                 "x86-12",
@@ -419,11 +422,18 @@ mod tests {
             )
         };
         let (on, off) = (run("arbor:default"), run("arbor:default:NO_PREEMPT_SYNC"));
-        assert!(c(&on, "sync_preempt_deferred") > 0, "{:?}", on.counters);
-        assert_eq!(c(&off, "sync_preempt_deferred"), 0);
-        let (p_on, p_off) = (c(&on, "wake_preempts"), c(&off, "wake_preempts"));
+        assert!(
+            counter(&on, "sync_preempt_deferred") > 0,
+            "{:?}",
+            on.counters
+        );
+        assert_eq!(counter(&off, "sync_preempt_deferred"), 0);
+        let (p_on, p_off) = (
+            counter(&on, "wake_preempts"),
+            counter(&off, "wake_preempts"),
+        );
         assert!(p_on * 4 < p_off, "wake_preempts {p_on} vs {p_off}");
-        assert!(c(&on, "wakeups") < c(&off, "wakeups"));
+        assert!(counter(&on, "wakeups") < counter(&off, "wakeups"));
     }
 
     /// NEXT_BUDDY (the kernel's, policy.h arbor_next_buddy): on x86-12
@@ -438,19 +448,20 @@ mod tests {
     /// WF_SYNC: the feature never acts there.
     #[test]
     fn next_buddy_lets_a_woken_message_thread_run_at_once() {
-        let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
-        let m = |o: &Outcome, n: &str| o.metrics.iter().find(|m| m.name == n).unwrap().value;
         let run = |s: &str, w: &str| run_on("x86-12", &SchedSpec::parse(s).unwrap(), w, 1);
         let (on, off) = (
             run("arbor:default:NEXT_BUDDY", "schbench"),
             run("arbor:default:NO_NEXT_BUDDY", "schbench"),
         );
-        assert!(c(&on, "next_buddy") > 0, "{:?}", on.counters);
-        assert_eq!(c(&off, "next_buddy"), 0);
-        let (a, b) = (m(&on, "msg_wakeup_p99_us"), m(&off, "msg_wakeup_p99_us"));
+        assert!(counter(&on, "next_buddy") > 0, "{:?}", on.counters);
+        assert_eq!(counter(&off, "next_buddy"), 0);
+        let (a, b) = (
+            metric(&on, "msg_wakeup_p99_us"),
+            metric(&off, "msg_wakeup_p99_us"),
+        );
         assert!(a * 4.0 < b, "msg_wakeup_p99_us {a} vs {b}");
         let hb = run("arbor:default:NEXT_BUDDY", "hackbench:g=2,l=100");
-        assert_eq!(c(&hb, "next_buddy"), 0);
+        assert_eq!(counter(&hb, "next_buddy"), 0);
     }
 
     /// Seed 002 as merged is active only on machines of more than one LLC
@@ -501,8 +512,6 @@ mod tests {
     /// stock's 736.
     #[test]
     fn cache_lb_does_not_take_a_cpu_bound_thread_down_to_the_little_cluster() {
-        let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
-        let m = |o: &Outcome, n: &str| o.metrics.iter().find(|m| m.name == n).unwrap().value;
         let run = |s: &str| {
             run_on(
                 "tc2",
@@ -512,8 +521,12 @@ mod tests {
             )
         };
         let (seeds, stock) = (run("arbor:seeds:NO_ASYM_WAKE_CAP"), run("arbor:stock"));
-        assert!(c(&seeds, "misfit_migrations") <= 2, "{:?}", seeds.counters);
-        let (e, e0) = (m(&seeds, "eps"), m(&stock, "eps"));
+        assert!(
+            counter(&seeds, "misfit_migrations") <= 2,
+            "{:?}",
+            seeds.counters
+        );
+        let (e, e0) = (metric(&seeds, "eps"), metric(&stock, "eps"));
         assert!(e > 2.0 * e0, "eps {e} vs stock {e0}");
     }
 
@@ -528,14 +541,16 @@ mod tests {
     /// stock 3.0).
     #[test]
     fn misfit_moves_reach_the_bigger_cpu_they_claimed() {
-        let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
         let o = run_on(
             "shape:n=1,l=2,c=4,t=1,little=4",
             &SchedSpec::parse("arbor:stock:ASYM_MISFIT").unwrap(),
             "schbench",
             1,
         );
-        let (tasks, moved) = (c(&o, "misfit_tasks"), c(&o, "misfit_migrations"));
+        let (tasks, moved) = (
+            counter(&o, "misfit_tasks"),
+            counter(&o, "misfit_migrations"),
+        );
         assert!(tasks > 100, "{:?}", o.counters);
         assert!(moved * 100 >= tasks * 98, "misfit moves {moved} of {tasks}");
     }
@@ -555,8 +570,6 @@ mod tests {
     /// sis_node_takes_the_nodes_nearest_lasting_idle_cpu).
     #[test]
     fn sis_node_widens_the_idle_search_beyond_a_small_llc() {
-        let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
-        let m = |o: &Outcome, n: &str| o.metrics.iter().find(|m| m.name == n).unwrap().value;
         let run = |s: &str, seed: u64| {
             run_on(
                 "power11",
@@ -573,16 +586,16 @@ mod tests {
                 run("arbor:default", seed),
                 run("arbor:default:NO_SIS_NODE", seed),
             );
-            assert!(c(&on, "sis_node_found") > 0, "{:?}", on.counters);
-            assert_eq!(c(&off, "sis_node_found"), 0, "{:?}", off.counters);
+            assert!(counter(&on, "sis_node_found") > 0, "{:?}", on.counters);
+            assert_eq!(counter(&off, "sis_node_found"), 0, "{:?}", off.counters);
             let (w_on, w_off) = (
-                m(&on, "rq_wait_us_per_wakeup"),
-                m(&off, "rq_wait_us_per_wakeup"),
+                metric(&on, "rq_wait_us_per_wakeup"),
+                metric(&off, "rq_wait_us_per_wakeup"),
             );
             assert!(w_on < w_off, "seed {seed}: rq_wait {w_on} vs {w_off}");
         }
         let one_llc_nodes = hackbench("arbor:stock:SIS_NODE", 1);
-        assert_eq!(c(&one_llc_nodes, "sis_node_found"), 0);
+        assert_eq!(counter(&one_llc_nodes, "sis_node_found"), 0);
     }
 
     /// WAKE_SHORTCUT (issue 24, item 2) is a cost saving that must not
@@ -603,8 +616,6 @@ mod tests {
         let run = |machine: &str, s: &str, w: &str, cost: &CostModel| {
             run_on_cost(machine, &SchedSpec::parse(s).unwrap(), w, 1, cost)
         };
-        let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
-        let m = |o: &Outcome, n: &str| o.metrics.iter().find(|m| m.name == n).unwrap().value;
         // (machine, workload, the least share of wake-ups it must take, in %)
         for (machine, w, pct) in [
             ("x86-12", "wakeprobe:t=1", 50),
@@ -613,19 +624,19 @@ mod tests {
             let on = run(machine, "arbor:default", w, &zero);
             let off = run(machine, "arbor:default:NO_WAKE_SHORTCUT", w, &zero);
             assert!(
-                c(&on, "wake_prev_idle") * 100 > c(&on, "wakeups") * pct,
+                counter(&on, "wake_prev_idle") * 100 > counter(&on, "wakeups") * pct,
                 "{machine} {w}: {:?}",
                 on.counters
             );
-            assert_eq!(c(&off, "wake_prev_idle"), 0);
+            assert_eq!(counter(&off, "wake_prev_idle"), 0);
             for x in &on.metrics {
                 if !x.name.starts_with("bpf:") {
-                    assert_eq!(x.value, m(&off, &x.name), "{machine} {w}: {}", x.name);
+                    assert_eq!(x.value, metric(&off, &x.name), "{machine} {w}: {}", x.name);
                 }
             }
             for (k, v) in &on.counters {
                 if k != "wake_prev_idle" {
-                    assert_eq!(*v, c(&off, k), "{machine} {w}: {k}");
+                    assert_eq!(*v, counter(&off, k), "{machine} {w}: {k}");
                 }
             }
         }
@@ -665,30 +676,28 @@ mod tests {
     /// than without.
     #[test]
     fn run_to_parity_holds_back_wakeup_preemption_within_the_request() {
-        let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
         let on = hackbench("arbor:stock:RUN_TO_PARITY", 1);
         let off = hackbench("arbor:stock", 1);
-        assert!(c(&on, "parity_kept") > 0, "{:?}", on.counters);
-        assert_eq!(c(&off, "parity_kept"), 0, "{:?}", off.counters);
+        assert!(counter(&on, "parity_kept") > 0, "{:?}", on.counters);
+        assert_eq!(counter(&off, "parity_kept"), 0, "{:?}", off.counters);
         assert!(
-            c(&on, "wake_preempts") * 2 < c(&off, "wake_preempts"),
+            counter(&on, "wake_preempts") * 2 < counter(&off, "wake_preempts"),
             "{} vs {}",
-            c(&on, "wake_preempts"),
-            c(&off, "wake_preempts")
+            counter(&on, "wake_preempts"),
+            counter(&off, "wake_preempts")
         );
     }
 
     #[test]
     fn no_wake_preempt_stops_wakeup_preemption() {
-        let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
         // fewer wake-ups without preemption (receivers drain more per run)
         // over 5 seeds: one seed alone can go either way (seed 1 does)
         let (mut won, mut woff) = (0, 0);
         for seed in 1..=5 {
             let on = hackbench("arbor:stock", seed);
             let off = hackbench("arbor:stock:NO_WAKE_PREEMPT", seed);
-            assert!(c(&on, "wake_preempts") > 0, "{:?}", on.counters);
-            assert_eq!(c(&off, "wake_preempts"), 0, "{:?}", off.counters);
+            assert!(counter(&on, "wake_preempts") > 0, "{:?}", on.counters);
+            assert_eq!(counter(&off, "wake_preempts"), 0, "{:?}", off.counters);
             won += on.wakeups;
             woff += off.wakeups;
         }
@@ -701,14 +710,21 @@ mod tests {
     /// simulator's timer count stays 0, where the timer path arms one).
     #[test]
     fn on_preempt_rt_the_periodic_pass_runs_from_the_tick() {
-        let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
         // without newidle pulls, idle CPUs wait for the periodic kick
         let mut rt = SchedSpec::parse("arbor:stock:NO_NEWIDLE").unwrap();
         rt.preempt_rt = true;
         let on_rt = hackbench_on(&rt, 1);
         let usual = hackbench("arbor:stock:NO_NEWIDLE", 1);
-        assert!(c(&usual, "periodic_kicks") > 0, "{:?}", usual.counters);
-        assert!(c(&on_rt, "periodic_kicks") > 0, "{:?}", on_rt.counters);
+        assert!(
+            counter(&usual, "periodic_kicks") > 0,
+            "{:?}",
+            usual.counters
+        );
+        assert!(
+            counter(&on_rt, "periodic_kicks") > 0,
+            "{:?}",
+            on_rt.counters
+        );
         assert!(usual.timers_armed > 0);
         assert_eq!(on_rt.timers_armed, 0);
     }
@@ -724,7 +740,6 @@ mod tests {
         // one seed the counts move with timing (a cheaper wake-up path once
         // flipped a second assertion, "nofound_idle grows", that does not
         // hold across seeds: dropped).
-        let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).unwrap().1;
         let sum = |s: &str| -> u64 {
             let sched = SchedSpec::parse(s).unwrap();
             (1..=3)
@@ -744,7 +759,7 @@ mod tests {
                     )
                     .unwrap();
                     assert!(o.ok, "{}", o.stop);
-                    c(&o, "found_idle_cpu")
+                    counter(&o, "found_idle_cpu")
                 })
                 .sum()
         };
