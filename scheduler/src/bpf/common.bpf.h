@@ -198,15 +198,23 @@ struct wake_idle_row {
 };
 struct wake_idle_row wake_idle[MAX_CPUS];
 
+/*
+ * The words of a CPU mask nr_cpu_ids uses (the kernel allocates no more:
+ * cpumask_size()), at most CPU_MASK_WORDS.
+ */
+static __always_inline u32 mask_words(void)
+{
+	u32 n = (nr_cpus + 63) / 64;
+
+	return n > CPU_MASK_WORDS ? CPU_MASK_WORDS : n;
+}
+
 /* copy the kernel's idle mask into `this` CPU's row; returns the row */
 static __always_inline const u64 *copy_idle_mask(s32 this)
 {
 	u64 *dst = wake_idle[(u32)this & (MAX_CPUS - 1)].w;
-	/* the words nr_cpu_ids uses: the kernel allocates no more (cpumask_size()) */
-	u32 n = (nr_cpus + 63) / 64;
+	u32 n = mask_words();
 
-	if (n > CPU_MASK_WORDS)
-		n = CPU_MASK_WORDS;
 	bpf_probe_read_kernel(dst, n * sizeof(u64), (const void *)idle_mask_addr);
 	return dst;
 }
@@ -224,11 +232,9 @@ static __always_inline bool idle_bit(const u64 *bits, s32 cpu)
  */
 static __always_inline bool idle_none(const u64 *bits)
 {
-	u32 n = (nr_cpus + 63) / 64, i;
+	u32 n = mask_words(), i;
 	u64 any = 0;
 
-	if (n > CPU_MASK_WORDS)
-		n = CPU_MASK_WORDS;
 	bpf_for(i, 0, CPU_MASK_WORDS) {
 		if (i >= n)
 			break;

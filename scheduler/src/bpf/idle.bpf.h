@@ -130,7 +130,7 @@ static __always_inline void snapshot_llc_idle(struct llc_snapshot *s, const stru
  */
 __noinline s32 arbor_sis_node(s32 this, s32 target, s32 prev, u64 now)
 {
-	u32 n = (nr_cpus + 63) / 64, node, k, me = this, t = target, pv = prev, from;
+	u32 n = mask_words(), node, k, me = this, t = target, pv = prev, from;
 	s32 cpu;
 	u64 *ib;
 
@@ -146,8 +146,6 @@ __noinline s32 arbor_sis_node(s32 this, s32 target, s32 prev, u64 now)
 	barrier_var(me);
 	barrier_var(t);
 	barrier_var(pv);
-	if (n > CPU_MASK_WORDS)
-		n = CPU_MASK_WORDS;
 	ib = wake_idle[me & (MAX_CPUS - 1)].w;
 	node = cpu_node[t & (MAX_CPUS - 1)] & (MAX_NODES - 1);
 	from = arbor_sis_node_from(target, prev, node, cpu_node[pv & (MAX_CPUS - 1)]);
