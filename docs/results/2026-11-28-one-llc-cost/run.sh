@@ -13,7 +13,7 @@ P=../2026-11-28-idle-pull-llc
 # for m in ...; python3 $P/idle-mask-addr/merge2.py $P/after-load-idle/$m $m merged/$m
 # $B sim verdict merged/{x86-12,xeon-88,power11,epyc,spr-2s,host} > verdict.txt
 # per-op: session 23's rows (../2026-11-28-preempt-sync, merged the same way into prev/) against these
-# python3 perop_cmp.py merged prev x86-12 xeon-88 power11 epyc spr-2s host > perop.md
+# PEROP_OPS=select_cpu,enqueue,running,stopping python3 $P/idle-mask-addr/perop_cmp.py merged prev x86-12 xeon-88 power11 epyc spr-2s host > perop.md
 
 # §1: the same decisions at zero BPF cost, old binary against new, 2 seeds
 for m in host x86-12 shape:n=2,l=2,c=3,t=2; do

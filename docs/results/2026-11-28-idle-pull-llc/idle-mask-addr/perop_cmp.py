@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""perop_cmp.py NEWDIR OLDDIR M...: arbor:default's per-call BPF cost (select_cpu, enqueue, running) before/after,
+"""perop_cmp.py NEWDIR OLDDIR M...: arbor:default's per-call BPF cost (select_cpu, enqueue, running, or PEROP_OPS) before/after,
 against the cheapest peer (peers from OLDDIR), and how many cells are at or below it."""
-import json,collections,statistics as st,sys
+import json,collections,os,statistics as st,sys
 new_base,old_base=sys.argv[1],sys.argv[2]
-ops=['select_cpu','enqueue','running']
+# PEROP_OPS=select_cpu,enqueue,running,stopping adds ops (../../2026-11-28-one-llc-cost)
+ops=os.environ.get('PEROP_OPS','select_cpu,enqueue,running').split(',')
 peers=['bpfland','cosmos','lavd','p2dq','rusty']
 cnt={o:[0,0,0] for o in ops}  # before ok, after ok, cells
 def load(path):
