@@ -245,6 +245,23 @@ fn compiler() -> String {
 
 /// Compiles `main` (the scheduler's translation unit) and `shim`/shim.c
 /// into `so`.
+/// scripts/sim-call-profile's build (ARBOR_SIM_CALL_PROFILE=1): each
+/// helper call counted under its call sites (shim.c), which needs frame
+/// pointers, no inlining and no sibling calls; the object's own path is
+/// compiled in for addr2line.
+fn call_profile_flags(so: &Path) -> Vec<String> {
+    if std::env::var_os("ARBOR_SIM_CALL_PROFILE").map_or(true, |v| v.is_empty() || v == "0") {
+        return Vec::new();
+    }
+    vec![
+        "-DSIM_CALL_PROFILE".into(),
+        format!("-DSIM_CALL_PROFILE_SO=\"{}\"", so.display()),
+        "-D_GNU_SOURCE".into(),
+        "-fno-omit-frame-pointer".into(),
+        "-fno-optimize-sibling-calls".into(),
+    ]
+}
+
 fn build_so(
     cc: &str,
     shim: &Path,
@@ -274,6 +291,7 @@ fn build_so(
         ));
         let mut cmd = Command::new(cc);
         cmd.args(["-O2", "-g", "-fPIC", "-Wall"])
+            .args(call_profile_flags(so))
             .args([
                 "-Werror=implicit-function-declaration",
                 "-Werror=int-conversion",
@@ -561,6 +579,7 @@ fn main() {
         }
     }
     println!("cargo:rerun-if-env-changed=ARBOR_KSRC");
+    println!("cargo:rerun-if-env-changed=ARBOR_SIM_CALL_PROFILE");
     println!("cargo:rerun-if-env-changed=ARBOR_PEERS_SRC");
     for d in [
         &shim,

@@ -1001,3 +1001,92 @@ int sim_init_task(struct task_struct *p, struct scx_init_task_args *args)
 	}
 	return 0;
 }
+
+#ifdef SIM_CALL_PROFILE
+/*
+ * scripts/sim-call-profile: each helper or kfunc call the cost model
+ * charges is counted under the return addresses of the frames above it
+ * that lie in this object (the helper's, its callers', up to the op), and
+ * the table is written at exit to $ARBOR_SIM_CALL_PROFILE_OUT.PID.ADDR,
+ * addresses relative to the object, for addr2line on SIM_CALL_PROFILE_SO
+ * (the object is loaded from a copy in memory, which addr2line cannot
+ * read). Built only with ARBOR_SIM_CALL_PROFILE=1 (sim/build.rs), with
+ * frame pointers and without inlining or sibling calls; the counts are
+ * those of the normal build, the speed is not.
+ */
+#include <dlfcn.h>
+#include <unistd.h>
+
+#define PROF_DEPTH 10
+#define PROF_SLOTS (1 << 16)
+
+struct prof_slot {
+	unsigned long site[PROF_DEPTH];
+	unsigned long n;
+};
+
+static struct prof_slot prof_tab[PROF_SLOTS];
+static unsigned long prof_base;
+static int prof_full;
+
+__attribute__((noinline)) void sim_call_profile_hit(void)
+{
+	unsigned long site[PROF_DEPTH] = { 0 }, h = 1469598103934665603UL;
+	void **fp = __builtin_frame_address(0);
+	Dl_info di;
+
+	if (!prof_base) {
+		if (!dladdr((void *)sim_call_profile_hit, &di))
+			return;
+		prof_base = (unsigned long)di.dli_fbase;
+	}
+	/* up the frame-pointer chain while the return address is ours */
+	for (int i = 0; i < PROF_DEPTH && fp; i++) {
+		unsigned long ra = (unsigned long)fp[1];
+
+		if (!dladdr((void *)ra, &di) || (unsigned long)di.dli_fbase != prof_base)
+			break;
+		site[i] = ra - prof_base;
+		h = (h ^ site[i]) * 1099511628211UL;
+		fp = (void **)fp[0];
+	}
+	for (unsigned long j = h & (PROF_SLOTS - 1), k = 0; k < PROF_SLOTS;
+	     j = (j + 1) & (PROF_SLOTS - 1), k++) {
+		if (!prof_tab[j].n)
+			memcpy(prof_tab[j].site, site, sizeof(site));
+		if (!memcmp(prof_tab[j].site, site, sizeof(site))) {
+			prof_tab[j].n++;
+			return;
+		}
+	}
+	prof_full = 1;
+}
+
+__attribute__((destructor)) static void sim_call_profile_dump(void)
+{
+	const char *out = getenv("ARBOR_SIM_CALL_PROFILE_OUT");
+	char path[4096];
+	FILE *f;
+
+	if (!out || !prof_base)
+		return;
+	snprintf(path, sizeof(path), "%s.%d.%lx", out, (int)getpid(), prof_base);
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "arbor sim: cannot write the call profile %s\n", path);
+		return;
+	}
+	fprintf(f, "# so %s\n", SIM_CALL_PROFILE_SO);
+	if (prof_full)
+		fprintf(f, "# full: some calls were not counted\n");
+	for (int j = 0; j < PROF_SLOTS; j++) {
+		if (!prof_tab[j].n)
+			continue;
+		fprintf(f, "%lu", prof_tab[j].n);
+		for (int i = 0; i < PROF_DEPTH && prof_tab[j].site[i]; i++)
+			fprintf(f, " %lx", prof_tab[j].site[i]);
+		fprintf(f, "\n");
+	}
+	fclose(f);
+}
+#endif

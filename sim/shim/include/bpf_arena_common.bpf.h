@@ -29,7 +29,7 @@
 #define cond_break __cond_break(break)
 #define cond_break_label(label) __cond_break(goto label)
 
-static __always_inline void bpf_preempt_disable(void) { sim_nr_calls++; }
-static __always_inline void bpf_preempt_enable(void) { sim_nr_calls++; }
+static __always_inline void bpf_preempt_disable(void) { SIM_COUNT_CALL(); }
+static __always_inline void bpf_preempt_enable(void) { SIM_COUNT_CALL(); }
 
 #endif /* __SIM_BPF_ARENA_COMMON_BPF_H */

@@ -32,7 +32,7 @@ extern struct arena_qnode __arena_global qnodes[_Q_MAX_CPUS][_Q_MAX_NODES];
 
 static __always_inline int arena_spin_lock(arena_spinlock_t __arena *lock)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	if (lock->locked)
 		return -EDEADLK;
 	lock->locked = 1;
@@ -41,7 +41,7 @@ static __always_inline int arena_spin_lock(arena_spinlock_t __arena *lock)
 
 static __always_inline void arena_spin_unlock(arena_spinlock_t __arena *lock)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	lock->locked = 0;
 }
 

@@ -76,7 +76,12 @@ typedef __INT32_TYPE__ int32_t;
 
 /* ---- attributes and BPF program-section macros ---- */
 #undef __always_inline
+#ifdef SIM_CALL_PROFILE
+/* scripts/sim-call-profile: every function its own frame, so a call's site is on the stack */
+#define __always_inline __attribute__((noinline))
+#else
 #define __always_inline inline __attribute__((always_inline))
+#endif
 #define __hidden __attribute__((visibility("hidden")))
 #define __weak __attribute__((weak))
 /* libbpf's bpf_helpers.h: a global subprogram and its argument tags */
@@ -454,26 +459,33 @@ struct sim_host {
 extern struct sim_host *sim_host __hidden;
 /* helper and kfunc calls made inside the current callback (the cost model) */
 extern u64 sim_nr_calls;
+#ifdef SIM_CALL_PROFILE
+/* shim.c: count the call under the stack of its sites (scripts/sim-call-profile) */
+void sim_call_profile_hit(void) __hidden;
+#define SIM_COUNT_CALL() (sim_nr_calls++, sim_call_profile_hit())
+#else
+#define SIM_COUNT_CALL() (sim_nr_calls++)
+#endif
 
 void *sim_calloc(u64 n, u64 size) __hidden;
 void sim_uei_record(struct user_exit_info *uei, const struct scx_exit_info *ei) __hidden;
 void sim_errorf(const char *fmt, ...) __hidden __attribute__((format(printf, 1, 2)));
 void sim_exitf(s64 code, const char *fmt, ...) __hidden __attribute__((format(printf, 2, 3)));
 
-#define SIM_CALL(fn, args...) (sim_nr_calls++, sim_host->fn(sim_host->ctx, ##args))
+#define SIM_CALL(fn, args...) (SIM_COUNT_CALL(), sim_host->fn(sim_host->ctx, ##args))
 
 /* ---- BPF helpers ---- */
 static __always_inline u64 bpf_ktime_get_ns(void) { return SIM_CALL(ktime); }
 static __always_inline u32 bpf_get_smp_processor_id(void) { return SIM_CALL(this_cpu); }
 static __always_inline struct task_struct *bpf_get_current_task_btf(void) { return SIM_CALL(current); }
 /* one CPU runs at a time in the simulator: a spin lock is never contended */
-static __always_inline void bpf_spin_lock(struct bpf_spin_lock *l) { sim_nr_calls++; l->val = 1; }
-static __always_inline void bpf_spin_unlock(struct bpf_spin_lock *l) { sim_nr_calls++; l->val = 0; }
+static __always_inline void bpf_spin_lock(struct bpf_spin_lock *l) { SIM_COUNT_CALL(); l->val = 1; }
+static __always_inline void bpf_spin_unlock(struct bpf_spin_lock *l) { SIM_COUNT_CALL(); l->val = 0; }
 
 /* ---- cpumask kfuncs ---- */
 static __always_inline bool bpf_cpumask_test_cpu(u32 cpu, const struct cpumask *m)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	return cpu < SIM_MAX_CPUS && (m->bits[cpu / 64] >> (cpu % 64)) & 1;
 }
 
@@ -619,13 +631,13 @@ static __always_inline bool scx_bpf_dsq_move(struct bpf_iter_scx_dsq *it, struct
 }
 static __always_inline void scx_bpf_dsq_move_set_slice(struct bpf_iter_scx_dsq *it, u64 slice)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	it->slice = slice;
 	it->flags |= __SCX_DSQ_ITER_HAS_SLICE;
 }
 static __always_inline void scx_bpf_dsq_move_set_vtime(struct bpf_iter_scx_dsq *it, u64 vtime)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	it->vtime = vtime;
 	it->flags |= __SCX_DSQ_ITER_HAS_VTIME;
 }
@@ -633,11 +645,11 @@ static __always_inline void scx_bpf_dsq_move_set_vtime(struct bpf_iter_scx_dsq *
 /* ---- timers ---- */
 static __always_inline long bpf_timer_init(struct bpf_timer *t, void *map, u64 flags)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	t->map = map;
 	return 0;
 }
-#define bpf_timer_set_callback(t, fn) (sim_nr_calls++, (t)->cb = (void *)(fn), 0)
+#define bpf_timer_set_callback(t, fn) (SIM_COUNT_CALL(), (t)->cb = (void *)(fn), 0)
 static __always_inline long bpf_timer_start(struct bpf_timer *t, u64 nsecs, u64 flags)
 {
 	return SIM_CALL(timer_start, t, nsecs, flags);
@@ -745,7 +757,7 @@ static __always_inline void *sim_map_lookup(void **slot, int type, u32 max, u32 
 {
 	u32 k;
 
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	if (!type && sim_map_untyped((const void *)slot, &slot, &type, &max, &ksz, &vsz))
 		return NULL;
 	switch (type) {
@@ -805,14 +817,14 @@ static __always_inline long sim_array_update(void **slot, u32 max, u32 vsz, cons
 }
 #define bpf_map_update_elem(m, k, v, f)                                                     \
 	(SIM_BUILD_CHECK(SIM_MAP_TYPE(m) == BPF_MAP_TYPE_HASH ||                             \
-			 SIM_MAP_TYPE(m) == BPF_MAP_TYPE_ARRAY), sim_nr_calls++,             \
+			 SIM_MAP_TYPE(m) == BPF_MAP_TYPE_ARRAY), SIM_COUNT_CALL(),             \
 	 SIM_MAP_TYPE(m) == BPF_MAP_TYPE_ARRAY ?                                             \
 		 sim_array_update(SIM_MAP_SLOT(m), SIM_MAP_MAX(m), SIM_MAP_VSZ(m), (k), (v), (f)) : \
 		 sim_hash_update(SIM_MAP_SLOT(m), SIM_MAP_MAX(m), SIM_MAP_KSZ(m), SIM_MAP_VSZ(m), (k), (v), (f)))
 
 #define bpf_map_delete_elem(m, k)                                            \
 	(SIM_BUILD_CHECK(SIM_MAP_TYPE(m) == BPF_MAP_TYPE_HASH ||              \
-			 SIM_MAP_TYPE(m) == BPF_MAP_TYPE_ARRAY), sim_nr_calls++, \
+			 SIM_MAP_TYPE(m) == BPF_MAP_TYPE_ARRAY), SIM_COUNT_CALL(), \
 	 SIM_MAP_TYPE(m) == BPF_MAP_TYPE_ARRAY ? (long)-EINVAL :             \
 						  sim_hash_delete(SIM_MAP_SLOT(m), SIM_MAP_KSZ(m), (k)))
 
@@ -828,24 +840,24 @@ long sim_queue_pop(void **slot, u32 vsz, void *val, bool stack, bool peek) __hid
 #define SIM_IS_QUEUE(m) \
 	(SIM_MAP_TYPE(m) == BPF_MAP_TYPE_QUEUE || SIM_MAP_TYPE(m) == BPF_MAP_TYPE_STACK)
 #define bpf_map_push_elem(m, v, f) \
-	(SIM_BUILD_CHECK(SIM_IS_QUEUE(m)), sim_nr_calls++, \
+	(SIM_BUILD_CHECK(SIM_IS_QUEUE(m)), SIM_COUNT_CALL(), \
 	 sim_queue_push(SIM_MAP_SLOT(m), SIM_MAP_MAX(m), SIM_MAP_VSZ(m), (v), (f)))
 #define bpf_map_pop_elem(m, v) \
-	(SIM_BUILD_CHECK(SIM_IS_QUEUE(m)), sim_nr_calls++, \
+	(SIM_BUILD_CHECK(SIM_IS_QUEUE(m)), SIM_COUNT_CALL(), \
 	 sim_queue_pop(SIM_MAP_SLOT(m), SIM_MAP_VSZ(m), (v), SIM_MAP_TYPE(m) == BPF_MAP_TYPE_STACK, false))
 #define bpf_map_peek_elem(m, v) \
-	(SIM_BUILD_CHECK(SIM_IS_QUEUE(m)), sim_nr_calls++, \
+	(SIM_BUILD_CHECK(SIM_IS_QUEUE(m)), SIM_COUNT_CALL(), \
 	 sim_queue_pop(SIM_MAP_SLOT(m), SIM_MAP_VSZ(m), (v), SIM_MAP_TYPE(m) == BPF_MAP_TYPE_STACK, true))
 
 /* bpf_task_storage_delete: bpf_task_storage_delete -> task_storage_delete:
  * -ENOENT if the task has no entry, else the entry is freed */
 long sim_task_storage_delete(void **slot, struct task_struct *p) __hidden;
 #define bpf_task_storage_delete(m, p) \
-	(SIM_BUILD_CHECK(SIM_MAP_TYPE(m) == BPF_MAP_TYPE_TASK_STORAGE), sim_nr_calls++, \
+	(SIM_BUILD_CHECK(SIM_MAP_TYPE(m) == BPF_MAP_TYPE_TASK_STORAGE), SIM_COUNT_CALL(), \
 	 sim_task_storage_delete(SIM_MAP_SLOT(m), (p)))
 
 #define bpf_task_storage_get(m, p, init, flags) \
-	(SIM_BUILD_CHECK(SIM_MAP_TYPE(m) == BPF_MAP_TYPE_TASK_STORAGE), sim_nr_calls++, \
+	(SIM_BUILD_CHECK(SIM_MAP_TYPE(m) == BPF_MAP_TYPE_TASK_STORAGE), SIM_COUNT_CALL(), \
 	 sim_task_storage(SIM_MAP_SLOT(m), SIM_MAP_VSZ(m), (p), (flags)))
 
 /*
@@ -895,7 +907,7 @@ static __always_inline void bpf_rcu_read_lock(void) {}
 static __always_inline void bpf_rcu_read_unlock(void) {}
 
 /* bpf_kptr_xchg: swaps a referenced pointer into a map value */
-#define bpf_kptr_xchg(pp, v) (sim_nr_calls++, __atomic_exchange_n((pp), (v), __ATOMIC_SEQ_CST))
+#define bpf_kptr_xchg(pp, v) (SIM_COUNT_CALL(), __atomic_exchange_n((pp), (v), __ATOMIC_SEQ_CST))
 
 /*
  * cpumask kfuncs (kernel/bpf/cpumask.c). A CPU id is valid below
@@ -909,7 +921,7 @@ static __always_inline struct bpf_cpumask *bpf_cpumask_create(void)
 {
 	struct bpf_cpumask *m = sim_calloc(1, sizeof(*m));
 
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	m->usage = 1;
 	return m;
 }
@@ -917,38 +929,38 @@ static __always_inline struct bpf_cpumask *bpf_cpumask_create(void)
 void sim_cpumask_free(struct bpf_cpumask *m) __hidden;
 static __always_inline void bpf_cpumask_release(struct bpf_cpumask *m)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	if (m && --m->usage == 0)
 		sim_cpumask_free(m);
 }
 static __always_inline struct bpf_cpumask *bpf_cpumask_acquire(struct bpf_cpumask *m)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	m->usage++;
 	return m;
 }
 static __always_inline void bpf_cpumask_set_cpu(u32 cpu, struct bpf_cpumask *m)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	if (cpu < sim_nr_cpu_ids())
 		m->cpumask.bits[cpu / 64] |= 1ULL << (cpu % 64);
 }
 static __always_inline void bpf_cpumask_clear_cpu(u32 cpu, struct bpf_cpumask *m)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	if (cpu < sim_nr_cpu_ids())
 		m->cpumask.bits[cpu / 64] &= ~(1ULL << (cpu % 64));
 }
 static __always_inline void bpf_cpumask_clear(struct bpf_cpumask *m)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	__builtin_memset(&m->cpumask, 0, sizeof(m->cpumask));
 }
 static __always_inline void bpf_cpumask_setall(struct bpf_cpumask *m)
 {
 	u32 i, n = sim_nr_cpu_ids();
 
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	for (i = 0; i < n; i++)
 		m->cpumask.bits[i / 64] |= 1ULL << (i % 64);
 }
@@ -956,7 +968,7 @@ static __always_inline u32 bpf_cpumask_first(const struct cpumask *m)
 {
 	u32 i, n = sim_nr_cpu_ids();
 
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	for (i = 0; i < n; i++)
 		if ((m->bits[i / 64] >> (i % 64)) & 1)
 			return i;
@@ -970,7 +982,7 @@ static __always_inline u32 bpf_cpumask_weight(const struct cpumask *m)
 {
 	u32 i, w = 0;
 
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	for (i = 0; i < SIM_MAX_CPUS / 64; i++)
 		w += __builtin_popcountll(m->bits[i]);
 	return w;
@@ -981,7 +993,7 @@ static __always_inline bool bpf_cpumask_and(struct bpf_cpumask *dst, const struc
 	u64 any = 0;
 	u32 i;
 
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	for (i = 0; i < SIM_MAX_CPUS / 64; i++)
 		any |= dst->cpumask.bits[i] = a->bits[i] & b->bits[i];
 	return any != 0;
@@ -991,20 +1003,20 @@ static __always_inline void bpf_cpumask_or(struct bpf_cpumask *dst, const struct
 {
 	u32 i;
 
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	for (i = 0; i < SIM_MAX_CPUS / 64; i++)
 		dst->cpumask.bits[i] = a->bits[i] | b->bits[i];
 }
 static __always_inline void bpf_cpumask_copy(struct bpf_cpumask *dst, const struct cpumask *src)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	dst->cpumask = *src;
 }
 static __always_inline bool bpf_cpumask_intersects(const struct cpumask *a, const struct cpumask *b)
 {
 	u32 i;
 
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	for (i = 0; i < SIM_MAX_CPUS / 64; i++)
 		if (a->bits[i] & b->bits[i])
 			return true;
@@ -1014,7 +1026,7 @@ static __always_inline bool bpf_cpumask_subset(const struct cpumask *a, const st
 {
 	u32 i;
 
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	for (i = 0; i < SIM_MAX_CPUS / 64; i++)
 		if (a->bits[i] & ~b->bits[i])
 			return false;
@@ -1022,9 +1034,9 @@ static __always_inline bool bpf_cpumask_subset(const struct cpumask *a, const st
 }
 
 /* ---- sched_ext kfuncs the peers use (ext.c, ext_idle.c of 7.2) ---- */
-static __always_inline u32 scx_bpf_nr_cpu_ids(void) { sim_nr_calls++; return sim_nr_cpu_ids(); }
+static __always_inline u32 scx_bpf_nr_cpu_ids(void) { SIM_COUNT_CALL(); return sim_nr_cpu_ids(); }
 /* scx_bpf_nr_node_ids(): nr_node_ids */
-static __always_inline u32 __COMPAT_scx_bpf_nr_node_ids(void) { sim_nr_calls++; return sim_host->nr_nodes; }
+static __always_inline u32 __COMPAT_scx_bpf_nr_node_ids(void) { SIM_COUNT_CALL(); return sim_host->nr_nodes; }
 /* scx_bpf_cpu_node(): cpu_to_node(), NUMA_NO_NODE for an invalid CPU */
 static __always_inline int __COMPAT_scx_bpf_cpu_node(s32 cpu) { return SIM_CALL(cpu_node, cpu); }
 /* scx_bpf_get_idle_{cpu,smt}mask_node(): the node's built-in idle masks
@@ -1038,7 +1050,7 @@ static __always_inline const struct cpumask *__COMPAT_scx_bpf_get_idle_smtmask_n
 	return SIM_CALL(get_idle_mask_node, node, true);
 }
 /* scx_bpf_put_cpumask(): releases a mask from a scx_bpf_get_* (a no-op) */
-static __always_inline void scx_bpf_put_cpumask(const struct cpumask *m) { sim_nr_calls++; }
+static __always_inline void scx_bpf_put_cpumask(const struct cpumask *m) { SIM_COUNT_CALL(); }
 /* scx_bpf_get_online_cpumask(): cpu_online_mask */
 static __always_inline const struct cpumask *scx_bpf_get_online_cpumask(void)
 {
@@ -1090,13 +1102,13 @@ static __always_inline struct task_struct *scx_bpf_dsq_peek(u64 dsq)
  * writes of p->scx.slice / p->scx.dsq_vtime */
 static __always_inline bool scx_bpf_task_set_slice(struct task_struct *p, u64 slice)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	p->scx.slice = slice;
 	return true;
 }
 static __always_inline bool scx_bpf_task_set_dsq_vtime(struct task_struct *p, u64 vtime)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	p->scx.dsq_vtime = vtime;
 	return true;
 }
@@ -1110,7 +1122,7 @@ static __always_inline void *sim_map_lookup_percpu(void **slot, int type, u32 ma
 {
 	u32 k = *(const u32 *)key, ksz;
 
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	if (!type && sim_map_untyped((const void *)slot, &slot, &type, &max, &ksz, &vsz))
 		return NULL;
 	if (type != BPF_MAP_TYPE_PERCPU_ARRAY) {
@@ -1153,11 +1165,11 @@ int sim_arena_reserve_pages(struct sim_arena *a, void *ptr, u32 page_cnt);
 	(SIM_BUILD_CHECK(SIM_MAP_TYPE(m) == BPF_MAP_TYPE_ARENA),                 \
 	 sim_arena_of((void *)(m), SIM_MAP_MAX(m), SIM_MAP_EXTRA(m), SIM_MAP_FLAGS(m)))
 #define bpf_arena_alloc_pages(m, addr, cnt, node, flags) \
-	(sim_nr_calls++, sim_arena_alloc_pages(SIM_ARENA(m), (void *)(addr), (cnt), (node), (flags)))
+	(SIM_COUNT_CALL(), sim_arena_alloc_pages(SIM_ARENA(m), (void *)(addr), (cnt), (node), (flags)))
 #define bpf_arena_free_pages(m, ptr, cnt) \
-	(sim_nr_calls++, sim_arena_free_pages(SIM_ARENA(m), (void *)(ptr), (cnt)))
+	(SIM_COUNT_CALL(), sim_arena_free_pages(SIM_ARENA(m), (void *)(ptr), (cnt)))
 #define bpf_arena_reserve_pages(m, ptr, cnt) \
-	(sim_nr_calls++, sim_arena_reserve_pages(SIM_ARENA(m), (void *)(ptr), (cnt)))
+	(SIM_COUNT_CALL(), sim_arena_reserve_pages(SIM_ARENA(m), (void *)(ptr), (cnt)))
 
 /*
  * ---- for scx's arena library (lib/ of lavd, p2dq, rusty) ----
@@ -1210,7 +1222,7 @@ typedef struct cpumask cpumask_t;
 static __always_inline int bpf_stream_vprintk(int stream_id, const char *fmt, const void *args,
 					      u32 len)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	return 0;
 }
 /* vmlinux.h's guard class of rcu_read_lock (lib/cleanup.bpf.h) */
@@ -1246,7 +1258,7 @@ static __always_inline struct task_struct *bpf_task_from_pid(s32 pid)
 {
 	return SIM_CALL(task_from_pid, pid);
 }
-static __always_inline void bpf_task_release(struct task_struct *p) { sim_nr_calls++; }
+static __always_inline void bpf_task_release(struct task_struct *p) { SIM_COUNT_CALL(); }
 /* bpf_get_prandom_u32(): the run's seeded stream (Core::kf_prandom) */
 static __always_inline u32 bpf_get_prandom_u32(void) { return SIM_CALL(prandom); }
 /* bpf_cpumask_any_distribute(): cpumask_any_distribute, the per-CPU rotor */
@@ -1275,7 +1287,7 @@ static __always_inline u32 bpf_cpumask_any_and_distribute(const struct cpumask *
  * is an error (ops_cpu_valid) */
 static __always_inline u32 scx_bpf_cpuperf_cur(s32 cpu)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	if (cpu < 0 || (u32)cpu >= sim_host->nr_cpu_slots) {
 		sim_errorf("invalid CPU %d", cpu);
 		return SCX_CPUPERF_ONE;
@@ -1299,10 +1311,10 @@ static __always_inline bool scx_bpf_dsq_move_vtime(struct bpf_iter_scx_dsq *it, 
  */
 void *sim_ringbuf_slot(u64 size) __hidden;
 #define bpf_ringbuf_reserve(m, size, flags)                                          \
-	(SIM_BUILD_CHECK(SIM_MAP_TYPE(m) == BPF_MAP_TYPE_RINGBUF), sim_nr_calls++,   \
+	(SIM_BUILD_CHECK(SIM_MAP_TYPE(m) == BPF_MAP_TYPE_RINGBUF), SIM_COUNT_CALL(),   \
 	 ((flags) || (u64)(size) > SIM_MAP_MAX(m)) ? NULL : sim_ringbuf_slot((size)))
-#define bpf_ringbuf_submit(data, flags) ((void)(data), sim_nr_calls++)
-#define bpf_ringbuf_discard(data, flags) ((void)(data), sim_nr_calls++)
+#define bpf_ringbuf_submit(data, flags) ((void)(data), SIM_COUNT_CALL())
+#define bpf_ringbuf_discard(data, flags) ((void)(data), SIM_COUNT_CALL())
 
 
 /* cid.bpf.h: the distribute rotor needs the cid kfuncs (scx_bpf_nr_cids),
@@ -1379,7 +1391,7 @@ static __always_inline long sim_perf_event_read_value(u32 max, u64 flags, void *
 {
 	u64 index = flags & BPF_F_INDEX_MASK;
 
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	__builtin_memset(buf, 0, size);
 	if (flags & ~BPF_F_INDEX_MASK)
 		return -EINVAL;
@@ -1429,7 +1441,7 @@ static __always_inline bool bpf_cpumask_test_and_set_cpu(u32 cpu, struct bpf_cpu
 {
 	bool was;
 
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	if (cpu >= sim_nr_cpu_ids())
 		return false;
 	was = (m->cpumask.bits[cpu / 64] >> (cpu % 64)) & 1;
@@ -1440,7 +1452,7 @@ static __always_inline bool bpf_cpumask_test_and_clear_cpu(u32 cpu, struct bpf_c
 {
 	bool was;
 
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	if (cpu >= sim_nr_cpu_ids())
 		return false;
 	was = (m->cpumask.bits[cpu / 64] >> (cpu % 64)) & 1;
@@ -1452,7 +1464,7 @@ static __always_inline void bpf_cpumask_xor(struct bpf_cpumask *dst, const struc
 {
 	u32 i;
 
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	for (i = 0; i < SIM_MAX_CPUS / 64; i++)
 		dst->cpumask.bits[i] = a->bits[i] ^ b->bits[i];
 }
@@ -1460,7 +1472,7 @@ static __always_inline bool bpf_cpumask_equal(const struct cpumask *a, const str
 {
 	u32 i;
 
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	for (i = 0; i < SIM_MAX_CPUS / 64; i++)
 		if (a->bits[i] != b->bits[i])
 			return false;
@@ -1478,12 +1490,12 @@ static __always_inline u64 bpf_get_current_pid_tgid(void)
 }
 static __always_inline long bpf_strncmp(const char *s1, u32 s1_sz, const char *s2)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	return __builtin_strncmp(s1, s2, s1_sz);
 }
 static __always_inline long bpf_probe_read_kernel(void *dst, u32 size, const void *src)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	__builtin_memcpy(dst, src, size);
 	return 0;
 }
@@ -1491,7 +1503,7 @@ static __always_inline long bpf_probe_read_kernel_str(void *dst, u32 size, const
 {
 	u32 i;
 
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	if (!size)
 		return 0;
 	if (!src) {
@@ -1544,7 +1556,7 @@ static __always_inline long bpf_get_func_ret(void *ctx, u64 *value)
 #define scx_bpf_exit(code, fmt, args...) sim_exitf((s64)(code), fmt, ##args)
 /* scx_bpf_dump(): output of ops.dump / ops.dump_task, which the sim never
  * calls (it prints no error-exit dumps) */
-#define scx_bpf_dump(fmt, args...) ((void)sim_nr_calls++)
+#define scx_bpf_dump(fmt, args...) ((void)SIM_COUNT_CALL())
 
 /*
  * The PELT clocks and capacity (kernel/sched/pelt.h, ext.c):
@@ -1615,23 +1627,23 @@ struct cgroup *sim_task_join_root_cgroup(struct task_struct *p);
  * are not counted (the root outlives every run) */
 static __always_inline struct cgroup *bpf_cgroup_from_id(u64 id)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	return id == sim_root_cgroup.kn->id ? &sim_root_cgroup : NULL;
 }
 /* bpf_cgroup_ancestor(): cgroup_ancestor(), NULL past the cgroup's level */
 static __always_inline struct cgroup *bpf_cgroup_ancestor(struct cgroup *c, int level)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	if (level < 0 || level > c->level)
 		return NULL;
 	return c->ancestors[level];
 }
-static __always_inline struct cgroup *bpf_cgroup_acquire(struct cgroup *c) { sim_nr_calls++; return c; }
-static __always_inline void bpf_cgroup_release(struct cgroup *c) { sim_nr_calls++; }
+static __always_inline struct cgroup *bpf_cgroup_acquire(struct cgroup *c) { SIM_COUNT_CALL(); return c; }
+static __always_inline void bpf_cgroup_release(struct cgroup *c) { SIM_COUNT_CALL(); }
 /* scx_bpf_task_cgroup(): the task's cgroup (the root) */
 static __always_inline struct cgroup *scx_bpf_task_cgroup(struct task_struct *p)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	return &sim_root_cgroup;
 }
 /* bpf_iter_css (kernel/bpf/cgroup_iter.c): a walk from a css; the root
@@ -1650,7 +1662,7 @@ struct bpf_iter_css {
 };
 static __always_inline u64 sim_iter_css_new(struct cgroup_subsys_state *start, u32 flags)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	if (start && start->cgroup != &sim_root_cgroup)
 		sim_errorf("bpf_iter_css: a css of a cgroup the sim does not have");
 	return (u64)start;
@@ -1659,7 +1671,7 @@ static __always_inline struct cgroup_subsys_state *sim_iter_css_next(struct bpf_
 {
 	struct cgroup_subsys_state *css = (struct cgroup_subsys_state *)it->handle;
 
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	it->handle = 0;
 	return css;
 }
@@ -1779,7 +1791,7 @@ struct sched_ext_ops_cid {
 /* ---- the cid kfuncs (ext.c:10360-10470, 9726-9740, 10181-10350; cid.c) ---- */
 /* scx_bpf_nr_cids() (ext.c:10364-10367): num_possible_cpus(); every CPU id
  * below the machine's nr_cpu_ids is a possible CPU in the sim */
-static __always_inline u32 scx_bpf_nr_cids(void) { sim_nr_calls++; return sim_host->nr_cpu_slots; }
+static __always_inline u32 scx_bpf_nr_cids(void) { SIM_COUNT_CALL(); return sim_host->nr_cpu_slots; }
 /* scx_bpf_nr_online_cids() (ext.c:10378-10381): num_online_cpus() */
 static __always_inline u32 scx_bpf_nr_online_cids(void)
 {
@@ -1794,7 +1806,7 @@ static __always_inline u32 scx_bpf_nr_online_cids(void)
  * an error (scx_cpu_valid) and -EINVAL */
 static __always_inline s32 scx_bpf_cpu_to_cid(s32 cpu)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	if (cpu < 0 || (u32)cpu >= sim_host->nr_cpu_slots) {
 		sim_errorf("invalid CPU %d", cpu);
 		return -EINVAL;
@@ -1802,7 +1814,7 @@ static __always_inline s32 scx_bpf_cpu_to_cid(s32 cpu)
 	return sim_cpu_to_cid_tbl[cpu];
 }
 /* scx_bpf_cid_to_cpu() (cid.c:370-380 -> cid.h:122-127) */
-static __always_inline s32 scx_bpf_cid_to_cpu(s32 cid) { sim_nr_calls++; return sim_cid_to_cpu(cid); }
+static __always_inline s32 scx_bpf_cid_to_cpu(s32 cid) { SIM_COUNT_CALL(); return sim_cid_to_cpu(cid); }
 /* scx_bpf_this_cid() (ext.c:10391-10398): the table entry of this CPU */
 static __always_inline s32 scx_bpf_this_cid(void)
 {
@@ -1841,7 +1853,7 @@ static __always_inline u32 scx_bpf_cidperf_cap(s32 cid)
  * the cid's CPU: the sim has no cpufreq (fixed speeds), SCX_CPUPERF_ONE */
 static __always_inline u32 scx_bpf_cidperf_cur(s32 cid)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	sim_cid_to_cpu(cid);
 	return SCX_CPUPERF_ONE;
 }
@@ -1869,12 +1881,12 @@ void sim_cid_override(const s32 *cpu_to_cid, u32 sz) __hidden;
 void sim_cid_topo(s32 cid, struct scx_cid_topo *out, size_t sz) __hidden;
 static __always_inline void scx_bpf_cid_override(const s32 *cpu_to_cid, u32 cpu_to_cid__sz)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	sim_cid_override(cpu_to_cid, cpu_to_cid__sz);
 }
 static __always_inline void scx_bpf_cid_topo(s32 cid, struct scx_cid_topo *out, size_t out__sz)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	sim_cid_topo(cid, out, out__sz);
 }
 
@@ -1882,7 +1894,7 @@ static __always_inline void scx_bpf_cid_topo(s32 cid, struct scx_cid_topo *out, 
 struct task_struct *sim_tid_to_task(u64 tid) __hidden;
 static __always_inline struct task_struct *scx_bpf_tid_to_task(u64 tid)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	return sim_tid_to_task(tid);
 }
 /* scx_bpf_dispatch_nr_slots() (ext.c:9213-9224): dsp_max_batch (32:
@@ -1891,7 +1903,7 @@ static __always_inline struct task_struct *scx_bpf_tid_to_task(u64 tid)
 static __always_inline u32 scx_bpf_dispatch_nr_slots(void) { return SIM_CALL(dispatch_nr_slots); }
 /* scx_bpf_sub_dispatch() (ext.c:9433-9456): the sim has no sub-schedulers,
  * so scx_find_sub_sched() finds none and the call returns false */
-static __always_inline bool scx_bpf_sub_dispatch(u64 cgroup_id) { sim_nr_calls++; return false; }
+static __always_inline bool scx_bpf_sub_dispatch(u64 cgroup_id) { SIM_COUNT_CALL(); return false; }
 /*
  * scx_bpf_dsq_reenq() (ext.c:9954-9978; compat.bpf.h: 7.2 has it):
  * re-enqueue every task queued on a local or user DSQ, asynchronously.
@@ -1906,7 +1918,7 @@ static __always_inline void scx_bpf_dsq_reenq(u64 dsq_id, u64 reenq_flags)
 {
 	s32 n;
 
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	if (reenq_flags & ~__SCX_REENQ_USER_MASK) {
 		sim_errorf("invalid SCX_REENQ flags 0x%llx", reenq_flags);
 		return;
@@ -1939,7 +1951,7 @@ struct bpf_res_spin_lock {
 };
 static __always_inline int bpf_res_spin_lock(struct bpf_res_spin_lock *l)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	if (l->val)
 		return -EDEADLK;
 	l->val = 1;
@@ -1947,7 +1959,7 @@ static __always_inline int bpf_res_spin_lock(struct bpf_res_spin_lock *l)
 }
 static __always_inline void bpf_res_spin_unlock(struct bpf_res_spin_lock *l)
 {
-	sim_nr_calls++;
+	SIM_COUNT_CALL();
 	l->val = 0;
 }
 

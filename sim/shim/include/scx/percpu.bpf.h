@@ -15,7 +15,7 @@ static __always_inline int this_cpu_llc_id(void) { return cpu_llc_id(bpf_get_smp
 
 /* per_cpu(sched_core_priority, cpu): x86 ITMT's per-CPU priority (0 unless
  * the platform sets it); the simulated machines have none: 0 */
-static __always_inline int cpu_priority(s32 cpu) { sim_nr_calls++; return 0; }
+static __always_inline int cpu_priority(s32 cpu) { SIM_COUNT_CALL(); return 0; }
 static __always_inline int this_cpu_priority(void) { return cpu_priority(bpf_get_smp_processor_id()); }
 
 #endif /* __SIM_SCX_PERCPU_BPF_H */
