@@ -469,8 +469,17 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 		}
 		stat_inc(STAT_WAKE_PREEMPTS);
 		scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
-	} else
+	} else if (!(c && cpu == task_cpu && c->running_since)) {
+		/*
+		 * Not on the task's own CPU while it runs a task: SCX_KICK_IDLE
+		 * acts only on an idle CPU, and that one cannot be (enqueue
+		 * holds its rq lock; running_since is written by running() and
+		 * cleared by stopping() under that lock), so its next dispatch
+		 * finds the wakee without the call (as PREEMPT_SYNC's deferral
+		 * above).
+		 */
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+	}
 }
 
 /* seed 003: the last resort before idling */
