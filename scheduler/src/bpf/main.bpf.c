@@ -206,11 +206,15 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 			 * Straight into this CPU's local queue: it runs only the
 			 * waker, so there is no order to keep with other tasks,
 			 * and the wakee runs as soon as the waker sleeps, with
-			 * no enqueue or dispatch on the way.
+			 * no enqueue or dispatch on the way. It joins the CPU's
+			 * EEVDF queue when it starts to run, as a wakee sent to
+			 * an idle CPU (eevdf_wake_direct): three calls off the
+			 * waker's side, none more in running(), whose rebase
+			 * takes the same lock. Meanwhile the queue holds the
+			 * waker alone, which is about to sleep.
 			 */
 			stat_inc_on(this, STAT_SYNC_LOCAL);
-			eevdf_join(p, tctx, this);
-			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_slice(tctx), 0);
+			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_wake_direct(p, tctx, this), 0);
 			return this;
 		}
 	}
