@@ -33,3 +33,11 @@ P=../2026-11-28-idle-pull-llc
 # for m in ...; python3 $P/idle-mask-addr/merge2.py $P/after-load-idle/$m final/$m merged/$m
 # $B sim verdict merged/{x86-12,xeon-88,power11,epyc,spr-2s,host} > final/verdict.txt
 # PEROP_OPS=select_cpu,enqueue,running,stopping python3 $P/idle-mask-addr/perop_cmp.py merged prev x86-12 xeon-88 power11 epyc spr-2s host > final/perop.md
+
+# §7: SYNC_LOCAL's deferred join (B7: target/release/arbor at 4a21c73), under sync-join/criterion.txt
+B7=${B7:-./bin-7}
+for m in x86-12 xeon-88 power11 epyc spr-2s host shape:n=1,l=2,c=6,t=2 shape:n=2,l=3,c=2,t=2; do
+  n=$(echo $m | tr ':=,' '___')
+  $B7 sim $(T $m) -s arbor:stock -s arbor:default $W -r 5 --seed 1 --out sync-join/run/$n --no-charts
+done
+# held out "before": the same two shapes with $B; compare.txt: python3 sync-join/welch_cmp.py BEFORE/results.json AFTER/results.json
