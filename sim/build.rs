@@ -243,8 +243,6 @@ fn compiler() -> String {
     }
 }
 
-/// Compiles `main` (the scheduler's translation unit) and `shim`/shim.c
-/// into `so`.
 /// scripts/sim-call-profile's build (ARBOR_SIM_CALL_PROFILE=1): each
 /// helper call counted under its call sites (shim.c), which needs frame
 /// pointers, no inlining and no sibling calls; the object's own path is
@@ -262,6 +260,8 @@ fn call_profile_flags(so: &Path) -> Vec<String> {
     ]
 }
 
+/// Compiles `main` (the scheduler's translation unit) and `shim`/shim.c
+/// into `so`.
 fn build_so(
     cc: &str,
     shim: &Path,
