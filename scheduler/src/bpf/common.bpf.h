@@ -398,6 +398,16 @@ struct task_ctx {
 	/* PREEMPT_SYNC, as a wakee: select_cpu saw WF_SYNC for this wake-up (enqueue reads it, running clears it) */
 	u32 wake_sync;
 	/*
+	 * ... and the CPU that select_cpu ran on, the waker's. The wake-up's
+	 * enqueue runs on it too: try_to_wake_up() runs select_task_rq() and
+	 * ttwu_queue() with preemption off, and never hands a sched_ext task
+	 * to the target CPU's wake list unless the scheduler sets
+	 * SCX_OPS_ALLOW_QUEUED_WAKEUP (ext.c scx_allow_ttwu_queue), which
+	 * arbor does not. So enqueue counts on this CPU's row without
+	 * asking for it (stat_inc_on).
+	 */
+	s32 wake_cpu;
+	/*
 	 * CACHE_LB: what the last look-up of its process's entry found
 	 * (cache.bpf.h cache_entry_seen), current while proc_gen has not
 	 * moved since

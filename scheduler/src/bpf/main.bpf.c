@@ -160,6 +160,7 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	 * (one allowed CPU) does not inherit it
 	 */
 	tctx->wake_sync = sync;
+	tctx->wake_cpu = this;
 
 	/* wake_wide (baseline): record the waker's flip, then test both sides. */
 	wctx = lookup_task_ctx(waker);
@@ -453,14 +454,15 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 		 * running() and stopping() under the same lock) cannot stop
 		 * before the insert above is visible, so the CPU's next
 		 * dispatch finds the wakee (as RUN_TO_PARITY's return below).
-		 * The deferral then costs the counter alone, as the path without
-		 * a preemption costs its kick.
+		 * The deferral then costs no call: its counter goes on the row
+		 * of the CPU this enqueue runs on, which select_cpu recorded
+		 * (wake_cpu), not one bpf_get_smp_processor_id() per deferral.
 		 */
 		if (feat(FEAT_PREEMPT_SYNC) && (enq_flags & SCX_ENQ_WAKEUP) && tctx->wake_sync &&
 		    tctx->runnable_at &&
 		    arbor_sync_defer(true, tctx->runnable_at, c->running_since,
 				     balance_cfg.migration_cost_ns >> 2)) {
-			stat_inc(STAT_SYNC_PREEMPT_DEFERRED);
+			stat_inc_on(tctx->wake_cpu, STAT_SYNC_PREEMPT_DEFERRED);
 			if (cpu != task_cpu)
 				scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 			return;
