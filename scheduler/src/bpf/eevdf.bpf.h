@@ -411,7 +411,7 @@ static __always_inline bool eevdf_dispatch(s32 cpu, struct task_struct *prev, bo
 {
 	struct eevdf_rq *rq;
 	struct eevdf_avg snap;
-	struct task_struct *p;
+	struct task_struct *p, *first;
 	struct task_ctx *tctx;
 	s32 nr = scx_bpf_dsq_nr_queued(cpu_dsq(cpu));
 	u32 k = 0;
@@ -436,7 +436,28 @@ static __always_inline bool eevdf_dispatch(s32 cpu, struct task_struct *prev, bo
 	snap = rq->avg;
 	bpf_spin_unlock(&rq->lock);
 
+	/*
+	 * The first task in deadline order, when it is eligible, is
+	 * pick_eevdf()'s answer: take it with a peek and a move (2 calls)
+	 * rather than the iterator's new, next, destroy and a move (4). The
+	 * DSQ is not locked between the two (scx_bpf_dsq_peek() is a
+	 * point-in-time snapshot, ext.c): a task queued on this CPU meanwhile
+	 * with an earlier deadline is the one moved, its eligibility unread,
+	 * as in the one-task case above. Not eligible: the scan below, which
+	 * skips it.
+	 */
+	first = scx_bpf_dsq_peek(cpu_dsq(cpu));
+	if (first) {
+		tctx = lookup_task_ctx(first);
+		if (!tctx || tctx->rq_cpu != cpu || arbor_vruntime_eligible(&snap, tctx->vruntime))
+			return scx_bpf_dsq_move_to_local(cpu_dsq(cpu), 0);
+	}
+
 	bpf_for_each(scx_dsq, p, cpu_dsq(cpu), 0) {
+		if (p == first) {
+			++k;
+			continue;
+		}
 		tctx = lookup_task_ctx(p);
 		if ((!tctx || tctx->rq_cpu != cpu || arbor_vruntime_eligible(&snap, tctx->vruntime)) &&
 		    scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0))

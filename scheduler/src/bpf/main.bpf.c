@@ -357,6 +357,7 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	struct task_ctx *tctx = lookup_task_ctx(p);
 	s32 task_cpu = task_cpu_of(p), cpu = task_cpu;
 	struct cpu_ctx *c;
+	bool own_busy;
 	int elig;
 
 	/*
@@ -433,37 +434,48 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	scx_bpf_dsq_insert_vtime(p, cpu_dsq(cpu), eevdf_slice(tctx), tctx->deadline, enq_flags);
 
 	/*
+	 * The task's own CPU while it runs a task (own_busy) cannot be idle:
+	 * enqueue holds that CPU's rq lock, under which running() sets
+	 * running_since and stopping() clears it, and its idle bit is clear
+	 * from the moment it left idle, before that task's running(), until
+	 * it enters idle again, after its stopping() (ext_idle.c
+	 * __scx_update_idle; the SMT mask already lacks its core). So neither
+	 * the idle claim below nor an SCX_KICK_IDLE, which acts only on an
+	 * idle CPU, can do anything there: both calls are skipped, and the
+	 * CPU's next dispatch finds the wakee.
+	 */
+	c = lookup_cpu_ctx(cpu);
+	own_busy = c && cpu == task_cpu && c->running_since;
+
+	/*
 	 * An idle CPU is claimed (deviation 11: left idle in the idle mask,
 	 * the next wakers' scans would pick it too and stack onto it) and
 	 * woken. A busy one is preempted when ours is eligible with the
 	 * earlier deadline (check_preempt_wakeup_fair: pick_eevdf picks it).
 	 */
-	if (scx_bpf_test_and_clear_cpu_idle(cpu)) {
+	if (!own_busy && scx_bpf_test_and_clear_cpu_idle(cpu)) {
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 		return;
 	}
-	c = lookup_cpu_ctx(cpu);
 	if (c && wake_preempt(c, tctx, cpu, elig)) {
 		/*
 		 * PREEMPT_SYNC (ours, from NEXT_BUDDY; policy.h arbor_sync_defer):
 		 * a sync wake-up lets the running task issue its batch first.
 		 * wake_sync is set only by this wake-up's select_cpu, whose clock
 		 * read runnable() has just stored in runnable_at: no second read.
-		 * No kick either, on the task's own CPU: enqueue holds that CPU's
-		 * rq lock, and the task it runs (running_since, written by
-		 * running() and stopping() under the same lock) cannot stop
-		 * before the insert above is visible, so the CPU's next
-		 * dispatch finds the wakee (as RUN_TO_PARITY's return below).
-		 * The deferral then costs no call: its counter goes on the row
-		 * of the CPU this enqueue runs on, which select_cpu recorded
-		 * (wake_cpu), not one bpf_get_smp_processor_id() per deferral.
+		 * No kick on the task's own CPU (own_busy above; a deferral
+		 * needs a running task, so own_busy is cpu == task_cpu here),
+		 * as RUN_TO_PARITY's return below. The deferral then costs no
+		 * call: its counter goes on the row of the CPU this enqueue
+		 * runs on, which select_cpu recorded (wake_cpu), not one
+		 * bpf_get_smp_processor_id() per deferral.
 		 */
 		if (feat(FEAT_PREEMPT_SYNC) && (enq_flags & SCX_ENQ_WAKEUP) && tctx->wake_sync &&
 		    tctx->runnable_at &&
 		    arbor_sync_defer(true, tctx->runnable_at, c->running_since,
 				     balance_cfg.migration_cost_ns >> 2)) {
 			stat_inc_on(tctx->wake_cpu, STAT_SYNC_PREEMPT_DEFERRED);
-			if (cpu != task_cpu)
+			if (!own_busy)
 				scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 			return;
 		}
@@ -475,15 +487,8 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 		}
 		stat_inc(STAT_WAKE_PREEMPTS);
 		scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
-	} else if (!(c && cpu == task_cpu && c->running_since)) {
-		/*
-		 * Not on the task's own CPU while it runs a task: SCX_KICK_IDLE
-		 * acts only on an idle CPU, and that one cannot be (enqueue
-		 * holds its rq lock; running_since is written by running() and
-		 * cleared by stopping() under that lock), so its next dispatch
-		 * finds the wakee without the call (as PREEMPT_SYNC's deferral
-		 * above).
-		 */
+	} else if (!own_busy) {
+		/* any other CPU: the kick wakes it if it is idle by then, else does nothing */
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 	}
 }
