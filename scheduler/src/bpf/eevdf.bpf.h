@@ -97,6 +97,8 @@ static __always_inline s32 eevdf_leave(struct task_ctx *tctx, u64 dv, u64 *rest)
 	if (dv)
 		arbor_avg_shift(&rq->avg, dv, w ?: ARBOR_NICE_0_LOAD);
 	avg = arbor_avg_vruntime(&rq->avg);
+	/* update_entity_lag()'s avg_vruntime() moves the reference there (EEVDF_REBASE) */
+	arbor_avg_rebase(&rq->avg, avg);
 	arbor_avg_sub(&rq->avg, v, w);
 	*rest = arbor_avg_vruntime(&rq->avg);
 	bpf_spin_unlock(&rq->lock);
@@ -198,12 +200,9 @@ static __always_inline u64 eevdf_deadline_offset(const struct task_ctx *tctx, u6
 
 /*
  * Join cpu's queue (place_entity + avg_vruntime_add). Returns whether the
- * task is eligible there. With `rebase` (running: the task starts to run
- * there), also update_zero_vruntime() under the same lock, as
- * eevdf_rebase() would right after: one critical section, not two.
+ * task is eligible there.
  */
-static __always_inline bool eevdf_place(struct task_struct *p, struct task_ctx *tctx, s32 cpu,
-					bool rebase)
+static __always_inline bool eevdf_place(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
 {
 	struct eevdf_rq *rq;
 	u64 w = task_weight(p), vslice = arbor_calc_delta_fair(slice_cfg.slice_ns, w), avg, v;
@@ -238,13 +237,21 @@ static __always_inline bool eevdf_place(struct task_struct *p, struct task_ctx *
 
 	bpf_spin_lock(&rq->lock);
 	avg = arbor_avg_vruntime(&rq->avg);
+	/* place_entity()'s avg_vruntime() moves the reference there (EEVDF_REBASE) */
+	arbor_avg_rebase(&rq->avg, avg);
 	if (lag < 0 && sleep_cpu == cpu)
 		lag = arbor_sleep_lag(lag, tctx->sleep_avg, avg, !rq->avg.load);
 	v = arbor_place_vruntime(avg, lag, rq->avg.load, w);
+	/*
+	 * ... and, for a task heavier than the queue it joins with a lag,
+	 * to its placed vruntime: the average will come close to it, and
+	 * the keys of the heavy weight must stay small (place_entity's
+	 * update_zero, "avoiding the multiplication overflow")
+	 */
+	if (lag && rq->avg.load && w > rq->avg.load)
+		arbor_avg_rebase(&rq->avg, v);
 	arbor_avg_add(&rq->avg, v, w);
 	elig = arbor_vruntime_eligible(&rq->avg, v);
-	if (rebase)
-		arbor_avg_rebase(&rq->avg, arbor_avg_vruntime(&rq->avg));
 	bpf_spin_unlock(&rq->lock);
 
 	tctx->vruntime = v;
@@ -285,7 +292,7 @@ static __always_inline int eevdf_join(struct task_struct *p, struct task_ctx *tc
 		return -1;
 	if (valid_cpu(tctx->rq_cpu))
 		eevdf_dequeue(tctx, false);
-	return eevdf_place(p, tctx, cpu, false);
+	return eevdf_place(p, tctx, cpu);
 }
 
 /*
@@ -306,23 +313,30 @@ static __always_inline u64 eevdf_charge_task(struct task_ctx *tctx, u64 now)
 	return dv;
 }
 
-/* update_curr()'s queue half: the charge dv goes into the queue's average. */
-static __always_inline void eevdf_charge_rq(struct task_ctx *tctx, u64 dv)
+/*
+ * update_curr()'s queue half: the charge dv goes into the queue's average.
+ * `renewed`: the task has just been given a new request (update_deadline),
+ * whose avg_vruntime() moves the queue's reference to the average
+ * (EEVDF_REBASE), in the same critical section.
+ */
+static __always_inline void eevdf_charge_rq(struct task_ctx *tctx, u64 dv, bool renewed)
 {
 	struct eevdf_rq *rq;
 
-	/* a charge of 0 leaves the sum as it is */
-	if (!dv || !valid_cpu(tctx->rq_cpu) || !(rq = lookup_rq(tctx->rq_cpu)))
+	/* a charge of 0 and no new request leave the sum as it is */
+	if ((!dv && !renewed) || !valid_cpu(tctx->rq_cpu) || !(rq = lookup_rq(tctx->rq_cpu)))
 		return;
 	bpf_spin_lock(&rq->lock);
 	arbor_avg_shift(&rq->avg, dv, tctx->rq_w ?: ARBOR_NICE_0_LOAD);
+	if (renewed)
+		arbor_avg_rebase(&rq->avg, arbor_avg_vruntime(&rq->avg));
 	bpf_spin_unlock(&rq->lock);
 }
 
-/* update_curr(): charge the run since exec_start to vruntime and the average. */
+/* update_curr() at the tick: charge the run since exec_start to vruntime and the average. */
 static __always_inline void eevdf_charge(struct task_ctx *tctx, u64 now)
 {
-	eevdf_charge_rq(tctx, eevdf_charge_task(tctx, now));
+	eevdf_charge_rq(tctx, eevdf_charge_task(tctx, now), false);
 }
 
 /* The slice sched_ext runs it for: until its deadline (update_deadline). */
@@ -335,7 +349,7 @@ static __always_inline u64 eevdf_slice(struct task_ctx *tctx)
 /*
  * A wakee that select_cpu() inserts straight into an idle CPU's local
  * queue joins that CPU's queue when it starts to run there (running():
- * eevdf_run_on() places it and rebases the queue under one lock), not now
+ * eevdf_run_on() places it under the queue's lock), not now
  * on the waker's CPU. The kernel does the same: ttwu_queue_cond() (core.c)
  * hands the wakee of an idle CPU to that CPU's wake list, whose
  * sched_ttwu_pending() runs enqueue_task_fair() and so place_entity()
@@ -344,8 +358,8 @@ static __always_inline u64 eevdf_slice(struct task_ctx *tctx)
  * (the queue's lookup, lock and unlock) off the waker's side of the
  * wake-up, which a waker that wakes several tasks in turn (wakeprobe's and
  * schbench's message threads) pays once per wakee before the last one runs;
- * the wakee's running() pays none more (a lookup, lock and unlock either
- * way). Until then the CPU's queue does not count it; nothing reads that
+ * the wakee's running() pays them instead, on the wakee's CPU, which is
+ * waking up anyway. Until then the CPU's queue does not count it; nothing reads that
  * queue meanwhile but a wake-up that queues there, which the kernel's
  * wake list orders the same way (by arrival on the CPU).
  *
@@ -369,34 +383,24 @@ static __always_inline u64 eevdf_wake_direct(struct task_struct *p, struct task_
 				w, ARBOR_MIN_SLICE_NS);
 }
 
-/* update_zero_vruntime(): the running CPU moves its reference to the average. */
-static __always_inline void eevdf_rebase(s32 cpu)
-{
-	struct eevdf_rq *rq = lookup_rq(cpu);
-
-	if (!rq)
-		return;
-	bpf_spin_lock(&rq->lock);
-	arbor_avg_rebase(&rq->avg, arbor_avg_vruntime(&rq->avg));
-	bpf_spin_unlock(&rq->lock);
-}
-
 /*
  * running(): a task taken from another CPU's queue changes queue now
- * (charged from now), then the CPU's reference moves to the average
- * (eevdf_rebase), in the same critical section when it joined.
+ * (charged from now); one that waited in this CPU's queue has nothing to
+ * do here. The kernel's set_next_entity() does not touch the average
+ * either: 7.2 moves a queue's reference (zero_vruntime) only where
+ * avg_vruntime() is computed, in place_entity(), update_entity_lag() and
+ * update_deadline() (EEVDF_REBASE in eevdf_place, eevdf_leave and
+ * eevdf_charge_rq), so the common running() takes no lock.
  */
 static __always_inline void eevdf_run_on(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
 {
 	if (valid_cpu(tctx->left_cpu))
 		eevdf_left(tctx, false);
-	if (tctx->rq_cpu == cpu) {
-		eevdf_rebase(cpu);
+	if (tctx->rq_cpu == cpu)
 		return;
-	}
 	if (valid_cpu(tctx->rq_cpu))
 		eevdf_dequeue(tctx, false);
-	eevdf_place(p, tctx, cpu, true);
+	eevdf_place(p, tctx, cpu);
 }
 
 /*

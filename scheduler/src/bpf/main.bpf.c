@@ -210,9 +210,9 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 			 * no enqueue or dispatch on the way. It joins the CPU's
 			 * EEVDF queue when it starts to run, as a wakee sent to
 			 * an idle CPU (eevdf_wake_direct): three calls off the
-			 * waker's side, none more in running(), whose rebase
-			 * takes the same lock. Meanwhile the queue holds the
-			 * waker alone, which is about to sleep.
+			 * waker's side, paid by the wakee's running() instead.
+			 * Meanwhile the queue holds the waker alone, which is
+			 * about to sleep.
 			 */
 			stat_inc_on(this, STAT_SYNC_LOCAL);
 			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_wake_direct(p, tctx, this), 0);
@@ -718,7 +718,7 @@ void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 	struct task_ctx *tctx = lookup_task_ctx(p);
 	s32 cpu = task_cpu_of(p);	/* the task's CPU: see running() */
 	struct cpu_ctx *c = lookup_cpu_ctx(cpu);
-	u64 now = bpf_ktime_get_ns(), ran, dv;
+	u64 now = bpf_ktime_get_ns(), ran, dv, dl;
 
 	if (!tctx || !c)
 		return;
@@ -728,6 +728,7 @@ void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 	/* update_curr + update_deadline: charge the run, new request at the deadline */
 	dv = eevdf_charge_task(tctx, now);
 	tctx->exec_start = 0;
+	dl = tctx->deadline;
 	tctx->deadline = arbor_update_deadline(tctx->vruntime, tctx->deadline, slice_cfg.slice_ns,
 					       tctx->rq_w ?: ARBOR_NICE_0_LOAD);
 	tctx->last_ran = now;
@@ -744,7 +745,7 @@ void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 	 * slept.
 	 */
 	if (runnable) {
-		eevdf_charge_rq(tctx, dv);
+		eevdf_charge_rq(tctx, dv, tctx->deadline != dl);
 		set_waiting_on(tctx, c, true, now);
 	} else {
 		eevdf_stop_leave(tctx, dv);
