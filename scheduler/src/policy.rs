@@ -2337,9 +2337,13 @@ mod tests {
                 let dv = arbor_calc_delta_fair(run, w[i]);
                 arbor_avg_shift(&mut a, dv, w[i]);
                 v[i] += dv;
+                let old = dl[i];
                 dl[i] = arbor_update_deadline(v[i], dl[i], slice, w[i]);
                 ran[i] += run;
-                arbor_avg_rebase(&mut a, arbor_avg_vruntime(&a));
+                // update_deadline()'s avg_vruntime() (7.2; eevdf_charge_rq)
+                if dl[i] != old {
+                    arbor_avg_rebase(&mut a, arbor_avg_vruntime(&a));
+                }
             }
         }
         let share = ran[0] as f64 / (ran[0] + ran[1]) as f64;
@@ -2348,6 +2352,51 @@ mod tests {
             (share - want).abs() < 0.01,
             "share {share:.4} want {want:.4}"
         );
+    }
+
+    /// A nice -20 task alone on its queue for a million requests, the
+    /// reference moved only where 7.2 moves it (update_deadline at each new
+    /// request; eevdf.bpf.h does no rebase in running()): the weighted sum
+    /// stays within one request's key, so it cannot overflow however long
+    /// the task runs. Without the renewal's rebase it grows by a request's
+    /// key every time (~3e9 here) and leaves the bound at the second one.
+    #[test]
+    fn eevdf_sum_stays_bounded_with_rebases_at_renewals_only() {
+        let slice = 3_000_000u64;
+        let w = unsafe { arbor_eevdf_weight(10_000) };
+        let vslice = unsafe { arbor_calc_delta_fair(slice, w) };
+        let bound = (vslice * w) as i64;
+        let mut a = eevdf_avg {
+            zero: 0,
+            sum: 0,
+            load: 0,
+        };
+        unsafe {
+            let mut v = arbor_place_vruntime(arbor_avg_vruntime(&a), 0, a.load, w);
+            arbor_avg_add(&mut a, v, w);
+            let mut dl = v + vslice;
+            for n in 0..1_000_000u32 {
+                let run = arbor_slice_left(v, dl, w, 100_000);
+                let dv = arbor_calc_delta_fair(run, w);
+                arbor_avg_shift(&mut a, dv, w);
+                v += dv;
+                let old = dl;
+                dl = arbor_update_deadline(v, dl, slice, w);
+                if dl != old {
+                    arbor_avg_rebase(&mut a, arbor_avg_vruntime(&a));
+                }
+                assert!(
+                    a.sum.abs() <= bound,
+                    "request {n}: sum {} past {bound}",
+                    a.sum
+                );
+                assert_eq!(
+                    arbor_avg_vruntime(&a),
+                    v,
+                    "a lone task is its queue's average"
+                );
+            }
+        }
     }
 
     #[test]
