@@ -438,11 +438,15 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	 * enqueue holds that CPU's rq lock, under which running() sets
 	 * running_since and stopping() clears it, and its idle bit is clear
 	 * from the moment it left idle, before that task's running(), until
-	 * it enters idle again, after its stopping() (ext_idle.c
+	 * it enters idle again, after its stopping() (ext/idle.c
 	 * __scx_update_idle; the SMT mask already lacks its core). So neither
 	 * the idle claim below nor an SCX_KICK_IDLE, which acts only on an
 	 * idle CPU, can do anything there: both calls are skipped, and the
-	 * CPU's next dispatch finds the wakee.
+	 * CPU's next dispatch finds the wakee. (One exception, until the
+	 * CPU's first tick after the load, which takes back the stale bit the
+	 * load sets on every online CPU: there the claim would have taken
+	 * that bit, kicked a busy CPU to no effect and skipped the preemption
+	 * test below, which now runs.)
 	 */
 	c = lookup_cpu_ctx(cpu);
 	own_busy = c && cpu == task_cpu && c->running_since;
@@ -1005,9 +1009,18 @@ void BPF_STRUCT_OPS(arbor_tick, struct task_struct *p)
 	u64 now = bpf_ktime_get_ns();
 	struct cpu_ctx *c = lookup_cpu_ctx(cpu);
 
-	/* a CPU busy since before the load, counted idle by arbor_init: it runs a task */
-	if (c && c->idle)
+	/*
+	 * A CPU busy since before the load, counted idle by arbor_init: it
+	 * runs a task. Its bit in the kernel's idle mask is stale as well
+	 * (ext.c sets every online CPU's at the load, reset_idle_masks, and
+	 * a busy CPU clears it only at its next idle exit): take it back, so
+	 * that from this tick on a CPU running a task has its idle bit clear,
+	 * which enqueue relies on (own_busy).
+	 */
+	if (c && c->idle) {
 		cpu_leave_idle(cpu, c, now);
+		scx_bpf_test_and_clear_cpu_idle(cpu);
+	}
 
 	if (CONFIG_PREEMPT_RT)
 		maybe_periodic_from_tick();
