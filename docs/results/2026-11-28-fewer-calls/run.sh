@@ -54,3 +54,11 @@ $B sim $(T host) -s arbor:stock -s arbor:default -s arbor:default:NO_PREEMPT_SYN
   -s arbor:default:NO_WA_IDLER_LLC -w pgbench:clients=8,time=5 -r 5 --seed 1 --no-charts
 # verifier (docs/verifier)
 $B verifier --kernel default --kernel rt
+# the tick's idle-bit correction (fc3d06e) against the build before it: every value equal
+for b in "before $BEFORE_TICK" "after $B"; do set -- $b
+  for m in host power11; do
+    $2 sim $(T $m) -s arbor:stock -s arbor:default -w hackbench:g=2,l=100 -w pgbench:clients=8,time=5 \
+      -w perf-messaging:g=2,l=50,mode=thread -w wakeprobe:t=4 -w schbench -w perf-pipe:l=5000 -r 2 --seed 1 \
+      --out full-$1-$m --no-charts
+  done
+done
