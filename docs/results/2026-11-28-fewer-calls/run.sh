@@ -33,7 +33,7 @@ done
 for m in x86-12 xeon-88 power11 epyc spr-2s host; do suite $BEFORE before $m; suite $B final $m; done
 for m in shape:n=1,l=4,c=3,t=2 shape:n=2,l=2,c=5,t=1; do suite $BEFORE before $m; suite $B final $m; done
 for m in x86-12 xeon-88 power11 shape_n_1_l_4_c_3_t_2 shape_n_2_l_2_c_5_t_1 epyc spr-2s host; do
-  for s in stock default; do python3 rebase/welch2.py before/$m/results.json final/$m/results.json arbor:$s; done
+  for s in stock default; do python3 ../2026-11-28-call-sites/sync-join/welch_cmp.py before/$m/results.json final/$m/results.json arbor:$s; done
 done
 
 # §5-§6: peers merged in, the verdict and the per-op table

@@ -1,5 +1,4 @@
 import json,collections,sys,math,statistics as st
-sys.path.insert(0,'/work/runs25')
 PRIMARY={'hackbench':'time_s','perf-messaging':'time_s','perf-pipe':'time_s','pgbench':'tps','wakeprobe':'p99_us','schbench':'wakeup_p99_us'}
 HIGHER={'tps'}
 def load(p,sched):
@@ -12,7 +11,8 @@ def tcrit(df):
     t={1:12.706,2:4.303,3:3.182,4:2.776,5:2.571,6:2.447,7:2.365,8:2.306,9:2.262,10:2.228}
     return t.get(max(1,min(10,int(df))),2.0)
 old,new=sys.argv[1],sys.argv[2]
-a=load(old,'arbor:default'); b=load(new,'arbor:default')
+# optional third argument: the scheduler compared (arbor:default unless given)
+S=sys.argv[3] if len(sys.argv)>3 else 'arbor:default'; a=load(old,S); b=load(new,S)
 worse=better=0
 for (w,m),va in sorted(a.items()):
     k=w.split(':')[0]
