@@ -2298,6 +2298,24 @@ mod tests {
         }
     }
 
+    /// One task of weight `w` on the queue `a` runs to its deadline: the run
+    /// is charged to its vruntime and the sum (update_curr), it gets a new
+    /// request (update_deadline), and the queue's reference moves to the
+    /// average then, as 7.2's update_deadline() does (eevdf.bpf.h
+    /// eevdf_charge_rq). Returns the run's wall time.
+    unsafe fn run_request(a: &mut eevdf_avg, v: &mut u64, dl: &mut u64, w: u64, slice: u64) -> u64 {
+        let run = arbor_slice_left(*v, *dl, w, 100_000);
+        let dv = arbor_calc_delta_fair(run, w);
+        arbor_avg_shift(a, dv, w);
+        *v += dv;
+        let old = *dl;
+        *dl = arbor_update_deadline(*v, *dl, slice, w);
+        if *dl != old {
+            arbor_avg_rebase(a, arbor_avg_vruntime(a));
+        }
+        run
+    }
+
     /// Two always-runnable tasks at nice 0 and nice 5 on one queue, scheduled
     /// with these rules alone (pick the eligible task with the earliest
     /// deadline, run it to its deadline, charge it): CPU shares are fair.c's,
@@ -2333,17 +2351,7 @@ mod tests {
                     }
                 }
                 let i = pick.expect("one task is always eligible");
-                let run = arbor_slice_left(v[i], dl[i], w[i], 100_000);
-                let dv = arbor_calc_delta_fair(run, w[i]);
-                arbor_avg_shift(&mut a, dv, w[i]);
-                v[i] += dv;
-                let old = dl[i];
-                dl[i] = arbor_update_deadline(v[i], dl[i], slice, w[i]);
-                ran[i] += run;
-                // update_deadline()'s avg_vruntime() (7.2; eevdf_charge_rq)
-                if dl[i] != old {
-                    arbor_avg_rebase(&mut a, arbor_avg_vruntime(&a));
-                }
+                ran[i] += run_request(&mut a, &mut v[i], &mut dl[i], w[i], slice);
             }
         }
         let share = ran[0] as f64 / (ran[0] + ran[1]) as f64;
@@ -2376,15 +2384,7 @@ mod tests {
             arbor_avg_add(&mut a, v, w);
             let mut dl = v + vslice;
             for n in 0..1_000_000u32 {
-                let run = arbor_slice_left(v, dl, w, 100_000);
-                let dv = arbor_calc_delta_fair(run, w);
-                arbor_avg_shift(&mut a, dv, w);
-                v += dv;
-                let old = dl;
-                dl = arbor_update_deadline(v, dl, slice, w);
-                if dl != old {
-                    arbor_avg_rebase(&mut a, arbor_avg_vruntime(&a));
-                }
+                run_request(&mut a, &mut v, &mut dl, w, slice);
                 assert!(
                     a.sum.abs() <= bound,
                     "request {n}: sum {} past {bound}",
