@@ -288,6 +288,15 @@ pub const FEATURES: &[Feature] = &[
         seed: None,
         help: "a wakee (not WF_SYNC, not new) that is eligible on its CPU, which runs a task, becomes the CPU's next buddy: it preempts and runs next whatever the deadlines (fair.c wakeup_preempt_fair/set_preempt_buddy/pick_eevdf's PICK_BUDDY under NEXT_BUDDY: \"picking the ->next buddy will affect latency but not fairness\"). Counter: next_buddy",
     },
+    // Ours (issue 24): policy.h arbor_sync_pair has the rule and its
+    // sources.
+    Feature {
+        name: "SYNC_PAIR",
+        bit: bpf_intf::arbor_feature_FEAT_SYNC_PAIR,
+        default: false,
+        seed: None,
+        help: "a WF_SYNC wake-up of the task whose last wake-up woke this waker (a server woken with the next request by the client it answered) is an ordinary wake-up: PREEMPT_SYNC does not defer it and NEXT_BUDDY may run it next, since the waker awaits its answer rather than a batch to finish (fair.c preempt_sync: \"the waker requires the wakee to finish\" lowers its threshold; the pair from record_wakee's last_wakee). Counter: sync_pair",
+    },
     Feature {
         name: "LB_IMBALANCE",
         bit: bpf_intf::arbor_feature_FEAT_LB_IMBALANCE,
@@ -362,6 +371,14 @@ pub const DEFAULT_ONLY: &[(&str, &str)] = &[
          schbench -17.0% +-19.2 (tied), the other 25 cells unchanged; hackbench, perf-messaging, \
          perf-pipe and pgbench unchanged to the digit everywhere (their wake-ups are WF_SYNC) \
          (sim, 5 seeds; docs/results/2026-11-28-one-llc-cost)",
+    ),
+    (
+        "SYNC_PAIR",
+        "PREEMPT_SYNC deferred pgbench's backends behind their client, which then ran out of \
+         work and slept: on the host's 2 CPUs 0.9% more wake-ups and 0.01% fewer tps than stock; \
+         with the pair's wake-up ordinary, wake-ups -18.5% and tps +0.5% against stock; x86-12, \
+         xeon-88 and power11 unchanged within their intervals \
+         (sim, 5 seeds; docs/results/2026-11-29-sync-pair)",
     ),
 ];
 

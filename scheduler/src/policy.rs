@@ -514,6 +514,30 @@ mod tests {
         }
     }
 
+    /// SYNC_PAIR: a sync wake-up is a pair's when the wakee's own last
+    /// wake-up woke this waker; a wakee that never woke anyone (-1), or
+    /// last woke another task, is not; nothing with the feature off.
+    #[test]
+    fn sync_pair_is_the_wakee_that_last_woke_its_waker() {
+        unsafe {
+            let (client, server) = (100, 200);
+            // the server answered the client, the client sends it the next request
+            assert!(arbor_sync_pair(true, client, client), "the pair");
+            assert!(
+                !arbor_sync_pair(false, client, client),
+                "feature off: never"
+            );
+            assert!(
+                !arbor_sync_pair(true, server + 1, client),
+                "last woke another task"
+            );
+            assert!(!arbor_sync_pair(true, -1, client), "never woke a task");
+            // an unset record (-1) never matches, whatever the waker's pid
+            assert!(!arbor_sync_pair(true, -1, -1));
+            assert!(arbor_sync_pair(true, server, server), "the other direction");
+        }
+    }
+
     /// NEXT_BUDDY: a wakee may become its CPU's next buddy (and preempt,
     /// if eligible: the caller's read) only when that CPU runs a task, the
     /// wake-up is not WF_SYNC (preempt_sync decides those), and no buddy

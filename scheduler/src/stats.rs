@@ -108,6 +108,7 @@ pub const NAMES: &[&str] = &[
     "wake_local",
     "sync_preempt_deferred",
     "next_buddy",
+    "sync_pair",
 ];
 
 /// What a counter holds: `count` (events), `ns-sum` (nanoseconds summed
@@ -408,6 +409,11 @@ pub struct Metrics {
     )]
     #[serde(default)]
     pub next_buddy: u64,
+    #[stat(
+        desc = "SYNC_PAIR: sync wake-ups of the task that last woke the waker, made its CPU's next buddy or preempting where PREEMPT_SYNC would have deferred"
+    )]
+    #[serde(default)]
+    pub sync_pair: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,

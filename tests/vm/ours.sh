@@ -193,3 +193,49 @@ elif ours_run -f NEXT_BUDDY -- taskset -c 0,1 "$PROBE" -m 2 -w 4 -t 2; then
 else
 	fail "NEXT_BUDDY: loads"
 fi
+
+# SYNC_PAIR (default only): a client with a unix socket to each of 4
+# servers sends each its request, then reads each answer. A server's answer
+# wakes the client (WF_SYNC, sock_def_readable) when it sleeps; the
+# client's next request to that server is then a sync wake-up of the task
+# that last woke it: a pair. All 5 on CPUs 0-1, so wakees land on busy
+# CPUs. On top of stock with PREEMPT_SYNC and NEXT_BUDDY, default's two
+# features it changes: with it the counter moves (pairs made next buddy or
+# not deferred); without it the counter stays 0 while sync wake-ups are
+# deferred, so the path it changes is taken.
+PAIR_PROBE='
+import os, socket
+socks = []
+for i in range(4):
+    a, b = socket.socketpair()
+    if os.fork() == 0:
+        a.close()
+        while True:
+            m = b.recv(1)
+            if not m:
+                os._exit(0)
+            b.send(m)
+    b.close()
+    socks.append(a)
+for r in range(1500):
+    for a in socks:
+        a.send(b"q")
+    for a in socks:
+        a.recv(1)
+for a in socks:
+    a.close()
+for i in range(4):
+    os.wait()
+'
+if ours_run -f PREEMPT_SYNC,NEXT_BUDDY,SYNC_PAIR -- taskset -c 0,1 python3 -c "$PAIR_PROBE"; then
+	check "SYNC_PAIR: client and 4 servers on CPUs 0-1 ran, clean unload; $(json_get "$J" sync_pair) requests to the server that last answered ran as ordinary wake-ups (> 0)" \
+		test "$OK" = yes -a "$(json_get "$J" sync_pair)" -gt 0
+	if ours_run -f PREEMPT_SYNC,NEXT_BUDDY -- taskset -c 0,1 python3 -c "$PAIR_PROBE"; then
+		check "NO_SYNC_PAIR (stock + PREEMPT_SYNC, NEXT_BUDDY): ran; sync_pair $(json_get "$J" sync_pair) = 0, sync_preempt_deferred $(json_get "$J" sync_preempt_deferred) > 0" \
+			test "$OK" = yes -a "$(json_get "$J" sync_pair)" = 0 -a "$(json_get "$J" sync_preempt_deferred)" -gt 0
+	else
+		fail "NO_SYNC_PAIR: loads"
+	fi
+else
+	fail "SYNC_PAIR: loads"
+fi

@@ -352,6 +352,13 @@ static __always_inline struct llc_ctx *lookup_llc_ctx(u32 llc)
 }
 
 /* ---- Per-task context: what the kernel keeps in task_struct / sched_entity ---- */
+/* task_ctx.wake_sync: what select_cpu saw of WF_SYNC for the wake-up */
+enum wake_sync_kind {
+	WAKE_NOT_SYNC	= 0,
+	WAKE_SYNC	= 1,	/* WF_SYNC: PREEMPT_SYNC may defer it, NEXT_BUDDY leaves it */
+	WAKE_SYNC_PAIR	= 2,	/* WF_SYNC of the task that last woke the waker: SYNC_PAIR makes it ordinary */
+};
+
 struct task_ctx {
 	u64 util_avg;		/* PELT of running x 1024 */
 	u64 runnable_avg;	/* PELT of runnable x 1024 */
@@ -395,7 +402,11 @@ struct task_ctx {
 	 */
 	u64 sync_since;
 	u32 sync_hist;
-	/* PREEMPT_SYNC, as a wakee: select_cpu saw WF_SYNC for this wake-up (enqueue reads it, running clears it) */
+	/*
+	 * PREEMPT_SYNC, NEXT_BUDDY, as a wakee: what select_cpu saw of WF_SYNC
+	 * for this wake-up (enum wake_sync_kind; enqueue reads it, running
+	 * clears it)
+	 */
 	u32 wake_sync;
 	/*
 	 * ... and the CPU that select_cpu ran on, the waker's. The wake-up's

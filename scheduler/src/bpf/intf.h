@@ -137,7 +137,8 @@ enum arbor_feature {
 	FEAT_WAKE_LOCAL	= 27,	/* ours: a wakee whose prev is its waker's CPU waits there when the waker sleeps sooner than an idle CPU wakes */
 	FEAT_PREEMPT_SYNC = 28,	/* NEXT_BUDDY's preempt_sync: a sync wake-up preempts only a task that ran migration_cost/4 */
 	FEAT_NEXT_BUDDY	= 29,	/* NEXT_BUDDY: an eligible (non-sync) wakee preempts and runs next, whatever the deadlines */
-	NR_FEATURES	= 30,
+	FEAT_SYNC_PAIR	= 30,	/* ours: a sync wake-up of the task that last woke its waker is an ordinary one (not deferred, may be a buddy) */
+	NR_FEATURES	= 31,
 };
 
 /*
@@ -282,6 +283,8 @@ enum arbor_stat {
 	STAT_SYNC_PREEMPT_DEFERRED,
 	/* NEXT_BUDDY: wake-ups that preempted as the CPU's next buddy (eligible, deadline later or not) */
 	STAT_NEXT_BUDDY,
+	/* SYNC_PAIR: sync wake-ups of the task that last woke the waker, made next buddy or not deferred */
+	STAT_SYNC_PAIR,
 	ARBOR_NR_STATS,
 };
 

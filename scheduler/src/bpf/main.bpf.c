@@ -159,7 +159,9 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	 * here; running() clears it, so a later wake-up that skips select_cpu
 	 * (one allowed CPU) does not inherit it
 	 */
-	tctx->wake_sync = sync;
+	tctx->wake_sync = !sync ? WAKE_NOT_SYNC :
+			  arbor_sync_pair(feat(FEAT_SYNC_PAIR), tctx->last_wakee, waker->pid) ?
+				  WAKE_SYNC_PAIR : WAKE_SYNC;
 	tctx->wake_cpu = this;
 
 	/* wake_wide (baseline): record the waker's flip, then test both sides. */
@@ -420,10 +422,11 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	 */
 	if (feat(FEAT_NEXT_BUDDY) && (enq_flags & SCX_ENQ_WAKEUP) && cpu == task_cpu &&
 	    (c = lookup_cpu_ctx(cpu)) &&
-	    arbor_next_buddy(c->running_since, tctx->wake_sync, c->buddy_pending) &&
+	    arbor_next_buddy(c->running_since, tctx->wake_sync == WAKE_SYNC, c->buddy_pending) &&
 	    (elig >= 0 ? elig : eevdf_eligible_on(tctx, cpu))) {
 		c->buddy_pending = 1;
-		stat_inc(STAT_NEXT_BUDDY);
+		/* a pair's sync wake-up is a buddy only by SYNC_PAIR: its own counter */
+		stat_inc(tctx->wake_sync == WAKE_SYNC_PAIR ? STAT_SYNC_PAIR : STAT_NEXT_BUDDY);
 		/* SCX_ENQ_PREEMPT: the running task's slice ends now (ext.c) */
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, eevdf_slice(tctx),
 				   enq_flags | SCX_ENQ_PREEMPT);
@@ -478,10 +481,15 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 		    tctx->runnable_at &&
 		    arbor_sync_defer(true, tctx->runnable_at, c->running_since,
 				     balance_cfg.migration_cost_ns >> 2)) {
-			stat_inc_on(tctx->wake_cpu, STAT_SYNC_PREEMPT_DEFERRED);
-			if (!own_busy)
-				scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
-			return;
+			/* SYNC_PAIR: the waker awaits this wakee's answer; no deferral */
+			if (tctx->wake_sync == WAKE_SYNC_PAIR) {
+				stat_inc_on(tctx->wake_cpu, STAT_SYNC_PAIR);
+			} else {
+				stat_inc_on(tctx->wake_cpu, STAT_SYNC_PREEMPT_DEFERRED);
+				if (!own_busy)
+					scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+				return;
+			}
 		}
 		/* RUN_TO_PARITY (the kernel's; off here): not inside the running task's request */
 		if (feat(FEAT_RUN_TO_PARITY) &&
@@ -679,7 +687,7 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 		tctx->move_misfit = 0;
 	}
 	tctx->last_cpu = cpu;
-	tctx->wake_sync = 0;	/* PREEMPT_SYNC: its wake-up is over */
+	tctx->wake_sync = WAKE_NOT_SYNC;	/* PREEMPT_SYNC, SYNC_PAIR: its wake-up is over */
 	c->buddy_pending = 0;	/* NEXT_BUDDY: whichever task runs, the buddy is no longer waiting */
 
 	/*
