@@ -234,11 +234,20 @@ elif cache_run -f CACHE_LB; then
 	ref=$(json_get $J llc_migrations_refused)
 	cache_run -f NO_CACHE_LB
 	s_off=$SAME; a_off=$APART
-	echo "INFO: CACHE_LB: started split; apart on ${a_on}% (one-LLC ${s_on}%), off ${a_off}% (one-LLC ${s_off}%); pref in/out $pin/$pout, refused $ref"
-	check "CACHE_LB: split processes aggregate, one LLC each (apart ${a_on}% >= 60%)" \
-		test "$a_on" -ge 60
-	check "CACHE_LB: apart on ${a_on}% exceeds off ${a_off}% by >= 30 points" \
-		test $((a_on - a_off)) -ge 30
+	pin_off=$(json_get $J llc_pref_tasks_in); pout_off=$(json_get $J llc_pref_tasks_out)
+	echo "INFO: CACHE_LB: started split; apart on ${a_on}% (one-LLC ${s_on}%), off ${a_off}% (one-LLC ${s_off}%); pref in/out $pin/$pout (off $pin_off/$pout_off), refused $ref"
+	check "CACHE_LB: split processes aggregate, one LLC each (apart ${a_on}% >= 60%), tasks ran in their preferred LLC ($pin > 0)" \
+		test "$a_on" -ge 60 -a "${pin:-0}" -gt 0
+	# Off, the placement is not a test: 4 spinners balanced 2 + 2 stay split
+	# only until something disturbs them, and then the balancer may pair
+	# either process's threads in an LLC (apart 96% in session 27's CI with
+	# nothing else running, 100% in session 26's under load, 0% in the
+	# other runs). That aggregation and not chance makes them apart is the
+	# simulator's deterministic test (sim/tests/cache_lb.rs,
+	# cache_lb_pulls_a_thread_into_its_preferred_llc_when_balanced); here:
+	# with it off, no task ever has a preferred LLC.
+	check "NO_CACHE_LB: no task had a preferred LLC (pref in/out $pin_off/$pout_off = 0/0)" \
+		test "$pin_off" = 0 -a "$pout_off" = 0
 else
 	fail "CACHE_LB: loads"
 fi
