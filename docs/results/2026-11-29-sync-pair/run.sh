@@ -51,6 +51,17 @@ for k in 1 2 3; do
     -s arbor:default:NO_SYNC_PAIR -r 5 --seed 1 --out replayf-r$k
 done   # -> traces/replay.txt, traces/with-vs-without.txt
 
+# §8 CACHE_LB out of default (no-cache-lb/criterion.txt written first)
+N=arbor:default:NO_CACHE_LB,NO_CACHE_ROOM
+for m in shape:n=1,l=2,c=4,t=2 shape:n=2,l=4,c=2,t=2 shape:n=1,l=4,c=2,t=4; do
+  suite2.sh BIN held $m -s arbor:stock -s arbor:default -s $N   # -> no-cache-lb/held-compare.txt (Welch, each pair)
+done
+for m in host x86-12 xeon-88 power11 epyc spr-2s; do
+  suite2.sh BIN six $m -s $N
+  # its rows renamed arbor:default, with §4's stock rows -> no-cache-lb/final/$m; merged with the peers as in §4
+done
+BIN sim verdict merged/{x86-12,xeon-88,power11,epyc,spr-2s,host} > no-cache-lb/verdict.txt
+
 # §7 checks
 make unit-test sim-test
 arbor vm -t 2s2c2t -- tests/vm/part.sh ours
