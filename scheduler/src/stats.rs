@@ -405,7 +405,7 @@ pub struct Metrics {
     #[serde(default)]
     pub sync_preempt_deferred: u64,
     #[stat(
-        desc = "NEXT_BUDDY: wake-ups that preempted the running task as its CPU's next buddy (eligible; with any deadline)"
+        desc = "NEXT_BUDDY: wake-ups that preempted the running task as its CPU's next buddy (eligible; with any deadline; a pair's sync wake-up made buddy by SYNC_PAIR counts in sync_pair)"
     )]
     #[serde(default)]
     pub next_buddy: u64,

@@ -155,9 +155,12 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 		stat_inc_on(this, STAT_WAKE_SYNC);
 	sync = (wake_flags & SCX_WAKE_SYNC) && !(waker->flags & PF_EXITING);
 	/*
-	 * PREEMPT_SYNC: enqueue, which follows, learns of WF_SYNC only from
-	 * here; running() clears it, so a later wake-up that skips select_cpu
-	 * (one allowed CPU) does not inherit it
+	 * PREEMPT_SYNC, NEXT_BUDDY: enqueue, which follows, learns of WF_SYNC
+	 * only from here; running() clears it, so a later wake-up that skips
+	 * select_cpu (one allowed CPU) does not inherit it. SYNC_PAIR marks
+	 * the wake-up of the task whose own last wake-up woke this waker
+	 * (read before wake_wide's record below, which updates the waker's
+	 * last_wakee, not the wakee's).
 	 */
 	tctx->wake_sync = !sync ? WAKE_NOT_SYNC :
 			  arbor_sync_pair(feat(FEAT_SYNC_PAIR), tctx->last_wakee, waker->pid) ?
