@@ -61,6 +61,7 @@ for m in host x86-12 xeon-88 power11 epyc spr-2s; do
   # its rows renamed arbor:default, with §4's stock rows -> no-cache-lb/final/$m; merged with the peers as in §4
 done
 BIN sim verdict merged/{x86-12,xeon-88,power11,epyc,spr-2s,host} > no-cache-lb/verdict.txt
+BIN sim -t hikey -s arbor:stock -s arbor:default -s arbor:seeds -w wakeprobe:t=4 -r 5 --seed 1 --out hikey   # -> no-cache-lb/hikey-wakeprobe.txt
 
 # §7 checks
 make unit-test sim-test
