@@ -663,27 +663,20 @@ mod tests {
         );
         assert_eq!(stock & seeds, stock, "seeds builds on stock");
         let def = default_mask();
-        assert_eq!(
-            def & (1 << bpf_intf::arbor_feature_FEAT_STEAL),
-            0,
-            "default leaves STEAL out"
-        );
+        // a feature's bit by name (panics on a name that is not one), and
+        // the mask of a (name, reason) list
+        let bit_of = |name: &str| 1u32 << FEATURES.iter().find(|f| f.name == name).unwrap().bit;
+        let mask_of = |list: &[(&str, &str)]| list.iter().fold(0, |m, (n, _)| m | bit_of(n));
         // our own features (DEFAULT_ONLY) are on in default alone
-        let only = DEFAULT_ONLY
-            .iter()
-            .map(|(n, _)| 1u32 << FEATURES.iter().find(|f| f.name == *n).unwrap().bit)
-            .fold(0, |a, b| a | b);
+        let only = mask_of(DEFAULT_ONLY);
         assert_ne!(only, 0);
         assert_eq!(stock & only, 0, "DEFAULT_ONLY is off in stock");
         assert_eq!(seeds & only, 0, "DEFAULT_ONLY is off in seeds");
         // the seed mechanisms default leaves out (NOT_IN_DEFAULT): off in
         // default, on in seeds
-        let out = NOT_IN_DEFAULT
-            .iter()
-            .map(|(n, _)| 1u32 << FEATURES.iter().find(|f| f.name == *n).unwrap().bit)
-            .fold(0, |a, b| a | b);
+        let out = mask_of(NOT_IN_DEFAULT);
         for name in ["STEAL", "CACHE_LB", "CACHE_ROOM"] {
-            let bit = 1u32 << FEATURES.iter().find(|f| f.name == name).unwrap().bit;
+            let bit = bit_of(name);
             assert_ne!(out & bit, 0, "{name} is in NOT_IN_DEFAULT");
             assert_eq!(def & bit, 0, "default leaves {name} out");
             assert_ne!(seeds & bit, 0, "seeds has {name}");

@@ -605,7 +605,8 @@ mod tests {
     /// 0 off, and the run-queue wait per wake-up falls (on top of
     /// `default`, which has it on since docs/results/2026-11-27-spawn-parent,
     /// against default with NO_SIS_NODE: 3.69 -> 2.70 us on seed 1 before
-    /// default left CACHE_LB out, 3.80 -> 2.84 since; 5.69 -> 3.63 before the simulator forked tasks from a running parent, lower
+    /// default left CACHE_LB out, 3.80 -> 2.84 since; 5.69 -> 3.63 before
+    /// the simulator forked tasks from a running parent, lower
     /// on each of seeds 1-5 in docs/results/2026-11-27-sis-node; on top of
     /// `stock` seed 1 does not fall). On 2s2c2t, where a node is one LLC, it never acts. The rule,
     /// its bounds and the pick are unit-tested on crafted masks
