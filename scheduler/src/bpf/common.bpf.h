@@ -258,6 +258,29 @@ static __always_inline bool share_llc(s32 a, s32 b)
 	return llc_of(a) == llc_of(b);
 }
 
+/*
+ * What a task keeps as a waker: written by select_cpu when it wakes another
+ * task (then it is the CPU's current task), read by quiescent() when it
+ * sleeps, and by a wake-up of the task itself (wake_wide reads its flips,
+ * SYNC_PAIR its last wakee) when it does not run.
+ */
+struct waker_state {
+	/* wake_wide (the kernel's record_wakee: p->wakee_flips, ...) */
+	u64 flip_decay_ts;
+	u32 wakee_flips;
+	s32 last_wakee;
+	/* WAKE_LOCAL: its first wake-up since it last slept (0: none), and the average time from there to its sleep */
+	u64 wake_pend;
+	u64 wake_sleep_avg;
+	/*
+	 * SYNC_LOCAL: when it last woke a task with WF_SYNC and has not slept
+	 * since (0: none pending), and whether each of its last 8 such
+	 * wake-ups was followed by its sleep (policy.h arbor_sync_record)
+	 */
+	u64 sync_since;
+	u32 sync_hist;
+};
+
 /* ---- Per-CPU context: what the kernel keeps in struct rq ---- */
 struct cpu_ctx {
 	u64 load_avg;		/* PELT of the runnable weight (1024 = one nice-0 task) */
@@ -303,6 +326,19 @@ struct cpu_ctx {
 	u32 push_to;		/* active balance: 1 + the idle CPU asking for our running task */
 	u64 next_starve_scan;	/* starvation bound: the tick's next look at our queue */
 	u32 starve_pending;	/* a starved task waits in our queue: dispatch runs it first */
+	/*
+	 * The running task's waker_state while it runs (issue 24, item 2: the
+	 * wake-up path read the waker's through a task-storage look-up, the
+	 * one call of select_cpu that is neither the wakee's context, the
+	 * clock nor the placement). running() copies it in with curr_ws_pid
+	 * its pid, stopping() copies it back (ext.c calls stopping before
+	 * quiescent, which reads it, and before any other CPU can wake the
+	 * task) and sets 0. The waker of a wake-up is the current task of the
+	 * CPU select_cpu runs on, so select_cpu finds it here (waker_state_of).
+	 * 0 is the idle task's pid, which no non-kthread waker has.
+	 */
+	struct waker_state curr_ws;
+	s32 curr_ws_pid;
 };
 
 /*
@@ -366,9 +402,7 @@ struct task_ctx {
 	u64 vruntime;
 	u64 deadline;
 	u64 last_ran;		/* end of the last stint: cache hotness */
-	u64 flip_decay_ts;
-	u32 wakee_flips;
-	s32 last_wakee;
+	struct waker_state ws;	/* as a waker; while it runs, its CPU's copy is the live one */
 	s32 recent_used_cpu;
 	s32 last_cpu;
 	s32 acct_cpu;		/* CPU whose nr_running counts us, -1 if none */
@@ -391,17 +425,7 @@ struct task_ctx {
 	u32 wake_direct;	/* select_cpu inserted it into an idle CPU's local queue */
 	u64 runnable_at;	/* when it woke, 0 once it ran */
 	u64 sel_now;		/* select_cpu's clock read for this wake-up, for runnable(); 0 once used */
-	/* WAKE_LOCAL, as a waker: its first wake-up since it last slept (0: none), and the average time from there to its sleep */
-	u64 wake_pend;
-	u64 wake_sleep_avg;
 	u64 wait_since;		/* since when it waits to run, 0 if not waiting (starvation bound) */
-	/*
-	 * SYNC_LOCAL, as a waker: when it last woke a task with WF_SYNC and
-	 * has not slept since (0: none pending), and whether each of its last
-	 * 8 such wake-ups was followed by its sleep (policy.h arbor_sync_record)
-	 */
-	u64 sync_since;
-	u32 sync_hist;
 	/*
 	 * PREEMPT_SYNC, NEXT_BUDDY, as a wakee: what select_cpu saw of WF_SYNC
 	 * for this wake-up (enum wake_sync_kind; enqueue reads it, running
@@ -439,6 +463,34 @@ struct {
 static __always_inline struct task_ctx *lookup_task_ctx(const struct task_struct *p)
 {
 	return bpf_task_storage_get(&task_ctxs, (struct task_struct *)p, 0, 0);
+}
+
+/*
+ * The waker's waker_state in select_cpu: `here` is the context of the CPU
+ * it runs on, whose current task the waker is. While it runs there, the
+ * copy running() made (cpu_ctx.curr_ws), with no call; else (woken before
+ * running(), as a task running when the scheduler loaded, or after its
+ * stopping(), late in schedule()) its task context's, one look-up. NULL
+ * for a kernel thread (the idle task included), as the wake-up path uses
+ * no waker state of those.
+ *
+ * One race, and what it costs: a property change of the waker made from
+ * another CPU (sched_setaffinity, setpriority) calls stopping() and
+ * running() there under this CPU's run-queue lock, which select_cpu does
+ * not hold. A wake-up at that moment can lose its record (one flip, one
+ * sync or wake measure) to the copy back: heuristic state, never a task.
+ */
+static __always_inline struct waker_state *waker_state_of(struct task_struct *waker,
+							  struct cpu_ctx *here)
+{
+	struct task_ctx *wctx;
+
+	if (waker->flags & PF_KTHREAD)
+		return NULL;
+	if (here && here->curr_ws_pid == waker->pid)
+		return &here->curr_ws;
+	wctx = lookup_task_ctx(waker);
+	return wctx ? &wctx->ws : NULL;
 }
 
 /* ---- Scratch space too large for the 512-byte BPF stack ---- */

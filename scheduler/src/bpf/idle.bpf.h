@@ -605,21 +605,18 @@ static __always_inline s32 select_idlest(struct task_struct *p, s32 prev, s32 th
 }
 
 /*
- * Build wake_affine()'s inputs from live state (policy.h: arbor_wake_affine),
- * lazily: first what the throttle and WA_IDLE read; the LLC counts and the
- * loads only if they did not answer (arbor_wa_needs_load). select_cpu
- * passes what it already has: this CPU's context, the waker's task
- * context (or NULL), its copy of the idle mask and the time.
- */
-/*
- * wake_affine()'s inputs (policy.h struct wa_input), with this and prev's
- * idle bits given: the loads and LLC counts only if the rule will read
- * them (arbor_wa_needs_load). False if a context is missing (then prev).
+ * wake_affine()'s inputs (policy.h struct wa_input) from live state, lazily:
+ * first what the throttle and WA_IDLE read, with this and prev's idle bits
+ * given; the LLC counts and the loads only if the rule will read them
+ * (arbor_wa_needs_load) and the caller asks (`loads`: wake_prev_idle gives
+ * up on such a wake-up without reading them). select_cpu passes what it
+ * already has: this CPU's context and the time. False if a context is
+ * missing (then prev).
  */
 static __always_inline bool wa_fill(struct wa_input *in, struct task_struct *p,
-				    struct task_ctx *tctx, struct task_struct *waker,
-				    struct task_ctx *wctx, s32 this, s32 prev, bool sync,
-				    struct cpu_ctx *tc, bool this_idle, bool prev_idle, u64 now)
+				    struct task_ctx *tctx, struct task_struct *waker, s32 this,
+				    s32 prev, bool sync, struct cpu_ctx *tc, bool this_idle,
+				    bool prev_idle, bool loads, u64 now)
 {
 	if (!tc)
 		return false;
@@ -636,7 +633,9 @@ static __always_inline bool wa_fill(struct wa_input *in, struct task_struct *p,
 		in->prev_idle = prev_idle;
 	}
 
-	if (arbor_wa_needs_load(in)) {
+	if (loads && arbor_wa_needs_load(in)) {
+		/* the waker's load: its task context (the CPU's copy holds no PELT) */
+		struct task_ctx *wctx = lookup_task_ctx(waker);
 		struct cpu_ctx *pc = lookup_cpu_ctx(prev);
 		struct llc_ctx *tl = lookup_llc_ctx(llc_of(this)), *pl = lookup_llc_ctx(llc_of(prev));
 
@@ -672,16 +671,15 @@ static __always_inline void wa_commit(struct task_ctx *tctx, const struct wa_out
 }
 
 static __always_inline int wake_affine(struct task_struct *p, struct task_ctx *tctx,
-				       struct task_struct *waker, struct task_ctx *wctx, s32 this,
-				       s32 prev, bool sync, struct cpu_ctx *tc,
-				       const u64 *ib, u64 now)
+				       struct task_struct *waker, s32 this, s32 prev, bool sync,
+				       struct cpu_ctx *tc, const u64 *ib, u64 now)
 {
 	struct wa_input in = {};
 	struct wa_output out = {};
 	int r;
 
-	if (!wa_fill(&in, p, tctx, waker, wctx, this, prev, sync, tc, idle_bit(ib, this),
-		     idle_bit(ib, prev), now))
+	if (!wa_fill(&in, p, tctx, waker, this, prev, sync, tc, idle_bit(ib, this),
+		     idle_bit(ib, prev), true, now))
 		return WA_PREV;
 	r = arbor_wake_affine(&in, &out);
 	wa_commit(tctx, &out, this);

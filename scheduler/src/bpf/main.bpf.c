@@ -81,7 +81,7 @@ static __always_inline void record_wake_latency(struct task_ctx *tctx, struct cp
  * are those the path below would have left.
  */
 static __always_inline bool wake_prev_idle(struct task_struct *p, struct task_ctx *tctx,
-					   struct task_struct *waker, struct task_ctx *wctx,
+					   struct task_struct *waker,
 					   s32 this, s32 prev, bool sync, bool affine,
 					   struct cpu_ctx *tc, u64 now)
 {
@@ -92,7 +92,7 @@ static __always_inline bool wake_prev_idle(struct task_struct *p, struct task_ct
 	if (!feat(FEAT_WAKE_SHORTCUT) || asym || cache_wake_on() || !pc || !pc->idle ||
 	    !allowed(p, prev))
 		return false;
-	if (affine && (!wa_fill(&in, p, tctx, waker, wctx, this, prev, sync, tc, false, true, now) ||
+	if (affine && (!wa_fill(&in, p, tctx, waker, this, prev, sync, tc, false, true, false, now) ||
 		       arbor_wa_needs_load(&in) || arbor_wake_affine(&in, &out) == WA_THIS))
 		return false;
 	if (!scx_bpf_test_and_clear_cpu_idle(prev))
@@ -112,9 +112,10 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 {
 	struct task_struct *waker = (struct task_struct *)bpf_get_current_task_btf();
 	s32 this = bpf_get_smp_processor_id(), target = prev_cpu, cpu;
-	struct task_ctx *tctx = lookup_task_ctx(p), *wctx;
+	struct task_ctx *tctx = lookup_task_ctx(p);
 	bool sync, want_affine = true, found_idle = false;
-	struct cpu_ctx *tc = NULL;
+	struct cpu_ctx *here = lookup_cpu_ctx(this);
+	struct waker_state *ws;
 	const u64 *ib;
 	u64 now;
 
@@ -163,21 +164,24 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	 * last_wakee, not the wakee's).
 	 */
 	tctx->wake_sync = !sync ? WAKE_NOT_SYNC :
-			  arbor_sync_pair(feat(FEAT_SYNC_PAIR), tctx->last_wakee, waker->pid) ?
+			  arbor_sync_pair(feat(FEAT_SYNC_PAIR), tctx->ws.last_wakee, waker->pid) ?
 				  WAKE_SYNC_PAIR : WAKE_SYNC;
 	tctx->wake_cpu = this;
 
-	/* wake_wide (baseline): record the waker's flip, then test both sides. */
-	wctx = lookup_task_ctx(waker);
-	if (wctx && !(waker->flags & PF_KTHREAD)) {
+	/*
+	 * wake_wide (baseline): record the waker's flip, then test both sides.
+	 * The waker's side is its CPU's copy while it runs (waker_state_of).
+	 */
+	ws = waker_state_of(waker, here);
+	if (ws) {
 		/* a flip: the waker wakes another task than last time */
-		if (wctx->last_wakee != p->pid)
+		if (ws->last_wakee != p->pid)
 			stat_inc_on(this, (wake_flags & SCX_WAKE_SYNC) ? STAT_FLIPS_SYNC :
 									   STAT_FLIPS_ASYNC);
-		arbor_record_wakee(&wctx->wakee_flips, &wctx->flip_decay_ts, &wctx->last_wakee,
-				   p->pid, now);
+		arbor_record_wakee(&ws->wakee_flips, &ws->flip_decay_ts, &ws->last_wakee, p->pid,
+				   now);
 		if (feat(FEAT_WAKE_WIDE) &&
-		    arbor_wake_wide(wctx->wakee_flips, tctx->wakee_flips,
+		    arbor_wake_wide(ws->wakee_flips, tctx->ws.wakee_flips,
 				    llc_nr_cpus[llc_of(this)])) {
 			want_affine = false;
 			stat_inc_on(this, STAT_WAKE_WIDE);
@@ -195,18 +199,17 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	 * and is about to be free: no idle search, no idle exit, no IPI. Every
 	 * sync wake-up is recorded; the sleep that keeps it is in quiescent().
 	 */
-	if (sync && wctx && !(waker->flags & PF_KTHREAD) && feat(FEAT_SYNC_LOCAL)) {
+	if (sync && ws && feat(FEAT_SYNC_LOCAL)) {
 		bool local;
 
-		tc = lookup_cpu_ctx(this);
-		local = want_affine && tc && (!asym || task_fits(tctx, this)) &&
-			arbor_sync_local(wctx->sync_hist, wctx->sync_since, tc->nr_running);
-		if (wctx->sync_since) {
+		local = want_affine && here && (!asym || task_fits(tctx, this)) &&
+			arbor_sync_local(ws->sync_hist, ws->sync_since, here->nr_running);
+		if (ws->sync_since) {
 			/* a second sync wake-up before it slept: the first was not kept */
-			wctx->sync_hist = arbor_sync_record(wctx->sync_hist, false);
+			ws->sync_hist = arbor_sync_record(ws->sync_hist, false);
 			stat_inc_on(this, STAT_SYNC_BROKEN);
 		}
-		wctx->sync_since = now;
+		ws->sync_since = now;
 		if (local) {
 			/*
 			 * Straight into this CPU's local queue: it runs only the
@@ -232,15 +235,14 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	 * the waker. Every wake-up starts the waker's measure (wake_pend) if
 	 * none runs; its sleep ends it (quiescent).
 	 */
-	if (wctx && !(waker->flags & PF_KTHREAD) && feat(FEAT_WAKE_LOCAL)) {
-		u64 pend = wctx->wake_pend;
+	if (ws && feat(FEAT_WAKE_LOCAL)) {
+		u64 pend = ws->wake_pend;
 
 		if (!pend)
-			wctx->wake_pend = now;
-		if (this == prev_cpu && (tc = tc ?: lookup_cpu_ctx(this)) &&
-		    (!asym || task_fits(tctx, this)) &&
-		    arbor_wake_local(wctx->wake_sleep_avg, pend && now > pend ? now - pend : 0,
-				     tc->direct_lat_avg, tc->nr_running)) {
+			ws->wake_pend = now;
+		if (this == prev_cpu && here && (!asym || task_fits(tctx, this)) &&
+		    arbor_wake_local(ws->wake_sleep_avg, pend && now > pend ? now - pend : 0,
+				     here->direct_lat_avg, here->nr_running)) {
 			stat_inc_on(this, STAT_WAKE_LOCAL);
 			eevdf_join(p, tctx, this);
 			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, eevdf_slice(tctx), 0);
@@ -273,12 +275,10 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 		want_affine = false;
 		stat_inc_on(this, STAT_WAKE_NODE_KEPT);
 	}
-	if (want_affine && this != prev_cpu)
-		tc = lookup_cpu_ctx(this);
 
 	/* prev idle and kept by wake_affine: prev, with no look at the idle mask */
-	if (wake_prev_idle(p, tctx, waker, wctx, this, prev_cpu, sync,
-			   want_affine && this != prev_cpu, tc, now))
+	if (wake_prev_idle(p, tctx, waker, this, prev_cpu, sync, want_affine && this != prev_cpu,
+			   here, now))
 		return prev_cpu;
 
 	/*
@@ -290,7 +290,7 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	/* wake_affine (baseline): this or prev, only when they differ. */
 	if (want_affine && this != prev_cpu) {
 		stat_inc_on(this, STAT_AFFINE_ATTEMPTS);
-		if (wake_affine(p, tctx, waker, wctx, this, prev_cpu, sync, tc, ib, now) ==
+		if (wake_affine(p, tctx, waker, this, prev_cpu, sync, here, ib, now) ==
 		    WA_THIS) {
 			target = this;
 			stat_inc_on(this, STAT_AFFINE_MOVES);
@@ -315,7 +315,7 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 		}
 	}
 
-	cpu = select_idle_sibling(p, tctx, prev_cpu, target, &found_idle, this, waker, tc, ib, now);
+	cpu = select_idle_sibling(p, tctx, prev_cpu, target, &found_idle, this, waker, here, ib, now);
 out:
 	if (!allowed(p, cpu))
 		return prev_cpu;
@@ -690,6 +690,9 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 		tctx->move_misfit = 0;
 	}
 	tctx->last_cpu = cpu;
+	/* its waker state: the CPU's copy while it runs (cpu_ctx.curr_ws) */
+	c->curr_ws = tctx->ws;
+	c->curr_ws_pid = p->pid;
 	tctx->wake_sync = WAKE_NOT_SYNC;	/* PREEMPT_SYNC, SYNC_PAIR: its wake-up is over */
 	c->buddy_pending = 0;	/* NEXT_BUDDY: whichever task runs, the buddy is no longer waiting */
 
@@ -747,6 +750,10 @@ void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 	tctx->deadline = arbor_update_deadline(tctx->vruntime, tctx->deadline, slice_cfg.slice_ns,
 					       tctx->rq_w ?: ARBOR_NICE_0_LOAD);
 	tctx->last_ran = now;
+	/* its waker state back from the CPU's copy (not if running() made none) */
+	if (c->curr_ws_pid == p->pid)
+		tctx->ws = c->curr_ws;
+	c->curr_ws_pid = 0;
 	cache_account(p, tctx, cpu, c, ran, now);
 	task_pelt(tctx, now, cpu_cap[cpu & (MAX_CPUS - 1)] ?: 1024, true);
 
@@ -781,20 +788,20 @@ void BPF_STRUCT_OPS(arbor_quiescent, struct task_struct *p, u64 deq_flags)
 	 * last_ran and running() last_cpu, so neither the clock nor the CPU
 	 * is asked again.
 	 */
-	if ((deq_flags & SCX_DEQ_SLEEP) && tctx->sync_since) {
-		bool kept = arbor_sync_kept(tctx->sync_since, tctx->last_ran,
+	if ((deq_flags & SCX_DEQ_SLEEP) && tctx->ws.sync_since) {
+		bool kept = arbor_sync_kept(tctx->ws.sync_since, tctx->last_ran,
 					    balance_cfg.migration_cost_ns);
 
-		tctx->sync_hist = arbor_sync_record(tctx->sync_hist, kept);
-		tctx->sync_since = 0;
+		tctx->ws.sync_hist = arbor_sync_record(tctx->ws.sync_hist, kept);
+		tctx->ws.sync_since = 0;
 		stat_inc_on(tctx->last_cpu, kept ? STAT_SYNC_KEPT : STAT_SYNC_BROKEN);
 	}
 	/* WAKE_LOCAL: it woke a task and now sleeps; last_ran is the sleep's time */
-	if ((deq_flags & SCX_DEQ_SLEEP) && tctx->wake_pend) {
-		tctx->wake_sleep_avg = arbor_wake_sleep_update(
-			tctx->wake_sleep_avg,
-			tctx->last_ran > tctx->wake_pend ? tctx->last_ran - tctx->wake_pend : 0);
-		tctx->wake_pend = 0;
+	if ((deq_flags & SCX_DEQ_SLEEP) && tctx->ws.wake_pend) {
+		tctx->ws.wake_sleep_avg = arbor_wake_sleep_update(
+			tctx->ws.wake_sleep_avg,
+			tctx->last_ran > tctx->ws.wake_pend ? tctx->last_ran - tctx->ws.wake_pend : 0);
+		tctx->ws.wake_pend = 0;
 	}
 	/*
 	 * asleep: it leaves its queue with its lag. A property change (the
@@ -905,7 +912,7 @@ s32 BPF_STRUCT_OPS(arbor_init_task, struct task_struct *p, struct scx_init_task_
 	tctx->acct_cpu = -1;
 	tctx->last_cpu = -1;
 	tctx->recent_used_cpu = -1;
-	tctx->last_wakee = -1;
+	tctx->ws.last_wakee = -1;
 	tctx->move_cpu = -1;
 	tctx->rq_cpu = -1;
 	tctx->sleep_cpu = -1;
