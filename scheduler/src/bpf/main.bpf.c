@@ -81,9 +81,8 @@ static __always_inline void record_wake_latency(struct task_ctx *tctx, struct cp
  * are those the path below would have left.
  */
 static __always_inline bool wake_prev_idle(struct task_struct *p, struct task_ctx *tctx,
-					   struct task_struct *waker,
-					   s32 this, s32 prev, bool sync, bool affine,
-					   struct cpu_ctx *tc, u64 now)
+					   struct task_struct *waker, s32 this, s32 prev, bool sync,
+					   bool affine, struct cpu_ctx *tc, u64 now)
 {
 	struct cpu_ctx *pc = lookup_cpu_ctx(prev);
 	struct wa_input in = {};
