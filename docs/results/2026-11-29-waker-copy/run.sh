@@ -22,8 +22,9 @@ for b in BIN-MAIN:base BIN:ws; do
       -r 1 --seed 1 --out ${b##*:}/$m --no-charts
   done
 done
-# compare every cell's value (workload, metric, scheduler) -> equivalence.txt
-#   python3 -c 'import json,sys; ...' base/$m/results.json ws/$m/results.json
+for m in x86-12 xeon-88 power11 epyc spr-2s host hikey; do   # -> equivalence.txt
+  python3 docs/results/2026-11-29-waker-copy/celldiff.py base/$m/results.json ws/$m/results.json
+done
 # the same check's power: BIN with stopping()'s copy back removed, xeon-88, hackbench + pgbench
 
 # §3 the suite: stock and default of this build, merged with the peers' rows (unchanged since session 24)

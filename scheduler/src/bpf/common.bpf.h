@@ -329,9 +329,9 @@ struct cpu_ctx {
 	/*
 	 * The running task's waker_state while it runs (issue 24, item 2: the
 	 * wake-up path read the waker's through a task-storage look-up, the
-	 * one call of select_cpu that is neither the wakee's context, the
-	 * clock nor the placement). running() copies it in with curr_ws_pid
-	 * its pid, stopping() copies it back (ext.c calls stopping before
+	 * one call of the five every non-fork wake-up made before placing that
+	 * was not this CPU, the waker, the wakee's context or the clock).
+	 * running() copies it in with curr_ws_pid its pid, stopping() copies it back (ext.c calls stopping before
 	 * quiescent, which reads it, and before any other CPU can wake the
 	 * task) and sets 0. The waker of a wake-up is the current task of the
 	 * CPU select_cpu runs on, so select_cpu finds it here (waker_state_of).
@@ -468,16 +468,17 @@ static __always_inline struct task_ctx *lookup_task_ctx(const struct task_struct
 /*
  * The waker's waker_state in select_cpu: `here` is the context of the CPU
  * it runs on, whose current task the waker is. While it runs there, the
- * copy running() made (cpu_ctx.curr_ws), with no call; else (woken before
- * running(), as a task running when the scheduler loaded, or after its
- * stopping(), late in schedule()) its task context's, one look-up. NULL
+ * copy running() made (cpu_ctx.curr_ws), with no call; else (a waker
+ * whose running() this scheduler did not see, as a task running when it
+ * loaded, or one past its stopping(), late in schedule()) its task
+ * context's, one look-up. NULL
  * for a kernel thread (the idle task included), as the wake-up path uses
  * no waker state of those.
  *
  * One race, and what it costs: a property change of the waker made from
  * another CPU (sched_setaffinity, setpriority) calls stopping() and
- * running() there under this CPU's run-queue lock, which select_cpu does
- * not hold. A wake-up at that moment can lose its record (one flip, one
+ * running() there under the waker's CPU's run-queue lock, which
+ * select_cpu does not hold. A wake-up at that moment can lose its record (one flip, one
  * sync or wake measure) to the copy back: heuristic state, never a task.
  */
 static __always_inline struct waker_state *waker_state_of(struct task_struct *waker,
