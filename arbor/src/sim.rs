@@ -429,6 +429,7 @@ const SIM_SYSTEM: &[&str] = &[
     "mig_xllc_per_kwake",
     "mig_xnode_per_kwake",
     "bpf_ns_per_callback",
+    "bpf_ns_per_wakeup",
 ];
 
 /// Each metric's info as the simulated workload declared it.

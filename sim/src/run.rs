@@ -10,6 +10,10 @@ use crate::sched::SchedSpec;
 use crate::workload::{spec as wspec, Metric, Ns};
 use scx_arbor::knobs::Knobs;
 
+/// The callbacks that load and unload the scheduler, once per run: left out
+/// of the per-wake-up cost (bpf_ns_per_wakeup).
+const LOAD_OPS: &[&str] = &["init", "exit"];
+
 pub struct RunSpec<'a> {
     pub machine: &'a Machine,
     pub cost: &'a CostModel,
@@ -171,6 +175,21 @@ pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
         Metric::new(
             "bpf_ns_per_callback",
             st.bpf_ns / st.callbacks.max(1) as f64,
+            "ns",
+            false,
+        ),
+        // every callback's cost (ticks, dispatches and timers too) per
+        // wake-up: the bpf:OP rows weighted by how often each op runs. Not
+        // the scheduler's load and unload (init, exit): once per run, they
+        // would weigh on a short run's figure and not on a long one's.
+        Metric::new(
+            "bpf_ns_per_wakeup",
+            st.ops
+                .iter()
+                .filter(|(op, _)| !LOAD_OPS.contains(op))
+                .map(|(_, (_, ns))| ns)
+                .sum::<f64>()
+                / wakeups,
             "ns",
             false,
         ),
@@ -505,6 +524,34 @@ mod tests {
         assert!(a * 4.0 < b, "msg_wakeup_p99_us {a} vs {b}");
         let hb = run("arbor:default:NEXT_BUDDY", "hackbench:g=2,l=100");
         assert_eq!(counter(&hb, "next_buddy"), 0);
+    }
+
+    /// bpf_ns_per_wakeup is every op's charge but the load's and unload's
+    /// over the run's wake-ups: the bpf:OP rows (ns per call) weighted by
+    /// each op's calls. A wake-up takes several callbacks (select_cpu,
+    /// enqueue, running, stopping...), so it is more than the average
+    /// callback's cost.
+    #[test]
+    fn bpf_ns_per_wakeup_weighs_each_op_by_its_calls() {
+        let o = hackbench("arbor:default", 1);
+        let total: f64 = o
+            .bpf_ops
+            .iter()
+            .filter(|(op, _, _)| op != "init" && op != "exit")
+            .map(|(_, _, ns)| ns)
+            .sum();
+        assert!(o
+            .bpf_ops
+            .iter()
+            .any(|(op, _, ns)| op == "init" && *ns > 0.0));
+        let per = metric(&o, "bpf_ns_per_wakeup");
+        assert!(o.wakeups > 0);
+        assert!(
+            (per - total / o.wakeups as f64).abs() < 1e-9 * total,
+            "{per} vs {total} / {}",
+            o.wakeups
+        );
+        assert!(per > 2.0 * metric(&o, "bpf_ns_per_callback"), "{per}");
     }
 
     /// Seed 002 as merged is active only on machines of more than one LLC
