@@ -109,6 +109,7 @@ pub const NAMES: &[&str] = &[
     "sync_preempt_deferred",
     "next_buddy",
     "sync_pair",
+    "slice_kept",
 ];
 
 /// What a counter holds: `count` (events), `ns-sum` (nanoseconds summed
@@ -414,6 +415,11 @@ pub struct Metrics {
     )]
     #[serde(default)]
     pub sync_pair: u64,
+    #[stat(
+        desc = "Slice ends where a task alone on its CPU kept it with a new request, with no switch (the kernel's pick_next_task_fair picks it again; without it ENQ_LAST sends it through enqueue and the CPU through idle)"
+    )]
+    #[serde(default)]
+    pub slice_kept: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,

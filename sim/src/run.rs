@@ -498,19 +498,20 @@ mod tests {
         assert!(w_on < w_off, "wake-ups {w_on} vs {w_off}");
     }
 
-    /// NEXT_BUDDY (the kernel's, policy.h arbor_next_buddy): on x86-12
+    /// NEXT_BUDDY (the kernel's, policy.h arbor_next_buddy): on xeon-88
     /// schbench a worker's post wakes its message thread with a futex (not
     /// WF_SYNC), under default often onto a CPU busy with another worker's
     /// math. With the feature the message thread, eligible, preempts as the
     /// CPU's next buddy: the counter moves, and its wake-up p99 falls below
-    /// a quarter of that without (seed 1: 290.8 -> 4.9 us; seeds 1-5 on
-    /// 2026-11-28: 13.9-290.8 -> 4.9-5.7), where it waited for the worker's
-    /// slice to end. (Under stock the message threads rarely queue on
-    /// x86-12: 4.9-12.9 us either way.) hackbench's wake-ups are all
-    /// WF_SYNC: the feature never acts there.
+    /// a quarter of that without (seed 1, 2026-11-29: 1,327 -> 12.9 us),
+    /// where it waited for the worker's slice to end. (This test ran on
+    /// x86-12 until keep_prev, seed 1: 290.8 -> 4.9 us. Since workers alone
+    /// on their CPUs keep them at slice ends instead of passing through
+    /// idle, the message threads there get 12.9 us either way.) hackbench's
+    /// wake-ups are all WF_SYNC: the feature never acts there.
     #[test]
     fn next_buddy_lets_a_woken_message_thread_run_at_once() {
-        let run = |s: &str, w: &str| run_on("x86-12", &SchedSpec::parse(s).unwrap(), w, 1);
+        let run = |s: &str, w: &str| run_on("xeon-88", &SchedSpec::parse(s).unwrap(), w, 1);
         let (on, off) = (
             run("arbor:default:NEXT_BUDDY", "schbench"),
             run("arbor:default:NO_NEXT_BUDDY", "schbench"),
@@ -524,6 +525,35 @@ mod tests {
         assert!(a * 4.0 < b, "msg_wakeup_p99_us {a} vs {b}");
         let hb = run("arbor:default:NEXT_BUDDY", "hackbench:g=2,l=100");
         assert_eq!(counter(&hb, "next_buddy"), 0);
+    }
+
+    /// A CPU-bound task alone on its CPU keeps it at its slice ends, as
+    /// the kernel's EEVDF does (main.bpf.c keep_prev): one sysbench thread
+    /// on x86-12 for 1 s ends ~333 slices of 3 ms, all kept, with one
+    /// running() (its start) and no pass through idle on its CPU. Before,
+    /// SCX_OPS_ENQ_LAST switched it out through idle at each: ~500
+    /// running() calls in 1 s (docs/results/2026-11-29-cost-per-wakeup §4).
+    /// A tick-requested move still goes through enqueue: ASYM_MISFIT's
+    /// tests on tc2 (cache_lb_does_not_take_a_cpu_bound_thread_down...).
+    #[test]
+    fn a_lone_cpu_bound_task_keeps_its_cpu_at_its_slice_ends() {
+        let calls = |o: &Outcome, n: &str| {
+            o.bpf_ops
+                .iter()
+                .find(|(k, _, _)| k == n)
+                .map_or(0, |(_, c, _)| *c)
+        };
+        for s in ["arbor:stock", "arbor:default"] {
+            let o = run_on(
+                "x86-12",
+                &SchedSpec::parse(s).unwrap(),
+                "sysbench:threads=1,time=1",
+                1,
+            );
+            assert!(counter(&o, "slice_kept") > 300, "{s}: {:?}", o.counters);
+            assert!(calls(&o, "running") <= 2, "{s}: {:?}", o.bpf_ops);
+            assert!(calls(&o, "enqueue") <= 2, "{s}: {:?}", o.bpf_ops);
+        }
     }
 
     /// bpf_ns_per_wakeup is every op's charge but the load's and unload's

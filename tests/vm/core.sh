@@ -66,6 +66,34 @@ else
 	fail "loads: sched_ext state enabled, root/ops names arbor"
 fi
 
+# ---- 1b. a CPU-bound task alone on its CPU keeps it at its slice ends ----
+# As the kernel's EEVDF, which never switches a lone task out: dispatch
+# gives it a new request and slice (keep_prev, counted in slice_kept).
+# Before, SCX_OPS_ENQ_LAST sent it through enqueue and its CPU through
+# idle at every slice end: a busy loop pinned alone for 2 s was switched
+# out involuntarily at each of its ~500 slice ends. The check: many slice
+# ends kept, and fewer than a quarter as many involuntary switches (the
+# guest's kworkers still preempt it now and then).
+LONE_OUT=$ARBOR_TMP/lone.nivcsw
+LONE_PROBE='
+import os, sys, time
+os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
+t = time.monotonic()
+while time.monotonic() - t < 2.0:
+    pass
+for l in open("/proc/self/status"):
+    if l.startswith("nonvoluntary_ctxt_switches"):
+        open(sys.argv[1], "w").write(l.split()[1])
+'
+rm -f "$LONE_OUT"
+if ours_run -- python3 -c "$LONE_PROBE" "$LONE_OUT"; then
+	kept=$(json_get "$J" slice_kept); niv=$(cat "$LONE_OUT" 2>/dev/null)
+	check "lone task: 2 s busy loop alone on a CPU ran, clean unload; $kept slice ends kept (> 100), its involuntary switches ${niv:-missing} < a quarter of them" \
+		test "$OK" = yes -a "${kept:-0}" -gt 100 -a -n "$niv" -a "$(( ${niv:-0} * 4 ))" -lt "${kept:-0}"
+else
+	fail "lone task: loads"
+fi
+
 # ---- 2. every feature switched off still runs the same load ----
 # One load, each feature switched off live in turn (--set-features, like
 # writing NO_NAME to the kernel's sched/features) and back on after its

@@ -290,6 +290,7 @@ struct cpu_ctx {
 	u32 nr_running;		/* tasks accounted here: running + queued */
 	u32 weight_sum;		/* their weights (100 = nice 0) */
 	u64 running_since;	/* 0 when no task runs */
+	u64 acct_since;		/* the running task's run is accounted up to here (running, keep_prev) */
 	u64 curr_deadline;	/* deadline of the running task */
 	u64 curr_protect_until;	/* RUN_TO_PARITY: its request at the pick ends then */
 	u64 idle_stamp;		/* when the CPU went idle, 0 when busy */

@@ -285,6 +285,8 @@ enum arbor_stat {
 	STAT_NEXT_BUDDY,
 	/* SYNC_PAIR: sync wake-ups of the task that last woke the waker, made next buddy or not deferred */
 	STAT_SYNC_PAIR,
+	/* slice ends where a task alone on its CPU kept it, with no switch (dispatch's keep_prev) */
+	STAT_SLICE_KEPT,
 	ARBOR_NR_STATS,
 };
 

@@ -389,7 +389,9 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 
 	/*
 	 * ENQ_LAST: the task's slice ended and its CPU has nothing else to
-	 * run. Unless the tick asked for a move, it keeps its CPU: insert it
+	 * run, and dispatch did not keep it (keep_prev): tasks wait in its
+	 * queue (dispatch picked it among them), or the CPU was kicked to
+	 * balance. Unless the tick asked for a move, it keeps its CPU: insert it
 	 * into the CPU's local queue, where no idle CPU can pull it (in our
 	 * DSQ, newidle and steal would make a lone task wander), and kick the
 	 * CPU, which is about to idle, so that it runs it. Not if a task
@@ -518,6 +520,70 @@ static __always_inline void steal(s32 cpu, struct cpu_ctx *cc)
 		stat_inc_on(cpu, STAT_STEAL_FAIL);
 }
 
+/* The running task's request, as wake-up preemption reads it (running, keep_prev). */
+static __always_inline void set_curr_request(struct cpu_ctx *c, struct task_ctx *tctx, u64 now)
+{
+	c->curr_deadline = tctx->deadline;
+	/* RUN_TO_PARITY only (enqueue reads it only with the feature on) */
+	if (feat(FEAT_RUN_TO_PARITY)) {
+		c->curr_protect_until = arbor_protect_until(now, tctx->vruntime, tctx->deadline,
+							    tctx->rq_w ?: ARBOR_NICE_0_LOAD);
+		/* a request is at most one slice; a deadline from before a nice change can be further */
+		if (c->curr_protect_until > now + slice_cfg.slice_ns)
+			c->curr_protect_until = now + slice_cfg.slice_ns;
+	}
+}
+
+/*
+ * A task alone on its CPU whose slice ended keeps the CPU, with no switch.
+ * The kernel never switches it out: update_curr() at the tick gives it a
+ * new request (update_deadline) and reschedules only when another task is
+ * queued, and pick_next_task_fair() would pick it again. ext.c keeps a
+ * prev whose slice ops.dispatch() refilled (balance_one: SCX_RQ_BAL_KEEP).
+ * Without this, SCX_OPS_ENQ_LAST sent it through enqueue(SCX_ENQ_LAST) and
+ * its CPU through idle and back at every slice end: about every 2 ms for
+ * one CPU-bound thread on x86-12 in the simulator, with stopping, enqueue,
+ * two update_idle, a kick and running each time
+ * (docs/results/2026-11-29-cost-per-wakeup §4).
+ *
+ * Called by dispatch once its own queue was empty and nothing was pulled.
+ * Not when the tick or the balancer asked for a move (move_cpu: misfit,
+ * seed 002's aggregation, active balance), which needs the enqueue that
+ * ENQ_LAST gives. What stopping() and running() would have accounted is
+ * done here: update_curr and update_deadline (the charge and the new
+ * request), PELT (misfit reads the task's), seed 002's run time and the
+ * busy time since the last accounting (acct_since). running_since stays
+ * the pick's time: a kept task was not picked again (PREEMPT_SYNC,
+ * NEXT_BUDDY read it as such).
+ */
+static __always_inline void keep_prev(s32 cpu, struct cpu_ctx *c, struct task_struct *prev, u64 now)
+{
+	struct task_ctx *tctx;
+	u64 ran, dv, dl;
+
+	if (!prev || task_cpu_of(prev) != cpu || prev->scx.slice)
+		return;
+	tctx = lookup_task_ctx(prev);
+	/* a task that failed to move in stays queued there: let ENQ_LAST's path see it */
+	if (!tctx || tctx->move_cpu >= 0 || scx_bpf_dsq_nr_queued(cpu_dsq(cpu)) > 0)
+		return;
+	ran = c->running_since && now > c->acct_since ? now - c->acct_since : 0;
+	stat_add_on(cpu, STAT_BUSY_NS, ran);
+	c->acct_since = now;
+	cache_account(prev, tctx, cpu, c, ran, now);
+	task_pelt(tctx, now, cpu_cap[cpu & (MAX_CPUS - 1)] ?: 1024, true);
+	cpu_pelt(c, now);
+
+	dv = eevdf_charge_task(tctx, now);
+	dl = tctx->deadline;
+	tctx->deadline = arbor_update_deadline(tctx->vruntime, tctx->deadline, slice_cfg.slice_ns,
+					       tctx->rq_w ?: ARBOR_NICE_0_LOAD);
+	eevdf_charge_rq(tctx, dv, tctx->deadline != dl);
+	set_curr_request(c, tctx, now);
+	prev->scx.slice = eevdf_slice(tctx);
+	stat_inc_on(cpu, STAT_SLICE_KEPT);
+}
+
 void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 {
 	struct cpu_ctx *cc = lookup_cpu_ctx(cpu);
@@ -525,7 +591,7 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 	enum pull_kind kind;
 	u32 req = 0;
 	bool tried;
-	u64 now;
+	u64 now = 0;
 
 	/* active balance (LB_IMBALANCE): an idle CPU asked for our running task */
 	if (cc && cc->push_to)
@@ -557,8 +623,10 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 		 * of the clock here, so a CPU about to idle reads none
 		 */
 		now = bpf_ktime_get_ns();
-		if (now < cc->next_busy_balance)
+		if (now < cc->next_busy_balance) {
+			keep_prev(cpu, cc, prev, now);
 			return;
+		}
 		cc->next_busy_balance = now + balance_cfg.interval_ns;
 		kind = PULL_BUSY;
 	} else {
@@ -602,8 +670,10 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 	if (kind != PULL_NEWIDLE && feat(FEAT_LB_IMBALANCE)) {
 		if (lb_balance(cpu, !prev_runnable) > 0)
 			return;
-		if (kind == PULL_BUSY)
+		if (kind == PULL_BUSY) {
+			keep_prev(cpu, cc, prev, now);
 			return;
+		}
 	}
 	if (kind == PULL_KICKED && !(req & BAL_REQ_PULL))
 		return;
@@ -618,6 +688,8 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 		stat_inc_on(cpu, STAT_NEWIDLE_SKIPS);
 	if (kind != PULL_BUSY)
 		steal(cpu, cc);
+	else
+		keep_prev(cpu, cc, prev, now);
 }
 
 void BPF_STRUCT_OPS(arbor_runnable, struct task_struct *p, u64 enq_flags)
@@ -713,20 +785,13 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 
 	cpu_pelt(c, now);
 	c->running_since = now;
+	c->acct_since = now;
 	c->enq_last = 0;
 
 	/* EEVDF: taken by another CPU, it changes queue now; charge from now */
 	eevdf_run_on(p, tctx, cpu);
 	tctx->exec_start = now;
-	c->curr_deadline = tctx->deadline;
-	/* RUN_TO_PARITY only (enqueue reads it only with the feature on) */
-	if (feat(FEAT_RUN_TO_PARITY)) {
-		c->curr_protect_until = arbor_protect_until(now, tctx->vruntime, tctx->deadline,
-							    tctx->rq_w ?: ARBOR_NICE_0_LOAD);
-		/* a request is at most one slice; a deadline from before a nice change can be further */
-		if (c->curr_protect_until > now + slice_cfg.slice_ns)
-			c->curr_protect_until = now + slice_cfg.slice_ns;
-	}
+	set_curr_request(c, tctx, now);
 	record_wake_latency(tctx, c, now, cpu);
 }
 
@@ -739,7 +804,8 @@ void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 
 	if (!tctx || !c)
 		return;
-	ran = c->running_since && now > c->running_since ? now - c->running_since : 0;
+	/* the run since running() or keep_prev() accounted it last */
+	ran = c->running_since && now > c->acct_since ? now - c->acct_since : 0;
 	stat_add_on(cpu, STAT_BUSY_NS, ran);
 
 	/* update_curr + update_deadline: charge the run, new request at the deadline */
@@ -1076,10 +1142,12 @@ SCX_OPS_DEFINE(arbor_ops,
 	       /*
 		* ENQ_LAST: a task whose slice ends with nothing else to run comes
 		* back through enqueue() (and stopping/running) instead of being
-		* silently kept on its CPU. Without it a lone CPU-bound task is
-		* never re-placed: the tick's misfit (seed 004) and aggregation
-		* (seed 002) moves, which end its slice, would be ignored, and its
-		* run time would never be charged to its process (seed 002).
+		* silently kept on its CPU, when dispatch did not keep it itself.
+		* Dispatch keeps it (keep_prev, with the accounting the switch
+		* would have done) unless the tick or the balancer asked for a
+		* move: without the flag such a task would never be re-placed, the
+		* tick's misfit (seed 004) and aggregation (seed 002) moves, which
+		* end its slice, would be ignored.
 		*/
 	       .flags		= SCX_OPS_KEEP_BUILTIN_IDLE | SCX_OPS_ENQ_LAST,
 	       .name		= "arbor");
