@@ -623,10 +623,8 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 		 * of the clock here, so a CPU about to idle reads none
 		 */
 		now = bpf_ktime_get_ns();
-		if (now < cc->next_busy_balance) {
-			keep_prev(cpu, cc, prev, now);
-			return;
-		}
+		if (now < cc->next_busy_balance)
+			goto keep;
 		cc->next_busy_balance = now + balance_cfg.interval_ns;
 		kind = PULL_BUSY;
 	} else {
@@ -670,10 +668,8 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 	if (kind != PULL_NEWIDLE && feat(FEAT_LB_IMBALANCE)) {
 		if (lb_balance(cpu, !prev_runnable) > 0)
 			return;
-		if (kind == PULL_BUSY) {
-			keep_prev(cpu, cc, prev, now);
-			return;
-		}
+		if (kind == PULL_BUSY)
+			goto keep;
 	}
 	if (kind == PULL_KICKED && !(req & BAL_REQ_PULL))
 		return;
@@ -686,10 +682,13 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 		stat_inc_on(cpu, STAT_NEWIDLE_FAILS);
 	if (kind == PULL_NEWIDLE && !tried)
 		stat_inc_on(cpu, STAT_NEWIDLE_SKIPS);
-	if (kind != PULL_BUSY)
+	if (kind != PULL_BUSY) {
 		steal(cpu, cc);
-	else
-		keep_prev(cpu, cc, prev, now);
+		return;
+	}
+	/* a busy CPU's slice end that pulled nothing: its lone task keeps it (one call site) */
+keep:
+	keep_prev(cpu, cc, prev, now);
 }
 
 void BPF_STRUCT_OPS(arbor_runnable, struct task_struct *p, u64 enq_flags)
