@@ -564,7 +564,7 @@ static __always_inline void keep_prev(s32 cpu, struct cpu_ctx *c, struct task_st
 	if (!prev || task_cpu_of(prev) != cpu || prev->scx.slice)
 		return;
 	tctx = lookup_task_ctx(prev);
-	/* a task that failed to move in stays queued there: let ENQ_LAST's path see it */
+	/* tasks still queued here (a move to the local queue failed): ENQ_LAST's path queues it with them */
 	if (!tctx || tctx->move_cpu >= 0 || scx_bpf_dsq_nr_queued(cpu_dsq(cpu)) > 0)
 		return;
 	ran = c->running_since && now > c->acct_since ? now - c->acct_since : 0;
