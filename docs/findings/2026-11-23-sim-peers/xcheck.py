@@ -22,7 +22,7 @@ def per_run_table(sim):
     print('|---|---|---|---|---|---|')
     for wl in wls:
         row = [f'`{wl}`']
-        for vm in ['docs/results/2026-11-22-default/results.json', 'docs/results/2026-11-22-default-2/results.json']:
+        for vm in ['docs/findings/2026-11-22-default/results.json', 'docs/findings/2026-11-22-default-2/results.json']:
             a = per_rep(vm, 'arbor:default', wl, vm_mig); b = per_rep(vm, 'bpfland', wl, vm_mig)
             row.append(f'{b:.0f} / {a:.0f} = {b/a:.2f}')
         a = per_rep(sim, 'arbor:default', wl, sim_mig); b = per_rep(sim, 'bpfland', wl, sim_mig)

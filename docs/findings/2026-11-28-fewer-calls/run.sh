@@ -1,5 +1,5 @@
 #!/bin/bash
-# Commands behind docs/results/2026-11-28-fewer-calls (session 26). B = this build's
+# Commands behind docs/findings/2026-11-28-fewer-calls (session 26). B = this build's
 # target/release/arbor; MAIN = main before it (38fbb9a); HOST = a `--topology-from`
 # snapshot of the machine (arbor's `topology snapshot`); peers from
 # ../2026-11-28-idle-pull-llc/after-load-idle (unchanged code).

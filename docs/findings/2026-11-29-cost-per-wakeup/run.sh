@@ -3,8 +3,8 @@
 # BIN = arbor built at this report's commit. Every command of the report, in order.
 set -e
 BIN=${BIN:-target/release/arbor}
-OUT=${1:-docs/results/2026-11-29-cost-per-wakeup}
-HOST=docs/results/2026-11-26-default-vs-peers-2/held-out/host-snapshot/topology
+OUT=${1:-docs/findings/2026-11-29-cost-per-wakeup}
+HOST=docs/findings/2026-11-26-default-vs-peers-2/held-out/host-snapshot/topology
 W6="-w hackbench:g=2,l=100 -w perf-messaging:g=2,l=50,mode=thread -w perf-pipe:l=5000 -w pgbench:clients=8,time=5 -w wakeprobe:t=4 -w schbench"
 for m in x86-12 xeon-88 power11 epyc spr-2s host; do
   T="-t $m"; [ $m = host ] && T="--topology-from $HOST"

@@ -7,7 +7,7 @@
 #     -r 5 --seed 1 --out OUT/MACHINE --no-charts      ($T: -t MACHINE, or --topology-from HOST for the host)
 set -e
 HOST=--topology-from\ /path/to/host-snapshot   # arbor sim snapshot DIR on this machine
-W=docs/results/2026-11-28-call-sites/sync-join/welch_cmp.py
+W=docs/findings/2026-11-28-call-sites/sync-join/welch_cmp.py
 
 # §1 the cell: main's stock and default, and default without PREEMPT_SYNC
 BIN-MAIN sim $HOST -s arbor:stock -s arbor:default -w pgbench:clients=8,time=5 -r 5 --seed 1 --out pg0
@@ -33,12 +33,12 @@ BIN sim -t shape:n=2,l=2,c=4,t=2 -s arbor:stock -s arbor:default \
 # §4 the issue's suite: stock and default of this build, merged with the peers' rows (unchanged since session 24)
 for m in host x86-12 xeon-88 power11 epyc spr-2s; do
   suite2.sh BIN final $m -s arbor:stock -s arbor:default
-  python3 docs/results/2026-11-28-idle-pull-llc/idle-mask-addr/merge2.py \
-    docs/results/2026-11-28-idle-pull-llc/after-load-idle/$m final/$m final/merged/$m
+  python3 docs/findings/2026-11-28-idle-pull-llc/idle-mask-addr/merge2.py \
+    docs/findings/2026-11-28-idle-pull-llc/after-load-idle/$m final/$m final/merged/$m
 done
 BIN sim verdict final/merged/{x86-12,xeon-88,power11,epyc,spr-2s,host} > final/verdict.txt
 PEROP_OPS=select_cpu,enqueue,running,stopping,dispatch python3 \
-  docs/results/2026-11-28-idle-pull-llc/idle-mask-addr/perop_cmp.py final/merged SESSION26/merged \
+  docs/findings/2026-11-28-idle-pull-llc/idle-mask-addr/perop_cmp.py final/merged SESSION26/merged \
   x86-12 xeon-88 power11 epyc spr-2s host > final/perop.md
 
 # §5 real pgbench, recorded on this host and replayed

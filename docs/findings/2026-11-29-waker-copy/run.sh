@@ -23,25 +23,25 @@ for b in BIN-MAIN:base BIN:ws; do
   done
 done
 for m in x86-12 xeon-88 power11 epyc spr-2s host hikey; do   # -> equivalence.txt
-  python3 docs/results/2026-11-29-waker-copy/celldiff.py base/$m/results.json ws/$m/results.json
+  python3 docs/findings/2026-11-29-waker-copy/celldiff.py base/$m/results.json ws/$m/results.json
 done
 # the same check's power: BIN with stopping()'s copy back removed, xeon-88, hackbench + pgbench
 
 # §3 the suite: stock and default of this build, merged with the peers' rows (unchanged since session 24)
 for m in x86-12 xeon-88 power11 epyc spr-2s host; do
   suite2.sh BIN suite $m -s arbor:stock -s arbor:default
-  python3 docs/results/2026-11-28-idle-pull-llc/idle-mask-addr/merge2.py \
-    docs/results/2026-11-28-idle-pull-llc/after-load-idle/$m suite/$m merged/$m
+  python3 docs/findings/2026-11-28-idle-pull-llc/idle-mask-addr/merge2.py \
+    docs/findings/2026-11-28-idle-pull-llc/after-load-idle/$m suite/$m merged/$m
   BIN sim verdict merged/$m > verdict/$m.txt
 done
-# before: session 27's ours (docs/results/2026-11-29-sync-pair/no-cache-lb/final) merged the same way
+# before: session 27's ours (docs/findings/2026-11-29-sync-pair/no-cache-lb/final) merged the same way
 for m in x86-12 xeon-88 power11 epyc spr-2s host; do
-  python3 docs/results/2026-11-28-idle-pull-llc/idle-mask-addr/merge2.py \
-    docs/results/2026-11-28-idle-pull-llc/after-load-idle/$m \
-    docs/results/2026-11-29-sync-pair/no-cache-lb/final/$m before/$m
+  python3 docs/findings/2026-11-28-idle-pull-llc/idle-mask-addr/merge2.py \
+    docs/findings/2026-11-28-idle-pull-llc/after-load-idle/$m \
+    docs/findings/2026-11-29-sync-pair/no-cache-lb/final/$m before/$m
 done
 PEROP_OPS=select_cpu,enqueue,running,stopping,dispatch python3 \
-  docs/results/2026-11-28-idle-pull-llc/idle-mask-addr/perop_cmp.py \
+  docs/findings/2026-11-28-idle-pull-llc/idle-mask-addr/perop_cmp.py \
   merged before x86-12 xeon-88 power11 epyc spr-2s host > perop.md
 
 # §4 checks
