@@ -1,5 +1,7 @@
-#!/bin/bash
+#!/usr/bin/env bash
+# commit: f7526ca6ac25c1124086ea0acae6fb49df26a3c2 (the binary this study names)
 # Section 2-3: the asymmetric machines, f7526ca's binary (B), 5 seeds.
+set -euo pipefail
 B=${B:-./bin}
 W="-w hackbench:g=2,l=100 -w perf-messaging:g=2,l=50,mode=thread -w perf-pipe:l=5000 -w pgbench:clients=8,time=5 -w wakeprobe:t=4 -w schbench -w sysbench:threads=1,time=3"
 # development: tc2, with seed 004's messaging line

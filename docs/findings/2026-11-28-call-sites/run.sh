@@ -1,5 +1,7 @@
-#!/bin/bash
-# Session 25 (issue 24). B: target/release/arbor at f933ebc; MAIN: at 48ed2f9.
+#!/usr/bin/env bash
+# commit: f933ebcf98c5089cbae4cbabb72ba3f81b0f7388 (the binary this study names)
+# B: target/release/arbor at f933ebc; MAIN: at 48ed2f9.
+set -euo pipefail
 B=${B:-./bin}; MAIN=${MAIN:-./bin-main}
 W="-w hackbench:g=2,l=100 -w perf-messaging:g=2,l=50,mode=thread -w perf-pipe:l=5000 -w pgbench:clients=8,time=5 -w wakeprobe:t=4 -w schbench"
 T() { if [ $1 = host ]; then echo "--topology-from ${HOST_SNAPSHOT:-/work/runs21/host}"; else echo "-t $1"; fi; }

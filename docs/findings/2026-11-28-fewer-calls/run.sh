@@ -1,9 +1,10 @@
-#!/bin/bash
-# Commands behind docs/findings/2026-11-28-fewer-calls (session 26). B = this build's
+#!/usr/bin/env bash
+# commit: c2db6be687ab06e5e3af1ff1b97daad8cb57b69b (the commit that added this study)
+# Commands behind docs/findings/2026-11-28-fewer-calls. B = this build's
 # target/release/arbor; MAIN = main before it (38fbb9a); HOST = a `--topology-from`
 # snapshot of the machine (arbor's `topology snapshot`); peers from
 # ../2026-11-28-idle-pull-llc/after-load-idle (unchanged code).
-set -e
+set -euo pipefail
 T() { case $1 in host) echo --topology-from $HOST;; *) echo -t $1;; esac; }
 suite() { # BIN OUT MACHINE: bench's workloads plus schbench, stock and default
   $1 sim $(T $3) -s arbor:stock -s arbor:default \

@@ -1,5 +1,5 @@
 #!/bin/bash
-# run1.sh BIN OUTPREFIX MACHINE...: arbor:default only, issue 24's 6 workloads, 5 seeds
+# run1.sh BIN OUTPREFIX MACHINE...: arbor:default only, the verdict's 6 workloads, 5 seeds
 B=$1; P=$2; shift 2
 for m in "$@"; do
   nice -n 10 $B sim -t $m -s arbor:default \

@@ -1,5 +1,7 @@
-#!/bin/bash
-# Session 24 (issue 24, item 2). B: target/release/arbor at 56e1541; OLD: at 65504de.
+#!/usr/bin/env bash
+# commit: 56e1541dd112360dd80f08ccff13059be6c1ac9d (the binary this study names)
+# The wake-up path's cost. B: target/release/arbor at 56e1541; OLD: at 65504de.
+set -euo pipefail
 B=${B:-./bin}; OLD=${OLD:-./bin-old}
 W="-w hackbench:g=2,l=100 -w perf-messaging:g=2,l=50,mode=thread -w perf-pipe:l=5000 -w pgbench:clients=8,time=5 -w wakeprobe:t=4 -w schbench"
 T() { if [ $1 = host ]; then echo "--topology-from ${HOST_SNAPSHOT:-/work/runs21/host}"; else echo "-t $1"; fi; }
@@ -12,7 +14,7 @@ done
 P=../2026-11-28-idle-pull-llc
 # for m in ...; python3 $P/idle-mask-addr/merge2.py $P/after-load-idle/$m $m merged/$m
 # $B sim verdict merged/{x86-12,xeon-88,power11,epyc,spr-2s,host} > verdict.txt
-# per-op: session 23's rows (../2026-11-28-preempt-sync, merged the same way into prev/) against these
+# per-op: the rows of 2026-11-28-preempt-sync (../2026-11-28-preempt-sync, merged the same way into prev/) against these
 # PEROP_OPS=select_cpu,enqueue,running,stopping python3 $P/idle-mask-addr/perop_cmp.py merged prev x86-12 xeon-88 power11 epyc spr-2s host > perop.md
 
 # §1: the same decisions at zero BPF cost, old binary against new, 2 seeds

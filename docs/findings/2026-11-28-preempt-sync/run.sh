@@ -1,8 +1,10 @@
-#!/bin/bash
+#!/usr/bin/env bash
+# commit: d31a45a50024c66644e3f373b01dee4fd55789cd (the binary this study names)
 # The issue's suite with PREEMPT_SYNC in default (d31a45a's binary), run once
 # on the six machines with nothing changed after: arbor:stock and
 # arbor:default; the peers' rows are ../2026-11-28-idle-pull-llc/after-load-idle's
 # (the peers have not changed since), merged by merge2.py for the verdicts.
+set -euo pipefail
 B=${B:-./bin}   # target/release/arbor at d31a45a
 for m in x86-12 xeon-88 power11 epyc spr-2s host; do
   if [ $m = host ]; then T="--topology-from ${HOST_SNAPSHOT:-/work/runs21/host}"; else T="-t $m"; fi

@@ -1,7 +1,8 @@
-#!/bin/bash
-# Session 29 (issue 24, item 2 weighted): BPF ns per wake-up, every scheduler.
+#!/usr/bin/env bash
+# commit: a400484803cd2430e6093dc8b98c2a00479338ee (the commit that added this study)
+# BPF ns per wake-up, every scheduler.
 # BIN = arbor built at this report's commit. Every command of the report, in order.
-set -e
+set -euo pipefail
 BIN=${BIN:-target/release/arbor}
 OUT=${1:-docs/findings/2026-11-29-cost-per-wakeup}
 HOST=docs/findings/2026-11-26-default-vs-peers-2/held-out/host-snapshot/topology

@@ -1,13 +1,14 @@
-#!/bin/bash
-# Session 29: keep_prev. Every command of the report, in order. BIN = arbor at this report's commit,
+#!/usr/bin/env bash
+# commit: 339826af2cb720a11705560317cf600083750c0e (the commit that added this study)
+# keep_prev. Every command of the report, in order. BIN = arbor at this report's commit,
 # BIN-MAIN = arbor at a400484 (before). suite: stock + default, bench's six workloads, -r 5 --seed 1.
-set -e
+set -euo pipefail
 W6="-w hackbench:g=2,l=100 -w perf-messaging:g=2,l=50,mode=thread -w perf-pipe:l=5000 -w pgbench:clients=8,time=5 -w wakeprobe:t=4 -w schbench"
 R=docs/findings/2026-11-29-keep-lone
 # §1-2 one CPU-bound thread alone
 for b in BIN-MAIN BIN; do $b sim -t x86-12 -s arbor:stock -s arbor:default -w sysbench:threads=1,time=2 -r 1 --no-charts; done
 scripts/sim-call-profile --top 1 -- -t x86-12 -s arbor:stock -w sysbench:threads=1,time=2 -r 1   # (BIN-MAIN's tree)
-# §3 host: session 21's snapshot, rebuilt from the committed one with its cache sizes
+# §3 host: the snapshot of 2026-11-26-default-vs-peers-2, rebuilt from the committed one with its cache sizes
 S=/tmp/host21; rm -rf $S; cp -a docs/findings/2026-11-26-default-vs-peers-2/held-out/host-snapshot/topology $S
 for c in 0 1; do echo 2048K > $S/devices/system/cpu/cpu$c/cache/index2/size; echo 491520K > $S/devices/system/cpu/cpu$c/cache/index3/size; done
 BIN-MAIN sim --topology-from $S -s arbor:stock -s arbor:default -w pgbench:clients=8,time=5 -w hackbench:g=2,l=100 -r 5 --seed 1 --out /tmp/h21main --no-charts

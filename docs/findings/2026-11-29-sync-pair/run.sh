@@ -1,11 +1,12 @@
-#!/bin/bash
-# Session 27 (issue 24): SYNC_PAIR. Every command of the report, in order.
+#!/usr/bin/env bash
+# commit: 82c5e43e045987cebb92ad163e27e27e7421af18 (the commit that added this study)
+# SYNC_PAIR. Every command of the report, in order.
 # BIN-MAIN = arbor built at a58dc8b (main before), BIN = this branch's arbor.
 # suite2.sh BIN OUTDIR MACHINE [-s ...] runs bench's six workloads, -r 5 --seed 1:
 #   arbor sim $T -w hackbench:g=2,l=100 -w perf-messaging:g=2,l=50,mode=thread \
 #     -w perf-pipe:l=5000 -w pgbench:clients=8,time=5 -w wakeprobe:t=4 -w schbench \
 #     -r 5 --seed 1 --out OUT/MACHINE --no-charts      ($T: -t MACHINE, or --topology-from HOST for the host)
-set -e
+set -euo pipefail
 HOST=--topology-from\ /path/to/host-snapshot   # arbor sim snapshot DIR on this machine
 W=docs/findings/2026-11-28-call-sites/sync-join/welch_cmp.py
 
@@ -30,7 +31,7 @@ BIN sim -t shape:n=2,l=2,c=4,t=2 -s arbor:stock -s arbor:default \
   $(for f in WA_IDLER_LLC WA_THROTTLE CACHE_LB CACHE_ROOM WAKE_NODE IDLE_PULL SYNC_LOCAL SIS_NODE PREEMPT_SYNC NEXT_BUDDY SYNC_PAIR; do echo -s arbor:default:NO_$f; done) \
   -w pgbench:clients=8,time=5 -r 3 --seed 1 --out abl   # -> held-out/n2-l2-c4-t2-pgbench-ablation.log
 
-# §4 the issue's suite: stock and default of this build, merged with the peers' rows (unchanged since session 24)
+# §4 the issue's suite: stock and default of this build, merged with the peers' rows (unchanged since 2026-11-28-one-llc-cost)
 for m in host x86-12 xeon-88 power11 epyc spr-2s; do
   suite2.sh BIN final $m -s arbor:stock -s arbor:default
   python3 docs/findings/2026-11-28-idle-pull-llc/idle-mask-addr/merge2.py \

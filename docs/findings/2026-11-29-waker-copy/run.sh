@@ -1,12 +1,13 @@
-#!/bin/bash
-# Session 28 (issue 24, item 2): the waker's state from its CPU's copy.
+#!/usr/bin/env bash
+# commit: 6ad5822276588a82c4073bfeff4002558a412a1b (the commit that added this study)
+# the waker's state from its CPU's copy.
 # Every command of the report, in order. BIN-MAIN = arbor built at 8441db4
 # (main before), BIN = this branch's arbor (scx_arbor beside each).
 # suite2.sh BIN OUTDIR MACHINE [-s ...] runs bench's six workloads, -r 5 --seed 1:
 #   arbor sim $T -w hackbench:g=2,l=100 -w perf-messaging:g=2,l=50,mode=thread \
 #     -w perf-pipe:l=5000 -w pgbench:clients=8,time=5 -w wakeprobe:t=4 -w schbench \
 #     -r 5 --seed 1 --out OUT/MACHINE --no-charts      ($T: -t MACHINE, or --topology-from HOST for the host)
-set -e
+set -euo pipefail
 HOST=--topology-from\ /path/to/host-snapshot   # arbor sim snapshot DIR on this machine
 W6="-w hackbench:g=2,l=100 -w perf-messaging:g=2,l=50,mode=thread -w perf-pipe:l=5000 -w pgbench:clients=8,time=5 -w wakeprobe:t=4 -w schbench"
 
@@ -27,14 +28,14 @@ for m in x86-12 xeon-88 power11 epyc spr-2s host hikey; do   # -> equivalence.tx
 done
 # the same check's power: BIN with stopping()'s copy back removed, xeon-88, hackbench + pgbench
 
-# §3 the suite: stock and default of this build, merged with the peers' rows (unchanged since session 24)
+# §3 the suite: stock and default of this build, merged with the peers' rows (unchanged since 2026-11-28-one-llc-cost)
 for m in x86-12 xeon-88 power11 epyc spr-2s host; do
   suite2.sh BIN suite $m -s arbor:stock -s arbor:default
   python3 docs/findings/2026-11-28-idle-pull-llc/idle-mask-addr/merge2.py \
     docs/findings/2026-11-28-idle-pull-llc/after-load-idle/$m suite/$m merged/$m
   BIN sim verdict merged/$m > verdict/$m.txt
 done
-# before: session 27's ours (docs/findings/2026-11-29-sync-pair/no-cache-lb/final) merged the same way
+# before: ours from 2026-11-29-sync-pair (docs/findings/2026-11-29-sync-pair/no-cache-lb/final) merged the same way
 for m in x86-12 xeon-88 power11 epyc spr-2s host; do
   python3 docs/findings/2026-11-28-idle-pull-llc/idle-mask-addr/merge2.py \
     docs/findings/2026-11-28-idle-pull-llc/after-load-idle/$m \
