@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# EEVDF vs scx_arbor stock and default in one 2s2c2t boot.
+# commit: 44e1a4ecc93e0aa08cf7928a20fcdbd3d117c9b3 (the commit that added this study)
+# Reconstructed from the README: a record, not a tested script (see "other flags not recorded").
+# Run from anywhere: it works from the repository root; outputs go to $OUT.
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+A=./target/release/arbor
+OUT=${OUT:-/tmp/2026-11-22-foundation}
+mkdir -p "$OUT"
+
+# the guest script of that commit runs the workloads under each scheduler
+$A vm -t 2s2c2t -- bench/issue2-foundation.sh
+# the same comparison through arbor bench
+# other flags not recorded
+$A bench -t 2s2c2t -r 3 -s eevdf -s arbor:stock -s arbor:default -w hackbench:g=1,l=100 -w hackbench:g=2,l=100 -w hackbench:g=4,l=100 -w perf-pipe:l=10000 --out "$OUT/bench"

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Seed 002 after the balancer move.
+# commit: 0c0f36e18ef969e7810ec498a47b968698dc05dd (the commit that added this study)
+# Reconstructed from the README and the runs' meta.
+# Run from anywhere: it works from the repository root; outputs go to $OUT.
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+A=./target/release/arbor
+OUT=${OUT:-/tmp/2026-11-23-sim-reproduce-third}
+mkdir -p "$OUT"
+
+$A sim reproduce cache-aware -r 5 --out "$OUT/cache-aware"
+for n in 1 2 4 8 16 32 64 128 256; do
+  $A sim -t power11 -r 5 -s arbor:stock:NO_NI_RANDOM -s arbor:stock:NO_NI_RANDOM,CACHE_LB \
+    -s arbor:stock:NO_NI_RANDOM,CACHE_LB:llc-tolerance=100 -w schbench:m=1,w=$n,r=1 --out "$OUT/cache-aware-seed-era/w$n"
+done
