@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # EEVDF vs scx_arbor stock and default in one 2s2c2t boot.
-# commit: 44e1a4ecc93e0aa08cf7928a20fcdbd3d117c9b3 (the commit that added this study)
+# commit: 6b6ce67e71742690029b9d5d254d57a0882a39c3 (the commit the README names)
 # Reconstructed from the README: a record, not a tested script (see "other flags not recorded").
 # Run from anywhere: it works from the repository root; outputs go to $OUT.
 set -euo pipefail
