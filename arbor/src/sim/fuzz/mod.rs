@@ -70,7 +70,9 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde::Serialize;
 
-use super::{self_exe, JobOut};
+use crate::report::meta::{Provenance, Stamped};
+use crate::report::summary;
+use crate::simrun::{self_exe, JobOut};
 
 #[derive(Debug, Args)]
 pub struct FuzzArgs {
@@ -98,7 +100,7 @@ pub struct FuzzArgs {
     /// Only schedulers whose name starts with this (arbor, bpfland, ...).
     #[arg(long, value_name = "NAME")]
     only: Option<String>,
-    /// Write report.md and results.json here.
+    /// Write report.md, results.json and summary.json here.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Which failures to minimise: all, arbor (scx_arbor's only, all that
@@ -856,10 +858,15 @@ pub fn main(a: &FuzzArgs) -> Result<i32> {
     if let Some(dir) = &a.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         std::fs::write(dir.join("report.md"), &md)?;
+        let results = Stamped {
+            meta: Provenance::here(),
+            body: &camp,
+        };
         std::fs::write(
-            dir.join("results.json"),
-            serde_json::to_string_pretty(&camp)?,
+            dir.join(summary::RESULTS),
+            serde_json::to_string_pretty(&results)?,
         )?;
+        summary::write_beside(dir)?;
     }
     let arbor_fail = camp
         .failures
