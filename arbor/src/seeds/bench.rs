@@ -42,7 +42,7 @@ pub fn experiment(name: &str) -> Result<Experiment> {
 /// Every seed's VM experiment, for bench's check that each runs.
 #[cfg(test)]
 pub fn all() -> impl Iterator<Item = &'static Vm> {
-    super::SEEDS.iter().map(|s| &s.vm)
+    super::catalogue::SEEDS.iter().map(|s| &s.vm)
 }
 
 #[cfg(test)]

@@ -165,7 +165,7 @@ pub const SEEDS: &[Seed] = &[
                     Line { param: "40", workload: "schbench:v=2020,m=3,w=40,r=5", published: &[None, None] },
                 ],
                 claim: Some(Better),
-                // the full run (docs/results/2026-11-23-sim-reproduce-fourth):
+                // the full run (docs/findings/2026-11-23-sim-reproduce-fourth):
                 // worse at 24-40 workers, the 95% interval far from 0
                 quick: Some((3, "schbench:v=2020,m=3,w=32,r=2", &[Some(Worse)])),
             },

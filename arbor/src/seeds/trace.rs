@@ -59,7 +59,7 @@ fn recorded_pgbench_spec(spec: &str) -> Result<String> {
 /// connection pgbench is loading itself and its libraries, IO waits that
 /// interrupts end (in a guest, over its 9p root: 594 of the sched_waking
 /// events for pgbench in an 8-client recording ran in the idle task,
-/// docs/results/2026-11-26-trace-seeds), which a replay keeps as fixed
+/// docs/findings/2026-11-26-trace-seeds), which a replay keeps as fixed
 /// sleeps. Then it opens its connections one after another, each waiting
 /// for the postmaster (not replayed) to fork a backend: timing the replay
 /// holds fixed, and which pgbench's own tps leaves out ("without initial

@@ -91,7 +91,7 @@ pub const WORKLOADS: &[&str] = &[
 /// WORKLOADS). A fixed number of transactions per client, not a time
 /// window: under `perf record` in a TCG guest `time=3` ended before any
 /// client's first transaction did, and pgbench printed no result
-/// (docs/results/2026-11-26-trace-seeds).
+/// (docs/findings/2026-11-26-trace-seeds).
 pub const PGBENCH: &str = "pgbench:clients=4,xacts=100";
 
 /// The scheduler whose runs are recorded (no sched_ext: the kernel's own
@@ -108,7 +108,7 @@ pub const BACKGROUND: &str = "idle:t=3";
 /// first `perf bench` of a boot made ~3,600 more wake-ups than the later
 /// ones (without WF_SYNC; 14,104-14,829 against 10,469-10,632 in four VM
 /// runs, always arbor:stock's rep 1, the first perf run after boot:
-/// docs/results/2026-11-23-sim-validate-second), which took its "affine
+/// docs/findings/2026-11-23-sim-validate-second), which took its "affine
 /// moves / wake-up" from 0.93 to 0.68. A cold start of the guest, not
 /// scheduling: the compared cells run warm.
 pub const WARMUP: &str = "perf-pipe:l=200";

@@ -45,7 +45,7 @@ pub enum Kind {
         pipe: bool,
     },
     /// `perf bench sched pipe`: two tasks ping-pong over a pipe; with
-    /// `cpu`, both pinned to it (the wake-up path's cost, issue 10).
+    /// `cpu`, both pinned to it (the wake-up path's cost without placement).
     PerfPipe {
         loops: u32,
         threads: bool,

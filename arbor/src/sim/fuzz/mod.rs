@@ -36,7 +36,7 @@
 //! cases keep their machine, scheduler and workload.
 //!
 //! The scheduler pool: scx_arbor's profiles (half the cases), the five
-//! peers, and, since issue 26, the kernel's example schedulers
+//! peers, and the kernel's example schedulers
 //! (`kernel:scx_simple`, `kernel:scx_qmap`, `kernel:scx_central`). A
 //! kernel scheduler is drawn after everything else, in place of three
 //! peer picks in eight, so a seed's cases keep their machine and workload
@@ -273,7 +273,7 @@ const KERNEL_WATCH: Watch = Watch {
 const PEERS: [&str; 5] = ["bpfland", "cosmos", "lavd", "p2dq", "rusty"];
 
 /// The kernel's example schedulers (tools/sched_ext/ of Linux 7.2.13,
-/// built unmodified: sim/src/sched/ksft.rs), in the pool since issue 26.
+/// built unmodified: sim/src/sched/ksft.rs).
 /// Their failures are reported, not fatal, as a peer's.
 const KERNEL_SCHEDS: [&str; 3] = ["kernel:scx_simple", "kernel:scx_qmap", "kernel:scx_central"];
 
@@ -401,7 +401,7 @@ fn draw(seed: u64, k: u64, only: Option<&str>, dir: &Path) -> Case {
     if let Some(t) = &mut rtapp {
         t.draw_changes(&mut r, ncpu);
     }
-    // drawn last of all (issue 26): three peer picks in eight become a
+    // drawn last of all: three peer picks in eight become a
     // kernel example scheduler, so a seed's cases keep their machine and
     // workload, and its arbor cases everything
     if peers.contains(&&*sched) {
@@ -1056,7 +1056,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&d);
     }
 
-    /// Issue 26: the kernel's example schedulers are drawn, each in a fair
+    /// The kernel's example schedulers are drawn, each in a fair
     /// share, in place of peer picks only (scx_arbor's cases are as they
     /// were: same scheduler, same draws); `--only kernel...` and `--only
     /// PEER` select as they say.
@@ -1089,7 +1089,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&d);
     }
 
-    /// Issue 25's affinity and nice changes of running threads are drawn
+    /// rt-app's affinity and nice changes of running threads are drawn
     /// in a fair share of all cases (only rt-app cases can have them),
     /// with phases that move a thread off its CPUs, and the shrinking of
     /// a case keeps them valid on the smaller machine.
