@@ -66,6 +66,20 @@ pub fn command_of(args: impl IntoIterator<Item = String>) -> String {
     words.join(" ")
 }
 
+/// A recorded command as [`command`] writes it: an older results.json kept
+/// the program's path and `--out DIR`, its words joined by spaces
+/// (`target/release/arbor bench --out docs/x -r 3`): that becomes `arbor
+/// bench -r 3`. One already in this form, or empty, stays as it is.
+pub fn normalized(recorded: &str) -> String {
+    let mut words = recorded.split_whitespace();
+    match words.next() {
+        Some(prog) if prog != "arbor" && prog.ends_with("/arbor") => {
+            command_of(words.map(String::from))
+        }
+        _ => recorded.to_string(),
+    }
+}
+
 /// The `meta` block of a tool whose results.json has a layout of its own
 /// (reproduce, fuzz, calibrate): the command and the commit.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -114,6 +128,17 @@ mod tests {
         );
         // a value that merely looks like the flag's name stays
         assert_eq!(cmd(&["sim", "-w", "out"]), "arbor sim -w out");
+    }
+
+    #[test]
+    fn an_older_command_loses_its_path_and_output_directory() {
+        assert_eq!(
+            normalized("/tmp/b/arbor bench --out docs/results/x -r 3 -s arbor:stock"),
+            "arbor bench -r 3 -s arbor:stock"
+        );
+        assert_eq!(normalized("arbor sim -r 2"), "arbor sim -r 2");
+        assert_eq!(normalized(""), "");
+        assert_eq!(normalized("python3 run.py"), "python3 run.py");
     }
 
     #[test]

@@ -180,7 +180,7 @@ impl Summary {
             }
         }
         Ok(Summary {
-            command: r.meta.command.clone(),
+            command: super::meta::normalized(&r.meta.command),
             schedulers: r.schedulers.clone(),
             cells,
             extra: BTreeMap::new(),
@@ -193,8 +193,8 @@ impl Summary {
         let command = v
             .pointer("/meta/command")
             .and_then(|c| c.as_str())
-            .unwrap_or_default()
-            .to_string();
+            .map(super::meta::normalized)
+            .unwrap_or_default();
         // a tool's own layout: the fields of its headline
         let own = |keys: &[&str]| -> Summary {
             let extra = keys
@@ -376,6 +376,13 @@ mod tests {
         let s = Summary::of_value(&v).unwrap();
         assert_eq!(s.extra["long_waits"], 2);
         assert!(!s.extra.contains_key("cpu_seconds"));
+        let v = serde_json::json!({"meta": {"command": "arbor sim calibrate -r 3"},
+            "host": "h", "cpus": 2, "reps": 3, "micro": {"x": 1}, "cost_flags": "",
+            "rows": [{"workload": "hackbench", "sim_by": "model", "real": {"min": 1.0},
+                      "ratio_before": {"ratio": 0.9}, "ratio_after": null, "note": ""}]});
+        let s = Summary::of_value(&v).unwrap();
+        assert_eq!(s.extra["rows"][0]["ratio_before"]["ratio"], 0.9);
+        assert!(s.extra["rows"][0].get("real").is_none() && !s.extra.contains_key("host"));
         let e = Summary::of_value(&serde_json::json!({"runs": []})).unwrap_err();
         assert!(format!("{e:#}").contains("not a results file"), "{e:#}");
         let mut r = serde_json::to_value(&results()).unwrap();

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use super::catalogue::Table;
-use crate::workload::record::{perf_record_argv, trace_scale};
+use crate::workload::record::{file_stem, perf_record_argv, trace_scale};
 
 /// The lines a recorded trace can stand in for: real programs whose
 /// result the replay can give. hackbench's `time_s` is the replay's; a
@@ -132,11 +132,7 @@ pub fn replay_spec(dir: &Path, spec: &str, k: Option<f64>) -> Result<String> {
 
 /// `DIR/hackbench_g_2_l_1000_ipc_socket.data` for `hackbench:g=2,l=1000,ipc=socket`.
 pub fn trace_file(dir: &Path, spec: &str) -> PathBuf {
-    let name: String = spec
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    dir.join(format!("{name}.data"))
+    dir.join(format!("{}.data", file_stem(spec)))
 }
 
 /// Records each traced line of `tables` on this machine: `perf record` of

@@ -9,11 +9,15 @@ use std::path::PathBuf;
 /// `DIR/hackbench_g_2_l_100-r1.data`: the recording of `workload` (its
 /// label) in repetition `rep`.
 pub fn trace_file(dir: &std::path::Path, workload: &str, rep: u32) -> PathBuf {
-    let name: String = workload
-        .chars()
+    dir.join(format!("{}-r{rep}.data", file_stem(workload)))
+}
+
+/// A workload spec as a file name: `hackbench_g_2_l_100` for
+/// `hackbench:g=2,l=100` (every character but a letter or digit is `_`).
+pub fn file_stem(spec: &str) -> String {
+    spec.chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    dir.join(format!("{name}-r{rep}.data"))
+        .collect()
 }
 
 /// `perf record` of the tracepoints the replay reads, into `out`, of the
