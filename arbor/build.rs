@@ -27,13 +27,22 @@ fn main() {
     // go into the binary change (dirty or clean again); not on every
     // index refresh, which `git status` alone does.
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
-    for src in ["src", "build.rs", "Cargo.toml", "../sim/src", "../scheduler/src"] {
+    for src in [
+        "src",
+        "build.rs",
+        "Cargo.toml",
+        "../sim/src",
+        "../scheduler/src",
+    ] {
         println!("cargo:rerun-if-changed={}", manifest.join(src).display());
     }
     if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
         let dir = Path::new(&dir);
         println!("cargo:rerun-if-changed={}", dir.join("HEAD").display());
-        println!("cargo:rerun-if-changed={}", dir.join("packed-refs").display());
+        println!(
+            "cargo:rerun-if-changed={}",
+            dir.join("packed-refs").display()
+        );
         if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"]) {
             // a worktree's branch lives in the common directory
             let common = git(&["rev-parse", "--git-common-dir"])

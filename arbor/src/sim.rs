@@ -410,4 +410,3 @@ pub fn main(a: SimArgs) -> Result<i32> {
     }
     Ok(0)
 }
-

@@ -129,12 +129,18 @@ fn summarize_refuses_bad_input_in_one_line() {
         assert_eq!(rc, 2, "{bad}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{bad}: {err}");
         assert!(err.contains(want), "{bad}: {err}");
-        assert!(!d.join("good/summary.json").exists(), "{bad}: nothing written");
+        assert!(
+            !d.join("good/summary.json").exists(),
+            "{bad}: nothing written"
+        );
     }
     let (rc, _, err) = arbor(&["sim", "summarize", &p("good")]);
     assert_eq!(rc, 0, "{err}");
     let s = std::fs::read_to_string(d.join("good/summary.json")).unwrap();
-    assert!(s.contains("\"command\": \"arbor sim reproduce steal\""), "{s}");
+    assert!(
+        s.contains("\"command\": \"arbor sim reproduce steal\""),
+        "{s}"
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -544,13 +550,24 @@ fn report_ends_with_the_verdict_when_a_peer_ran() {
     assert_eq!(rc, 0, "{err}");
     let lines: Vec<&str> = brief.trim_end().lines().collect();
     assert_eq!(lines.len(), 5, "{brief}");
-    assert!(lines[0].starts_with("| workload | metric | arbor:stock | arbor:default | bpfland |"), "{brief}");
-    assert!(lines[2].starts_with("| `hackbench:g=1,l=50` | time_s"), "{brief}");
+    assert!(
+        lines[0].starts_with("| workload | metric | arbor:stock | arbor:default | bpfland |"),
+        "{brief}"
+    );
+    assert!(
+        lines[2].starts_with("| `hackbench:g=1,l=50` | time_s"),
+        "{brief}"
+    );
     assert!(lines[4].contains("cells best or tied"), "{brief}");
     assert_eq!(lines[4], section.trim_end().lines().last().unwrap());
     let (rc, brief, err) = run(&["--brief"]);
     assert_eq!(rc, 0, "{err}");
-    assert!(brief.trim_end().ends_with("`~` marks the others. A change without an interval had fewer than 2 runs on one side."), "{brief}");
+    assert!(
+        brief.trim_end().ends_with(
+            "`~` marks the others. A change without an interval had fewer than 2 runs on one side."
+        ),
+        "{brief}"
+    );
     let (rc, out, err) = run(&[]);
     assert_eq!(rc, 0, "{err}");
     assert!(!out.contains("### Verdict"), "no peer, no verdict: {out}");

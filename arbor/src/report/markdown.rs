@@ -9,7 +9,6 @@ use super::metric::Kind;
 use super::{pct_change, Report};
 use crate::ci::detectable_pct;
 
-
 /// Where an own metric's row goes: scx_arbor's counters in their intf.h
 /// order (stats::NAMES, as `--list-counters` prints them), then a peer's
 /// counters by name, then the BPF op costs.
@@ -281,5 +280,4 @@ impl Report {
         }
         o
     }
-
 }

@@ -40,7 +40,6 @@ pub struct Meta {
     pub extra: BTreeMap<String, serde_json::Value>,
 }
 
-
 /// The command line that reproduces this run: `arbor` and this process's
 /// arguments, shell-quoted, without where it wrote (`--out DIR`, `-o DIR`,
 /// `--out=DIR`, `-oDIR`): the same inputs give the same results wherever
@@ -121,7 +120,10 @@ mod tests {
             "arbor sim -w hackbench:g=2 -r 2"
         );
         assert_eq!(cmd(&["bench", "-o", "d", "--quick"]), "arbor bench --quick");
-        assert_eq!(cmd(&["bench", "--out=d", "-od", "--quick"]), "arbor bench --quick");
+        assert_eq!(
+            cmd(&["bench", "--out=d", "-od", "--quick"]),
+            "arbor bench --quick"
+        );
         assert_eq!(
             cmd(&["sim", "-w", "rt-app:a b.json", "--job", "1"]),
             "arbor sim -w 'rt-app:a b.json' --job 1"

@@ -108,7 +108,6 @@ pub struct Report {
     pub metrics: BTreeMap<String, Vec<String>>, // workload -> metrics in first-seen order
 }
 
-
 /// A metric nobody declared: shown as a plain counter.
 fn unknown() -> MetricInfo {
     MetricInfo {
@@ -191,7 +190,6 @@ impl Report {
     pub fn info(&self, m: &str) -> MetricInfo {
         self.infos.get(m).cloned().unwrap_or_else(unknown)
     }
-
 
     pub fn csv(rows: &[Row]) -> String {
         let mut o = String::from("rep,scheduler,workload,metric,value\n");

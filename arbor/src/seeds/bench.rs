@@ -19,8 +19,8 @@ pub struct Experiment {
 
 /// The VM experiment of the seed named (or numbered) `name`.
 pub fn experiment(name: &str) -> Result<Experiment> {
-    let s = find(name)
-        .with_context(|| format!("unknown seed '{name}' (known: {})", plain_names()))?;
+    let s =
+        find(name).with_context(|| format!("unknown seed '{name}' (known: {})", plain_names()))?;
     let Vm {
         features,
         topology,
@@ -56,7 +56,10 @@ mod tests {
         assert_eq!(e.topology, "2s2c2t");
         assert_eq!(experiment("3").unwrap().title, e.title);
         let err = format!("{:#}", experiment("stealing").err().unwrap());
-        assert!(err.contains("unknown seed 'stealing' (known: idler-llc, wake-affine-throttle"), "{err}");
+        assert!(
+            err.contains("unknown seed 'stealing' (known: idler-llc, wake-affine-throttle"),
+            "{err}"
+        );
         assert_eq!(all().count(), 5);
     }
 }

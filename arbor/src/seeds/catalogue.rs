@@ -440,7 +440,6 @@ pub const SEEDS: &[Seed] = &[
     },
 ];
 
-
 pub fn find(name: &str) -> Option<&'static Seed> {
     let n = name.trim();
     SEEDS

@@ -85,7 +85,6 @@ pub const FLAT_PCT: f64 = 2.0;
 /// one.
 pub const MAGNITUDE_TOL: f64 = 0.30;
 
-
 /// The signed % change (+ = better) of `v` against `base`.
 fn better_pct(base: f64, v: f64, higher_is_better: bool) -> f64 {
     let c = 100.0 * (v - base) / base;

@@ -1022,7 +1022,11 @@ mod tests {
             (hb, 2, "hackbench.data"),
             (pipe, 1, "pipe.data"),
         ] {
-            std::fs::copy(fx.join(f), crate::workload::record::trace_file(d.path(), w, rep)).unwrap();
+            std::fs::copy(
+                fx.join(f),
+                crate::workload::record::trace_file(d.path(), w, rep),
+            )
+            .unwrap();
         }
         let v = trace_specs(d.path(), 10.0, Some(300)).unwrap();
         assert_eq!(v.len(), 3, "{v:?}");
@@ -1059,7 +1063,11 @@ mod tests {
         let e = trace_specs(d.path(), 10.0, None).unwrap_err();
         assert!(format!("{e:#}").contains("comm=pgbench|postgres"), "{e:#}");
         // not a trace: an error, not a panic
-        std::fs::write(crate::workload::record::trace_file(d.path(), PGBENCH, 1), b"x").unwrap();
+        std::fs::write(
+            crate::workload::record::trace_file(d.path(), PGBENCH, 1),
+            b"x",
+        )
+        .unwrap();
         assert!(trace_specs(d.path(), 10.0, None).is_err());
     }
 

@@ -121,7 +121,11 @@ pub fn is_peer(sched: &str, candidate: &str) -> bool {
 /// The candidate's change against `other`'s runs (see [`Change`]), from
 /// each side's (mean, sd, runs); None when a side has no value or the
 /// other's mean is 0.
-fn change(cand: (f64, f64, usize), other: (f64, f64, usize), higher_is_better: bool) -> Option<Change> {
+fn change(
+    cand: (f64, f64, usize),
+    other: (f64, f64, usize),
+    higher_is_better: bool,
+) -> Option<Change> {
     if cand.2 == 0 || other.2 == 0 {
         return None;
     }
@@ -853,8 +857,7 @@ mod tests {
     /// ci.rs rounds df down (4: 2.776) and has 3 decimals.
     #[test]
     fn reproduces_the_committed_default_vs_peers_3_tables() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/default-vs-peers-3");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/default-vs-peers-3");
         let dirs: Vec<PathBuf> = ["x86-12", "xeon-88", "power11"]
             .iter()
             .map(|m| dir.join(m))
