@@ -36,20 +36,24 @@ fn main() {
     ] {
         println!("cargo:rerun-if-changed={}", manifest.join(src).display());
     }
+    // only files that exist: cargo takes a missing one as changed, and
+    // would build arbor again every time
+    let watch = |f: PathBuf| {
+        if f.is_file() {
+            println!("cargo:rerun-if-changed={}", f.display());
+        }
+    };
     if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
         let dir = Path::new(&dir);
-        println!("cargo:rerun-if-changed={}", dir.join("HEAD").display());
-        println!(
-            "cargo:rerun-if-changed={}",
-            dir.join("packed-refs").display()
-        );
+        watch(dir.join("HEAD"));
+        // a worktree's branches live in the common directory
+        let common = git(&["rev-parse", "--git-common-dir"])
+            .map(PathBuf::from)
+            .map(|c| if c.is_absolute() { c } else { manifest.join(c) })
+            .unwrap_or_else(|| dir.to_path_buf());
+        watch(common.join("packed-refs"));
         if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"]) {
-            // a worktree's branch lives in the common directory
-            let common = git(&["rev-parse", "--git-common-dir"])
-                .map(PathBuf::from)
-                .map(|c| if c.is_absolute() { c } else { manifest.join(c) })
-                .unwrap_or_else(|| dir.to_path_buf());
-            println!("cargo:rerun-if-changed={}", common.join(r).display());
+            watch(common.join(r));
         }
     }
 }
