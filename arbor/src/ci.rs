@@ -54,15 +54,22 @@ pub fn t95(df: f64) -> f64 {
 /// than 2 runs or A's mean is 0. Equal zero spreads give a zero-width
 /// interval (deterministic runs).
 pub fn change_ci(a: &[f64], b: &[f64]) -> Option<(f64, f64, f64)> {
-    if a.len() < 2 || b.len() < 2 {
-        return None;
-    }
     let (ma, sa) = mean_sd(a);
     let (mb, sb) = mean_sd(b);
+    change_ci_of((ma, sa, a.len()), (mb, sb, b.len()))
+}
+
+/// [`change_ci`] from each side's (mean, sample sd, runs), as summary.json
+/// keeps them.
+pub fn change_ci_of(a: (f64, f64, usize), b: (f64, f64, usize)) -> Option<(f64, f64, f64)> {
+    let ((ma, sa, na), (mb, sb, nb)) = (a, b);
+    if na < 2 || nb < 2 {
+        return None;
+    }
     if ma == 0.0 || !ma.is_finite() || !mb.is_finite() {
         return None;
     }
-    let (na, nb) = (a.len() as f64, b.len() as f64);
+    let (na, nb) = (na as f64, nb as f64);
     let (va, vb) = (sa * sa / na, sb * sb / nb);
     let se = (va + vb).sqrt();
     let d = mb - ma;
@@ -74,6 +81,16 @@ pub fn change_ci(a: &[f64], b: &[f64]) -> Option<(f64, f64, f64)> {
     };
     let pct = |x: f64| 100.0 * x / ma.abs();
     Some((pct(d), pct(d - half), pct(d + half)))
+}
+
+/// The 95% t interval of a mean of `n` runs with sample sd `sd`; None
+/// below 2 runs.
+pub fn mean_ci((m, sd, n): (f64, f64, usize)) -> Option<(f64, f64)> {
+    if n < 2 || !m.is_finite() || !sd.is_finite() {
+        return None;
+    }
+    let half = t95(n as f64 - 1.0) * sd / (n as f64).sqrt();
+    Some((m - half, m + half))
 }
 
 #[cfg(test)]

@@ -5,9 +5,13 @@
 
 mod bench;
 mod ci;
+mod report;
+mod seeds;
 mod sim;
+mod simrun;
 mod verifier;
 mod vm;
+mod workload;
 
 use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};

@@ -3,8 +3,8 @@
 //! with the host's files visible (copy-on-write), streams its output and
 //! returns its exit code.
 //!
-//! Why TCG: these machines have /dev/kvm but nested KVM does not work
-//! (shared/reference/environment.md); TCG is slow but faithful.
+//! Why TCG: the development machines have /dev/kvm, but nested KVM does
+//! not work on them; TCG is slow but faithful.
 
 use std::fmt;
 use std::io::{BufRead, BufReader, Write};
@@ -60,7 +60,7 @@ pub const PRESETS: &[(&str, &str, &str)] = &[
 
 /// Under TCG (thread=single) every vCPU shares one host thread, so a big
 /// guest is slow, but it boots: 128 covers the 96-CPU LLC of a 48-core Xeon
-/// socket (issue 10's `sockets=1,cores=48,threads=2`) with room to spare;
+/// socket (`sockets=1,cores=48,threads=2`) with room to spare;
 /// QEMU's pc machine stops at 255 without an x2APIC-capable IOMMU.
 pub const MAX_VCPUS: u32 = 128;
 
@@ -848,7 +848,7 @@ mod tests {
         }
     }
 
-    /// Issue 10: a 48-core, 2-thread socket (one 96-CPU LLC) boots; 128 is the cap.
+    /// A 48-core, 2-thread socket (one 96-CPU LLC) boots; 128 is the cap.
     #[test]
     fn a_96_cpu_llc_and_128_vcpus_are_accepted() {
         let t = VmTopology::parse("sockets=1,cores=48,threads=2").unwrap();

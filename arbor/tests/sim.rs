@@ -1,5 +1,6 @@
 //! `arbor sim` as a user meets it: a smoke run of scx_arbor's BPF code on a
-//! simulated machine, determinism of results.json, and one-line errors.
+//! simulated machine, determinism of results.json and summary.json, the
+//! verdict and summarize subcommands, and one-line errors.
 
 use std::process::Command;
 
@@ -74,8 +75,73 @@ fn smoke_run_is_deterministic() {
     // by default) and more for select_cpu, which calls kfuncs
     assert!(cell("bpf:select_cpu", "arbor:stock").unwrap() > 25.0);
     assert!(cell("bpf:running", "arbor:seeds").unwrap() >= 25.0);
+    // the command that reproduces the run, without where it wrote
+    assert_eq!(
+        v["meta"]["command"],
+        "arbor sim -t 2s2c2t -s arbor:stock -s arbor:seeds -w hackbench:g=1,l=50"
+    );
+    let commit = v["meta"]["commit"].as_str().unwrap();
+    assert!(commit == "unknown" || commit.len() >= 40, "{commit}");
+    // summary.json: as deterministic, small, no commit, no rows
+    let sa = std::fs::read_to_string(a.join("summary.json")).unwrap();
+    assert_eq!(sa, std::fs::read_to_string(b.join("summary.json")).unwrap());
+    assert!(!sa.contains(commit) && !sa.contains("c:wakeups"), "{sa}");
+    let s: serde_json::Value = serde_json::from_str(&sa).unwrap();
+    assert_eq!(s["command"], v["meta"]["command"]);
+    let cells = s["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2, "{sa}");
+    assert_eq!(cells[1]["scheduler"], "arbor:seeds");
+    assert_eq!(cells[1]["metric"], "time_s");
+    assert_eq!(cells[1]["better"], "lower");
+    assert_eq!(cells[1]["machine"], "2s2c2t");
+    assert_eq!(cells[1]["mean"].as_f64(), cell("time_s", "arbor:seeds"));
+    // `arbor sim summarize` writes the same from results.json
+    std::fs::remove_file(a.join("summary.json")).unwrap();
+    let (rc, _, err) = arbor(&["sim", "summarize", &a.display().to_string()]);
+    assert_eq!(rc, 0, "{err}");
+    assert_eq!(std::fs::read_to_string(a.join("summary.json")).unwrap(), sa);
     let _ = std::fs::remove_dir_all(&a);
     let _ = std::fs::remove_dir_all(&b);
+}
+
+/// `arbor sim summarize` refuses what it cannot read, in one line, and
+/// writes nothing when one of its inputs is bad.
+#[test]
+fn summarize_refuses_bad_input_in_one_line() {
+    let d = tmpdir("summarize-bad");
+    for (name, text) in [
+        ("good", "{\"meta\": {\"command\": \"arbor sim reproduce steal\"}, \"seed\": \"003\", \"compared\": []}"),
+        ("broken", "{\"meta\": [1,"),
+        ("other", "{\"runs\": []}"),
+    ] {
+        std::fs::create_dir_all(d.join(name)).unwrap();
+        std::fs::write(d.join(name).join("results.json"), text).unwrap();
+    }
+    std::fs::create_dir_all(d.join("empty")).unwrap();
+    let p = |s: &str| d.join(s).display().to_string();
+    for (bad, want) in [
+        ("broken", "is not an arbor results file"),
+        ("other", "not a results file of arbor sim"),
+        ("empty", "results.json"),
+        ("none", "results.json"),
+    ] {
+        let (rc, _, err) = arbor(&["sim", "summarize", &p("good"), &p(bad)]);
+        assert_eq!(rc, 2, "{bad}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{bad}: {err}");
+        assert!(err.contains(want), "{bad}: {err}");
+        assert!(
+            !d.join("good/summary.json").exists(),
+            "{bad}: nothing written"
+        );
+    }
+    let (rc, _, err) = arbor(&["sim", "summarize", &p("good")]);
+    assert_eq!(rc, 0, "{err}");
+    let s = std::fs::read_to_string(d.join("good/summary.json")).unwrap();
+    assert!(
+        s.contains("\"command\": \"arbor sim reproduce steal\""),
+        "{s}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// An rt-app file runs as a simulated workload: two periodic threads of
@@ -353,14 +419,15 @@ fn too_large_inputs_are_refused_under_a_memory_limit() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
-/// `arbor sim verdict` on the committed run of issue 24's three
-/// development machines: the README's count; `--require` below the bar
-/// exits 1 with one line; bad input is one line and exit 2.
+/// `arbor sim verdict` on the summaries of a committed run on three
+/// development machines (tests/fixtures/default-vs-peers-3): the README's
+/// count; `--require` below the bar exits 1 with one line; bad input is one
+/// line and exit 2.
 #[test]
 fn verdict_of_the_committed_run_and_its_bar() {
     let base = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../docs/results/2026-11-27-default-vs-peers-3"
+        "/tests/fixtures/default-vs-peers-3"
     );
     let dirs: Vec<String> = ["x86-12", "xeon-88", "power11"]
         .iter()
@@ -473,6 +540,34 @@ fn report_ends_with_the_verdict_when_a_peer_ran() {
             .collect::<Vec<_>>()
     };
     assert_eq!(table(section), table(&again));
+    // the same from summary.json alone
+    std::fs::remove_file(d.join("results.json")).unwrap();
+    let (rc, from_summary, err) = arbor(&["sim", "verdict", &dir]);
+    assert_eq!(rc, 0, "{err}");
+    assert_eq!(from_summary, again);
+    // --brief: the headline table and the verdict's count, nothing else
+    let (rc, brief, err) = run(&["-s", "bpfland", "--brief"]);
+    assert_eq!(rc, 0, "{err}");
+    let lines: Vec<&str> = brief.trim_end().lines().collect();
+    assert_eq!(lines.len(), 5, "{brief}");
+    assert!(
+        lines[0].starts_with("| workload | metric | arbor:stock | arbor:default | bpfland |"),
+        "{brief}"
+    );
+    assert!(
+        lines[2].starts_with("| `hackbench:g=1,l=50` | time_s"),
+        "{brief}"
+    );
+    assert!(lines[4].contains("cells best or tied"), "{brief}");
+    assert_eq!(lines[4], section.trim_end().lines().last().unwrap());
+    let (rc, brief, err) = run(&["--brief"]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(
+        brief.trim_end().ends_with(
+            "`~` marks the others. A change without an interval had fewer than 2 runs on one side."
+        ),
+        "{brief}"
+    );
     let (rc, out, err) = run(&[]);
     assert_eq!(rc, 0, "{err}");
     assert!(!out.contains("### Verdict"), "no peer, no verdict: {out}");

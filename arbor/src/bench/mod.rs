@@ -6,18 +6,14 @@
 //! One typed pipeline: the host parses and checks every spec, writes a
 //! [`plan::GuestPlan`] into the run's directory, and starts `arbor bench
 //! guest PLAN.json` (guest/) in the VM or natively; that prints typed
-//! [`report::Row`]s, which the host keeps as they arrive (store.rs) and
-//! aggregates (report.rs) into report.md, results.json, results.csv and
-//! charts/*.png.
+//! [`Row`]s, which the host keeps as they arrive (store.rs) and aggregates
+//! (crate::report) into report.md, results.json, summary.json, results.csv
+//! and charts/*.png.
 
 pub mod guest;
-pub mod metric;
 pub mod plan;
-pub mod report;
-pub mod seeds;
 pub mod spec;
 pub mod store;
-pub mod workload;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -30,13 +26,13 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 
-use crate::vm;
-use metric::MetricInfo;
+use crate::report::metric::{self, MetricInfo};
+use crate::report::{charts, meta, summary, Meta, Report, Results, Row, WorkloadEntry};
+use crate::workload::{self, Workload};
+use crate::{seeds, vm};
 use plan::GuestPlan;
-use report::{Meta, Report, Results, Row, WorkloadEntry};
 use spec::{Sched, SchedSpec};
 use store::RunDir;
-use workload::Workload;
 
 pub const DEFAULT_SCHEDS: &[&str] = &[
     "eevdf",
@@ -179,7 +175,7 @@ pub fn main(a: BenchArgs) -> Result<i32> {
     if a.list {
         println!("schedulers: eevdf[:NO_FEAT,FEAT,key=value]  arbor[:stock|seeds|default][:FEAT,NO_FEAT,...][:KNOB=VALUE,...]  {}", spec::PEERS.join("  "));
         println!("workloads:  {}", workload::WORKLOADS);
-        println!("reproduce:  {}", seeds::names());
+        println!("reproduce:  {}", seeds::catalogue::plain_names());
         // "-s a -s b ...": a list as the repeated flag that gives it
         let flags = |flag: &str, items: &[&str]| {
             items
@@ -218,17 +214,16 @@ pub fn main(a: BenchArgs) -> Result<i32> {
             if !a.scheds.is_empty() || !a.workloads.is_empty() || a.quick {
                 bail!("reproduce runs the seed's own schedulers and workloads; drop -s/-w/--quick");
             }
-            let r = seeds::find(seed)
-                .with_context(|| format!("unknown seed '{seed}' (known: {})", seeds::names()))?;
+            let e = seeds::bench::experiment(seed)?;
             (
-                a.topology.clone().unwrap_or(r.topology.to_string()),
-                r.scheds.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
-                r.workloads
+                a.topology.clone().unwrap_or(e.topology.to_string()),
+                e.scheds.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+                e.workloads
                     .iter()
                     .map(|s| s.to_string())
                     .collect::<Vec<_>>(),
-                format!("Seed {}: reproduce {}", r.seed, r.name),
-                Some((r.published.to_string(), r.scaling.to_string())),
+                e.title,
+                Some((e.published.to_string(), e.scaling.to_string())),
             )
         }
         _ => {
@@ -302,8 +297,8 @@ pub fn main(a: BenchArgs) -> Result<i32> {
     plan.check_wakeprobe()?;
     let meta = Meta {
         title,
-        command: std::env::args().collect::<Vec<_>>().join(" "),
-        commit: git_commit(),
+        command: meta::command(),
+        commit: meta::COMMIT.to_string(),
         platform: platform(a.host, &topo_text),
         topology: topo_text,
         reps,
@@ -366,25 +361,6 @@ fn stamp() -> String {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| std::process::id().to_string())
-}
-
-/// The commit the run measures, read when the run starts (a commit made
-/// while a long run goes on must not be credited with its numbers), with
-/// "-dirty" when tracked files differ from it.
-fn git_commit() -> String {
-    Command::new("git")
-        .args([
-            "-C",
-            &repo().display().to_string(),
-            "describe",
-            "--always",
-            "--dirty",
-            "--abbrev=7",
-        ])
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default()
 }
 
 /// The metric infos of a run's rows, from its typed workloads.
@@ -602,7 +578,8 @@ fn write_report(
     }
     md += "\n\n";
     md += &rep.markdown();
-    fs::write(dir.join("results.json"), rep.json(rows, meta)?)?;
+    fs::write(dir.join(summary::RESULTS), rep.json(rows, meta)?)?;
+    summary::write_beside(dir)?;
     fs::write(dir.join("results.csv"), Report::csv(rows))?;
     if !no_charts {
         match charts(dir) {
@@ -619,7 +596,7 @@ fn write_report(
 /// the rows it kept.
 fn render(dir: &Path, no_charts: bool) -> Result<i32> {
     if !(dir.join(store::ROWS).exists() && dir.join(store::PLAN).exists()) {
-        // a results.json alone (e.g. committed under docs/results)
+        // a results.json alone (e.g. kept from an older run)
         let r = Results::read(&dir.join("results.json"))?;
         return render_results(dir, &r, no_charts);
     }
@@ -648,7 +625,8 @@ fn render_results(dir: &Path, r: &Results, no_charts: bool) -> Result<i32> {
         r.meta.command, r.meta.commit, r.meta.platform
     );
     md += &rep.markdown();
-    fs::write(dir.join("results.json"), rep.json(&r.raw, &r.meta)?)?;
+    fs::write(dir.join(summary::RESULTS), rep.json(&r.raw, &r.meta)?)?;
+    summary::write_beside(dir)?;
     fs::write(dir.join("results.csv"), Report::csv(&r.raw))?;
     if !no_charts {
         if let Err(e) = charts(dir) {
@@ -658,22 +636,6 @@ fn render_results(dir: &Path, r: &Results, no_charts: bool) -> Result<i32> {
     fs::write(dir.join("report.md"), &md)?;
     println!("{md}");
     Ok(0)
-}
-
-/// One PNG per workload (primary metric, schedulers side by side, stdev
-/// error bars, its direction from results.json's metric info), drawn by
-/// bench/plot.py with matplotlib.
-pub(crate) fn charts(dir: &Path) -> Result<usize> {
-    let out = Command::new("/usr/bin/python3")
-        .arg(repo().join("bench/plot.py"))
-        .arg(dir.join("results.json"))
-        .arg(dir.join("charts"))
-        .output()
-        .context("running /usr/bin/python3 bench/plot.py (python3-matplotlib)")?;
-    if !out.status.success() {
-        bail!("{}", String::from_utf8_lossy(&out.stderr).trim());
-    }
-    Ok(fs::read_dir(dir.join("charts"))?.count())
 }
 
 #[cfg(test)]
@@ -688,6 +650,21 @@ mod tests {
         assert!(spec::SchedSpec::parse("arbor:stock:WA_IDLE,STEAL").is_ok());
         let e = spec::SchedSpec::parse("arbor:stock:FEATURE");
         assert!(e.is_err());
+    }
+
+    /// Every seed's VM experiment runs as given: its topology, schedulers
+    /// and workloads parse.
+    #[test]
+    fn every_seed_experiment_is_valid() {
+        for e in seeds::bench::all() {
+            vm::VmTopology::parse(e.topology).unwrap();
+            for s in e.scheds {
+                SchedSpec::parse(s).unwrap();
+            }
+            for w in e.workloads {
+                Workload::parse(w, 4).unwrap();
+            }
+        }
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 
-use super::workload::{Kind, Workload};
+use crate::workload::{Kind, Workload};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GuestPlan {
@@ -23,49 +23,6 @@ pub struct GuestPlan {
     /// sched_ext schedulers' runs are not recorded.
     #[serde(default)]
     pub record: Option<PathBuf>,
-}
-
-/// `DIR/hackbench_g_2_l_100-r1.data`: the recording of `workload` (its
-/// label) in repetition `rep`.
-pub fn trace_file(dir: &std::path::Path, workload: &str, rep: u32) -> PathBuf {
-    let name: String = workload
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    dir.join(format!("{name}-r{rep}.data"))
-}
-
-/// `perf record` of the tracepoints the replay reads, into `out`, of the
-/// command that follows (`perf record ... -- COMMAND`): sched_waking with
-/// its kernel call chain (where WF_SYNC shows, see
-/// `arbor_sim::workload::trace::ksyms`), the others without. The caller
-/// then writes `out.kallsyms` with `ksyms::save_for` on the same boot.
-/// The one place the recorders (bench, sim reproduce, sim calibrate)
-/// build perf's arguments.
-pub fn perf_record_argv(out: &std::path::Path) -> Vec<String> {
-    // not -q: a failure's reason lands in the run's output, which the
-    // guest's warning quotes
-    // --no-buildid: perf's pass over the whole file at the end to find
-    // the DSOs hit, which the replay never reads (tracepoints only; the
-    // kernel's symbols come from the kallsyms copy) and TCG makes slow
-    let mut v: Vec<String> = ["perf", "record", "-a", "--no-buildid", "--synth=task", "-o"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    v.push(out.display().to_string());
-    // the call chains' kernel part only: a few frames per wake-up
-    v.push("--kernel-callchains".into());
-    for e in [
-        "sched:sched_switch",
-        "sched:sched_waking/call-graph=fp/",
-        "sched:sched_process_fork",
-        "sched:sched_wakeup_new",
-        "sched:sched_process_exit",
-    ] {
-        v.extend(["-e".to_string(), e.to_string()]);
-    }
-    v.push("--".into());
-    v
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -170,7 +170,7 @@ mod tests {
             r => panic!("{r:?}"),
         };
         assert_eq!(args("arbor:seeds:STEAL"), "--profile seeds -f STEAL");
-        // knobs, checked against scx_arbor's own options (issue 13)
+        // knobs, checked against scx_arbor's own options
         assert_eq!(
             args("arbor:stock:WA_THROTTLE:wake-affine-interval-ms=10"),
             "--profile stock -f WA_THROTTLE --wake-affine-interval-ms=10"

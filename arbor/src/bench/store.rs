@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use super::plan::GuestPlan;
-use super::report::{Meta, Row};
+use crate::report::{Meta, Row};
 
 pub const PLAN: &str = "plan.json";
 pub const META: &str = "meta.json";

@@ -25,7 +25,9 @@ use clap::Args;
 use scx_arbor::knobs::Knobs;
 use serde::Serialize;
 
-use crate::bench::workload::{Env, Workload};
+use crate::report::meta::{Provenance, Stamped};
+use crate::report::summary;
+use crate::workload::{Env, Workload};
 
 #[derive(Debug, Args)]
 pub struct CalibrateArgs {
@@ -36,7 +38,7 @@ pub struct CalibrateArgs {
     /// microbenchmark rounds.
     #[arg(long)]
     quick: bool,
-    /// Write report.md and results.json here.
+    /// Write report.md, results.json and summary.json here.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 }
@@ -271,7 +273,15 @@ pub fn main(a: &CalibrateArgs) -> Result<i32> {
     if let Some(dir) = &a.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         std::fs::write(dir.join("report.md"), &md)?;
-        std::fs::write(dir.join("results.json"), serde_json::to_string_pretty(&c)?)?;
+        let results = Stamped {
+            meta: Provenance::here(),
+            body: &c,
+        };
+        std::fs::write(
+            dir.join(summary::RESULTS),
+            serde_json::to_string_pretty(&results)?,
+        )?;
+        summary::write_beside(dir)?;
         eprintln!("arbor sim calibrate: report in {}", dir.display());
     }
     // every model row must give finite ratios (its real runs must have
@@ -326,7 +336,7 @@ fn record(argv: &[String], file: &Path) -> Result<PathBuf> {
     if !Path::new("/sys/kernel/tracing/events/sched").is_dir() {
         bail!("tracefs is not mounted (as root: mount -t tracefs nodev /sys/kernel/tracing)");
     }
-    let rec = crate::bench::plan::perf_record_argv(file);
+    let rec = crate::workload::record::perf_record_argv(file);
     let st = Command::new(&rec[0])
         .args(&rec[1..])
         .args(argv)

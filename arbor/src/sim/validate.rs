@@ -28,7 +28,7 @@
 //! with the other busy vCPUs. The replay at TCG's pace applies both again,
 //! so its bursts are scaled by 1 / (k x n), n = the vCPUs the program kept
 //! busy while it was recorded (its CPU time over its wall time in the
-//! trace, at least 1; [`trace_scale`]): measured, never fitted to the
+//! trace, at least 1; [`trace_scale`], crate::workload::record): measured, never fitted to the
 //! ratios. (bench's `busy_pct` cannot serve: its wall time includes perf's
 //! own start and end, minutes under TCG.)
 
@@ -44,7 +44,8 @@ use clap::Args;
 use scx_arbor::knobs::Knobs;
 use serde::Deserialize;
 
-use super::{execute, speed_line, Done, Plan};
+use crate::simrun::{execute, speed_line, Done, Plan};
+use crate::workload::record::trace_scale;
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
@@ -59,7 +60,7 @@ pub struct ValidateArgs {
     /// Runs per cell on each side.
     #[arg(short, long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
     reps: u32,
-    /// Write report.md and results.json here.
+    /// Write report.md here.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Trace rows: the workloads recorded in the guest under EEVDF (`perf
@@ -90,7 +91,7 @@ pub const WORKLOADS: &[&str] = &[
 /// WORKLOADS). A fixed number of transactions per client, not a time
 /// window: under `perf record` in a TCG guest `time=3` ended before any
 /// client's first transaction did, and pgbench printed no result
-/// (docs/results/2026-11-26-trace-seeds).
+/// (docs/findings/2026-11-26-trace-seeds).
 pub const PGBENCH: &str = "pgbench:clients=4,xacts=100";
 
 /// The scheduler whose runs are recorded (no sched_ext: the kernel's own
@@ -107,7 +108,7 @@ pub const BACKGROUND: &str = "idle:t=3";
 /// first `perf bench` of a boot made ~3,600 more wake-ups than the later
 /// ones (without WF_SYNC; 14,104-14,829 against 10,469-10,632 in four VM
 /// runs, always arbor:stock's rep 1, the first perf run after boot:
-/// docs/results/2026-11-23-sim-validate-second), which took its "affine
+/// docs/findings/2026-11-23-sim-validate-second), which took its "affine
 /// moves / wake-up" from 0.93 to 0.68. A cold start of the guest, not
 /// scheduling: the compared cells run warm.
 pub const WARMUP: &str = "perf-pipe:l=200";
@@ -260,19 +261,6 @@ pub fn replay_keys(workload: &str) -> &'static str {
     }
 }
 
-/// The scale on a recording's bursts for a replay at TCG's pace: 1 / (k x
-/// n), n = the vCPUs the replayed threads kept busy on average while they
-/// were recorded (their CPU time over their wall time, at least one),
-/// which shared TCG's one host thread.
-pub fn trace_scale(k: f64, cpu_ns: u64, wall_ns: u64) -> f64 {
-    let n = if wall_ns == 0 {
-        1.0
-    } else {
-        (cpu_ns as f64 / wall_ns as f64).max(1.0)
-    };
-    1.0 / (k * n)
-}
-
 /// The simulator's trace workloads: (spec, VM label) for each recording in
 /// `dir` of a traced workload (`arbor bench --record-traces` names them),
 /// repetitions 1..=100, with the background when there is one, and what
@@ -282,7 +270,7 @@ fn trace_specs(dir: &Path, k: f64, bg: Option<u32>) -> Result<Vec<(String, Strin
     let mut v = Vec::new();
     for w in traced_workloads() {
         for rep in 1..=100 {
-            let f = crate::bench::plan::trace_file(dir, w, rep);
+            let f = crate::workload::record::trace_file(dir, w, rep);
             if !f.is_file() {
                 continue;
             }
@@ -651,7 +639,7 @@ pub fn main(a: &ValidateArgs) -> Result<i32> {
             "arbor sim validate: the VM side first: arbor {}",
             bench_args(&a.topology, a.reps, &vm_dir, recording).join(" ")
         );
-        let st = Command::new(super::self_exe()?)
+        let st = Command::new(crate::simrun::self_exe()?)
             .args(bench_args(&a.topology, a.reps, &vm_dir, recording))
             .status()
             .context("starting arbor bench")?;
@@ -974,7 +962,7 @@ mod tests {
         assert_eq!(&ws[1..=WORKLOADS.len()], WORKLOADS);
         assert_eq!(ws.last(), Some(&BACKGROUND));
         assert!(!WORKLOADS.contains(&WARMUP));
-        crate::bench::workload::Workload::parse(WARMUP, 8).unwrap();
+        crate::workload::Workload::parse(WARMUP, 8).unwrap();
     }
 
     #[test]
@@ -1007,7 +995,7 @@ mod tests {
             }
         }
         for w in WORKLOADS {
-            crate::bench::workload::Workload::parse(w, 8).unwrap();
+            crate::workload::Workload::parse(w, 8).unwrap();
             arbor_sim::workload::spec::parse(w, 8, 1).unwrap();
         }
     }
@@ -1034,7 +1022,11 @@ mod tests {
             (hb, 2, "hackbench.data"),
             (pipe, 1, "pipe.data"),
         ] {
-            std::fs::copy(fx.join(f), crate::bench::plan::trace_file(d.path(), w, rep)).unwrap();
+            std::fs::copy(
+                fx.join(f),
+                crate::workload::record::trace_file(d.path(), w, rep),
+            )
+            .unwrap();
         }
         let v = trace_specs(d.path(), 10.0, Some(300)).unwrap();
         assert_eq!(v.len(), 3, "{v:?}");
@@ -1065,13 +1057,17 @@ mod tests {
         // pgbench's server is chosen by name
         std::fs::copy(
             fx.join("pipe.data"),
-            crate::bench::plan::trace_file(d.path(), PGBENCH, 1),
+            crate::workload::record::trace_file(d.path(), PGBENCH, 1),
         )
         .unwrap();
         let e = trace_specs(d.path(), 10.0, None).unwrap_err();
         assert!(format!("{e:#}").contains("comm=pgbench|postgres"), "{e:#}");
         // not a trace: an error, not a panic
-        std::fs::write(crate::bench::plan::trace_file(d.path(), PGBENCH, 1), b"x").unwrap();
+        std::fs::write(
+            crate::workload::record::trace_file(d.path(), PGBENCH, 1),
+            b"x",
+        )
+        .unwrap();
         assert!(trace_specs(d.path(), 10.0, None).is_err());
     }
 

@@ -1,6 +1,8 @@
-//! `arbor sim verdict DIR...`: issue 24's bar, read from results.json. In
-//! each cell (a run's machine x a workload, on the workload's primary
-//! metric, the report's headline) the candidate (arbor:default) is set
+//! `arbor sim verdict DIR...`: the candidate against the best peer and the
+//! baseline, read from results.json or summary.json (the same tables from
+//! either: both are read as a summary). In each cell (a run's machine x a
+//! workload, on the workload's primary metric, the report's headline) the
+//! candidate (arbor:default) is set
 //! against the best peer and against the baseline (arbor:stock), with
 //! Welch's 95% interval (crate::ci): "best" (its mean is the best), "tied"
 //! (behind, but the interval holds 0), or "LOSES"; and "worse than the
@@ -10,18 +12,18 @@
 //! A peer is every scheduler of the run whose name does not start with
 //! "arbor" (nor is the candidate). A peer ejected in any run of a cell
 //! cannot be that cell's best peer; the table names it. This is what
-//! docs/results/2026-11-27-default-vs-peers-3/verdict.py computed, typed,
+//! docs/findings/2026-11-27-default-vs-peers-3/verdict.py computed, typed,
 //! with ci.rs's t table (df rounded down, as every report of arbor's).
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
 
-use crate::bench::report::{Results, EJECTED};
-use crate::ci::{change_ci, mean_sd};
+use crate::ci::change_ci_of;
+use crate::report::summary::{self, Summary};
+use crate::report::Results;
 
 /// The scheduler judged and the one it must not fall behind, by default.
 pub const CANDIDATE: &str = "arbor:default";
@@ -36,11 +38,12 @@ pub struct VerdictArgs {
     #[arg(long, default_value = BASELINE)]
     baseline: String,
     /// Exit 1 unless at least PCT% of the cells are best or tied and no
-    /// cell is worse than the baseline (issue 24: 80).
+    /// cell is worse than the baseline (e.g. 80).
     #[arg(long, value_name = "PCT")]
     require: Option<f64>,
     /// Output directories of `arbor sim --out` (or `arbor bench`), each
-    /// holding a results.json; one table each, one summary for all.
+    /// holding a results.json or, without one, a summary.json; one table
+    /// each, one count for all.
     #[arg(required = true, value_name = "DIR")]
     dirs: Vec<PathBuf>,
 }
@@ -115,18 +118,23 @@ pub fn is_peer(sched: &str, candidate: &str) -> bool {
     !sched.starts_with("arbor") && sched != candidate
 }
 
-/// The candidate's change against `other`'s runs (see [`Change`]); None
-/// when a side has no value or the other's mean is 0.
-fn change(cand: &[f64], other: &[f64], higher_is_better: bool) -> Option<Change> {
-    if cand.is_empty() || other.is_empty() {
+/// The candidate's change against `other`'s runs (see [`Change`]), from
+/// each side's (mean, sd, runs); None when a side has no value or the
+/// other's mean is 0.
+fn change(
+    cand: (f64, f64, usize),
+    other: (f64, f64, usize),
+    higher_is_better: bool,
+) -> Option<Change> {
+    if cand.2 == 0 || other.2 == 0 {
         return None;
     }
-    let (mc, mo) = (mean_sd(cand).0, mean_sd(other).0);
+    let (mc, mo) = (cand.0, other.0);
     if mo == 0.0 || !mo.is_finite() || !mc.is_finite() {
         return None;
     }
     let sign = if higher_is_better { 1.0 } else { -1.0 };
-    Some(match change_ci(other, cand) {
+    Some(match change_ci_of(other, cand) {
         Some((c, _lo, hi)) => Change {
             pct: sign * c,
             half: Some(hi - c),
@@ -139,9 +147,9 @@ fn change(cand: &[f64], other: &[f64], higher_is_better: bool) -> Option<Change>
 }
 
 /// The verdict of `candidate` in every workload of `r`, against the best
-/// peer and `baseline`. Errors when either is not in the run, the run has
-/// no peer, or a workload's primary metric has no declared direction.
-pub fn verdict(r: &Results, candidate: &str, baseline: &str) -> Result<Verdict> {
+/// peer and `baseline`. Errors when either is not in the run or the run has
+/// no peer.
+pub fn verdict(r: &Summary, candidate: &str, baseline: &str) -> Result<Verdict> {
     let ran = |s: &str| r.schedulers.iter().any(|x| x == s);
     let list = r.schedulers.join(", ");
     if !ran(candidate) {
@@ -161,31 +169,19 @@ pub fn verdict(r: &Results, candidate: &str, baseline: &str) -> Result<Verdict> 
     if peers.is_empty() {
         bail!("no peer in this run (every scheduler's name starts with arbor: {list})");
     }
-    // (scheduler, workload, metric) -> the runs' values; (scheduler,
-    // workload) -> runs, runs ejected
-    let mut vals: BTreeMap<(&str, &str, &str), Vec<f64>> = BTreeMap::new();
-    let mut ej: BTreeMap<(&str, &str), (usize, usize)> = BTreeMap::new();
-    for row in &r.raw {
-        if row.metric == EJECTED {
-            let e = ej.entry((&row.sched, &row.workload)).or_default();
-            e.0 += 1;
-            e.1 += (row.value > 0.0) as usize;
-        } else if row.value.is_finite() {
-            vals.entry((&row.sched, &row.workload, &row.metric))
-                .or_default()
-                .push(row.value);
+    // the workloads in the run's order, each with its metric and direction
+    let mut workloads: Vec<(&str, &str, bool)> = Vec::new();
+    for c in &r.cells {
+        if !workloads.iter().any(|w| w.0 == c.workload) {
+            workloads.push((&c.workload, &c.metric, c.better.higher()));
         }
     }
     let mut cells = Vec::new();
-    for wd in &r.workloads {
-        let (w, m) = (wd.workload.as_str(), wd.primary.as_str());
-        let hib = r
-            .metrics
-            .get(m)
-            .with_context(|| format!("{w}'s primary metric {m} is not among the run's metrics"))?
-            .higher_is_better;
-        let get = |s| values(&vals, (s, w, m));
-        let ejected = |s: &str| ej.get(&(s, w)).map_or(0, |e| e.1);
+    for (w, m, hib) in workloads {
+        let cell = |s: &str| r.cell(w, s);
+        // (mean, sd, runs with a value)
+        let get = |s: &str| cell(s).map_or((f64::NAN, f64::NAN, 0), |c| c.stats());
+        let ejected = |s: &str| cell(s).map_or(0, |c| c.ejected);
         let cand = get(candidate);
         let mut ejected_peers = Vec::new();
         let mut best: Option<(&str, f64)> = None;
@@ -194,7 +190,7 @@ pub fn verdict(r: &Results, candidate: &str, baseline: &str) -> Result<Verdict> 
                 ejected_peers.push(p.to_string());
                 continue;
             }
-            let mean = mean_sd(get(p)).0;
+            let mean = get(p).0;
             if !mean.is_finite() {
                 continue;
             }
@@ -206,7 +202,7 @@ pub fn verdict(r: &Results, candidate: &str, baseline: &str) -> Result<Verdict> 
         let vs_peer = best.and_then(|(p, _)| change(cand, get(p), hib));
         let vs_baseline = change(cand, get(baseline), hib);
         let candidate_ejected = ejected(candidate);
-        let outcome = if cand.is_empty() || candidate_ejected > 0 {
+        let outcome = if cand.2 == 0 || candidate_ejected > 0 {
             Outcome::Failed
         } else if best.is_none() {
             Outcome::Best
@@ -227,10 +223,8 @@ pub fn verdict(r: &Results, candidate: &str, baseline: &str) -> Result<Verdict> 
             workload: w.to_string(),
             metric: m.to_string(),
             higher_is_better: hib,
-            candidate_mean: mean_sd(cand).0,
-            candidate_runs: ej
-                .get(&(candidate, w))
-                .map_or(cand.len(), |e| e.0.max(cand.len())),
+            candidate_mean: cand.0,
+            candidate_runs: cell(candidate).map_or(0, |c| c.runs.max(c.n)),
             candidate_ejected,
             best_peer: best.map(|(p, m)| (p.to_string(), m)),
             ejected_peers,
@@ -245,14 +239,6 @@ pub fn verdict(r: &Results, candidate: &str, baseline: &str) -> Result<Verdict> 
         baseline: baseline.to_string(),
         cells,
     })
-}
-
-/// A (scheduler, workload, metric)'s values, none if it has none.
-fn values<'a>(
-    vals: &'a BTreeMap<(&'a str, &'a str, &'a str), Vec<f64>>,
-    k: (&'a str, &'a str, &'a str),
-) -> &'a [f64] {
-    vals.get(&k).map_or(&[], |v| v.as_slice())
 }
 
 /// Python's `{:.4g}` (verdict.py's): 4 significant digits, trailing zeros
@@ -387,7 +373,8 @@ impl Verdict {
     }
 }
 
-/// Counts over several verdicts: issue 24's numbers.
+/// Counts over several verdicts: the share of cells best or tied, and
+/// the cells worse than the baseline.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
 pub struct Tally {
     pub cells: usize,
@@ -445,31 +432,54 @@ pub fn legend(candidate: &str, baseline: &str) -> String {
     )
 }
 
-/// The verdict section of `arbor sim`'s report: when the run has
-/// arbor:default, arbor:stock and a peer.
-pub fn report_section(r: &Results) -> Option<String> {
-    let v = verdict(r, CANDIDATE, BASELINE).ok()?;
-    let mut t = Tally::default();
-    t.add(&v);
-    Some(format!(
-        "\n### Verdict: {CANDIDATE} against the best peer and {BASELINE} (issue 24)\n\n{}\n{}\n{}\n",
-        legend(CANDIDATE, BASELINE),
-        v.table(),
-        t.summary(BASELINE)
-    ))
+/// The verdict of an `arbor sim` run, when it has arbor:default,
+/// arbor:stock and a peer.
+pub fn of_run(r: &Results) -> Option<Verdict> {
+    verdict(&Summary::of_results(r).ok()?, CANDIDATE, BASELINE).ok()
 }
 
-/// The verdict of each DIR/results.json.
+/// The count over one verdict's cells, as one line.
+pub fn count(v: &Verdict) -> String {
+    let mut t = Tally::default();
+    t.add(v);
+    t.summary(&v.baseline)
+}
+
+/// The verdict section of `arbor sim`'s report.
+pub fn report_section(v: &Verdict) -> String {
+    format!(
+        "\n### Verdict: {CANDIDATE} against the best peer and {BASELINE}\n\n{}\n{}\n{}\n",
+        legend(CANDIDATE, BASELINE),
+        v.table(),
+        count(v)
+    )
+}
+
+/// A run's summary: DIR/results.json's, else DIR/summary.json.
+pub fn read_summary(d: &Path) -> Result<Summary> {
+    if !d.exists() {
+        bail!("{}: no such directory", d.display());
+    }
+    if !d.is_dir() {
+        bail!("{}: not a directory", d.display());
+    }
+    let results = d.join(summary::RESULTS);
+    if results.exists() {
+        return Summary::of_results(&Results::read(&results)?)
+            .with_context(|| results.display().to_string());
+    }
+    let s = d.join(summary::FILE);
+    if !s.exists() {
+        bail!("{}: no results.json or summary.json", d.display());
+    }
+    Summary::read(&s)
+}
+
+/// The verdict of each DIR's run.
 pub fn read_all(dirs: &[PathBuf], candidate: &str, baseline: &str) -> Result<Vec<Verdict>> {
     dirs.iter()
         .map(|d| {
-            if !d.exists() {
-                bail!("{}: no such directory", d.display());
-            }
-            if !d.is_dir() {
-                bail!("{}: not a directory", d.display());
-            }
-            let r = Results::read(&d.join("results.json"))?;
+            let r = read_summary(d)?;
             verdict(&r, candidate, baseline).with_context(|| d.display().to_string())
         })
         .collect()
@@ -524,8 +534,15 @@ fn name(d: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::metric::{Kind, MetricInfo};
-    use crate::bench::report::{Meta, Row, WorkloadEntry};
+    use crate::report::metric::{Kind, MetricInfo};
+    use crate::report::{Meta, Row, WorkloadEntry, EJECTED};
+    use std::collections::BTreeMap;
+
+    /// The verdict of a results.json's runs, through its summary as
+    /// `arbor sim verdict` reads it.
+    fn verdict(r: &Results, candidate: &str, baseline: &str) -> Result<Verdict> {
+        super::verdict(&Summary::of_results(r)?, candidate, baseline)
+    }
 
     const W: &str = "w";
 
@@ -831,16 +848,16 @@ mod tests {
         }
     }
 
-    /// The committed run of issue 24's three development machines
-    /// (docs/results/2026-11-27-default-vs-peers-3): the README's tables,
+    /// The committed run of the three development machines
+    /// (docs/findings/2026-11-27-default-vs-peers-3, its summaries in
+    /// tests/fixtures/default-vs-peers-3): the README's tables,
     /// which verdict.py printed, row for row. Every mean, best peer, change
     /// and verdict is the same; the half-widths may differ slightly, as
     /// verdict.py's t table took the nearest df (4.6 -> 5: 2.57) where
     /// ci.rs rounds df down (4: 2.776) and has 3 decimals.
     #[test]
     fn reproduces_the_committed_default_vs_peers_3_tables() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../docs/results/2026-11-27-default-vs-peers-3");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/default-vs-peers-3");
         let dirs: Vec<PathBuf> = ["x86-12", "xeon-88", "power11"]
             .iter()
             .map(|m| dir.join(m))

@@ -24,8 +24,8 @@ use anyhow::{bail, Context, Result};
 use scx_arbor::topology::Topo;
 
 use super::plan::{GuestPlan, PlanSched, Run};
-use super::report::{Row, EJECTED};
-use super::workload::{Env, Workload};
+use crate::report::{Row, EJECTED};
+use crate::workload::{Env, Workload};
 use probes::{MigrationTrace, ProcStat, StatsInterval};
 use sched::{EevdfSettings, Loaded};
 
@@ -66,7 +66,7 @@ impl Emitter<'_> {
 fn workload_command(argv: &[String], as_postgres: bool, record: Option<&Path>) -> Vec<String> {
     let mut v = Vec::new();
     if let Some(f) = record {
-        v.extend(super::plan::perf_record_argv(f));
+        v.extend(crate::workload::record::perf_record_argv(f));
     }
     if as_postgres {
         v.extend(["runuser", "-u", "postgres", "--"].map(String::from));
@@ -261,7 +261,7 @@ impl Runner<'_> {
             let record = self
                 .record
                 .filter(|_| !scx)
-                .map(|d| super::plan::trace_file(d, &w.label, rep));
+                .map(|d| crate::workload::record::trace_file(d, &w.label, rep));
             let ejected = self.one_run(&e, w, loaded.as_mut(), record.as_deref())?;
             if ejected {
                 if let Some(mut l) = loaded.take() {

@@ -36,7 +36,7 @@
 //! cases keep their machine, scheduler and workload.
 //!
 //! The scheduler pool: scx_arbor's profiles (half the cases), the five
-//! peers, and, since issue 26, the kernel's example schedulers
+//! peers, and the kernel's example schedulers
 //! (`kernel:scx_simple`, `kernel:scx_qmap`, `kernel:scx_central`). A
 //! kernel scheduler is drawn after everything else, in place of three
 //! peer picks in eight, so a seed's cases keep their machine and workload
@@ -70,7 +70,9 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde::Serialize;
 
-use super::{self_exe, JobOut};
+use crate::report::meta::{Provenance, Stamped};
+use crate::report::summary;
+use crate::simrun::{self_exe, JobOut};
 
 #[derive(Debug, Args)]
 pub struct FuzzArgs {
@@ -98,7 +100,7 @@ pub struct FuzzArgs {
     /// Only schedulers whose name starts with this (arbor, bpfland, ...).
     #[arg(long, value_name = "NAME")]
     only: Option<String>,
-    /// Write report.md and results.json here.
+    /// Write report.md, results.json and summary.json here.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Which failures to minimise: all, arbor (scx_arbor's only, all that
@@ -271,7 +273,7 @@ const KERNEL_WATCH: Watch = Watch {
 const PEERS: [&str; 5] = ["bpfland", "cosmos", "lavd", "p2dq", "rusty"];
 
 /// The kernel's example schedulers (tools/sched_ext/ of Linux 7.2.13,
-/// built unmodified: sim/src/sched/ksft.rs), in the pool since issue 26.
+/// built unmodified: sim/src/sched/ksft.rs).
 /// Their failures are reported, not fatal, as a peer's.
 const KERNEL_SCHEDS: [&str; 3] = ["kernel:scx_simple", "kernel:scx_qmap", "kernel:scx_central"];
 
@@ -399,7 +401,7 @@ fn draw(seed: u64, k: u64, only: Option<&str>, dir: &Path) -> Case {
     if let Some(t) = &mut rtapp {
         t.draw_changes(&mut r, ncpu);
     }
-    // drawn last of all (issue 26): three peer picks in eight become a
+    // drawn last of all: three peer picks in eight become a
     // kernel example scheduler, so a seed's cases keep their machine and
     // workload, and its arbor cases everything
     if peers.contains(&&*sched) {
@@ -856,10 +858,15 @@ pub fn main(a: &FuzzArgs) -> Result<i32> {
     if let Some(dir) = &a.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         std::fs::write(dir.join("report.md"), &md)?;
+        let results = Stamped {
+            meta: Provenance::here(),
+            body: &camp,
+        };
         std::fs::write(
-            dir.join("results.json"),
-            serde_json::to_string_pretty(&camp)?,
+            dir.join(summary::RESULTS),
+            serde_json::to_string_pretty(&results)?,
         )?;
+        summary::write_beside(dir)?;
     }
     let arbor_fail = camp
         .failures
@@ -1049,7 +1056,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&d);
     }
 
-    /// Issue 26: the kernel's example schedulers are drawn, each in a fair
+    /// The kernel's example schedulers are drawn, each in a fair
     /// share, in place of peer picks only (scx_arbor's cases are as they
     /// were: same scheduler, same draws); `--only kernel...` and `--only
     /// PEER` select as they say.
@@ -1082,7 +1089,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&d);
     }
 
-    /// Issue 25's affinity and nice changes of running threads are drawn
+    /// rt-app's affinity and nice changes of running threads are drawn
     /// in a fair share of all cases (only rt-app cases can have them),
     /// with phases that move a thread off its CPUs, and the shrinking of
     /// a case keeps them valid on the smaller machine.

@@ -11,7 +11,9 @@ use anyhow::{bail, Context, Result};
 use arbor_sim::workload::spec::Opts;
 use serde::{Deserialize, Serialize};
 
-use super::metric::{def, Def, Kind as MetricKind, MetricInfo};
+use crate::report::metric::{def, Def, Kind as MetricKind, MetricInfo};
+
+pub mod record;
 
 pub const WORKLOADS: &str = "hackbench[:g=,l=,mode=process|thread,ipc=pipe|socket], \
 perf-messaging[:g=,l=,mode=process|thread,ipc=socket|pipe], perf-pipe[:l=,mode=process|thread,cpu=N], \
@@ -43,7 +45,7 @@ pub enum Kind {
         pipe: bool,
     },
     /// `perf bench sched pipe`: two tasks ping-pong over a pipe; with
-    /// `cpu`, both pinned to it (the wake-up path's cost, issue 10).
+    /// `cpu`, both pinned to it (the wake-up path's cost without placement).
     PerfPipe {
         loops: u32,
         threads: bool,
@@ -391,7 +393,7 @@ impl Workload {
             .iter()
             .find(|d| d.name == metric)
             .map(|d| d.info(MetricKind::Performance))
-            .or_else(|| super::metric::common(metric))
+            .or_else(|| crate::report::metric::common(metric))
     }
 
     /// The PostgreSQL database scale it needs, if it is pgbench.

@@ -1,8 +1,15 @@
-//! `arbor bench` (and `arbor sim`) results: the typed rows a run produced,
-//! aggregated per (workload, metric, scheduler) into mean, stdev and the
-//! change against the first scheduler with its 95% confidence interval,
-//! written as markdown (the seeds' layout), CSV and results.json, which
-//! `render` reads back with the same types.
+//! The results of `arbor bench` and `arbor sim`: the typed rows a run
+//! produced, aggregated per (workload, metric, scheduler) into mean, stdev
+//! and the change against the first scheduler with its 95% confidence
+//! interval, written as markdown (markdown.rs, the seeds' layout), CSV and
+//! results.json, which `bench render` and `sim verdict` read back with the
+//! same types, and summary.json (summary.rs), the small part of it a
+//! finding keeps.
+
+pub mod markdown;
+pub mod meta;
+pub mod metric;
+pub mod summary;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -10,8 +17,9 @@ use std::fmt::Write as _;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::metric::{Kind, MetricInfo};
-use crate::ci::{change_ci, detectable_pct, mean_sd};
+use crate::ci::{change_ci, mean_sd};
+pub use meta::Meta;
+use metric::{Kind, MetricInfo};
 
 /// One number from one run. A value the run could not produce is None
 /// (JSON null), never a made-up zero.
@@ -26,7 +34,7 @@ pub struct Row {
     pub value: f64,
 }
 
-mod nan_as_null {
+pub(crate) mod nan_as_null {
     use serde::{Deserialize, Deserializer, Serializer};
     pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
         if v.is_finite() {
@@ -60,6 +68,10 @@ pub struct Cell {
     pub ci_pct: Option<(f64, f64)>,
     /// runs in which the scheduler was ejected (or failed to run)
     pub ejected: usize,
+    /// which way is better, as results.json files written before the
+    /// metrics table kept it per cell (None: see the metrics table)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub higher_is_better: Option<bool>,
 }
 
 impl Cell {
@@ -67,36 +79,6 @@ impl Cell {
     pub fn significant(&self) -> Option<bool> {
         self.ci_pct.map(|(lo, hi)| lo > 0.0 || hi < 0.0)
     }
-}
-
-/// Where a run happened and what it ran: the report's header.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Meta {
-    #[serde(default)]
-    pub title: String,
-    #[serde(default)]
-    pub command: String,
-    #[serde(default)]
-    pub commit: String,
-    /// "QEMU TCG single-threaded guest ..." or the host's model, kernel, CPUs
-    #[serde(default)]
-    pub platform: String,
-    #[serde(default)]
-    pub topology: String,
-    #[serde(default)]
-    pub reps: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub published: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scaling: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arbor_bin: Option<String>,
-    /// the run stopped before its plan was done: these are the cells it finished
-    #[serde(default)]
-    pub partial: bool,
-    /// anything a caller adds (the simulator's machine and cost model)
-    #[serde(flatten)]
-    pub extra: BTreeMap<String, serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -111,6 +93,7 @@ pub struct Results {
     pub meta: Meta,
     pub schedulers: Vec<String>,
     pub workloads: Vec<WorkloadEntry>,
+    #[serde(default)]
     pub metrics: BTreeMap<String, MetricInfo>,
     pub cells: Vec<Cell>,
     pub raw: Vec<Row>,
@@ -123,19 +106,6 @@ pub struct Report {
     pub infos: BTreeMap<String, MetricInfo>,
     pub cells: BTreeMap<(String, String, String), Cell>,
     pub metrics: BTreeMap<String, Vec<String>>, // workload -> metrics in first-seen order
-}
-
-/// Where an own metric's row goes: scx_arbor's counters in their intf.h
-/// order (stats::NAMES, as `--list-counters` prints them), then a peer's
-/// counters by name, then the BPF op costs.
-fn own_order(m: &str) -> (u8, usize, &str) {
-    match m.strip_prefix("c:") {
-        Some(n) => match scx_arbor::stats::NAMES.iter().position(|x| *x == n) {
-            Some(i) => (0, i, m),
-            None => (1, 0, m),
-        },
-        None => (2, 0, m),
-    }
 }
 
 /// A metric nobody declared: shown as a plain counter.
@@ -204,6 +174,7 @@ impl Report {
                         .and_then(|b| change_ci(b, v))
                         .map(|(_, lo, hi)| (lo, hi)),
                     ejected: ej.get(&(w.clone(), s.clone())).copied().unwrap_or(0),
+                    higher_is_better: None,
                 },
             );
         }
@@ -218,249 +189,6 @@ impl Report {
 
     pub fn info(&self, m: &str) -> MetricInfo {
         self.infos.get(m).cloned().unwrap_or_else(unknown)
-    }
-
-    fn fmt_num(x: f64) -> String {
-        if !x.is_finite() {
-            "n/a".into()
-        } else if x.abs() >= 1000.0 {
-            format!("{x:.0}")
-        } else if x.abs() >= 10.0 {
-            format!("{x:.1}")
-        } else {
-            format!("{x:.3}")
-        }
-    }
-
-    fn cell_text(&self, w: &str, m: &str, s: &str) -> String {
-        self.cell_text_vs(w, m, s, None)
-    }
-
-    /// A cell's text; `base` names the scheduler a counter's plain change is
-    /// taken against (the first of its family), else the report's first.
-    fn cell_text_vs(&self, w: &str, m: &str, s: &str, base: Option<&str>) -> String {
-        let Some(c) = self.cells.get(&(w.into(), m.into(), s.into())) else {
-            return "–".into();
-        };
-        let info = self.info(m);
-        let mut t = if c.n == 0 {
-            "failed".to_string()
-        } else {
-            format!("{} ± {}", Self::fmt_num(c.mean), Self::fmt_num(c.stdev))
-        };
-        let change = match base {
-            Some(b) if b != s => self
-                .cells
-                .get(&(w.into(), m.into(), b.into()))
-                .and_then(|bc| pct_change(c.mean, bc.mean)),
-            Some(_) => None,
-            None => c.change_pct,
-        };
-        if let Some(p) = change {
-            if info.kind == Kind::Performance {
-                // the seeds' sign: + means better; the interval signed the same way
-                let sign = if info.higher_is_better { 1.0 } else { -1.0 };
-                let _ = write!(t, " ({:+.1}%", sign * p);
-                if let Some((lo, hi)) = c.ci_pct {
-                    let half = (hi - lo) / 2.0;
-                    let _ = write!(t, " ±{half:.1}");
-                    if c.significant() == Some(false) {
-                        t.push_str(" ~");
-                    }
-                }
-                t.push(')');
-            } else {
-                // counters and system figures: plain change
-                let _ = write!(t, " (Δ{p:+.1}%)");
-            }
-        }
-        if c.ejected > 0 {
-            let _ = write!(t, " **ejected ×{}**", c.ejected);
-        }
-        t
-    }
-
-    /// A table's header: the leading columns, then one per scheduler.
-    fn header(o: &mut String, lead: &[&str], scheds: &[&str]) {
-        let cols: Vec<&str> = lead.iter().chain(scheds.iter()).copied().collect();
-        let _ = writeln!(o, "| {} |", cols.join(" | "));
-        let _ = writeln!(o, "|{}", "---|".repeat(cols.len()));
-    }
-
-    fn is_own(&self, m: &str) -> bool {
-        self.info(m).kind == Kind::Counter
-    }
-
-    /// Schedulers grouped by the set of own metrics (counters, BPF ops) they
-    /// reported for workload `w`: one family per scheduler binary, so that
-    /// arbor's profiles share a table and each peer gets its own.
-    fn families<'a>(&'a self, w: &str, ms: &'a [String]) -> Vec<(Vec<&'a str>, Vec<&'a str>)> {
-        let mut fams: Vec<(Vec<&str>, Vec<&str>)> = Vec::new();
-        for s in &self.scheds {
-            let mut mine: Vec<&str> = ms
-                .iter()
-                .filter(|m| {
-                    self.is_own(m)
-                        && self
-                            .cells
-                            .contains_key(&(w.into(), (*m).clone(), s.clone()))
-                })
-                .map(|m| m.as_str())
-                .collect();
-            if mine.is_empty() {
-                continue;
-            }
-            mine.sort_by_key(|m| own_order(m));
-            match fams.iter_mut().find(|f| f.0 == mine) {
-                Some(f) => f.1.push(s),
-                None => fams.push((mine, vec![s])),
-            }
-        }
-        fams
-    }
-
-    /// How many of the headline changes are significant, and the smallest
-    /// change each workload's spread lets the run show.
-    fn significance(&self) -> String {
-        let mut o = String::new();
-        let (mut sig, mut judged) = (0, 0);
-        for e in &self.workloads {
-            for s in self.scheds.iter().skip(1) {
-                if let Some(b) = self
-                    .cells
-                    .get(&(e.workload.clone(), e.primary.clone(), s.clone()))
-                    .and_then(|c| c.significant())
-                {
-                    judged += 1;
-                    sig += b as usize;
-                }
-            }
-        }
-        let _ = writeln!(
-            o,
-            "**{sig} of {judged} changes in this table are significant** (their 95% interval excludes zero); `~` marks the others. A change without an interval had fewer than 2 runs on one side.\n"
-        );
-        let mut lines = Vec::new();
-        for e in &self.workloads {
-            // the median coefficient of variation of its cells, and their runs
-            let mut cvs: Vec<f64> = Vec::new();
-            let mut n = usize::MAX;
-            for s in &self.scheds {
-                if let Some(c) = self
-                    .cells
-                    .get(&(e.workload.clone(), e.primary.clone(), s.clone()))
-                {
-                    if c.n > 0 && c.mean != 0.0 && c.mean.is_finite() {
-                        cvs.push(c.stdev / c.mean.abs());
-                        n = n.min(c.n);
-                    }
-                }
-            }
-            if cvs.is_empty() {
-                continue;
-            }
-            cvs.sort_by(f64::total_cmp);
-            let cv = cvs[cvs.len() / 2];
-            let line = match detectable_pct(cv, n) {
-                Some(d) if d <= 10.0 => format!(
-                    "`{}`: spread {:.1}%, {n} runs: changes from {d:.1}% can show; a 10% change can.",
-                    e.workload,
-                    100.0 * cv
-                ),
-                Some(d) => {
-                    // runs per side for 10%: n with t(2(n-1)) sqrt(2/n) cv <= 10%
-                    let need = (2..=1000)
-                        .find(|&k| detectable_pct(cv, k).is_some_and(|x| x <= 10.0))
-                        .map(|k| format!("about {k}"))
-                        .unwrap_or_else(|| "more than 1000".into());
-                    format!(
-                        "`{}`: spread {:.1}%, {n} runs: **a 10% change cannot be told from noise** (only changes from {d:.1}% can); {need} runs would be needed.",
-                        e.workload,
-                        100.0 * cv
-                    )
-                }
-                None => format!(
-                    "`{}`: {n} run: no spread, so no change can be judged.",
-                    e.workload
-                ),
-            };
-            lines.push(line);
-        }
-        if !lines.is_empty() {
-            o.push_str("What this run can resolve (two-sided 95%, Welch, the median spread of the workload's cells):\n\n");
-            for l in lines {
-                let _ = writeln!(o, "- {l}");
-            }
-        }
-        o
-    }
-
-    /// The headline table: one row per workload (its primary metric), one
-    /// column per scheduler; then the secondary metrics per workload, and
-    /// each scheduler family's own counters in a table of its own.
-    pub fn markdown(&self) -> String {
-        let mut o = String::new();
-        let first = self.scheds.first().cloned().unwrap_or_default();
-        let all: Vec<&str> = self.scheds.iter().map(|s| s.as_str()).collect();
-        let _ = writeln!(
-            o,
-            "Mean ± stdev over the runs; in brackets the change against `{first}`, signed so that **+ is better** (as in the seeds' tables), ± the half-width of its 95% confidence interval (Welch).\n"
-        );
-        Self::header(&mut o, &["workload", "metric"], &all);
-        for e in &self.workloads {
-            let info = self.info(&e.primary);
-            let dir = if info.higher_is_better {
-                "higher"
-            } else {
-                "lower"
-            };
-            let _ = write!(
-                o,
-                "| `{}` | {} ({}, {dir} better) |",
-                e.workload, e.primary, info.unit
-            );
-            for s in &self.scheds {
-                let _ = write!(o, " {} |", self.cell_text(&e.workload, &e.primary, s));
-            }
-            o.push('\n');
-        }
-        o.push('\n');
-        o.push_str(&self.significance());
-        o.push_str("\n### Per workload: every metric\n\nWorkload results are signed + = better; system figures and counters show the plain change (Δ).\n");
-        o.push_str("busy_pct: CPU busy %; ctxsw_per_s: context switches/s; migr_per_s: task migrations/s, system-wide, and by distance: migr_smt_per_s within a core, migr_llc_per_s within an LLC, migr_xllc_per_s across LLCs of a node, migr_xnode_per_s across nodes (the sched_migrate_task tracepoint). ");
-        o.push_str("Below each workload's table, each scheduler's own counters over the run (c:NAME, from its scx_stats server, the interval covering the run), with the change against the family's first column; under `(all)`, bpf:OP is ns per call of the scheduler's BPF op over the whole load.\n");
-        let mut ws: Vec<&str> = self.workloads.iter().map(|e| e.workload.as_str()).collect();
-        if self.metrics.contains_key("(all)") {
-            ws.push("(all)"); // per-load numbers: BPF ns per op call
-        }
-        for w in ws {
-            let ms: &[String] = self.metrics.get(w).map(|v| v.as_slice()).unwrap_or(&[]);
-            let _ = write!(o, "\n#### `{w}`\n");
-            let common: Vec<&String> = ms.iter().filter(|m| !self.is_own(m)).collect();
-            if !common.is_empty() {
-                o.push('\n');
-                Self::header(&mut o, &["metric"], &all);
-                for m in common {
-                    let _ = write!(o, "| {m} |");
-                    for s in &self.scheds {
-                        let _ = write!(o, " {} |", self.cell_text(w, m, s));
-                    }
-                    o.push('\n');
-                }
-            }
-            for (mets, ss) in self.families(w, ms) {
-                let _ = write!(o, "\nOwn counters: {}\n\n", ss.join(", "));
-                Self::header(&mut o, &["counter"], &ss);
-                for m in mets {
-                    let _ = write!(o, "| {m} |");
-                    for s in &ss {
-                        let _ = write!(o, " {} |", self.cell_text_vs(w, m, s, Some(ss[0])));
-                    }
-                    o.push('\n');
-                }
-            }
-        }
-        o
     }
 
     pub fn csv(rows: &[Row]) -> String {
@@ -511,14 +239,29 @@ impl Results {
 
 /// % change of `mean` against `base`; none when either is not a number or
 /// the base is zero.
-fn pct_change(mean: f64, base: f64) -> Option<f64> {
+pub(crate) fn pct_change(mean: f64, base: f64) -> Option<f64> {
     (base.is_finite() && base != 0.0 && mean.is_finite()).then(|| (mean - base) / base * 100.0)
+}
+
+/// One PNG per workload (primary metric, schedulers side by side, stdev
+/// error bars, its direction from results.json's metric info), drawn by
+/// bench/plot.py with matplotlib.
+pub fn charts(dir: &std::path::Path) -> Result<usize> {
+    let out = std::process::Command::new("/usr/bin/python3")
+        .arg(crate::vm::repo_root().join("bench/plot.py"))
+        .arg(dir.join("results.json"))
+        .arg(dir.join("charts"))
+        .output()
+        .context("running /usr/bin/python3 bench/plot.py (python3-matplotlib)")?;
+    if !out.status.success() {
+        anyhow::bail!("{}", String::from_utf8_lossy(&out.stderr).trim());
+    }
+    Ok(std::fs::read_dir(dir.join("charts"))?.count())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::metric;
 
     fn row(rep: u32, s: &str, w: &str, m: &str, v: f64) -> Row {
         Row {
