@@ -88,6 +88,34 @@ pub fn doc_commands(markdown: &str) -> Vec<DocCommand> {
     out
 }
 
+/// The commands written as inline code outside code blocks (`` `arbor
+/// sim reproduce steal --quick` `` in a table cell) whose program is one
+/// of `programs`: a span is taken only if it starts with such a program,
+/// so that fragments like `` `-w trace:FILE` `` are left alone, and not if
+/// a word of its first two ends in `:`, which makes it a message quoted
+/// from the output (`` `arbor bench: report in DIR` ``).
+pub fn inline_commands(markdown: &str, programs: &[&str]) -> Vec<DocCommand> {
+    let mut out = Vec::new();
+    let mut in_block = false;
+    for (i, line) in markdown.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            in_block = !in_block;
+            continue;
+        }
+        if in_block {
+            continue;
+        }
+        for span in line.split('`').skip(1).step_by(2) {
+            let first = span.split_whitespace().next().unwrap_or("");
+            let message = span.split_whitespace().take(2).any(|w| w.ends_with(':'));
+            if programs.contains(&program_name(first).as_str()) && span.contains(' ') && !message {
+                out.extend(commands_of_line(i + 1, span));
+            }
+        }
+    }
+    out
+}
+
 #[derive(Debug, PartialEq)]
 enum Tok {
     Word(String),
@@ -254,9 +282,9 @@ fn command_of_words(line: usize, words: Vec<String>) -> Vec<DocCommand> {
         let Some(first) = rest.first() else {
             return Vec::new();
         };
-        let is_assignment = first
-            .split_once('=')
-            .is_some_and(|(k, _)| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        let is_assignment = first.split_once('=').is_some_and(|(k, _)| {
+            !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
         if is_assignment || ["env", "time", "exec", "nohup"].contains(&first.as_str()) {
             rest = &rest[1..];
         } else if first == "sudo" {
@@ -315,7 +343,10 @@ mod tests {
     #[test]
     fn shell_blocks_only_with_continuations_and_comments() {
         let md = "text `arbor x`\n```sh\narbor sim -t power11 \\\n    -w hackbench   # a comment\n# only a comment\n```\n```\narbor not-shell\n```\n```json\n{\"arbor\": 1}\n```\n";
-        assert_eq!(cmds(md), vec![(3, "arbor sim -t power11 -w hackbench".into())]);
+        assert_eq!(
+            cmds(md),
+            vec![(3, "arbor sim -t power11 -w hackbench".into())]
+        );
     }
 
     #[test]
@@ -340,7 +371,10 @@ mod tests {
         assert_eq!(
             cmds(md),
             vec![
-                (2, "arbor vm -t 1s2c2t -- ./target/release/scx_arbor -v --run-secs 5".into()),
+                (
+                    2,
+                    "arbor vm -t 1s2c2t -- ./target/release/scx_arbor -v --run-secs 5".into()
+                ),
                 (2, "scx_arbor -v --run-secs 5".into()),
                 (3, "arbor vm -- cd /tmp && sudo scx_arbor -p stock".into()),
                 (3, "cd /tmp".into()),
@@ -350,10 +384,29 @@ mod tests {
     }
 
     #[test]
+    fn inline_spans_that_start_with_a_program() {
+        let md = "| 003 | `STEAL` | `arbor sim reproduce steal --quick` | `-w trace:F` |\n- [`./target/release/arbor sim calibrate`](x): `arbor` alone, `arbor vm: timeout`\n```sh\narbor sim --list\n```\n";
+        let c: Vec<(usize, String)> = inline_commands(md, &["arbor"])
+            .into_iter()
+            .map(|c| (c.line, c.display()))
+            .collect();
+        assert_eq!(
+            c,
+            vec![
+                (1, "arbor sim reproduce steal --quick".into()),
+                (2, "arbor sim calibrate".into())
+            ]
+        );
+    }
+
+    #[test]
     fn console_prompts_and_quotes() {
         let md = "```console\n$ arbor sim -w 'rt-app:a b.json' -s \"arbor:stock\" x\\ y\nsome output\n```\n";
         let c = doc_commands(md);
         assert_eq!(c.len(), 1);
-        assert_eq!(c[0].args, ["sim", "-w", "rt-app:a b.json", "-s", "arbor:stock", "x y"]);
+        assert_eq!(
+            c[0].args,
+            ["sim", "-w", "rt-app:a b.json", "-s", "arbor:stock", "x y"]
+        );
     }
 }

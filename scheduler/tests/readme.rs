@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 use std::process::Command;
 
-use scx_arbor::doc_commands::{doc_commands, DocCommand};
+use scx_arbor::doc_commands::{doc_commands, inline_commands, DocCommand};
 use scx_arbor::features::{apply, profile_mask, FEATURES, PROFILES};
 use scx_arbor::stats::NAMES;
 
@@ -22,10 +22,19 @@ const DOCS: &[(&str, &str)] = &[
     ("docs/seeds.md", include_str!("../../docs/seeds.md")),
     ("docs/guide/scheduler.md", GUIDE),
     ("docs/guide/vm.md", include_str!("../../docs/guide/vm.md")),
-    ("docs/guide/bench.md", include_str!("../../docs/guide/bench.md")),
+    (
+        "docs/guide/bench.md",
+        include_str!("../../docs/guide/bench.md"),
+    ),
     ("docs/guide/sim.md", include_str!("../../docs/guide/sim.md")),
-    ("docs/guide/checking.md", include_str!("../../docs/guide/checking.md")),
-    ("docs/guide/testing.md", include_str!("../../docs/guide/testing.md")),
+    (
+        "docs/guide/checking.md",
+        include_str!("../../docs/guide/checking.md"),
+    ),
+    (
+        "docs/guide/testing.md",
+        include_str!("../../docs/guide/testing.md"),
+    ),
 ];
 
 /// The markdown tables of `text` whose first header cell is `first`: for
@@ -303,10 +312,20 @@ fn scx_arbor_error(c: &DocCommand) -> Option<String> {
     None
 }
 
-/// Each `scx_arbor` command of `md` that scx_arbor would refuse, as
+/// Each `scx_arbor` command of `md` (its shell blocks, and in README.md the inline
+/// code that starts with `scx_arbor`) that scx_arbor would refuse, as
 /// `FILE:LINE: COMMAND: WHY`.
 fn command_errors(file: &str, md: &str) -> Vec<String> {
+    // inline code only in README.md: the guide quotes synopses and messages
+    let inline = if file == "README.md" {
+        inline_commands(md, &["scx_arbor"])
+    } else {
+        Vec::new()
+    };
     doc_commands(md)
+        .into_iter()
+        .chain(inline)
+        .collect::<Vec<_>>()
         .iter()
         .filter(|c| c.program == "scx_arbor")
         .filter_map(|c| {
@@ -320,7 +339,10 @@ fn documented_scx_arbor_commands_parse() {
     let mut errs = Vec::new();
     let mut n = 0;
     for (file, md) in DOCS {
-        n += doc_commands(md).iter().filter(|c| c.program == "scx_arbor").count();
+        n += doc_commands(md)
+            .iter()
+            .filter(|c| c.program == "scx_arbor")
+            .count();
         errs.extend(command_errors(file, md));
     }
     assert!(n >= 5, "only {n} scx_arbor commands found in the docs");
@@ -340,7 +362,10 @@ fn a_bad_documented_command_is_caught() {
         ("scx_arbor -f NO_SUCH_FEATURE", "NO_SUCH_FEATURE"),
         ("scx_arbor --set-features WA_IDLE,STEEL", "STEEL"),
         ("scx_arbor -p fastest", "fastest"),
-        ("arbor vm -t 1s2c2t -- ./target/release/scx_arbor --run-sec 5", "--run-sec"),
+        (
+            "arbor vm -t 1s2c2t -- ./target/release/scx_arbor --run-sec 5",
+            "--run-sec",
+        ),
     ] {
         let md = format!("```sh\n{bad}\n```\n");
         let errs = command_errors("t.md", &md);
