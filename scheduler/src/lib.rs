@@ -5,6 +5,7 @@
 
 pub mod bpf_intf;
 pub mod cli;
+pub mod doc_commands;
 pub mod features;
 pub mod files;
 pub mod knobs;

@@ -1,13 +1,41 @@
-//! Issue 13, item 5: the README's feature and counter tables say what the
-//! code does. Every feature appears with its setting in each profile, every
-//! counter is named, and the tables name nothing the code lacks.
+//! The documentation says what the code does. The guide's feature and
+//! counter tables (docs/guide/scheduler.md): every feature appears with its
+//! setting in each profile, every counter is named, and the tables name
+//! nothing the code lacks. Every `scx_arbor …` command in the shell blocks
+//! of README.md, the guide and docs/seeds.md (also as `arbor vm`'s guest
+//! command) is accepted by scx_arbor's own parser, with feature and profile
+//! names the code knows.
 
 use std::collections::BTreeSet;
+use std::process::Command;
 
-use scx_arbor::features::{profile_mask, FEATURES, PROFILES};
+use scx_arbor::doc_commands::{doc_commands, inline_commands, DocCommand};
+use scx_arbor::features::{apply, profile_mask, FEATURES, PROFILES};
 use scx_arbor::stats::NAMES;
 
-const README: &str = include_str!("../../README.md");
+/// The page that holds the feature and counter tables.
+const GUIDE: &str = include_str!("../../docs/guide/scheduler.md");
+
+/// Every page whose shell blocks a reader copies commands from.
+const DOCS: &[(&str, &str)] = &[
+    ("README.md", include_str!("../../README.md")),
+    ("docs/seeds.md", include_str!("../../docs/seeds.md")),
+    ("docs/guide/scheduler.md", GUIDE),
+    ("docs/guide/vm.md", include_str!("../../docs/guide/vm.md")),
+    (
+        "docs/guide/bench.md",
+        include_str!("../../docs/guide/bench.md"),
+    ),
+    ("docs/guide/sim.md", include_str!("../../docs/guide/sim.md")),
+    (
+        "docs/guide/checking.md",
+        include_str!("../../docs/guide/checking.md"),
+    ),
+    (
+        "docs/guide/testing.md",
+        include_str!("../../docs/guide/testing.md"),
+    ),
+];
 
 /// The markdown tables of `text` whose first header cell is `first`: for
 /// each, the header cells and the rows' cells.
@@ -104,14 +132,14 @@ fn feature_table_errors(text: &str) -> Vec<String> {
     let mut errs = Vec::new();
     for f in FEATURES {
         let Some((_, settings)) = rows.iter().find(|(n, _)| n == f.name) else {
-            errs.push(format!("feature {} is not in the README's tables", f.name));
+            errs.push(format!("feature {} is not in the guide's tables", f.name));
             continue;
         };
         for (p, on) in settings {
             let code = profile_mask(p).unwrap() & (1 << f.bit) != 0;
             if *on != code {
                 errs.push(format!(
-                    "{} in profile {p}: README says {}, the code {}",
+                    "{} in profile {p}: the guide says {}, the code {}",
                     f.name,
                     if *on { "on" } else { "off" },
                     if code { "on" } else { "off" }
@@ -122,7 +150,7 @@ fn feature_table_errors(text: &str) -> Vec<String> {
     let mut seen = BTreeSet::new();
     for (n, _) in &rows {
         if !FEATURES.iter().any(|f| f.name == n) {
-            errs.push(format!("the README names a feature the code lacks: {n}"));
+            errs.push(format!("the guide names a feature the code lacks: {n}"));
         }
         if !seen.insert(n) {
             errs.push(format!("feature {n} has two rows"));
@@ -141,13 +169,13 @@ fn counter_table_errors(text: &str) -> Vec<String> {
     let mut errs = Vec::new();
     for n in NAMES {
         if !listed.iter().any(|l| l == n) {
-            errs.push(format!("counter {n} is not in the README's table"));
+            errs.push(format!("counter {n} is not in the guide's table"));
         }
     }
     let mut seen = BTreeSet::new();
     for l in &listed {
         if !NAMES.contains(&l.as_str()) {
-            errs.push(format!("the README names a counter the code lacks: {l}"));
+            errs.push(format!("the guide names a counter the code lacks: {l}"));
         }
         if !seen.insert(l) {
             errs.push(format!("counter {l} is listed twice"));
@@ -157,23 +185,23 @@ fn counter_table_errors(text: &str) -> Vec<String> {
 }
 
 #[test]
-fn readme_feature_tables_match_the_code() {
-    assert!(!tables(README, "feature").is_empty(), "no feature table");
-    let errs = feature_table_errors(README);
+fn guide_feature_tables_match_the_code() {
+    assert!(!tables(GUIDE, "feature").is_empty(), "no feature table");
+    let errs = feature_table_errors(GUIDE);
     assert!(
         errs.is_empty(),
-        "README.md is out of date:\n{}",
+        "docs/guide/scheduler.md is out of date:\n{}",
         errs.join("\n")
     );
 }
 
 #[test]
-fn readme_counter_table_matches_the_code() {
-    assert!(!tables(README, "counter").is_empty(), "no counter table");
-    let errs = counter_table_errors(README);
+fn guide_counter_table_matches_the_code() {
+    assert!(!tables(GUIDE, "counter").is_empty(), "no counter table");
+    let errs = counter_table_errors(GUIDE);
     assert!(
         errs.is_empty(),
-        "README.md is out of date:\n{}",
+        "docs/guide/scheduler.md is out of date:\n{}",
         errs.join("\n")
     );
 }
@@ -228,83 +256,121 @@ fn crafted_drift_is_caught() {
     let bad = good_counters.replace("`wlat_queued_15`", "`wlat_queued_14`");
     assert_eq!(
         counter_table_errors(&bad),
-        vec!["counter wlat_queued_15 is not in the README's table"]
+        vec!["counter wlat_queued_15 is not in the guide's table"]
     );
     let bad = good_counters.replace("| `steal` |", "| `steal`, `steals_ok` |");
     assert_eq!(
         counter_table_errors(&bad),
-        vec!["the README names a counter the code lacks: steals_ok"]
+        vec!["the guide names a counter the code lacks: steals_ok"]
     );
 }
 
-/// Every tunable with a default (intf.h enum arbor_defaults, through the
-/// flags) is in the README's synopsis as `[--flag DEFAULT]`, and has a row
-/// in the flag table; a flag the code lacks is not there.
-fn knob_errors(text: &str) -> Vec<String> {
-    use clap::Args;
-    let cmd = scx_arbor::knobs::Knobs::augment_args(clap::Command::new("knobs"));
-    // the block that starts with "scx_arbor [" holds the synopsis
-    let block = text
-        .split("```")
-        .skip(1)
-        .step_by(2)
-        .find(|b| b.trim_start().starts_with("scx_arbor ["))
-        .unwrap_or("");
-    let rows: Vec<String> = tables(text, "flag")
-        .into_iter()
-        .flat_map(|(_, rows)| rows.into_iter().map(|r| r[0].clone()))
-        .collect();
-    let mut errs = Vec::new();
-    for a in cmd.get_arguments() {
-        let Some(long) = a.get_long() else { continue };
-        if let Some(def) = a.get_default_values().first() {
-            let want = format!("[--{long} {}]", def.to_string_lossy());
-            if !block.contains(&want) {
-                errs.push(format!("the README's synopsis lacks {want}"));
+/// The binary under test.
+const BIN: &str = env!("CARGO_BIN_EXE_scx_arbor");
+
+/// The values of `flags` (`-f X`, `-fX`, `--feature X`, `--feature=X`) in
+/// `args`.
+fn values_of(args: &[String], flags: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, a) in args.iter().enumerate() {
+        for f in flags {
+            if a == f {
+                out.extend(args.get(i + 1).cloned());
+            } else if let Some(v) = a.strip_prefix(&format!("{f}=")) {
+                out.push(v.to_string());
+            } else if f.len() == 2 && a.len() > 2 && a.starts_with(f) && !a.starts_with("--") {
+                out.push(a[2..].to_string());
             }
         }
-        if !rows.iter().any(|r| r.starts_with(&format!("`--{long}"))) {
-            errs.push(format!("--{long} has no row in the README's flag table"));
+    }
+    out
+}
+
+/// Why scx_arbor would refuse `c`, if it would: its parser is run with
+/// `--help` appended (clap checks every argument before it and prints the
+/// help instead of running), and the feature and profile names, which are
+/// checked after parsing, are checked here with the code's own functions.
+fn scx_arbor_error(c: &DocCommand) -> Option<String> {
+    let out = Command::new(BIN)
+        .args(&c.args)
+        .arg("--help")
+        .output()
+        .expect("run scx_arbor");
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Some(err.lines().next().unwrap_or("(no message)").to_string());
+    }
+    for p in values_of(&c.args, &["-p", "--profile"]) {
+        if let Err(e) = profile_mask(&p) {
+            return Some(format!("{e:#}"));
         }
     }
-    for tok in block.split('[').skip(1) {
-        let Some(flag) = tok.strip_prefix("--") else {
-            continue;
-        };
-        let name = flag.split([' ', ']']).next().unwrap_or("");
-        let known = cmd.get_arguments().any(|a| a.get_long() == Some(name));
-        let other = [
-            "profile",
-            "stats",
-            "stats-json",
-            "run-secs",
-            "verifier-json",
-            "json",
-        ]
-        .contains(&name);
-        if !known && !other {
-            errs.push(format!(
-                "the README's synopsis names --{name}, which is no knob"
-            ));
-        }
+    let specs = values_of(&c.args, &["-f", "--feature", "--set-features"]);
+    if let Err(e) = apply(0, &specs) {
+        return Some(format!("{e:#}"));
     }
-    errs
+    None
+}
+
+/// Each `scx_arbor` command of `md` (its shell blocks, and in README.md the inline
+/// code that starts with `scx_arbor`) that scx_arbor would refuse, as
+/// `FILE:LINE: COMMAND: WHY`.
+fn command_errors(file: &str, md: &str) -> Vec<String> {
+    // inline code only in README.md: the guide quotes synopses and messages
+    let inline = if file == "README.md" {
+        inline_commands(md, &["scx_arbor"])
+    } else {
+        Vec::new()
+    };
+    doc_commands(md)
+        .into_iter()
+        .chain(inline)
+        .collect::<Vec<_>>()
+        .iter()
+        .filter(|c| c.program == "scx_arbor")
+        .filter_map(|c| {
+            scx_arbor_error(c).map(|e| format!("{file}:{}: `{}`: {e}", c.line, c.display()))
+        })
+        .collect()
 }
 
 #[test]
-fn readme_knob_defaults_match_the_code() {
-    let errs = knob_errors(README);
-    assert!(
-        errs.is_empty(),
-        "README.md is out of date:\n{}",
-        errs.join("\n")
-    );
-    // and the check can fail: a changed default, a dropped flag
-    let drift = README.replace("[--llc-imb-pct 20]", "[--llc-imb-pct 25]");
-    assert!(knob_errors(&drift)
-        .iter()
-        .any(|e| e.contains("[--llc-imb-pct 20]")));
-    let gone = README.replace("[--steal-node-limit 2]", "[--steal-node-cap 2]");
-    let e = knob_errors(&gone);
-    assert!(e.iter().any(|e| e.contains("--steal-node-cap")), "{e:?}");
+fn documented_scx_arbor_commands_parse() {
+    let mut errs = Vec::new();
+    let mut n = 0;
+    for (file, md) in DOCS {
+        n += doc_commands(md)
+            .iter()
+            .filter(|c| c.program == "scx_arbor")
+            .count();
+        errs.extend(command_errors(file, md));
+    }
+    assert!(n >= 5, "only {n} scx_arbor commands found in the docs");
+    assert!(errs.is_empty(), "{}", errs.join("\n"));
+}
+
+/// The check fails on a bad flag, a flag without its value, an unknown
+/// feature or profile, also inside `arbor vm`'s guest command.
+#[test]
+fn a_bad_documented_command_is_caught() {
+    let md = "```sh\nsudo ./target/release/scx_arbor -v --stats 1\n```\n";
+    assert_eq!(command_errors("t.md", md), Vec::<String>::new());
+    for (bad, why) in [
+        ("sudo scx_arbor --no-such-flag", "--no-such-flag"),
+        ("scx_arbor --stats", "--stats"),
+        ("scx_arbor --stats x", "x"),
+        ("scx_arbor -f NO_SUCH_FEATURE", "NO_SUCH_FEATURE"),
+        ("scx_arbor --set-features WA_IDLE,STEEL", "STEEL"),
+        ("scx_arbor -p fastest", "fastest"),
+        (
+            "arbor vm -t 1s2c2t -- ./target/release/scx_arbor --run-sec 5",
+            "--run-sec",
+        ),
+    ] {
+        let md = format!("```sh\n{bad}\n```\n");
+        let errs = command_errors("t.md", &md);
+        assert_eq!(errs.len(), 1, "{bad}: {errs:?}");
+        assert!(errs[0].starts_with("t.md:2: `scx_arbor"), "{}", errs[0]);
+        assert!(errs[0].contains(why), "{bad}: {}", errs[0]);
+    }
 }
