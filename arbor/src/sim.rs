@@ -88,8 +88,9 @@ pub struct SimArgs {
     #[arg(long)]
     no_charts: bool,
     /// Print only the headline table (each workload's primary metric per
-    /// scheduler) and its one-line outcome: the verdict's count when the
-    /// run has arbor:default, arbor:stock and a peer, else how many changes
+    /// scheduler) and its outcome: when the run has arbor:default,
+    /// arbor:stock and a peer, the verdict's table (default against the
+    /// best peer and stock, per workload) and count; else how many changes
     /// are significant. --out still writes the whole report.
     #[arg(long)]
     brief: bool,
@@ -350,7 +351,7 @@ pub fn main(a: SimArgs) -> Result<i32> {
     );
     if a.brief {
         let outcome = match &verdict {
-            Some(v) => verdict::count(v),
+            Some(v) => format!("{}\n{}", v.table(), verdict::count(v)),
             None => report.significant_line(),
         };
         println!("{}\n{outcome}", report.headline());
