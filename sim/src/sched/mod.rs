@@ -3,7 +3,9 @@
 //! code, compiled natively (native.rs) with the same knobs as the scx_arbor
 //! binary.
 
-pub mod abi;
+/// The C side's types: crate::abi, under the core, which uses them too;
+/// the schedulers' code names them here.
+pub use crate::abi;
 #[cfg(test)]
 mod arena;
 pub mod divzero;
