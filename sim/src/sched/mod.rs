@@ -11,6 +11,7 @@ mod arena;
 pub mod divzero;
 pub mod ksft;
 mod lavd;
+mod load;
 pub mod native;
 pub mod peers;
 
