@@ -171,8 +171,8 @@ mod tests {
         );
     }
 
-    /// Issue 13, item 6: every field of intf.h's config structs reaches the
-    /// natively compiled program with the value its flag gave (a field
+    /// Every field of intf.h's config structs reaches the natively
+    /// compiled program with the value its flag gave (a field
     /// Rodata::scalars forgot would keep intf.h's default).
     #[test]
     fn every_config_field_reaches_the_program() {
