@@ -119,10 +119,8 @@ impl Effects {
 
     /// setpriority(t, nice).
     pub fn set_nice(&mut self, t: TaskId, nice: i64) {
-        self.props.push((
-            t,
-            Prop::Weight(nice_to_weight(nice.clamp(-20, 19) as i32)),
-        ));
+        self.props
+            .push((t, Prop::Weight(nice_to_weight(nice.clamp(-20, 19) as i32))));
     }
 }
 

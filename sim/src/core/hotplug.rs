@@ -32,8 +32,8 @@
 //!   are switched out and enqueued like the queued ones.
 
 use super::{Core, DsqRef, Ev, Ops, TaskState};
-use crate::machine::{Machine, Presence};
 use crate::abi;
+use crate::machine::{Machine, Presence};
 use crate::task::{Ns, TaskId, Workload};
 
 /// One CPU hotplug event of a run: at `at` ns, `cpu` goes online or offline.

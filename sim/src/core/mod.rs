@@ -27,9 +27,9 @@ pub(crate) mod tests;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
+use crate::abi::{self, CpuMask, Signal, TaskStruct};
 use crate::cost::CostModel;
 use crate::machine::Machine;
-use crate::abi::{self, CpuMask, Signal, TaskStruct};
 use crate::task::{Effects, Ns, Step, TaskId, TaskSpec, Workload};
 use cache::{CacheModel, Warmth};
 use dsq::{Dsq, DsqRef};

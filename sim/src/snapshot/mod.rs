@@ -168,7 +168,15 @@ mod testing {
         put(root, &format!("{CPU_DIR}/cpu{c}/{rel}"), text);
     }
 
-    pub(super) fn cache(root: &Path, c: usize, k: usize, level: u32, kind: &str, size: &str, shared: &str) {
+    pub(super) fn cache(
+        root: &Path,
+        c: usize,
+        k: usize,
+        level: u32,
+        kind: &str,
+        size: &str,
+        shared: &str,
+    ) {
         let i = format!("cache/index{k}");
         cpu(root, c, &format!("{i}/level"), &level.to_string());
         cpu(root, c, &format!("{i}/type"), kind);

@@ -231,8 +231,8 @@ fn utc(secs: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{two_node, put, Tmp};
     use super::super::read;
+    use super::super::testing::{put, two_node, Tmp};
     use super::*;
     use std::collections::BTreeMap;
 

@@ -33,10 +33,10 @@ use std::rc::Rc;
 
 pub use super::dsq::DsqRef;
 pub use super::{Config, Core, Ops, Stop, TaskState};
+pub use crate::abi;
 use crate::cost::CostModel;
 use crate::machine::{IdleState, Machine, Shape, SmtSpec};
 use crate::presets;
-pub use crate::abi;
 pub use crate::task::{Effects, Metric, Ns, Step, TaskId, TaskSpec, Workload};
 
 pub const US: Ns = 1_000;
