@@ -5,7 +5,7 @@
 //!   cargo run --release -p arbor_sim --example immed [-- PEER [WORKLOAD ...]]
 //!
 //! PEER defaults to cosmos (the one peer that inserts with SCX_ENQ_IMMED);
-//! the workloads default to docs/results/2026-11-23-sim-peers-all's.
+//! the workloads default to docs/findings/2026-11-23-sim-peers-all's.
 
 use anyhow::Result;
 use arbor_sim::core::Config;

@@ -1,8 +1,9 @@
-//! Per-op BPF cost per wake-up as the machine grows (issue 10, Scale): the
-//! simulator's cost model charges each helper/kfunc call and map lookup
-//! (docs/sim/cost-model.md), so a scan that grows with the CPU count shows
-//! here as ns per call growing with n. Prints, for each machine, each
-//! callback's calls per wake-up and ns per call, and the BPF ns per wake-up.
+//! Per-op BPF cost per wake-up as the machine grows: the simulator's cost
+//! model charges each helper/kfunc call and map lookup
+//! (docs/sim/cost-model.md), so a scan that grows with the CPU count (what
+//! a large real server must not pay) shows here as ns per call growing
+//! with n. Prints, for each machine, each callback's calls per wake-up and
+//! ns per call, and the BPF ns per wake-up.
 //!
 //!   cargo run --release -p arbor_sim --example opcost [-- SIM_SECONDS [PROFILE [CPUS_PER_GROUP]]]
 //!

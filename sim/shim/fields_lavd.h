@@ -3,7 +3,7 @@
  * arbor sim: what scx_lavd 1.1.4's loader writes that is not a top-level
  * global: the compute domains' fields (init_cpdoms, main.rs:729-764), by
  * name (sched_peer.c) for element 0, and the element size; the loader in
- * sim/src/sched/peers.rs writes element i at element 0 + i x the size.
+ * sim/src/sched/lavd.rs writes element i at element 0 + i x the size.
  */
 static const struct sim_field_desc sim_fields[] = {
 	SIM_F(cpdom_ctxs[0], id),

@@ -4,7 +4,7 @@
 //! limit is refused in one line, so that bad input never grows memory
 //! until the kernel's OOM killer ends the run with nothing printed.
 //!
-//! A snapshot's files are read through `snapshot.rs`'s own bound (1 MiB
+//! A snapshot's files are read through `snapshot/`'s own bound (1 MiB
 //! each, CPU ids up to 65535).
 
 use std::fs::File;

@@ -1,6 +1,6 @@
 //! The simulated machine: its CPUs (core, LLC, node, capacity), NUMA
 //! distances, caches and SMT sharing. Presets live in `presets.rs`; a
-//! snapshot of a real machine is read by `snapshot.rs`. Everything the
+//! snapshot of a real machine is read by `snapshot/read.rs`. Everything the
 //! scheduler sees of the machine goes through `scx_arbor::topology::Topo`,
 //! the same type scx_arbor builds from sysfs.
 

@@ -315,24 +315,19 @@ mod tests {
         assert!(others.iter().any(|&t| t != time_s(1)), "{others:?}");
     }
 
-    /// Seed 003 ran CFS with sched_wakeup_granularity_ns = 15 ms, so its
-    /// wake-ups did not preempt; NO_WAKE_PREEMPT stands for that. With it
-    /// no wake-up preempts (the counter stays 0) and, as the woken tasks
-    /// wait for the running ones to block, hackbench batches more messages
-    /// per wake-up: fewer wake-ups in the simulator's own count.
-    /// WAKE_NODE (issue 24): on 2s2c2t (two nodes), hackbench's wake-ups
-    /// from the other node are kept home while the wakee's node has an idle
-    /// CPU: the counter moves with the feature on and stays 0 with it off
-    /// (stock). The rule itself is unit-tested on crafted nodes
-    /// (scheduler/src/policy.rs,
+    /// WAKE_NODE: on 2s2c2t (two nodes), hackbench's wake-ups from the other
+    /// node are kept home while the wakee's node has an idle CPU: the counter
+    /// moves with the feature on and stays 0 with it off (stock). The rule
+    /// itself is unit-tested on crafted nodes (scheduler/src/policy.rs,
     /// wake_node_keeps_a_wakee_home_while_its_node_has_an_idle_cpu).
     ///
     /// Not asserted: that fewer wakees cross nodes. It held on seed 1 only
     /// by chance: over seeds 1-10 at df35ea0, cross-node migrations were
     /// 110.6 ± 43.9 with WAKE_NODE against 92.9 ± 25.7 without (more, not
-    /// fewer; within the spread), and after issue 25's EEVDF lag fix seed 1
+    /// fewer; within the spread), and once the EEVDF queue's reference moved
+    /// where kernel 7.2 moves it (place_entity, update_entity_lag) seed 1
     /// gave 118 against 117. Whether WAKE_NODE keeps wakees home on the
-    /// whole is an open question of issue 24, not a property to test here.
+    /// whole is an open question, not a property to test here.
     #[test]
     fn wake_node_keeps_wakees_in_their_node() {
         let on = hackbench("arbor:stock:WAKE_NODE", 1);
@@ -341,11 +336,11 @@ mod tests {
         assert_eq!(counter(&off, "wake_node_kept"), 0, "{:?}", off.counters);
     }
 
-    /// IDLE_PULL (issue 24): on 2s2c2t hackbench, over five seeds, CPUs
-    /// going idle while tasks wait elsewhere pull at levels the cost bound
-    /// or the dice would have skipped: the counter moves with the feature on
-    /// and stays 0 off (stock), newidle fails less often, and CPU time idle
-    /// while tasks wait falls.
+    /// IDLE_PULL: on 2s2c2t hackbench, over five seeds, CPUs going idle while
+    /// tasks wait elsewhere pull at levels the cost bound or the dice would
+    /// have skipped: the counter moves with the feature on and stays 0 off
+    /// (stock), newidle fails less often, and CPU time idle while tasks wait
+    /// falls.
     #[test]
     fn idle_pull_leaves_fewer_cpus_idle_while_tasks_wait() {
         let (mut pulls, mut fails, mut gap) = ([0.0; 2], [0.0; 2], [0.0; 2]);
@@ -390,15 +385,15 @@ mod tests {
         );
     }
 
-    /// SYNC_LOCAL (issue 24): perf-pipe's two tasks each sleep right after
-    /// waking the other, so after 8 kept promises each wakee is queued on
-    /// its waker's CPU: the counter moves with the feature on and stays 0
-    /// off (stock), and the wakee no longer waits for an idle CPU to wake
-    /// (run-queue wait per wake-up falls, and the run is faster).
-    /// hackbench's senders wake receiver after receiver without sleeping:
-    /// with the feature on they break more promises than they keep. The
-    /// rule is unit-tested on crafted event sequences (scheduler/src/
-    /// policy.rs, sync_local_follows_wakers_that_keep_their_promise).
+    /// SYNC_LOCAL: perf-pipe's two tasks each sleep right after waking the
+    /// other, so after 8 kept promises each wakee is queued on its waker's CPU:
+    /// the counter moves with the feature on and stays 0 off (stock), and the
+    /// wakee no longer waits for an idle CPU to wake (run-queue wait per
+    /// wake-up falls, and the run is faster). hackbench's senders wake receiver
+    /// after receiver without sleeping: with the feature on they break more
+    /// promises than they keep. The rule is unit-tested on crafted event
+    /// sequences (scheduler/src/policy.rs,
+    /// sync_local_follows_wakers_that_keep_their_promise).
     #[test]
     fn sync_local_keeps_ping_pong_on_one_cpu_and_not_fan_out() {
         let pipe = |s: &str| run_2s2c2t(&SchedSpec::parse(s).unwrap(), "perf-pipe:l=2000", 1);
@@ -420,18 +415,17 @@ mod tests {
         );
     }
 
-    /// PREEMPT_SYNC (issue 24): on x86-12 hackbench (12 CPUs, 40 tasks,
-    /// busy), writers wake their readers with WF_SYNC. With the feature a
-    /// wake-up that would preempt a writer picked less than 125 us ago
-    /// waits: the counter moves with it and stays 0 without (default with
-    /// NO_PREEMPT_SYNC), wake-up preemptions fall to under a quarter, and
-    /// the same 80,000 messages take fewer wake-ups (readers find several
-    /// messages per wake-up). Over seeds 1-5 on 2026-11-28 (session 24):
-    /// preemptions 2,011 -> 13, wake-ups 5,350 -> 3,071 per run. The
-    /// wake-ups are summed over seeds 1-3: one seed's run may take more
-    /// (session 25, after enqueue's own-CPU kick went: seed 1 4,080
-    /// against 3,727; seeds 1-3 11,284 against 14,274). The rule is
-    /// unit-tested (scheduler/src/policy.rs,
+    /// PREEMPT_SYNC: on x86-12 hackbench (12 CPUs, 40 tasks, busy), writers
+    /// wake their readers with WF_SYNC. With the feature a wake-up that would
+    /// preempt a writer picked less than 125 us ago waits: the counter moves
+    /// with it and stays 0 without (default with NO_PREEMPT_SYNC), wake-up
+    /// preemptions fall to under a quarter, and the same 80,000 messages take
+    /// fewer wake-ups (readers find several messages per wake-up). Over seeds
+    /// 1-5 on 2026-11-28: preemptions 2,011 -> 13, wake-ups 5,350 -> 3,071 per
+    /// run. The wake-ups are summed over seeds 1-3: one seed's run may take
+    /// more (after enqueue stopped kicking its own CPU: seed 1 4,080 against
+    /// 3,727; seeds 1-3 11,284 against 14,274). The rule is unit-tested
+    /// (scheduler/src/policy.rs,
     /// preempt_sync_lets_a_task_run_its_batch_before_a_sync_wakee_preempts).
     #[test]
     fn preempt_sync_lets_writers_batch_their_wake_ups() {
@@ -465,16 +459,16 @@ mod tests {
         assert!(w_on < w_off, "wake-ups over seeds 1-3: {w_on} vs {w_off}");
     }
 
-    /// SYNC_PAIR (issue 24): on 2 CPUs (one core each, one LLC) pgbench's
-    /// 8 backends and their client share both CPUs. The client sends a
-    /// backend its next query with WF_SYNC, and that backend's last
-    /// wake-up was the client's (its reply): a pair. With the feature the
-    /// counter moves and PREEMPT_SYNC's deferrals all but vanish; without
-    /// it (default with NO_SYNC_PAIR) the counter stays 0, the client runs
-    /// on past its queries, runs out of work and sleeps, and its replies
-    /// wake it: more wake-ups. Seed 1, 1 s, on 2026-11-29: sync_pair
-    /// 26,463 against 0, deferrals 14 against 23,675, wake-ups 43,192
-    /// against 53,439. The rule is unit-tested (scheduler/src/policy.rs,
+    /// SYNC_PAIR: on 2 CPUs (one core each, one LLC) pgbench's 8 backends and
+    /// their client share both CPUs. The client sends a backend its next query
+    /// with WF_SYNC, and that backend's last wake-up was the client's (its
+    /// reply): a pair. With the feature the counter moves and PREEMPT_SYNC's
+    /// deferrals all but vanish; without it (default with NO_SYNC_PAIR) the
+    /// counter stays 0, the client runs on past its queries, runs out of work
+    /// and sleeps, and its replies wake it: more wake-ups. Seed 1, 1 s, on
+    /// 2026-11-29: sync_pair 26,463 against 0, deferrals 14 against 23,675,
+    /// wake-ups 43,192 against 53,439. The rule is unit-tested
+    /// (scheduler/src/policy.rs,
     /// sync_pair_is_the_wakee_that_last_woke_its_waker).
     #[test]
     fn sync_pair_runs_a_clients_query_at_once() {
@@ -532,7 +526,7 @@ mod tests {
     /// on x86-12 for 1 s ends ~333 slices of 3 ms, all kept, with one
     /// running() (its start) and no pass through idle on its CPU. Before,
     /// SCX_OPS_ENQ_LAST switched it out through idle at each: ~500
-    /// running() calls in 1 s (docs/results/2026-11-29-cost-per-wakeup §4).
+    /// running() calls in 1 s (docs/findings/2026-11-29-cost-per-wakeup §4).
     /// A tick-requested move still goes through enqueue: ASYM_MISFIT's
     /// tests on tc2 (cache_lb_does_not_take_a_cpu_bound_thread_down...).
     #[test]
@@ -675,19 +669,18 @@ mod tests {
         assert!(moved * 100 >= tasks * 98, "misfit moves {moved} of {tasks}");
     }
 
-    /// SIS_NODE (issue 24): on power11 (4-CPU LLCs, 28 per node),
-    /// hackbench's wake-ups that find their LLC busy while the node is 20%
-    /// busy take a CPU of another LLC of the node that has been idle for
-    /// the migration cost: the counter moves with the feature on and stays
-    /// 0 off, and the run-queue wait per wake-up falls (on top of
-    /// `default`, which has it on since docs/results/2026-11-27-spawn-parent,
-    /// against default with NO_SIS_NODE: 3.69 -> 2.70 us on seed 1 before
-    /// default left CACHE_LB out, 3.80 -> 2.84 since; 5.69 -> 3.63 before
-    /// the simulator forked tasks from a running parent, lower
-    /// on each of seeds 1-5 in docs/results/2026-11-27-sis-node; on top of
-    /// `stock` seed 1 does not fall). On 2s2c2t, where a node is one LLC, it never acts. The rule,
-    /// its bounds and the pick are unit-tested on crafted masks
-    /// (scheduler/src/policy.rs,
+    /// SIS_NODE: on power11 (4-CPU LLCs, 28 per node), hackbench's wake-ups
+    /// that find their LLC busy while the node is 20% busy take a CPU of
+    /// another LLC of the node that has been idle for the migration cost: the
+    /// counter moves with the feature on and stays 0 off, and the run-queue
+    /// wait per wake-up falls (on top of `default`, which has it on since
+    /// docs/findings/2026-11-27-spawn-parent, against default with NO_SIS_NODE:
+    /// 3.69 -> 2.70 us on seed 1 before default left CACHE_LB out, 3.80 -> 2.84
+    /// since; 5.69 -> 3.63 before the simulator forked tasks from a running
+    /// parent, lower on each of seeds 1-5 in docs/findings/2026-11-27-sis-node;
+    /// on top of `stock` seed 1 does not fall). On 2s2c2t, where a node is one
+    /// LLC, it never acts. The rule, its bounds and the pick are unit-tested on
+    /// crafted masks (scheduler/src/policy.rs,
     /// sis_node_takes_the_nodes_nearest_lasting_idle_cpu).
     #[test]
     fn sis_node_widens_the_idle_search_beyond_a_small_llc() {
@@ -699,12 +692,11 @@ mod tests {
                 seed,
             )
         };
-        // the counter on each of five seeds, the wait summed over them (it
-        // was the direction on each of seeds 1-3 until default left
-        // CACHE_LB out, session 27: seeds 1-5 then wait 2.84, 2.96, 2.66,
-        // 2.78, 2.63 us with it against 3.80, 2.95, 5.42, 3.58, 3.54
-        // without, seed 2 a tie; before, with running() and stopping() one
-        // call cheaper, session 22, seeds 1-5 fell by 10-58%)
+        // the counter on each of five seeds, the wait summed over them (it was
+        // the direction on each of seeds 1-3 until default left CACHE_LB out:
+        // seeds 1-5 then wait 2.84, 2.96, 2.66, 2.78, 2.63 us with it against
+        // 3.80, 2.95, 5.42, 3.58, 3.54 without, seed 2 a tie; before, with
+        // running() and stopping() one call cheaper, seeds 1-5 fell by 10-58%)
         let (mut w_on, mut w_off) = (0.0, 0.0);
         for seed in 1..=5 {
             let (on, off) = (
@@ -721,14 +713,13 @@ mod tests {
         assert_eq!(counter(&one_llc_nodes, "sis_node_found"), 0);
     }
 
-    /// WAKE_SHORTCUT (issue 24, item 2) is a cost saving that must not
-    /// change a placement: at zero BPF cost (so that only decisions can
-    /// differ) default with and without it give the same value for every
-    /// metric and counter but its own, on x86-12 wakeprobe (most wake-ups
-    /// find prev idle) and 2s2c2t hackbench (many do not: the full path
-    /// runs after a failed claim), while it takes many wake-ups; with the
-    /// model's costs select_cpu costs less per call with it (by about the
-    /// one call it skips).
+    /// WAKE_SHORTCUT is a cost saving that must not change a placement: at zero
+    /// BPF cost (so that only decisions can differ) default with and without it
+    /// give the same value for every metric and counter but its own, on x86-12
+    /// wakeprobe (most wake-ups find prev idle) and 2s2c2t hackbench (many do
+    /// not: the full path runs after a failed claim), while it takes many
+    /// wake-ups; with the model's costs select_cpu costs less per call with it
+    /// (by about the one call it skips).
     #[test]
     fn wake_shortcut_places_as_the_full_path() {
         let zero = CostModel {
@@ -811,6 +802,11 @@ mod tests {
         );
     }
 
+    /// Seed 003 ran CFS with sched_wakeup_granularity_ns = 15 ms, so its
+    /// wake-ups did not preempt; NO_WAKE_PREEMPT stands for that. With it
+    /// no wake-up preempts (the counter stays 0) and, as the woken tasks
+    /// wait for the running ones to block, hackbench batches more messages
+    /// per wake-up: fewer wake-ups in the simulator's own count.
     #[test]
     fn no_wake_preempt_stops_wakeup_preemption() {
         // fewer wake-ups without preemption (receivers drain more per run)
@@ -886,20 +882,21 @@ mod tests {
                 })
                 .sum()
         };
-        // Measured: on 1023, off 3543 while the simulator's clock could
-        // read a few ns earlier than a previous reading at the same instant
-        // (kf_ktime); with the clock monotonic, as the kernel's is, on 1964
-        // and off 2030. Most of the old gap came from scx_arbor's
-        // `now - last_ran` wrapping under the old clock, not from this
-        // feature; what the feature does on its own is much smaller.
-        // Over seeds 1-10 at df35ea0 the sum's direction did not hold:
-        // found_idle_cpu 785.9 ± 301.2 with SIS_IDLE_GROUP against 615.7 ±
-        // 355.0 without (spreads overlap), and after issue 25's EEVDF lag
-        // fix seeds 1-3 gave 4,492 against 3,222. A whole hackbench run is
-        // too chaotic for the direction: the rule's own claim (a lone idle
-        // thread of a busy core is never taken) is unit-tested on crafted
-        // LLCs (scheduler/src/policy.rs, select_idle_group). What this run
-        // checks is that the feature acts on the scheduler's decisions.
+        // Measured: on 1023, off 3543 while the simulator's clock could read a
+        // few ns earlier than a previous reading at the same instant
+        // (kf_ktime); with the clock monotonic, as the kernel's is, on 1964 and
+        // off 2030. Most of the old gap came from scx_arbor's `now - last_ran`
+        // wrapping under the old clock, not from this feature; what the feature
+        // does on its own is much smaller. Over seeds 1-10 at df35ea0 the sum's
+        // direction did not hold: found_idle_cpu 785.9 ± 301.2 with
+        // SIS_IDLE_GROUP against 615.7 ± 355.0 without (spreads overlap), and
+        // once the EEVDF queue's reference moved where kernel 7.2 moves it
+        // (place_entity, update_entity_lag) seeds 1-3 gave 4,492 against 3,222.
+        // A whole hackbench run is too chaotic for the direction: the rule's
+        // own claim (a lone idle thread of a busy core is never taken) is
+        // unit-tested on crafted LLCs (scheduler/src/policy.rs,
+        // select_idle_group). What this run checks is that the feature acts on
+        // the scheduler's decisions.
         let off = sum("arbor:stock:NO_WA_IDLE");
         let on = sum("arbor:stock:NO_WA_IDLE,SIS_IDLE_GROUP");
         assert_ne!(on, off, "SIS_IDLE_GROUP changed no decision");
@@ -944,10 +941,10 @@ mod tests {
 
     use crate::workload::{Effects, Exits, Step, TaskId, TaskSpec, Workload};
 
-    /// Seed 002's process table under churn (issue 11, item 6): `procs`
-    /// two-thread processes, started `gap` ns apart, each thread running
-    /// 50 us then sleeping `live` ns (the process stays alive) and exiting;
-    /// then one two-thread process spinning for 300 ms.
+    /// Seed 002's process table under churn: `procs` two-thread processes,
+    /// started `gap` ns apart, each thread running 50 us then sleeping `live`
+    /// ns (the process stays alive) and exiting; then one two-thread process
+    /// spinning for 300 ms.
     struct Churn {
         procs: usize,
         gap: Ns,
@@ -1025,12 +1022,12 @@ mod tests {
         ops.counters().into_iter().collect()
     }
 
-    /// Issue 11, item 6 / issue 10, deviation 8: 5,000 short two-thread
-    /// processes, one after another, do not fill the 4,096-entry table
-    /// (entries go at exit), and a new two-thread process is still
-    /// aggregated. Before the fix no entry was ever deleted: the table
-    /// filled at the 4,097th process and the last one never got a
-    /// preferred LLC (llc_pref_tasks_in stayed 0).
+    /// Seed 002's process table (llc_proc, 4,096 entries) under churn: 5,000
+    /// short two-thread processes, one after another, do not fill the table
+    /// (entries go at exit), and a new two-thread process is still aggregated.
+    /// Before the fix no entry was ever deleted: the table filled at the
+    /// 4,097th process and the last one never got a preferred LLC
+    /// (llc_pref_tasks_in stayed 0).
     #[test]
     fn process_table_survives_churn_and_aggregation_still_acts() {
         let c = churn_counters(5000, 200_000, 0);
@@ -1048,12 +1045,12 @@ mod tests {
         assert!(fails >= 104, "{c:?}");
     }
 
-    /// Issue 10, deviation 4: two CPU-bound tasks X and Y start while
-    /// core 1 of 1s2c2t (CPUs 2, 3) is held by two pinned tasks, so they
-    /// land on the two siblings of core 0. At 50 ms the pinned tasks exit:
-    /// X and Y stay stacked on one core (nothing is queued, so nothing
-    /// pulls) unless the balancer moves a lone running task (active
-    /// balance). Returns the simulated end time and the counters.
+    /// Active balance (fair.c need_active_balance): two CPU-bound tasks X and Y
+    /// start while core 1 of 1s2c2t (CPUs 2, 3) is held by two pinned tasks, so
+    /// they land on the two siblings of core 0. At 50 ms the pinned tasks exit:
+    /// X and Y stay stacked on one core (nothing is queued, so nothing pulls)
+    /// unless the balancer moves a lone running task (active balance). Returns
+    /// the simulated end time and the counters.
     fn stacked_run(sched: &str) -> (Ns, std::collections::HashMap<String, u64>) {
         struct Stacked {
             step: Vec<u8>,

@@ -1,4 +1,4 @@
-//! Issue 12, seed 002: the cache-aware balancing move (migrate_llc_task).
+//! Seed 002: the cache-aware balancing move (migrate_llc_task).
 //!
 //! hikey: two LLCs of 4 CPUs (0-3, 4-7) in one node, no SMT. Process P has
 //! two threads: A pinned to CPU 7 and B allowed on CPUs 3 and 4; each

@@ -1,8 +1,8 @@
-//! Issue 10, deviation 3: the fork slow path keeps a forking process's
-//! children on the parent's node (sched_balance_find_dst_group's NUMA
-//! allowance, adjust_numa_imbalance: the parent's node may be up to 2 idle
-//! CPUs behind the other while it would run at most imb_numa_nr tasks),
-//! and spreads them once the node is busier than that.
+//! The fork slow path keeps a forking process's children on the parent's node
+//! (sched_balance_find_dst_group's NUMA allowance, adjust_numa_imbalance: the
+//! parent's node may be up to 2 idle CPUs behind the other while it would run
+//! at most imb_numa_nr tasks), and spreads them once the node is busier than
+//! that.
 //!
 //! xeon-88: 2 nodes of 44 CPUs, one LLC each, so imb_numa_nr = 44 / 8 = 5.
 //! Every simulated task starts by fork from CPU 0 (node 0), the parent's

@@ -1,5 +1,5 @@
-//! Issue 25: the scx_arbor failures of the fuzz campaign (seed 25), each
-//! run on its minimised case (docs/results/2026-11-26-fuzz-changes/README.md,
+//! The scx_arbor failures of the fuzz campaign (seed 25), each run on its
+//! minimised case (docs/findings/2026-11-26-fuzz-changes/README.md,
 //! cases A-D; the rt-app files are copied to tests/fixtures/fuzz/). Each
 //! test failed before its fix and names the commit's root cause. Where the
 //! stall still shows with a shorter watchdog than the kernel's 30 s, the
@@ -174,7 +174,7 @@ fn c_extreme_slices_are_bounded_by_the_starvation_bound() {
 }
 
 /// The seed-4 campaign's three scx_arbor failures (2026-11-27, at df35ea0,
-/// before the starvation bound; docs/results/2026-11-27-fuzz-campaign),
+/// before the starvation bound; docs/findings/2026-11-27-fuzz-campaign),
 /// each on the case `--shrink arbor` minimised it to: 963 periodic
 /// threads on one CPU with a 34 ms base slice; 20 threads pinned in turn
 /// to CPU 5 (at nice -7) with a 100 ms base slice; 14 threads that never

@@ -315,7 +315,7 @@ fn rtapp_with_cpu1_offline(tag: &str, preset: &str, sched: &str, json: &str) -> 
     o
 }
 
-/// Issue 25: a thread pinned to CPU 1 sleeps while CPU 1 goes offline.
+/// A thread pinned to CPU 1 sleeps while CPU 1 goes offline.
 /// scx_rusty has no ops.cpu_offline, so it is restarted; its ops.init_task
 /// on the reload sees a mask that meets no domain of the CPUs left and
 /// leaves the task without one (main.bpf.c task_set_domain,
@@ -345,14 +345,14 @@ fn rusty_gets_set_cpumask_when_a_wakeup_breaks_affinity_after_hotplug() {
     assert!(set_cpumask >= 1, "{:?}", o.bpf_ops);
 }
 
-/// Issue 25, seed-5 campaign: scx_qmap (SCX_OPS_TID_TO_TASK) is restarted
-/// when CPU 1 goes offline, and threads start after the restart. A task
-/// keeps its tid (p->scx.tid) across a restart, and the kernel's tid
-/// cursor is global (ext.c:95-96, 3971-3984): tids are never reused. The
-/// sim's cursor lived in the scheduler's instance, so the fresh instance
-/// counted from 1 again; its first fork took the tid of a task that was
-/// still live, the tid table refused the duplicate and the run was ejected
-/// with "the sim's tid table is full (65536 live tasks)".
+/// Found by the fuzzer (seed 5): scx_qmap (SCX_OPS_TID_TO_TASK) is restarted
+/// when CPU 1 goes offline, and threads start after the restart. A task keeps
+/// its tid (p->scx.tid) across a restart, and the kernel's tid cursor is global
+/// (ext.c:95-96, 3971-3984): tids are never reused. The sim's cursor lived in
+/// the scheduler's instance, so the fresh instance counted from 1 again; its
+/// first fork took the tid of a task that was still live, the tid table refused
+/// the duplicate and the run was ejected with "the sim's tid table is full
+/// (65536 live tasks)".
 #[test]
 fn qmap_tids_stay_unique_across_a_hotplug_restart() {
     let o = rtapp_with_cpu1_offline(
@@ -368,7 +368,7 @@ fn qmap_tids_stay_unique_across_a_hotplug_restart() {
     assert_eq!(o.restarts.len(), 1, "{:?}", o.restarts);
 }
 
-/// Issue 25, seed-5 campaign (case 2444, cut to one hotplug event): eight
+/// Found by the fuzzer (seed 5, case 2444, cut to one hotplug event): eight
 /// sysbench threads under scx_qmap on 4 CPUs, CPU 3 offline at 56 ms.
 /// sysbench-3 sat in qmap's FIFO (in BPF custody) on CPU 3; the offline
 /// CPU's rq took it back onto its local DSQ, which ends custody and makes

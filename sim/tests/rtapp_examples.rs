@@ -1,10 +1,9 @@
-//! Issue 23: every example file that Debian's rt-app package ships and
-//! that the installed rt-app (1.0) accepts runs in the simulator, under
-//! scx_arbor, for 2 simulated seconds, without an ejection or a broken
-//! invariant; each file rt-app refuses is refused in one line.
-//! docs/results/2026-11-26-rtapp/ tables which is which, and why.
-//! Skipped, with a message, where the rt-app package is not installed
-//! (scripts/install-deps.sh installs it).
+//! Every example file that Debian's rt-app package ships and that the installed
+//! rt-app (1.0) accepts runs in the simulator, under scx_arbor, for 2 simulated
+//! seconds, without an ejection or a broken invariant; each file rt-app refuses
+//! is refused in one line. docs/findings/2026-11-26-rtapp/ tables which is
+//! which, and why. Skipped, with a message, where the rt-app package is not
+//! installed (scripts/install-deps.sh installs it).
 
 use arbor_sim::core::Config;
 use arbor_sim::cost::CostModel;

@@ -1,4 +1,5 @@
-//! The kernel's own sched_ext selftests, run in the simulator (issue 26).
+//! The kernel's own sched_ext selftests, run in the simulator: the check that
+//! its ext.c model behaves as the kernel's tests expect.
 //!
 //! Each test's BPF scheduler is its `<test>.bpf.c` from
 //! tools/testing/selftests/sched_ext/ of Linux 7.2.13 (Debian's

@@ -1,7 +1,7 @@
 //! SIS_UTIL's scan depth at load (scheduler/src/bpf/main.bpf.c arbor_init):
 //! before the periodic balancer first measures the LLC's utilisation, a
 //! wake-up must still scan for an idle CPU. Found by `arbor sim validate`
-//! (docs/results/2026-11-22-sim-validate-first): with the depth starting at
+//! (docs/findings/2026-11-22-sim-validate-first): with the depth starting at
 //! 0, 13% of a short perf-pipe run's wake-ups found no idle CPU on a
 //! machine with 6 of 8 CPUs idle.
 

@@ -51,8 +51,8 @@
 
 use super::dsq::DsqRef;
 use super::{Core, Ctx, Note, Ops, TaskState};
-use crate::sched::abi::{self, CpuMask};
-use crate::workload::TaskId;
+use crate::abi::{self, CpuMask};
+use crate::task::TaskId;
 
 impl Core {
     /// Custody at an insert into `target` (dispatch_enqueue and

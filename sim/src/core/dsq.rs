@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use crate::workload::TaskId;
+use crate::task::TaskId;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum DsqRef {
@@ -208,7 +208,7 @@ impl UserDsqs {
         } else {
             self.sparse.remove(&id);
         }
-        self.ids[s] = crate::sched::abi::SCX_DSQ_INVALID;
+        self.ids[s] = crate::abi::SCX_DSQ_INVALID;
         Ok(true)
     }
 
@@ -218,7 +218,7 @@ impl UserDsqs {
             .iter()
             .copied()
             .zip(self.qs.iter())
-            .filter(|(id, _)| *id != crate::sched::abi::SCX_DSQ_INVALID)
+            .filter(|(id, _)| *id != crate::abi::SCX_DSQ_INVALID)
     }
 }
 

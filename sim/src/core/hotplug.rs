@@ -32,9 +32,9 @@
 //!   are switched out and enqueued like the queued ones.
 
 use super::{Core, DsqRef, Ev, Ops, TaskState};
+use crate::abi;
 use crate::machine::{Machine, Presence};
-use crate::sched::abi;
-use crate::workload::{Ns, TaskId, Workload};
+use crate::task::{Ns, TaskId, Workload};
 
 /// One CPU hotplug event of a run: at `at` ns, `cpu` goes online or offline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -460,7 +460,7 @@ impl Core {
         // custody (an offline CPU's rq took them back just before the
         // exit) are the old instance's: they reach it now, not the fresh
         // one, which would take the task it was just given back out of
-        // its queue (scx_qmap's FIFO, issue 25)
+        // its queue (scx_qmap's FIFO does)
         self.run_pending_dequeues(old);
         // the old instance is disabled (scx_root_disable): cgroup_exit
         // (ext.c:6354), ops.exit_task for every task (6380:

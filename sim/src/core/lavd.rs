@@ -5,7 +5,7 @@
 //! docs/sim/arena.md ("lavd") states each model and its limits.
 
 use super::*;
-use crate::workload::rtapp::nice_to_weight;
+use crate::task::nice_to_weight;
 
 /// The process that started the workload (hackbench's main process, ...):
 /// every simulated task's `real_parent`. The sim does not schedule it, and

@@ -22,15 +22,15 @@ pub mod run;
 pub mod slots;
 pub mod stats;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
+use crate::abi::{self, CpuMask, Signal, TaskStruct};
 use crate::cost::CostModel;
 use crate::machine::Machine;
-use crate::sched::abi::{self, CpuMask, Signal, TaskStruct};
-use crate::workload::{Effects, Ns, Step, TaskId, TaskSpec, Workload};
+use crate::task::{Effects, Ns, Step, TaskId, TaskSpec, Workload};
 use cache::{CacheModel, Warmth};
 use dsq::{Dsq, DsqRef};
 pub use ops::Ops;
@@ -870,8 +870,8 @@ impl Core {
         // property changes first (sched_setaffinity, setpriority: affinity.rs)
         for (t, p) in &fx.props {
             match p {
-                crate::workload::Prop::Cpus(cpus) => self.set_affinity(ops, waker_cpu, *t, cpus),
-                crate::workload::Prop::Weight(w) => self.set_task_weight(ops, waker_cpu, *t, *w),
+                crate::task::Prop::Cpus(cpus) => self.set_affinity(ops, waker_cpu, *t, cpus),
+                crate::task::Prop::Weight(w) => self.set_task_weight(ops, waker_cpu, *t, *w),
             }
             if self.stop.is_some() {
                 return;

@@ -4,7 +4,7 @@
 //! drive the core with crafted schedulers, including broken ones.
 
 use super::Core;
-use crate::workload::TaskId;
+use crate::task::TaskId;
 
 pub trait Ops {
     fn name(&self) -> &str;

@@ -43,8 +43,8 @@
 
 use super::dsq::DsqRef;
 use super::{Core, Note, Ops, TaskState};
-use crate::sched::abi;
-use crate::workload::{TaskId, Workload};
+use crate::abi;
+use crate::task::{TaskId, Workload};
 
 impl Core {
     /// `t` is a SCHED_FIFO/SCHED_RR task, not a sched_ext one.

@@ -8,7 +8,7 @@
 //! CPU order, and against the event queue an end is ordered by the sequence
 //! number it was armed with, as if it were in the queue.
 
-use crate::workload::Ns;
+use crate::task::Ns;
 
 /// (time, sequence number): the event queue's ordering key.
 pub type Key = (Ns, u64);

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::cache::Distance;
-use crate::workload::{Ns, TaskId};
+use crate::task::{Ns, TaskId};
 
 /// Log-scale histogram: 16 buckets per power of two (~4% resolution).
 #[derive(Clone, Debug, Default)]

@@ -13,8 +13,8 @@ use anyhow::{bail, Result};
 use scx_arbor::topology::Topo;
 
 use super::abi::{self, SchedExtOps};
+use super::load::{arena_lib_setup, core_types, load_peer, sibling_cpus};
 use super::native::Native;
-use super::peers::{arena_lib_setup, core_types, load_peer, sibling_cpus};
 
 /// scx_lavd's BPF program: main.bpf.c, its sources and scx's library.
 static LAVD_SO: &[u8] = include_bytes!(env!("SIM_SCHED_LAVD_SO"));

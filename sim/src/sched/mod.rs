@@ -3,12 +3,15 @@
 //! code, compiled natively (native.rs) with the same knobs as the scx_arbor
 //! binary.
 
-pub mod abi;
+/// The C side's types: crate::abi, under the core, which uses them too;
+/// the schedulers' code names them here.
+pub use crate::abi;
 #[cfg(test)]
 mod arena;
 pub mod divzero;
 pub mod ksft;
 mod lavd;
+mod load;
 pub mod native;
 pub mod peers;
 
@@ -168,8 +171,8 @@ mod tests {
         );
     }
 
-    /// Issue 13, item 6: every field of intf.h's config structs reaches the
-    /// natively compiled program with the value its flag gave (a field
+    /// Every field of intf.h's config structs reaches the natively
+    /// compiled program with the value its flag gave (a field
     /// Rodata::scalars forgot would keep intf.h's default).
     #[test]
     fn every_config_field_reaches_the_program() {

@@ -957,4 +957,35 @@ mod tests {
         let c = Native::load(ARBOR_SO, "c", vec![]).expect("load after a drop");
         assert_ne!(b.handle, c.handle);
     }
+
+    /// A compiled BPF scheduler is told of RT preemption (core/rt.rs): the
+    /// shim's test scheduler sim/shim/tests/preempt_prog.c implements only
+    /// ops.cpu_release and ops.cpu_acquire, so SCX_OPS_HAS_CPU_PREEMPT holds;
+    /// an RT task that takes CPU 0 from a sched_ext task makes one
+    /// cpu_release(0, {SCX_CPU_PREEMPT_RT, the RT task}), and the CPU's return
+    /// one cpu_acquire(0, NULL), as ext.c's switch_class and balance_one call
+    /// them.
+    #[test]
+    fn a_bpf_scheduler_gets_cpu_release_and_cpu_acquire() {
+        use crate::core::tests::{cfg, flat, stopped_ok, zero_cost, Act, Core, Script, MS};
+        static PREEMPT_SO: &[u8] = include_bytes!(env!("SIM_SCHED_PREEMPTTEST_SO"));
+        let mut n = Native::load(PREEMPT_SO, "preempt", vec![]).expect("load");
+        n.set_machine(1, 1);
+        let mut w = Script::new()
+            .task_at("ext", 0, Some(vec![0]), &[Act::Run(10 * MS)])
+            .rt_task("fifo", 50, 2 * MS, Some(vec![0]), &[Act::Run(3 * MS)]);
+        let mut core = Core::new(flat(1), zero_cost(), cfg()).unwrap();
+        let stop = core.run(&mut n, &mut w, |_| {});
+        stopped_ok(&stop);
+        let g = |name: &str| -> u64 { n.read_global(name).unwrap() };
+        let g32 = |name: &str| -> i32 { n.read_global(name).unwrap() };
+        assert_eq!((g("nr_release"), g("nr_acquire")), (1, 1));
+        assert_eq!(g32("release_cpu"), 0);
+        assert_eq!(g32("release_reason"), 0, "SCX_CPU_PREEMPT_RT");
+        assert_eq!(g32("release_pid"), core.tasks[1].ts.pid, "the RT task");
+        assert_eq!(g32("acquire_cpu"), 0);
+        let null: bool = n.read_global("acquire_args_null").unwrap();
+        assert!(null);
+        assert_eq!(core.now, 13 * MS);
+    }
 }

@@ -34,7 +34,7 @@ fn nice_change_of_a_task_in_custody() {
         .task_at("b", US, None, &[Act::Run(MS)]);
     let (core, stop) = run(flat(1), &mut s, &mut w);
     stopped_ok(&stop);
-    let w5 = crate::workload::rtapp::nice_to_weight(5);
+    let w5 = crate::task::nice_to_weight(5);
     assert_eq!(core.tasks[1].ts.scx.weight, w5);
     let got: Vec<Call> = after(&s.log, 1, MS).into_iter().map(|r| r.2).collect();
     assert_eq!(
@@ -201,7 +201,7 @@ fn a_running_tasks_nice_change() {
     let mut w = Script::new().task("a", &[Act::Run(MS), Act::SetNice(0, -3), Act::Run(MS)]);
     let (core, stop) = run(flat(1), &mut s, &mut w);
     stopped_ok(&stop);
-    let w = crate::workload::rtapp::nice_to_weight(-3);
+    let w = crate::task::nice_to_weight(-3);
     let got: Vec<Call> = after(&s.log, 0, MS).into_iter().map(|r| r.2).collect();
     assert_eq!(
         got[..6],
@@ -261,30 +261,6 @@ fn running_outside_the_mask_is_a_violation() {
     assert!(violated(&stop).contains("outside its affinity"), "{stop:?}");
 }
 
-/// rt-app's tutorial/example8.json (its shape, one pass): a thread whose
-/// task is on CPU 2 runs phase 1 on CPU 0, phase 2 on CPU 1 and phase 3
-/// back on CPU 2, each move made by its own sched_setaffinity at the
-/// phase's first loop (rtapp.rs), through the migration stopper.
-#[test]
-fn rt_app_phases_cpus_move_the_thread() {
-    let json = r#"{"tasks": {"thread0": {"cpus": [2], "loop": 1, "phases": {
-        "phase1": {"cpus": [0], "loop": 1, "run": 1500},
-        "phase2": {"cpus": [1], "loop": 1, "run": 1500},
-        "phase3": {"loop": 1, "run": 1500}}}}}"#;
-    let mut w = crate::workload::rtapp::RtApp::parse("example8.json", json, 3).unwrap();
-    let mut s = Sched::fifo_kick();
-    let mut core = Core::new(flat(3), zero_cost(), cfg()).unwrap();
-    let stop = core.run(&mut s, &mut w, |_| {});
-    stopped_ok(&stop);
-    // where it was running at each ops.running, without repeats
-    let mut cpus: Vec<usize> = runs_of(&s.log, 0).into_iter().map(|r| r.1).collect();
-    cpus.dedup();
-    assert_eq!(cpus, [2, 0, 1, 2]);
-    // 4.5 ms of work, and the refills of its working set after each of
-    // the three moves (a few µs)
-    assert!((4500 * US..4510 * US).contains(&core.now), "{}", core.now);
-}
-
 /// sched_setaffinity with offline CPUs and holes (core.c:3130, 3183-3187;
 /// cpuset_cpus_allowed of the top cpuset): a mask whose CPUs are all
 /// offline or holes is refused (EINVAL) and the task stays where it is; a
@@ -328,37 +304,4 @@ fn affinity_to_offline_cpus_and_holes() {
         (0..4).map(|c| mask.test(c)).collect::<Vec<_>>(),
         [false, false, true, true]
     );
-}
-
-/// A phase's own "priority" (later rt-app's; rtapp.rs) reaches the
-/// scheduler as setpriority of the running thread does: ops.set_weight
-/// with the phase's nice's weight at the start of each phase whose nice
-/// differs from the thread's, inside the sched_change guard, and the
-/// task's weight is the last one set.
-#[test]
-fn rt_app_phases_priority_reweights_the_running_thread() {
-    use crate::workload::rtapp::nice_to_weight;
-    let json = r#"{"tasks": {"t": {"priority": 2, "loop": 2, "phases": {
-        "a": {"priority": -4, "run": 1000},
-        "b": {"run": 1000},
-        "c": {"priority": 10, "run": 1000}}}}}"#;
-    let mut w = crate::workload::rtapp::RtApp::parse("nice.json", json, 2).unwrap();
-    let mut s = Sched::fifo_kick();
-    s.props = true;
-    let mut core = Core::new(flat(2), zero_cost(), cfg()).unwrap();
-    let stop = core.run(&mut s, &mut w, |_| {});
-    stopped_ok(&stop);
-    let got: Vec<(Ns, u32)> = calls(&s.log, |r| matches!(r.call, Call::SetWeight { .. }))
-        .into_iter()
-        .map(|r| match r.call {
-            Call::SetWeight { weight, .. } => (r.at, weight),
-            _ => unreachable!(),
-        })
-        .collect();
-    let (m4, p10) = (nice_to_weight(-4), nice_to_weight(10));
-    // a at 0 and 3 ms, c at 2 and 5 ms (and the few µs of the core's
-    // own costs on its clock); b keeps -4
-    let at_ms: Vec<(Ns, u32)> = got.iter().map(|&(at, w)| (at / (MS / 10), w)).collect();
-    assert_eq!(at_ms, [(0, m4), (20, p10), (30, m4), (50, p10)], "{got:?}");
-    assert_eq!(core.tasks[0].ts.scx.weight, p10);
 }

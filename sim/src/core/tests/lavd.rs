@@ -134,7 +134,7 @@ fn sum_exec_runtime_counts_the_time_run() {
 /// (pid 1), the idle tasks' swapper/0.
 #[test]
 fn tasks_have_their_nice_prio_and_the_launcher_as_parent() {
-    use crate::workload::rtapp::nice_to_weight;
+    use crate::task::nice_to_weight;
     assert_eq!(super::super::lavd::static_prio(100), 120);
     assert_eq!(super::super::lavd::static_prio(nice_to_weight(-5)), 115);
     assert_eq!(super::super::lavd::static_prio(nice_to_weight(10)), 130);

@@ -33,11 +33,11 @@ use std::rc::Rc;
 
 pub use super::dsq::DsqRef;
 pub use super::{Config, Core, Ops, Stop, TaskState};
+pub use crate::abi;
 use crate::cost::CostModel;
 use crate::machine::{IdleState, Machine, Shape, SmtSpec};
 use crate::presets;
-pub use crate::sched::abi;
-pub use crate::workload::{Effects, Metric, Ns, Step, TaskId, TaskSpec, Workload};
+pub use crate::task::{Effects, Metric, Ns, Step, TaskId, TaskSpec, Workload};
 
 pub const US: Ns = 1_000;
 pub const MS: Ns = 1_000_000;

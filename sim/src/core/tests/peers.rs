@@ -3,7 +3,7 @@
 //! SCX_ENQ_CPU_SELECTED (item 1).
 
 use super::*;
-use crate::sched::abi::CpuMask;
+use crate::abi::CpuMask;
 
 /// What select_cpu saw and got: (prev, wake flags, idle CPUs, CPUs of
 /// whole idle cores, the result).
