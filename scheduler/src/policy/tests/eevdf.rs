@@ -224,6 +224,24 @@ fn starvation_bound_is_half_the_watchdog_timeout() {
     }
 }
 
+/// One task of weight `w` on the queue `a` runs to its deadline: the run
+/// is charged to its vruntime and the sum (update_curr), it gets a new
+/// request (update_deadline), and the queue's reference moves to the
+/// average then, as 7.2's update_deadline() does (eevdf.bpf.h
+/// eevdf_charge_rq). Returns the run's wall time.
+unsafe fn run_request(a: &mut eevdf_avg, v: &mut u64, dl: &mut u64, w: u64, slice: u64) -> u64 {
+    let run = arbor_slice_left(*v, *dl, w, 100_000);
+    let dv = arbor_calc_delta_fair(run, w);
+    arbor_avg_shift(a, dv, w);
+    *v += dv;
+    let old = *dl;
+    *dl = arbor_update_deadline(*v, *dl, slice, w);
+    if *dl != old {
+        arbor_avg_rebase(a, arbor_avg_vruntime(a));
+    }
+    run
+}
+
 /// Two always-runnable tasks at nice 0 and nice 5 on one queue, scheduled
 /// with these rules alone (pick the eligible task with the earliest
 /// deadline, run it to its deadline, charge it): CPU shares are fair.c's,
