@@ -270,8 +270,7 @@ fn eevdf_rules_give_nice_shares() {
         for _ in 0..4000 {
             let mut pick = None;
             for i in 0..2 {
-                if arbor_vruntime_eligible(&a, v[i])
-                    && pick.map_or(true, |p: usize| dl[i] < dl[p])
+                if arbor_vruntime_eligible(&a, v[i]) && pick.map_or(true, |p: usize| dl[i] < dl[p])
                 {
                     pick = Some(i);
                 }

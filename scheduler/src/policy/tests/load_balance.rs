@@ -7,8 +7,8 @@ use crate::bpf_intf::{
     arbor_group_type_GROUP_OVERLOADED as OVER, arbor_level_LVL_LLC as LVL_LLC,
     arbor_level_LVL_NODE as LVL_NODE, arbor_level_LVL_SMT as LVL_SMT,
     arbor_migration_MIGRATE_LOAD as M_LOAD, arbor_migration_MIGRATE_NONE as M_NONE,
-    arbor_migration_MIGRATE_TASK as M_TASK, arbor_migration_MIGRATE_UTIL as M_UTIL,
-    group_stats, lb_cpu, lb_result,
+    arbor_migration_MIGRATE_TASK as M_TASK, arbor_migration_MIGRATE_UTIL as M_UTIL, group_stats,
+    lb_cpu, lb_result,
 };
 use std::ptr::null;
 

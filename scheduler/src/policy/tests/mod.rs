@@ -3,20 +3,20 @@
 //! crafted topologies and loads. One file per mechanism; the helpers shared
 //! by several live here.
 
-mod wake_affine;
-mod idler_llc;
-mod throttle;
-mod steal;
-mod preemption;
-mod capacity;
-mod cache_lb;
-mod select_idle;
-mod wide_masks;
-mod slow_path;
-mod newidle;
 mod accounting;
+mod cache_lb;
+mod capacity;
 mod eevdf;
+mod idler_llc;
 mod load_balance;
+mod newidle;
+mod preemption;
+mod select_idle;
+mod slow_path;
+mod steal;
+mod throttle;
+mod wake_affine;
+mod wide_masks;
 
 use super::ffi::*;
 use super::*;

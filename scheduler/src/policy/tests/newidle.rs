@@ -95,8 +95,7 @@ fn idle_pull_walks_every_level_of_the_llc_the_baseline_would_skip() {
         let mut out = vec![];
         for (i, &cost) in costs.iter().enumerate() {
             let ok = unsafe { arbor_newidle_level_ok(avg_idle, spent, cost) };
-            let d =
-                unsafe { arbor_newidle_level(on, i <= 1, ok, if ok { dice[i] } else { 0 }) };
+            let d = unsafe { arbor_newidle_level(on, i <= 1, ok, if ok { dice[i] } else { 0 }) };
             out.push(d);
             if d == arbor_ni_level_NI_STOP {
                 break;
