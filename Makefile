@@ -43,7 +43,10 @@ build: deps $(GUEST_BINS)
 	$(CARGO) build --release --locked
 
 # Unit tests: the placement rules (policy.h, compiled natively), features,
-# counters, topology parsing, CLI errors.
+# counters, topology parsing, CLI errors. `make test` installs everything
+# they need (deps: rt-app, the kernel's sources; run as root), so a test
+# that cannot run here fails rather than skips (scx_arbor::testing::skip).
+unit-test sim-test: export ARBOR_STRICT_TESTS = 1
 unit-test: build
 	$(CARGO) test --release --locked
 
@@ -54,7 +57,7 @@ unit-test: build
 # in one boot is tests/vm/suite.sh (part.sh's sections).
 vm-test: build
 	bash tests/vm/lanes.sh vm-a="$(MAKE) --no-print-directory vm-lane-a" vm-b="$(MAKE) --no-print-directory vm-lane-b"
-	# issue 25: the same suite on each extra kernel asked for (KERNELS=...)
+	# the same suite on each extra kernel asked for (KERNELS=...)
 	set -e; for k in $(EXTRA_KERNELS); do \
 		echo "== VM suite on kernel $$k"; \
 		$(VM) --kernel $$k --topology $(TOPOLOGY) -- tests/vm/suite.sh; \
@@ -75,15 +78,15 @@ BIGLLC := sockets=1,cores=48,threads=2
 # here, 2026-11-28)
 vm-lane-a:
 	$(VM) --topology $(TOPOLOGY) -- tests/vm/part.sh core seeds lb
-	# issue 10 (Scale): one 96-CPU LLC loads and survives a short stress run
+	# large LLCs: one 96-CPU LLC loads and survives a short stress run
 	$(VM) --topology $(BIGLLC) -- tests/vm/bigllc.sh
 
 vm-lane-b:
 	$(VM) --topology $(TOPOLOGY) -- tests/vm/part.sh ours sisnode harden hotplug proctable
 	$(VM) --topology $(TOPOLOGY) -- bash tests/vm/eevdf.sh
-	# issue 24: SIS_NODE where a node holds two LLCs (the only place it acts)
+	# SIS_NODE where a node holds two LLCs (the only place it acts)
 	$(VM) --topology 1s2d2c2t -- tests/vm/part.sh sisnode
-	# issue 25: the verifier's counts per BPF program on each kernel, against
+	# the verifier's counts per BPF program on each kernel, against
 	# docs/verifier/results.json (fails on a refusal or a >20% growth)
 	./target/release/arbor verifier $(foreach k,$(VERIFY_KERNELS),--kernel $(k))
 
@@ -106,10 +109,10 @@ peers:
 
 test: unit-test sim-test vm-test bench-quick
 
-# Regression test of the seeds' simulated directions (issue 12): a short
+# Regression test of the seeds' simulated directions: a short
 # line of each table whose full run showed a direction; fails if a change
 # to the scheduler or the simulator flips it. Seeds 001 and 002 have no
-# such line (their full runs are flat: docs/results/2026-11-22-sim-reproduce-second,
+# such line (their full runs are flat: docs/findings/2026-11-22-sim-reproduce-second,
 # 2026-11-23-sim-reproduce-fourth); seed 000's schbench is worse, robustly, since
 # the 2020 schbench model (2026-11-23-sim-reproduce-fourth).
 sim-test: build
@@ -125,10 +128,10 @@ sim-test: build
 	# 5 runs: +20.0% [+8.2, +31.8]
 	./target/release/arbor sim reproduce steal --quick -r 5
 	./target/release/arbor sim reproduce asym-capacity --quick
-	# issue 23: the simulator against this machine (real vs simulated;
+	# the simulator against this machine (real vs simulated;
 	# fails only if a ratio is not finite: closeness is what it measures)
 	./target/release/arbor sim calibrate --quick --reps 3
-	# issue 25: 200 random machines x workloads x schedulers; fails if
+	# the fuzzer: 200 random machines x workloads x schedulers; fails if
 	# scx_arbor is ejected, breaks an invariant or crashes in any; only
 	# scx_arbor's failures are minimised (a peer's minimisation reruns a
 	# case up to 40 times: 200 cases took 8.5 min instead of 1 with them)

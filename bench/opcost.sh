@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Per-op BPF cost of two scx_arbor builds in one boot (issue 10): the
+# Per-op BPF cost of two scx_arbor builds in one boot: the
 # kernel's run_cnt / run_time_ns of each struct_ops program, as bpftool
 # prints them with kernel.bpf_stats_enabled=1, under the same workload.
 # Guest side:

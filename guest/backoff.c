@@ -1,5 +1,5 @@
 /* Timed waits with and without a crossbeam-style backoff (127 pause + 5
- * sched_yield before each 100 ms futex wait): bench/issue4-daemon-cpu.sh.
+ * sched_yield before each 100 ms futex wait): bench/daemon-cpu.sh.
  * Usage: backoff MODE (0: plain timed waits, 1: with the backoff). */
 #define _GNU_SOURCE
 #include <linux/futex.h>

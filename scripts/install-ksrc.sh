@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fetches the kernel's sched_ext sources that the simulator builds the
-# kernel's own selftests from (issue 26): Debian's linux-source-7.2, at a
+# kernel's own selftests from: Debian's linux-source-7.2, at a
 # pinned version and sha256, of which only these are kept (nothing of it is
 # committed to this tree):
 #   tools/testing/selftests/sched_ext/   the selftests (BPF and user-space halves)

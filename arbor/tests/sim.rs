@@ -255,7 +255,7 @@ fn snapshot_then_run_on_it() {
     let snap = d.join("box");
     let (rc, _, err) = arbor(&["sim", "snapshot", snap.to_str().unwrap()]);
     if rc != 0 && !std::path::Path::new("/sys/devices/system/cpu/cpu0/topology").is_dir() {
-        println!("skipped: this system's /sys has no CPU topology ({err})");
+        scx_arbor::testing::skip(&format!("this system's /sys has no CPU topology ({err})"));
         return;
     }
     assert_eq!(rc, 0, "{err}");

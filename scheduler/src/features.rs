@@ -144,7 +144,7 @@ pub const FEATURES: &[Feature] = &[
         seed: None,
         help: "newidle skipped while avg_idle < --migration-cost-us (kernels before 5.16; for seed-era baselines)",
     },
-    // Ours, not the seed's (issue 10, deviation 8): with CACHE_LB, when the
+    // Ours, not the seed's: with CACHE_LB, when the
     // hottest LLC is over --llc-aggr-pct and the process runs at least half
     // as much in an LLC that is not, prefer that one (policy.h
     // arbor_cache_pick_pref). Without it two processes split evenly over two
@@ -162,7 +162,7 @@ pub const FEATURES: &[Feature] = &[
         seed: Some("002"),
         help: "with CACHE_LB: prefer an as-hot LLC with room over a full hottest one (ours, not the seed's)",
     },
-    // Issue 10, deviation 4: periodic balancing as fair.c's sched_balance_rq
+    // Periodic balancing as fair.c's sched_balance_rq
     // (find_busiest_group, calculate_imbalance, find_busiest_queue,
     // detach_tasks, need_active_balance), simplified as policy.h says. The
     // kernel's baseline behaviour, so on in every profile, `stock` included.
@@ -192,8 +192,8 @@ pub const FEATURES: &[Feature] = &[
     // nice-0 task waiting over 5 s (over 14 s without wake-up preemption),
     // which the wake-up preemptions had been cutting short; whether that
     // wait is EEVDF's own arithmetic or the port's is not settled
-    // (docs/results/2026-11-27-run-to-parity). Measured on issue 24's
-    // cells it changed nothing significant.
+    // (docs/findings/2026-11-27-run-to-parity). On the default-vs-peers
+    // suite's cells it changed nothing significant.
     Feature {
         name: "RUN_TO_PARITY",
         bit: bpf_intf::arbor_feature_FEAT_RUN_TO_PARITY,
@@ -214,7 +214,7 @@ pub const FEATURES: &[Feature] = &[
         seed: None,
         help: "select_idle_sibling as 3.9-4.8: an idle core, else target's idle sibling, else target (for seed-era baselines)",
     },
-    // Ours (issue 24): off in `stock` and `seeds`, on in `default`
+    // Ours, not the kernel's: off in `stock` and `seeds`, on in `default`
     // (DEFAULT_ONLY says why). policy.h arbor_wake_node_keep has the rule
     // and its sources.
     Feature {
@@ -224,7 +224,7 @@ pub const FEATURES: &[Feature] = &[
         seed: None,
         help: "no wake_affine pull out of prev's node while that node has an idle CPU (kernel: no SD_WAKE_AFFINE beyond node_reclaim_distance; allow_numa_imbalance; p2dq/cosmos node-first search). Counter: wake_node_kept",
     },
-    // Ours (issue 24), as WAKE_NODE: policy.h arbor_newidle_level has the
+    // Ours, as WAKE_NODE: policy.h arbor_newidle_level has the
     // rule and its sources.
     Feature {
         name: "IDLE_PULL",
@@ -233,7 +233,7 @@ pub const FEATURES: &[Feature] = &[
         seed: None,
         help: "a CPU going idle while a task waits in its LLC tries its core and its LLC, past newidle's cost bound and NI_RANDOM dice; above the LLC, where a pull costs the task its cache, those still decide (kernel: sched_balance_newidle's two predictions, replaced by the fact; cosmos: an idle CPU always drains its node's queue). Counter: idle_pulls",
     },
-    // Ours (issue 24), as WAKE_NODE: policy.h arbor_sync_local has the
+    // Ours, as WAKE_NODE: policy.h arbor_sync_local has the
     // rule and its sources.
     Feature {
         name: "SYNC_LOCAL",
@@ -242,16 +242,16 @@ pub const FEATURES: &[Feature] = &[
         seed: None,
         help: "a sync wakee queues on the waker's CPU when that CPU runs only the waker and the waker slept right after (within --migration-cost-us) each of its last 8 sync wake-ups (kernel: WF_SYNC's promise, wake_affine's avg_overlap test of 2.6.24-2.6.35; rusty/bpfland without the learning). Counters: sync_local, sync_kept, sync_broken",
     },
-    // Ours (issue 24), as WAKE_NODE: policy.h arbor_sis_node_pick has the
+    // Ours, as WAKE_NODE: policy.h arbor_sis_node_pick has the
     // rule and its sources.
     Feature {
         name: "SIS_NODE",
         bit: bpf_intf::arbor_feature_FEAT_SIS_NODE,
         default: false,
         seed: None,
-        help: "when select_idle_sibling finds no idle CPU in target's LLC, take the nearest idle CPU of its node (from prev) that has been idle for --migration-cost-us already, while under 85% of the node is busy; nothing where a node is one LLC (kernel: SIS_NODE of the 2023 multi-LLC select_idle_sibling, not merged; task_hot from the CPU's side; sched_ext's scx_select_cpu_dfl LLC-then-node order; seed 000's small-LLC premise). On in default only (docs/results/2026-11-27-spawn-parent; versions: docs/results/2026-11-27-sis-node). Counter: sis_node_found",
+        help: "when select_idle_sibling finds no idle CPU in target's LLC, take the nearest idle CPU of its node (from prev) that has been idle for --migration-cost-us already, while under 85% of the node is busy; nothing where a node is one LLC (kernel: SIS_NODE of the 2023 multi-LLC select_idle_sibling, not merged; task_hot from the CPU's side; sched_ext's scx_select_cpu_dfl LLC-then-node order; seed 000's small-LLC premise). On in default only (docs/findings/2026-11-27-spawn-parent; versions: docs/findings/2026-11-27-sis-node). Counter: sis_node_found",
     },
-    // Ours (issue 24, item 2): a cost saving, not a placement rule; on in
+    // Ours: a cost saving, not a placement rule; on in
     // every profile because the placement is the same either way
     // (main.bpf.c wake_prev_idle has the argument; sim/src/run.rs tests it).
     Feature {
@@ -261,7 +261,7 @@ pub const FEATURES: &[Feature] = &[
         seed: None,
         help: "select_cpu claims an idle prev at once when wake_affine would keep the wakee there, without copying the idle mask first: the placement select_idle_sibling makes (an idle target first), one call instead of four. Placement-neutral: on in every profile, NO_WAKE_SHORTCUT only to compare. Counter: wake_prev_idle",
     },
-    // Ours (issue 24), as WAKE_NODE: policy.h arbor_wake_local has the rule
+    // Ours, as WAKE_NODE: policy.h arbor_wake_local has the rule
     // and its sources.
     Feature {
         name: "WAKE_LOCAL",
@@ -270,7 +270,7 @@ pub const FEATURES: &[Feature] = &[
         seed: None,
         help: "a wakee whose prev is the waker's CPU, which runs only the waker, queues there behind it when the waker sleeps sooner after its wake-ups (measured per waker) than a wakee sent to an idle CPU takes to run (measured per CPU: IPI, idle exit) (cosmos: prev kept when it is the waker's CPU and both share an mm; fair.c wake_affine_idle: WF_SYNC's promise, here measured). Counter: wake_local",
     },
-    // Ours (issue 24), from the kernel's NEXT_BUDDY: policy.h
+    // Ours, from the kernel's NEXT_BUDDY: policy.h
     // arbor_sync_defer has the rule and its sources.
     Feature {
         name: "PREEMPT_SYNC",
@@ -288,7 +288,7 @@ pub const FEATURES: &[Feature] = &[
         seed: None,
         help: "a wakee (not WF_SYNC, not new) that is eligible on its CPU, which runs a task, becomes the CPU's next buddy: it preempts and runs next whatever the deadlines (fair.c wakeup_preempt_fair/set_preempt_buddy/pick_eevdf's PICK_BUDDY under NEXT_BUDDY: \"picking the ->next buddy will affect latency but not fairness\"). Counter: next_buddy",
     },
-    // Ours (issue 24): policy.h arbor_sync_pair has the rule and its
+    // Ours: policy.h arbor_sync_pair has the rule and its
     // sources.
     Feature {
         name: "SYNC_PAIR",
@@ -320,16 +320,16 @@ pub const NOT_IN_DEFAULT: &[(&str, &str)] = &[
         "STEAL",
         "it doubled wake-up tail latency and did not speed up hackbench \
          (wakeprobe p99 5035 -> 2895 us without it, EEVDF 2973; hackbench 6.20 -> 5.67 s; \
-         docs/measurements/2026-11-22-issue4-bench.md, section 5)",
+         docs/findings/2026-11-22-bench/README.md, section 5)",
     ),
     (
         "CACHE_LB",
         "on machines of several small LLCs it packed pgbench's client threads, and the \
          backends their wake-ups bring along, into one LLC: pgbench -23% to -40% against stock \
          on three 16-32-CPU shapes never developed on, +52% to +84% without it; hikey wakeprobe \
-         p99 1,191 us against 9.6 without it. Its one win in the issue's suite goes with it \
+         p99 1,191 us against 9.6 without it. Its one win in the default-vs-peers suite goes with it \
          (xeon-88 wakeprobe p99 44.5 -> 56.6 us, stock's); the suite stays at 30 of 36 cells, \
-         worse than stock in none (sim, 5 seeds; docs/results/2026-11-29-sync-pair section 8)",
+         worse than stock in none (sim, 5 seeds; docs/findings/2026-11-29-sync-pair section 8)",
     ),
     (
         "CACHE_ROOM",
@@ -343,38 +343,38 @@ pub const DEFAULT_ONLY: &[(&str, &str)] = &[
     (
         "WAKE_NODE",
         "wakees left their node on 216 of 1000 wake-ups on xeon-88 hackbench against p2dq's 7 \
-         (docs/results/2026-11-23-sim-peers-all); docs/results/2026-11-26-default-vs-peers",
+         (docs/findings/2026-11-23-sim-peers-all); docs/findings/2026-11-26-default-vs-peers",
     ),
     (
         "IDLE_PULL",
         "CPUs idled 5.1% of the time while tasks waited on x86-12 hackbench (cosmos 0.9%), newidle \
          skipped by its dice; with it 1.7% and hackbench 5.2% faster, xeon-88 schbench p99 29% lower \
-         (sim, 5 seeds; docs/results/2026-11-26-default-vs-peers-2). Forced only within the LLC since \
+         (sim, 5 seeds; docs/findings/2026-11-26-default-vs-peers-2). Forced only within the LLC since \
          power11 schbench p99 was 23.9 us forced everywhere, 16.2 within the LLC \
-         (docs/results/2026-11-28-idle-pull-llc)",
+         (docs/findings/2026-11-28-idle-pull-llc)",
     ),
     (
         "SYNC_LOCAL",
         "a sync wakee waited 3.9 us for an idle CPU to wake while its waker's CPU was about to be \
          free; with it perf-pipe 46% faster than stock on x86-12 and xeon-88, 21% on power11, \
          pgbench +23% / +45% / +4% tps, hackbench, perf-messaging, schbench and wakeprobe \
-         unchanged to the digit (sim, 3 seeds; docs/results/2026-11-27-sync-local)",
+         unchanged to the digit (sim, 3 seeds; docs/findings/2026-11-27-sync-local)",
     ),
     (
         "SIS_NODE",
         "once the simulator forks a workload's tasks from a running parent, power11 hackbench \
          ties cosmos with it (-12.8% +-14.9) and loses without (-41.7% +-37.7), wakeprobe p99 \
          likewise (-0.8% +-2.2 against -4.0% +-1.8); x86-12 and xeon-88, one LLC per node, \
-         unchanged to the digit (sim, 5 seeds; docs/results/2026-11-27-spawn-parent)",
+         unchanged to the digit (sim, 5 seeds; docs/findings/2026-11-27-spawn-parent)",
     ),
     (
         "PREEMPT_SYNC",
         "wake-up preemptions broke hackbench's batches on small busy machines: 2,787 wake-ups for \
          the host's messages against p2dq's 371, 1,392 of them preempting \
-         (docs/results/2026-11-28-idle-pull-llc); with it x86-12 hackbench +5.8% +-5.8, \
+         (docs/findings/2026-11-28-idle-pull-llc); with it x86-12 hackbench +5.8% +-5.8, \
          perf-messaging +4.9% +-4.0, e5-2630v4 and hikey +2.0 to +6.5%, the other workloads \
          unchanged; held out: host hackbench -3.5% and perf-messaging -4.7% time, pgbench -0.1% \
-         tps, epyc and spr-2s unchanged (sim, 5 seeds; docs/results/2026-11-28-preempt-sync)",
+         tps, epyc and spr-2s unchanged (sim, 5 seeds; docs/findings/2026-11-28-preempt-sync)",
     ),
     (
         "NEXT_BUDDY",
@@ -385,7 +385,7 @@ pub const DEFAULT_ONLY: &[(&str, &str)] = &[
          held out, run once: epyc 13.5 -> 6.2, spr-2s 15.5 -> 7.7, host wakeprobe +2.7%, host \
          schbench -17.0% +-19.2 (tied), the other 25 cells unchanged; hackbench, perf-messaging, \
          perf-pipe and pgbench unchanged to the digit everywhere (their wake-ups are WF_SYNC) \
-         (sim, 5 seeds; docs/results/2026-11-28-one-llc-cost)",
+         (sim, 5 seeds; docs/findings/2026-11-28-one-llc-cost)",
     ),
     (
         "SYNC_PAIR",
@@ -393,7 +393,7 @@ pub const DEFAULT_ONLY: &[(&str, &str)] = &[
          work and slept: on the host's 2 CPUs 0.9% more wake-ups and 0.01% fewer tps than stock; \
          with the pair's wake-up ordinary, wake-ups -18.5% and tps +0.5% against stock; x86-12, \
          xeon-88 and power11 unchanged within their intervals \
-         (sim, 5 seeds; docs/results/2026-11-29-sync-pair)",
+         (sim, 5 seeds; docs/findings/2026-11-29-sync-pair)",
     ),
 ];
 
@@ -402,7 +402,7 @@ pub const DEFAULT_ONLY: &[(&str, &str)] = &[
 pub const OURS_OFF: &[(&str, &str)] = &[
     (
         "WAKE_LOCAL",
-        "x86-12 wakeprobe p99 +3.3% (ties cosmos), power11 unchanged within its spread, but xeon-88 wakeprobe p99 -4.0%: the wakee left on the waker's CPU displaces the waker's next wake-up (migrations per 1000 wake-ups 134 -> 480) (sim, 5 seeds; docs/results/2026-11-27-wake-shortcut)",
+        "x86-12 wakeprobe p99 +3.3% (ties cosmos), power11 unchanged within its spread, but xeon-88 wakeprobe p99 -4.0%: the wakee left on the waker's CPU displaces the waker's next wake-up (migrations per 1000 wake-ups 134 -> 480) (sim, 5 seeds; docs/findings/2026-11-27-wake-shortcut)",
     ),
 ];
 
@@ -614,9 +614,9 @@ mod tests {
         assert_eq!(FEATURES.len() as u32, bpf_intf::arbor_feature_NR_FEATURES);
     }
 
-    /// Issue 13, item 6: each feature's name is its `enum arbor_feature`
-    /// member in intf.h without FEAT_, at the member's value, and the
-    /// header names no feature this table lacks.
+    /// Each feature's name is its `enum arbor_feature` member in intf.h
+    /// without FEAT_, at the member's value, and the header names no
+    /// feature this table lacks.
     #[test]
     fn names_are_enum_arbor_feature() {
         let members = crate::stats::c_enum(include_str!("bpf/intf.h"), "arbor_feature");
@@ -716,9 +716,8 @@ mod tests {
         assert!(apply(0, &["NO_".into()]).is_err());
     }
 
-    /// Issue 10, deviation 8: the room rule is its own switch, on where
-    /// CACHE_LB is (seeds; default has neither since session 27), and
-    /// NO_CACHE_ROOM turns only it off.
+    /// The room rule is its own switch, on where CACHE_LB is (seeds;
+    /// default has neither), and NO_CACHE_ROOM turns only it off.
     #[test]
     fn cache_room_is_its_own_feature() {
         let bit = 1 << bpf_intf::arbor_feature_FEAT_CACHE_ROOM;

@@ -570,7 +570,7 @@ mod tests {
         }
     }
 
-    /// Issue 10, deviation 8: --llc-tolerance defaults to the kernel's
+    /// --llc-tolerance defaults to the kernel's
     /// llc_aggr_tolerance (1, a multiplier; 0 would turn aggregation off)
     /// and --help says what it means.
     #[test]

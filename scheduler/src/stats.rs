@@ -643,7 +643,7 @@ mod tests {
     use super::*;
     use crate::bpf_intf;
 
-    /// Issue 13, item 6: every name, in order, is the lower-case form of
+    /// Every name, in order, is the lower-case form of
     /// its `enum arbor_stat` member in intf.h (read from the header itself,
     /// so a counter added to one side only, or out of order, fails here).
     #[test]

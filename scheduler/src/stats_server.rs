@@ -570,7 +570,7 @@ mod tests {
     #[test]
     fn modes_and_peer_credentials_whatever_the_umask() {
         if unsafe { libc::geteuid() } != 0 {
-            eprintln!("skipped: needs root to test other users");
+            crate::testing::skip("needs root to serve other users");
             return;
         }
         let path = tmp_sock("perm");

@@ -354,7 +354,7 @@ mod tests {
             .contains("LLC 0"));
     }
 
-    /// Issue 10 (Scale): any topology the kernel supports loads, e.g. a
+    /// Any topology the kernel supports loads, e.g. a
     /// 48-core/96-thread Xeon socket as one LLC, 256-CPU LLCs, 1024 CPUs.
     #[test]
     fn big_llcs_and_1024_cpus_load() {

@@ -40,7 +40,7 @@ pub struct Report {
 }
 
 /// A count may grow by this fraction against the committed table before it
-/// is flagged (issue 25: "a change that raises the count by more than 20%").
+/// is flagged: a change that raises a count by more than 20% needs a look.
 pub const GROWTH_LIMIT: f64 = 0.20;
 
 /// The loaded programs' counts, in load order.

@@ -59,7 +59,9 @@ fn installed() -> bool {
     {
         return true;
     }
-    eprintln!("skipped: the rt-app package is not installed ({DOC}/examples is missing; scripts/install-deps.sh installs it)");
+    scx_arbor::testing::skip(&format!(
+        "the rt-app package is not installed ({DOC}/examples is missing; scripts/install-deps.sh installs it)"
+    ));
     false
 }
 

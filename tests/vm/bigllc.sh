@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 10 (Scale): a 96-CPU LLC (one 48-core, 2-thread socket) loads
+# Large LLCs: a 96-CPU LLC (one 48-core, 2-thread socket) loads
 # scx_arbor and survives a short stress run. Run by `make test` as:
 #   arbor vm -t sockets=1,cores=48,threads=2 -- tests/vm/bigllc.sh
 # TCG runs all 96 vCPUs on one host thread: few tasks, short runs.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# EEVDF ordering in a guest (issue 10):
+# EEVDF ordering in a guest:
 #  1. two CPU-bound tasks at nice 0 and nice 5 pinned to one CPU share it
 #     as fair.c's weights say (1024 : 335, nice 0 gets 75.4%) to within 5%,
 #     under scx_arbor (and, for reference, under the kernel's EEVDF);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# VM checks of the daemon's hardening (issue 11): the stats socket's modes
+# VM checks of the daemon's hardening: the stats socket's modes
 # and credentials. Sourced by suite.sh, or run alone:
 #   arbor vm -- tests/vm/harden.sh
 if [ -z "${HARDEN_SOURCED:-}" ] && ! declare -F check >/dev/null; then

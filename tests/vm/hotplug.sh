@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# VM check of CPU hotplug (issue 10): sched_ext exits a scheduler without
+# VM check of CPU hotplug: sched_ext exits a scheduler without
 # ops.cpu_online/offline when a CPU comes or goes, asking for a restart;
 # scx_arbor must reload on the new topology with its knobs and its features
 # (also ones switched at run time). Sourced by suite.sh, or run alone:

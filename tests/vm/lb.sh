@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# VM test of LB_IMBALANCE, the weighted-imbalance periodic balancer (issue
-# 10, deviation 4), with the feature on (the default) and off:
+# VM test of LB_IMBALANCE, the weighted-imbalance periodic balancer, with
+# the feature on (the default) and off:
 #  - stacked lone tasks: two spinning threads confined to CPUs 0 and 1 (one
 #    core's SMT siblings), then allowed everywhere. Each runs alone on its
 #    CPU, nothing is queued, so only active balance can move one of them:

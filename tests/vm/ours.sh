@@ -1,4 +1,4 @@
-# VM tests of issue 24's own features (off in `stock` and `seeds`, but
+# VM tests of our own features (off in `stock` and `seeds`, but
 # WAKE_SHORTCUT, a cost saving on everywhere), each
 # on vs off in the same guest boot, on top of `stock` so that
 # only the feature under test differs. Sourced by suite.sh (uses its

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# VM test of seed 002's process table (issue 11, item 6; issue 10,
-# deviation 8): CACHE_LB keeps one entry per multi-threaded process in a
-# 4,096-entry BPF hash map. Entries used never to be deleted, so after 4,096
+# VM test of seed 002's process table: CACHE_LB keeps one entry per
+# multi-threaded process in a 4,096-entry BPF hash map. Entries used never to be deleted, so after 4,096
 # processes aggregation was off for every new one. Here:
 #  - PROCTABLE_PROCS (6,000: half as many again as the table holds) short
 #    two-thread processes, one after another

@@ -240,8 +240,8 @@ elif cache_run -f CACHE_LB; then
 		test "$a_on" -ge 60 -a "${pin:-0}" -gt 0
 	# Off, the placement is not a test: 4 spinners balanced 2 + 2 stay split
 	# only until something disturbs them, and then the balancer may pair
-	# either process's threads in an LLC (apart 96% in session 27's CI with
-	# nothing else running, 100% in session 26's under load, 0% in the
+	# either process's threads in an LLC (apart 96% in one CI run with
+	# nothing else running, 100% in another under load, 0% in the
 	# other runs). That aggregation and not chance makes them apart is the
 	# simulator's deterministic test (sim/tests/cache_lb.rs,
 	# cache_lb_pulls_a_thread_into_its_preferred_llc_when_balanced); here:

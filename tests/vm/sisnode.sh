@@ -1,4 +1,4 @@
-# VM tests of SIS_NODE (issue 24; off in `stock` and `seeds`), on vs off
+# VM tests of SIS_NODE (ours; off in `stock` and `seeds`), on vs off
 # in the same guest boot, on top of `stock`. A section of its own because
 # what it must do depends on the topology: `make test` runs it in the
 # suite's 2s2c2t guest (one LLC per node: it must never act) and alone in a

@@ -47,7 +47,7 @@ const volatile struct arbor_cache_cfg cache_cfg = {
  * taken. With one LLC every preferred LLC is the only one: no move could
  * follow from it, and the accounting in stopping() (a look-up of the
  * process's entry on every switch) and the tick's scan were pure cost
- * (issue 24, item 2: on the host snapshot's wakeprobe, stopping cost 145
+ * (simulated, on the host snapshot's wakeprobe: stopping cost 145
  * ns per call under default against stock's 125).
  */
 static __always_inline bool cache_lb_on(void)
@@ -62,7 +62,7 @@ static __always_inline bool cache_wake_on(void)
 }
 
 /*
- * One process. Concurrency (issue 10, deviation 8): rt[i] and rt_epoch[i]
+ * One process. Concurrency: rt[i] and rt_epoch[i]
  * are written only by CPU i (stopping() runs on the CPU the task ran on),
  * and each CPU decays its own slot lazily, as the kernel keeps one
  * sched_cache_time per CPU with its own epoch (__update_mm_sched). Readers

@@ -104,7 +104,7 @@ static __always_inline bool task_migration_disabled(const struct task_struct *p)
  * READ_ONCE(task_thread_info(p)->cpu) with THREAD_INFO_IN_TASK (x86,
  * arm64, ...), which is all scx_bpf_task_cpu() returns. A load instead of
  * a kfunc call on enqueue, runnable, running, stopping and the tick
- * (issue 24, item 2: the model charges a call 20 ns, a field read
+ * (the simulator's cost model charges a call 20 ns, a field read
  * nothing). Where the field does not exist, the kfunc.
  */
 static __always_inline s32 task_cpu_of(const struct task_struct *p)
@@ -185,7 +185,7 @@ static __always_inline bool allowed(const struct task_struct *p, s32 cpu)
  * once at boot by scx_idle_init_masks() and never freed), and its
  * scx_bpf_put_idle_cpumask() does nothing, so a get/put pair per wake-up
  * were two kfunc calls on the wake-up's critical path that read nothing
- * (issue 24, item 2: the wake-up path's cost). Loaded by root, the
+ * (on every wake-up's path). Loaded by root, the
  * verifier lets a program keep a kernel address as a number
  * (allow_ptr_leaks); the read itself is bpf_probe_read_kernel()'s, which
  * fails safe: an address of 0 or an error zeroes the copy (no CPU looks
@@ -328,7 +328,7 @@ struct cpu_ctx {
 	u64 next_starve_scan;	/* starvation bound: the tick's next look at our queue */
 	u32 starve_pending;	/* a starved task waits in our queue: dispatch runs it first */
 	/*
-	 * The running task's waker_state while it runs (issue 24, item 2: the
+	 * The running task's waker_state while it runs (a look-up saved: the
 	 * wake-up path read the waker's through a task-storage look-up, the
 	 * one call of the five every non-fork wake-up made before placing that
 	 * was not this CPU, the waker, the wakee's context or the clock).
@@ -345,7 +345,7 @@ struct cpu_ctx {
 /*
  * Plain global data (.bss), indexed by CPU id, not an array map: reading a
  * CPU's context is an address computation, not a bpf_map_lookup_elem()
- * call (issue 24, item 2: the wake-up path looked up several contexts per
+ * call (the wake-up path looked up several contexts per
  * call). Same layout as the map it replaces (contiguous elements), and the
  * same answer: NULL for an id at or past MAX_CPUS (negative ones included,
  * as the map's u32 key), a zeroed context otherwise.

@@ -124,7 +124,8 @@ static __always_inline void eevdf_dequeue(struct task_ctx *tctx, bool sleep)
 		 * progress: (avg - rest) = -vlag * w / load, unclamped, so a
 		 * heavy task (nice -19 among nice-0 tasks: w / load ~ 10) that
 		 * owed time came back ~10x further ahead at each sleep, until
-		 * its vruntime wrapped and it ran alone (issue 25, case A).
+		 * its vruntime wrapped and it ran alone (a fuzzer find:
+		 * docs/findings/2026-11-26-fuzz-changes, case A).
 		 */
 		tctx->sleep_avg = rest;
 		tctx->sleep_cpu = cpu;

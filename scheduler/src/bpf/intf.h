@@ -127,7 +127,7 @@ enum arbor_feature {
 	FEAT_NI_MIGRATION_COST = 18,	/* before 5.16: no newidle while avg_idle < migration cost */
 	FEAT_WAKE_PREEMPT = 19,	/* a wakee preempts a busy CPU's task (check_preempt_wakeup_fair) */
 	FEAT_SIS_IDLE_GROUP = 20,	/* 3.9-4.8: select_idle_sibling takes only an idle core or target's sibling */
-	/* ours (issue 24): on in `default` only */
+	/* ours, not the kernel's: on in `default` only */
 	FEAT_WAKE_NODE	= 21,	/* no wake_affine pull out of prev's node while it has an idle CPU */
 	FEAT_IDLE_PULL	= 22,	/* newidle walks the core and LLC while a task waits (no cost bound, no dice) */
 	FEAT_SYNC_LOCAL	= 23,	/* a sync wakee queues on the waker's CPU when the waker keeps WF_SYNC's promise */
@@ -161,7 +161,7 @@ enum arbor_stat {
 	STAT_IDLE_WHILE_QUEUED_NS,
 	STAT_BUSY_NS,
 	STAT_IDLE_NS,
-	/* not in the issue's list, but needed to read the others */
+	/* not placement outcomes, but needed to read the counters above */
 	STAT_FORK_EXEC_SLOWPATH,
 	STAT_PERIODIC_KICKS,
 	STAT_BUSY_PULLS,
@@ -227,13 +227,13 @@ enum arbor_stat {
 	STAT_LLC_PROC_INSERT_FAILS,
 	/* fork slow path: children placed off the parent's node */
 	STAT_FORK_OTHER_NODE,
-	/* issue 10, deviation 4: the weighted-imbalance periodic balancer (LB_IMBALANCE) */
+	/* the weighted-imbalance periodic balancer (LB_IMBALANCE) */
 	STAT_LB_PULLS,		/* tasks pulled by it */
 	STAT_LB_ACTIVE,		/* lone running tasks pushed to an idle CPU (active balance) */
 	/* seed 002: tasks cache-aware balancing moved into their preferred LLC (migrate_llc_task) */
 	STAT_LLC_LB_MOVES,
 	/*
-	 * issue 12 (validate): where wake_wide's flips come from. The kernel's
+	 * For `arbor sim validate`: where wake_wide's flips come from. The kernel's
 	 * record_wakee() charges `current`, which for a wake-up from interrupt
 	 * context (a timer, an IPI) is whatever task it interrupted; such
 	 * wake-ups carry no WF_SYNC. A sync wake-up is a task waking its peer

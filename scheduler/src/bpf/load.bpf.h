@@ -139,7 +139,8 @@ static __always_inline void acct_add(struct task_ctx *tctx, const struct task_st
  * of min(idle CPUs, runnable tasks waiting in some queue). Each unit is one
  * CPU idling while a task that could have used it waited.
  *
- * Nothing global is written on the hot path (issue 10): each CPU keeps its
+ * Nothing global is written on the hot path (one shared counter's cache
+ * line would bounce between all CPUs of a large machine): each CPU keeps its
  * own share of the waiting count (cpu_ctx.gap_waiting, +1/-1 from its own
  * callbacks, and from runnable() for the tasks queued on its rq: see
  * set_waiting_on; so it may go negative when a task starts waiting on one

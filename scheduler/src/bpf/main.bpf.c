@@ -396,7 +396,7 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	 * DSQ, newidle and steal would make a lone task wander), and kick the
 	 * CPU, which is about to idle, so that it runs it. Not if a task
 	 * was queued on the CPU meanwhile, or dispatch kept this one as the
-	 * only eligible task (deviation 11: the local queue would run it for
+	 * only eligible task (the local queue would run it for
 	 * a whole slice ahead of them): then it is queued in deadline order
 	 * with the others and the CPU picks again. Either way the CPU passes
 	 * through idle with work to do; update_idle() takes its idle bit back.
@@ -459,7 +459,7 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	own_busy = c && cpu == task_cpu && c->running_since;
 
 	/*
-	 * An idle CPU is claimed (deviation 11: left idle in the idle mask,
+	 * An idle CPU is claimed (left idle in the idle mask,
 	 * the next wakers' scans would pick it too and stack onto it) and
 	 * woken. A busy one is preempted when ours is eligible with the
 	 * earlier deadline (check_preempt_wakeup_fair: pick_eevdf picks it).
@@ -544,7 +544,7 @@ static __always_inline void set_curr_request(struct cpu_ctx *c, struct task_ctx 
  * its CPU through idle and back at every slice end: about every 2 ms for
  * one CPU-bound thread on x86-12 in the simulator, with stopping, enqueue,
  * two update_idle, a kick and running each time
- * (docs/results/2026-11-29-cost-per-wakeup §4).
+ * (docs/findings/2026-11-29-cost-per-wakeup §4).
  *
  * Called by dispatch once its own queue was empty and nothing was pulled.
  * Not when the tick or the balancer asked for a move (move_cpu: misfit,
@@ -929,7 +929,7 @@ void BPF_STRUCT_OPS(arbor_update_idle, s32 cpu, bool idle)
 		return;
 	if (idle) {
 		/*
-		 * Deviation 11: after an ENQ_LAST insert the CPU passes through
+		 * After an ENQ_LAST insert the CPU passes through
 		 * idle (sched_ext picked nothing before the insert) with its task
 		 * in the local queue. Left in the idle mask, a waker would claim
 		 * it and queue its wakee behind that task for a whole slice:
@@ -1016,7 +1016,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
 	 * none while the scheduler loads, so a CPU idle at load would
 	 * otherwise count as busy until it first ran a task: for ever, for a
 	 * CPU nothing is sent to (measured in the simulator, once it followed
-	 * ext.c: xeon-88 pgbench -12.7%, docs/results/2026-11-28-idle-pull-llc).
+	 * ext.c: xeon-88 pgbench -12.7%, docs/findings/2026-11-28-idle-pull-llc).
 	 * A CPU busy at load is counted idle until its first tick
 	 * (arbor_tick) or its first idle.
 	 */
@@ -1036,7 +1036,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_init)
 		 * nr_idle_scan also starts at 0, but the first load balance
 		 * after boot sets it long before any workload; we load right
 		 * before one, and a 0 here made the first 4 ms of wake-ups find
-		 * no idle CPU: issue 12's validation.)
+		 * no idle CPU in the simulator's validation.)
 		 */
 		lc->nr_idle_scan = llc_nr_cpus[cpu];
 	}

@@ -246,8 +246,8 @@ ARBOR_POLICY bool arbor_wa_throttled(const struct wa_input *in)
  * Will wake_affine() look past WA_IDLE? Not when the throttle (seed 001)
  * or WA_IDLE has answered: then the LLC busy counts and the loads
  * (this_llc_*, prev_llc_*, *_load, *_cap) are never read, and the BPF side
- * skips gathering them (issue 10: build wake_affine's inputs lazily, after
- * WA_IDLE has spoken). Reads only now, next_wake_affine, throttle_ns,
+ * skips gathering them (wake_affine's inputs are built lazily, after
+ * WA_IDLE has spoken, so the wake-ups it decides read no loads). Reads only now, next_wake_affine, throttle_ns,
  * features, the idle flags, share_cache, sync and this_nr_running.
  */
 ARBOR_POLICY bool arbor_wa_needs_load(const struct wa_input *in)
@@ -799,7 +799,7 @@ ARBOR_POLICY bool arbor_newidle_level_ok(u64 avg_idle, u64 spent, u64 level_cost
 #define NSEC_PER_SEC		1000000000ULL
 
 /*
- * IDLE_PULL (ours, issue 24): a CPU about to idle while a task waits in
+ * IDLE_PULL (ours, not the kernel's): a CPU about to idle while a task waits in
  * another CPU of its LLC takes it. What one level of the newidle walk does:
  *  - NI_STOP: the baseline's cost bound ends the walk (arbor_newidle_level_ok);
  *  - NI_SKIP: the baseline's NI_RANDOM dice skips this level (dice_weight 0;
@@ -820,7 +820,7 @@ ARBOR_POLICY bool arbor_newidle_level_ok(u64 avg_idle, u64 spent, u64 level_cost
  * microseconds away from the CPU they had just run on: 154 migrations per
  * 1000 wake-ups against stock's 38, p99 18.05 against stock's 17.56 us (the
  * one cell where default was worse than stock; sim, 5 seeds,
- * docs/results/2026-11-27-wake-shortcut). The baseline's own newidle pulls
+ * docs/findings/2026-11-27-wake-shortcut). The baseline's own newidle pulls
  * within the LLC still skip the hot test (arbor_can_pull): a deviation of
  * the port, not measured yet.
  *
@@ -847,7 +847,7 @@ ARBOR_POLICY bool arbor_newidle_level_ok(u64 avg_idle, u64 spent, u64 level_cost
  * select_idle_sibling() searches, so a busy CPU there is one fewer idle
  * target for them. That is the trade the baseline's predictions weigh, and
  * they stay the judge above the LLC. Measured (sim, 5 seeds,
- * docs/results/2026-11-28-idle-pull-llc): forcing every level, power11
+ * docs/findings/2026-11-28-idle-pull-llc): forcing every level, power11
  * (LLCs of 4 threads) made 5,473 forced pulls per schbench run, cross-node
  * migrations 4,085 -> 5,449, and schbench's wake-up p99 23.9 us against
  * 17.4 without IDLE_PULL; forced within the LLC only, 16.2 us, with
@@ -1053,7 +1053,7 @@ ARBOR_POLICY bool arbor_steal_allowed(u64 avg_idle, u64 steal_cost, u32 nr_nodes
 }
 
 /* ------------------------------------------------------------------ */
-/* WAKE_NODE (ours, issue 24): a wakee stays in its node               */
+/* WAKE_NODE (ours): a wakee stays in its node                         */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -1070,7 +1070,7 @@ ARBOR_POLICY bool arbor_steal_allowed(u64 avg_idle, u64 steal_cost, u32 nr_nodes
  *  - fair.c's allow_numa_imbalance()/adjust_numa_imbalance(): the balancer
  *    tolerates a node running more than its share, to keep tasks near their
  *    memory and their partners, as long as the node is not overloaded;
- *  - p2dq and cosmos (issue 24's measurements, peers-all report) look for an
+ *  - p2dq and cosmos (docs/findings/2026-11-23-sim-peers-all) look for an
  *    idle CPU in the wakee's node before any other and kept cross-node
  *    migrations per 1000 wake-ups at 7 (xeon-88 hackbench) against arbor's 216.
  * The limit "prev's node has an idle CPU" is where keeping stops being free:
@@ -1087,7 +1087,7 @@ ARBOR_POLICY bool arbor_wake_node_keep(u32 this_node, u32 prev_node, u32 prev_no
 }
 
 /* ------------------------------------------------------------------ */
-/* SIS_NODE (ours, issue 24): the idle search goes past a small LLC     */
+/* SIS_NODE (ours): the idle search goes past a small LLC               */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -1100,7 +1100,7 @@ ARBOR_POLICY bool arbor_wake_node_keep(u32 this_node, u32 prev_node, u32 prev_no
  * migration cost already (arbor_sis_node_idle_ok).
  *
  * Sources: seed 000's premise ("the idle search is confined to a tiny
- * LLC"), measured here on power11 (issue 24: wakees that found no idle CPU
+ * LLC"), measured here on power11 (simulated: wakees that found no idle CPU
  * in their 4-CPU LLC waited 52 us each, 13 ms per perf-messaging run, while
  * other LLCs of the node idled); SIS_NODE, the kernel feature of Peter
  * Zijlstra's "sched/fair: Multi-LLC select_idle_sibling()" (tip, 2023: for
@@ -1123,7 +1123,7 @@ ARBOR_POLICY bool arbor_wake_node_keep(u32 this_node, u32 prev_node, u32 prev_no
  * balancer's utilisation average: it is known from the first wake-up on.
  * Measured (power11 schbench, 99% busy): the bound cut the placements
  * from 5,515 to 136 per run; the wake-up p99 it was meant to protect came
- * back only with arbor_sis_node_idle_ok (docs/results/2026-11-27-sis-node).
+ * back only with arbor_sis_node_idle_ok (docs/findings/2026-11-27-sis-node).
  */
 ARBOR_POLICY bool arbor_sis_node_try(bool any_allowed, u32 node_llcs, u32 node_busy,
 				     u32 node_cpus, u32 imbalance_pct)
@@ -1140,7 +1140,7 @@ ARBOR_POLICY bool arbor_sis_node_try(bool any_allowed, u32 node_llcs, u32 node_b
  * other task's seat), else at target. select_idle_sibling() takes prev
  * only when it shares target's LLC (step 2); over the node, the same
  * preference holds. Not measured to matter: in the power11 runs of
- * docs/results/2026-11-27-sis-node, starting from target or from prev gave
+ * docs/findings/2026-11-27-sis-node, starting from target or from prev gave
  * the same results (SIS_NODE's wake-ups there had target == prev).
  */
 ARBOR_POLICY u32 arbor_sis_node_from(s32 target, s32 prev, u32 target_node, u32 prev_node)
@@ -1163,7 +1163,7 @@ ARBOR_POLICY u32 arbor_sis_node_from(s32 target, s32 prev, u32 target_node, u32 
  * the first wake-ups of 53 workers whose prev CPUs (0-17, 14 of them on
  * CPU 0) the fork burst had crowded moved onto the seats of other workers
  * that had just slept, and the workers' wake-up p99 over the run rose from
- * 15 to 32 us; with this test, 15.9 (docs/results/2026-11-27-sis-node).
+ * 15 to 32 us; with this test, 15.9 (docs/findings/2026-11-27-sis-node).
  */
 ARBOR_POLICY bool arbor_sis_node_idle_ok(u64 idle_stamp, u64 now, u64 migration_cost)
 {
@@ -1232,7 +1232,7 @@ ARBOR_POLICY s32 arbor_sis_node_pick(const u64 *idle, const volatile u64 *node, 
 }
 
 /* ------------------------------------------------------------------ */
-/* SYNC_LOCAL (ours, issue 24): a sync wakee runs where its waker sleeps */
+/* SYNC_LOCAL (ours): a sync wakee runs where its waker sleeps         */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -1248,7 +1248,7 @@ ARBOR_POLICY s32 arbor_sis_node_pick(const u64 *idle, const volatile u64 *node, 
  * time between waking a task and sleeping) stayed below
  * sysctl_sched_migration_cost (sched_fair.c; avg_overlap went in 2.6.36
  * because a single average misjudged mixed behaviour). rusty and bpfland
- * queue every sync wakee on the waker's CPU (issue 24: perf-pipe 22-43%
+ * queue every sync wakee on the waker's CPU (in our simulator: perf-pipe 22-43%
  * faster, rq_wait 0); bpfland's unconditional rule makes hackbench 6-8 times
  * slower, because hackbench's senders wake 20 receivers and go on running.
  *
@@ -1287,7 +1287,7 @@ ARBOR_POLICY bool arbor_sync_local(u32 hist, u64 pending, u32 this_nr_running)
 }
 
 /*
- * WAKE_LOCAL (ours, issue 24; on in `default` only): a wakee whose prev CPU
+ * WAKE_LOCAL (ours; on in `default` only): a wakee whose prev CPU
  * is its waker's, which runs the waker alone, is queued there behind the
  * waker (no idle search, no IPI, its cache where it left it) when the
  * waker is about to sleep, by measurement rather than by WF_SYNC's word:
@@ -1306,7 +1306,7 @@ ARBOR_POLICY bool arbor_sync_local(u32 hist, u64 pending, u32 this_nr_running)
  * that CPU", while the system is not saturated (its select_cpu); fair.c
  * wake_affine_idle() takes the waker's CPU for a sync wake-up when the
  * waker runs there alone, on WF_SYNC's promise that it sleeps next.
- * Measured here (docs/results/2026-11-27-wake-local): on x86-12, wakeprobe's
+ * Measured here (docs/findings/2026-11-27-wake-local): on x86-12, wakeprobe's
  * message thread wakes its 6 workers in 1-2 us and sleeps, while a wakee
  * sent to an idle CPU takes ~12 us (C1E exit); arbor moved the worker whose
  * prev was the message thread's CPU to another CPU on ~200 of 1000
@@ -1369,7 +1369,7 @@ ARBOR_POLICY bool arbor_wake_preempt(bool enabled, bool curr_running, bool eligi
  * wake-ups and switches for the same data, on a CPU of any size. Measured:
  * on the host's 2 CPUs hackbench took 2,787 wake-ups under default against
  * p2dq's 371 (which never preempts), with 1,392 wake-up preemptions
- * (docs/results/2026-11-28-idle-pull-llc §3).
+ * (docs/findings/2026-11-28-idle-pull-llc §3).
  *
  * Returns true when the preemption waits. `picked` is when the running task
  * was picked (0: nothing runs, nothing to defer).
@@ -1399,7 +1399,7 @@ ARBOR_POLICY bool arbor_sync_defer(bool sync, u64 now, u64 picked, u64 threshold
  * wake_wide's own record (record_wakee's last_wakee, fair.c), kept on
  * every wake-up anyway: two loads, no call.
  *
- * Measured (docs/results/2026-11-29-sync-pair): on the host's 2 CPUs,
+ * Measured (docs/findings/2026-11-29-sync-pair): on the host's 2 CPUs,
  * pgbench's client deferred 118,746 backends per run under PREEMPT_SYNC
  * and slept 0.9% more often than under stock; with the pair exempted its
  * wake-ups fall 18.5% and tps rises 0.5% above stock. Holds on any
@@ -1436,11 +1436,11 @@ ARBOR_POLICY bool arbor_sync_pair(bool enabled, s32 wakee_last_wakee, s32 waker_
  * keeps it when its deadline is sooner; here always, until a task runs on
  * the CPU). Not ported: the buddy's pick when no preemption happens (for a
  * sync wakee). Tried twice and dropped: for PREEMPT_SYNC's deferred
- * wakees alone in session 23 (docs/results/2026-11-28-preempt-sync §2),
+ * wakees alone (docs/findings/2026-11-28-preempt-sync §2),
  * and as the kernel has it, every eligible sync wakee a buddy in the
- * CPU's local queue, in session 24: epyc perf-messaging 49% slower, the
+ * CPU's local queue: epyc perf-messaging 49% slower, the
  * parked wakees out of idle CPUs' reach
- * (docs/results/2026-11-28-one-llc-cost §8).
+ * (docs/findings/2026-11-28-one-llc-cost §8).
  *
  * Why on any machine, measured: schbench's message thread, woken by a
  * worker's post (a futex, not WF_SYNC), queued behind a worker's 17 ms of
@@ -1449,7 +1449,7 @@ ARBOR_POLICY bool arbor_sync_pair(bool enabled, s32 wakee_last_wakee, s32 waker_
  * us; every worker that posted meanwhile joined its next batch (the p99
  * place in a batch 15-33 against lavd's 4-6), and a worker's wake-up
  * latency holds the waker's work for those before it
- * (docs/results/2026-11-28-one-llc-cost §6).
+ * (docs/findings/2026-11-28-one-llc-cost §6).
  *
  * The caller checks eligibility (a read of the CPU's average) when this
  * returns true.
@@ -2167,8 +2167,8 @@ ARBOR_POLICY u32 arbor_lat_bucket(u64 ns)
 /* ------------------------------------------------------------------ */
 
 /*
- * The weighted-imbalance balancer of fair.c, simplified (issue 10,
- * deviation 4; feature LB_IMBALANCE). Kept: the group classification
+ * The weighted-imbalance balancer of fair.c, simplified (feature
+ * LB_IMBALANCE). Kept: the group classification
  * (group_classify, here arbor_group_type, shared with the fork slow path),
  * the pick of the busiest group (update_sd_pick_busiest), the balanced /
  * not balanced checks of sched_balance_find_src_group, calculate_imbalance

@@ -192,7 +192,6 @@ fn direct_dispatch_to_local_binds_to_the_fallback_cpu() {
 /// scx_select_cpu_dfl; an idle CPU found there gets the task by direct
 /// dispatch to its local DSQ, and ops.enqueue is not called.
 #[test]
-#[ignore = "deviation: without ops.select_cpu the core keeps prev; scx_select_cpu_dfl is not modelled"]
 fn no_select_cpu_uses_the_default_idle_picker() {
     let mut s = Sched::fifo();
     s.select = None;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Issue 4: how much CPU scx_arbor's own daemon uses while wakeprobe runs,
+# How much CPU scx_arbor's own daemon uses while wakeprobe runs,
 # and what a crossbeam-style backoff (pauses + yields before a timed wait)
 # costs under TCG, EEVDF vs scx_arbor. Guest side:
-#   arbor vm -t 2s2c2t -- bench/issue4-daemon-cpu.sh
+#   arbor vm -t 2s2c2t -- bench/daemon-cpu.sh
 # ARBOR_BIN picks the scx_arbor build (default target/release/scx_arbor).
 set -u
 . "$(dirname "$0")/../tests/vm/lib.sh"

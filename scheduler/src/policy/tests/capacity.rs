@@ -1,0 +1,138 @@
+//! Seed 004: capacity awareness (fits_capacity's margin, can_migrate_task's
+//! refusals, the wake-up capacity checks, misfit targets).
+
+use super::*;
+
+/// A CPU bitmap whose first word is `w`.
+fn cm(w: u64) -> [u64; CPU_WORDS] {
+    let mut m = [0u64; CPU_WORDS];
+    m[0] = w;
+    m
+}
+
+#[test]
+fn fits_margin_is_80_percent() {
+    unsafe {
+        // 430 * 1024 / 1280 = 344
+        assert!(arbor_fits(343, 430));
+        assert!(!arbor_fits(344, 430));
+        assert!(arbor_fits(818, 1024));
+        assert!(!arbor_fits(820, 1024));
+        // wake_cap uses the smaller of prev and this
+        assert!(arbor_wake_cap(400, 1024, 430));
+        assert!(!arbor_wake_cap(300, 1024, 430));
+    }
+}
+
+/// can_migrate_task(): a pull never takes a migration-disabled task,
+/// nor one outside its cpumask, nor a cache-hot one above the LLC.
+#[test]
+fn can_pull_refuses_pinned_migration_disabled_and_hot_tasks() {
+    unsafe {
+        assert!(arbor_can_pull(true, false, false, 0, 500_000));
+        assert!(!arbor_can_pull(true, true, false, u64::MAX, 500_000));
+        assert!(!arbor_can_pull(false, false, false, u64::MAX, 500_000));
+        // hot only matters above the LLC
+        assert!(!arbor_can_pull(true, false, true, 499_999, 500_000));
+        assert!(arbor_can_pull(true, false, true, 500_000, 500_000));
+        assert!(arbor_can_pull(true, false, true, u64::MAX, 500_000));
+    }
+}
+
+/// Seed 004's wake_cap: "minimum capacity is close to max" (within 1/8
+/// of it) keeps the fast path whatever the task's size.
+#[test]
+fn wake_cap_exempts_cpus_within_an_eighth_of_the_biggest() {
+    unsafe {
+        assert!(!arbor_wake_cap(900, 1024, 1024));
+        assert!(!arbor_wake_cap(1000, 1024, 897)); // 1024 - 897 = 127 < 128
+        assert!(arbor_wake_cap(1000, 1024, 896)); // 128: not within 1/8
+    }
+}
+
+#[test]
+fn capacity_pick_spare_then_load() {
+    let cap = [1024u32, 1024, 430, 430];
+    let util = [900u64, 100, 0, 0];
+    unsafe {
+        // idle 1 and 2: spare 924 vs 430 -> 1
+        assert_eq!(
+            arbor_capacity_pick(4, cap.as_ptr(), util.as_ptr(), cm(0b0110).as_ptr(), 400),
+            1
+        );
+        // only little 2 idle, spare 430 > 600/2 -> 2
+        assert_eq!(
+            arbor_capacity_pick(4, cap.as_ptr(), util.as_ptr(), cm(0b0100).as_ptr(), 600),
+            2
+        );
+        // spare 430 < 900/2: least util/cap instead -> 3 (0/430)
+        let util2 = [900u64, 100, 50, 0];
+        assert_eq!(
+            arbor_capacity_pick(4, cap.as_ptr(), util2.as_ptr(), cm(0b0100).as_ptr(), 900),
+            3
+        );
+    }
+}
+
+#[test]
+fn select_idle_capacity_first_fit_else_biggest() {
+    let cap = [1024u32, 1024, 430, 430];
+    unsafe {
+        // util 300 fits 430: first idle from start=2 -> 2
+        assert_eq!(
+            arbor_select_idle_capacity(4, cap.as_ptr(), cm(0b1101).as_ptr(), 300, 2),
+            2
+        );
+        // util 600 fits only big: scanning from 2 wraps to 0
+        assert_eq!(
+            arbor_select_idle_capacity(4, cap.as_ptr(), cm(0b1101).as_ptr(), 600, 2),
+            0
+        );
+        // util 1000 fits nothing: biggest idle
+        assert_eq!(
+            arbor_select_idle_capacity(4, cap.as_ptr(), cm(0b1100).as_ptr(), 1000, 0),
+            2
+        );
+        assert_eq!(
+            arbor_select_idle_capacity(4, cap.as_ptr(), cm(0).as_ptr(), 100, 0),
+            -1
+        );
+    }
+}
+
+#[test]
+fn misfit_target_needs_5_percent_more_and_idle() {
+    let cap = [1024u32, 1024, 430, 450, 1000];
+    unsafe {
+        // from 430: 450 is only 4.7% bigger -> not a target; idle big 1 wins
+        assert_eq!(
+            arbor_misfit_target(430, 5, cap.as_ptr(), cm(0b01010).as_ptr()),
+            1
+        );
+        // no idle candidate: stay (a busy big CPU is never a target, the
+        // kernel pulls only from an idle one)
+        assert_eq!(
+            arbor_misfit_target(430, 5, cap.as_ptr(), cm(0).as_ptr()),
+            -1
+        );
+        assert_eq!(
+            arbor_misfit_target(430, 5, cap.as_ptr(), cm(0b00100).as_ptr()),
+            -1
+        );
+        // among idle bigger CPUs, the biggest
+        assert_eq!(
+            arbor_misfit_target(430, 5, cap.as_ptr(), cm(0b10010).as_ptr()),
+            1
+        );
+        // from the biggest: nothing bigger
+        assert_eq!(
+            arbor_misfit_target(1024, 5, cap.as_ptr(), cm(0b11111).as_ptr()),
+            -1
+        );
+        // from 1000: 1024 is 2.4% bigger -> none
+        assert_eq!(
+            arbor_misfit_target(1000, 5, cap.as_ptr(), cm(0b11111).as_ptr()),
+            -1
+        );
+    }
+}

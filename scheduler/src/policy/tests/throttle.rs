@@ -1,0 +1,40 @@
+//! Seed 001: WA_THROTTLE, the window after a failed wake_affine during
+//! which it is not tried again.
+
+use super::*;
+
+#[test]
+fn throttle_window_open_closed_disabled() {
+    let mut i = wa();
+    i.features |= 1 << arbor_feature_FEAT_WA_THROTTLE;
+    i.throttle_ns = 1_000_000;
+    i.prev_load = 5000; // WA_WEIGHT would pull
+    i.now = 10;
+    i.next_wake_affine = 20; // inside the window
+    let (r, o) = wake_affine(&i);
+    assert_eq!(
+        (r, o.why, o.next_wake_affine),
+        (PREV, wa_why_WHY_THROTTLED, 20)
+    );
+    // window passed: wake_affine runs and succeeds; deadline unchanged
+    i.now = 20;
+    let (r, o) = wake_affine(&i);
+    assert_eq!((r, o.next_wake_affine), (THIS, 20));
+    // a failure opens a new window now + interval
+    i.prev_load = 0;
+    i.this_load = 5000;
+    let (r, o) = wake_affine(&i);
+    assert_eq!((r, o.next_wake_affine), (PREV, 1_000_020));
+    // interval 0 or feature off: never throttled, no window
+    for (ns, feat) in [(0u64, true), (1_000_000, false)] {
+        let mut k = i;
+        k.throttle_ns = ns;
+        if !feat {
+            k.features &= !(1 << arbor_feature_FEAT_WA_THROTTLE);
+        }
+        k.now = 10;
+        k.next_wake_affine = 20;
+        assert!(!unsafe { arbor_wa_throttled(&k) });
+        assert_eq!(wake_affine(&k).1.next_wake_affine, 20);
+    }
+}
