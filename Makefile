@@ -1,10 +1,11 @@
 # scx_arbor: two set-up commands.
-#   make run   install what is missing, build, print a simulated
-#              stock-vs-default placement table (arbor sim, seconds), then
-#              run scx_arbor under a short demo workload (natively if this
-#              kernel has sched_ext, else in a VM) and print an
-#              EEVDF-vs-scx_arbor table
-#   make test  install what is missing, run every test (unit + VM);
+#   make run   install what is missing, build, run scx_arbor under a short
+#              demo workload (natively if this kernel has sched_ext, else
+#              in a VM) and print an EEVDF-vs-scx_arbor table, then decide
+#              which of four schedulers places best on a simulated 88-CPU
+#              Xeon
+#   make test  install what is missing, run every test (unit, simulator,
+#              VM suite, bench smoke run);
 #              KERNELS=all also runs the VM suite on the extra kernels
 
 SHELL := /bin/bash
@@ -74,12 +75,14 @@ VM := ./target/release/arbor vm --timeout $(VM_TIMEOUT)
 # (a variable: a comma inside $(call ...)'s arguments would split them)
 BIGLLC := sockets=1,cores=48,threads=2
 
-# (run by vm-test after build, not alone; each lane takes 12-13 minutes
-# here, 2026-11-28)
+# (run by vm-test after build, not alone). Lane a, the shorter, also runs
+# the bench harness's smoke run, so that it overlaps lane b instead of
+# following both.
 vm-lane-a:
 	$(VM) --topology $(TOPOLOGY) -- tests/vm/part.sh core seeds lb
 	# large LLCs: one 96-CPU LLC loads and survives a short stress run
 	$(VM) --topology $(BIGLLC) -- tests/vm/bigllc.sh
+	$(BENCH_QUICK)
 
 vm-lane-b:
 	$(VM) --topology $(TOPOLOGY) -- tests/vm/part.sh ours sisnode harden hotplug proctable
@@ -92,8 +95,9 @@ vm-lane-b:
 
 # The benchmark harness's one-boot smoke run: EEVDF vs scx_arbor, two
 # short workloads; fails if any step of the harness does.
+BENCH_QUICK := ./target/release/arbor bench --quick --force --out target/bench/quick
 bench-quick: build
-	./target/release/arbor bench --quick --force --out target/bench/quick
+	$(BENCH_QUICK)
 
 # The documented default suite (peers are built on first use, ~30 min).
 bench: build
@@ -107,7 +111,8 @@ sim-speed: build
 peers:
 	bash scripts/install-peers.sh
 
-test: unit-test sim-test vm-test bench-quick
+# (bench-quick runs inside vm-test's lane a)
+test: unit-test sim-test vm-test
 
 # Regression test of the seeds' simulated directions: a short
 # line of each table whose full run showed a direction; fails if a change
@@ -136,15 +141,19 @@ sim-test: build
 	# scx_arbor's failures are minimised (a peer's minimisation reruns a
 	# case up to 40 times: 200 cases took 8.5 min instead of 1 with them)
 	./target/release/arbor sim fuzz --cases 200 --seed 1 --shrink arbor
+	# a deterministic finding regenerates byte-identical from its run.sh
+	# (summary.json): a change that moves its numbers must say so
+	scripts/check-finding.sh $(DEMO_FINDING)
 
-# The placement comparison, simulated (seconds): seed 003's 88-CPU Xeon.
-SIM_DEMO ?= -t xeon-88 -s arbor:stock -s arbor:default -w hackbench:g=4,l=200 -w schbench:r=1 -r 3
+# make run's comparison: which scheduler on seed 003's 88-CPU Xeon,
+# simulated (half a minute), as committed with its summary.json.
+DEMO_FINDING := docs/findings/2026-12-06-xeon88-which-scheduler
 
 run: build
-	@echo "== Simulated placement (arbor sim $(SIM_DEMO)): the simulator shows placement; the VM below shows function."
-	./target/release/arbor sim $(SIM_DEMO)
-	@echo "== EEVDF vs scx_arbor, measured (natively with --host if this kernel has sched_ext and you are root, else in a 2s2c2t VM)"
+	@echo "== 1/2 scx_arbor at work: EEVDF vs scx_arbor on hackbench, natively if this kernel has sched_ext and you are root, else in a 2s2c2t VM (a VM shows function, not speed)"
 	scripts/demo.sh
+	@echo "== 2/2 Which scheduler on an 88-CPU two-socket Xeon: the kernel's placement (arbor:stock), scx_arbor's default and two peers, each one's own BPF in the simulator, 10 runs ($(DEMO_FINDING))"
+	OUT=target/sim/which-scheduler $(DEMO_FINDING)/run.sh
 
 fmt:
 	$(CARGO) fmt --all

@@ -90,6 +90,11 @@ pub struct BenchArgs {
     /// Skip the PNG charts.
     #[arg(long, global = true)]
     pub no_charts: bool,
+    /// Print only the headline table (each workload's primary metric per
+    /// scheduler, changes against the first) and how many changes are
+    /// significant; the report in --out DIR still holds every metric.
+    #[arg(long)]
+    pub brief: bool,
     /// List schedulers, workloads and reproducible seeds, and exit.
     #[arg(long)]
     pub list: bool,
@@ -526,7 +531,11 @@ fn run(plan: &GuestPlan, meta: Meta, topo: Option<&vm::VmTopology>, a: &BenchArg
     }
     let (rep, md) = write_report(&dir.partial, plan, &rows, &meta, a.no_charts)?;
     let out = dir.finish()?;
-    println!("{md}");
+    if a.brief {
+        println!("{}\n{}", rep.headline(), rep.significant_line());
+    } else {
+        println!("{md}");
+    }
     eprintln!("arbor bench: report in {}", out.display());
     // every cell must hold a result: a failed cell or an ejection fails the run
     let missing = missing(plan, &rep);
