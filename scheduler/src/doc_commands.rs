@@ -410,3 +410,71 @@ mod tests {
         );
     }
 }
+
+/// The pages whose shell blocks a reader copies commands from, relative
+/// to the repository's root.
+pub const DOC_PAGES: &[&str] = &[
+    "README.md",
+    "docs/seeds.md",
+    "docs/guide/scheduler.md",
+    "docs/guide/vm.md",
+    "docs/guide/bench.md",
+    "docs/guide/sim.md",
+    "docs/guide/checking.md",
+    "docs/guide/testing.md",
+];
+
+/// Each of [`DOC_PAGES`] under `root`, as (path, text).
+pub fn read_doc_pages(root: &std::path::Path) -> Vec<(String, String)> {
+    DOC_PAGES
+        .iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(root.join(p))
+                .unwrap_or_else(|e| panic!("{}: {e}", root.join(p).display()));
+            (p.to_string(), text)
+        })
+        .collect()
+}
+
+/// Why the program `bin` would refuse `c`, if it would: it runs with
+/// `--help` inserted after the arguments (before a `--` and a guest's
+/// command), so that clap checks every argument, subcommands included,
+/// and then prints the help instead of running anything. The message is
+/// the first line of its stderr.
+pub fn help_error(bin: &std::path::Path, c: &DocCommand) -> Option<String> {
+    let mut args = c.args.clone();
+    let at = args.iter().position(|a| a == "--").unwrap_or(args.len());
+    args.insert(at, "--help".into());
+    let out = std::process::Command::new(bin)
+        .args(&args)
+        .output()
+        .unwrap_or_else(|e| panic!("run {}: {e}", bin.display()));
+    if out.status.success() {
+        return None;
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    Some(err.lines().next().unwrap_or("(no message)").to_string())
+}
+
+/// Each `program` command of `md` (its shell blocks, and in README.md the
+/// inline code that starts with `program`, as the seeds table's commands)
+/// that `error` refuses, as `FILE:LINE: COMMAND: WHY`. The guide's inline
+/// code quotes synopses and messages, so only README.md's is read.
+pub fn command_errors(
+    file: &str,
+    md: &str,
+    program: &str,
+    error: impl Fn(&DocCommand) -> Option<String>,
+) -> Vec<String> {
+    let inline = if file == "README.md" {
+        inline_commands(md, &[program])
+    } else {
+        Vec::new()
+    };
+    doc_commands(md)
+        .into_iter()
+        .chain(inline)
+        .filter(|c| c.program == program)
+        .filter_map(|c| error(&c).map(|e| format!("{file}:{}: `{}`: {e}", c.line, c.display())))
+        .collect()
+}

@@ -7,35 +7,14 @@
 //! names the code knows.
 
 use std::collections::BTreeSet;
-use std::process::Command;
+use std::path::Path;
 
-use scx_arbor::doc_commands::{doc_commands, inline_commands, DocCommand};
+use scx_arbor::doc_commands::{doc_commands, help_error, read_doc_pages, DocCommand};
 use scx_arbor::features::{apply, profile_mask, FEATURES, PROFILES};
 use scx_arbor::stats::NAMES;
 
 /// The page that holds the feature and counter tables.
 const GUIDE: &str = include_str!("../../docs/guide/scheduler.md");
-
-/// Every page whose shell blocks a reader copies commands from.
-const DOCS: &[(&str, &str)] = &[
-    ("README.md", include_str!("../../README.md")),
-    ("docs/seeds.md", include_str!("../../docs/seeds.md")),
-    ("docs/guide/scheduler.md", GUIDE),
-    ("docs/guide/vm.md", include_str!("../../docs/guide/vm.md")),
-    (
-        "docs/guide/bench.md",
-        include_str!("../../docs/guide/bench.md"),
-    ),
-    ("docs/guide/sim.md", include_str!("../../docs/guide/sim.md")),
-    (
-        "docs/guide/checking.md",
-        include_str!("../../docs/guide/checking.md"),
-    ),
-    (
-        "docs/guide/testing.md",
-        include_str!("../../docs/guide/testing.md"),
-    ),
-];
 
 /// The markdown tables of `text` whose first header cell is `first`: for
 /// each, the header cells and the rows' cells.
@@ -291,14 +270,8 @@ fn values_of(args: &[String], flags: &[&str]) -> Vec<String> {
 /// help instead of running), and the feature and profile names, which are
 /// checked after parsing, are checked here with the code's own functions.
 fn scx_arbor_error(c: &DocCommand) -> Option<String> {
-    let out = Command::new(BIN)
-        .args(&c.args)
-        .arg("--help")
-        .output()
-        .expect("run scx_arbor");
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        return Some(err.lines().next().unwrap_or("(no message)").to_string());
+    if let Some(e) = help_error(Path::new(BIN), c) {
+        return Some(e);
     }
     for p in values_of(&c.args, &["-p", "--profile"]) {
         if let Err(e) = profile_mask(&p) {
@@ -312,33 +285,17 @@ fn scx_arbor_error(c: &DocCommand) -> Option<String> {
     None
 }
 
-/// Each `scx_arbor` command of `md` (its shell blocks, and in README.md the inline
-/// code that starts with `scx_arbor`) that scx_arbor would refuse, as
-/// `FILE:LINE: COMMAND: WHY`.
+/// Each `scx_arbor` command of `md` that scx_arbor would refuse, as
+/// `FILE:LINE: COMMAND: WHY` (scx_arbor::doc_commands::command_errors).
 fn command_errors(file: &str, md: &str) -> Vec<String> {
-    // inline code only in README.md: the guide quotes synopses and messages
-    let inline = if file == "README.md" {
-        inline_commands(md, &["scx_arbor"])
-    } else {
-        Vec::new()
-    };
-    doc_commands(md)
-        .into_iter()
-        .chain(inline)
-        .collect::<Vec<_>>()
-        .iter()
-        .filter(|c| c.program == "scx_arbor")
-        .filter_map(|c| {
-            scx_arbor_error(c).map(|e| format!("{file}:{}: `{}`: {e}", c.line, c.display()))
-        })
-        .collect()
+    scx_arbor::doc_commands::command_errors(file, md, "scx_arbor", scx_arbor_error)
 }
 
 #[test]
 fn documented_scx_arbor_commands_parse() {
     let mut errs = Vec::new();
     let mut n = 0;
-    for (file, md) in DOCS {
+    for (file, md) in &read_doc_pages(&Path::new(env!("CARGO_MANIFEST_DIR")).join("..")) {
         n += doc_commands(md)
             .iter()
             .filter(|c| c.program == "scx_arbor")
