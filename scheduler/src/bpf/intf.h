@@ -111,7 +111,7 @@ enum arbor_feature {
 	FEAT_WAKE_WIDE	= 3,	/* wake_wide: skip wake_affine for 1:N wakers */
 	FEAT_SIS_UTIL	= 4,	/* select_idle_cpu scan depth from LLC utilisation */
 	FEAT_NEWIDLE	= 5,	/* pull work when a CPU goes idle */
-	/* the seed mechanisms (shared/reference/seeds.md) */
+	/* the seed mechanisms (docs/seeds.md) */
 	FEAT_WA_IDLER_LLC = 6,	/* seed 000: prefer the idler LLC across LLCs */
 	FEAT_WA_WAKER	= 7,	/* seed 000: prefer the waker's LLC if not full */
 	FEAT_WA_THROTTLE = 8,	/* seed 001: no wake_affine for a while after a failure */

@@ -10,8 +10,8 @@
  * inputs come in as arguments, results go out as return values.
  *
  * Each rule names its source. "baseline" = the stock kernel's fair-class
- * placement (kernel/sched/fair.c, ~6.17-7.2), as restated in
- * shared/reference/baseline.md.
+ * placement (kernel/sched/fair.c, ~6.17-7.2).
+ *
  */
 #ifndef __ARBOR_POLICY_H
 #define __ARBOR_POLICY_H
