@@ -11,7 +11,7 @@ export PATH="$HOME/.cargo/bin:$PATH"
 export BPF_CLANG="${BPF_CLANG:-clang-19}"
 
 # Pinned versions: the newest stable release of each crate on crates.io
-# when the harness was written.
+# when the harness was written (docs/peers describes each).
 declare -A PIN=(
   [bpfland]=1.1.4
   [cosmos]=1.1.7
