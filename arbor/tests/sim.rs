@@ -545,11 +545,12 @@ fn report_ends_with_the_verdict_when_a_peer_ran() {
     let (rc, from_summary, err) = arbor(&["sim", "verdict", &dir]);
     assert_eq!(rc, 0, "{err}");
     assert_eq!(from_summary, again);
-    // --brief: the headline table and the verdict's count, nothing else
+    // --brief: the headline table, the verdict's table and its count,
+    // nothing else
     let (rc, brief, err) = run(&["-s", "bpfland", "--brief"]);
     assert_eq!(rc, 0, "{err}");
     let lines: Vec<&str> = brief.trim_end().lines().collect();
-    assert_eq!(lines.len(), 5, "{brief}");
+    assert_eq!(lines.len(), 9, "{brief}");
     assert!(
         lines[0].starts_with("| workload | metric | arbor:stock | arbor:default | bpfland |"),
         "{brief}"
@@ -558,8 +559,9 @@ fn report_ends_with_the_verdict_when_a_peer_ran() {
         lines[2].starts_with("| `hackbench:g=1,l=50` | time_s"),
         "{brief}"
     );
-    assert!(lines[4].contains("cells best or tied"), "{brief}");
-    assert_eq!(lines[4], section.trim_end().lines().last().unwrap());
+    assert_eq!(lines[4..7], table(section)[..], "{brief}");
+    assert!(lines[8].contains("cells best or tied"), "{brief}");
+    assert_eq!(lines[8], section.trim_end().lines().last().unwrap());
     let (rc, brief, err) = run(&["--brief"]);
     assert_eq!(rc, 0, "{err}");
     assert!(

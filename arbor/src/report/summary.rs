@@ -283,6 +283,20 @@ pub fn write_beside(dir: &Path) -> Result<()> {
     std::fs::write(&path, s.json()?).with_context(|| format!("writing {}", path.display()))
 }
 
+/// A tool's outputs in `dir` (created if missing): report.md, results.json
+/// (`meta` first: the command that reproduces the run and the build's
+/// commit; then `body`'s fields) and the summary.json made from it.
+pub fn write_outputs<T: Serialize>(dir: &Path, md: &str, body: &T) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::write(dir.join("report.md"), md)?;
+    let results = super::meta::Stamped {
+        meta: super::meta::Provenance::here(),
+        body,
+    };
+    std::fs::write(dir.join(RESULTS), serde_json::to_string_pretty(&results)?)?;
+    write_beside(dir)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

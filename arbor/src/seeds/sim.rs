@@ -19,7 +19,6 @@ use scx_arbor::knobs::Knobs;
 use super::catalogue::{find, names, Dir, Line, Table, SEEDS};
 use super::trace::{record_traces, replay_spec, trace_file, traced};
 use crate::ci::change_ci;
-use crate::report::meta::{Provenance, Stamped};
 use crate::report::summary;
 use crate::simrun::{execute, rows_of, speed_line, Done, Plan};
 use Dir::*;
@@ -451,20 +450,11 @@ pub fn main(a: &ReproArgs) -> Result<i32> {
     );
     println!("{md}");
     if let Some(dir) = &a.out {
-        std::fs::write(dir.join("report.md"), &md)?;
         let body = serde_json::json!({
             "seed": seed.number, "name": seed.name, "reps": a.reps, "quick": a.quick,
             "compared": all,
         });
-        let results = Stamped {
-            meta: Provenance::here(),
-            body: &body,
-        };
-        std::fs::write(
-            dir.join(summary::RESULTS),
-            serde_json::to_string_pretty(&results)?,
-        )?;
-        summary::write_beside(dir)?;
+        summary::write_outputs(dir, &md, &body)?;
         eprintln!("arbor sim reproduce: report in {}", dir.display());
     }
     eprintln!("arbor sim reproduce: {}", speed_line(&done, wall));

@@ -25,7 +25,6 @@ use clap::Args;
 use scx_arbor::knobs::Knobs;
 use serde::Serialize;
 
-use crate::report::meta::{Provenance, Stamped};
 use crate::report::summary;
 use crate::workload::{Env, Workload};
 
@@ -271,17 +270,7 @@ pub fn main(a: &CalibrateArgs) -> Result<i32> {
     let md = markdown(&c);
     println!("{md}");
     if let Some(dir) = &a.out {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        std::fs::write(dir.join("report.md"), &md)?;
-        let results = Stamped {
-            meta: Provenance::here(),
-            body: &c,
-        };
-        std::fs::write(
-            dir.join(summary::RESULTS),
-            serde_json::to_string_pretty(&results)?,
-        )?;
-        summary::write_beside(dir)?;
+        summary::write_outputs(dir, &md, &c)?;
         eprintln!("arbor sim calibrate: report in {}", dir.display());
     }
     // every model row must give finite ratios (its real runs must have

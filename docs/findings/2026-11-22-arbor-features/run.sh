@@ -2,12 +2,7 @@
 # arbor:default with NO_CACHE_LB / NO_STEAL, one TCG boot.
 # commit: 1ee3a6721a390abd2a651e34d5a0c834a2b24277 (the commit this study names)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-22-arbor-features}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 $A bench -t 2s2c2t -r 3 -s eevdf -s arbor:stock -s arbor:default -s arbor:default:NO_CACHE_LB -s arbor:default:NO_STEAL \
   -w wakeprobe:t=4 -w hackbench:g=2,l=100 -o "$OUT"

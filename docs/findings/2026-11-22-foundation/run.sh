@@ -2,12 +2,7 @@
 # EEVDF vs scx_arbor stock and default in one 2s2c2t boot.
 # commit: 6b6ce67e71742690029b9d5d254d57a0882a39c3 (the commit the README names)
 # Reconstructed from the README: a record, not a tested script (see "other flags not recorded").
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-22-foundation}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 # the guest script of that commit runs the workloads under each scheduler
 $A vm -t 2s2c2t -- bench/issue2-foundation.sh

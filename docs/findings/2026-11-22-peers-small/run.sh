@@ -2,11 +2,6 @@
 # A small bench run with peers.
 # commit: 66bb64495b54ee897ecc672c15319111fc2ab094 (the commit this study names)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-22-peers-small}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 $A bench -t 2s2c2t -r 2 -s eevdf -s arbor:default -s lavd -s bpfland -w pgbench:clients=8,time=4 -w wakeprobe:t=3 --out "$OUT"

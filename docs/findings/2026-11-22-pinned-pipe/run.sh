@@ -2,11 +2,6 @@
 # Perf pipe pinned and unpinned, EEVDF vs arbor, one TCG boot (the run was at 3ca0d99 with local changes).
 # commit: 3ca0d99caca767a2479115ba42ca0221042e5b52 (the commit this study names)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-22-pinned-pipe}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 $A bench -t 2s2c2t -s eevdf -s arbor:stock -s arbor:default -w perf-pipe:l=20000,cpu=0 -w perf-pipe:l=20000 -r 5 --no-charts -o "$OUT/run1"

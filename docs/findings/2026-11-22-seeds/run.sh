@@ -2,12 +2,7 @@
 # Each seed's workload scaled to 2s2c2t, stock vs stock + mechanism, one boot.
 # commit: 0bc12598d97eff2fa9262b690b93a8d80bd2e6fe (the commit that added this study)
 # Reconstructed from the README: a record, not a tested script (see "other flags not recorded").
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-22-seeds}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 # the guest script of that commit runs every seed's line under stock and stock + its feature
 $A vm -t 2s2c2t -- bench/issue3-seeds.sh

@@ -2,12 +2,7 @@
 # arbor sim validate with the simulator also at TCG pace (the VM side ran at b457fe7 with local changes).
 # commit: b457fe73d386ce23f59dd78f571eeb8aff503b88 (the commit this study names)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-22-sim-validate-tcg}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 # the VM side: one TCG boot (arbor sim validate runs it first and keeps it in target/validate/2s2c2t/vm)
 $A bench -t 2s2c2t -s arbor:stock -s arbor:seeds -w hackbench:g=2,l=100 -w perf-pipe:l=5000 -w wakeprobe:m=2,w=2,t=3 -w idle:t=3 -r 3 --no-charts -o target/validate/2s2c2t/vm

@@ -2,12 +2,7 @@
 # The first simulated measurements.
 # commit: 637773edc7f2f682bd97f79fa1bf898265394eee (the commit that added this study)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-22-sim}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 for t in x86-12 xeon-88 power11; do
   $A sim -t $t -s arbor:stock -s arbor:default \

@@ -2,12 +2,7 @@
 # The simulator against the VM and the five seeds: closing report.
 # commit: 24d7146b728269f21afb4a4b562c1331e8b8dbcc (the commit this study names)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-23-sim-final}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 for s in idler-llc wake-affine-throttle cache-aware steal asym-capacity; do
   $A sim reproduce $s -r 5  --out "$OUT/r5/$s"

@@ -2,12 +2,7 @@
 # Peers in the simulator beside arbor.
 # commit: d73a5551c570536d8d4f014c07d626983f3db441 (the commit that added this study)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-23-sim-peers}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 for m in x86-12 xeon-88 power11; do
   $A sim -t $m -s arbor:stock -s arbor:default -s bpfland -s cosmos -s lavd -s p2dq -s rusty \

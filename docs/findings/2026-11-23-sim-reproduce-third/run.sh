@@ -2,12 +2,7 @@
 # Seed 002 after the balancer move.
 # commit: 0c0f36e18ef969e7810ec498a47b968698dc05dd (the commit that added this study)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-23-sim-reproduce-third}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 $A sim reproduce cache-aware -r 5 --out "$OUT/cache-aware"
 for n in 1 2 4 8 16 32 64 128 256; do

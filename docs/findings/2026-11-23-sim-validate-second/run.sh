@@ -2,12 +2,7 @@
 # arbor sim validate, second pass (the VM side ran at dc56d27 with local changes).
 # commit: dc56d27c832b6ef945c9463b2afd9759275144ea (the commit this study names)
 # Reconstructed from the README: a record, not a tested script (see "other flags not recorded").
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-23-sim-validate-second}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 $A sim validate --out "$OUT"          # the VM side first (one TCG boot), then the simulator
 $A sim validate --vm-results target/validate/2s2c2t/vm --out "$OUT"   # the simulator side again

@@ -2,12 +2,7 @@
 # arbor sim validate after LB_IMBALANCE and the fork path.
 # commit: fcc72546db475cec32f2a25e7d018ef90ac913d6 (the commit that added this study; the runs name 88adef7, a branch commit not in main)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-23-sim-validate}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 # the VM side: one TCG boot (arbor sim validate runs it first and keeps it in target/validate/2s2c2t/vm)
 $A bench -t 2s2c2t -s arbor:stock -s arbor:seeds -w hackbench:g=2,l=100 -w perf-pipe:l=5000 -w wakeprobe:m=2,w=2,t=3 -w idle:t=3 -r 3 --no-charts -o target/validate/2s2c2t/vm

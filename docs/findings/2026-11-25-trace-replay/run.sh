@@ -2,12 +2,7 @@
 # Trace replay: first results.
 # commit: d8e93b346ccc2c2145ae51b4f999a89849a34b2e (the commit that added this study)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-25-trace-replay}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 perf sched record -a -o "$OUT/perf.data" -- hackbench -g 2 -l 200     # the study's: hackbench-g2-l200.data
 $A sim snapshot "$OUT/box"

@@ -2,12 +2,7 @@
 # IDLE_PULL: arbor:default with and without it.
 # commit: 9fa57f8ae277247e3b499ca9b4b053b8201968b7 (the commit that added this study)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-26-default-vs-peers-2}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 $A sim -t x86-12 -s arbor:default -s arbor:default:IDLE_PULL -s arbor:default:NO_NI_RANDOM -s cosmos \
   -w hackbench:g=2,l=100 -w perf-messaging:g=2,l=50,mode=thread -w wakeprobe:t=4 -w perf-pipe:l=5000 -w schbench \

@@ -2,12 +2,7 @@
 # arbor:default against the peers.
 # commit: 3193883328ea7d8c2da5da35ed1568ca3bdbaa5f (the commit that added this study)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-26-default-vs-peers}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 $A sim -t x86-12 -s arbor:stock -s arbor:default -w hackbench:g=2,l=100 -w perf-messaging:g=2,l=50,mode=thread -w perf-pipe:l=5000 -w pgbench:clients=8,time=5 -w wakeprobe:t=4 -w schbench -r 5 --seed 1 --out "$OUT/x86-12" --no-charts
 for m in xeon-88 power11; do

@@ -2,12 +2,7 @@
 # Fuzz with affinity and nice changes; the cases it found.
 # commit: 475bf319deec4fd9abdcf2ec18c4d0eee9cc46e5 (the commit that added this study)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-26-fuzz-changes}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 $A sim fuzz --cases 200 --seed 1 --shrink arbor --out "$OUT/fuzz"
 # the committed cases, each replayed as the README quotes it

@@ -2,12 +2,7 @@
 # Fuzz cases a user machine meets, and more kernels.
 # commit: 858dc6bb742b0088ea6d03f49a73893e1ff7216b (the commit that added this study)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-26-fuzz-kernels}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 $A sim fuzz --cases 20000 --seed 2 --time 2100 --out "$OUT/fuzz"
 $A verifier --kernel default --kernel rt --kernel next

@@ -2,12 +2,7 @@
 # rt-app's own examples in the simulator (FILE: each examples/*.json of rt-app's source tree).
 # commit: 84cdc75e3881594b26fd806099b444066a3bae96 (the commit that added this study)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-26-rtapp}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 RTAPP_SRC=${RTAPP_SRC:?rt-app source tree}
 for f in $(cd "$RTAPP_SRC/doc" && find examples -name '*.json' | sort); do

@@ -2,12 +2,7 @@
 # Seed 001 replayed from pgbench recorded in the VM.
 # commit: d30bf3798410a2defe3b501a4acdda6efde5bcbf (the commit that added this study)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-26-trace-seeds}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 T=$OUT
 $A bench -t 2s2c2t -s eevdf -s arbor:stock -w perf-pipe:l=200 -w perf-pipe:l=5000 \

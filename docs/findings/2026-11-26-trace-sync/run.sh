@@ -2,12 +2,7 @@
 # WF_SYNC in traces from the kernel call chain.
 # commit: e02040e63b9658fef4585f07e66302feaf921b4c (the commit that added this study)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-26-trace-sync}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 T=$OUT
 # one boot: the recordings under eevdf (with call chains + kallsyms), then arbor:stock, arbor:seeds

@@ -2,12 +2,7 @@
 # Trace rows in arbor sim validate.
 # commit: c08a0513d7e80a10e1d0dd5775a451974c2f01be (the commit that added this study)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-26-trace-validate}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 T=$OUT
 $A bench -t 2s2c2t -s eevdf -s arbor:stock -s arbor:seeds -w perf-pipe:l=200 \

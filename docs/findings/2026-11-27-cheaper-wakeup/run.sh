@@ -2,12 +2,7 @@
 # A cheaper wake-up path.
 # commit: 7cb56e9982ce20ef79d08803e87a5580d764d338 (the commit that added this study)
 # Reconstructed from the README: a record, not a tested script (see "other flags not recorded").
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-27-cheaper-wakeup}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 # A_BIN, B_BIN: scx_arbor built at 174de5f (before) and d04b796 (after)
 $A vm --topology 2s2c2t -- env A_BIN="${A_BIN:?}" B_BIN="${B_BIN:?}" ROUNDS=3 bash tests/vm/opcost-ab.sh

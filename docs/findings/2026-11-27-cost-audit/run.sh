@@ -2,12 +2,7 @@
 # Cost audit of the wake-up path (run-id.sh, run-cost.sh in this folder).
 # commit: afba49aa616b503ccc3971b25c2f482a755d9169 (the commit that added this study)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-27-cost-audit}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 D=docs/findings/2026-11-27-cost-audit
 # BEFORE, AFTER: arbor binaries of the two builds compared

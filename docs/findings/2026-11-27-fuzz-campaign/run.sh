@@ -2,12 +2,7 @@
 # The fuzz campaign before and after the starvation bound (each seed with the binary of the commit named).
 # commit: f1fa090852dc058bf8de0e6d29a8d9c269979b8f (the commit that added this study)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-27-fuzz-campaign}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 nice -n 10 $A sim fuzz --cases 5000 --seed 4 -j 2 --shrink arbor --out "$OUT/seed4"              # binary of df35ea0
 nice -n 15 $A sim fuzz --cases 5000 --seed 5 -j 2 --shrink arbor --time 4200 --out "$OUT/seed5"  # binary of 927e2cd

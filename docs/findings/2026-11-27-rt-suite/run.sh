@@ -2,12 +2,7 @@
 # The VM suite on 7.2.13-rt.
 # commit: df35ea0107396a17023b32b669f3404543c7cd70 (the commit this study names)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-27-rt-suite}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 make deps KERNELS=rt
 $A vm --kernel rt --topology 2s2c2t -- tests/vm/suite.sh

@@ -2,12 +2,7 @@
 # RUN_TO_PARITY in the baseline port.
 # commit: ac19393d616fad412c05d1bae6a9d8b5209f92ce (the commit that added this study)
 # Reconstructed from the README: a record, not a tested script (see "other flags not recorded").
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-27-run-to-parity}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 # other flags not recorded
 for m in x86-12 xeon-88 power11; do

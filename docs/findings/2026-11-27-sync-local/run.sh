@@ -2,12 +2,7 @@
 # SYNC_LOCAL.
 # commit: fe2658b3d31ecffb1f2abba4805479b848e320be (the commit that added this study)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-27-sync-local}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 for m in x86-12 xeon-88 power11; do
   $A sim -t $m -s arbor:stock -s arbor:default:NO_SYNC_LOCAL -s arbor:default \

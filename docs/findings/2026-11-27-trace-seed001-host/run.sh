@@ -2,12 +2,7 @@
 # Seed 001 replayed from pgbench recorded on this host (reproduce --record-traces runs one arbor bench --host -s eevdf per line).
 # commit: 1f223d4839f8468b95c79cf7013847cf4031edb9 (the commit this study names)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-27-trace-seed001-host}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 $A sim reproduce 001 --record-traces "$OUT/traces"
 $A sim reproduce 001 -r 10 --traces "$OUT/traces" --out "$OUT/traced-r10"

@@ -2,12 +2,7 @@
 # A cheaper wake-up path, WAKE_LOCAL and IDLE_PULL's cache-hot test.
 # commit: 69c402e14dad6fd26e550b3ebc26ce74f148874f (the commit that added this study)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-27-wake-shortcut}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 # identity (both binaries; compare results.csv without bpf: rows)
 $A sim -t x86-12 -s arbor:stock -s arbor:default -w hackbench:g=2,l=100 -w perf-pipe:l=5000 \

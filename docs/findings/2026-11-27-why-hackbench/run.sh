@@ -2,12 +2,7 @@
 # Why the peers batch hackbench and perf messaging (trloop.sh and the tr*.py scripts here read the traces).
 # commit: f1bd52610509af212997fd5605b6247cbbe30d3b (the commit that added this study)
 # Reconstructed from the README: a record, not a tested script (see "other flags not recorded").
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-27-why-hackbench}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 # other flags not recorded
 $A sim -t x86-12 -s arbor:default -s rusty -s cosmos -s arbor:stock \

@@ -2,12 +2,7 @@
 # IDLE_PULL bounded to the LLC; the scripts of each section are in this folder.
 # commit: 85c1350c4f5792aeb936310555eb479f74fdc34a (the commit that added this study)
 # Reconstructed from the README and the runs' meta.
-# Run from anywhere: it works from the repository root; outputs go to $OUT.
-set -euo pipefail
-cd "$(dirname "$0")/../../.."
-A=./target/release/arbor
-OUT=${OUT:-/tmp/2026-11-28-idle-pull-llc}
-mkdir -p "$OUT"
+. "$(dirname "$0")/../lib.sh" # set -euo pipefail; at the repository root; A, OUT
 
 D=docs/findings/2026-11-28-idle-pull-llc
 # BIN: arbor of the experiment branch (section 1-5), run per machine with arbor:default only

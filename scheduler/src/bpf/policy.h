@@ -1305,7 +1305,7 @@ ARBOR_POLICY bool arbor_sync_local(u32 hist, u64 pending, u32 this_nr_running)
  * that CPU", while the system is not saturated (its select_cpu); fair.c
  * wake_affine_idle() takes the waker's CPU for a sync wake-up when the
  * waker runs there alone, on WF_SYNC's promise that it sleeps next.
- * Measured here (docs/findings/2026-11-27-wake-local): on x86-12, wakeprobe's
+ * Measured here (docs/findings/2026-11-27-wake-shortcut): on x86-12, wakeprobe's
  * message thread wakes its 6 workers in 1-2 us and sleeps, while a wakee
  * sent to an idle CPU takes ~12 us (C1E exit); arbor moved the worker whose
  * prev was the message thread's CPU to another CPU on ~200 of 1000

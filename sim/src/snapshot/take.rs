@@ -313,7 +313,7 @@ mod tests {
             || !sys.join(CPU_DIR).join("cpu0/topology").is_dir()
             || !sys.join(CPU_DIR).join("cpu0/cache").is_dir()
         {
-            println!("skipped: this system's /sys has no CPU topology or caches");
+            scx_arbor::testing::skip("this system's /sys has no CPU topology or caches");
             return;
         }
         let out = Tmp::new("live");

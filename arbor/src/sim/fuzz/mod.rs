@@ -50,7 +50,7 @@
 //! `"cpus"` (none: back to the task's or every CPU; one CPU; a few; or
 //! none of the previous phase's CPUs, so that the running thread must be
 //! moved) and its own `"priority"` (the nice from that phase on: later
-//! rt-app's per-phase priority, sim/src/workload/rtapp.rs). rt-app makes
+//! rt-app's per-phase priority, sim/src/workload/rtapp/). rt-app makes
 //! these calls on the running thread itself at each loop of a phase, so
 //! the core's sched_change guard and migration stopper run with it on a
 //! CPU (sim/src/core/affinity.rs). A mask of offline CPUs only is refused
@@ -70,7 +70,6 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde::Serialize;
 
-use crate::report::meta::{Provenance, Stamped};
 use crate::report::summary;
 use crate::simrun::{self_exe, JobOut};
 
@@ -856,17 +855,7 @@ pub fn main(a: &FuzzArgs) -> Result<i32> {
     let md = report(&camp, a, start.elapsed());
     println!("{md}");
     if let Some(dir) = &a.out {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        std::fs::write(dir.join("report.md"), &md)?;
-        let results = Stamped {
-            meta: Provenance::here(),
-            body: &camp,
-        };
-        std::fs::write(
-            dir.join(summary::RESULTS),
-            serde_json::to_string_pretty(&results)?,
-        )?;
-        summary::write_beside(dir)?;
+        summary::write_outputs(dir, &md, &camp)?;
     }
     let arbor_fail = camp
         .failures

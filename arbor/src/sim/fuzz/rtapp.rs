@@ -13,7 +13,7 @@
 //! (a sched_setaffinity of a running thread: a mask that excludes the CPU
 //! it runs on makes the kernel move it, by the migration stopper), and its
 //! nice to the phase's priority if it has one (later rt-app's per-phase
-//! priority; rt-app 1.0 ignores it: sim/src/workload/rtapp.rs). A phase's
+//! priority; rt-app 1.0 ignores it: sim/src/workload/rtapp/). A phase's
 //! cpus are drawn as no cpus (back to the task's or every CPU), one CPU,
 //! a few CPUs, or CPUs disjoint from the previous phase's (so that the
 //! thread, running on one of those, must move).
