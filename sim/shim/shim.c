@@ -780,8 +780,8 @@ void sim_cid_init(void)
 	for (cpu = 0; cpu < n; cpu++) {
 		sim_cpu_to_cid_tbl[cpu] = -1;
 		to_walk[cpu] = sim_mask_test(online, cpu);
-		node[cpu] = sim_host->cpu_node(sim_host->ctx, cpu);
-		llc[cpu] = sim_host->cpu_llc_id(sim_host->ctx, cpu);
+		node[cpu] = sim_host->host_cpu_node(sim_host->ctx, cpu);
+		llc[cpu] = sim_host->host_cpu_llc(sim_host->ctx, cpu);
 		core[cpu] = sim_host->cpu_core_id(sim_host->ctx, cpu);
 	}
 	for (;;) {

@@ -428,8 +428,8 @@ struct sim_host {
 	s32 (*select_cpu_and)(void *ctx, struct task_struct *p, s32 prev_cpu, u64 wake_flags,
 			      const struct cpumask *allowed, u64 flags);
 	const struct cpumask *(*get_idle_mask_node)(void *ctx, s32 node, bool smt);
-	s32 (*cpu_node)(void *ctx, s32 cpu);
-	s32 (*cpu_llc_id)(void *ctx, s32 cpu);
+	s32 (*host_cpu_node)(void *ctx, s32 cpu);
+	s32 (*host_cpu_llc)(void *ctx, s32 cpu);
 	const struct cpumask *(*online_cpumask)(void *ctx);
 	bool (*task_running)(void *ctx, const struct task_struct *p);
 	struct task_struct *(*dsq_peek)(void *ctx, u64 dsq);
@@ -1038,7 +1038,7 @@ static __always_inline u32 scx_bpf_nr_cpu_ids(void) { SIM_COUNT_CALL(); return s
 /* scx_bpf_nr_node_ids(): nr_node_ids */
 static __always_inline u32 __COMPAT_scx_bpf_nr_node_ids(void) { SIM_COUNT_CALL(); return sim_host->nr_nodes; }
 /* scx_bpf_cpu_node(): cpu_to_node(), NUMA_NO_NODE for an invalid CPU */
-static __always_inline int __COMPAT_scx_bpf_cpu_node(s32 cpu) { return SIM_CALL(cpu_node, cpu); }
+static __always_inline int __COMPAT_scx_bpf_cpu_node(s32 cpu) { return SIM_CALL(host_cpu_node, cpu); }
 /* scx_bpf_get_idle_{cpu,smt}mask_node(): the node's built-in idle masks
  * (an error unless SCX_OPS_BUILTIN_IDLE_PER_NODE) */
 static __always_inline const struct cpumask *__COMPAT_scx_bpf_get_idle_cpumask_node(int node)
@@ -1364,7 +1364,7 @@ static __always_inline s32 __COMPAT_scx_bpf_pick_any_cpu_node(const struct cpuma
 		return cpu;
 	if (flags & SCX_PICK_IDLE_IN_NODE)
 		for (i = 0; i < sim_host->nr_cpu_slots; i++)
-			if (SIM_CALL(cpu_node, (s32)i) != node)
+			if (SIM_CALL(host_cpu_node, (s32)i) != node)
 				in.bits[i / 64] &= ~(1ULL << (i % 64));
 	cpu = SIM_CALL(any_distribute, &in);
 	return (u32)cpu < sim_host->nr_cpu_slots ? cpu : -EBUSY;

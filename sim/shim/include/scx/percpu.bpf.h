@@ -10,7 +10,7 @@
 #include "common.bpf.h"
 
 /* per_cpu(sd_llc_id, cpu): the id of the first CPU of cpu's LLC */
-static __always_inline int cpu_llc_id(s32 cpu) { return SIM_CALL(cpu_llc_id, cpu); }
+static __always_inline int cpu_llc_id(s32 cpu) { return SIM_CALL(host_cpu_llc, cpu); }
 static __always_inline int this_cpu_llc_id(void) { return cpu_llc_id(bpf_get_smp_processor_id()); }
 
 /* per_cpu(sched_core_priority, cpu): x86 ITMT's per-CPU priority (0 unless
