@@ -45,7 +45,8 @@ enum Cmd {
         #[arg(short, long)]
         verbose: bool,
         /// Kill the guest (QEMU and all) after SECS seconds and exit 124
-        /// [default: 14400, 4 hours; the full VM suite takes about 20 minutes].
+        /// [default: 14400, 4 hours; `make test` sets its own bound per guest,
+        /// VM_TIMEOUT in the Makefile].
         #[arg(long, value_name = "SECS", value_parser = scx_arbor::knobs::parse_secs)]
         timeout: Option<f64>,
         /// The command to run in the guest, in the current directory: one
