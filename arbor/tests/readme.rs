@@ -44,25 +44,22 @@ fn documented_arbor_commands_parse() {
 /// without its value or with a bad one.
 #[test]
 fn a_bad_documented_command_is_caught() {
-    let good = "```sh\n./target/release/arbor sim reproduce steal --quick \\\n    -r 5\n```\n";
-    assert_eq!(command_errors("t.md", good), Vec::<String>::new());
-    for (bad, why) in [
-        ("arbor simulate -t power11", "simulate"),
-        (
-            "./target/release/arbor sim -t power11 --no-such-flag",
-            "--no-such-flag",
-        ),
-        ("arbor sim -t power11 -r", "-r"),
-        ("arbor sim -t power11 -r many", "many"),
-        (
-            "arbor vm --topology 1s2c2t --bogus -- ./target/release/scx_arbor -v",
-            "--bogus",
-        ),
-    ] {
-        let md = format!("```sh\n{bad}\n```\n");
-        let errs = command_errors("t.md", &md);
-        assert_eq!(errs.len(), 1, "{bad}: {errs:?}");
-        assert!(errs[0].starts_with("t.md:2: `arbor"), "{}", errs[0]);
-        assert!(errs[0].contains(why), "{bad}: {}", errs[0]);
-    }
+    scx_arbor::doc_commands::assert_bad_commands_caught(
+        "arbor",
+        "./target/release/arbor sim reproduce steal --quick \\\n    -r 5",
+        &[
+            ("arbor simulate -t power11", "simulate"),
+            (
+                "./target/release/arbor sim -t power11 --no-such-flag",
+                "--no-such-flag",
+            ),
+            ("arbor sim -t power11 -r", "-r"),
+            ("arbor sim -t power11 -r many", "many"),
+            (
+                "arbor vm --topology 1s2c2t --bogus -- ./target/release/scx_arbor -v",
+                "--bogus",
+            ),
+        ],
+        command_errors,
+    );
 }

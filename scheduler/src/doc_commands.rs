@@ -478,3 +478,23 @@ pub fn command_errors(
         .filter_map(|c| error(&c).map(|e| format!("{file}:{}: `{}`: {e}", c.line, c.display())))
         .collect()
 }
+
+/// For the documentation tests: `good`, a command in a shell block, gives
+/// no error, and each `(bad, why)` gives exactly one, at the block's line,
+/// naming `program`'s command and containing `why` (what the parser
+/// refused). `errors` is the test's `command_errors(file, markdown)`.
+pub fn assert_bad_commands_caught(
+    program: &str,
+    good: &str,
+    bad: &[(&str, &str)],
+    errors: impl Fn(&str, &str) -> Vec<String>,
+) {
+    let block = |cmd: &str| format!("```sh\n{cmd}\n```\n");
+    assert_eq!(errors("t.md", &block(good)), Vec::<String>::new(), "{good}");
+    for (cmd, why) in bad {
+        let errs = errors("t.md", &block(cmd));
+        assert_eq!(errs.len(), 1, "{cmd}: {errs:?}");
+        assert!(errs[0].starts_with(&format!("t.md:2: `{program}")), "{}", errs[0]);
+        assert!(errs[0].contains(why), "{cmd}: {}", errs[0]);
+    }
+}

@@ -310,24 +310,21 @@ fn documented_scx_arbor_commands_parse() {
 /// feature or profile, also inside `arbor vm`'s guest command.
 #[test]
 fn a_bad_documented_command_is_caught() {
-    let md = "```sh\nsudo ./target/release/scx_arbor -v --stats 1\n```\n";
-    assert_eq!(command_errors("t.md", md), Vec::<String>::new());
-    for (bad, why) in [
-        ("sudo scx_arbor --no-such-flag", "--no-such-flag"),
-        ("scx_arbor --stats", "--stats"),
-        ("scx_arbor --stats x", "x"),
-        ("scx_arbor -f NO_SUCH_FEATURE", "NO_SUCH_FEATURE"),
-        ("scx_arbor --set-features WA_IDLE,STEEL", "STEEL"),
-        ("scx_arbor -p fastest", "fastest"),
-        (
-            "arbor vm -t 1s2c2t -- ./target/release/scx_arbor --run-sec 5",
-            "--run-sec",
-        ),
-    ] {
-        let md = format!("```sh\n{bad}\n```\n");
-        let errs = command_errors("t.md", &md);
-        assert_eq!(errs.len(), 1, "{bad}: {errs:?}");
-        assert!(errs[0].starts_with("t.md:2: `scx_arbor"), "{}", errs[0]);
-        assert!(errs[0].contains(why), "{bad}: {}", errs[0]);
-    }
+    scx_arbor::doc_commands::assert_bad_commands_caught(
+        "scx_arbor",
+        "sudo ./target/release/scx_arbor -v --stats 1",
+        &[
+            ("sudo scx_arbor --no-such-flag", "--no-such-flag"),
+            ("scx_arbor --stats", "--stats"),
+            ("scx_arbor --stats x", "x"),
+            ("scx_arbor -f NO_SUCH_FEATURE", "NO_SUCH_FEATURE"),
+            ("scx_arbor --set-features WA_IDLE,STEEL", "STEEL"),
+            ("scx_arbor -p fastest", "fastest"),
+            (
+                "arbor vm -t 1s2c2t -- ./target/release/scx_arbor --run-sec 5",
+                "--run-sec",
+            ),
+        ],
+        command_errors,
+    );
 }

@@ -362,6 +362,24 @@ mod tests {
     use super::*;
     use crate::workload::testkit::{drive, drive_on, metric};
 
+    /// The property changes (affinity, nice) a single-task app asks for at
+    /// each of its first steps, until it ends.
+    fn props_per_step(json: &str) -> Vec<Vec<(crate::task::TaskId, crate::workload::Prop)>> {
+        let mut w = app(json);
+        let mut now = 0;
+        let mut v = Vec::new();
+        for _ in 0..20 {
+            let mut fx = Effects::default();
+            let s = w.next(0, now, &mut fx);
+            v.push(fx.props);
+            match s {
+                Step::Run(ns) | Step::Sleep(ns) => now += ns,
+                _ => break,
+            }
+        }
+        v
+    }
+
     /// rt-app 1.0's set_thread_affinity (src/rt-app.c), at each loop of a
     /// phase: the phase's "cpus", else the task's, else the thread's
     /// default (every CPU); a sched_setaffinity only when that differs
@@ -369,30 +387,10 @@ mod tests {
     #[test]
     fn a_phases_cpus_set_the_affinity_at_each_of_its_loops() {
         use crate::workload::Prop;
-        let props = |json: &str| {
-            let mut w = app(json);
-            let mut now = 0;
-            let mut v = Vec::new();
-            for _ in 0..20 {
-                let mut fx = Effects::default();
-                let s = w.next(0, now, &mut fx);
-                v.push(
-                    fx.props
-                        .into_iter()
-                        .map(|(t, p)| (t, p))
-                        .collect::<Vec<_>>(),
-                );
-                match s {
-                    Step::Run(ns) | Step::Sleep(ns) => now += ns,
-                    _ => break,
-                }
-            }
-            v
-        };
         let cpus = |c: &[usize]| vec![(0, Prop::Cpus(c.to_vec()))];
         // tutorial/example8.json's shape: the task on CPU 2, phases on 0, 1
         // and (inherited) 2
-        let v = props(
+        let v = props_per_step(
             r#"{"tasks": {"t": {"cpus": [2], "loop": 1, "phases": {
                 "a": {"cpus": [0], "loop": 2, "run": 10},
                 "b": {"cpus": [1], "run": 10},
@@ -400,7 +398,7 @@ mod tests {
         );
         assert_eq!(v, [cpus(&[0]), vec![], cpus(&[1]), cpus(&[2]), vec![]]);
         // no task-level "cpus": back to every CPU of the machine (4 here)
-        let v = props(
+        let v = props_per_step(
             r#"{"tasks": {"t": {"loop": 1, "phases": {
                 "a": {"run": 10},
                 "b": {"cpus": [3, 1], "run": 10},
@@ -417,26 +415,11 @@ mod tests {
     #[test]
     fn a_phases_priority_sets_the_nice_at_each_of_its_loops() {
         use crate::workload::Prop;
-        let props = |json: &str| {
-            let mut w = app(json);
-            let mut now = 0;
-            let mut v = Vec::new();
-            for _ in 0..20 {
-                let mut fx = Effects::default();
-                let s = w.next(0, now, &mut fx);
-                v.push(fx.props);
-                match s {
-                    Step::Run(ns) | Step::Sleep(ns) => now += ns,
-                    _ => break,
-                }
-            }
-            v
-        };
         let nice = |n: i32| vec![(0, Prop::Weight(nice_to_weight(n)))];
         // the task at nice 5: phase a to -3 (twice, one change), b keeps
         // -3, c to 5 again (its task's nice, here as a phase's), then the
         // second loop of the phases: a to -3 again
-        let v = props(
+        let v = props_per_step(
             r#"{"tasks": {"t": {"priority": 5, "loop": 2, "phases": {
                 "a": {"priority": -3, "loop": 2, "run": 10},
                 "b": {"run": 10},
@@ -462,7 +445,7 @@ mod tests {
         );
         // a phase's nice equal to the task's is no change; the affinity
         // comes first, as set_thread_affinity runs before set_thread_param
-        let v = props(
+        let v = props_per_step(
             r#"{"tasks": {"t": {"loop": 1, "phases": {
                 "a": {"priority": 0, "run": 10},
                 "b": {"cpus": [1], "priority": 19, "run": 10}}}}}"#,
