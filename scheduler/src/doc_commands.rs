@@ -494,7 +494,11 @@ pub fn assert_bad_commands_caught(
     for (cmd, why) in bad {
         let errs = errors("t.md", &block(cmd));
         assert_eq!(errs.len(), 1, "{cmd}: {errs:?}");
-        assert!(errs[0].starts_with(&format!("t.md:2: `{program}")), "{}", errs[0]);
+        assert!(
+            errs[0].starts_with(&format!("t.md:2: `{program}")),
+            "{}",
+            errs[0]
+        );
         assert!(errs[0].contains(why), "{cmd}: {}", errs[0]);
     }
 }
