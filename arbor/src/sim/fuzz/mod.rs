@@ -109,8 +109,8 @@ pub struct FuzzArgs {
     /// times, one after another, after the search.
     #[arg(long, value_enum, default_value_t = ShrinkWhich::All)]
     shrink: ShrinkWhich,
-    /// Run part I of N of the cases, for a job array: case k in part k mod
-    /// N (with --cases and --time as given, for the whole search). Takes
+    /// Run part I of N of the cases, for a job array: case k of --cases
+    /// (the whole search's) in part k mod N; --time bounds each part. Takes
     /// I/N (I from 0 to N-1), auto (a Slurm array task:
     /// SLURM_ARRAY_TASK_ID, _MIN, _STEP, _COUNT) or auto/N (a Kubernetes
     /// Indexed Job's JOB_COMPLETION_INDEX of N completions). Needs --out;
