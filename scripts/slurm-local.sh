@@ -42,12 +42,22 @@ if [ ! -S /run/munge/munge.socket.2 ] || ! munge -n </dev/null >/dev/null 2>&1; 
   mkdir -p /run/munge /var/log/munge /var/lib/munge
   chown munge:munge /run/munge /var/log/munge /var/lib/munge
   runuser -u munge -- munged
-  started_munged=$(cat /run/munge/munged.pid 2>/dev/null || true)
+  started_munged=1
   munge -n </dev/null >/dev/null || die "munged does not answer (see /var/log/munge/munged.log)"
 fi
 
 # --- one node: this host, its CPUs, reached on localhost
 HOST=$(hostname -s)
+# kill_pidfile FILE NAME: the daemon NAME whose pid FILE holds (ours, from
+# this run or an interrupted one), and wait until it is gone
+kill_pidfile() {
+  local pid
+  pid=$(cat "$1" 2>/dev/null) || return 0
+  [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ] || return 0
+  kill "$pid" 2>/dev/null || return 0
+  for _ in $(seq 50); do [ -d "/proc/$pid" ] || return 0; sleep 0.1; done
+}
+for d in slurmd slurmctld; do kill_pidfile "$DIR/$d.pid" "$d"; done
 rm -rf "$DIR" && mkdir -p "$DIR"/{state,spool,log,out}
 export SLURM_CONF=$DIR/slurm.conf
 cat >"$SLURM_CONF" <<EOF
@@ -76,10 +86,11 @@ PartitionName=local Nodes=$HOST Default=YES MaxTime=INFINITE State=UP
 EOF
 
 stop() {
-  for d in slurmd slurmctld; do
-    [ -s "$DIR/$d.pid" ] && kill "$(cat "$DIR/$d.pid")" 2>/dev/null || true
-  done
-  [ -n "$started_munged" ] && kill "$started_munged" 2>/dev/null || true
+  # (slurmd first: slurmctld's shutdown waits for it)
+  kill_pidfile "$DIR/slurmd.pid" slurmd &
+  kill_pidfile "$DIR/slurmctld.pid" slurmctld &
+  wait
+  [ -z "$started_munged" ] || kill_pidfile /run/munge/munged.pid munged
 }
 trap stop EXIT
 slurmctld -c || die "slurmctld did not start: $(tail -n 3 "$DIR/log/slurmctld.log" | tr '\n' ' ')"
