@@ -22,6 +22,8 @@ struct ShardPart {
     cases: PathBuf,
 }
 
+/// `meta.shard` of part `s` of the search `a`, which ran `wall` and wrote
+/// its rt-app cases to `cases`.
 pub fn meta(
     a: &FuzzArgs,
     s: crate::shard::Shard,
@@ -116,4 +118,91 @@ pub fn merge(parts: &[crate::shard::Part], out: &Path) -> Result<i32> {
     };
     summary::write_stamped(out, &md, meta, &camp)?;
     Ok(exit_code(&camp))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::meta::Provenance;
+    use crate::shard::{Part, Shard, ShardMeta};
+    use crate::sim::fuzz::Verdict;
+
+    /// Shard `index` of 2 in `dir`, with one scx_arbor failure of case
+    /// `case` on an rt-app file of its own cases/.
+    fn shard(dir: &Path, index: usize, case: u64) -> Part {
+        let cases = dir.join("cases");
+        std::fs::create_dir_all(&cases).unwrap();
+        let file = cases.join(format!("rtapp-{case}.json"));
+        std::fs::write(&file, "{}").unwrap();
+        let f = Failure {
+            case,
+            scheduler: "arbor:stock".into(),
+            verdict: Verdict::Ejected("stall".into()),
+            reproducer: format!("arbor sim -w 'rt-app:{}'", file.display()),
+            minimised: String::new(),
+        };
+        let mut camp = Campaign {
+            seed: 7,
+            cases_run: 2,
+            cpu_seconds: 1.0,
+            failures: vec![f],
+            ..Campaign::default()
+        };
+        camp.per_scheduler.insert("arbor".into(), (2, 1));
+        let mut m = ShardMeta::new("fuzz", Shard { index, count: 2 }, 4);
+        m.command = "arbor sim fuzz --cases 4 --seed 7".into();
+        m.merge = serde_json::to_value(ShardPart {
+            sim_seconds: 2.0,
+            watchdog_ms: 1000,
+            shrink: ShrinkWhich::None,
+            wall_s: 3.0 + index as f64,
+            cases,
+        })
+        .unwrap();
+        let meta = Provenance {
+            command: format!("{} --shard {index}/2", m.command),
+            commit: "c".into(),
+            shard: Some(m.clone()),
+        };
+        summary::write_stamped(dir, "", meta, &camp).unwrap();
+        Part {
+            dir: dir.to_path_buf(),
+            commit: "c".into(),
+            shard: m,
+        }
+    }
+
+    #[test]
+    fn merged_cases_are_in_order_with_their_files_under_out() {
+        let root = std::env::temp_dir().join(format!("arbor-fuzz-merge-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        // shard 0 failed in case 2, shard 1 in case 1
+        let parts = vec![shard(&root.join("a"), 0, 2), shard(&root.join("b"), 1, 1)];
+        let out = root.join("all");
+        assert_eq!(merge(&parts, &out).unwrap(), 1);
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap())
+                .unwrap();
+        assert_eq!(v["meta"]["command"], "arbor sim fuzz --cases 4 --seed 7");
+        assert!(v["meta"].get("shard").is_none());
+        assert_eq!(v["cases_run"], 4);
+        assert_eq!(v["per_scheduler"]["arbor"], serde_json::json!([4, 2]));
+        let f = v["failures"].as_array().unwrap();
+        assert_eq!(
+            (f[0]["case"].as_u64(), f[1]["case"].as_u64()),
+            (Some(1), Some(2))
+        );
+        let file = out.join("cases").join("rtapp-1.json");
+        assert_eq!(
+            f[0]["reproducer"],
+            format!("arbor sim -w 'rt-app:{}'", file.display())
+        );
+        assert!(file.exists() && out.join("cases/rtapp-2.json").exists());
+        let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+        assert!(
+            md.contains("seed 7, 4 cases") && md.contains("4 s wall"),
+            "{md}"
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
 }
