@@ -60,11 +60,13 @@ PKGS=(clang-19 llvm-19 libelf-dev zlib1g-dev libzstd-dev pkg-config
       qemu-system-x86 udev busybox-static kmod
       rt-tests stress-ng linux-perf sysbench
       postgresql postgresql-contrib rt-app bpftool util-linux
-      python3-matplotlib curl ca-certificates)
+      python3-matplotlib curl ca-certificates
+      slurm-wlm munge)
 # (the benchmark workloads: hackbench from rt-tests, perf bench, sysbench,
 #  pgbench + a PostgreSQL server, rt-app, stress-ng; bpftool reads BPF run
 #  time per scheduler op; matplotlib draws arbor bench's charts; curl
-#  fetches the peers' crate sources that sim/build.rs compiles)
+#  fetches the peers' crate sources that sim/build.rs compiles; slurm-wlm
+#  and munge: scripts/slurm-local.sh's one-node cluster for sharded sweeps)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -7,6 +7,7 @@ mod bench;
 mod ci;
 mod report;
 mod seeds;
+mod shard;
 mod sim;
 mod simrun;
 mod verifier;

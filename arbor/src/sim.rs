@@ -14,12 +14,14 @@ use clap::{Args, Subcommand};
 use scx_arbor::knobs::Knobs;
 
 use crate::report::meta::{self, Meta};
-use crate::report::{summary, Report, WorkloadEntry};
+use crate::report::{summary, WorkloadEntry};
 use crate::seeds;
 use crate::simrun::{execute, infos_of, rows_of, speed_line, Plan};
 
 mod calibrate;
 mod fuzz;
+mod merge;
+mod sweep;
 mod validate;
 mod verdict;
 
@@ -99,6 +101,14 @@ pub struct SimArgs {
     list: bool,
     #[command(flatten)]
     knobs: Knobs,
+    /// Run part I of N of the sweep, for a job array: the workloads are its
+    /// cells, workload k (in -w order, each with all its schedulers and
+    /// runs) in part k mod N. Takes I/N (I from 0 to N-1), auto (a Slurm
+    /// array task: SLURM_ARRAY_TASK_ID, _MIN, _STEP, _COUNT) or auto/N (a
+    /// Kubernetes Indexed Job's JOB_COMPLETION_INDEX of N completions).
+    /// Needs --out; `arbor sim merge` joins the parts' directories.
+    #[arg(long, value_name = "I/N|auto[/N]", value_parser = crate::shard::parse)]
+    shard: Option<crate::shard::ShardArg>,
     /// Internal: run only job N of this command's list and print its
     /// outcome as JSON (how -r N runs its jobs in parallel processes).
     #[arg(long, hide = true)]
@@ -143,6 +153,12 @@ enum SimCmd {
     /// unless PCT% of the cells are best or tied and none is worse than
     /// the baseline.
     Verdict(verdict::VerdictArgs),
+    /// Join the output directories of a sweep's shards (each run with
+    /// --shard I/N or auto, of arbor sim or arbor sim fuzz) into OUT: the
+    /// report.md, results.json, summary.json (and results.csv, charts) that
+    /// the sweep run unsharded writes. Refuses, in one line, a missing or
+    /// repeated shard and shards of different commands or builds.
+    Merge(merge::MergeArgs),
     /// Write DIR/summary.json from DIR/results.json, for each DIR: per
     /// cell the primary metric's mean, sd, runs, 95% interval and
     /// ejections, and the command (what a kept finding holds, and what
@@ -197,6 +213,7 @@ pub fn main(a: SimArgs) -> Result<i32> {
         Some(SimCmd::Calibrate(c)) => return calibrate::main(c),
         Some(SimCmd::Fuzz(f)) => return fuzz::main(f),
         Some(SimCmd::Verdict(v)) => return verdict::main(v),
+        Some(SimCmd::Merge(m)) => return merge::main(m),
         Some(SimCmd::Summarize { dirs }) => {
             // every input checked before anything is written
             let sums = dirs
@@ -274,6 +291,7 @@ pub fn main(a: SimArgs) -> Result<i32> {
     };
     cfg.validate()?;
     arbor_sim::core::hotplug::check(&machine, &cfg.hotplug)?;
+    // every workload is checked by every shard; then the shard keeps its cells
     let mut plan = Plan::new(
         machine,
         cost,
@@ -284,6 +302,26 @@ pub fn main(a: SimArgs) -> Result<i32> {
         a.reps,
         a.seed,
     )?;
+    let shard = match &a.shard {
+        None => None,
+        Some(_) if a.out.is_none() => {
+            bail!("--shard needs --out DIR: `arbor sim merge` reads each shard's directory")
+        }
+        Some(_) if a.trace.is_some() => {
+            bail!("--trace writes one run's trace: run it without --shard")
+        }
+        Some(s) => Some(s.here()?),
+    };
+    let all_cells = wl_names.len();
+    let wl_names: Vec<String> = match shard {
+        Some(s) => s
+            .cells(wl_names.len())
+            .into_iter()
+            .map(|k| wl_names[k].clone())
+            .collect(),
+        None => wl_names,
+    };
+    plan.workloads = wl_names.clone();
     plan.trace = a.trace.clone();
     if let Some(dir) = &a.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -295,7 +333,23 @@ pub fn main(a: SimArgs) -> Result<i32> {
     };
     let plan = &plans[0];
     let machine = &plan.machine;
-    let (rows, failed) = rows_of(plan, 0, &done);
+    // per cell (workload, in order; the jobs run workload by workload): its
+    // rows, its runs that did not finish cleanly, what its trace replayed
+    let mut rows = Vec::new();
+    let mut cells = Vec::new();
+    let mut at = 0;
+    for (wi, w) in wl_names.iter().enumerate() {
+        let n = done[at..].iter().take_while(|d| d.workload == wi).count();
+        let (r, failed) = rows_of(plan, 0, &done[at..at + n]);
+        cells.push(sweep::Cell {
+            rows: r.len(),
+            runs: n,
+            replayed: replayed_of(w)?,
+            failed,
+        });
+        rows.extend(r);
+        at += n;
+    }
     let primary: Vec<WorkloadEntry> = wl_names
         .iter()
         .enumerate()
@@ -316,7 +370,6 @@ pub fn main(a: SimArgs) -> Result<i32> {
             }
         })
         .collect();
-    let report = Report::build(&rows, &sched_names, &primary, &infos_of(&done));
     let title = format!(
         "# arbor sim: {} ({} CPUs), {} run(s) per cell, seeds {}..{}\n\nSimulated (not measured): each scheduler's own BPF code (scx_arbor's, a peer's from its crate) compiled natively, on the `{}` model. The VM shows function; the simulator shows placement.\n\n",
         machine.name,
@@ -326,49 +379,17 @@ pub fn main(a: SimArgs) -> Result<i32> {
         a.seed + a.reps as u64 - 1,
         machine.name
     );
-    // what each replayed trace kept and dropped
-    let mut replayed = String::new();
-    for w in &wl_names {
-        if let Some(args) = w.trim().strip_prefix("trace:") {
-            // the trace's own spec, without a `+background` beside it
-            let args = args.rfind("+background").map_or(args, |i| &args[..i]);
-            let k = workload::trace::load(args)?;
-            replayed.push_str(&format!(
-                "Replayed, causally (not a copy of the recorded placement): {}\n\n",
-                k.summary.text().replace('\n', "; ")
-            ));
-        }
-    }
-    // the candidate's verdict, when the run has arbor:default, arbor:stock and a peer
-    let verdict = verdict::of_run(&report.results(&rows, &Meta::default()));
-    let md = format!(
-        "{title}{replayed}{}{}",
-        report.markdown(),
-        verdict
-            .as_ref()
-            .map(verdict::report_section)
-            .unwrap_or_default()
-    );
-    if a.brief {
-        let outcome = match &verdict {
-            Some(v) => format!("{}\n{}", v.table(), verdict::count(v)),
-            None => report.significant_line(),
-        };
-        println!("{}\n{outcome}", report.headline());
-    } else {
-        println!("{md}");
-    }
-    if let Some(dir) = &a.out {
-        let extra = serde_json::json!({
-            "machine": machine, "cost": plan.cost, "hz": a.hz, "time_limit_s": a.time_limit, "slowdown": a.slowdown, "one_host_thread": a.one_host_thread,
-            "seed": a.seed, "knobs": format!("{:?}", a.knobs),
-            "runs": done.iter().map(|d| serde_json::json!({
-                "scheduler": plan.scheds[d.sched].label, "workload": plan.workloads[d.workload],
-                "rep": d.rep, "stop": d.out.stop, "restarts": d.out.restarts,
-                "sim_ns": d.out.sim_ns, "events": d.out.events, "callbacks": d.out.callbacks,
-                "state_changes": d.out.state_changes, "queue_events": d.out.queue_events})).collect::<Vec<_>>(),
-        });
-        let meta = Meta {
+    let extra = serde_json::json!({
+        "machine": machine, "cost": plan.cost, "hz": a.hz, "time_limit_s": a.time_limit, "slowdown": a.slowdown, "one_host_thread": a.one_host_thread,
+        "seed": a.seed, "knobs": format!("{:?}", a.knobs),
+        "runs": done.iter().map(|d| serde_json::json!({
+            "scheduler": plan.scheds[d.sched].label, "workload": plan.workloads[d.workload],
+            "rep": d.rep, "stop": d.out.stop, "restarts": d.out.restarts,
+            "sim_ns": d.out.sim_ns, "events": d.out.events, "callbacks": d.out.callbacks,
+            "state_changes": d.out.state_changes, "queue_events": d.out.queue_events})).collect::<Vec<_>>(),
+    });
+    let sweep = sweep::Sweep {
+        meta: Meta {
             title: format!("arbor sim: {}", machine.name),
             command: meta::command(),
             commit: meta::COMMIT.to_string(),
@@ -377,20 +398,19 @@ pub fn main(a: SimArgs) -> Result<i32> {
             reps: a.reps,
             extra: serde_json::from_value(extra)?,
             ..Meta::default()
-        };
-        std::fs::write(dir.join("report.md"), &md)?;
-        std::fs::write(dir.join(summary::RESULTS), report.json(&rows, &meta)?)?;
-        summary::write_beside(dir)?;
-        std::fs::write(dir.join("results.csv"), Report::csv(&rows))?;
-        if !a.no_charts {
-            // bench's charts, from the same results.json
-            match crate::report::charts(dir) {
-                Ok(n) => eprintln!("arbor sim: {n} charts in {}", dir.join("charts").display()),
-                Err(e) => eprintln!("arbor sim: warning: no charts: {e:#}"),
-            }
-        }
-        eprintln!("arbor sim: report in {}", dir.display());
-    }
+        },
+        title,
+        scheds: sched_names,
+        primary,
+        infos: infos_of(&done),
+        rows,
+        cells,
+    };
+    let sweep = match shard {
+        Some(s) => sweep.as_shard(s, all_cells)?,
+        None => sweep,
+    };
+    sweep.finish(a.out.as_deref(), a.brief, !a.no_charts)?;
     eprintln!("arbor sim: {}", speed_line(&done, wall));
     for d in &done {
         for (at, why) in &d.out.restarts {
@@ -403,11 +423,20 @@ pub fn main(a: SimArgs) -> Result<i32> {
             );
         }
     }
-    if !failed.is_empty() {
-        for f in &failed {
-            eprintln!("arbor sim: {f}");
-        }
-        return Ok(1);
-    }
-    Ok(0)
+    Ok(sweep.failures())
+}
+
+/// What a replayed trace (`-w trace:...`) kept and dropped, for the
+/// report; "" for any other workload.
+fn replayed_of(w: &str) -> Result<String> {
+    let Some(args) = w.trim().strip_prefix("trace:") else {
+        return Ok(String::new());
+    };
+    // the trace's own spec, without a `+background` beside it
+    let args = args.rfind("+background").map_or(args, |i| &args[..i]);
+    let k = workload::trace::load(args)?;
+    Ok(format!(
+        "Replayed, causally (not a copy of the recorded placement): {}\n\n",
+        k.summary.text().replace('\n', "; ")
+    ))
 }

@@ -420,6 +420,7 @@ pub const DOC_PAGES: &[&str] = &[
     "docs/guide/vm.md",
     "docs/guide/bench.md",
     "docs/guide/sim.md",
+    "docs/guide/cluster.md",
     "docs/guide/checking.md",
     "docs/guide/testing.md",
 ];

@@ -311,6 +311,7 @@ pub fn main(a: BenchArgs) -> Result<i32> {
         scaling: published.as_ref().map(|p| p.1.clone()),
         arbor_bin: std::env::var_os("SCX_ARBOR_BIN").map(|b| b.to_string_lossy().to_string()),
         partial: false,
+        shard: None,
         extra: BTreeMap::new(),
     };
     run(&plan, meta, topo.as_ref(), &a)

@@ -35,6 +35,9 @@ pub struct Meta {
     /// the run stopped before its plan was done: these are the cells it finished
     #[serde(default)]
     pub partial: bool,
+    /// part of a sharded sweep (`--shard`): which, and what the merge needs
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::ShardMeta>,
     /// anything a caller adds (the simulator's machine and cost model)
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,
@@ -85,6 +88,9 @@ pub fn normalized(recorded: &str) -> String {
 pub struct Provenance {
     pub command: String,
     pub commit: String,
+    /// part of a sharded sweep (`--shard`): which, and what the merge needs
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::ShardMeta>,
 }
 
 impl Provenance {
@@ -93,6 +99,7 @@ impl Provenance {
         Provenance {
             command: command(),
             commit: COMMIT.to_string(),
+            shard: None,
         }
     }
 }

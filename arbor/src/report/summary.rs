@@ -287,12 +287,19 @@ pub fn write_beside(dir: &Path) -> Result<()> {
 /// (`meta` first: the command that reproduces the run and the build's
 /// commit; then `body`'s fields) and the summary.json made from it.
 pub fn write_outputs<T: Serialize>(dir: &Path, md: &str, body: &T) -> Result<()> {
+    write_stamped(dir, md, super::meta::Provenance::here(), body)
+}
+
+/// [`write_outputs`] with the given `meta` (a shard's, or merged shards').
+pub fn write_stamped<T: Serialize>(
+    dir: &Path,
+    md: &str,
+    meta: super::meta::Provenance,
+    body: &T,
+) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     std::fs::write(dir.join("report.md"), md)?;
-    let results = super::meta::Stamped {
-        meta: super::meta::Provenance::here(),
-        body,
-    };
+    let results = super::meta::Stamped { meta, body };
     std::fs::write(dir.join(RESULTS), serde_json::to_string_pretty(&results)?)?;
     write_beside(dir)
 }

@@ -58,6 +58,8 @@
 
 mod knobs;
 mod rtapp;
+mod shard;
+pub use shard::merge;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -68,7 +70,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::report::summary;
 use crate::simrun::{self_exe, JobOut};
@@ -107,10 +109,18 @@ pub struct FuzzArgs {
     /// times, one after another, after the search.
     #[arg(long, value_enum, default_value_t = ShrinkWhich::All)]
     shrink: ShrinkWhich,
+    /// Run part I of N of the cases, for a job array: case k of --cases
+    /// (the whole search's) in part k mod N; --time bounds each part. Takes
+    /// I/N (I from 0 to N-1), auto (a Slurm array task:
+    /// SLURM_ARRAY_TASK_ID, _MIN, _STEP, _COUNT) or auto/N (a Kubernetes
+    /// Indexed Job's JOB_COMPLETION_INDEX of N completions). Needs --out;
+    /// `arbor sim merge` joins the parts' directories.
+    #[arg(long, value_name = "I/N|auto[/N]", value_parser = crate::shard::parse)]
+    shard: Option<crate::shard::ShardArg>,
 }
 
 /// `--shrink`: whose failures are minimised.
-#[derive(Clone, Copy, Debug, PartialEq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, clap::ValueEnum, Serialize, Deserialize)]
 pub enum ShrinkWhich {
     All,
     Arbor,
@@ -486,7 +496,7 @@ fn draw_hotplug(r: &mut Rng, ncpu: u64) -> (Vec<u64>, Vec<u64>, String) {
 }
 
 /// How a case ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Verdict {
     Ok,
     /// The scheduler was ejected: watchdog, its own error, an invalid
@@ -719,7 +729,7 @@ fn bucket(c: &Case, v: &Verdict) -> Bucket {
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Failure {
     pub case: u64,
     pub scheduler: String,
@@ -729,7 +739,7 @@ pub struct Failure {
     pub minimised: String,
 }
 
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct Campaign {
     pub seed: u64,
     pub cases_run: u64,
@@ -769,6 +779,13 @@ pub fn main(a: &FuzzArgs) -> Result<i32> {
         sim_s: a.sim_seconds,
         watchdog_ms: a.watchdog_ms,
     };
+    let part = match (&a.shard, &a.out) {
+        (None, _) => crate::shard::Shard::ALL,
+        (Some(_), None) => {
+            bail!("--shard needs --out DIR: `arbor sim merge` reads each shard's directory")
+        }
+        (Some(s), Some(_)) => s.here()?,
+    };
     // rt-app cases' files: beside the report, or in the temporary directory
     let dir = match &a.out {
         Some(o) => o.join("cases"),
@@ -786,7 +803,7 @@ pub fn main(a: &FuzzArgs) -> Result<i32> {
     std::thread::scope(|s| {
         for _ in 0..jobs {
             s.spawn(|| loop {
-                let k = next.fetch_add(1, Ordering::Relaxed) as u64;
+                let k = part.nth(next.fetch_add(1, Ordering::Relaxed) as u64);
                 if k >= a.cases || deadline.is_some_and(|d| Instant::now() >= d) {
                     return;
                 }
@@ -854,15 +871,28 @@ pub fn main(a: &FuzzArgs) -> Result<i32> {
     camp.cpu_seconds = children_cpu_s();
     let md = report(&camp, a, start.elapsed());
     println!("{md}");
-    if let Some(dir) = &a.out {
-        summary::write_outputs(dir, &md, &camp)?;
+    if let Some(out) = &a.out {
+        let mut meta = crate::report::meta::Provenance::here();
+        if a.shard.is_some() {
+            meta.shard = Some(shard::meta(a, part, start.elapsed(), &dir)?);
+        }
+        summary::write_stamped(out, &md, meta, &camp)?;
     }
+    Ok(exit_code(&camp))
+}
+
+/// 1 if scx_arbor failed in a case.
+fn exit_code(camp: &Campaign) -> i32 {
     let arbor_fail = camp
         .failures
         .iter()
         .filter(|f| f.scheduler.starts_with("arbor"))
         .count();
-    Ok(if arbor_fail > 0 { 1 } else { 0 })
+    if arbor_fail > 0 {
+        1
+    } else {
+        0
+    }
 }
 
 fn children_cpu_s() -> f64 {

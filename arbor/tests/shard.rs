@@ -1,0 +1,245 @@
+//! Sharded sweeps as a job array runs them: `arbor sim --shard I/N` and
+//! `arbor sim fuzz --shard I/N` in four parts, `--shard auto` from a Slurm
+//! array task's environment, and `arbor sim merge` giving what one
+//! unsharded run writes; a missing or repeated shard, or shards of
+//! different commands, refused in one line.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn arbor(args: &[String], env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_arbor"));
+    c.args(args);
+    for k in [
+        "SLURM_ARRAY_TASK_ID",
+        "SLURM_ARRAY_TASK_COUNT",
+        "SLURM_ARRAY_TASK_MIN",
+        "SLURM_ARRAY_TASK_MAX",
+        "SLURM_ARRAY_TASK_STEP",
+        "JOB_COMPLETION_INDEX",
+    ] {
+        c.env_remove(k);
+    }
+    c.envs(env.iter().copied());
+    let out = c.output().expect("run arbor");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn words(s: &str) -> Vec<String> {
+    s.split_whitespace().map(String::from).collect()
+}
+
+fn tmpdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("arbor-shard-test-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// Runs `cmd` with `--out dir` (and `extra`), expecting exit 0.
+fn run(cmd: &str, extra: &[&str], dir: &Path, env: &[(&str, &str)]) -> String {
+    let mut a = words(cmd);
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a.extend(["--out".to_string(), dir.display().to_string()]);
+    let (rc, out, err) = arbor(&a, env);
+    assert_eq!(rc, 0, "{a:?}: {err}");
+    out
+}
+
+fn merge(out: &Path, dirs: &[PathBuf]) -> (i32, String, String) {
+    let mut a = words("sim merge --no-charts");
+    a.push(out.display().to_string());
+    a.extend(dirs.iter().map(|d| d.display().to_string()));
+    arbor(&a, &[])
+}
+
+fn read(d: &Path, f: &str) -> String {
+    std::fs::read_to_string(d.join(f)).unwrap_or_else(|e| panic!("{}: {e}", d.join(f).display()))
+}
+
+/// Five workloads on a small machine, two schedulers, two runs each: as
+/// four shards (one with two workloads), merged, byte for byte what the
+/// run unsharded writes; its stdout too.
+#[test]
+fn four_shards_merged_are_the_unsharded_sweep() {
+    let cmd = "sim -t 2s2c2t -s arbor:stock -s arbor:default -r 2 --no-charts \
+               -w hackbench:g=1,l=30 -w perf-pipe:l=2000 -w wakeprobe:t=1 \
+               -w schbench:r=1 -w perf-messaging:g=1,l=20";
+    let whole = tmpdir("whole");
+    let whole_out = run(cmd, &[], &whole, &[]);
+    let shards: Vec<PathBuf> = (0..4).map(|i| tmpdir(&format!("part{i}"))).collect();
+    for (i, d) in shards.iter().enumerate() {
+        run(cmd, &["--shard", &format!("{i}/4")], d, &[]);
+    }
+    // a shard's results: its own cells only, and which part it is
+    let v: serde_json::Value = serde_json::from_str(&read(&shards[0], "results.json")).unwrap();
+    let wl: Vec<&str> = v["workloads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["workload"].as_str().unwrap())
+        .collect();
+    assert_eq!(wl, ["hackbench:g=1,l=30", "perf-messaging:g=1,l=20"]);
+    assert_eq!(v["meta"]["shard"]["index"], 0);
+    assert_eq!(v["meta"]["shard"]["count"], 4);
+    assert!(v["meta"]["command"]
+        .as_str()
+        .unwrap()
+        .contains("--shard 0/4"));
+    assert!(!v["meta"]["shard"]["command"]
+        .as_str()
+        .unwrap()
+        .contains("--shard"));
+    // given in any order
+    let merged = tmpdir("merged");
+    let given = [&shards[2], &shards[0], &shards[3], &shards[1]].map(|d| d.to_path_buf());
+    let (rc, out, err) = merge(&merged, &given);
+    assert_eq!(rc, 0, "{err}");
+    for f in ["results.json", "summary.json", "report.md", "results.csv"] {
+        assert!(
+            read(&whole, f) == read(&merged, f),
+            "{f} differs from the unsharded run's"
+        );
+    }
+    assert_eq!(out, whole_out);
+    let m: serde_json::Value = serde_json::from_str(&read(&merged, "results.json")).unwrap();
+    assert!(m["meta"].get("shard").is_none());
+    assert_eq!(m["meta"]["command"], v["meta"]["shard"]["command"]);
+    let rows = |d: &Path| {
+        let v: serde_json::Value = serde_json::from_str(&read(d, "results.json")).unwrap();
+        v["raw"].as_array().unwrap().len()
+    };
+    assert_eq!(rows(&merged), shards.iter().map(|d| rows(d)).sum::<usize>());
+    assert!(rows(&shards[3]) > 0);
+
+    // one line naming what is wrong, exit 2
+    let refused = |dirs: &[PathBuf], says: &str| {
+        let (rc, _, err) = merge(&tmpdir("refused"), dirs);
+        assert_eq!(rc, 2, "{err}");
+        assert!(
+            err.contains(says) && err.trim().lines().count() == 1,
+            "{says}: {err}"
+        );
+    };
+    refused(&shards[..3], "missing shard(s) 3 of 4 (given: 0, 1, 2)");
+    let twice = [shards.clone(), vec![shards[1].clone()]].concat();
+    refused(
+        &twice,
+        &format!("shard 1/4 given twice: {}", shards[1].display()),
+    );
+    refused(&[whole.clone()], "not a shard's output");
+    // a shard of another sweep: other seeds
+    let other = tmpdir("other");
+    run(cmd, &["--shard", "3/4", "--seed", "2"], &other, &[]);
+    let mixed = [shards[..3].to_vec(), vec![other.clone()]].concat();
+    refused(&mixed, "shards of different commands");
+    for d in shards.iter().chain([&whole, &merged, &other]) {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+/// `--shard auto` as a Slurm array task sees it (--array=1-3: ids from
+/// 1), and a Kubernetes Indexed Job's index with its count; bad values
+/// and no array at all are one line and exit 2.
+#[test]
+fn auto_shards_from_the_array_environment() {
+    let cmd = "sim -t 2s2c2t -s arbor:stock --no-charts -w perf-pipe:l=500 \
+               -w wakeprobe:t=1 -w hackbench:g=1,l=10";
+    let whole = tmpdir("auto-whole");
+    run(cmd, &[], &whole, &[]);
+    let mut dirs = Vec::new();
+    for id in ["1", "2", "3"] {
+        let d = tmpdir(&format!("auto{id}"));
+        let env = [
+            ("SLURM_ARRAY_TASK_ID", id),
+            ("SLURM_ARRAY_TASK_MIN", "1"),
+            ("SLURM_ARRAY_TASK_MAX", "3"),
+            ("SLURM_ARRAY_TASK_COUNT", "3"),
+        ];
+        run(cmd, &["--shard", "auto"], &d, &env);
+        dirs.push(d);
+    }
+    let merged = tmpdir("auto-merged");
+    let (rc, _, err) = merge(&merged, &dirs);
+    assert_eq!(rc, 0, "{err}");
+    assert!(read(&whole, "results.json") == read(&merged, "results.json"));
+    // a Kubernetes Indexed Job: index 4 of 5 has no workload (an empty part)
+    let k = tmpdir("k8s");
+    run(
+        cmd,
+        &["--shard", "auto/5"],
+        &k,
+        &[("JOB_COMPLETION_INDEX", "4")],
+    );
+    let v: serde_json::Value = serde_json::from_str(&read(&k, "results.json")).unwrap();
+    assert_eq!(v["meta"]["shard"]["index"], 4);
+    assert_eq!(v["raw"].as_array().unwrap().len(), 0);
+    for (shard, env, says) in [
+        ("auto", vec![], "neither SLURM_ARRAY_TASK_ID"),
+        (
+            "auto",
+            vec![("JOB_COMPLETION_INDEX", "1")],
+            "--shard auto/N",
+        ),
+        ("4/4", vec![], "below N (4)"),
+        ("1/0", vec![], "N is 0"),
+        ("a/b", vec![], "not a whole number"),
+    ] {
+        let mut a = words(cmd);
+        a.extend([
+            "--shard".into(),
+            shard.into(),
+            "--out".into(),
+            "/nonexistent/x".into(),
+        ]);
+        let (rc, _, err) = arbor(&a, &env);
+        assert_eq!(rc, 2, "{shard}: {err}");
+        assert!(
+            err.contains(says) && err.trim().lines().count() == 1,
+            "{shard}: {err}"
+        );
+    }
+    let mut a = words(cmd);
+    a.extend(["--shard".into(), "0/2".into()]);
+    let (rc, _, err) = arbor(&a, &[]);
+    assert!(rc == 2 && err.contains("--shard needs --out"), "{err}");
+    for d in dirs.iter().chain([&whole, &merged, &k]) {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+/// The fuzzer's cases in four shards, merged: the unsharded search's
+/// results and report but for its CPU and wall times.
+#[test]
+fn fuzz_shards_merged_are_the_unsharded_search() {
+    let cmd = "sim fuzz --cases 8 --seed 3 --sim-seconds 0.3 --shrink none";
+    let whole = tmpdir("fuzz-whole");
+    run(cmd, &[], &whole, &[]);
+    let shards: Vec<PathBuf> = (0..4).map(|i| tmpdir(&format!("fuzz{i}"))).collect();
+    for (i, d) in shards.iter().enumerate() {
+        run(cmd, &["--shard", &format!("{i}/4")], d, &[]);
+    }
+    let merged = tmpdir("fuzz-merged");
+    let (rc, _, err) = merge(&merged, &shards);
+    assert_eq!(rc, 0, "{err}");
+    let untimed = |d: &Path, f: &str| -> String {
+        read(d, f)
+            .lines()
+            .filter(|l| {
+                !l.contains("cpu_seconds") && !l.contains("CPU-hours") && !l.contains("cpu_hours")
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    for f in ["results.json", "summary.json", "report.md"] {
+        assert_eq!(untimed(&whole, f), untimed(&merged, f), "{f}");
+    }
+    let v: serde_json::Value = serde_json::from_str(&read(&merged, "results.json")).unwrap();
+    assert_eq!(v["cases_run"], 8);
+    for d in shards.iter().chain([&whole, &merged]) {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
