@@ -104,6 +104,13 @@ pub enum Prop {
 }
 
 impl Effects {
+    /// Empties it, keeping its buffers for the next step.
+    pub fn clear(&mut self) {
+        self.wakes.clear();
+        self.forks.clear();
+        self.props.clear();
+    }
+
     pub fn fork(&mut self, t: TaskId) {
         self.forks.push(t);
     }

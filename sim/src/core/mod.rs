@@ -221,8 +221,6 @@ pub struct Cpu {
     /// rq->next_class is ext (not idle): an SCX task runs, is being
     /// picked, or was woken onto this idle CPU (immed.rs rq_is_open).
     pub next_ext: bool,
-    /// A re-enqueue of this local DSQ is scheduled (schedule_reenq_local).
-    pub reenq_local: bool,
     /// Runnable RT tasks waiting on this CPU, in arrival order (rt.rs).
     pub rt: Vec<TaskId>,
     /// rq->scx.cpu_released: ops.cpu_release ran, cpu_acquire has not yet.
@@ -349,6 +347,13 @@ pub struct Core {
     sched_prev: Option<(usize, TaskId)>,
     /// run_deferred is under way (immed.rs).
     deferring: bool,
+    /// The CPUs whose local DSQ has a re-enqueue scheduled
+    /// (schedule_reenq_local), and each one's rounds in the run_deferred
+    /// pass under way (immed.rs).
+    reenq: immed::Pending,
+    /// Emptied Effects for the workload's steps, reused so that a step
+    /// allocates nothing (advance).
+    fx_pool: Vec<Effects>,
     /// scx_select_cpu_dfl's spans and gates, once computed.
     selcpu_topo: Option<Box<peers::SelCpuTopo>>,
     cpu_core: Vec<usize>,
@@ -485,7 +490,6 @@ impl Core {
                 pending_stall: 0.0,
                 trace_start: 0,
                 next_ext: false,
-                reenq_local: false,
                 rt: Vec::new(),
                 cpu_released: false,
                 stopped: false,
@@ -552,6 +556,8 @@ impl Core {
             in_balance: None,
             sched_prev: None,
             deferring: false,
+            reenq: immed::Pending::new(n),
+            fx_pool: Vec::new(),
             selcpu_topo: None,
             recent: Default::default(),
             launcher: lavd::launcher(),

@@ -568,13 +568,17 @@ impl Core {
     /// blocks or exits.
     fn advance(&mut self, ops: &mut dyn Ops, wl: &mut dyn Workload, x: usize, t: TaskId) {
         loop {
-            let mut fx = Effects::default();
             // a step taken before the stopper moved it off its last CPU
             let step = match self.tasks[t].deferred.take() {
                 Some(s) => s,
                 None => {
+                    // an emptied Effects from the pool (applying one may
+                    // run another task's step: a stack of them)
+                    let mut fx = self.fx_pool.pop().unwrap_or_default();
                     let s = wl.next(t, self.now, &mut fx);
                     self.apply_effects(ops, &fx, x);
+                    fx.clear();
+                    self.fx_pool.push(fx);
                     s
                 }
             };
@@ -791,11 +795,11 @@ impl Core {
         let head = self.events.peek().map(|Reverse((at, seq, _))| (*at, *seq));
         match (head, self.run_ends.min()) {
             (Some(h), Some((cpu, k, g))) if k < h => {
-                self.run_ends.clear(cpu);
+                self.run_ends.take(cpu);
                 Some((k.0, Ev::RunEnd(cpu, g)))
             }
             (None, Some((cpu, k, g))) => {
-                self.run_ends.clear(cpu);
+                self.run_ends.take(cpu);
                 Some((k.0, Ev::RunEnd(cpu, g)))
             }
             _ => self.events.pop().map(|Reverse((at, _, ev))| (at, ev)),

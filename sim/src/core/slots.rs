@@ -4,6 +4,10 @@
 //! replaces the CPU's entry, and the earliest entry is found in a
 //! tournament tree (O(log CPUs) to update, O(1) to read).
 //!
+//! The entry the event loop takes is cleared lazily: most often the CPU
+//! re-arms it at once (its task's next Run step), and one update of its
+//! path then does for both.
+//!
 //! The earliest time wins; two CPUs' ends at the same nanosecond leave in
 //! CPU order, and against the event queue an end is ordered by the sequence
 //! number it was armed with, as if it were in the queue.
@@ -26,6 +30,9 @@ pub struct CpuSlots {
     /// CPU winning a tie (so entries of one time leave in CPU order).
     times: Vec<Ns>,
     cpus: Vec<u32>,
+    /// The entry `take` removed and the tree still holds: cleared in the
+    /// tree before the next `min`, unless re-armed or cleared before.
+    taken: Option<usize>,
 }
 
 impl CpuSlots {
@@ -44,18 +51,41 @@ impl CpuSlots {
             gens: vec![0; size],
             times: vec![NONE; 2 * size],
             cpus,
+            taken: None,
         }
     }
 
     /// Arms CPU `i`'s entry at `key`, replacing any earlier one.
     pub fn set(&mut self, i: usize, key: Key, gen: u64) {
+        if self.taken == Some(i) {
+            self.taken = None;
+        }
         self.seqs[i] = key.1;
         self.gens[i] = gen;
         self.put(i, key.0);
     }
 
     pub fn clear(&mut self, i: usize) {
+        if self.taken == Some(i) {
+            self.taken = None;
+        }
         self.put(i, NONE);
+    }
+
+    /// Removes CPU `i`'s entry, the one `min` gave, as `clear` would; the
+    /// tree is updated only if it is not re-armed before the next `min`.
+    pub fn take(&mut self, i: usize) {
+        if let Some(j) = self.taken.replace(i) {
+            if j != i {
+                self.put(j, NONE);
+            }
+        }
+    }
+
+    fn flush(&mut self) {
+        if let Some(j) = self.taken.take() {
+            self.put(j, NONE);
+        }
     }
 
     fn put(&mut self, i: usize, t: Ns) {
@@ -77,12 +107,16 @@ impl CpuSlots {
 
     /// CPU `i`'s armed time, if any.
     pub fn armed(&self, i: usize) -> Option<Ns> {
+        if self.taken == Some(i) {
+            return None;
+        }
         let t = self.times[self.size + i];
         (t != NONE).then_some(t)
     }
 
     /// The earliest armed entry: (CPU, key, generation).
-    pub fn min(&self) -> Option<(usize, Key, u64)> {
+    pub fn min(&mut self) -> Option<(usize, Key, u64)> {
+        self.flush();
         let t = self.times[1];
         let i = self.cpus[1] as usize;
         (t != NONE).then(|| (i, (t, self.seqs[i]), self.gens[i]))
@@ -109,6 +143,12 @@ mod tests {
                 if (x >> 20) % 4 == 0 {
                     s.clear(i);
                     plain[i] = None;
+                } else if (x >> 20) % 4 == 1 {
+                    // the event loop's take of the earliest entry
+                    if let Some((j, _, _)) = s.min() {
+                        s.take(j);
+                        plain[j] = None;
+                    }
                 } else {
                     let k = ((x >> 40) % 50, seq);
                     s.set(i, k, seq);
