@@ -314,7 +314,7 @@ impl Core {
         self.core_settle(core);
         self.pelt_update(x);
         self.charge_slice(x, t);
-        self.cpus[x].curr = None;
+        self.set_curr(x, None);
         self.cpus[x].stopped = true;
         self.cpus[x].gen += 1;
         self.run_ends.clear(x);
@@ -363,7 +363,7 @@ impl Core {
                 self.settle(x);
                 self.core_settle(core);
                 self.pelt_update(x);
-                self.cpus[x].curr = None;
+                self.set_curr(x, None);
                 self.cpus[x].stopped = true;
                 self.cpus[x].gen += 1;
                 self.run_ends.clear(x);

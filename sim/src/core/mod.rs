@@ -358,6 +358,10 @@ pub struct Core {
     selcpu_topo: Option<Box<peers::SelCpuTopo>>,
     cpu_core: Vec<usize>,
     core_cpus: Vec<Vec<usize>>,
+    /// Each core's online threads that run a task, and all CPUs that do
+    /// (set_curr keeps them): a run's speed reads them at every re-timing.
+    core_busy: Vec<usize>,
+    nr_busy: usize,
     cpu_node: Vec<usize>,
     /// The last events, for invariant reports (formatted only then).
     recent: std::collections::VecDeque<(Ns, Note)>,
@@ -509,6 +513,8 @@ impl Core {
             cache: CacheModel::new(&machine),
             cpu_core: machine.cpus.iter().map(|c| c.core).collect(),
             cpu_node: machine.cpus.iter().map(|c| c.node).collect(),
+            core_busy: vec![0; core_cpus.len()],
+            nr_busy: 0,
             core_cpus,
             cfg,
             cost: stretched_cost,

@@ -13,11 +13,27 @@ impl Core {
     // Progress of running tasks
     // ---------------------------------------------------------------
 
-    fn busy_threads(&self, core: usize) -> usize {
-        self.core_cpus[core]
+    /// Sets the task `x` runs (rq->curr), keeping the busy counts that
+    /// rate_of reads up to date.
+    pub(super) fn set_curr(&mut self, x: usize, v: Option<TaskId>) {
+        let was = self.cpus[x].curr.is_some();
+        self.cpus[x].curr = v;
+        if was != v.is_some() {
+            if v.is_some() {
+                self.nr_busy += 1;
+            } else {
+                self.nr_busy = self.nr_busy.saturating_sub(1);
+            }
+            self.recount_core(self.cpu_core[x]);
+        }
+    }
+
+    /// The core's online threads that run a task.
+    pub(super) fn recount_core(&mut self, core: usize) {
+        self.core_busy[core] = self.core_cpus[core]
             .iter()
             .filter(|&&c| self.cpus[c].curr.is_some())
-            .count()
+            .count();
     }
 
     /// Speed of the task running on `cpu`: capacity x SMT share x the
@@ -29,10 +45,9 @@ impl Core {
         };
         let cap = self.machine.cpus[cpu].capacity as f64 / 1024.0;
         if self.cfg.one_host_thread {
-            let busy = self.cpus.iter().filter(|c| c.curr.is_some()).count();
-            return cap / busy.max(1) as f64 / self.cfg.slowdown;
+            return cap / self.nr_busy.max(1) as f64 / self.cfg.slowdown;
         }
-        let k = self.busy_threads(self.cpu_core[cpu]).max(1);
+        let k = self.core_busy[self.cpu_core[cpu]].max(1);
         let smt = self
             .machine
             .smt
@@ -278,7 +293,7 @@ impl Core {
         // put_prev_task_scx (ext.c:3145-3193, checklist 17-19)
         if let Some(p) = prev {
             self.pelt_update(x);
-            self.cpus[x].curr = None;
+            self.set_curr(x, None);
             self.switch_out(x, p);
             self.note(Note::Stop {
                 t: p,
@@ -453,7 +468,7 @@ impl Core {
             self.stats.set_waiting(t, false, self.now);
         }
         self.pelt_update(x);
-        self.cpus[x].curr = Some(t);
+        self.set_curr(x, Some(t));
         self.cpus[x].slice_ts = self.now;
         self.cpus[x].trace_start = self.now;
         let woken_at = self.tasks[t].woken_at.take();
@@ -638,7 +653,7 @@ impl Core {
         let core = self.cpu_core[x];
         self.core_settle(core);
         self.pelt_update(x);
-        self.cpus[x].curr = None;
+        self.set_curr(x, None);
         self.switch_out(x, t);
         self.note(Note::Stop {
             t,
