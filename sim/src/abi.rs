@@ -30,6 +30,41 @@ impl CpuMask {
     pub fn test(&self, cpu: usize) -> bool {
         cpu < MAX_CPUS && (self.bits[cpu / 64] >> (cpu % 64)) & 1 == 1
     }
+
+    /// CPUs 0..n.
+    pub fn first(n: usize) -> CpuMask {
+        let mut m = CpuMask::empty();
+        for w in 0..n.div_ceil(64) {
+            let left = n - w * 64;
+            m.bits[w] = if left >= 64 { !0 } else { (1u64 << left) - 1 };
+        }
+        m
+    }
+}
+
+/// find_next_and_bit_wrap (lib/find_bit.c), a word at a time: the first
+/// CPU below `n` in the order start, start + 1, .., n - 1, 0, .., start -
+/// 1 whose bit is set in `word(w)`, word w of the masks ANDed.
+pub fn find_wrap(n: usize, start: usize, word: impl Fn(usize) -> u64) -> Option<usize> {
+    let find = |lo: usize, hi: usize| -> Option<usize> {
+        if lo >= hi {
+            return None;
+        }
+        let mut w = lo / 64;
+        let mut bits = word(w) & (!0u64 << (lo % 64));
+        loop {
+            if bits != 0 {
+                let c = w * 64 + bits.trailing_zeros() as usize;
+                return (c < hi).then_some(c);
+            }
+            w += 1;
+            if w * 64 >= hi {
+                return None;
+            }
+            bits = word(w);
+        }
+    };
+    find(start, n).or_else(|| find(0, start.min(n)))
 }
 
 #[repr(C)]

@@ -197,6 +197,7 @@ impl Core {
         for core in 0..self.core_cpus.len() {
             self.recount_core(core);
         }
+        self.smt_on = self.core_cpus.iter().any(|c| c.len() > 1);
         self.selcpu_topo = None;
     }
 

@@ -362,6 +362,11 @@ pub struct Core {
     /// (set_curr keeps them): a run's speed reads them at every re-timing.
     core_busy: Vec<usize>,
     nr_busy: usize,
+    /// Some core has two online threads (smt_active).
+    smt_on: bool,
+    /// CPUs 0..nr_cpus, and each node's CPUs, for word-wise mask scans.
+    machine_cpus: CpuMask,
+    node_cpus: Vec<CpuMask>,
     cpu_node: Vec<usize>,
     /// The last events, for invariant reports (formatted only then).
     recent: std::collections::VecDeque<(Ns, Note)>,
@@ -515,6 +520,17 @@ impl Core {
             cpu_node: machine.cpus.iter().map(|c| c.node).collect(),
             core_busy: vec![0; core_cpus.len()],
             nr_busy: 0,
+            smt_on: core_cpus.iter().any(|c| c.len() > 1),
+            machine_cpus: CpuMask::first(n),
+            node_cpus: (0..nodes)
+                .map(|x| {
+                    let mut m = CpuMask::empty();
+                    for (i, c) in machine.cpus.iter().enumerate() {
+                        m.set(i, c.node == x);
+                    }
+                    m
+                })
+                .collect(),
             core_cpus,
             cfg,
             cost: stretched_cost,
