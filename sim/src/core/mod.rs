@@ -755,9 +755,7 @@ impl Core {
         self.cpus[cpu].pending_stall += spent;
         self.stats.bpf_ns += spent;
         self.stats.callbacks += 1;
-        let e = self.stats.ops.entry(op).or_insert((0, 0.0));
-        e.0 += 1;
-        e.1 += spent;
+        self.stats.count_op(op, spent);
         self.this_cpu = saved_cpu;
         self.ctx = saved_ctx;
         self.cb_ns = saved_ns;

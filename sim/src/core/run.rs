@@ -391,10 +391,7 @@ impl Core {
     /// may run here.
     fn consume_global(&mut self, x: usize) -> bool {
         let node = self.cpu_node[x];
-        let pick = self.global[node]
-            .order()
-            .into_iter()
-            .find(|&t| self.allowed(t, x));
+        let pick = self.global[node].iter().find(|&t| self.allowed(t, x));
         match pick {
             Some(t) => {
                 self.global[node].remove(t);

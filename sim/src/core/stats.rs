@@ -76,9 +76,10 @@ pub struct Stats {
     /// Changes of a task's state (woken, queued, running, blocked, ...).
     pub state_changes: u64,
     pub bpf_ns: f64,
-    /// Per callback: (calls, ns charged), as `bpftool prog show` counts
-    /// run_cnt / run_time_ns per struct_ops program.
-    pub ops: BTreeMap<&'static str, (u64, f64)>,
+    /// Per callback: (name, calls, ns charged), as `bpftool prog show`
+    /// counts run_cnt / run_time_ns per struct_ops program; in the order
+    /// each first ran (ops() sorts them by name).
+    ops: Vec<(&'static str, u64, f64)>,
     pub stall_ns: f64,
     pub wakeups: u64,
     /// IMMED tasks sent back through ops.enqueue (SCX_EV_REENQ_IMMED).
@@ -109,6 +110,30 @@ impl Stats {
             nr_idle: ncpus as u64,
             ..Default::default()
         }
+    }
+
+    /// One more call of callback `op`, which charged `ns`. Found by its
+    /// name's address first (each op is named by one literal at its call
+    /// site), then by its text: no string comparison on the common path.
+    pub fn count_op(&mut self, op: &'static str, ns: f64) {
+        let i = match self.ops.iter().position(|e| std::ptr::eq(e.0, op)) {
+            Some(i) => i,
+            None => match self.ops.iter().position(|e| e.0 == op) {
+                Some(i) => i,
+                None => {
+                    self.ops.push((op, 0, 0.0));
+                    self.ops.len() - 1
+                }
+            },
+        };
+        let e = &mut self.ops[i];
+        e.1 += 1;
+        e.2 += ns;
+    }
+
+    /// Per callback: (calls, ns charged), by name.
+    pub fn ops(&self) -> BTreeMap<&'static str, (u64, f64)> {
+        self.ops.iter().map(|&(k, n, ns)| (k, (n, ns))).collect()
     }
 
     fn gap_advance(&mut self, now: Ns) {
