@@ -388,3 +388,33 @@ pub struct SimHost {
     /// scx_bpf_dispatch_nr_slots
     pub dispatch_nr_slots: unsafe extern "C" fn(*mut c_void) -> u32,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// find_wrap against a bit-by-bit scan, on sizes across word edges.
+    #[test]
+    fn find_wrap_is_the_wrapped_bit_scan() {
+        let mut x: u64 = 99;
+        for n in [1, 2, 63, 64, 65, 88, 128, 200, 512, 1024] {
+            for _ in 0..200 {
+                let mut a = CpuMask::empty();
+                let mut b = CpuMask::empty();
+                for w in 0..a.bits.len() {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    a.bits[w] = x & (x >> 7) & (x >> 13);
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    b.bits[w] = x | (x >> 3);
+                }
+                let start = (x >> 40) as usize % n;
+                let want = (0..n)
+                    .map(|i| (start + i) % n)
+                    .find(|&c| a.test(c) && b.test(c));
+                assert_eq!(find_wrap(n, start, |w| a.bits[w] & b.bits[w]), want, "n={n}");
+            }
+            let first = CpuMask::first(n);
+            assert!((0..MAX_CPUS).all(|c| first.test(c) == (c < n)), "first({n})");
+        }
+    }
+}

@@ -8,6 +8,18 @@ use super::*;
 /// (types.h:19).
 const SCX_DSP_MAX_LOOPS: u32 = 32;
 
+/// `x.ceil() as Ns` without a libm call (the baseline x86-64 target has no
+/// rounding instruction): the same value for every f64, NaN and negatives
+/// (0) and values past Ns::MAX (saturated) included.
+fn ceil_ns(x: f64) -> Ns {
+    let i = x as Ns;
+    if (i as f64) < x && i < Ns::MAX {
+        i + 1
+    } else {
+        i
+    }
+}
+
 impl Core {
     // ---------------------------------------------------------------
     // Progress of running tasks
@@ -56,13 +68,16 @@ impl Core {
             .copied()
             .unwrap_or(1.0);
         let spec = &self.tasks[t].spec;
-        let slow = if spec.shared_lines_per_us > 0.0 {
+        let mut rate = cap * smt;
+        // (a division by 1.0 is exact: skipping it gives the same rate)
+        if spec.shared_lines_per_us > 0.0 {
             let away = self.stats.proc_away(spec.tgid, self.cache.llc_of(cpu));
-            self.cache.sharing_slowdown(spec.shared_lines_per_us, away)
-        } else {
-            0.0
-        };
-        cap * smt / (1.0 + slow) / self.cfg.slowdown
+            rate /= 1.0 + self.cache.sharing_slowdown(spec.shared_lines_per_us, away);
+        }
+        if self.cfg.slowdown != 1.0 {
+            rate /= self.cfg.slowdown;
+        }
+        rate
     }
 
     /// Brings the running task's remaining work up to now.
@@ -83,7 +98,7 @@ impl Core {
         }
         let rate = self.rate_of(cpu);
         let c = &mut self.cpus[cpu];
-        let end = (c.seg_start + (self.tasks[t].remaining / rate).ceil() as Ns).max(self.now);
+        let end = (c.seg_start + ceil_ns(self.tasks[t].remaining / rate)).max(self.now);
         // re-timing at an unchanged speed (a sibling's switch that left this
         // core's busy count as it was) keeps the armed end: settle's float
         // rounding may move it by a nanosecond, not more
@@ -1143,5 +1158,23 @@ impl Core {
             }
         }
         self.stats.close(now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ceil_ns;
+
+    /// Against f64::ceil, on the edges of the cast.
+    #[test]
+    fn ceil_ns_is_ceil_then_the_cast() {
+        let xs = [
+            0.0, -0.0, 0.3, 1.0, 1.5, -0.3, -2.5, 4503599627370495.5, 9.0e15 + 0.5,
+            1.5e19, 1.8446744073709552e19, 2.0e19, f64::INFINITY, f64::NEG_INFINITY, f64::NAN,
+            f64::MIN_POSITIVE, 123456.000001,
+        ];
+        for x in xs {
+            assert_eq!(ceil_ns(x), x.ceil() as u64, "{x}");
+        }
     }
 }
