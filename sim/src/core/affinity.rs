@@ -71,6 +71,7 @@ impl Core {
 
     /// The ops.dequeue(p, 0) of the tasks that left custody in the last
     /// callback, on the CPU that ran it.
+    #[inline]
     pub(super) fn run_pending_dequeues(&mut self, ops: &mut dyn Ops) {
         while !self.pending_deq.is_empty() {
             let list = std::mem::take(&mut self.pending_deq);

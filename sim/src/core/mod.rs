@@ -362,6 +362,8 @@ pub struct Core {
     /// (set_curr keeps them): a run's speed reads them at every re-timing.
     core_busy: Vec<usize>,
     nr_busy: usize,
+    /// Each CPU's capacity / 1024 (the same f64 rate_of computed each time).
+    cap_frac: Vec<f64>,
     /// Some core has two online threads (smt_active).
     smt_on: bool,
     /// CPUs 0..nr_cpus, and each node's CPUs, for word-wise mask scans.
@@ -520,6 +522,11 @@ impl Core {
             cpu_node: machine.cpus.iter().map(|c| c.node).collect(),
             core_busy: vec![0; core_cpus.len()],
             nr_busy: 0,
+            cap_frac: machine
+                .cpus
+                .iter()
+                .map(|c| c.capacity as f64 / 1024.0)
+                .collect(),
             smt_on: core_cpus.iter().any(|c| c.len() > 1),
             machine_cpus: CpuMask::first(n),
             node_cpus: (0..nodes)

@@ -55,7 +55,7 @@ impl Core {
         let Some(t) = self.cpus[cpu].curr else {
             return 1.0;
         };
-        let cap = self.machine.cpus[cpu].capacity as f64 / 1024.0;
+        let cap = self.cap_frac[cpu];
         if self.cfg.one_host_thread {
             return cap / self.nr_busy.max(1) as f64 / self.cfg.slowdown;
         }
@@ -603,8 +603,10 @@ impl Core {
                     // run another task's step: a stack of them)
                     let mut fx = self.fx_pool.pop().unwrap_or_default();
                     let s = wl.next(t, self.now, &mut fx);
-                    self.apply_effects(ops, &fx, x);
-                    fx.clear();
+                    if !fx.is_empty() {
+                        self.apply_effects(ops, &fx, x);
+                        fx.clear();
+                    }
                     self.fx_pool.push(fx);
                     s
                 }
