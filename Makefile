@@ -103,10 +103,13 @@ bench-quick: build
 bench: build
 	./target/release/arbor bench
 
-# The simulator's speed: events/s and memory as CPUs and tasks grow
-# (SIM_SECONDS=10 adds 10 simulated seconds of hackbench on power11).
+# The simulator's speed: M events/s per core on a fixed matrix (machines x
+# workloads x schedulers), min/median/max of SPEED_ARGS' runs (default 3;
+# e.g. SPEED_ARGS="-n 5 --only xeon-88"; "--scaling 10": as CPUs and tasks
+# grow, + 10 simulated seconds of hackbench on power11).
+SPEED_ARGS ?=
 sim-speed: build
-	$(CARGO) run --release --locked -p arbor_sim --example speed -- $(SIM_SECONDS)
+	$(CARGO) run --release --locked -p arbor_sim --example speed -- $(SPEED_ARGS)
 
 peers:
 	bash scripts/install-peers.sh

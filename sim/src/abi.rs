@@ -30,6 +30,41 @@ impl CpuMask {
     pub fn test(&self, cpu: usize) -> bool {
         cpu < MAX_CPUS && (self.bits[cpu / 64] >> (cpu % 64)) & 1 == 1
     }
+
+    /// CPUs 0..n.
+    pub fn first(n: usize) -> CpuMask {
+        let mut m = CpuMask::empty();
+        for w in 0..n.div_ceil(64) {
+            let left = n - w * 64;
+            m.bits[w] = if left >= 64 { !0 } else { (1u64 << left) - 1 };
+        }
+        m
+    }
+}
+
+/// find_next_and_bit_wrap (lib/find_bit.c), a word at a time: the first
+/// CPU below `n` in the order start, start + 1, .., n - 1, 0, .., start -
+/// 1 whose bit is set in `word(w)`, word w of the masks ANDed.
+pub fn find_wrap(n: usize, start: usize, word: impl Fn(usize) -> u64) -> Option<usize> {
+    let find = |lo: usize, hi: usize| -> Option<usize> {
+        if lo >= hi {
+            return None;
+        }
+        let mut w = lo / 64;
+        let mut bits = word(w) & (!0u64 << (lo % 64));
+        loop {
+            if bits != 0 {
+                let c = w * 64 + bits.trailing_zeros() as usize;
+                return (c < hi).then_some(c);
+            }
+            w += 1;
+            if w * 64 >= hi {
+                return None;
+            }
+            bits = word(w);
+        }
+    };
+    find(start, n).or_else(|| find(0, start.min(n)))
 }
 
 #[repr(C)]
@@ -352,4 +387,34 @@ pub struct SimHost {
     pub cpu_core_id: unsafe extern "C" fn(*mut c_void, i32) -> i32,
     /// scx_bpf_dispatch_nr_slots
     pub dispatch_nr_slots: unsafe extern "C" fn(*mut c_void) -> u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// find_wrap against a bit-by-bit scan, on sizes across word edges.
+    #[test]
+    fn find_wrap_is_the_wrapped_bit_scan() {
+        let mut x: u64 = 99;
+        for n in [1, 2, 63, 64, 65, 88, 128, 200, 512, 1024] {
+            for _ in 0..200 {
+                let mut a = CpuMask::empty();
+                let mut b = CpuMask::empty();
+                for w in 0..a.bits.len() {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    a.bits[w] = x & (x >> 7) & (x >> 13);
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    b.bits[w] = x | (x >> 3);
+                }
+                let start = (x >> 40) as usize % n;
+                let want = (0..n)
+                    .map(|i| (start + i) % n)
+                    .find(|&c| a.test(c) && b.test(c));
+                assert_eq!(find_wrap(n, start, |w| a.bits[w] & b.bits[w]), want, "n={n}");
+            }
+            let first = CpuMask::first(n);
+            assert!((0..MAX_CPUS).all(|c| first.test(c) == (c < n)), "first({n})");
+        }
+    }
 }

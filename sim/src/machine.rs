@@ -204,8 +204,22 @@ impl Machine {
             }
         }
         // an SMT core and an LLC never straddle a node; a core never straddles an LLC
+        // (a core or an LLC that spans two is found in one pass; the pairs
+        // are then walked for the first CPU of one only, to name what the
+        // all-pairs check names)
         let real = || self.cpus.iter().filter(|c| self.possible(c.id));
-        for a in real() {
+        let mut core_llc = std::collections::BTreeMap::new();
+        let mut llc_node = std::collections::BTreeMap::new();
+        let (mut bad_core, mut bad_llc) = (Vec::new(), Vec::new());
+        for c in real() {
+            if *core_llc.entry(c.core).or_insert(c.llc) != c.llc {
+                bad_core.push(c.core);
+            }
+            if *llc_node.entry(c.llc).or_insert(c.node) != c.node {
+                bad_llc.push(c.llc);
+            }
+        }
+        if let Some(a) = real().find(|a| bad_core.contains(&a.core) || bad_llc.contains(&a.llc)) {
             for b in real() {
                 if a.core == b.core && a.llc != b.llc {
                     bail!("machine '{}': core {} spans two LLCs", self.name, a.core);

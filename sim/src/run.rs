@@ -184,7 +184,7 @@ pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
         // would weigh on a short run's figure and not on a long one's.
         Metric::new(
             "bpf_ns_per_wakeup",
-            st.ops
+            st.ops()
                 .iter()
                 .filter(|(op, _)| !LOAD_OPS.contains(op))
                 .map(|(_, (_, ns))| ns)
@@ -230,7 +230,7 @@ pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
         trace,
         bpf_ops: core
             .stats
-            .ops
+            .ops()
             .iter()
             .map(|(k, v)| (k.to_string(), v.0, v.1))
             .collect(),

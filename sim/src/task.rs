@@ -104,6 +104,18 @@ pub enum Prop {
 }
 
 impl Effects {
+    /// No wake-up, fork or property change.
+    pub fn is_empty(&self) -> bool {
+        self.wakes.is_empty() && self.forks.is_empty() && self.props.is_empty()
+    }
+
+    /// Empties it, keeping its buffers for the next step.
+    pub fn clear(&mut self) {
+        self.wakes.clear();
+        self.forks.clear();
+        self.props.clear();
+    }
+
     pub fn fork(&mut self, t: TaskId) {
         self.forks.push(t);
     }

@@ -71,6 +71,7 @@ impl Core {
 
     /// The ops.dequeue(p, 0) of the tasks that left custody in the last
     /// callback, on the CPU that ran it.
+    #[inline]
     pub(super) fn run_pending_dequeues(&mut self, ops: &mut dyn Ops) {
         while !self.pending_deq.is_empty() {
             let list = std::mem::take(&mut self.pending_deq);
@@ -314,7 +315,7 @@ impl Core {
         self.core_settle(core);
         self.pelt_update(x);
         self.charge_slice(x, t);
-        self.cpus[x].curr = None;
+        self.set_curr(x, None);
         self.cpus[x].stopped = true;
         self.cpus[x].gen += 1;
         self.run_ends.clear(x);
@@ -363,7 +364,7 @@ impl Core {
                 self.settle(x);
                 self.core_settle(core);
                 self.pelt_update(x);
-                self.cpus[x].curr = None;
+                self.set_curr(x, None);
                 self.cpus[x].stopped = true;
                 self.cpus[x].gen += 1;
                 self.run_ends.clear(x);

@@ -194,6 +194,10 @@ impl Core {
                 self.online[c] && self.core_cpus[core].iter().all(|&s| self.idle_mask.test(s));
             self.smt_mask.set(c, whole);
         }
+        for core in 0..self.core_cpus.len() {
+            self.recount_core(core);
+        }
+        self.smt_on = self.core_cpus.iter().any(|c| c.len() > 1);
         self.selcpu_topo = None;
     }
 
@@ -412,7 +416,7 @@ impl Core {
         let core = self.cpu_core[x];
         self.core_settle(core);
         self.pelt_update(x);
-        self.cpus[x].curr = None;
+        self.set_curr(x, None);
         self.switch_out(x, t);
         self.note(super::Note::Stop {
             t,

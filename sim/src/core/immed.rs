@@ -54,7 +54,7 @@ impl Core {
             self.tasks[t].immed = true;
         }
         if self.tasks[t].immed && (self.cpus[cpu].local.len() > 1 || !self.rq_is_open(cpu, flags)) {
-            self.cpus[cpu].reenq_local = true;
+            self.reenq.schedule(cpu);
         }
     }
 
@@ -62,7 +62,7 @@ impl Core {
     pub(super) fn immed_after_balance(&mut self, cpu: usize) {
         let local = &self.cpus[cpu].local;
         if local.len() > 1 && local.iter().any(|t| self.tasks[t].immed) {
-            self.cpus[cpu].reenq_local = true;
+            self.reenq.schedule(cpu);
         }
     }
 
@@ -93,28 +93,89 @@ impl Core {
     }
 
     /// run_deferred's local re-enqueues (process_deferred_reenq_locals,
-    /// ext.c:4372-4421) for every CPU that has one pending.
+    /// ext.c:4372-4421) for every CPU that has one pending, lowest CPU
+    /// first. Called after every event: with none pending it returns at
+    /// once, whatever the machine's size.
     pub(super) fn run_deferred(&mut self, ops: &mut dyn Ops) {
-        if self.deferring {
-            return; // the pass under way picks up what this call would
+        if self.deferring || self.reenq.is_empty() {
+            return; // a pass under way picks up what this call would
         }
         self.deferring = true;
-        let mut rounds = vec![0u32; self.cpus.len()];
         while self.stop.is_none() {
-            let Some(c) = (0..self.cpus.len()).find(|&c| self.cpus[c].reenq_local) else {
+            let Some(c) = self.reenq.take_lowest() else {
                 break;
             };
-            self.cpus[c].reenq_local = false;
-            rounds[c] += 1;
-            if rounds[c] > REENQ_LOCAL_MAX_REPEAT {
+            let rounds = self.reenq.count_round(c);
+            if rounds > REENQ_LOCAL_MAX_REPEAT {
                 self.eject(format!(
-                    "SCX_ENQ_REENQ on SCX_DSQ_LOCAL repeated {} times",
-                    rounds[c]
+                    "SCX_ENQ_REENQ on SCX_DSQ_LOCAL repeated {rounds} times"
                 ));
                 break;
             }
             self.reenq_local(ops, c);
         }
+        self.reenq.end_pass();
         self.deferring = false;
+    }
+}
+
+/// The CPUs with a local re-enqueue scheduled, as a bitmap (the lowest is
+/// found in a word scan, no allocation), and the rounds each ran in the
+/// current run_deferred pass.
+pub(super) struct Pending {
+    bits: Vec<u64>,
+    count: usize,
+    rounds: Vec<u32>,
+    /// The CPUs whose rounds are not 0.
+    counted: Vec<usize>,
+}
+
+impl Pending {
+    pub(super) fn new(ncpus: usize) -> Pending {
+        Pending {
+            bits: vec![0; ncpus.div_ceil(64).max(1)],
+            count: 0,
+            rounds: vec![0; ncpus],
+            counted: Vec::new(),
+        }
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    pub(super) fn schedule(&mut self, cpu: usize) {
+        let (w, b) = (cpu / 64, 1u64 << (cpu % 64));
+        if self.bits[w] & b == 0 {
+            self.bits[w] |= b;
+            self.count += 1;
+        }
+    }
+
+    /// The lowest CPU with one scheduled, which it no longer has.
+    fn take_lowest(&mut self) -> Option<usize> {
+        if self.count == 0 {
+            return None;
+        }
+        let w = self.bits.iter().position(|&x| x != 0)?;
+        let b = self.bits[w].trailing_zeros() as usize;
+        self.bits[w] &= !(1u64 << b);
+        self.count -= 1;
+        Some(w * 64 + b)
+    }
+
+    /// One more round on `cpu` in this pass; the rounds so far.
+    fn count_round(&mut self, cpu: usize) -> u32 {
+        if self.rounds[cpu] == 0 {
+            self.counted.push(cpu);
+        }
+        self.rounds[cpu] += 1;
+        self.rounds[cpu]
+    }
+
+    fn end_pass(&mut self) {
+        for c in self.counted.drain(..) {
+            self.rounds[c] = 0;
+        }
     }
 }

@@ -178,9 +178,9 @@ impl Core {
         let me = self.this_cpu;
         let start = (self.pick_prev[me] + 1) % n;
         let scan = |m: &CpuMask, core_only: bool, me: &Core| {
-            (0..n)
-                .map(|i| (start + i) % n)
-                .find(|&c| mask.test(c) && m.test(c) && (!core_only || me.smt_mask.test(c)))
+            abi::find_wrap(n, start, |w| {
+                mask.bits[w] & m.bits[w] & if core_only { me.smt_mask.bits[w] } else { !0 }
+            })
         };
         let mut pick = scan(&self.idle_mask, true, self);
         if pick.is_none() && flags & abi::SCX_PICK_IDLE_CORE == 0 {

@@ -221,8 +221,6 @@ pub struct Cpu {
     /// rq->next_class is ext (not idle): an SCX task runs, is being
     /// picked, or was woken onto this idle CPU (immed.rs rq_is_open).
     pub next_ext: bool,
-    /// A re-enqueue of this local DSQ is scheduled (schedule_reenq_local).
-    pub reenq_local: bool,
     /// Runnable RT tasks waiting on this CPU, in arrival order (rt.rs).
     pub rt: Vec<TaskId>,
     /// rq->scx.cpu_released: ops.cpu_release ran, cpu_acquire has not yet.
@@ -349,10 +347,28 @@ pub struct Core {
     sched_prev: Option<(usize, TaskId)>,
     /// run_deferred is under way (immed.rs).
     deferring: bool,
+    /// The CPUs whose local DSQ has a re-enqueue scheduled
+    /// (schedule_reenq_local), and each one's rounds in the run_deferred
+    /// pass under way (immed.rs).
+    reenq: immed::Pending,
+    /// Emptied Effects for the workload's steps, reused so that a step
+    /// allocates nothing (advance).
+    fx_pool: Vec<Effects>,
     /// scx_select_cpu_dfl's spans and gates, once computed.
     selcpu_topo: Option<Box<peers::SelCpuTopo>>,
     cpu_core: Vec<usize>,
     core_cpus: Vec<Vec<usize>>,
+    /// Each core's online threads that run a task, and all CPUs that do
+    /// (set_curr keeps them): a run's speed reads them at every re-timing.
+    core_busy: Vec<usize>,
+    nr_busy: usize,
+    /// Each CPU's capacity / 1024 (the same f64 rate_of computed each time).
+    cap_frac: Vec<f64>,
+    /// Some core has two online threads (smt_active).
+    smt_on: bool,
+    /// CPUs 0..nr_cpus, and each node's CPUs, for word-wise mask scans.
+    machine_cpus: CpuMask,
+    node_cpus: Vec<CpuMask>,
     cpu_node: Vec<usize>,
     /// The last events, for invariant reports (formatted only then).
     recent: std::collections::VecDeque<(Ns, Note)>,
@@ -485,7 +501,6 @@ impl Core {
                 pending_stall: 0.0,
                 trace_start: 0,
                 next_ext: false,
-                reenq_local: false,
                 rt: Vec::new(),
                 cpu_released: false,
                 stopped: false,
@@ -505,6 +520,24 @@ impl Core {
             cache: CacheModel::new(&machine),
             cpu_core: machine.cpus.iter().map(|c| c.core).collect(),
             cpu_node: machine.cpus.iter().map(|c| c.node).collect(),
+            core_busy: vec![0; core_cpus.len()],
+            nr_busy: 0,
+            cap_frac: machine
+                .cpus
+                .iter()
+                .map(|c| c.capacity as f64 / 1024.0)
+                .collect(),
+            smt_on: core_cpus.iter().any(|c| c.len() > 1),
+            machine_cpus: CpuMask::first(n),
+            node_cpus: (0..nodes)
+                .map(|x| {
+                    let mut m = CpuMask::empty();
+                    for (i, c) in machine.cpus.iter().enumerate() {
+                        m.set(i, c.node == x);
+                    }
+                    m
+                })
+                .collect(),
             core_cpus,
             cfg,
             cost: stretched_cost,
@@ -552,6 +585,8 @@ impl Core {
             in_balance: None,
             sched_prev: None,
             deferring: false,
+            reenq: immed::Pending::new(n),
+            fx_pool: Vec::new(),
             selcpu_topo: None,
             recent: Default::default(),
             launcher: lavd::launcher(),
@@ -727,9 +762,7 @@ impl Core {
         self.cpus[cpu].pending_stall += spent;
         self.stats.bpf_ns += spent;
         self.stats.callbacks += 1;
-        let e = self.stats.ops.entry(op).or_insert((0, 0.0));
-        e.0 += 1;
-        e.1 += spent;
+        self.stats.count_op(op, spent);
         self.this_cpu = saved_cpu;
         self.ctx = saved_ctx;
         self.cb_ns = saved_ns;

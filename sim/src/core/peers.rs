@@ -19,17 +19,24 @@ impl Core {
         self.ops_flags & abi::SCX_OPS_BUILTIN_IDLE_PER_NODE != 0
     }
 
+    /// Some core has two online threads (kept by rebuild_online_topology).
     fn smt_active(&self) -> bool {
-        self.core_cpus.iter().any(|c| c.len() > 1)
+        self.smt_on
     }
 
-    /// `cpus` restricted to `node` (None: all nodes).
+    /// `cpus` restricted to `node` (None: all nodes) and to the machine's
+    /// CPUs, a word at a time.
     fn in_node(&self, cpus: &CpuMask, node: Option<usize>) -> CpuMask {
+        let span = match node {
+            Some(x) => self.node_cpus.get(x).unwrap_or(&self.machine_cpus),
+            None => &self.machine_cpus,
+        };
         let mut m = CpuMask::empty();
-        for c in 0..self.cpus.len() {
-            if cpus.test(c) && node.is_none_or(|n| self.cpu_node[c] == n) {
-                m.set(c, true);
-            }
+        if node.is_some_and(|x| x >= self.node_cpus.len()) {
+            return m; // no CPU is on a node the machine does not have
+        }
+        for w in 0..self.cpus.len().div_ceil(64) {
+            m.bits[w] = cpus.bits[w] & span.bits[w];
         }
         m
     }
@@ -44,11 +51,7 @@ impl Core {
         let me = self.this_cpu;
         let start = (self.pick_prev[me] + 1) % n;
         let m = self.in_node(cpus, node);
-        let scan = |idle: &CpuMask| {
-            (0..n)
-                .map(|i| (start + i) % n)
-                .find(|&c| m.test(c) && idle.test(c))
-        };
+        let scan = |idle: &CpuMask| abi::find_wrap(n, start, |w| m.bits[w] & idle.bits[w]);
         let mut pick = None;
         // without SMT there are no cores to prefer: SCX_PICK_IDLE_CORE
         // takes any idle CPU
@@ -235,9 +238,12 @@ impl Core {
             let exiting = self.cpus[w]
                 .curr
                 .is_some_and(|c| self.tasks[c].ts.flags & abi::PF_EXITING != 0);
-            let node_idle = (0..n).any(|c| {
-                self.idle_mask.test(c) && (!self.per_node() || self.cpu_node[c] == waker_node)
-            });
+            let span = if self.per_node() {
+                &self.node_cpus[waker_node]
+            } else {
+                &self.machine_cpus
+            };
+            let node_idle = (0..n.div_ceil(64)).any(|w| self.idle_mask.bits[w] & span.bits[w] != 0);
             if !exiting
                 && self.cpus[w].local.is_empty()
                 && (flags & abi::SCX_PICK_IDLE_IN_NODE == 0 || Some(waker_node) == node)
@@ -395,7 +401,7 @@ impl Core {
         let n = self.cpus.len();
         let me = self.this_cpu;
         let start = (self.pick_prev[me] + 1) % n;
-        match (0..n).map(|i| (start + i) % n).find(|&c| mask.test(c)) {
+        match abi::find_wrap(n, start, |w| mask.bits[w]) {
             Some(c) => {
                 self.pick_prev[me] = c;
                 c as u32

@@ -182,7 +182,7 @@ impl Core {
             self.settle(x);
             self.core_settle(core);
             self.pelt_update(x);
-            self.cpus[x].curr = None;
+            self.set_curr(x, None);
             self.switch_out(x, p);
             self.note(Note::Stop {
                 t: p,

@@ -8,16 +8,44 @@ use super::*;
 /// (types.h:19).
 const SCX_DSP_MAX_LOOPS: u32 = 32;
 
+/// `x.ceil() as Ns` without a libm call (the baseline x86-64 target has no
+/// rounding instruction): the same value for every f64, NaN and negatives
+/// (0) and values past Ns::MAX (saturated) included.
+fn ceil_ns(x: f64) -> Ns {
+    let i = x as Ns;
+    if (i as f64) < x && i < Ns::MAX {
+        i + 1
+    } else {
+        i
+    }
+}
+
 impl Core {
     // ---------------------------------------------------------------
     // Progress of running tasks
     // ---------------------------------------------------------------
 
-    fn busy_threads(&self, core: usize) -> usize {
-        self.core_cpus[core]
+    /// Sets the task `x` runs (rq->curr), keeping the busy counts that
+    /// rate_of reads up to date.
+    pub(super) fn set_curr(&mut self, x: usize, v: Option<TaskId>) {
+        let was = self.cpus[x].curr.is_some();
+        self.cpus[x].curr = v;
+        if was != v.is_some() {
+            if v.is_some() {
+                self.nr_busy += 1;
+            } else {
+                self.nr_busy = self.nr_busy.saturating_sub(1);
+            }
+            self.recount_core(self.cpu_core[x]);
+        }
+    }
+
+    /// The core's online threads that run a task.
+    pub(super) fn recount_core(&mut self, core: usize) {
+        self.core_busy[core] = self.core_cpus[core]
             .iter()
             .filter(|&&c| self.cpus[c].curr.is_some())
-            .count()
+            .count();
     }
 
     /// Speed of the task running on `cpu`: capacity x SMT share x the
@@ -27,12 +55,11 @@ impl Core {
         let Some(t) = self.cpus[cpu].curr else {
             return 1.0;
         };
-        let cap = self.machine.cpus[cpu].capacity as f64 / 1024.0;
+        let cap = self.cap_frac[cpu];
         if self.cfg.one_host_thread {
-            let busy = self.cpus.iter().filter(|c| c.curr.is_some()).count();
-            return cap / busy.max(1) as f64 / self.cfg.slowdown;
+            return cap / self.nr_busy.max(1) as f64 / self.cfg.slowdown;
         }
-        let k = self.busy_threads(self.cpu_core[cpu]).max(1);
+        let k = self.core_busy[self.cpu_core[cpu]].max(1);
         let smt = self
             .machine
             .smt
@@ -41,13 +68,16 @@ impl Core {
             .copied()
             .unwrap_or(1.0);
         let spec = &self.tasks[t].spec;
-        let slow = if spec.shared_lines_per_us > 0.0 {
+        let mut rate = cap * smt;
+        // (a division by 1.0 is exact: skipping it gives the same rate)
+        if spec.shared_lines_per_us > 0.0 {
             let away = self.stats.proc_away(spec.tgid, self.cache.llc_of(cpu));
-            self.cache.sharing_slowdown(spec.shared_lines_per_us, away)
-        } else {
-            0.0
-        };
-        cap * smt / (1.0 + slow) / self.cfg.slowdown
+            rate /= 1.0 + self.cache.sharing_slowdown(spec.shared_lines_per_us, away);
+        }
+        if self.cfg.slowdown != 1.0 {
+            rate /= self.cfg.slowdown;
+        }
+        rate
     }
 
     /// Brings the running task's remaining work up to now.
@@ -68,7 +98,7 @@ impl Core {
         }
         let rate = self.rate_of(cpu);
         let c = &mut self.cpus[cpu];
-        let end = (c.seg_start + (self.tasks[t].remaining / rate).ceil() as Ns).max(self.now);
+        let end = (c.seg_start + ceil_ns(self.tasks[t].remaining / rate)).max(self.now);
         // re-timing at an unchanged speed (a sibling's switch that left this
         // core's busy count as it was) keeps the armed end: settle's float
         // rounding may move it by a nanosecond, not more
@@ -278,7 +308,7 @@ impl Core {
         // put_prev_task_scx (ext.c:3145-3193, checklist 17-19)
         if let Some(p) = prev {
             self.pelt_update(x);
-            self.cpus[x].curr = None;
+            self.set_curr(x, None);
             self.switch_out(x, p);
             self.note(Note::Stop {
                 t: p,
@@ -376,10 +406,7 @@ impl Core {
     /// may run here.
     fn consume_global(&mut self, x: usize) -> bool {
         let node = self.cpu_node[x];
-        let pick = self.global[node]
-            .order()
-            .into_iter()
-            .find(|&t| self.allowed(t, x));
+        let pick = self.global[node].iter().find(|&t| self.allowed(t, x));
         match pick {
             Some(t) => {
                 self.global[node].remove(t);
@@ -453,7 +480,7 @@ impl Core {
             self.stats.set_waiting(t, false, self.now);
         }
         self.pelt_update(x);
-        self.cpus[x].curr = Some(t);
+        self.set_curr(x, Some(t));
         self.cpus[x].slice_ts = self.now;
         self.cpus[x].trace_start = self.now;
         let woken_at = self.tasks[t].woken_at.take();
@@ -568,13 +595,19 @@ impl Core {
     /// blocks or exits.
     fn advance(&mut self, ops: &mut dyn Ops, wl: &mut dyn Workload, x: usize, t: TaskId) {
         loop {
-            let mut fx = Effects::default();
             // a step taken before the stopper moved it off its last CPU
             let step = match self.tasks[t].deferred.take() {
                 Some(s) => s,
                 None => {
+                    // an emptied Effects from the pool (applying one may
+                    // run another task's step: a stack of them)
+                    let mut fx = self.fx_pool.pop().unwrap_or_default();
                     let s = wl.next(t, self.now, &mut fx);
-                    self.apply_effects(ops, &fx, x);
+                    if !fx.is_empty() {
+                        self.apply_effects(ops, &fx, x);
+                        fx.clear();
+                    }
+                    self.fx_pool.push(fx);
                     s
                 }
             };
@@ -634,7 +667,7 @@ impl Core {
         let core = self.cpu_core[x];
         self.core_settle(core);
         self.pelt_update(x);
-        self.cpus[x].curr = None;
+        self.set_curr(x, None);
         self.switch_out(x, t);
         self.note(Note::Stop {
             t,
@@ -791,11 +824,11 @@ impl Core {
         let head = self.events.peek().map(|Reverse((at, seq, _))| (*at, *seq));
         match (head, self.run_ends.min()) {
             (Some(h), Some((cpu, k, g))) if k < h => {
-                self.run_ends.clear(cpu);
+                self.run_ends.take(cpu);
                 Some((k.0, Ev::RunEnd(cpu, g)))
             }
             (None, Some((cpu, k, g))) => {
-                self.run_ends.clear(cpu);
+                self.run_ends.take(cpu);
                 Some((k.0, Ev::RunEnd(cpu, g)))
             }
             _ => self.events.pop().map(|Reverse((at, _, ev))| (at, ev)),
@@ -1127,5 +1160,23 @@ impl Core {
             }
         }
         self.stats.close(now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ceil_ns;
+
+    /// Against f64::ceil, on the edges of the cast.
+    #[test]
+    fn ceil_ns_is_ceil_then_the_cast() {
+        let xs = [
+            0.0, -0.0, 0.3, 1.0, 1.5, -0.3, -2.5, 4503599627370495.5, 9.0e15 + 0.5,
+            1.5e19, 1.8446744073709552e19, 2.0e19, f64::INFINITY, f64::NEG_INFINITY, f64::NAN,
+            f64::MIN_POSITIVE, 123456.000001,
+        ];
+        for x in xs {
+            assert_eq!(ceil_ns(x), x.ceil() as u64, "{x}");
+        }
     }
 }

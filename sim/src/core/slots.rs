@@ -4,6 +4,10 @@
 //! replaces the CPU's entry, and the earliest entry is found in a
 //! tournament tree (O(log CPUs) to update, O(1) to read).
 //!
+//! The entry the event loop takes is cleared lazily: most often the CPU
+//! re-arms it at once (its task's next Run step), and one update of its
+//! path then does for both.
+//!
 //! The earliest time wins; two CPUs' ends at the same nanosecond leave in
 //! CPU order, and against the event queue an end is ordered by the sequence
 //! number it was armed with, as if it were in the queue.
@@ -15,6 +19,10 @@ pub type Key = (Ns, u64);
 
 const NONE: Ns = Ns::MAX;
 
+fn pack(t: Ns, cpu: usize) -> u128 {
+    ((t as u128) << 64) | cpu as u128
+}
+
 pub struct CpuSlots {
     size: usize,
     /// Each CPU's entry: its sequence number (to order it against the
@@ -22,69 +30,96 @@ pub struct CpuSlots {
     seqs: Vec<u64>,
     gens: Vec<u64>,
     /// A tree in an array: node 1 is the root, node size + i is CPU i's
-    /// time; each node holds the earliest (time, CPU) below it, the lower
-    /// CPU winning a tie (so entries of one time leave in CPU order).
-    times: Vec<Ns>,
-    cpus: Vec<u32>,
+    /// entry; each node holds the earliest entry below it as one key, time
+    /// in the high 64 bits and CPU in the low ones, so that one comparison
+    /// orders by time and then CPU (entries of one time leave in CPU
+    /// order). An unarmed CPU's time is NONE.
+    keys: Vec<u128>,
+    /// The entry `take` removed and the tree still holds: cleared in the
+    /// tree before the next `min`, unless re-armed or cleared before.
+    taken: Option<usize>,
 }
 
 impl CpuSlots {
     pub fn new(n: usize) -> CpuSlots {
         let size = n.max(1).next_power_of_two();
-        let mut cpus = vec![0u32; 2 * size];
+        let mut keys = vec![0u128; 2 * size];
         for i in 0..size {
-            cpus[size + i] = i as u32;
+            keys[size + i] = pack(NONE, i);
         }
         for p in (1..size).rev() {
-            cpus[p] = cpus[2 * p];
+            keys[p] = keys[2 * p].min(keys[2 * p + 1]);
         }
         CpuSlots {
             size,
             seqs: vec![0; size],
             gens: vec![0; size],
-            times: vec![NONE; 2 * size],
-            cpus,
+            keys,
+            taken: None,
         }
     }
 
     /// Arms CPU `i`'s entry at `key`, replacing any earlier one.
     pub fn set(&mut self, i: usize, key: Key, gen: u64) {
+        if self.taken == Some(i) {
+            self.taken = None;
+        }
         self.seqs[i] = key.1;
         self.gens[i] = gen;
         self.put(i, key.0);
     }
 
     pub fn clear(&mut self, i: usize) {
+        if self.taken == Some(i) {
+            self.taken = None;
+        }
         self.put(i, NONE);
+    }
+
+    /// Removes CPU `i`'s entry, the one `min` gave, as `clear` would; the
+    /// tree is updated only if it is not re-armed before the next `min`.
+    pub fn take(&mut self, i: usize) {
+        if let Some(j) = self.taken.replace(i) {
+            if j != i {
+                self.put(j, NONE);
+            }
+        }
+    }
+
+    fn flush(&mut self) {
+        if let Some(j) = self.taken.take() {
+            self.put(j, NONE);
+        }
     }
 
     fn put(&mut self, i: usize, t: Ns) {
         let mut p = self.size + i;
-        self.times[p] = t;
+        self.keys[p] = pack(t, i);
         p /= 2;
         while p >= 1 {
-            let (a, b) = (2 * p, 2 * p + 1);
-            let w = if self.times[a] <= self.times[b] { a } else { b };
-            let (t, c) = (self.times[w], self.cpus[w]);
-            if self.times[p] == t && self.cpus[p] == c {
+            let w = self.keys[2 * p].min(self.keys[2 * p + 1]);
+            if self.keys[p] == w {
                 break; // unchanged here, so above too
             }
-            self.times[p] = t;
-            self.cpus[p] = c;
+            self.keys[p] = w;
             p /= 2;
         }
     }
 
     /// CPU `i`'s armed time, if any.
     pub fn armed(&self, i: usize) -> Option<Ns> {
-        let t = self.times[self.size + i];
+        if self.taken == Some(i) {
+            return None;
+        }
+        let t = (self.keys[self.size + i] >> 64) as Ns;
         (t != NONE).then_some(t)
     }
 
     /// The earliest armed entry: (CPU, key, generation).
-    pub fn min(&self) -> Option<(usize, Key, u64)> {
-        let t = self.times[1];
-        let i = self.cpus[1] as usize;
+    pub fn min(&mut self) -> Option<(usize, Key, u64)> {
+        self.flush();
+        let t = (self.keys[1] >> 64) as Ns;
+        let i = self.keys[1] as u64 as usize;
         (t != NONE).then(|| (i, (t, self.seqs[i]), self.gens[i]))
     }
 }
@@ -109,6 +144,12 @@ mod tests {
                 if (x >> 20) % 4 == 0 {
                     s.clear(i);
                     plain[i] = None;
+                } else if (x >> 20) % 4 == 1 {
+                    // the event loop's take of the earliest entry
+                    if let Some((j, _, _)) = s.min() {
+                        s.take(j);
+                        plain[j] = None;
+                    }
                 } else {
                     let k = ((x >> 40) % 50, seq);
                     s.set(i, k, seq);

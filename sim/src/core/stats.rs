@@ -8,10 +8,11 @@ use std::collections::BTreeMap;
 use super::cache::Distance;
 use crate::task::{Ns, TaskId};
 
-/// Log-scale histogram: 16 buckets per power of two (~4% resolution).
+/// Log-scale histogram: 16 buckets per power of two (~4% resolution),
+/// counted in an array indexed by bucket (no allocation once grown).
 #[derive(Clone, Debug, Default)]
 pub struct Hist {
-    counts: BTreeMap<u32, u64>,
+    counts: Vec<u64>,
     pub n: u64,
     pub sum: f64,
 }
@@ -34,7 +35,11 @@ impl Hist {
         (((16 + m) << (e - 4)) as f64) + ((1u64 << (e - 4)) as f64) / 2.0
     }
     pub fn add(&mut self, v: u64) {
-        *self.counts.entry(Self::bucket(v)).or_default() += 1;
+        let b = Self::bucket(v) as usize;
+        if b >= self.counts.len() {
+            self.counts.resize(b + 1, 0);
+        }
+        self.counts[b] += 1;
         self.n += 1;
         self.sum += v as f64;
     }
@@ -45,10 +50,10 @@ impl Hist {
         }
         let want = ((self.n as f64) * q).ceil().max(1.0) as u64;
         let mut seen = 0;
-        for (&b, &c) in &self.counts {
+        for (b, &c) in self.counts.iter().enumerate().filter(|(_, &c)| c > 0) {
             seen += c;
             if seen >= want {
-                return Self::value(b);
+                return Self::value(b as u32);
             }
         }
         f64::NAN
@@ -67,6 +72,9 @@ struct ProcOcc {
 /// running over the last ~10 ms (docs/sim/cost-model.md).
 const OCC_TAU_NS: f64 = 10_000_000.0;
 
+/// A task that is not waiting (Stats::waiting).
+const NOT_WAITING: Ns = Ns::MAX;
+
 #[derive(Clone, Debug, Default)]
 pub struct Stats {
     /// Entries taken from the event queue.
@@ -76,9 +84,10 @@ pub struct Stats {
     /// Changes of a task's state (woken, queued, running, blocked, ...).
     pub state_changes: u64,
     pub bpf_ns: f64,
-    /// Per callback: (calls, ns charged), as `bpftool prog show` counts
-    /// run_cnt / run_time_ns per struct_ops program.
-    pub ops: BTreeMap<&'static str, (u64, f64)>,
+    /// Per callback: (name, calls, ns charged), as `bpftool prog show`
+    /// counts run_cnt / run_time_ns per struct_ops program; in the order
+    /// each first ran (ops() sorts them by name).
+    ops: Vec<(&'static str, u64, f64)>,
     pub stall_ns: f64,
     pub wakeups: u64,
     /// IMMED tasks sent back through ops.enqueue (SCX_EV_REENQ_IMMED).
@@ -89,7 +98,9 @@ pub struct Stats {
     pub mig_cross_llc: u64,
     pub mig_cross_node: u64,
     pub wait_ns: u64,
-    waiting: BTreeMap<TaskId, Ns>,
+    /// Since when each task waits (NOT_WAITING: it does not), and how many do.
+    waiting: Vec<Ns>,
+    nr_waiting: u64,
     nr_idle: u64,
     gap_ts: Ns,
     pub gap_ns: u64,
@@ -111,18 +122,51 @@ impl Stats {
         }
     }
 
+    /// One more call of callback `op`, which charged `ns`. Found by its
+    /// name's address first (each op is named by one literal at its call
+    /// site), then by its text: no string comparison on the common path.
+    pub fn count_op(&mut self, op: &'static str, ns: f64) {
+        let i = match self.ops.iter().position(|e| std::ptr::eq(e.0, op)) {
+            Some(i) => i,
+            None => match self.ops.iter().position(|e| e.0 == op) {
+                Some(i) => i,
+                None => {
+                    self.ops.push((op, 0, 0.0));
+                    self.ops.len() - 1
+                }
+            },
+        };
+        let e = &mut self.ops[i];
+        e.1 += 1;
+        e.2 += ns;
+    }
+
+    /// Per callback: (calls, ns charged), by name.
+    pub fn ops(&self) -> BTreeMap<&'static str, (u64, f64)> {
+        self.ops.iter().map(|&(k, n, ns)| (k, (n, ns))).collect()
+    }
+
     fn gap_advance(&mut self, now: Ns) {
-        let m = self.nr_idle.min(self.waiting.len() as u64);
+        let m = self.nr_idle.min(self.nr_waiting);
         self.gap_ns += m * now.saturating_sub(self.gap_ts);
         self.gap_ts = now;
     }
 
     pub fn set_waiting(&mut self, t: TaskId, waiting: bool, now: Ns) {
         self.gap_advance(now);
+        if t >= self.waiting.len() {
+            self.waiting.resize(t + 1, NOT_WAITING);
+        }
+        let since = self.waiting[t];
         if waiting {
-            self.waiting.entry(t).or_insert(now);
-        } else if let Some(since) = self.waiting.remove(&t) {
+            if since == NOT_WAITING {
+                self.waiting[t] = now;
+                self.nr_waiting += 1;
+            }
+        } else if since != NOT_WAITING {
             self.wait_ns += now - since;
+            self.waiting[t] = NOT_WAITING;
+            self.nr_waiting -= 1;
         }
     }
 
@@ -173,11 +217,12 @@ impl Stats {
 
     pub fn close(&mut self, now: Ns) {
         self.gap_advance(now);
-        let open: Vec<(TaskId, Ns)> = self.waiting.iter().map(|(&t, &s)| (t, s)).collect();
-        for (_, s) in open {
-            self.wait_ns += now.saturating_sub(s);
+        for s in std::mem::take(&mut self.waiting) {
+            if s != NOT_WAITING {
+                self.wait_ns += now.saturating_sub(s);
+            }
         }
-        self.waiting.clear();
+        self.nr_waiting = 0;
     }
 }
 

@@ -242,9 +242,9 @@ fn undefined_ops_are_not_called() {
         .task_at("b", US, None, &[Act::Run(MS)]);
     let (core, stop) = run(flat(1), &mut s, &mut w);
     stopped_ok(&stop);
-    assert!(!core.stats.ops.contains_key("dequeue"));
-    assert!(!core.stats.ops.contains_key("set_weight"));
-    assert!(!core.stats.ops.contains_key("set_cpumask"));
+    assert!(!core.stats.ops().contains_key("dequeue"));
+    assert!(!core.stats.ops().contains_key("set_weight"));
+    assert!(!core.stats.ops().contains_key("set_cpumask"));
 }
 
 /// The invariant checker catches a task running outside its mask: a

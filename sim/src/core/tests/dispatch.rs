@@ -279,7 +279,7 @@ fn dispatch_insert_of_a_task_already_in_a_dsq_is_dropped() {
     assert!(ejected(&stop).contains("x["));
     assert!(runs_of(&s.log, 0).is_empty());
     // every pass ran its 32 rounds, each one dropping x's insert
-    let dispatches = core.stats.ops["dispatch"].0;
+    let dispatches = core.stats.ops()["dispatch"].0;
     assert!(dispatches > 32 * 1000, "{dispatches}");
     assert_eq!(core.tasks[0].state, TaskState::Queued(DsqRef::User(SHARED)));
 }
