@@ -112,6 +112,10 @@ enum SimCmd {
     Snapshot {
         /// A new (or empty) directory.
         out: PathBuf,
+        /// Instead of this machine: the machines of random:N@SEED (see
+        /// `arbor sim verdict --help`), each into OUT/random-SEED-K.
+        #[arg(long, value_name = "random:N@SEED")]
+        machines: Option<String>,
     },
     /// Re-run a seed's experiment on its own machine (preset), its sweep,
     /// baseline vs mechanism, beside the seed's published numbers.
@@ -136,12 +140,12 @@ enum SimCmd {
     /// workloads in an arbor vm guest and in the simulator, compared on
     /// counter ratios that do not depend on timing.
     Validate(validate::ValidateArgs),
-    /// The candidate against the peers, from results.json or summary.json:
-    /// per workload, the candidate (arbor:default) against the best peer
-    /// and the baseline (arbor:stock), Welch's 95% interval; "best", "tied"
-    /// or "LOSES", and "worse than" the baseline. --require PCT exits 1
-    /// unless PCT% of the cells are best or tied and none is worse than
-    /// the baseline.
+    /// Which scheduler wins, decided: runs the candidate (arbor:default),
+    /// the baseline (arbor:stock) and the peers on every machine x
+    /// workload at this build, each cell until the rule below decides it
+    /// (more runs in batches up to --max-reps), prints one table per
+    /// machine and the counts, writes results.json and summary.json. With
+    /// DIRs, judges earlier runs by the same rule instead.
     Verdict(verdict::VerdictArgs),
     /// Write DIR/summary.json from DIR/results.json, for each DIR: per
     /// cell the primary metric's mean, sd, runs, 95% interval and
@@ -180,7 +184,14 @@ fn list() {
 
 pub fn main(a: SimArgs) -> Result<i32> {
     match &a.cmd {
-        Some(SimCmd::Snapshot { out }) => {
+        Some(SimCmd::Snapshot {
+            out,
+            machines: Some(spec),
+        }) => {
+            verdict::write_snapshots(spec, out)?;
+            return Ok(0);
+        }
+        Some(SimCmd::Snapshot { out, machines: None }) => {
             let t = snapshot::take(Path::new("/sys"), out)?;
             eprintln!(
                 "arbor sim: {} files of '{}' ({} CPUs) in {}; model it with: arbor sim --topology-from {}",
