@@ -240,7 +240,11 @@ pub fn judge(
         (None, None) => Compare::because(Call::Undecided, "the baseline did not run"),
         (None, Some(b)) if !b.ok() => Compare::because(
             Call::Better,
-            format!("{baseline} failed in {} of {} runs", b.failed.max(1), b.runs),
+            format!(
+                "{baseline} failed in {} of {} runs",
+                b.failed.max(1),
+                b.runs
+            ),
         ),
         (None, Some(b)) => rule::compare(cand.stats(), b.stats(), higher_is_better),
     };
@@ -415,7 +419,10 @@ pub fn main(a: &VerdictArgs) -> Result<i32> {
         }
     }
     if !(0.0..=100.0).contains(&a.max_undecided) {
-        bail!("--max-undecided {}: a percentage of cells, 0 to 100", a.max_undecided);
+        bail!(
+            "--max-undecided {}: a percentage of cells, 0 to 100",
+            a.max_undecided
+        );
     }
     let v = if a.dirs.is_empty() {
         run::main(a)?
@@ -426,7 +433,9 @@ pub fn main(a: &VerdictArgs) -> Result<i32> {
             || !a.workloads.is_empty()
             || !a.peers.is_empty()
         {
-            bail!("judging DIRs runs nothing: give DIRs, or machines and workloads to run, not both");
+            bail!(
+                "judging DIRs runs nothing: give DIRs, or machines and workloads to run, not both"
+            );
         }
         // every input read before anything is printed
         let vs = read_all(&a.dirs, &a.candidate, &a.baseline)?;
@@ -463,5 +472,295 @@ fn name(d: &Path) -> String {
     match s.trim_end_matches('/') {
         "" => s,
         t => t.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::metric::{Kind, MetricInfo};
+    use crate::report::{Meta, Row, WorkloadEntry, EJECTED};
+    use std::collections::BTreeMap;
+
+    const W: &str = "w";
+
+    /// One workload on metric "m"; each scheduler's runs; `ejected`: the
+    /// schedulers ejected in their first run.
+    fn results(hib: bool, runs: &[(&str, &[f64])], ejected: &[&str]) -> Results {
+        let mut raw = Vec::new();
+        for (s, vs) in runs {
+            for (rep, v) in vs.iter().enumerate() {
+                let row = |metric: &str, value: f64| Row {
+                    rep: rep as u32,
+                    sched: s.to_string(),
+                    workload: W.into(),
+                    metric: metric.into(),
+                    value,
+                };
+                let ej = rep == 0 && ejected.contains(s);
+                raw.push(row(EJECTED, if ej { 1.0 } else { 0.0 }));
+                raw.push(row("m", *v));
+            }
+        }
+        let mut metrics = BTreeMap::new();
+        metrics.insert(
+            "m".to_string(),
+            MetricInfo {
+                unit: "x".into(),
+                higher_is_better: hib,
+                kind: Kind::Performance,
+            },
+        );
+        Results {
+            meta: Meta::default(),
+            schedulers: runs.iter().map(|(s, _)| s.to_string()).collect(),
+            workloads: vec![WorkloadEntry {
+                workload: W.into(),
+                primary: "m".into(),
+            }],
+            metrics,
+            cells: Vec::new(),
+            raw,
+        }
+    }
+
+    fn verdict(r: &Results) -> Result<Verdict> {
+        of_summary(&Summary::of_results(r)?, CANDIDATE, BASELINE)
+    }
+
+    fn one(hib: bool, runs: &[(&str, &[f64])], ejected: &[&str]) -> Cell {
+        let v = verdict(&results(hib, runs, ejected)).unwrap();
+        assert_eq!(v.cells.len(), 1);
+        v.cells[0].clone()
+    }
+
+    const STOCK: (&str, &[f64]) = ("arbor:stock", &[10.0, 10.2, 9.8]);
+
+    #[test]
+    fn the_best_peer_is_the_best_mean_and_each_side_is_called() {
+        // times: default 8, the peers 9 and 12: best peer is cosmos (9)
+        let c = one(
+            false,
+            &[
+                STOCK,
+                ("arbor:default", &[8.0, 8.1, 7.9]),
+                ("bpfland", &[12.0, 12.5, 11.5]),
+                ("cosmos", &[9.0, 9.2, 8.8]),
+            ],
+            &[],
+        );
+        assert_eq!(c.best_peer.as_ref().unwrap().scheduler, "cosmos");
+        // (9 - 8) / 9: + = the candidate better
+        assert!(
+            (c.vs_peer.pct - 100.0 / 9.0).abs() < 1e-9,
+            "{:?}",
+            c.vs_peer
+        );
+        assert_eq!(
+            (c.vs_peer.call, c.vs_baseline.call),
+            (Call::Better, Call::Better)
+        );
+        // throughput: the best peer is the highest mean, and 20% behind is worse
+        let c = one(
+            true,
+            &[
+                ("arbor:stock", &[100.0, 101.0, 99.0]),
+                ("arbor:default", &[80.0, 81.0, 79.0]),
+                ("p2dq", &[110.0, 111.0, 109.0]),
+                ("rusty", &[90.0, 91.0, 89.0]),
+            ],
+            &[],
+        );
+        assert_eq!(c.best_peer.as_ref().unwrap().scheduler, "p2dq");
+        assert_eq!(
+            (c.vs_peer.call, c.vs_baseline.call),
+            (Call::Worse, Call::Worse)
+        );
+        let v = Verdict {
+            candidate: CANDIDATE.into(),
+            baseline: BASELINE.into(),
+            cells: vec![c],
+        };
+        let t = v.table();
+        assert!(
+            t.contains("| w | m | 80 (n=3) | p2dq 110 (n=3) | WORSE: -27.3% ["),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn failures_make_peers_ineligible_and_the_candidate_worse() {
+        // cosmos has the best mean but was ejected in one run
+        let c = one(
+            false,
+            &[
+                STOCK,
+                ("arbor:default", &[8.0, 8.1, 7.9]),
+                ("cosmos", &[5.0, 5.1, 4.9]),
+                ("lavd", &[9.0, 9.1, 8.9]),
+            ],
+            &["cosmos"],
+        );
+        assert_eq!(c.best_peer.as_ref().unwrap().scheduler, "lavd");
+        assert_eq!(c.ineligible, vec!["cosmos".to_string()]);
+        assert_eq!(c.vs_peer.call, Call::Better);
+        // every peer failed: better, and said why
+        let c = one(
+            false,
+            &[
+                STOCK,
+                ("arbor:default", &[8.0, 8.1, 7.9]),
+                ("cosmos", &[5.0, 5.1]),
+            ],
+            &["cosmos"],
+        );
+        assert_eq!(
+            (c.best_peer.is_none(), c.vs_peer.call),
+            (true, Call::Better)
+        );
+        assert!(c
+            .vs_peer
+            .why
+            .as_deref()
+            .unwrap()
+            .contains("every peer failed"));
+        // the candidate ejected once: worse on both sides, whatever its mean
+        let c = one(
+            false,
+            &[
+                STOCK,
+                ("arbor:default", &[1.0, 1.0, 1.0]),
+                ("cosmos", &[9.0, 9.1]),
+            ],
+            &["arbor:default"],
+        );
+        assert_eq!(
+            (c.vs_peer.call, c.vs_baseline.call),
+            (Call::Worse, Call::Worse)
+        );
+        assert!(c
+            .vs_peer
+            .why
+            .as_deref()
+            .unwrap()
+            .contains("failed in 1 of 3 runs"));
+        // one run a side: undecided, never a pass
+        let c = one(
+            false,
+            &[
+                ("arbor:stock", &[10.0]),
+                ("arbor:default", &[5.0]),
+                ("cosmos", &[10.0]),
+            ],
+            &[],
+        );
+        assert_eq!(
+            (c.vs_peer.call, c.vs_baseline.call),
+            (Call::Undecided, Call::Undecided)
+        );
+        assert!(!c.decided());
+    }
+
+    #[test]
+    fn missing_schedulers_are_errors() {
+        let r = results(false, &[STOCK, ("cosmos", &[1.0, 2.0])], &[]);
+        let e = verdict(&r).unwrap_err().to_string();
+        assert!(
+            e.contains("candidate arbor:default is not in this run"),
+            "{e}"
+        );
+        let r = results(
+            false,
+            &[("arbor:default", &[1.0, 2.0]), ("cosmos", &[1.0, 2.0])],
+            &[],
+        );
+        let e = verdict(&r).unwrap_err().to_string();
+        assert!(e.contains("baseline arbor:stock is not in this run"), "{e}");
+        let r = results(false, &[STOCK, ("arbor:default", &[1.0, 2.0])], &[]);
+        let e = verdict(&r).unwrap_err().to_string();
+        assert!(e.contains("no peer"), "{e}");
+    }
+
+    #[test]
+    fn the_bar_counts_decided_cells_the_baseline_and_the_undecided() {
+        let mut c = Counts::default();
+        for x in [Call::Better, Call::NotWorse, Call::NotWorse, Call::Worse] {
+            c.vs_peer.add(x);
+            c.vs_baseline.add(Call::Better);
+        }
+        assert!(below_bar(&c, 75.0, 5.0, BASELINE).is_none());
+        assert!(below_bar(&c, 80.0, 5.0, BASELINE)
+            .unwrap()
+            .contains("75% of decided cells"));
+        c.vs_baseline.worse += 1;
+        c.vs_baseline.better -= 1;
+        assert!(below_bar(&c, 50.0, 5.0, BASELINE)
+            .unwrap()
+            .contains("worse than arbor:stock in 1"));
+        c.vs_baseline = c.vs_peer;
+        c.vs_baseline.worse = 0;
+        c.vs_baseline.undecided = 1;
+        let why = below_bar(&c, 50.0, 5.0, BASELINE).unwrap();
+        assert!(why.contains("25% undecided"), "{why}");
+        assert!(below_bar(&c, 50.0, 25.0, BASELINE).is_none());
+    }
+
+    /// The committed run of the three development machines
+    /// (tests/fixtures/default-vs-peers-3): every mean, best peer and
+    /// change of the README's tables (verdict.py's) is the same, and each
+    /// call follows from its interval and the 3% margin.
+    #[test]
+    fn the_committed_default_vs_peers_3_run_under_the_rule() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/default-vs-peers-3");
+        let dirs: Vec<PathBuf> = ["x86-12", "xeon-88", "power11"]
+            .iter()
+            .map(|m| dir.join(m))
+            .collect();
+        let vs = read_all(&dirs, CANDIDATE, BASELINE).unwrap();
+        let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+        // | workload | metric | default | best peer | vs best peer | vs stock | verdict |
+        let theirs: Vec<Vec<String>> = readme
+            .lines()
+            .filter(|l| {
+                l.starts_with('|') && !l.starts_with("|---") && !l.starts_with("| workload")
+            })
+            .map(|l| l.split('|').map(|x| x.trim().to_string()).collect())
+            .collect();
+        let ours: Vec<&Cell> = vs.iter().flat_map(|v| &v.cells).collect();
+        assert_eq!((ours.len(), theirs.len()), (18, 18));
+        let pct = |s: &str| -> f64 { s.split('%').next().unwrap().parse().unwrap() };
+        for (o, t) in ours.iter().zip(&theirs) {
+            assert_eq!(o.workload, t[1]);
+            assert_eq!(report::g4(o.candidate.mean), t[3], "{}", o.workload);
+            let p = o.best_peer.as_ref().unwrap();
+            assert_eq!(format!("{} {}", p.scheduler, report::g4(p.mean)), t[4]);
+            assert!(
+                (o.vs_peer.pct - pct(&t[5])).abs() < 0.051,
+                "{} {}",
+                o.vs_peer.pct,
+                t[5]
+            );
+            assert!(
+                (o.vs_baseline.pct - pct(&t[6])).abs() < 0.051,
+                "{} {}",
+                o.vs_baseline.pct,
+                t[6]
+            );
+            for c in [&o.vs_peer, &o.vs_baseline] {
+                if c.call != Call::Tie {
+                    assert_eq!(c.call, rule::call_of(c.lo, c.hi), "{c:?}");
+                }
+                assert!(c.lo <= c.pct && c.pct <= c.hi, "{c:?}");
+            }
+        }
+        // the README's five cells "worse than stock" were decided on -0.3%
+        // to -16%: under the margin, a deterministic -0.3% is not worse
+        let perf_pipe = ours[2];
+        assert_eq!(
+            perf_pipe.vs_baseline.call,
+            Call::NotWorse,
+            "{:?}",
+            perf_pipe.vs_baseline
+        );
     }
 }

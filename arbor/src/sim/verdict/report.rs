@@ -258,7 +258,14 @@ mod tests {
     #[test]
     fn calls_count_and_pass_only_when_decided() {
         let mut c = Calls::default();
-        for x in [Call::Better, Call::NotWorse, Call::Tie, Call::Worse, Call::Undecided, Call::Undecided] {
+        for x in [
+            Call::Better,
+            Call::NotWorse,
+            Call::Tie,
+            Call::Worse,
+            Call::Undecided,
+            Call::Undecided,
+        ] {
             c.add(x);
         }
         assert_eq!((c.passed(), c.decided(), c.total()), (3, 4, 6));

@@ -99,7 +99,11 @@ pub fn call_of(lo: f64, hi: f64) -> Call {
 
 /// The candidate's (mean, sample sd, runs) against the other's, on a
 /// metric where `higher_is_better` says which way is better.
-pub fn compare(cand: (f64, f64, usize), other: (f64, f64, usize), higher_is_better: bool) -> Compare {
+pub fn compare(
+    cand: (f64, f64, usize),
+    other: (f64, f64, usize),
+    higher_is_better: bool,
+) -> Compare {
     if cand.2 < 2 || other.2 < 2 {
         return Compare::because(Call::Undecided, "fewer than 2 runs a side");
     }
@@ -196,7 +200,11 @@ mod tests {
         let down = compare(st(&[95.0, 95.5, 94.5]), st(&[100.0, 100.5, 99.5]), true);
         assert_eq!(down.call, Call::Worse);
         // the same interval at any scale
-        let small = compare(st(&[0.0098, 0.00985, 0.00975]), st(&[0.01, 0.01005, 0.00995]), true);
+        let small = compare(
+            st(&[0.0099, 0.00991, 0.00989]),
+            st(&[0.01, 0.01001, 0.00999]),
+            true,
+        );
         assert_eq!(small.call, Call::NotWorse, "{small:?}");
         assert_eq!(call_of(-2.99, 5.0), Call::NotWorse);
         assert_eq!(call_of(-3.0, 5.0), Call::Undecided);

@@ -188,35 +188,15 @@ impl Setup<'_> {
         )
     }
 
-    /// The next batch of an undecided cell: (scheduler, rep) to run; none
-    /// when the cell is decided or at --max-reps.
-    fn next_batch(&self, cs: &CellState, cell: &Cell) -> Vec<(usize, u32)> {
-        if cell.decided() {
-            return Vec::new();
-        }
-        let idx = |s: &str| self.scheds.iter().position(|x| x == s);
-        let cand = idx(&self.a.candidate).unwrap_or(1);
-        let have = cs.runs[cand].len() as u32;
-        let target = (have + self.a.reps).min(self.a.max_reps);
-        let mut who = vec![cand];
-        if !cell.vs_peer.call.decided() {
-            who.extend(cell.best_peer.as_ref().and_then(|p| idx(&p.scheduler)));
-        }
-        if !cell.vs_baseline.call.decided() {
-            who.extend(idx(&self.a.baseline));
-        }
-        let mut jobs = Vec::new();
-        for s in who {
-            for rep in cs.runs[s].len() as u32..target {
-                jobs.push((s, rep));
-            }
-        }
-        jobs
-    }
-
     /// One run in its own process: `arbor sim -t M -s S -w W --seed
     /// SEED+REP --job 0`.
-    fn run_one(&self, machine: usize, wl: usize, sched: usize, rep: u32) -> Result<(RunRec, Option<JobOut>)> {
+    fn run_one(
+        &self,
+        machine: usize,
+        wl: usize,
+        sched: usize,
+        rep: u32,
+    ) -> Result<(RunRec, Option<JobOut>)> {
         let m = &self.machs[machine];
         let out = Command::new(self_exe()?)
             .arg("sim")
@@ -256,13 +236,61 @@ impl Setup<'_> {
             }
             (Some(2), _) => (Some(why("refused")), None),
             (c, _) => (
-                Some(why(&format!("crashed ({})", c.map_or("signal".into(), |c| format!("exit {c}"))))),
+                Some(why(&format!(
+                    "crashed ({})",
+                    c.map_or("signal".into(), |c| format!("exit {c}"))
+                ))),
                 None,
             ),
         };
         let metrics = job.iter().flat_map(|j| j.metrics.iter().cloned()).collect();
-        Ok((RunRec { rep, failed, metrics }, job))
+        Ok((
+            RunRec {
+                rep,
+                failed,
+                metrics,
+            },
+            job,
+        ))
     }
+}
+
+/// The next batch of an undecided cell, as (scheduler, rep): the
+/// candidate and each side still undecided (the best peer, the baseline),
+/// `reps` more runs of the candidate, the others up to the candidate's
+/// count, at most `max_reps`; none when the cell is decided or at the cap.
+/// `have`: each scheduler's runs so far, in `scheds`' order.
+pub(super) fn next_batch(
+    scheds: &[String],
+    candidate: &str,
+    baseline: &str,
+    have: &[usize],
+    cell: &Cell,
+    reps: u32,
+    max_reps: u32,
+) -> Vec<(usize, u32)> {
+    if cell.decided() {
+        return Vec::new();
+    }
+    let idx = |s: &str| scheds.iter().position(|x| x == s);
+    let Some(cand) = idx(candidate) else {
+        return Vec::new();
+    };
+    let target = (have[cand] as u32 + reps).min(max_reps);
+    let mut who = vec![cand];
+    if !cell.vs_peer.call.decided() {
+        who.extend(cell.best_peer.as_ref().and_then(|p| idx(&p.scheduler)));
+    }
+    if !cell.vs_baseline.call.decided() {
+        who.extend(idx(baseline));
+    }
+    let mut jobs = Vec::new();
+    for s in who {
+        for rep in have[s] as u32..target {
+            jobs.push((s, rep));
+        }
+    }
+    jobs
 }
 
 /// The progress line: cells and runs done, and the time left at the pace
@@ -312,7 +340,10 @@ pub fn main(a: &VerdictArgs) -> Result<Verdict> {
         a.peers.clone()
     };
     peers.dedup();
-    if let Some(p) = peers.iter().find(|p| **p == a.candidate || **p == a.baseline) {
+    if let Some(p) = peers
+        .iter()
+        .find(|p| **p == a.candidate || **p == a.baseline)
+    {
         bail!("-p {p}: the candidate and the baseline are not peers");
     }
     let mut scheds = vec![a.baseline.clone(), a.candidate.clone()];
@@ -474,9 +505,7 @@ fn worker(
                 let job = job.as_ref();
                 *cpu_s.lock().unwrap_or_else(|e| e.into_inner()) += job.map_or(0.0, |j| j.cpu_s);
                 for (name, unit, hib) in job.iter().flat_map(|j| &j.units) {
-                    st.units
-                        .entry(name.clone())
-                        .or_insert((unit.clone(), *hib));
+                    st.units.entry(name.clone()).or_insert((unit.clone(), *hib));
                 }
                 st.runs_done += 1;
                 let cs = &mut st.cells[c];
@@ -486,7 +515,16 @@ fn worker(
                     let units = st.units.clone();
                     let cs = &st.cells[c];
                     let cell = setup.judge(cs, &units);
-                    let next = setup.next_batch(cs, &cell);
+                    let have: Vec<usize> = cs.runs.iter().map(|r| r.len()).collect();
+                    let next = next_batch(
+                        &setup.scheds,
+                        &setup.a.candidate,
+                        &setup.a.baseline,
+                        &have,
+                        &cell,
+                        setup.a.reps,
+                        setup.a.max_reps,
+                    );
                     if next.is_empty() {
                         st.cells_done += 1;
                         if !tty {
@@ -573,7 +611,10 @@ fn write(
         .iter()
         .map(|m| {
             let name = &m.machine.name;
-            (name.clone(), Counts::of(v.cells.iter().filter(|c| &c.machine == name)))
+            (
+                name.clone(),
+                Counts::of(v.cells.iter().filter(|c| &c.machine == name)),
+            )
         })
         .collect();
     let body = Body {
@@ -612,7 +653,110 @@ pub fn write_snapshots(spec: &str, out: &std::path::Path) -> Result<()> {
     for d in &drawn {
         let dir: PathBuf = out.join(&d.machine.name);
         let files = random::write_snapshot(d, &dir)?;
-        println!("{} ({files} files in {})", random::shape_line(&d.machine), dir.display());
+        println!(
+            "{} ({files} files in {})",
+            random::shape_line(&d.machine),
+            dir.display()
+        );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::verdict::rule::Call;
+
+    const SCHEDS: [&str; 3] = ["arbor:stock", "arbor:default", "cosmos"];
+
+    /// Runs the adaptive loop on a cell whose run k of scheduler s gives
+    /// `value(s, k)` (lower is better), as the runner does; returns the
+    /// final cell and each scheduler's runs.
+    fn adapt(value: impl Fn(usize, usize) -> f64, reps: u32, max_reps: u32) -> (Cell, Vec<usize>) {
+        let scheds: Vec<String> = SCHEDS.iter().map(|s| s.to_string()).collect();
+        let mut runs: Vec<Vec<f64>> = vec![Vec::new(); 3];
+        let mut batch: Vec<(usize, u32)> = (0..reps)
+            .flat_map(|k| (0..3).map(move |s| (s, k)))
+            .collect();
+        loop {
+            for (s, k) in batch {
+                assert_eq!(runs[s].len(), k as usize, "runs are added in order");
+                runs[s].push(value(s, k as usize));
+            }
+            let sides: Vec<Side> = scheds
+                .iter()
+                .zip(&runs)
+                .map(|(s, v)| {
+                    let (mean, sd) = mean_sd(v);
+                    Side {
+                        scheduler: s.clone(),
+                        mean,
+                        sd,
+                        n: v.len(),
+                        runs: v.len(),
+                        failed: 0,
+                    }
+                })
+                .collect();
+            let cell = judge(
+                "m",
+                "w",
+                "t",
+                false,
+                &sides,
+                SCHEDS[1],
+                SCHEDS[0],
+                &[SCHEDS[2].to_string()],
+            );
+            let have: Vec<usize> = runs.iter().map(|r| r.len()).collect();
+            batch = next_batch(&scheds, SCHEDS[1], SCHEDS[0], &have, &cell, reps, max_reps);
+            if batch.is_empty() {
+                return (cell, have);
+            }
+        }
+    }
+
+    /// A fixed, sign-alternating noise of amplitude `a`.
+    fn noise(k: usize, a: f64) -> f64 {
+        a * [1.0, -0.7, 0.3, -0.9, 0.5, -0.2, 0.8, -0.4][k % 8]
+    }
+
+    #[test]
+    fn a_clear_cell_stops_after_the_first_batch() {
+        // default 8, stock 10, cosmos 12: better on both sides at once
+        let (c, have) = adapt(|s, k| [10.0, 8.0, 12.0][s] + noise(k, 0.1), 3, 40);
+        assert_eq!(
+            (c.vs_peer.call, c.vs_baseline.call),
+            (Call::Better, Call::Better)
+        );
+        assert_eq!(have, [3, 3, 3]);
+    }
+
+    #[test]
+    fn a_noisy_cell_gets_batches_until_decided() {
+        // the same means, noisy: undecided at 3 runs, not worse with more
+        let (c, have) = adapt(|s, k| 10.0 + noise(k + s, 1.0), 3, 40);
+        assert_eq!(c.vs_peer.call, Call::NotWorse, "{:?}", c.vs_peer);
+        assert!(have[1] > 3 && have[1] < 40, "{have:?}");
+        assert_eq!(have[1] % 3, 0, "batches of --reps: {have:?}");
+    }
+
+    #[test]
+    fn a_cell_on_the_margin_stops_at_max_reps_undecided() {
+        // 3% behind the peer and the baseline: never decided
+        let (c, have) = adapt(|s, k| [10.0, 10.3, 10.0][s] + noise(k + s, 1.0), 5, 12);
+        assert_eq!(c.vs_peer.call, Call::Undecided, "{:?}", c.vs_peer);
+        assert_eq!(have, [12, 12, 12], "capped at --max-reps, not past it");
+        // a decided side gets no more runs: only the undecided one grows
+        let (c, have) = adapt(
+            |s, k| [5.0, 10.3, 10.0][s] + noise(k + s, if s == 0 { 0.01 } else { 1.0 }),
+            5,
+            12,
+        );
+        assert_eq!(
+            (c.vs_baseline.call, c.vs_peer.call),
+            (Call::Worse, Call::Undecided)
+        );
+        assert_eq!(have, [5, 12, 12]);
+    }
 }
