@@ -191,7 +191,10 @@ pub fn main(a: SimArgs) -> Result<i32> {
             verdict::write_snapshots(spec, out)?;
             return Ok(0);
         }
-        Some(SimCmd::Snapshot { out, machines: None }) => {
+        Some(SimCmd::Snapshot {
+            out,
+            machines: None,
+        }) => {
             let t = snapshot::take(Path::new("/sys"), out)?;
             eprintln!(
                 "arbor sim: {} files of '{}' ({} CPUs) in {}; model it with: arbor sim --topology-from {}",

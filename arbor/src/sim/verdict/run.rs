@@ -26,7 +26,7 @@ use scx_arbor::knobs::Knobs;
 use serde::Serialize;
 
 use super::report::{self as rep, Counts};
-use super::{judge, Cell, Side, Verdict, VerdictArgs, PEERS, RULE, WORKLOADS};
+use super::{judge, Cell, Side, Verdict, VerdictArgs, EXTRA_WORKLOADS, PEERS, RULE};
 use crate::ci::mean_sd;
 use crate::report::summary;
 use crate::simrun::{self_exe, JobOut, Plan};
@@ -330,7 +330,11 @@ pub fn main(a: &VerdictArgs) -> Result<Verdict> {
     }
     let machs = machines(a)?;
     let workloads: Vec<String> = if a.workloads.is_empty() {
-        WORKLOADS.iter().map(|s| s.to_string()).collect()
+        crate::bench::DEFAULT_WORKLOADS
+            .iter()
+            .chain(EXTRA_WORKLOADS)
+            .map(|s| s.to_string())
+            .collect()
     } else {
         a.workloads.clone()
     };
