@@ -165,6 +165,7 @@ fn list() {
         let m = (p.build)();
         println!("  {:<10} {:>4} CPUs  {}", p.name, m.nr_cpus(), p.about);
     }
+    println!("  random-SEED-K     machine K of random:N@SEED, drawn realistic machines (arbor sim verdict --help)");
     println!("\nWorkloads (-w): {}", workload::spec::WORKLOADS);
     println!("\nSchedulers (-s): arbor[:PROFILE][:[NO_]FEAT,...][:KNOB=VALUE,...], profiles default, stock, seeds; knobs are scx_arbor's long options");
     println!(
