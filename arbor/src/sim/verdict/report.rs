@@ -189,25 +189,23 @@ impl Verdict {
         o
     }
 
-    /// Every cell, one table per machine with its counts, then the counts
-    /// over all.
+    /// Every cell in one table (with a machine column when there are
+    /// several), then the counts per machine and over all.
     pub fn text(&self) -> String {
-        let mut o = String::new();
         let mut machines: Vec<&str> = Vec::new();
         for c in &self.cells {
             if !machines.contains(&c.machine.as_str()) {
                 machines.push(&c.machine);
             }
         }
+        let all: Vec<&Cell> = self.cells.iter().collect();
+        let mut o = format!("\n{}\n", self.table_of(&all, machines.len() > 1));
         for m in &machines {
-            let cells: Vec<&Cell> = self.cells.iter().filter(|c| c.machine == *m).collect();
-            let _ = write!(
+            let cells = self.cells.iter().filter(|c| c.machine == *m);
+            let _ = writeln!(
                 o,
-                "\n{m}\n{}\n{m}: {}\n",
-                self.table_of(&cells, false),
-                Counts::of(cells.iter().copied())
-                    .text(&self.baseline)
-                    .replace('\n', "; ")
+                "{m}: {}",
+                Counts::of(cells).text(&self.baseline).replace('\n', "; ")
             );
         }
         let _ = writeln!(
