@@ -122,6 +122,10 @@ enum SimCmd {
     Snapshot {
         /// A new (or empty) directory.
         out: PathBuf,
+        /// Instead of this machine: the machines of random:N@SEED (see
+        /// `arbor sim verdict --help`), each into OUT/random-SEED-K.
+        #[arg(long, value_name = "random:N@SEED")]
+        machines: Option<String>,
     },
     /// Re-run a seed's experiment on its own machine (preset), its sweep,
     /// baseline vs mechanism, beside the seed's published numbers.
@@ -146,12 +150,12 @@ enum SimCmd {
     /// workloads in an arbor vm guest and in the simulator, compared on
     /// counter ratios that do not depend on timing.
     Validate(validate::ValidateArgs),
-    /// The candidate against the peers, from results.json or summary.json:
-    /// per workload, the candidate (arbor:default) against the best peer
-    /// and the baseline (arbor:stock), Welch's 95% interval; "best", "tied"
-    /// or "LOSES", and "worse than" the baseline. --require PCT exits 1
-    /// unless PCT% of the cells are best or tied and none is worse than
-    /// the baseline.
+    /// Which scheduler wins, decided: runs the candidate (arbor:default),
+    /// the baseline (arbor:stock) and the peers on every machine x
+    /// workload at this build, each cell until the rule below decides it
+    /// (more runs in batches up to --max-reps), prints one table per
+    /// machine and the counts, writes results.json and summary.json. With
+    /// DIRs, judges earlier runs by the same rule instead.
     Verdict(verdict::VerdictArgs),
     /// Join the output directories of a sweep's shards (each run with
     /// --shard I/N or auto, of arbor sim or arbor sim fuzz) into OUT: the
@@ -177,6 +181,7 @@ fn list() {
         let m = (p.build)();
         println!("  {:<10} {:>4} CPUs  {}", p.name, m.nr_cpus(), p.about);
     }
+    println!("  random-SEED-K     machine K of random:N@SEED, drawn realistic machines (arbor sim verdict --help)");
     println!("\nWorkloads (-w): {}", workload::spec::WORKLOADS);
     println!("\nSchedulers (-s): arbor[:PROFILE][:[NO_]FEAT,...][:KNOB=VALUE,...], profiles default, stock, seeds; knobs are scx_arbor's long options");
     println!(
@@ -196,7 +201,17 @@ fn list() {
 
 pub fn main(a: SimArgs) -> Result<i32> {
     match &a.cmd {
-        Some(SimCmd::Snapshot { out }) => {
+        Some(SimCmd::Snapshot {
+            out,
+            machines: Some(spec),
+        }) => {
+            verdict::write_snapshots(spec, out)?;
+            return Ok(0);
+        }
+        Some(SimCmd::Snapshot {
+            out,
+            machines: None,
+        }) => {
             let t = snapshot::take(Path::new("/sys"), out)?;
             eprintln!(
                 "arbor sim: {} files of '{}' ({} CPUs) in {}; model it with: arbor sim --topology-from {}",

@@ -9,6 +9,8 @@ use anyhow::{bail, Context, Result};
 
 use crate::machine::{flat_distance, CacheSpec, CpuSpec, IdleState, Machine, Shape, SmtSpec};
 
+pub mod random;
+
 pub struct Preset {
     pub name: &'static str,
     pub about: &'static str,
@@ -90,11 +92,17 @@ pub fn find(name: &str) -> Result<Machine> {
     if let Some(args) = name.strip_prefix("shape:") {
         return shape(args);
     }
+    if let Some((seed, k)) = random::parse_name(name) {
+        return Ok(random::draw(seed, k).machine);
+    }
+    if random::parse_spec(name).is_some() {
+        bail!("'{name}' names several machines: give one, random-SEED-K, or use arbor sim verdict --machines {name}");
+    }
     let presets = all();
     match presets.iter().find(|p| p.name == name) {
         Some(p) => Ok((p.build)()),
         None => bail!(
-            "unknown machine preset '{name}' (known: {})",
+            "unknown machine preset '{name}' (known: {}; random-SEED-K, shape:...)",
             presets
                 .iter()
                 .map(|p| p.name)

@@ -86,7 +86,7 @@ pub struct Summary {
     #[serde(default)]
     pub cells: Vec<Cell>,
     /// a tool's own headline (reproduce's compared cells, fuzz's
-    /// failures, calibrate's ratios)
+    /// failures, calibrate's ratios, verdict's decisions)
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
 }
@@ -223,6 +223,19 @@ impl Summary {
                 s.extra.insert(k.to_string(), n.into());
             }
             Ok(s)
+        } else if has("rule") && has("decisions") {
+            // arbor sim verdict: the rule, the counts and every cell's decision
+            Ok(own(&[
+                "candidate",
+                "baseline",
+                "peers",
+                "workloads",
+                "machines",
+                "rule",
+                "counts",
+                "per_machine",
+                "decisions",
+            ]))
         } else if has("rows") && has("micro") {
             // arbor sim calibrate: real against simulated, per workload
             let mut s = own(&["cpus", "reps"]);
@@ -259,6 +272,7 @@ impl Summary {
     }
 
     /// The cells of a (workload, scheduler), on any machine.
+    #[cfg(test)]
     pub fn cell(&self, workload: &str, scheduler: &str) -> Option<&Cell> {
         self.cells
             .iter()
