@@ -96,19 +96,25 @@ pub const FEATURES: &[Feature] = &[
         seed: Some("004"),
         help: "asymmetric CPUs: a wakee too big for prev/this is placed by spare capacity (seed 004)",
     },
+    // The kernel's own on every machine of unequal capacities (its
+    // SD_ASYM_CPUCAPACITY domains: select_idle_sibling's asymmetric path
+    // and misfit balancing), so on in every profile, `stock` included; they
+    // act only where capacities differ by >= 1/8 (`asym`). Seed 004's era
+    // (before 4.20 and 5.7) had neither: `arbor sim reproduce` turns them
+    // off for its tip and patch columns.
     Feature {
         name: "ASYM_IDLE_CAPACITY",
         bit: bpf_intf::arbor_feature_FEAT_ASYM_IDLE_CAPACITY,
         default: true,
-        seed: Some("004"),
-        help: "asymmetric CPUs: idle search takes the first idle CPU the task fits (mainline 5.7)",
+        seed: None,
+        help: "asymmetric CPUs: idle search takes the first idle CPU the task fits, else the biggest idle CPU (baseline: fair.c select_idle_capacity, 5.7+)",
     },
     Feature {
         name: "ASYM_MISFIT",
         bit: bpf_intf::arbor_feature_FEAT_ASYM_MISFIT,
         default: true,
-        seed: Some("004"),
-        help: "asymmetric CPUs: at tick, move a task that does not fit to a CPU >= 5% bigger (mainline)",
+        seed: None,
+        help: "asymmetric CPUs: at tick, move a task that does not fit to an idle CPU >= 5% bigger (baseline: fair.c update_misfit_status and misfit balancing, 4.20+)",
     },
     Feature {
         name: "CACHE_LB",
@@ -334,6 +340,15 @@ pub const NOT_IN_DEFAULT: &[(&str, &str)] = &[
     (
         "CACHE_ROOM",
         "it acts only with CACHE_LB (its choice among LLCs to aggregate in)",
+    ),
+    (
+        "ASYM_WAKE_CAP",
+        "mainline removed wake_cap in 5.7 (select_idle_capacity, ASYM_IDLE_CAPACITY, took its \
+         place), and with it default lost to stock on asymmetric machines it was never developed \
+         on: on a 4+4 hybrid laptop shape pgbench -14.1% tps and schbench wake-up p99 1,668 us \
+         against 5.1 without it; on a 4+2+2 phone shape pgbench -5.4% against +0.5%, and \
+         wakeprobe p99 1.9x stock's before its pick took an idle CPU first \
+         (sim, 5 seeds; docs/findings/2026-12-06-asym-capacity)",
     ),
 ];
 

@@ -621,7 +621,8 @@ mod tests {
     /// moved up once by ASYM_MISFIT and is not taken back down to its
     /// process's preferred (little) cluster by CACHE_LB's aggregation. It
     /// then runs at a big CPU's speed: sysbench's events/s more than twice
-    /// stock's, which leaves it on the little CPU. Before the rule, 2026-11-28:
+    /// those of stock without the asymmetric mechanisms, which leaves it on
+    /// the little CPU. Before the rule, 2026-11-28:
     /// 547 misfit moves up in 3 s (as many down), 559 events/s against
     /// stock's 736.
     #[test]
@@ -634,7 +635,10 @@ mod tests {
                 1,
             )
         };
-        let (seeds, stock) = (run("arbor:seeds:NO_ASYM_WAKE_CAP"), run("arbor:stock"));
+        let (seeds, stock) = (
+            run("arbor:seeds:NO_ASYM_WAKE_CAP"),
+            run("arbor:stock:NO_ASYM_MISFIT,NO_ASYM_IDLE_CAPACITY"),
+        );
         assert!(
             counter(&seeds, "misfit_migrations") <= 2,
             "{:?}",

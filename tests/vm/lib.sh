@@ -106,6 +106,34 @@ sched_alive() {
 	[ -n "${SPID:-}" ] && kill -0 "$SPID" 2>/dev/null && [ "$(sched_state)" = enabled ]
 }
 
+# asym_run PROFILE FLAGS...: scx_arbor -p PROFILE with CPUs 4-7 declared
+# little (430); a CPU-bound thread started on little CPU 6, then allowed
+# on all 8. Sets BIG (share of 20 samples on CPUs 0-3, %) and J (counters).
+asym_run() {
+	local profile=$1
+	shift
+	J=$(mktemp "$ARBOR_TMP/seed.XXXXXX.json")
+	start_sched -p "$profile" --cpu-capacity 0-3:1024,4-7:430 "$@" --stats-json "$J" || return 1
+	taskset -c 6 sh -c 'while :; do :; done' &
+	local pid=$! big=0 n=0 i line a
+	nap 1
+	taskset -p -c 0-7 $pid >/dev/null
+	nap 2
+	# sampled with bash builtins (/proc/PID/stat's field 39 is the CPU):
+	# under TCG an exec of ps costs a second, ten samples' time
+	for i in $(seq 1 20); do
+		read -r line </proc/$pid/stat || break
+		a=($line)
+		[ "${a[38]}" -lt 4 ] && big=$((big + 1))
+		n=$((n + 1))
+		nap 0.2
+	done
+	[ $n -gt 0 ] || n=1
+	kill $pid; wait_limit $pid 30 2>/dev/null
+	stop_sched
+	BIG=$((100 * big / n))
+}
+
 # json_get FILE KEY: a top-level integer from a flat JSON object.
 json_get() {
 	sed -n "s/^ *\"$2\": *\([0-9]*\).*/\1/p" "$1"

@@ -82,31 +82,9 @@ fi
 # without, the misfit path must never act. (Where it runs without ASYM is
 # up to capacity-blind balancing and is only reported: it was 0% on big CPUs
 # in earlier sessions, 80-95% at 2f48b0d and later, cause not yet found.)
-asym_run() { # flags... ; sets BIG (share of samples on CPUs 0-3, %), J
-	J=$(mktemp "$ARBOR_TMP/seed.XXXXXX.json")
-	start_sched -p seeds --cpu-capacity 0-3:1024,4-7:430 "$@" --stats-json "$J" || return 1
-	taskset -c 6 sh -c 'while :; do :; done' &
-	local pid=$! big=0 n=0 i line a
-	nap 1
-	taskset -p -c 0-7 $pid >/dev/null
-	nap 2
-	# sampled with bash builtins (/proc/PID/stat's field 39 is the CPU):
-	# under TCG an exec of ps costs a second, ten samples' time
-	for i in $(seq 1 20); do
-		read -r line </proc/$pid/stat || break
-		a=($line)
-		[ "${a[38]}" -lt 4 ] && big=$((big + 1))
-		n=$((n + 1))
-		nap 0.2
-	done
-	[ $n -gt 0 ] || n=1
-	kill $pid; wait_limit $pid 30 2>/dev/null
-	stop_sched
-	BIG=$((100 * big / n))
-}
-if asym_run; then
+if asym_run seeds; then
 	big_on=$BIG; mm=$(json_get $J misfit_migrations); mt=$(json_get $J misfit_tasks)
-	asym_run -f NO_ASYM_MISFIT,NO_ASYM_WAKE_CAP,NO_ASYM_IDLE_CAPACITY
+	asym_run seeds -f NO_ASYM_MISFIT,NO_ASYM_WAKE_CAP,NO_ASYM_IDLE_CAPACITY
 	big_off=$BIG; mm0=$(json_get $J misfit_migrations)
 	check "ASYM_MISFIT: CPU-bound thread from little CPU 6 runs on big CPUs ${big_on}% of samples (misfit_tasks=$mt, misfit_migrations=$mm); off: ${big_off}%, migrations=$mm0" \
 		test "$big_on" -ge 90 -a "${mm:-0}" -gt 0 -a "${mm0:-1}" = 0

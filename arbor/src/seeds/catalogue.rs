@@ -399,8 +399,8 @@ pub const SEEDS: &[Seed] = &[
                 unit: "events in 3 s (simulated: events/s)",
                 source: "seed 004, Test 0: average events of 10 runs of 3 s",
                 columns: &[
-                    Column { name: "tip", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP" },
-                    Column { name: "patch", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP,ASYM_WAKE_CAP" },
+                    Column { name: "tip", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP,NO_ASYM_IDLE_CAPACITY,NO_ASYM_MISFIT" },
+                    Column { name: "patch", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP,NO_ASYM_IDLE_CAPACITY,NO_ASYM_MISFIT,ASYM_WAKE_CAP" },
                     Column { name: "mainline", sched: "arbor:stock:ASYM_WAKE_CAP,ASYM_IDLE_CAPACITY,ASYM_MISFIT" },
                 ],
                 lines: &[Line { param: "1", workload: "sysbench:threads=1,time=3", published: &[p(146.9), p(217.9), None] }],
@@ -416,8 +416,8 @@ pub const SEEDS: &[Seed] = &[
                 unit: "s",
                 source: "seed 004, Test 1 on IVB-EP: 4.862 s vs 4.886 s ('SMP should be unaffected'); the simulator has no IVB-EP preset, so the 20-CPU Broadwell of seed 003 stands in",
                 columns: &[
-                    Column { name: "tip", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP" },
-                    Column { name: "patch", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP,ASYM_WAKE_CAP" },
+                    Column { name: "tip", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP,NO_ASYM_IDLE_CAPACITY,NO_ASYM_MISFIT" },
+                    Column { name: "patch", sched: "arbor:stock:NO_WA_IDLE,NO_SIS_UTIL,NO_NI_RANDOM,NI_MIGRATION_COST,SIS_IDLE_GROUP,NO_ASYM_IDLE_CAPACITY,NO_ASYM_MISFIT,ASYM_WAKE_CAP" },
                     Column { name: "mainline", sched: "arbor:stock:ASYM_WAKE_CAP,ASYM_IDLE_CAPACITY,ASYM_MISFIT" },
                 ],
                 lines: &[Line { param: "50", workload: "perf-messaging:g=50,l=100", published: &[p(4.862), p(4.886), None] }],
@@ -430,7 +430,7 @@ pub const SEEDS: &[Seed] = &[
             features: "ASYM_WAKE_CAP, ASYM_IDLE_CAPACITY, ASYM_MISFIT",
             topology: "1s4c1t",
             scheds: &[
-                "arbor:stock:cpu-capacity=2-3:430",
+                "arbor:stock:NO_ASYM_IDLE_CAPACITY,NO_ASYM_MISFIT:cpu-capacity=2-3:430",
                 "arbor:stock:ASYM_WAKE_CAP,ASYM_IDLE_CAPACITY,ASYM_MISFIT:cpu-capacity=2-3:430",
             ],
             workloads: &["sysbench:threads=1,time=5", "perf-messaging:g=2,l=50"],

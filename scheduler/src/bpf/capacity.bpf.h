@@ -67,7 +67,7 @@ static __always_inline s32 select_by_capacity(struct task_struct *p, struct task
 		return -1;
 	/* select_cpu's CPU, which it already knows (no helper call) */
 	n = capacity_snapshot(sc, p, copy_idle_mask(this));
-	i = arbor_capacity_pick(n, sc->a_cap, sc->a_util, sc->a_idle, tctx->util_avg);
+	i = arbor_capacity_pick(n, sc->a_cap, sc->a_util, sc->a_idle);
 	if (i < 0 || i >= MAX_CPUS || !allowed(p, i))
 		return -1;
 	*found_idle = arbor_mask_test(sc->a_idle, CPU_MASK_WORDS, i);

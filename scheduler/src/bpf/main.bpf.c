@@ -128,9 +128,9 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 		/*
 		 * ASYM_WAKE_CAP (seed 004, "sched/fair: Consider spare capacity in
 		 * find_idlest_group()"): on an asymmetric machine a new task goes
-		 * where the most spare capacity is, when that exceeds half its
-		 * utilisation, as the seed's slow path does for a wakee that does
-		 * not fit (arbor_capacity_pick); load decides only otherwise.
+		 * to the idle CPU with the most spare capacity, as the seed's slow
+		 * path places a wakee that does not fit (arbor_capacity_pick);
+		 * load decides only when no CPU is idle.
 		 * Without it a single CPU-bound thread forked on a little CPU
 		 * starts on the cluster with more idle CPUs, the little one.
 		 */

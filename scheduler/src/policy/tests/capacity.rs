@@ -50,26 +50,36 @@ fn wake_cap_exempts_cpus_within_an_eighth_of_the_biggest() {
     }
 }
 
+/// The seed's slow path ends at an idle CPU whenever there is one
+/// (find_idlest_group_cpu): the idle CPU of most spare capacity, whatever
+/// the task's size; the least loaded CPU by util/cap only with none idle.
 #[test]
-fn capacity_pick_spare_then_load() {
+fn capacity_pick_takes_an_idle_cpu_before_a_less_loaded_busy_one() {
     let cap = [1024u32, 1024, 430, 430];
     let util = [900u64, 100, 0, 0];
     unsafe {
         // idle 1 and 2: spare 924 vs 430 -> 1
         assert_eq!(
-            arbor_capacity_pick(4, cap.as_ptr(), util.as_ptr(), cm(0b0110).as_ptr(), 400),
+            arbor_capacity_pick(4, cap.as_ptr(), util.as_ptr(), cm(0b0110).as_ptr()),
             1
         );
-        // only little 2 idle, spare 430 > 600/2 -> 2
+        // only little 2 idle -> 2
         assert_eq!(
-            arbor_capacity_pick(4, cap.as_ptr(), util.as_ptr(), cm(0b0100).as_ptr(), 600),
+            arbor_capacity_pick(4, cap.as_ptr(), util.as_ptr(), cm(0b0100).as_ptr()),
             2
         );
-        // spare 430 < 900/2: least util/cap instead -> 3 (0/430)
-        let util2 = [900u64, 100, 50, 0];
+        // little 2 idle but still carrying its last task's utilisation
+        // (400/430), big 1 busy at 100/1024: the idle one, not the busy
+        // big CPU of lower util/cap
+        let util2 = [900u64, 100, 400, 300];
         assert_eq!(
-            arbor_capacity_pick(4, cap.as_ptr(), util2.as_ptr(), cm(0b0100).as_ptr(), 900),
-            3
+            arbor_capacity_pick(4, cap.as_ptr(), util2.as_ptr(), cm(0b0100).as_ptr()),
+            2
+        );
+        // nothing idle: least util/cap -> 1 (100/1024)
+        assert_eq!(
+            arbor_capacity_pick(4, cap.as_ptr(), util2.as_ptr(), cm(0).as_ptr()),
+            1
         );
     }
 }
