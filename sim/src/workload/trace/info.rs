@@ -15,6 +15,10 @@ pub fn text(spec: &str) -> Result<String> {
     let (file, sel) = parse_spec(spec)?;
     let path = Path::new(&file);
     let c = Census::read(path)?;
+    // what the user gave must be readable: a bad kallsyms copy is an
+    // error here, not the last line of a report that exits 0
+    program::kallsyms(path, &sel)?;
+    program::capacities(&c, &sel).map_err(|e| anyhow::anyhow!("trace {file}: {e:#}"))?;
     let mut o = String::new();
     let h = &c.header;
     let opt = |x: &Option<String>| x.clone().unwrap_or_else(|| "?".into());

@@ -318,7 +318,34 @@ pub fn choose(c: &Census, sel: &Select) -> Result<(BTreeSet<i32>, String)> {
 }
 
 /// Builds the programs (the second pass over the file).
+/// The kallsyms copy that resolves the trace's call chains (WF_SYNC):
+/// `kallsyms=PATH`, else `FILE.kallsyms` when it exists; none under
+/// `sync=`. A copy that is named or present but unreadable is an error.
+pub fn kallsyms(path: &Path, sel: &Select) -> Result<Option<Ksyms>> {
+    let p = match &sel.kallsyms {
+        Some(k) => std::path::PathBuf::from(k),
+        None => super::ksyms::path_for(path),
+    };
+    if sel.sync.is_some() || sel.kallsyms.is_none() && !p.exists() {
+        return Ok(None);
+    }
+    Ksyms::read(&p).map(Some)
+}
+
+/// `cap=` names only CPUs the trace has (online in its header, or seen).
+pub fn capacities(c: &Census, sel: &Select) -> Result<()> {
+    let cpus = c.cpus_seen.max(c.header.nr_cpus.unwrap_or(0));
+    if let Some((&cpu, _)) = sel.capacity.range(cpus..).next() {
+        bail!(
+            "cap=: CPU {cpu} is not in the trace (it has CPUs 0-{})",
+            cpus.saturating_sub(1)
+        );
+    }
+    Ok(())
+}
+
 pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
+    capacities(c, sel)?;
     let (procs, how) = choose(c, sel)?;
     let mut tids: Vec<i32> = c
         .threads
@@ -419,18 +446,7 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
             }
         }
     };
-    // WF_SYNC: from the call chains, resolved with the kallsyms copy
-    let ksyms_path = match &sel.kallsyms {
-        Some(k) => Some(std::path::PathBuf::from(k)),
-        None => {
-            let p = super::ksyms::path_for(path);
-            p.exists().then_some(p)
-        }
-    };
-    let ksyms = match (&sel.sync, &ksyms_path) {
-        (None, Some(p)) => Some(Ksyms::read(p)?),
-        _ => None,
-    };
+    let ksyms = kallsyms(path, sel)?;
     // how the dependency wake-ups' WF_SYNC was known
     let mut seen = [0u64; 4];
     perf::read(path, ksyms.as_ref(), |e: &Event| {
