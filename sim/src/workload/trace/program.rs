@@ -317,7 +317,6 @@ pub fn choose(c: &Census, sel: &Select) -> Result<(BTreeSet<i32>, String)> {
     Ok((set, how))
 }
 
-/// Builds the programs (the second pass over the file).
 /// The kallsyms copy that resolves the trace's call chains (WF_SYNC):
 /// `kallsyms=PATH`, else `FILE.kallsyms` when it exists; none under
 /// `sync=`. A copy that is named or present but unreadable is an error.
@@ -344,6 +343,7 @@ pub fn capacities(c: &Census, sel: &Select) -> Result<()> {
     Ok(())
 }
 
+/// Builds the programs (the second pass over the file).
 pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
     capacities(c, sel)?;
     let (procs, how) = choose(c, sel)?;
