@@ -262,6 +262,18 @@ pub fn read(
         {
             continue;
         }
+        // nor are the records it does not read parsed (linux-perf-event-
+        // reader asserts on a corrupt MMAP2 build id, for one)
+        if ![
+            RecordType::SAMPLE,
+            RecordType::COMM,
+            RecordType::FORK,
+            RecordType::LOST,
+        ]
+        .contains(&record.record_type)
+        {
+            continue;
+        }
         let parsed = record
             .parse()
             .map_err(|e| anyhow!("trace {what}: corrupt record ({e})"))?;
