@@ -4,5 +4,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    arbor_sim::untrusted::assert_contract("kallsyms", arbor_sim::untrusted::kallsyms(data));
+    arbor_sim::untrusted::assert_contract("kallsyms", data, arbor_sim::untrusted::kallsyms(data));
 });

@@ -4,5 +4,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    arbor_sim::untrusted::assert_contract("perf_data", arbor_sim::untrusted::perf_data(data));
+    arbor_sim::untrusted::assert_contract("perf_data", data, arbor_sim::untrusted::perf_data(data));
 });

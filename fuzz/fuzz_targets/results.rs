@@ -37,5 +37,5 @@ fn results(data: &[u8]) -> anyhow::Result<()> {
 }
 
 fuzz_target!(|data: &[u8]| {
-    arbor_sim::untrusted::assert_contract("results", results(data));
+    arbor_sim::untrusted::assert_contract("results", data, results(data));
 });

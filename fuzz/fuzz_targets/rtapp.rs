@@ -4,5 +4,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    arbor_sim::untrusted::assert_contract("rtapp", arbor_sim::untrusted::rtapp(data));
+    arbor_sim::untrusted::assert_contract("rtapp", data, arbor_sim::untrusted::rtapp(data));
 });

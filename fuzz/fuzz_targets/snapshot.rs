@@ -4,5 +4,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    arbor_sim::untrusted::assert_contract("snapshot", arbor_sim::untrusted::snapshot(data));
+    arbor_sim::untrusted::assert_contract("snapshot", data, arbor_sim::untrusted::snapshot(data));
 });

@@ -4,5 +4,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    arbor_sim::untrusted::assert_contract("spec", arbor_sim::untrusted::spec(data));
+    arbor_sim::untrusted::assert_contract("spec", data, arbor_sim::untrusted::spec(data));
 });

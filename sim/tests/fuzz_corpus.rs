@@ -24,7 +24,7 @@ fn inputs(target: &str) -> Vec<PathBuf> {
 fn replay(target: &str, f: fn(&[u8]) -> anyhow::Result<()>) {
     for p in inputs(target) {
         let data = std::fs::read(&p).unwrap();
-        untrusted::assert_contract(&p.display().to_string(), f(&data));
+        untrusted::assert_contract(&p.display().to_string(), &data, f(&data));
     }
 }
 
