@@ -231,7 +231,7 @@ const PRIO_TO_WEIGHT: [u32; 40] = [
 /// `sched_weight_to_cgroup`, kernel/sched/ext.c); RT priorities (< 100)
 /// replay as nice 0.
 pub fn weight_of(prio: i32) -> u32 {
-    let nice = prio - 120;
+    let nice = prio.saturating_sub(120);
     if !(-20..=19).contains(&nice) {
         return 100;
     }
@@ -413,10 +413,12 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
         if ns == 0 {
             return;
         }
-        s.cpu_ns += ns;
+        // saturating: a corrupt timestamp makes a burst of centuries, not
+        // a wrapped sum
+        s.cpu_ns = s.cpu_ns.saturating_add(ns);
         let w = (ns as f64 * cap(cpu) / 1024.0 * scale).round() as u64;
         match t.ops.last_mut() {
-            Some(Op::Run(x)) => *x += w,
+            Some(Op::Run(x)) => *x = x.saturating_add(w),
             _ => {
                 t.ops.push(Op::Run(w.max(1)));
                 s.bursts += 1;
