@@ -687,7 +687,7 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
         .iter()
         .filter(|(&k, _)| k > 0)
         .map(|(_, t)| t.cpu_ns)
-        .sum();
+        .fold(0u64, u64::saturating_add);
     // the tasks: threads seen in the window
     let mut tasks = Vec::new();
     let mut programs = Vec::new();
