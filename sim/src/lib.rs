@@ -9,7 +9,8 @@
 //! - `sched`: the schedulers (scx_arbor's BPF C via the shim);
 //! - `workload`: what the tasks do;
 //! - `run`: one simulation, from specs to result rows;
-//! - `limits`: what a user's input files may make it read and allocate.
+//! - `limits`: what a user's input files may make it read and allocate;
+//! - `untrusted`: each reader given raw bytes, for fuzzing.
 
 pub mod abi;
 pub mod core;
@@ -21,4 +22,5 @@ pub mod run;
 pub mod sched;
 pub mod snapshot;
 pub mod task;
+pub mod untrusted;
 pub mod workload;

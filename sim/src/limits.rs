@@ -4,8 +4,8 @@
 //! limit is refused in one line, so that bad input never grows memory
 //! until the kernel's OOM killer ends the run with nothing printed.
 //!
-//! A snapshot's files are read through `snapshot/`'s own bound (1 MiB
-//! each, CPU ids up to 65535).
+//! docs/guide/sim.md lists these limits ("What the readers accept"); keep
+//! the two in step.
 
 use std::fs::File;
 use std::io::Read;
@@ -21,6 +21,25 @@ pub const MAX_JSON_BYTES: u64 = 16 << 20;
 /// A perf.data trace: it is streamed, so memory does not grow with it;
 /// 16 GiB bounds a replay's time (the reader does about 1 M records/s).
 pub const MAX_TRACE_BYTES: u64 = 16 << 30;
+
+/// A perf.data file's feature sections (its header: tracepoint formats,
+/// the kernel's symbols, build ids), in all; perf writes a few MiB.
+pub const MAX_PERF_HEADER_BYTES: u64 = 256 << 20;
+
+/// CPU numbers a trace's records and a snapshot's `cpuN` may carry: the
+/// per-CPU state they index is allocated up to the highest.
+pub const MAX_CPUS: usize = 65_536;
+
+/// A kallsyms copy (a full /proc/kallsyms is about 20 MB with modules).
+pub const MAX_KALLSYMS_BYTES: u64 = 256 << 20;
+
+/// One file of a `/sys` snapshot: sysfs attributes are at most a page, so
+/// a longer file is not one.
+pub const MAX_SNAPSHOT_FILE_BYTES: u64 = 1 << 20;
+
+/// A `results.json` (or another tool output) read back by verdict and
+/// merge: a run of the full suite writes a few MiB.
+pub const MAX_RESULTS_BYTES: u64 = 256 << 20;
 
 /// Tasks one workload may create (rt-app threads, replayed trace threads):
 /// each costs the simulator a task_struct and the scheduler's per-task

@@ -228,10 +228,16 @@ impl Report {
     }
 }
 
+/// The text of a tool output read back (results.json, summary.json): a
+/// regular file within the limit, so that a FIFO or a link to /dev/zero
+/// is one line, not a hang or gigabytes read.
+pub(crate) fn read_json_text(path: &std::path::Path) -> Result<String> {
+    arbor_sim::limits::read_text(path, "results", arbor_sim::limits::MAX_RESULTS_BYTES)
+}
+
 impl Results {
     pub fn read(path: &std::path::Path) -> Result<Results> {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let text = read_json_text(path)?;
         serde_json::from_str(&text)
             .with_context(|| format!("{} is not an arbor results file", path.display()))
     }

@@ -17,7 +17,7 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{nan_as_null, Results, EJECTED};
+use super::{nan_as_null, read_json_text, Results, EJECTED};
 use crate::ci::{mean_ci, mean_sd};
 
 pub const FILE: &str = "summary.json";
@@ -261,8 +261,7 @@ impl Summary {
     }
 
     pub fn read(path: &Path) -> Result<Summary> {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let text = read_json_text(path)?;
         serde_json::from_str(&text)
             .with_context(|| format!("{} is not an arbor summary file", path.display()))
     }
@@ -283,8 +282,7 @@ impl Summary {
 /// The summary of DIR/results.json.
 pub fn of_dir(dir: &Path) -> Result<Summary> {
     let path = dir.join(RESULTS);
-    let text =
-        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let text = read_json_text(&path)?;
     let v: Value = serde_json::from_str(&text)
         .with_context(|| format!("{} is not an arbor results file", path.display()))?;
     Summary::of_value(&v).with_context(|| path.display().to_string())

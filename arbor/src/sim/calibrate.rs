@@ -117,12 +117,118 @@ pub struct Micro {
     /// partner's read() returning there.
     pub cross_write_ns: f64,
     pub cross_wake_to_run_ns: f64,
+    /// The same with the partner's CPU kept busy (a SCHED_IDLE spinner
+    /// there, which the wake-up preempts): no idle exit on the way.
+    pub busy_write_ns: f64,
+    pub busy_wake_to_run_ns: f64,
+    /// Idle target less busy target: what waking an idle CPU adds (its
+    /// idle-state exit; in a virtual machine, the vCPU's halt exit and
+    /// the host's wake-up of it).
+    pub idle_exit_ns: f64,
     /// The cost-model fields these give (ns).
     pub wakeup_ns: f64,
     pub ctx_switch_ns: f64,
     pub ipi_ns: f64,
     /// The arithmetic, for the report.
     pub how: Vec<String>,
+}
+
+/// How many times the microbenchmarks are repeated (`--quick`: 3).
+const REPEATS: usize = 5;
+/// A measured cost is suggested only if its repeats agree: (max − min) /
+/// median at most this. Each repeat is a median of thousands of rounds,
+/// so on a quiet machine the repeats agree within a few percent; a wider
+/// spread is other load, or a hypervisor scheduling the vCPUs.
+const MAX_REL_SPREAD: f64 = 0.25;
+/// ... and only if its median is within this factor of the preset's
+/// value either way: the presets' costs are cited measurements of real
+/// hardware (sim/src/cost.rs), and a cost four times off is a noisy or
+/// virtualised measurement (a VM exit per IPI or halt), not another CPU.
+const PLAUSIBLE_FACTOR: f64 = 4.0;
+
+/// One cost-model field over the repeats of the microbenchmarks.
+#[derive(Clone, Debug, Serialize)]
+pub struct Cost {
+    pub name: String,
+    pub preset: f64,
+    pub measured: Spread,
+    /// What `--cost` gets: the measured median, or the preset's value.
+    pub suggested: f64,
+    /// Why the measured median is not suggested; empty if it is.
+    pub refused: String,
+}
+
+impl Cost {
+    fn of(name: &str, preset: f64, v: &[f64]) -> Cost {
+        let measured = Spread::of(v).unwrap_or(Spread {
+            min: f64::NAN,
+            median: f64::NAN,
+            max: f64::NAN,
+        });
+        let rel = (measured.max - measured.min) / measured.median;
+        let refused = if !(measured.median.is_finite() && measured.median > 0.0) {
+            format!("measured {:.0} ns: not a cost", measured.median)
+        } else if !(rel <= MAX_REL_SPREAD) {
+            format!(
+                "unstable: its {} repeats span {:.0}–{:.0} ns, {:.0}% of the median (at most {:.0}%)",
+                v.len(),
+                measured.min,
+                measured.max,
+                rel * 100.0,
+                MAX_REL_SPREAD * 100.0
+            )
+        } else if measured.median > preset * PLAUSIBLE_FACTOR
+            || measured.median < preset / PLAUSIBLE_FACTOR
+        {
+            format!(
+                "implausible: {:.0} ns is more than {PLAUSIBLE_FACTOR:.0}x from the preset's {preset:.0}",
+                measured.median
+            )
+        } else {
+            String::new()
+        };
+        Cost {
+            name: name.into(),
+            preset,
+            measured,
+            suggested: if refused.is_empty() {
+                measured.median
+            } else {
+                preset
+            },
+            refused,
+        }
+    }
+}
+
+/// The hypervisor's CPUID signature (leaf 0x40000000: "KVMKVMKVM" for
+/// KVM), when CPUID's hypervisor bit (leaf 1, ECX bit 31) is set.
+fn hypervisor() -> Option<String> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::__cpuid;
+        let l1 = __cpuid(1);
+        if l1.ecx & (1 << 31) == 0 {
+            return None;
+        }
+        // leaf 0x40000000 is the hypervisor's
+        let h = __cpuid(0x4000_0000);
+        let b: Vec<u8> = [h.ebx, h.ecx, h.edx]
+            .iter()
+            .flat_map(|r| r.to_le_bytes())
+            .filter(|&c| c != 0)
+            .collect();
+        let sig = String::from_utf8_lossy(&b).trim().to_string();
+        Some(match sig.as_str() {
+            "KVMKVMKVM" => "KVM".into(),
+            "" => "unknown".into(),
+            s => s.into(),
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        None
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -143,7 +249,12 @@ pub struct Calibration {
     pub host: String,
     pub cpus: usize,
     pub reps: u32,
+    /// The microbenchmarks' medians over the repeats.
     pub micro: Micro,
+    /// Each cost over the repeats, and whether it is suggested.
+    pub costs: Vec<Cost>,
+    /// The hypervisor this runs under (CPUID leaf 0x40000000), if any.
+    pub hypervisor: Option<String>,
     pub cost_flags: String,
     pub rows: Vec<Row>,
 }
@@ -157,13 +268,27 @@ pub fn main(a: &CalibrateArgs) -> Result<i32> {
         bail!("calibrate needs at least 2 online CPUs (this machine has {ncpu}): the cross-CPU wake-up is one of its measurements");
     }
     let rounds = if a.quick { 2_000 } else { 20_000 };
-    eprintln!("arbor sim calibrate: microbenchmarks ({rounds} rounds each) ...");
-    let micro = micro(rounds, &machine)?;
+    let repeats = if a.quick { 3 } else { REPEATS };
+    eprintln!("arbor sim calibrate: microbenchmarks ({rounds} rounds each, {repeats} times) ...");
+    let runs = (0..repeats)
+        .map(|_| micro(rounds, &machine))
+        .collect::<Result<Vec<_>>>()?;
+    let micro = Micro::median(&runs);
     let before = CostModel::default();
+    let of = |f: fn(&Micro) -> f64| runs.iter().map(f).collect::<Vec<f64>>();
+    let costs = vec![
+        Cost::of(
+            "ctx_switch_ns",
+            before.ctx_switch_ns,
+            &of(|m| m.ctx_switch_ns),
+        ),
+        Cost::of("wakeup_ns", before.wakeup_ns, &of(|m| m.wakeup_ns)),
+        Cost::of("ipi_ns", before.ipi_ns, &of(|m| m.ipi_ns)),
+    ];
     let mut after = before.clone();
-    after.ctx_switch_ns = micro.ctx_switch_ns;
-    after.wakeup_ns = micro.wakeup_ns;
-    after.ipi_ns = micro.ipi_ns;
+    after.ctx_switch_ns = costs[0].suggested;
+    after.wakeup_ns = costs[1].suggested;
+    after.ipi_ns = costs[2].suggested;
     let cost_flags = format!(
         "--cost ctx_switch_ns={:.0} --cost wakeup_ns={:.0} --cost ipi_ns={:.0}",
         after.ctx_switch_ns, after.wakeup_ns, after.ipi_ns
@@ -264,6 +389,8 @@ pub fn main(a: &CalibrateArgs) -> Result<i32> {
         cpus: ncpu,
         reps: a.reps,
         micro,
+        costs,
+        hypervisor: hypervisor(),
         cost_flags,
         rows,
     };
@@ -408,7 +535,35 @@ impl Drop for Pipe {
 /// round trip, the median duration of the first thread's write() (which
 /// wakes the other), and the median time from that write's start to the
 /// other thread's read() returning.
-fn ping_pong(a: usize, b: usize, rounds: usize) -> Result<(f64, f64, f64)> {
+fn ping_pong(a: usize, b: usize, rounds: usize, busy: bool) -> Result<(f64, f64, f64)> {
+    // a SCHED_IDLE spinner on `b` keeps it out of idle; any wake-up there
+    // preempts it at once (check_preempt_wakeup_fair)
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let spinner = busy.then(|| {
+        let stop = stop.clone();
+        std::thread::spawn(move || -> Result<()> {
+            pin(b)?;
+            let p = libc::sched_param { sched_priority: 0 };
+            // SAFETY: this thread's own policy, from a live sched_param
+            if unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &p) } != 0 {
+                bail!("SCHED_IDLE: {}", std::io::Error::last_os_error());
+            }
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                std::hint::spin_loop();
+            }
+            Ok(())
+        })
+    });
+    let r = ping_pong_run(a, b, rounds);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    if let Some(s) = spinner {
+        s.join()
+            .map_err(|_| anyhow::anyhow!("the spinner thread panicked"))??;
+    }
+    r
+}
+
+fn ping_pong_run(a: usize, b: usize, rounds: usize) -> Result<(f64, f64, f64)> {
     let (ab, ba) = (
         std::sync::Arc::new(Pipe::new()?),
         std::sync::Arc::new(Pipe::new()?),
@@ -468,8 +623,9 @@ fn micro(rounds: usize, m: &Machine) -> Result<Micro> {
     }
     let med = |v: &[f64]| Spread::of(v).map_or(f64::NAN, |s| s.median);
     let (write_ns, read_ns) = (med(&w), med(&r));
-    let (same_half, same_write, _) = ping_pong(0, 0, rounds)?;
-    let (_, cross_write, cross_run) = ping_pong(0, 1, rounds)?;
+    let (same_half, same_write, _) = ping_pong(0, 0, rounds, false)?;
+    let (_, cross_write, cross_run) = ping_pong(0, 1, rounds, false)?;
+    let (_, busy_write, busy_run) = ping_pong(0, 1, rounds, true)?;
     // unpin this thread again
     // SAFETY: a set with every CPU of the machine
     let mut all: libc::cpu_set_t = unsafe { std::mem::zeroed() };
@@ -484,25 +640,30 @@ fn micro(rounds: usize, m: &Machine) -> Result<Micro> {
     // switches to the partner (whose read then returns) = write + wake +
     // read + switch
     let ctx_switch_ns = (same_half - same_write - read_ns).max(0.0);
-    // two CPUs: from the write's start to the partner running = the
-    // waking write (the waker's side), the IPI, the idle CPU's exit from
-    // its idle state, a switch, and the partner's read returning
-    // the model's idle exit for such an idle period: the deepest state
-    // whose target residency an idle period of about one trip meets, as
-    // the core picks it (core/run.rs enter_idle)
+    // two CPUs, the partner's kept busy: from the write's start to the
+    // partner running = the waking write (the waker's side), the IPI, a
+    // switch, and the partner's read returning. The idle target adds its
+    // idle exit, which the model takes from the idle states, not ipi_ns.
+    let ipi_ns = (busy_run - busy_write - ctx_switch_ns - read_ns).max(0.0);
+    let idle_exit_ns = cross_run - busy_run;
+    // the model's idle exit for an idle period of about one trip: the
+    // deepest state whose target residency it meets (core/run.rs
+    // enter_idle)
     let exit_ns = m
         .idle_states
         .iter()
         .filter(|s| (s.residency_ns as f64) <= cross_run)
         .last()
         .map_or(0.0, |s| s.exit_ns as f64);
-    let ipi_ns = (cross_run - cross_write - exit_ns - ctx_switch_ns - read_ns).max(0.0);
     let how = vec![
         format!("plain pipe write {write_ns:.0} ns, read {read_ns:.0} ns (one thread, nobody waiting)"),
         format!("wakeup_ns = waking write on one CPU {same_write:.0} − plain write {write_ns:.0} = {wakeup_ns:.0}"),
         format!("ctx_switch_ns = half round trip on one CPU {same_half:.0} − waking write {same_write:.0} − read {read_ns:.0} = {ctx_switch_ns:.0}"),
         format!(
-            "ipi_ns = write-to-run across CPUs {cross_run:.0} − waking write {cross_write:.0} − idle exit {exit_ns:.0} (the model's state for an idle period that long) − ctx_switch {ctx_switch_ns:.0} − read {read_ns:.0} = {ipi_ns:.0}"
+            "ipi_ns = write-to-run across CPUs, the target busy {busy_run:.0} − waking write {busy_write:.0} − ctx_switch {ctx_switch_ns:.0} − read {read_ns:.0} = {ipi_ns:.0}"
+        ),
+        format!(
+            "waking an idle CPU adds {idle_exit_ns:.0} (write-to-run, target idle {cross_run:.0} − target busy {busy_run:.0}); the model's idle exit for that idle period: {exit_ns:.0}"
         ),
     ];
     Ok(Micro {
@@ -512,6 +673,9 @@ fn micro(rounds: usize, m: &Machine) -> Result<Micro> {
         same_cpu_write_ns: same_write,
         cross_write_ns: cross_write,
         cross_wake_to_run_ns: cross_run,
+        busy_write_ns: busy_write,
+        busy_wake_to_run_ns: busy_run,
+        idle_exit_ns,
         wakeup_ns,
         ctx_switch_ns,
         ipi_ns,
@@ -519,8 +683,51 @@ fn micro(rounds: usize, m: &Machine) -> Result<Micro> {
     })
 }
 
+impl Micro {
+    /// Each field's median over `runs`; the arithmetic of the run whose
+    /// ipi_ns is the median (the least stable of the three).
+    fn median(runs: &[Micro]) -> Micro {
+        let med = |f: fn(&Micro) -> f64| {
+            Spread::of(&runs.iter().map(f).collect::<Vec<_>>()).map_or(f64::NAN, |s| s.median)
+        };
+        let mut by_ipi: Vec<&Micro> = runs.iter().collect();
+        by_ipi.sort_by(|a, b| a.ipi_ns.total_cmp(&b.ipi_ns));
+        Micro {
+            write_ns: med(|m| m.write_ns),
+            read_ns: med(|m| m.read_ns),
+            same_cpu_half_ns: med(|m| m.same_cpu_half_ns),
+            same_cpu_write_ns: med(|m| m.same_cpu_write_ns),
+            cross_write_ns: med(|m| m.cross_write_ns),
+            cross_wake_to_run_ns: med(|m| m.cross_wake_to_run_ns),
+            busy_write_ns: med(|m| m.busy_write_ns),
+            busy_wake_to_run_ns: med(|m| m.busy_wake_to_run_ns),
+            idle_exit_ns: med(|m| m.idle_exit_ns),
+            wakeup_ns: med(|m| m.wakeup_ns),
+            ctx_switch_ns: med(|m| m.ctx_switch_ns),
+            ipi_ns: med(|m| m.ipi_ns),
+            how: by_ipi
+                .get(runs.len() / 2)
+                .map(|m| m.how.clone())
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// What waking an idle CPU adds over waking a busy one, in words.
+fn idle_text(ns: f64, cpu: &str) -> String {
+    if ns > 0.0 {
+        format!("waking an idle {cpu} costs {ns:.0} ns more than waking a busy one")
+    } else {
+        format!("waking an idle {cpu} costs no more than waking a busy one here ({ns:.0} ns: within the noise)")
+    }
+}
+
+/// |log ratio|: how far from agreement.
+fn off(r: &Option<Ratio>) -> Option<f64> {
+    r.filter(|r| r.finite()).map(|r| r.ratio.ln().abs())
+}
+
 fn markdown(c: &Calibration) -> String {
-    let d = CostModel::default();
     let mut md = String::new();
     let _ = writeln!(
         md,
@@ -529,24 +736,64 @@ fn markdown(c: &Calibration) -> String {
     );
     let _ = writeln!(
         md,
-        "## The host's costs, measured\n\n| cost | preset family | measured |\n|---|---|---|"
+        "## The host's costs, measured\n\nEach microbenchmark repeated; a cost is suggested only if its repeats span at most {:.0}% of their median and the median is within {PLAUSIBLE_FACTOR:.0}x of the preset's (else the preset's value is kept).\n\n| cost | preset family | measured: median (min–max) | spread | suggested | why not |\n|---|---|---|---|---|---|",
+        MAX_REL_SPREAD * 100.0
     );
-    for (n, a, b) in [
-        ("ctx_switch_ns", d.ctx_switch_ns, c.micro.ctx_switch_ns),
-        ("wakeup_ns", d.wakeup_ns, c.micro.wakeup_ns),
-        ("ipi_ns", d.ipi_ns, c.micro.ipi_ns),
-    ] {
-        let _ = writeln!(md, "| {n} | {a:.0} | {b:.0} |");
+    for k in &c.costs {
+        let m = &k.measured;
+        let _ = writeln!(
+            md,
+            "| {} | {:.0} | {:.0} ({:.0}–{:.0}) | {:.0}% | {:.0} | {} |",
+            k.name,
+            k.preset,
+            m.median,
+            m.min,
+            m.max,
+            (m.max - m.min) / m.median * 100.0,
+            k.suggested,
+            k.refused
+        );
     }
-    let _ = writeln!(md);
+    let _ = writeln!(md, "\nThe arithmetic (the median repeat of ipi_ns):\n");
     for h in &c.micro.how {
         let _ = writeln!(md, "- {h}");
+    }
+    match &c.hypervisor {
+        Some(h) => {
+            let _ = writeln!(
+                md,
+                "\nThis is a virtual machine ({h}): {}; an idle vCPU's halt exit and the host's wake-up of its thread are the host's costs, not the hardware's (bare metal: the idle state's exit, a few hundred ns to tens of µs), and each cross-CPU wake-up may exit to the hypervisor, which is why ipi_ns measured here can be far above the hardware's.",
+                idle_text(c.micro.idle_exit_ns, "vCPU")
+            );
+        }
+        None => {
+            let _ = writeln!(
+                md,
+                "\nNo hypervisor (CPUID): {} (its idle-state exit).",
+                idle_text(c.micro.idle_exit_ns, "CPU")
+            );
+        }
     }
     let _ = writeln!(
         md,
         "\nTo use them for this machine: `arbor sim --topology-from DIR {}`\n",
         c.cost_flags
     );
+    // the suggested costs must not make agreement worse unannounced
+    for row in &c.rows {
+        if let (Some(b), Some(a)) = (off(&row.ratio_before), off(&row.ratio_after)) {
+            if a > b + 1e-9 {
+                let _ = writeln!(
+                    md,
+                    "Warning: with these costs `{}` ({}) agrees worse than with the preset's: ratio {:.2} against {:.2}.\n",
+                    row.workload,
+                    row.sim_by,
+                    row.ratio_after.map_or(f64::NAN, |r| r.ratio),
+                    row.ratio_before.map_or(f64::NAN, |r| r.ratio)
+                );
+            }
+        }
+    }
     let _ = writeln!(
         md,
         "## Real against simulated (`time_s`, s)\n\n| workload | simulated by | real | sim, preset costs | ratio | sim, measured costs | ratio | note |\n|---|---|---|---|---|---|---|---|"
@@ -577,6 +824,23 @@ fn markdown(c: &Calibration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cost_is_suggested_only_when_stable_and_plausible() {
+        let ok = Cost::of("ipi_ns", 1000.0, &[900.0, 1000.0, 1100.0]);
+        assert_eq!((ok.suggested, ok.refused.as_str()), (1000.0, ""));
+        // one repeat of 26,636 ns among ~2,000: unstable, the preset kept
+        let noisy = Cost::of("ipi_ns", 1000.0, &[1900.0, 2100.0, 26636.0]);
+        assert_eq!(noisy.suggested, 1000.0);
+        assert!(noisy.refused.contains("unstable"), "{}", noisy.refused);
+        // stable but 8x the preset (this KVM guest's ipi_ns)
+        let far = Cost::of("ipi_ns", 1000.0, &[8_000.0, 8_400.0, 8_800.0]);
+        assert_eq!(far.suggested, 1000.0);
+        assert!(far.refused.contains("implausible"), "{}", far.refused);
+        let zero = Cost::of("ipi_ns", 1000.0, &[0.0, 0.0, 0.0]);
+        assert_eq!(zero.suggested, 1000.0);
+        assert!(!zero.refused.is_empty());
+    }
 
     #[test]
     fn spread_and_ratio() {

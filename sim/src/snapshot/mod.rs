@@ -28,21 +28,27 @@ pub use take::{take, Taken};
 pub const MANIFEST: &str = "README";
 const CPU_DIR: &str = "devices/system/cpu";
 const NODE_DIR: &str = "devices/system/node";
-/// No CPU list names a CPU above this (Linux's NR_CPUS is at most 8192);
-/// it keeps a bad range such as `0-99999999999` from filling memory.
-const MAX_CPU_ID: u64 = 65535;
-/// Sysfs files are short; a longer one is not a sysfs file.
-const MAX_FILE_BYTES: u64 = 1 << 20;
+/// No CPU list names a CPU above this (crate::limits::MAX_CPUS).
+const MAX_CPU_ID: u64 = crate::limits::MAX_CPUS as u64 - 1;
+const MAX_FILE_BYTES: u64 = crate::limits::MAX_SNAPSHOT_FILE_BYTES;
 
 // What taking and reading share: sysfs files, directories and lists.
 
 /// A file's text; `None` if there is no such file.
 fn read_small(path: &Path) -> std::io::Result<Option<String>> {
-    let f = match std::fs::File::open(path) {
-        Ok(f) => f,
+    // a FIFO would block the open, a device never end: only regular files
+    // (sysfs attributes are) are opened
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => {
+            return Err(std::io::Error::other(
+                "not a regular file (a device, FIFO or directory is refused)",
+            ))
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
-    };
+    }
+    let f = std::fs::File::open(path)?;
     let mut s = String::new();
     f.take(MAX_FILE_BYTES).read_to_string(&mut s)?;
     // tar pads a sysfs file it read short (sysfs says 4096 bytes) with NULs

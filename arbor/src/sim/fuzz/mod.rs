@@ -775,6 +775,10 @@ pub fn main(a: &FuzzArgs) -> Result<i32> {
             );
         }
     }
+    // the output directory before any case runs, as `arbor sim --out`
+    if let Some(o) = &a.out {
+        std::fs::create_dir_all(o).with_context(|| format!("--out {}", o.display()))?;
+    }
     let watch = Watch {
         sim_s: a.sim_seconds,
         watchdog_ms: a.watchdog_ms,

@@ -383,6 +383,19 @@ pub fn read_summary(d: &Path) -> Result<Summary> {
 
 /// The verdict of each DIR's runs.
 pub fn read_all(dirs: &[PathBuf], candidate: &str, baseline: &str) -> Result<Vec<Verdict>> {
+    // a run given twice (by two spellings of its path) would count twice
+    let mut seen = std::collections::BTreeMap::new();
+    for d in dirs {
+        let id = d.canonicalize().unwrap_or_else(|_| d.clone());
+        if let Some(first) = seen.insert(id, d) {
+            bail!(
+                "{} is given twice (as {} and {})",
+                d.display(),
+                first.display(),
+                d.display()
+            );
+        }
+    }
     dirs.iter()
         .map(|d| {
             let r = read_summary(d)?;

@@ -200,12 +200,19 @@ pub(super) fn read_json(text: &str) -> Result<J> {
 fn json_c_keys(j: J) -> J {
     match j {
         J::Obj(o) => {
+            // each key's place in `out`, so that a merge is linear in the
+            // object's size
+            let mut at: std::collections::HashMap<String, usize> =
+                std::collections::HashMap::with_capacity(o.len());
             let mut out: Vec<(String, J)> = Vec::with_capacity(o.len());
             for (k, v) in o {
                 let v = json_c_keys(v);
-                match out.iter_mut().find(|(kk, _)| *kk == k) {
-                    Some(slot) => slot.1 = v,
-                    None => out.push((k, v)),
+                match at.get(&k) {
+                    Some(&i) => out[i].1 = v,
+                    None => {
+                        at.insert(k.clone(), out.len());
+                        out.push((k, v));
+                    }
                 }
             }
             J::Obj(out)

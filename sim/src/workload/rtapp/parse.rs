@@ -188,10 +188,19 @@ impl RtApp {
             glob,
             ..Builder::default()
         };
+        // the thread limit before the tasks are parsed, and as they are
+        if tasks.len() as u64 > MAX_THREADS {
+            bail!("{} tasks; at most {MAX_THREADS}", tasks.len());
+        }
         let mut groups = Vec::new();
+        let mut so_far = 0u64;
         for (name, v) in tasks {
             let g = parse_task(name, v, nr_cpus, &mut b)
                 .map_err(|e| anyhow!("task \"{name}\": {e:#}"))?;
+            so_far += g.instances as u64;
+            if so_far > MAX_THREADS {
+                bail!("more than {MAX_THREADS} threads (at task \"{name}\")");
+            }
             groups.push(g);
         }
         let total: u64 = groups.iter().map(|g| g.instances as u64).sum();
@@ -582,6 +591,14 @@ fn parse_event(task: &str, k: &str, v: &J, g: &mut Group, b: &mut Builder) -> Re
     // "Unknown or mismatch event type" and becomes a run of 0 µs
     let nothing = Event::Run(0);
     let _ = task;
+    // a fractional duration or size: rt-app 1.0 logs the type mismatch
+    // and runs 0 µs; refused here, since 1000.5 µs becoming 0 is never
+    // what was meant
+    if let J::Num(x) = v {
+        if matches!(ty, "run" | "runtime" | "sleep" | "mem" | "iorun") {
+            bail!("{what} must be an integer number of µs (or bytes), not {x}");
+        }
+    }
     Ok(match ty {
         "run" | "runtime" | "sleep" => {
             let J::Int(_) = v else { return Ok(nothing) };

@@ -759,7 +759,7 @@ mod tests {
         // or mismatch event type"), and ignores exec/period/resources
         let json = r#"{"global": {"duration": 1}, "tasks": {"t": {
             "exec": 5000, "period": 24000, "deadline": 24000, "sleep": false,
-            "lock_order": ["r0", "trig1"], "run": 1.5,
+            "lock_order": ["r0", "trig1"],
             "resources": {"r0": {"duration": 1000}}}}}"#;
         let mut w = app(json);
         assert_eq!(steps(&mut w, 0)[..3], [Step::Run(EMPTY_LOOP_NS); 3]);

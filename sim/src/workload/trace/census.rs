@@ -93,7 +93,7 @@ impl Census {
         let t1 = c.t1;
         for &(tid, since) in &cur {
             if let Some(t) = c.threads.get_mut(&tid) {
-                t.cpu_ns += t1.saturating_sub(since);
+                t.cpu_ns = t.cpu_ns.saturating_add(t1.saturating_sub(since));
             }
         }
         Ok(c)
@@ -179,7 +179,7 @@ impl Census {
                 if *prev > 0 {
                     let th = self.thread(*prev, e.t);
                     if on == *prev {
-                        th.cpu_ns += e.t.saturating_sub(since);
+                        th.cpu_ns = th.cpu_ns.saturating_add(e.t.saturating_sub(since));
                     }
                     th.runs += 1;
                     note_prio(th, *prev_prio);

@@ -15,6 +15,10 @@ pub fn text(spec: &str) -> Result<String> {
     let (file, sel) = parse_spec(spec)?;
     let path = Path::new(&file);
     let c = Census::read(path)?;
+    // what the user gave must be readable: a bad kallsyms copy is an
+    // error here, not the last line of a report that exits 0
+    program::kallsyms(path, &sel)?;
+    program::capacities(&c, &sel).map_err(|e| anyhow::anyhow!("trace {file}: {e:#}"))?;
     let mut o = String::new();
     let h = &c.header;
     let opt = |x: &Option<String>| x.clone().unwrap_or_else(|| "?".into());
@@ -35,7 +39,11 @@ pub fn text(spec: &str) -> Result<String> {
     let recorders = c.recorders();
     let mut procs: Vec<(i32, Vec<i32>)> =
         c.processes().into_iter().filter(|(p, _)| *p > 0).collect();
-    let cpu = |ts: &Vec<i32>| ts.iter().map(|t| c.threads[t].cpu_ns).sum::<u64>();
+    let cpu = |ts: &Vec<i32>| {
+        ts.iter()
+            .map(|t| c.threads[t].cpu_ns)
+            .fold(0u64, u64::saturating_add)
+    };
     procs.sort_by_key(|(p, ts)| (std::cmp::Reverse(cpu(ts)), *p));
     writeln!(
         o,
@@ -43,7 +51,11 @@ pub fn text(spec: &str) -> Result<String> {
     )?;
     let shown = 40;
     for (p, ts) in procs.iter().take(shown) {
-        let sum = |f: &dyn Fn(&Thread) -> u64| ts.iter().map(|t| f(&c.threads[t])).sum::<u64>();
+        let sum = |f: &dyn Fn(&Thread) -> u64| {
+            ts.iter()
+                .map(|t| f(&c.threads[t]))
+                .fold(0u64, u64::saturating_add)
+        };
         let kind = if c.is_kernel(*p) {
             "kernel"
         } else if recorders.contains(p) {

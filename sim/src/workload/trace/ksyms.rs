@@ -32,7 +32,6 @@
 //! `arbor bench --record-traces` writes it, is enough.
 
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -82,9 +81,6 @@ pub struct Ksyms {
     ranges: Vec<(u64, u64, Role)>,
 }
 
-/// Largest kallsyms file read (a full one is about 20 MB with modules).
-const MAX_BYTES: u64 = 256 << 20;
-
 impl Ksyms {
     /// Reads a kallsyms copy. Refused, with one line: a file that does not
     /// end in a newline (cut short), a line that is not `ADDR TYPE NAME
@@ -92,14 +88,17 @@ impl Ksyms {
     /// try_to_wake_up() or sync entry point.
     pub fn read(path: &Path) -> Result<Ksyms> {
         let what = path.display().to_string();
-        let mut f = crate::limits::open_regular(path, "kallsyms", MAX_BYTES)?;
-        let mut text = String::new();
-        f.read_to_string(&mut text)
-            .with_context(|| format!("kallsyms {what}: not a readable text file"))?;
-        Self::parse(&text)
+        let text =
+            crate::limits::read_text(path, "kallsyms", crate::limits::MAX_KALLSYMS_BYTES)?;
+        Self::from_text(&what, &text)
+    }
+
+    /// The copy in `text` (read from `what`).
+    pub fn from_text(what: &str, text: &str) -> Result<Ksyms> {
+        Self::parse(text)
             .map_err(|e| anyhow::anyhow!("kallsyms {what}: {e:#}"))
             .map(|r| Ksyms {
-                file: what,
+                file: what.to_string(),
                 ranges: r,
             })
     }

@@ -19,6 +19,7 @@
 //! and priority changes (each thread keeps its first).
 
 pub mod census;
+pub mod check;
 pub mod format;
 pub mod info;
 pub mod ksyms;
@@ -38,21 +39,19 @@ pub use program::{Compiled, Select, Summary};
 pub const KEYS: &str = "comm=NAME[|NAME..], pid=PID[|PID..], all=1, from=S, to=S, scale=F, sync=0|1 (every dependency wake-up sync or none, in place of the call chains'), kallsyms=PATH (default FILE.kallsyms), cap=CPUS:CAP[,..] (as --cpu-capacity, ';' between ranges)";
 
 /// Splits `FILE[,KEY=VALUE...]`: the file is everything before the first
-/// `,KEY=` whose key is known, so a path may hold commas.
+/// `,WORD=` (a WORD of letters, digits and '_'), so a path may hold commas
+/// but not `,WORD=`; an unknown key is an error, not part of the path.
 pub fn parse_spec(args: &str) -> Result<(String, Select)> {
     if args.is_empty() {
         bail!("workload 'trace:': give a perf.data file: trace:FILE[,{KEYS}]");
     }
-    let known = [
-        "comm", "pid", "all", "from", "to", "scale", "sync", "kallsyms", "cap",
-    ];
     let mut cut = args.len();
     for (i, _) in args.match_indices(',') {
         let rest = &args[i + 1..];
-        if known
-            .iter()
-            .any(|k| rest.strip_prefix(k).is_some_and(|r| r.starts_with('=')))
-        {
+        let word = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        if word > 0 && rest[word..].starts_with('=') {
             cut = i;
             break;
         }
@@ -112,7 +111,7 @@ pub fn parse_spec(args: &str) -> Result<(String, Select)> {
                     }
                 }
                 "cap" => sel.capacity = capacity(v).map_err(|e| err(format!("cap={v}: {e}")))?,
-                _ => unreachable!("known keys are matched above"),
+                _ => return Err(err(format!("unknown key '{k}' (keys: {KEYS})"))),
             }
         }
     }

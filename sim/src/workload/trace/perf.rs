@@ -8,7 +8,7 @@
 //! at a time (the crate sorts within perf's flush rounds only).
 
 use std::collections::HashMap;
-use std::io::BufReader;
+use std::io::{BufReader, Seek};
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -155,7 +155,10 @@ pub fn read(
     mut f: impl FnMut(&Event) -> Result<()>,
 ) -> Result<Header> {
     let what = path.display();
-    let file = crate::limits::open_regular(path, "trace", crate::limits::MAX_TRACE_BYTES)?;
+    let mut file = crate::limits::open_regular(path, "trace", crate::limits::MAX_TRACE_BYTES)?;
+    super::check::layout(&mut file).map_err(|e| anyhow!("trace {what}: {e:#}"))?;
+    file.rewind()
+        .with_context(|| format!("trace {what}: cannot read it"))?;
     let PerfFileReader {
         mut perf_file,
         mut record_iter,
@@ -164,11 +167,17 @@ pub fn read(
     if perf_file.endian() == Endianness::BigEndian {
         bail!("trace {what}: recorded on a big-endian machine, which the reader does not decode");
     }
+    let nr_cpus = perf_file.nr_cpus().ok().flatten();
+    // a sample's CPU indexes per-CPU state: one past what the recording
+    // machine could have is a corrupt record, not a reason to allocate
+    let cpu_bound = nr_cpus.map_or(crate::limits::MAX_CPUS, |n| {
+        (n.nr_cpus_available.max(n.nr_cpus_online) as usize).min(crate::limits::MAX_CPUS)
+    });
     let mut header = Header {
         hostname: perf_file.hostname().ok().flatten().map(String::from),
         os_release: perf_file.os_release().ok().flatten().map(String::from),
         arch: perf_file.arch().ok().flatten().map(String::from),
-        nr_cpus: perf_file.nr_cpus().ok().flatten().map(|n| n.nr_cpus_online),
+        nr_cpus: nr_cpus.map(|n| n.nr_cpus_online),
         cmdline: perf_file
             .cmdline()
             .ok()
@@ -253,6 +262,18 @@ pub fn read(
         {
             continue;
         }
+        // nor are the records it does not read parsed (linux-perf-event-
+        // reader asserts on a corrupt MMAP2 build id, for one)
+        if ![
+            RecordType::SAMPLE,
+            RecordType::COMM,
+            RecordType::FORK,
+            RecordType::LOST,
+        ]
+        .contains(&record.record_type)
+        {
+            continue;
+        }
         let parsed = record
             .parse()
             .map_err(|e| anyhow!("trace {what}: corrupt record ({e})"))?;
@@ -267,6 +288,9 @@ pub fn read(
                 let (Some(t), Some(cpu), Some(r)) = (s.timestamp, s.cpu, s.raw) else {
                     bail!("trace {what}: a {} sample lacks its time, CPU or raw data (record with `perf sched record`, which asks for them)", fm.name);
                 };
+                if cpu as usize >= cpu_bound {
+                    bail!("trace {what}: a {} sample at {t} ns is on CPU {cpu}, but the recording machine had {cpu_bound} CPUs: the file is corrupt", fm.name);
+                }
                 raw.clear();
                 match r {
                     RawData::Single(a) => raw.extend_from_slice(a),

@@ -231,7 +231,7 @@ const PRIO_TO_WEIGHT: [u32; 40] = [
 /// `sched_weight_to_cgroup`, kernel/sched/ext.c); RT priorities (< 100)
 /// replay as nice 0.
 pub fn weight_of(prio: i32) -> u32 {
-    let nice = prio - 120;
+    let nice = prio.saturating_sub(120);
     if !(-20..=19).contains(&nice) {
         return 100;
     }
@@ -317,8 +317,35 @@ pub fn choose(c: &Census, sel: &Select) -> Result<(BTreeSet<i32>, String)> {
     Ok((set, how))
 }
 
+/// The kallsyms copy that resolves the trace's call chains (WF_SYNC):
+/// `kallsyms=PATH`, else `FILE.kallsyms` when it exists; none under
+/// `sync=`. A copy that is named or present but unreadable is an error.
+pub fn kallsyms(path: &Path, sel: &Select) -> Result<Option<Ksyms>> {
+    let p = match &sel.kallsyms {
+        Some(k) => std::path::PathBuf::from(k),
+        None => super::ksyms::path_for(path),
+    };
+    if sel.sync.is_some() || sel.kallsyms.is_none() && !p.exists() {
+        return Ok(None);
+    }
+    Ksyms::read(&p).map(Some)
+}
+
+/// `cap=` names only CPUs the trace has (online in its header, or seen).
+pub fn capacities(c: &Census, sel: &Select) -> Result<()> {
+    let cpus = c.cpus_seen.max(c.header.nr_cpus.unwrap_or(0));
+    if let Some((&cpu, _)) = sel.capacity.range(cpus..).next() {
+        bail!(
+            "cap=: CPU {cpu} is not in the trace (it has CPUs 0-{})",
+            cpus.saturating_sub(1)
+        );
+    }
+    Ok(())
+}
+
 /// Builds the programs (the second pass over the file).
 pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
+    capacities(c, sel)?;
     let (procs, how) = choose(c, sel)?;
     let mut tids: Vec<i32> = c
         .threads
@@ -386,10 +413,12 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
         if ns == 0 {
             return;
         }
-        s.cpu_ns += ns;
+        // saturating: a corrupt timestamp makes a burst of centuries, not
+        // a wrapped sum
+        s.cpu_ns = s.cpu_ns.saturating_add(ns);
         let w = (ns as f64 * cap(cpu) / 1024.0 * scale).round() as u64;
         match t.ops.last_mut() {
-            Some(Op::Run(x)) => *x += w,
+            Some(Op::Run(x)) => *x = x.saturating_add(w),
             _ => {
                 t.ops.push(Op::Run(w.max(1)));
                 s.bursts += 1;
@@ -419,18 +448,7 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
             }
         }
     };
-    // WF_SYNC: from the call chains, resolved with the kallsyms copy
-    let ksyms_path = match &sel.kallsyms {
-        Some(k) => Some(std::path::PathBuf::from(k)),
-        None => {
-            let p = super::ksyms::path_for(path);
-            p.exists().then_some(p)
-        }
-    };
-    let ksyms = match (&sel.sync, &ksyms_path) {
-        (None, Some(p)) => Some(Ksyms::read(p)?),
-        _ => None,
-    };
+    let ksyms = kallsyms(path, sel)?;
     // how the dependency wake-ups' WF_SYNC was known
     let mut seen = [0u64; 4];
     perf::read(path, ksyms.as_ref(), |e: &Event| {
@@ -669,7 +687,7 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
         .iter()
         .filter(|(&k, _)| k > 0)
         .map(|(_, t)| t.cpu_ns)
-        .sum();
+        .fold(0u64, u64::saturating_add);
     // the tasks: threads seen in the window
     let mut tasks = Vec::new();
     let mut programs = Vec::new();
