@@ -59,7 +59,14 @@ fn fuzz_checks_its_output_before_running_cases() {
     let t = Instant::now();
     // a million cases would run for hours before the old check
     one_line_failure(
-        &["sim", "fuzz", "--cases", "1000000", "--out", f.to_str().unwrap()],
+        &[
+            "sim",
+            "fuzz",
+            "--cases",
+            "1000000",
+            "--out",
+            f.to_str().unwrap(),
+        ],
         "--out",
     );
     assert!(t.elapsed() < Duration::from_secs(30));
@@ -79,7 +86,8 @@ fn verdict_refuses_fifos_devices_and_a_run_given_twice() {
         &["sim", "verdict", zero.to_str().unwrap()],
         "not a regular file",
     );
-    let run = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/default-vs-peers-3/x86-12");
+    let run =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/default-vs-peers-3/x86-12");
     let again = format!("{}/../x86-12", run.display());
     one_line_failure(
         &["sim", "verdict", run.to_str().unwrap(), &again],
@@ -96,7 +104,11 @@ fn trace_info_fails_on_what_it_cannot_read() {
     std::fs::write(d.join("p.data.kallsyms"), "garbage\n").unwrap();
     one_line_failure(&["sim", "trace-info", f.to_str().unwrap()], "kallsyms");
     one_line_failure(
-        &["sim", "trace-info", &format!("{},frobnicate=1", f.display())],
+        &[
+            "sim",
+            "trace-info",
+            &format!("{},frobnicate=1", f.display()),
+        ],
         "unknown key 'frobnicate'",
     );
 }

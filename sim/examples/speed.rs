@@ -215,7 +215,8 @@ fn scaling(long: Option<f64>) -> Result<()> {
 
 fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
-    let (mut runs, mut only, mut json, mut scale, mut long) = (3usize, Vec::new(), None, false, None);
+    let (mut runs, mut only, mut json, mut scale, mut long) =
+        (3usize, Vec::new(), None, false, None);
     while let Some(a) = args.next() {
         match a.as_str() {
             "-n" => {

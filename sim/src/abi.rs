@@ -402,19 +402,30 @@ mod tests {
                 let mut a = CpuMask::empty();
                 let mut b = CpuMask::empty();
                 for w in 0..a.bits.len() {
-                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
                     a.bits[w] = x & (x >> 7) & (x >> 13);
-                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
                     b.bits[w] = x | (x >> 3);
                 }
                 let start = (x >> 40) as usize % n;
                 let want = (0..n)
                     .map(|i| (start + i) % n)
                     .find(|&c| a.test(c) && b.test(c));
-                assert_eq!(find_wrap(n, start, |w| a.bits[w] & b.bits[w]), want, "n={n}");
+                assert_eq!(
+                    find_wrap(n, start, |w| a.bits[w] & b.bits[w]),
+                    want,
+                    "n={n}"
+                );
             }
             let first = CpuMask::first(n);
-            assert!((0..MAX_CPUS).all(|c| first.test(c) == (c < n)), "first({n})");
+            assert!(
+                (0..MAX_CPUS).all(|c| first.test(c) == (c < n)),
+                "first({n})"
+            );
         }
     }
 }

@@ -75,7 +75,11 @@ fn cases() -> Vec<Case> {
         v.push(case("host", sched, "trace:TRACE/pipe.data"));
     }
     // the recorded program on a larger machine than it was recorded on
-    v.push(case("xeon-88", "arbor:default", "trace:TRACE/hackbench.data"));
+    v.push(case(
+        "xeon-88",
+        "arbor:default",
+        "trace:TRACE/hackbench.data",
+    ));
     v.push(Case {
         hotplug: "off:5@1ms,on:5@3ms",
         ..case("x86-12", "arbor:default", "hackbench:g=2,l=40")

@@ -51,9 +51,15 @@ fn an_unknown_trace_key_is_named() {
     let e = err(&format!("{f},all=1,bogus=2"));
     assert!(e.contains("unknown key 'bogus'"), "{e}");
     // not taken as part of the file's name
-    let e = format!("{:#}", trace::parse_spec("p.data,frobnicate=1").unwrap_err());
+    let e = format!(
+        "{:#}",
+        trace::parse_spec("p.data,frobnicate=1").unwrap_err()
+    );
     assert!(e.contains("unknown key 'frobnicate'"), "{e}");
-    let e = format!("{:#}", info::text(&format!("{f},comm=x,frobnicate=1")).unwrap_err());
+    let e = format!(
+        "{:#}",
+        info::text(&format!("{f},comm=x,frobnicate=1")).unwrap_err()
+    );
     assert!(e.contains("unknown key 'frobnicate'"), "{e}");
 }
 
@@ -190,7 +196,10 @@ fn rt_app_duplicate_keys_merge_in_one_pass() {
 #[test]
 fn a_fractional_run_is_refused() {
     let e = rtapp_err(r#"{"tasks": {"t": {"run": 1000.5}}}"#);
-    assert!(e.contains("\"run\" must be an integer") && e.contains("1000.5"), "{e}");
+    assert!(
+        e.contains("\"run\" must be an integer") && e.contains("1000.5"),
+        "{e}"
+    );
     let e = rtapp_err(r#"{"tasks": {"t": {"run": 10, "sleep": 0.5}}}"#);
     assert!(e.contains("\"sleep\""), "{e}");
 }

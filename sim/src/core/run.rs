@@ -1171,9 +1171,23 @@ mod tests {
     #[test]
     fn ceil_ns_is_ceil_then_the_cast() {
         let xs = [
-            0.0, -0.0, 0.3, 1.0, 1.5, -0.3, -2.5, 4503599627370495.5, 9.0e15 + 0.5,
-            1.5e19, 1.8446744073709552e19, 2.0e19, f64::INFINITY, f64::NEG_INFINITY, f64::NAN,
-            f64::MIN_POSITIVE, 123456.000001,
+            0.0,
+            -0.0,
+            0.3,
+            1.0,
+            1.5,
+            -0.3,
+            -2.5,
+            4503599627370495.5,
+            9.0e15 + 0.5,
+            1.5e19,
+            1.8446744073709552e19,
+            2.0e19,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MIN_POSITIVE,
+            123456.000001,
         ];
         for x in xs {
             assert_eq!(ceil_ns(x), x.ceil() as u64, "{x}");

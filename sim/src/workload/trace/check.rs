@@ -190,7 +190,10 @@ fn records(f: &mut File, off: u64, size: u64) -> Result<()> {
     let mut hdr = [0u8; 8];
     while at < size {
         if size - at < 8 {
-            bail!("corrupt or truncated record at offset {} (a record header cut short)", off + at);
+            bail!(
+                "corrupt or truncated record at offset {} (a record header cut short)",
+                off + at
+            );
         }
         r.read_exact(&mut hdr)
             .with_context(|| format!("corrupt or truncated record at offset {}", off + at))?;

@@ -88,8 +88,7 @@ impl Ksyms {
     /// try_to_wake_up() or sync entry point.
     pub fn read(path: &Path) -> Result<Ksyms> {
         let what = path.display().to_string();
-        let text =
-            crate::limits::read_text(path, "kallsyms", crate::limits::MAX_KALLSYMS_BYTES)?;
+        let text = crate::limits::read_text(path, "kallsyms", crate::limits::MAX_KALLSYMS_BYTES)?;
         Self::from_text(&what, &text)
     }
 
