@@ -248,13 +248,22 @@ fn fuzz_shards_merged_are_the_unsharded_search() {
 /// up to --max-reps) in four shards (two of two cells, two of one, cells
 /// of both machines in one shard), merged: what the unsharded verdict
 /// prints and writes, byte for byte but for results.json's wall_s and
-/// cpu_s (timing).
+/// cpu_s (timing), and its --require bar's exit code and line, which the
+/// parts leave to the merge.
 #[test]
 fn verdict_shards_merged_are_the_unsharded_verdict() {
     let cmd = "sim verdict -t 2s2c2t -t 1s2c2t -w hackbench:g=1,l=30 \
-               -w wakeprobe:t=1 -w schbench:r=1 -p cosmos -r 2 --max-reps 3";
+               -w wakeprobe:t=1 -w schbench:r=1 -p cosmos -r 2 --max-reps 3 --require 100";
     let whole = tmpdir("verdict-whole");
-    let whole_out = run(cmd, &[], &whole, &[]);
+    let mut a = words(cmd);
+    a.extend(["--out".to_string(), whole.display().to_string()]);
+    let (whole_rc, whole_out, whole_err) = arbor(&a, &[]);
+    let bar = |err: &str| -> Option<String> {
+        err.lines()
+            .find(|l| l.contains("below the bar"))
+            .map(String::from)
+    };
+    assert!(whole_rc == 0 || (whole_rc == 1 && bar(&whole_err).is_some()), "{whole_err}");
     let shards: Vec<PathBuf> = (0..4).map(|i| tmpdir(&format!("verdict{i}"))).collect();
     for (i, d) in shards.iter().enumerate() {
         run(cmd, &["--shard", &format!("{i}/4")], d, &[]);
@@ -276,7 +285,7 @@ fn verdict_shards_merged_are_the_unsharded_verdict() {
     let merged = tmpdir("verdict-merged");
     let given = [&shards[3], &shards[1], &shards[0], &shards[2]].map(|d| d.to_path_buf());
     let (rc, out, err) = merge(&merged, &given);
-    assert_eq!(rc, 0, "{err}");
+    assert_eq!((rc, bar(&err)), (whole_rc, bar(&whole_err)), "{err}");
     assert_eq!(out, whole_out);
     for f in ["report.md", "summary.json"] {
         assert!(read(&whole, f) == read(&merged, f), "{f} differs");

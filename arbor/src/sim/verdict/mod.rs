@@ -108,7 +108,8 @@ pub struct VerdictArgs {
     shard: Option<crate::shard::ShardArg>,
     /// Exit 1 unless at least PCT% of the decided cells pass against the
     /// best peer, no cell is worse than the baseline, and at most
-    /// --max-undecided % of the cells are undecided (e.g. 80).
+    /// --max-undecided % of the cells are undecided (e.g. 80). With
+    /// --shard, `arbor sim merge` applies it to the joined cells.
     #[arg(long, value_name = "PCT")]
     require: Option<f64>,
     /// With --require: the most undecided cells allowed, in %.
