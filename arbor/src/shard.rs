@@ -466,7 +466,9 @@ mod tests {
         restore_floats(&mut back, &bits).unwrap();
         assert_eq!(float_bits(&back), bits);
         assert_eq!(back, v);
-        let e = restore_floats(&mut back, &bits[1..]).unwrap_err().to_string();
+        let e = restore_floats(&mut back, &bits[1..])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("more floats"), "{e}");
         let e = restore_floats(&mut back, &[bits.clone(), bits].concat())
             .unwrap_err()

@@ -263,7 +263,10 @@ fn verdict_shards_merged_are_the_unsharded_verdict() {
             .find(|l| l.contains("below the bar"))
             .map(String::from)
     };
-    assert!(whole_rc == 0 || (whole_rc == 1 && bar(&whole_err).is_some()), "{whole_err}");
+    assert!(
+        whole_rc == 0 || (whole_rc == 1 && bar(&whole_err).is_some()),
+        "{whole_err}"
+    );
     let shards: Vec<PathBuf> = (0..4).map(|i| tmpdir(&format!("verdict{i}"))).collect();
     for (i, d) in shards.iter().enumerate() {
         run(cmd, &["--shard", &format!("{i}/4")], d, &[]);
@@ -274,7 +277,12 @@ fn verdict_shards_merged_are_the_unsharded_verdict() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| (c["machine"].as_str().unwrap(), c["workload"].as_str().unwrap()))
+        .map(|c| {
+            (
+                c["machine"].as_str().unwrap(),
+                c["workload"].as_str().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         cells,
@@ -293,12 +301,20 @@ fn verdict_shards_merged_are_the_unsharded_verdict() {
     let timed = |l: &&str| l.starts_with("  \"wall_s\": ") || l.starts_with("  \"cpu_s\": ");
     let (w, m) = (read(&whole, "results.json"), read(&merged, "results.json"));
     assert_eq!(w.lines().filter(timed).count(), 2);
-    let untimed = |s: &str| s.lines().filter(|l| !timed(l)).collect::<Vec<_>>().join("\n");
+    let untimed = |s: &str| {
+        s.lines()
+            .filter(|l| !timed(l))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
     assert!(untimed(&w) == untimed(&m), "results.json differs");
     // a batch past the first is in the merge: the cells were adaptive
     let r: serde_json::Value = serde_json::from_str(&m).unwrap();
     assert_eq!(r["decisions"].as_array().unwrap().len(), 6);
-    assert!(r["runs"].as_array().unwrap().len() > 6 * 3 * 2, "no cell got a batch");
+    assert!(
+        r["runs"].as_array().unwrap().len() > 6 * 3 * 2,
+        "no cell got a batch"
+    );
     assert!(r["meta"].get("shard").is_none());
     for (extra, says) in [
         (vec!["--shard", "0/2"], "--shard needs --out"),
