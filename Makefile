@@ -149,7 +149,7 @@ sim-test: build
 	scripts/check-finding.sh $(DEMO_FINDING)
 	# a verdict sharded over an 8-task Slurm job array (a one-node cluster
 	# started here, stopped after), merged: byte-identical to the verdict
-	# run whole but for its timing (about 15 s once slurm-wlm is installed)
+	# run whole but for its timing (about 20 s once slurm-wlm is installed)
 	scripts/slurm-local.sh 8
 
 # make run's comparison: which scheduler on seed 003's 88-CPU Xeon,
