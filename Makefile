@@ -147,9 +147,9 @@ sim-test: build
 	# a deterministic finding regenerates byte-identical from its run.sh
 	# (summary.json): a change that moves its numbers must say so
 	scripts/check-finding.sh $(DEMO_FINDING)
-	# a sweep sharded over an 8-task Slurm job array (a one-node cluster
-	# started here, stopped after), merged: byte-identical to the sweep
-	# run whole (about 25 s once slurm-wlm is installed)
+	# a verdict sharded over an 8-task Slurm job array (a one-node cluster
+	# started here, stopped after), merged: byte-identical to the verdict
+	# run whole but for its timing (about 20 s once slurm-wlm is installed)
 	scripts/slurm-local.sh 8
 
 # make run's comparison: which scheduler on seed 003's 88-CPU Xeon,

@@ -289,6 +289,62 @@ pub fn cell_order(parts: &[Part]) -> Vec<(usize, usize)> {
     (0..cells).map(|k| (k % count, k / count)).collect()
 }
 
+/// Every float of `v` (a number serde_json writes with a point or an
+/// exponent), in order, as f64::to_bits: what [`restore_floats`] needs to
+/// make `v` written as text and read back exactly `v` again (serde_json
+/// reads a decimal back to the nearest double only within an ulp).
+pub fn float_bits(v: &serde_json::Value) -> Vec<u64> {
+    fn walk(v: &serde_json::Value, out: &mut Vec<u64>) {
+        match v {
+            serde_json::Value::Number(n) if n.is_f64() => {
+                out.extend(n.as_f64().map(f64::to_bits));
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            serde_json::Value::Object(o) => o.values().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(v, &mut out);
+    out
+}
+
+/// `v`, read back from text, with its floats `bits` ([`float_bits`] of the
+/// value written); an error when their number differs.
+pub fn restore_floats(v: &mut serde_json::Value, bits: &[u64]) -> Result<()> {
+    fn walk(v: &mut serde_json::Value, bits: &mut std::slice::Iter<u64>) -> Result<()> {
+        match v {
+            serde_json::Value::Number(n) if n.is_f64() => {
+                let Some(b) = bits.next() else {
+                    bail!("more floats than were written");
+                };
+                match serde_json::Number::from_f64(f64::from_bits(*b)) {
+                    Some(x) => *n = x,
+                    None => bail!("a float written was not finite"),
+                }
+            }
+            serde_json::Value::Array(a) => {
+                for x in a {
+                    walk(x, bits)?;
+                }
+            }
+            serde_json::Value::Object(o) => {
+                for x in o.values_mut() {
+                    walk(x, bits)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+    let mut it = bits.iter();
+    walk(v, &mut it)?;
+    if it.next().is_some() {
+        bail!("fewer floats than were written");
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -398,6 +454,26 @@ mod tests {
         assert!(s.owns(5) && !s.owns(4));
         assert_eq!(s.nth(2), 9);
         assert_eq!(Shard::ALL.cells(3), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn floats_come_back_exactly() {
+        let v = serde_json::json!({"a": [0.1 + 0.2, 1, f64::MAX], "b": {"c": 1e-300 / 3.0, "d": "x"}, "e": -0.0});
+        let bits = float_bits(&v);
+        assert_eq!(bits.len(), 4);
+        let mut back: serde_json::Value =
+            serde_json::from_str(&serde_json::to_string(&v).unwrap()).unwrap();
+        restore_floats(&mut back, &bits).unwrap();
+        assert_eq!(float_bits(&back), bits);
+        assert_eq!(back, v);
+        let e = restore_floats(&mut back, &bits[1..])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("more floats"), "{e}");
+        let e = restore_floats(&mut back, &[bits.clone(), bits].concat())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("fewer floats"), "{e}");
     }
 
     #[test]

@@ -158,7 +158,8 @@ enum SimCmd {
     /// DIRs, judges earlier runs by the same rule instead.
     Verdict(verdict::VerdictArgs),
     /// Join the output directories of a sweep's shards (each run with
-    /// --shard I/N or auto, of arbor sim or arbor sim fuzz) into OUT: the
+    /// --shard I/N or auto, of arbor sim, arbor sim fuzz or arbor sim
+    /// verdict) into OUT: the
     /// report.md, results.json, summary.json (and results.csv, charts) that
     /// the sweep run unsharded writes. Refuses, in one line, a missing or
     /// repeated shard and shards of different commands or builds.

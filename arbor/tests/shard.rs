@@ -1,5 +1,5 @@
-//! Sharded sweeps as a job array runs them: `arbor sim --shard I/N` and
-//! `arbor sim fuzz --shard I/N` in four parts, `--shard auto` from a Slurm
+//! Sharded sweeps as a job array runs them: `arbor sim --shard I/N`,
+//! `arbor sim verdict --shard I/N` and `arbor sim fuzz --shard I/N` in four parts, `--shard auto` from a Slurm
 //! array task's environment, and `arbor sim merge` giving what one
 //! unsharded run writes; a missing or repeated shard, or shards of
 //! different commands, refused in one line.
@@ -239,6 +239,95 @@ fn fuzz_shards_merged_are_the_unsharded_search() {
     }
     let v: serde_json::Value = serde_json::from_str(&read(&merged, "results.json")).unwrap();
     assert_eq!(v["cases_run"], 8);
+    for d in shards.iter().chain([&whole, &merged]) {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+/// A verdict of six cells (two machines x three workloads, a peer, batches
+/// up to --max-reps) in four shards (two of two cells, two of one, cells
+/// of both machines in one shard), merged: what the unsharded verdict
+/// prints and writes, byte for byte but for results.json's wall_s and
+/// cpu_s (timing), and its --require bar's exit code and line, which the
+/// parts leave to the merge.
+#[test]
+fn verdict_shards_merged_are_the_unsharded_verdict() {
+    let cmd = "sim verdict -t 2s2c2t -t 1s2c2t -w hackbench:g=1,l=30 \
+               -w wakeprobe:t=1 -w schbench:r=1 -p cosmos -r 2 --max-reps 3 --require 100";
+    let whole = tmpdir("verdict-whole");
+    let mut a = words(cmd);
+    a.extend(["--out".to_string(), whole.display().to_string()]);
+    let (whole_rc, whole_out, whole_err) = arbor(&a, &[]);
+    let bar = |err: &str| -> Option<String> {
+        err.lines()
+            .find(|l| l.contains("below the bar"))
+            .map(String::from)
+    };
+    assert!(
+        whole_rc == 0 || (whole_rc == 1 && bar(&whole_err).is_some()),
+        "{whole_err}"
+    );
+    let shards: Vec<PathBuf> = (0..4).map(|i| tmpdir(&format!("verdict{i}"))).collect();
+    for (i, d) in shards.iter().enumerate() {
+        run(cmd, &["--shard", &format!("{i}/4")], d, &[]);
+    }
+    // shard 1 has cells 1 and 5: machine by machine, then workload
+    let v: serde_json::Value = serde_json::from_str(&read(&shards[1], "results.json")).unwrap();
+    let cells: Vec<(&str, &str)> = v["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["machine"].as_str().unwrap(),
+                c["workload"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        cells,
+        [("2s2c2t", "wakeprobe:t=1"), ("1s2c2t", "schbench:r=1")]
+    );
+    assert_eq!(v["meta"]["shard"]["tool"], "verdict");
+    assert_eq!(v["meta"]["shard"]["cells"], 6);
+    let merged = tmpdir("verdict-merged");
+    let given = [&shards[3], &shards[1], &shards[0], &shards[2]].map(|d| d.to_path_buf());
+    let (rc, out, err) = merge(&merged, &given);
+    assert_eq!((rc, bar(&err)), (whole_rc, bar(&whole_err)), "{err}");
+    assert_eq!(out, whole_out);
+    for f in ["report.md", "summary.json"] {
+        assert!(read(&whole, f) == read(&merged, f), "{f} differs");
+    }
+    let timed = |l: &&str| l.starts_with("  \"wall_s\": ") || l.starts_with("  \"cpu_s\": ");
+    let (w, m) = (read(&whole, "results.json"), read(&merged, "results.json"));
+    assert_eq!(w.lines().filter(timed).count(), 2);
+    let untimed = |s: &str| {
+        s.lines()
+            .filter(|l| !timed(l))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(untimed(&w) == untimed(&m), "results.json differs");
+    // a batch past the first is in the merge: the cells were adaptive
+    let r: serde_json::Value = serde_json::from_str(&m).unwrap();
+    assert_eq!(r["decisions"].as_array().unwrap().len(), 6);
+    assert!(
+        r["runs"].as_array().unwrap().len() > 6 * 3 * 2,
+        "no cell got a batch"
+    );
+    assert!(r["meta"].get("shard").is_none());
+    for (extra, says) in [
+        (vec!["--shard", "0/2"], "--shard needs --out"),
+        (vec!["--shard", "0/2", "--out", "x", "y"], "judging DIRs"),
+    ] {
+        let mut a = words("sim verdict");
+        a.extend(extra.iter().map(|s| s.to_string()));
+        let (rc, _, err) = arbor(&a, &[]);
+        assert!(
+            rc == 2 && err.contains(says) && err.trim().lines().count() == 1,
+            "{extra:?}: {err}"
+        );
+    }
     for d in shards.iter().chain([&whole, &merged]) {
         let _ = std::fs::remove_dir_all(d);
     }

@@ -1,7 +1,7 @@
 //! `arbor sim merge OUT DIR...`: the shards of one sweep (each run with
 //! `--shard`, crate::shard) joined into what the sweep run whole writes.
 //! Each tool joins its own results: `arbor sim`'s cells (sweep.rs), the
-//! fuzzer's cases (fuzz).
+//! fuzzer's cases (fuzz), the verdict's cells (verdict/shard.rs).
 
 use std::path::PathBuf;
 
@@ -68,6 +68,7 @@ pub fn main(a: &MergeArgs) -> Result<i32> {
             s.failures()
         }
         "fuzz" => super::fuzz::merge(&parts, &a.out)?,
+        "verdict" => super::verdict::merge(&parts, &a.out)?,
         t => bail!(
             "{}: shards of `{t}`, which this build cannot merge",
             parts[0].dir.display()

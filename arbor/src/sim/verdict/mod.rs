@@ -14,6 +14,7 @@
 mod report;
 mod rule;
 mod run;
+mod shard;
 
 use std::path::{Path, PathBuf};
 
@@ -27,6 +28,7 @@ use crate::report::Results;
 pub use report::Counts;
 pub use rule::{Call, Compare, RULE};
 pub use run::write_snapshots;
+pub use shard::merge;
 
 /// The scheduler judged and the one it must not fall behind, by default.
 pub const CANDIDATE: &str = "arbor:default";
@@ -91,12 +93,23 @@ pub struct VerdictArgs {
     /// Simulations at once [default: the cores available].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
     jobs: Option<u32>,
-    /// Write report.md, results.json and summary.json here.
-    #[arg(long, value_name = "DIR", default_value = "arbor-verdict")]
-    out: PathBuf,
+    /// Write report.md, results.json and summary.json here [default:
+    /// arbor-verdict].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Run part I of N of the verdict, for a job array: the cells
+    /// (machine x workload) are numbered machine by machine, cell k (with
+    /// all its schedulers and its further batches) in part k mod N. Takes
+    /// I/N (I from 0 to N-1), auto (a Slurm array task:
+    /// SLURM_ARRAY_TASK_ID, _MIN, _STEP, _COUNT) or auto/N (a Kubernetes
+    /// Indexed Job's JOB_COMPLETION_INDEX of N completions). Needs --out;
+    /// `arbor sim merge` joins the parts' directories.
+    #[arg(long, value_name = "I/N|auto[/N]", value_parser = crate::shard::parse)]
+    shard: Option<crate::shard::ShardArg>,
     /// Exit 1 unless at least PCT% of the decided cells pass against the
     /// best peer, no cell is worse than the baseline, and at most
-    /// --max-undecided % of the cells are undecided (e.g. 80).
+    /// --max-undecided % of the cells are undecided (e.g. 80). With
+    /// --shard, `arbor sim merge` applies it to the joined cells.
     #[arg(long, value_name = "PCT")]
     require: Option<f64>,
     /// With --require: the most undecided cells allowed, in %.
@@ -429,6 +442,9 @@ pub fn main(a: &VerdictArgs) -> Result<i32> {
             a.max_undecided
         );
     }
+    if a.shard.is_some() && !a.dirs.is_empty() {
+        bail!("--shard splits the cells of a fresh run: judging DIRs runs nothing to split");
+    }
     let v = if a.dirs.is_empty() {
         run::main(a)?
     } else {
@@ -462,7 +478,8 @@ pub fn main(a: &VerdictArgs) -> Result<i32> {
         print!("{RULE}\n{}", all.text());
         all
     };
-    if let Some(req) = a.require {
+    // a shard's part is not the verdict: `arbor sim merge` applies the bar
+    if let Some(req) = a.require.filter(|_| a.shard.is_none()) {
         if let Some(why) = below_bar(&v.counts(), req, a.max_undecided, &a.baseline) {
             eprintln!("arbor sim verdict: {why}");
             return Ok(1);

@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{IsTerminal, Write as _};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
@@ -23,13 +23,18 @@ use arbor_sim::machine::Machine;
 use arbor_sim::presets::{self, random};
 use arbor_sim::{snapshot, workload};
 use scx_arbor::knobs::Knobs;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::report::{self as rep, Counts};
 use super::{judge, Cell, Side, Verdict, VerdictArgs, EXTRA_WORKLOADS, PEERS, RULE};
 use crate::ci::mean_sd;
+use crate::report::meta::Provenance;
 use crate::report::summary;
+use crate::shard::Shard;
 use crate::simrun::{self_exe, JobOut, Plan};
+
+/// Where the outputs go without --out.
+const OUT: &str = "arbor-verdict";
 
 /// A machine of the verdict: how a run's process is told to build it, and
 /// the machine itself.
@@ -328,6 +333,14 @@ pub fn main(a: &VerdictArgs) -> Result<Verdict> {
     if a.candidate == a.baseline {
         bail!("the candidate and the baseline are both {}", a.candidate);
     }
+    let shard = match &a.shard {
+        None => None,
+        Some(_) if a.out.is_none() => {
+            bail!("--shard needs --out DIR: `arbor sim merge` reads each shard's directory")
+        }
+        Some(s) => Some(s.here()?),
+    };
+    let out = a.out.clone().unwrap_or_else(|| PathBuf::from(OUT));
     let machs = machines(a)?;
     let workloads: Vec<String> = if a.workloads.is_empty() {
         crate::bench::DEFAULT_WORKLOADS
@@ -370,7 +383,7 @@ pub fn main(a: &VerdictArgs) -> Result<Verdict> {
         )
         .with_context(|| m.machine.name.clone())?;
     }
-    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let setup = Setup {
         a,
         machs,
@@ -405,8 +418,14 @@ pub fn main(a: &VerdictArgs) -> Result<Verdict> {
 
     let mut cells = Vec::new();
     let mut queue = VecDeque::new();
+    let n_cells = setup.machs.len() * setup.workloads.len();
+    let part = shard.unwrap_or(Shard::ALL);
     for mi in 0..setup.machs.len() {
         for wi in 0..setup.workloads.len() {
+            // --shard's numbering: machine by machine, then the workloads
+            if !part.owns(mi * setup.workloads.len() + wi) {
+                continue;
+            }
             let c = cells.len();
             for rep in 0..a.reps {
                 for s in 0..setup.scheds.len() {
@@ -457,17 +476,21 @@ pub fn main(a: &VerdictArgs) -> Result<Verdict> {
         baseline: a.baseline.clone(),
         cells: st.cells.iter().filter_map(|c| c.decided.clone()).collect(),
     };
-    let text = verdict.text();
-    print!("{text}");
+    print!("{}", verdict.text());
     let runs_made: usize = st.cells.iter().flat_map(|c| &c.runs).map(|r| r.len()).sum();
     let cpu = *cpu_s.lock().unwrap_or_else(|e| e.into_inner());
+    let wall_s = wall.elapsed().as_secs_f64();
     eprintln!(
-        "arbor sim verdict: {runs_made} runs in {:.1} s wall, {cpu:.1} s of simulation CPU; report in {}",
-        wall.elapsed().as_secs_f64(),
-        a.out.display()
+        "arbor sim verdict: {runs_made} runs in {wall_s:.1} s wall, {cpu:.1} s of simulation CPU; report in {}",
+        out.display()
     );
-    write(&setup, &st, &verdict, &format!("{head}{text}"), wall, cpu)?;
-    Ok(verdict)
+    let o = outcome(&setup, &st, verdict, head, wall_s, cpu);
+    let mut meta = Provenance::here();
+    if let Some(s) = shard {
+        meta.shard = Some(super::shard::meta(a, s, n_cells, &o)?);
+    }
+    o.write(&out, meta)?;
+    Ok(o.verdict)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -562,41 +585,68 @@ fn worker(
     }
 }
 
-/// results.json: `meta`, the rule, the machines, the counts (overall and
-/// per machine), every cell's decision and every run's metrics.
+/// What results.json records of the verdict's inputs, before its counts
+/// and cells.
+#[derive(Clone, Serialize, Deserialize)]
+pub(super) struct Inputs {
+    pub candidate: String,
+    pub baseline: String,
+    pub peers: Vec<String>,
+    pub workloads: Vec<String>,
+    pub rule: String,
+    pub margin_pct: f64,
+    pub reps: u32,
+    pub max_reps: u32,
+    pub seed: u64,
+    pub time_limit_s: f64,
+    /// every machine of the run: name, CPUs, shape
+    pub machines: Vec<serde_json::Value>,
+}
+
+/// What a verdict writes, from its run or from its shards' (shard.rs).
+pub(super) struct Outcome {
+    pub inputs: Inputs,
+    /// report.md's header: the rule, the machines, the workloads
+    pub head: String,
+    pub verdict: Verdict,
+    /// per cell (the verdict's order), how many of `runs` are its
+    pub cell_runs: Vec<usize>,
+    pub runs: Vec<serde_json::Value>,
+    /// each metric's (unit, higher is better), as the workloads declared it
+    pub metrics: BTreeMap<String, (String, bool)>,
+    pub wall_s: f64,
+    pub cpu_s: f64,
+}
+
+/// results.json after `meta`: the inputs, the counts (overall and per
+/// machine), every cell's decision and every run's metrics.
 #[derive(Serialize)]
-struct Body<'a> {
-    candidate: &'a str,
-    baseline: &'a str,
-    peers: &'a [String],
-    workloads: &'a [String],
-    rule: &'static str,
-    margin_pct: f64,
-    reps: u32,
-    max_reps: u32,
-    seed: u64,
-    time_limit_s: f64,
-    machines: Vec<serde_json::Value>,
+pub(super) struct Body<'a> {
+    #[serde(flatten)]
+    inputs: &'a Inputs,
     counts: Counts,
     per_machine: BTreeMap<String, Counts>,
     decisions: &'a [Cell],
     metrics: &'a BTreeMap<String, (String, bool)>,
-    runs: Vec<serde_json::Value>,
+    runs: &'a [serde_json::Value],
     wall_s: f64,
     cpu_s: f64,
 }
 
-fn write(
+/// The run's outcome: its cells' runs in cell, scheduler and rep order.
+fn outcome(
     setup: &Setup,
     st: &State,
-    v: &Verdict,
-    md: &str,
-    wall: Instant,
+    verdict: Verdict,
+    head: String,
+    wall_s: f64,
     cpu_s: f64,
-) -> Result<()> {
+) -> Outcome {
     let a = setup.a;
     let mut runs = Vec::new();
+    let mut cell_runs = Vec::new();
     for cs in &st.cells {
+        cell_runs.push(cs.runs.iter().map(|r| r.len()).sum());
         for (s, rs) in setup.scheds.iter().zip(&cs.runs) {
             let mut rs: Vec<&RunRec> = rs.iter().collect();
             rs.sort_by_key(|r| r.rep);
@@ -610,23 +660,12 @@ fn write(
             }
         }
     }
-    let per_machine = setup
-        .machs
-        .iter()
-        .map(|m| {
-            let name = &m.machine.name;
-            (
-                name.clone(),
-                Counts::of(v.cells.iter().filter(|c| &c.machine == name)),
-            )
-        })
-        .collect();
-    let body = Body {
-        candidate: &a.candidate,
-        baseline: &a.baseline,
-        peers: &setup.peers,
-        workloads: &setup.workloads,
-        rule: RULE,
+    let inputs = Inputs {
+        candidate: a.candidate.clone(),
+        baseline: a.baseline.clone(),
+        peers: setup.peers.clone(),
+        workloads: setup.workloads.clone(),
+        rule: RULE.to_string(),
         margin_pct: super::rule::MARGIN,
         reps: a.reps,
         max_reps: a.max_reps,
@@ -639,15 +678,51 @@ fn write(
                 serde_json::json!({"name": m.machine.name, "cpus": m.machine.nr_cpus(), "about": m.machine.about})
             })
             .collect(),
-        counts: v.counts(),
-        per_machine,
-        decisions: &v.cells,
-        metrics: &st.units,
-        runs,
-        wall_s: wall.elapsed().as_secs_f64(),
-        cpu_s,
     };
-    summary::write_outputs(&a.out, md, &body)
+    Outcome {
+        inputs,
+        head,
+        verdict,
+        cell_runs,
+        runs,
+        metrics: st.units.clone(),
+        wall_s,
+        cpu_s,
+    }
+}
+
+impl Outcome {
+    pub(super) fn body(&self) -> Body<'_> {
+        let v = &self.verdict;
+        let per_machine = self
+            .inputs
+            .machines
+            .iter()
+            .map(|m| {
+                let name = m["name"].as_str().unwrap_or_default();
+                (
+                    name.to_string(),
+                    Counts::of(v.cells.iter().filter(|c| c.machine == name)),
+                )
+            })
+            .collect();
+        Body {
+            inputs: &self.inputs,
+            counts: v.counts(),
+            per_machine,
+            decisions: &v.cells,
+            metrics: &self.metrics,
+            runs: &self.runs,
+            wall_s: self.wall_s,
+            cpu_s: self.cpu_s,
+        }
+    }
+
+    /// report.md, results.json (`meta` first) and summary.json in `out`.
+    pub(super) fn write(&self, out: &Path, meta: Provenance) -> Result<()> {
+        let md = format!("{}{}", self.head, self.verdict.text());
+        summary::write_stamped(out, &md, meta, &self.body())
+    }
 }
 
 /// `arbor sim snapshot --machines random:N@SEED OUT`: each drawn machine
