@@ -19,7 +19,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
-use serde::{Deserialize, Serialize};
+
+pub use crate::report::meta::ShardMeta;
 
 /// `--shard`'s value as given: `I/N` (I counted from 0), `auto` or `auto/N`.
 #[derive(Clone, Debug, PartialEq)]
@@ -160,22 +161,6 @@ impl Shard {
     pub fn nth(&self, j: u64) -> u64 {
         self.index as u64 + j * self.count as u64
     }
-}
-
-/// `meta.shard` of a shard's results.json.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ShardMeta {
-    /// which tool wrote it: "sim", "fuzz" (the merge's reader)
-    pub tool: String,
-    pub index: usize,
-    pub count: usize,
-    /// the command without `--shard`: what one unsharded run records
-    pub command: String,
-    /// how many cells the whole sweep has (this shard's: [`Shard::cells`])
-    pub cells: usize,
-    /// what the tool's merge needs beyond its own output
-    #[serde(default)]
-    pub merge: serde_json::Value,
 }
 
 impl ShardMeta {

@@ -37,7 +37,7 @@ pub struct Meta {
     pub partial: bool,
     /// part of a sharded sweep (`--shard`): which, and what the merge needs
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<crate::shard::ShardMeta>,
+    pub shard: Option<ShardMeta>,
     /// anything a caller adds (the simulator's machine and cost model)
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,
@@ -90,7 +90,7 @@ pub struct Provenance {
     pub commit: String,
     /// part of a sharded sweep (`--shard`): which, and what the merge needs
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<crate::shard::ShardMeta>,
+    pub shard: Option<ShardMeta>,
 }
 
 impl Provenance {
@@ -110,6 +110,22 @@ pub struct Stamped<'a, T: Serialize> {
     pub meta: Provenance,
     #[serde(flatten)]
     pub body: &'a T,
+}
+
+/// `meta.shard` of a shard's results.json (made by crate::shard).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShardMeta {
+    /// which tool wrote it: "sim", "fuzz" (the merge's reader)
+    pub tool: String,
+    pub index: usize,
+    pub count: usize,
+    /// the command without `--shard`: what one unsharded run records
+    pub command: String,
+    /// how many cells the whole sweep has (this shard's: `crate::shard::Shard::cells`)
+    pub cells: usize,
+    /// what the tool's merge needs beyond its own output
+    #[serde(default)]
+    pub merge: serde_json::Value,
 }
 
 #[cfg(test)]

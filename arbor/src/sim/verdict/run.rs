@@ -30,7 +30,7 @@ use super::{judge, Cell, Side, Verdict, VerdictArgs, EXTRA_WORKLOADS, PEERS, RUL
 use crate::ci::mean_sd;
 use crate::report::meta::Provenance;
 use crate::report::summary;
-use crate::shard::Shard;
+use crate::shard::{self, Shard, ShardMeta};
 use crate::simrun::{self_exe, JobOut, Plan};
 
 /// Where the outputs go without --out.
@@ -487,7 +487,7 @@ pub fn main(a: &VerdictArgs) -> Result<Verdict> {
     let o = outcome(&setup, &st, verdict, head, wall_s, cpu);
     let mut meta = Provenance::here();
     if let Some(s) = shard {
-        meta.shard = Some(super::shard::meta(a, s, n_cells, &o)?);
+        meta.shard = Some(shard_meta(a, s, n_cells, &o)?);
     }
     o.write(&out, meta)?;
     Ok(o.verdict)
@@ -739,6 +739,39 @@ pub fn write_snapshots(spec: &str, out: &std::path::Path) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// A part's `meta.shard.merge`.
+#[derive(Serialize, Deserialize)]
+pub(super) struct ShardPart {
+    /// report.md's header, the same in every part
+    pub(super) head: String,
+    /// per cell of the part, how many of its runs are the cell's
+    pub(super) cell_runs: Vec<usize>,
+    /// the floats of results.json after `meta` (crate::shard::float_bits)
+    pub(super) floats: Vec<u64>,
+    /// the command's --require and --max-undecided: the merge's bar
+    pub(super) require: Option<f64>,
+    pub(super) max_undecided: f64,
+}
+
+/// `meta.shard` of part `s` of the verdict `a` of `cells` cells, whose
+/// outcome is `o`.
+pub(super) fn shard_meta(
+    a: &VerdictArgs,
+    s: Shard,
+    cells: usize,
+    o: &Outcome,
+) -> Result<ShardMeta> {
+    let mut m = ShardMeta::new("verdict", s, cells);
+    m.merge = serde_json::to_value(ShardPart {
+        head: o.head.clone(),
+        cell_runs: o.cell_runs.clone(),
+        floats: shard::float_bits(&serde_json::to_value(o.body())?),
+        require: a.require,
+        max_undecided: a.max_undecided,
+    })?;
+    Ok(m)
 }
 
 #[cfg(test)]

@@ -8,41 +8,12 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use serde::{Deserialize, Serialize};
 
-use super::run::{Inputs, Outcome};
-use super::{below_bar, Cell, Verdict, VerdictArgs};
+use super::run::{Inputs, Outcome, ShardPart};
+use super::{below_bar, Cell, Verdict};
 use crate::report::meta::Provenance;
 use crate::report::summary;
-use crate::shard::{self, Part, Shard, ShardMeta};
-
-/// A part's `meta.shard.merge`.
-#[derive(Serialize, Deserialize)]
-struct ShardPart {
-    /// report.md's header, the same in every part
-    head: String,
-    /// per cell of the part, how many of its runs are the cell's
-    cell_runs: Vec<usize>,
-    /// the floats of results.json after `meta` (crate::shard::float_bits)
-    floats: Vec<u64>,
-    /// the command's --require and --max-undecided: the merge's bar
-    require: Option<f64>,
-    max_undecided: f64,
-}
-
-/// `meta.shard` of part `s` of the verdict `a` of `cells` cells, whose
-/// outcome is `o`.
-pub fn meta(a: &VerdictArgs, s: Shard, cells: usize, o: &Outcome) -> Result<ShardMeta> {
-    let mut m = ShardMeta::new("verdict", s, cells);
-    m.merge = serde_json::to_value(ShardPart {
-        head: o.head.clone(),
-        cell_runs: o.cell_runs.clone(),
-        floats: shard::float_bits(&serde_json::to_value(o.body())?),
-        require: a.require,
-        max_undecided: a.max_undecided,
-    })?;
-    Ok(m)
-}
+use crate::shard::{self, Part, Shard};
 
 /// A part's outcome, its floats exactly as the part had them.
 fn read(p: &Part) -> Result<(Outcome, ShardPart)> {
