@@ -28,8 +28,7 @@ pub struct MergeArgs {
 /// DIR's results.json as a shard's part, or one line saying why not.
 fn part(dir: &PathBuf) -> Result<Part> {
     let path = dir.join(summary::RESULTS);
-    let text =
-        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let text = crate::report::read_json_text(&path)?;
     let v: serde_json::Value = serde_json::from_str(&text)
         .with_context(|| format!("{} is not an arbor results file", path.display()))?;
     let Some(s) = v["meta"].get("shard") else {

@@ -52,7 +52,7 @@ pub fn merge(parts: &[crate::shard::Part], out: &Path) -> Result<i32> {
     let mut args = None;
     for p in parts {
         let path = p.dir.join(summary::RESULTS);
-        let c: Campaign = serde_json::from_str(&std::fs::read_to_string(&path)?)
+        let c: Campaign = serde_json::from_str(&crate::report::read_json_text(&path)?)
             .with_context(|| format!("{}: not the results of arbor sim fuzz", path.display()))?;
         let s: ShardPart = serde_json::from_value(p.shard.merge.clone())
             .with_context(|| format!("{}: not the output of a fuzz shard", p.dir.display()))?;

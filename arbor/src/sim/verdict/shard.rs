@@ -19,8 +19,7 @@ use crate::shard::{self, Part, Shard};
 fn read(p: &Part) -> Result<(Outcome, ShardPart)> {
     let d = p.dir.display();
     let path = p.dir.join(summary::RESULTS);
-    let text =
-        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let text = crate::report::read_json_text(&path)?;
     let mut v: serde_json::Value = serde_json::from_str(&text)
         .with_context(|| format!("{} is not an arbor results file", path.display()))?;
     let s: ShardPart = serde_json::from_value(p.shard.merge.clone())
