@@ -1612,13 +1612,13 @@ ARBOR_POLICY bool arbor_wake_cap(u64 util, u32 cap_prev, u32 cap_this)
  * most spare when that spare exceeds half the task's utilisation, else the
  * idlest by runnable load, which leaves out sleeping tasks: a group with
  * an idle CPU. Per CPU, both end at an idle CPU whenever there is one.
- * This pick once ranked every CPU by util/cap when the idle CPUs' spare
- * was under half the task's utilisation; a CPU's utilisation keeps its
- * task that just slept (PELT's blocked part), so a busy big CPU beat an
- * idle little one its task had just left, and wakees queued behind the big
- * CPU's task while little CPUs idled (4+4 laptop shape, schbench wake-up
- * p99 3,768 us against stock's 5.5; CPUs idle 11.7% of the time while
- * tasks waited).
+ * Why not rank every CPU by util/cap when the idle CPUs' spare is under
+ * half the task's utilisation: a CPU's utilisation keeps its task that
+ * just slept (PELT's blocked part), so a busy big CPU would beat an idle
+ * little one its task had just left, and wakees would queue behind the big
+ * CPU's task while little CPUs idle (measured on a 4+4 laptop shape:
+ * schbench wake-up p99 3,768 us against stock's 5.5, CPUs idle 11.7% of
+ * the time while tasks waited; docs/findings/2026-12-06-asym-capacity).
  */
 ARBOR_POLICY s32 arbor_capacity_pick(u32 n, const u32 *cap, const u64 *cpu_util,
 				     const u64 *idle_mask)
