@@ -9,11 +9,9 @@
 
 use anyhow::Result;
 use arbor_sim::core::Config;
-use arbor_sim::cost::CostModel;
 use arbor_sim::presets;
-use arbor_sim::run::{simulate, RunSpec};
+use arbor_sim::run::simulate_defaults;
 use arbor_sim::sched::SchedSpec;
-use scx_arbor::knobs::Knobs;
 
 fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
@@ -38,18 +36,7 @@ fn main() -> Result<()> {
     for name in ["x86-12", "xeon-88", "power11"] {
         let m = presets::find(name)?;
         for w in &workloads {
-            let o = simulate(
-                &RunSpec {
-                    machine: &m,
-                    cost: &CostModel::default(),
-                    cfg: Config::default(),
-                    sched: &sched,
-                    knobs: &Knobs::default(),
-                    workload: w,
-                    seed: 1,
-                },
-                |_| {},
-            )?;
+            let o = simulate_defaults(&m, &sched, w, Config::default(), 1)?;
             println!(
                 "| {name} | `{w}` | {} | {} | {:.2} |",
                 o.wakeups,

@@ -13,11 +13,9 @@
 
 use anyhow::Result;
 use arbor_sim::core::Config;
-use arbor_sim::cost::CostModel;
 use arbor_sim::presets;
-use arbor_sim::run::{simulate, RunSpec};
+use arbor_sim::run::simulate_defaults;
 use arbor_sim::sched::SchedSpec;
-use scx_arbor::knobs::Knobs;
 
 fn main() -> Result<()> {
     let secs: f64 = std::env::args()
@@ -37,21 +35,11 @@ fn main() -> Result<()> {
         let m = presets::find(name)?;
         let n = m.nr_cpus();
         let g = (n / per).max(1);
-        let o = simulate(
-            &RunSpec {
-                machine: &m,
-                cost: &CostModel::default(),
-                cfg: Config {
-                    time_limit: (secs * 1e9) as u64,
-                    ..Config::default()
-                },
-                sched: &sched,
-                knobs: &Knobs::default(),
-                workload: &format!("hackbench:g={g},l=1000000"),
-                seed: 1,
-            },
-            |_| {},
-        )?;
+        let cfg = Config {
+            time_limit: (secs * 1e9) as u64,
+            ..Config::default()
+        };
+        let o = simulate_defaults(&m, &sched, &format!("hackbench:g={g},l=1000000"), cfg, 1)?;
         let total: f64 = o.bpf_ops.iter().map(|r| r.2).sum();
         rows.push((name.to_string(), n, o.wakeups, total, o.bpf_ops));
     }

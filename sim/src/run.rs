@@ -7,7 +7,7 @@ use crate::core::{Config, Core, Stop};
 use crate::cost::CostModel;
 use crate::machine::Machine;
 use crate::sched::SchedSpec;
-use crate::workload::{spec as wspec, Metric, Ns};
+use crate::workload::{spec as wspec, Metric, Ns, Workload};
 use scx_arbor::knobs::Knobs;
 
 /// The callbacks that load and unload the scheduler, once per run: left out
@@ -68,6 +68,21 @@ pub struct Outcome {
     pub hotplugs: u64,
 }
 
+impl Outcome {
+    /// The run's metric `name`, if it has one.
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        self.metrics
+            .iter()
+            .find(|m| m.name == name)
+            .map(|m| m.value)
+    }
+
+    /// The scheduler's counter `name`, if it has one.
+    pub fn counter(&self, name: &str) -> Option<u64> {
+        self.counters.iter().find(|(n, _)| n == name).map(|c| c.1)
+    }
+}
+
 fn is_zero(x: &u64) -> bool {
     *x == 0
 }
@@ -88,6 +103,46 @@ fn thread_cpu_s() -> f64 {
     // SAFETY: clock_gettime writes the timespec we pass
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
+}
+
+/// `wl`, a workload the caller built, on `machine` under scheduler `sched`
+/// (a spec, as `-s` takes it) with `knobs` and the default cost model, till
+/// `cfg` stops it: the core after the run (its clock, stats and trace), the
+/// scheduler's counters, and how the run stopped.
+pub fn run_workload(
+    machine: &Machine,
+    sched: &str,
+    knobs: &Knobs,
+    wl: &mut dyn Workload,
+    cfg: Config,
+) -> Result<(Core, Vec<(String, u64)>, Stop)> {
+    let topo = machine.topo()?;
+    let mut ops = SchedSpec::parse(sched)?.build(&topo, machine.nr_cpus(), knobs)?;
+    let mut core = Core::new(machine.clone(), CostModel::default(), cfg)?;
+    let stop = core.run(ops.as_mut(), wl, |_| {});
+    Ok((core, ops.counters(), stop))
+}
+
+/// simulate() with the default cost model and knobs and no progress
+/// reports: the run tests and examples make.
+pub fn simulate_defaults(
+    machine: &Machine,
+    sched: &SchedSpec,
+    workload: &str,
+    cfg: Config,
+    seed: u64,
+) -> Result<Outcome> {
+    let (cost, knobs) = (CostModel::default(), Knobs::default());
+    let spec = RunSpec {
+        machine,
+        cost: &cost,
+        cfg,
+        sched,
+        knobs: &knobs,
+        workload,
+        seed,
+    };
+    simulate(&spec, |_| {})
 }
 
 pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
@@ -246,12 +301,12 @@ mod tests {
 
     /// The scheduler counter `n` of a run (it must exist).
     fn counter(o: &Outcome, n: &str) -> u64 {
-        o.counters.iter().find(|(k, _)| k == n).unwrap().1
+        o.counter(n).unwrap()
     }
 
     /// The metric `n` of a run (it must exist).
     fn metric(o: &Outcome, n: &str) -> f64 {
-        o.metrics.iter().find(|m| m.name == n).unwrap().value
+        o.metric(n).unwrap()
     }
 
     /// hackbench:g=2,l=50 on 2s2c2t under `sched` with `seed`; it must finish.
@@ -867,21 +922,7 @@ mod tests {
             let sched = SchedSpec::parse(s).unwrap();
             (1..=3)
                 .map(|seed| {
-                    let m = crate::presets::find("2s2c2t").unwrap();
-                    let o = simulate(
-                        &RunSpec {
-                            machine: &m,
-                            cost: &CostModel::default(),
-                            cfg: Config::default(),
-                            sched: &sched,
-                            knobs: &Knobs::default(),
-                            workload: "hackbench:g=2,l=100",
-                            seed,
-                        },
-                        |_| {},
-                    )
-                    .unwrap();
-                    assert!(o.ok, "{}", o.stop);
+                    let o = run_2s2c2t(&sched, "hackbench:g=2,l=100", seed);
                     counter(&o, "found_idle_cpu")
                 })
                 .sum()
@@ -924,19 +965,9 @@ mod tests {
             ..Config::default()
         };
         for (sched, restarts) in [("arbor:stock", 4), ("p2dq", 4), ("lavd", 2)] {
-            let o = simulate(
-                &RunSpec {
-                    machine: &m,
-                    cost: &CostModel::default(),
-                    cfg: cfg.clone(),
-                    sched: &SchedSpec::parse(sched).unwrap(),
-                    knobs: &Knobs::default(),
-                    workload: "hackbench:g=2,l=400",
-                    seed: 1,
-                },
-                |_| {},
-            )
-            .unwrap();
+            let sched_spec = SchedSpec::parse(sched).unwrap();
+            let o =
+                simulate_defaults(&m, &sched_spec, "hackbench:g=2,l=400", cfg.clone(), 1).unwrap();
             assert!(o.ok, "{sched}: {}", o.stop);
             assert_eq!(o.hotplugs, 4, "{sched}");
             assert_eq!(o.restarts.len(), restarts, "{sched}: {:?}", o.restarts);
@@ -1008,22 +1039,17 @@ mod tests {
     /// on SMT2 are eligible in a 4-CPU LLC) after a Churn run on 2s2c2t.
     fn churn_counters(procs: usize, gap: Ns, live: Ns) -> std::collections::HashMap<String, u64> {
         let m = crate::presets::find("2s2c2t").unwrap();
-        let topo = m.topo().unwrap();
         let mut knobs = Knobs::default();
         knobs.cache.llc_tolerance = 2;
-        let mut ops = SchedSpec::parse("arbor:stock:CACHE_LB")
-            .unwrap()
-            .build(&topo, m.nr_cpus(), &knobs)
-            .unwrap();
         let mut wl = Churn::new(procs, gap, live);
         let cfg = Config {
             time_limit: 60_000_000_000,
             ..Config::default()
         };
-        let mut core = Core::new(m.clone(), CostModel::default(), cfg).unwrap();
-        let stop = core.run(ops.as_mut(), &mut wl, |_| {});
+        let (_, counters, stop) =
+            run_workload(&m, "arbor:stock:CACHE_LB", &knobs, &mut wl, cfg).unwrap();
         assert!(matches!(stop, Stop::Finished), "{stop:?}");
-        ops.counters().into_iter().collect()
+        counters.into_iter().collect()
     }
 
     /// Seed 002's process table (llc_proc, 4,096 entries) under churn: 5,000
@@ -1093,11 +1119,6 @@ mod tests {
             }
         }
         let m = crate::presets::find("1s2c2t").unwrap();
-        let topo = m.topo().unwrap();
-        let mut ops = SchedSpec::parse(sched)
-            .unwrap()
-            .build(&topo, m.nr_cpus(), &Knobs::default())
-            .unwrap();
         let mut wl = Stacked {
             step: vec![0; 4],
             exits: Exits::new(4),
@@ -1106,10 +1127,10 @@ mod tests {
             time_limit: 5_000_000_000,
             ..Config::default()
         };
-        let mut core = Core::new(m.clone(), CostModel::default(), cfg).unwrap();
-        let stop = core.run(ops.as_mut(), &mut wl, |_| {});
+        let (core, counters, stop) =
+            run_workload(&m, sched, &Knobs::default(), &mut wl, cfg).unwrap();
         assert!(matches!(stop, Stop::Finished), "{stop:?}");
-        (core.now, ops.counters().into_iter().collect())
+        (core.now, counters.into_iter().collect())
     }
 
     /// With LB_IMBALANCE (on in `stock`) an idle CPU of the freed core

@@ -21,10 +21,9 @@
 //! imbalanced, and B's wake-ups then stay on CPU 4 (its previous CPU; the
 //! balancer does not pull it out of its preferred LLC).
 
-use arbor_sim::core::{Config, Core, Stop};
-use arbor_sim::cost::CostModel;
+use arbor_sim::core::{Config, Stop};
 use arbor_sim::presets;
-use arbor_sim::sched::SchedSpec;
+use arbor_sim::run::run_workload;
 use arbor_sim::workload::{Effects, Exits, Metric, Ns, Step, TaskId, TaskSpec, Workload};
 use scx_arbor::knobs::Knobs;
 use std::collections::HashMap;
@@ -97,11 +96,6 @@ impl Workload for Split {
 /// and the counters.
 fn split_run(sched: &str) -> (u64, HashMap<String, u64>) {
     let m = presets::find("hikey").unwrap();
-    let topo = m.topo().unwrap();
-    let mut ops = SchedSpec::parse(sched)
-        .unwrap()
-        .build(&topo, m.nr_cpus(), &Knobs::default())
-        .unwrap();
     let mut wl = Split {
         exits: Exits::new(4),
         step: vec![0; 4],
@@ -111,8 +105,7 @@ fn split_run(sched: &str) -> (u64, HashMap<String, u64>) {
         time_limit: 10_000 * MS,
         ..Config::default()
     };
-    let mut core = Core::new(m.clone(), CostModel::default(), cfg).unwrap();
-    let stop = core.run(ops.as_mut(), &mut wl, |_| {});
+    let (core, counters, stop) = run_workload(&m, sched, &Knobs::default(), &mut wl, cfg).unwrap();
     assert!(matches!(stop, Stop::Finished), "{stop:?}");
     let from = END - 200 * MS;
     let mut per = [0u64; 2];
@@ -127,7 +120,7 @@ fn split_run(sched: &str) -> (u64, HashMap<String, u64>) {
     eprintln!("{sched}: B's run time per LLC over the last 200 ms: {per:?} ns");
     (
         if tot == 0 { 0 } else { 100 * per[1] / tot },
-        ops.counters().into_iter().collect(),
+        counters.into_iter().collect(),
     )
 }
 

@@ -5,11 +5,9 @@
 use std::collections::BTreeMap;
 
 use arbor_sim::core::Config;
-use arbor_sim::cost::CostModel;
 use arbor_sim::presets;
-use arbor_sim::run::{simulate, Outcome, RunSpec};
+use arbor_sim::run::{simulate_defaults, Outcome};
 use arbor_sim::sched::SchedSpec;
-use scx_arbor::knobs::Knobs;
 
 /// Runs an rt-app use case on 2s2c2t (8 CPUs) with scx_arbor, keeping the
 /// per-CPU timeline.
@@ -20,22 +18,12 @@ fn run_rtapp(name: &str, json: &str) -> Outcome {
     std::fs::write(&f, json).unwrap();
     let m = presets::find("2s2c2t").unwrap();
     let spec = format!("rt-app:{}", f.display());
-    let o = simulate(
-        &RunSpec {
-            machine: &m,
-            cost: &CostModel::default(),
-            cfg: Config {
-                trace: true,
-                ..Config::default()
-            },
-            sched: &SchedSpec::parse("arbor:stock").unwrap(),
-            knobs: &Knobs::default(),
-            workload: &spec,
-            seed: 1,
-        },
-        |_| {},
-    )
-    .unwrap();
+    let cfg = Config {
+        trace: true,
+        ..Config::default()
+    };
+    let sched = SchedSpec::parse("arbor:stock").unwrap();
+    let o = simulate_defaults(&m, &sched, &spec, cfg, 1).unwrap();
     std::fs::remove_dir_all(&dir).ok();
     assert!(o.ok, "{}", o.stop);
     o
@@ -53,28 +41,40 @@ fn cpu_time(o: &Outcome, from: u64) -> BTreeMap<String, u64> {
     t
 }
 
-/// Two CPU-bound tasks at nice 0 and nice 5 pinned to one CPU share it as
-/// fair.c's weights say, 1024 : 335 (75.4% : 24.6%), to within 5%.
-#[test]
-fn nice_0_and_5_share_one_cpu_by_the_kernels_weights() {
-    let o = run_rtapp(
-        "nice",
-        r#"{"global": {"duration": 3},
-            "tasks": {
-              "n0": {"cpus": [1], "priority": 0, "run": 1000},
-              "n5": {"cpus": [1], "priority": 5, "run": 1000}
-            }}"#,
-    );
-    // after the first 100 ms (start-up)
-    let t = cpu_time(&o, 100_000_000);
+/// An rt-app file of 3 s: CPU-bound tasks n0 (nice 0) and n5 (nice 5)
+/// pinned to CPU 1, and the tasks `more` adds.
+fn nice_0_and_5(more: &str) -> String {
+    format!(
+        r#"{{"global": {{"duration": 3}},
+            "tasks": {{
+              "n0": {{"cpus": [1], "priority": 0, "run": 1000}},
+              "n5": {{"cpus": [1], "priority": 5, "run": 1000}}{more}
+            }}}}"#
+    )
+}
+
+/// Tasks n0 (nice 0) and n5 (nice 5) of `o` shared their CPU after the first
+/// 100 ms (start-up) as fair.c's weights say, 1024 : 335, to within 5% of
+/// n0's share. Returns their CPU times (ns) and n0's fair.c share.
+fn assert_nice_0_and_5_share(what: &str, o: &Outcome) -> (f64, f64, f64) {
+    let t = cpu_time(o, 100_000_000);
     let (a, b) = (t["n0"] as f64, t["n5"] as f64);
     let share = a / (a + b);
     let want = 1024.0 / (1024.0 + 335.0);
-    eprintln!("nice 0: {a:.0} ns, nice 5: {b:.0} ns, share {share:.4} (fair.c {want:.4})");
+    eprintln!("{what}: nice 0: {a:.0} ns, nice 5: {b:.0} ns, share {share:.4} (fair.c {want:.4})");
     assert!(
         ((share - want) / want).abs() < 0.05,
         "nice-0 share {share:.4}, fair.c {want:.4}"
     );
+    (a, b, want)
+}
+
+/// Two CPU-bound tasks at nice 0 and nice 5 pinned to one CPU share it as
+/// fair.c's weights say, 1024 : 335 (75.4% : 24.6%), to within 5%.
+#[test]
+fn nice_0_and_5_share_one_cpu_by_the_kernels_weights() {
+    let o = run_rtapp("nice", &nice_0_and_5(""));
+    let (a, b, want) = assert_nice_0_and_5_share("nice 0 and 5 alone", &o);
     let s5 = b / (a + b);
     assert!(
         ((s5 - (1.0 - want)) / (1.0 - want)).abs() < 0.05,
@@ -90,24 +90,9 @@ fn nice_0_and_5_share_one_cpu_by_the_kernels_weights() {
 /// slices, 50% : 50%. Per-CPU averages keep CPUs' vruntimes apart.
 #[test]
 fn a_nice_19_hog_elsewhere_does_not_change_the_shares() {
-    let o = run_rtapp(
-        "nice19",
-        r#"{"global": {"duration": 3},
-            "tasks": {
-              "n0": {"cpus": [1], "priority": 0, "run": 1000},
-              "n5": {"cpus": [1], "priority": 5, "run": 1000},
-              "n19": {"cpus": [2], "priority": 19, "run": 1000}
-            }}"#,
-    );
-    let t = cpu_time(&o, 100_000_000);
-    let (a, b) = (t["n0"] as f64, t["n5"] as f64);
-    let share = a / (a + b);
-    let want = 1024.0 / (1024.0 + 335.0);
-    eprintln!("with a nice-19 hog elsewhere: share {share:.4} (fair.c {want:.4})");
-    assert!(
-        ((share - want) / want).abs() < 0.05,
-        "nice-0 share {share:.4}, fair.c {want:.4}"
-    );
+    let hog = r#", "n19": {"cpus": [2], "priority": 19, "run": 1000}"#;
+    let o = run_rtapp("nice19", &nice_0_and_5(hog));
+    assert_nice_0_and_5_share("with a nice-19 hog elsewhere", &o);
 }
 
 /// Runs of `task` on `cpu` (count) and its runs in all.
@@ -115,6 +100,15 @@ fn runs_on(o: &Outcome, task: &str, cpu: usize) -> (usize, usize) {
     let all: Vec<_> = o.trace.iter().filter(|r| r.1 == task).collect();
     (all.iter().filter(|r| r.0 == cpu).count(), all.len())
 }
+
+/// The deviation-11 scenario: a waker on CPU 0 wakes A, pinned to CPU 2,
+/// then at once B, allowed on CPUs 2 and 3, every 2 ms for 1 s.
+const DEV11: &str = r#"{"global": {"duration": 1},
+    "tasks": {
+      "w": {"cpus": [0], "run": 20, "resume": "a", "resume1": "b", "sleep": 2000},
+      "a": {"cpus": [2], "suspend": "a", "run": 500},
+      "b": {"cpus": [2, 3], "suspend": "b", "run": 500}
+    }}"#;
 
 /// Deviation 11: a wakee enqueued onto an idle CPU must claim it. Here a
 /// waker on CPU 0 wakes A, pinned to CPU 2 (so no select_cpu: enqueue puts
@@ -124,15 +118,7 @@ fn runs_on(o: &Outcome, task: &str, cpu: usize) -> (usize, usize) {
 /// on every round (495 of 495 before the fix) while CPU 3 idled.
 #[test]
 fn a_wakee_enqueued_on_an_idle_cpu_claims_it() {
-    let o = run_rtapp(
-        "dev11",
-        r#"{"global": {"duration": 1},
-            "tasks": {
-              "w": {"cpus": [0], "run": 20, "resume": "a", "resume1": "b", "sleep": 2000},
-              "a": {"cpus": [2], "suspend": "a", "run": 500},
-              "b": {"cpus": [2, 3], "suspend": "b", "run": 500}
-            }}"#,
-    );
+    let o = run_rtapp("dev11", DEV11);
     let (on2, all) = runs_on(&o, "b", 2);
     eprintln!("B ran on CPU 2 (A's) {on2} times of {all}");
     assert!(all > 400, "{all}");
@@ -148,15 +134,7 @@ fn a_wakee_enqueued_on_an_idle_cpu_claims_it() {
 /// B (an idle CPU 3 to go to) direct.
 #[test]
 fn wake_latency_is_split_direct_and_enqueued() {
-    let o = run_rtapp(
-        "wlat",
-        r#"{"global": {"duration": 1},
-            "tasks": {
-              "w": {"cpus": [0], "run": 20, "resume": "a", "resume1": "b", "sleep": 2000},
-              "a": {"cpus": [2], "suspend": "a", "run": 500},
-              "b": {"cpus": [2, 3], "suspend": "b", "run": 500}
-            }}"#,
-    );
+    let o = run_rtapp("wlat", DEV11);
     let c: BTreeMap<String, u64> = o.counters.iter().cloned().collect();
     let (d, q) = (c["wake_direct"], c["wake_queued"]);
     eprintln!(

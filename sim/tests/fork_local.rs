@@ -9,10 +9,9 @@
 //! CPU; here one every 2 ms, each spinning until the end, so that each
 //! fork sees its elder siblings running.
 
-use arbor_sim::core::{Config, Core, Stop};
-use arbor_sim::cost::CostModel;
+use arbor_sim::core::{Config, Stop};
 use arbor_sim::presets;
-use arbor_sim::sched::SchedSpec;
+use arbor_sim::run::run_workload;
 use arbor_sim::workload::{Effects, Exits, Metric, Ns, Step, TaskId, TaskSpec, Workload};
 use scx_arbor::knobs::Knobs;
 
@@ -60,11 +59,6 @@ impl Workload for Forker {
 /// The node each child first ran on, in fork order.
 fn first_nodes(n: usize) -> Vec<usize> {
     let m = presets::find("xeon-88").unwrap();
-    let topo = m.topo().unwrap();
-    let mut ops = SchedSpec::parse("arbor:stock")
-        .unwrap()
-        .build(&topo, m.nr_cpus(), &Knobs::default())
-        .unwrap();
     let gap = 2 * MS;
     let mut wl = Forker {
         n,
@@ -78,8 +72,7 @@ fn first_nodes(n: usize) -> Vec<usize> {
         time_limit: 10_000 * MS,
         ..Config::default()
     };
-    let mut core = Core::new(m.clone(), CostModel::default(), cfg).unwrap();
-    let stop = core.run(ops.as_mut(), &mut wl, |_| {});
+    let (core, _, stop) = run_workload(&m, "arbor:stock", &Knobs::default(), &mut wl, cfg).unwrap();
     assert!(matches!(stop, Stop::Finished), "{stop:?}");
     let mut first = vec![None; n];
     for &(cpu, t, start, _) in &core.stats.trace {

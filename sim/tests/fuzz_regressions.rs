@@ -6,11 +6,9 @@
 //! test uses it, so that each runs in seconds of wall time.
 
 use arbor_sim::core::{hotplug, Config};
-use arbor_sim::cost::CostModel;
 use arbor_sim::presets;
-use arbor_sim::run::{simulate, Outcome, RunSpec};
+use arbor_sim::run::{simulate_defaults, Outcome};
 use arbor_sim::sched::SchedSpec;
-use scx_arbor::knobs::Knobs;
 
 const MS: u64 = 1_000_000;
 
@@ -34,24 +32,14 @@ struct Case<'a> {
 fn run(c: &Case) -> Outcome {
     let m = presets::find(c.machine).unwrap();
     let sched = SchedSpec::parse(c.sched).unwrap();
-    simulate(
-        &RunSpec {
-            machine: &m,
-            cost: &CostModel::default(),
-            cfg: Config {
-                time_limit: c.time_limit_ms * MS,
-                watchdog_ns: c.watchdog_ms * MS,
-                hotplug: hotplug::parse(c.hotplug).unwrap(),
-                ..Config::default()
-            },
-            sched: &sched,
-            knobs: &Knobs::default(),
-            workload: &c.workload,
-            seed: c.seed,
-        },
-        |_| {},
-    )
-    .unwrap_or_else(|e| panic!("{}: {e:#}", c.sched))
+    let cfg = Config {
+        time_limit: c.time_limit_ms * MS,
+        watchdog_ns: c.watchdog_ms * MS,
+        hotplug: hotplug::parse(c.hotplug).unwrap(),
+        ..Config::default()
+    };
+    simulate_defaults(&m, &sched, &c.workload, cfg, c.seed)
+        .unwrap_or_else(|e| panic!("{}: {e:#}", c.sched))
 }
 
 fn assert_no_stall(c: &Case) {
@@ -89,10 +77,7 @@ fn a_nice_jump_does_not_blow_up_vruntime() {
 }
 
 fn counter(out: &Outcome, name: &str) -> u64 {
-    out.counters
-        .iter()
-        .find(|(n, _)| n == name)
-        .map(|&(_, v)| v)
+    out.counter(name)
         .unwrap_or_else(|| panic!("no counter {name}"))
 }
 

@@ -15,12 +15,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use arbor_sim::core::{hotplug, Config};
-use arbor_sim::cost::CostModel;
 use arbor_sim::presets;
-use arbor_sim::run::{simulate, Outcome, RunSpec};
+use arbor_sim::run::{simulate_defaults, Outcome};
 use arbor_sim::sched::SchedSpec;
 use arbor_sim::snapshot;
-use scx_arbor::knobs::Knobs;
 
 const MS: u64 = 1_000_000;
 
@@ -120,23 +118,13 @@ fn run(c: &Case) -> Outcome {
         .replace("FUZZ/", &format!("{}/fuzz/", fx.display()))
         .replace("TRACE/", &format!("{}/trace/", fx.display()));
     let sched = SchedSpec::parse(c.sched).unwrap();
-    simulate(
-        &RunSpec {
-            machine: &m,
-            cost: &CostModel::default(),
-            cfg: Config {
-                time_limit: c.time_limit_ms * MS,
-                hotplug: hotplug::parse(c.hotplug).unwrap(),
-                ..Config::default()
-            },
-            sched: &sched,
-            knobs: &Knobs::default(),
-            workload: &w,
-            seed: 1,
-        },
-        |_| {},
-    )
-    .unwrap_or_else(|e| panic!("{} {} {}: {e:#}", c.machine, c.sched, c.workload))
+    let cfg = Config {
+        time_limit: c.time_limit_ms * MS,
+        hotplug: hotplug::parse(c.hotplug).unwrap(),
+        ..Config::default()
+    };
+    simulate_defaults(&m, &sched, &w, cfg, 1)
+        .unwrap_or_else(|e| panic!("{} {} {}: {e:#}", c.machine, c.sched, c.workload))
 }
 
 /// Everything a run tells that does not depend on the host: the outcome as

@@ -3,28 +3,15 @@
 //! no stall, doing what their code says.
 
 use arbor_sim::core::Config;
-use arbor_sim::cost::CostModel;
 use arbor_sim::presets;
-use arbor_sim::run::{simulate, Outcome, RunSpec};
+use arbor_sim::run::{simulate_defaults, Outcome};
 use arbor_sim::sched::SchedSpec;
-use scx_arbor::knobs::Knobs;
 
 fn run(preset: &str, sched: &str, workload: &str) -> Outcome {
     let m = presets::find(preset).unwrap();
     let sched = SchedSpec::parse(sched).unwrap_or_else(|e| panic!("{e:#}"));
-    simulate(
-        &RunSpec {
-            machine: &m,
-            cost: &CostModel::default(),
-            cfg: Config::default(),
-            sched: &sched,
-            knobs: &Knobs::default(),
-            workload,
-            seed: 1,
-        },
-        |_| {},
-    )
-    .unwrap_or_else(|e| panic!("{sched:?}: {e:#}"))
+    simulate_defaults(&m, &sched, workload, Config::default(), 1)
+        .unwrap_or_else(|e| panic!("{sched:?}: {e:#}"))
 }
 
 /// `peer` runs hackbench:g=2,l=200 on 2s2c2t to the end: not stalled, not
@@ -38,20 +25,24 @@ fn hackbench_completes(peer: &str) -> Outcome {
     o
 }
 
+/// `peer` runs wakeprobe:m=1,w=2,t=1 (a message thread waking 2 workers)
+/// on 2s2c2t: not stalled, not ejected, and no wake-up waits longer than
+/// an idle exit (p99 under 10 us).
+fn wakeprobe_completes(peer: &str) -> Outcome {
+    let o = run("2s2c2t", peer, "wakeprobe:m=1,w=2,t=1");
+    assert!(o.ok && !o.ejected, "{}", o.stop);
+    let p99 = metric(&o, "wake_p99_us");
+    assert!(p99 < 10.0, "wake-up p99 {p99} us");
+    o
+}
+
 fn metric(o: &Outcome, name: &str) -> f64 {
-    o.metrics
-        .iter()
-        .find(|m| m.name == name)
-        .unwrap_or_else(|| panic!("no metric {name}"))
-        .value
+    o.metric(name).unwrap_or_else(|| panic!("no metric {name}"))
 }
 
 fn counter(o: &Outcome, name: &str) -> u64 {
-    o.counters
-        .iter()
-        .find(|(n, _)| n == name)
+    o.counter(name)
         .unwrap_or_else(|| panic!("no counter {name}: {:?}", o.counters))
-        .1
 }
 
 /// scx_bpfland runs hackbench to completion on a 2-node SMT machine
@@ -114,15 +105,12 @@ fn p2dq_runs_hackbench_to_completion() {
 /// wake-up, and no wake-up waits longer than an idle exit.
 #[test]
 fn p2dq_idle_pick_places_wakeups_on_idle_cpus() {
-    let o = run("2s2c2t", "p2dq", "wakeprobe:m=1,w=2,t=1");
-    assert!(o.ok && !o.ejected, "{}", o.stop);
+    let o = wakeprobe_completes("p2dq");
     let (idle, wakeups) = (counter(&o, "idle"), metric(&o, "wakeups") as u64);
     assert!(
         wakeups > 10000 && idle == wakeups,
         "idle {idle}, wake-ups {wakeups}"
     );
-    let p99 = metric(&o, "wake_p99_us");
-    assert!(p99 < 10.0, "wake-up p99 {p99} us");
 }
 
 /// On a one-LLC machine p2dq's load-balance timer computes
@@ -153,16 +141,13 @@ fn rusty_runs_hackbench_to_completion() {
 /// dom_cpumasks) do not cover the CPUs: rusty_init then fails.
 #[test]
 fn rusty_keeps_wakeups_on_their_idle_prev_cpu() {
-    let o = run("2s2c2t", "rusty", "wakeprobe:m=1,w=2,t=1");
-    assert!(o.ok && !o.ejected, "{}", o.stop);
+    let o = wakeprobe_completes("rusty");
     let (prev_idle, wakeups) = (counter(&o, "prev_idle"), metric(&o, "wakeups") as u64);
     assert!(
         // the first wake-ups: the 3 tasks' and their parent's forks, and the first requests
         wakeups > 10000 && prev_idle + 5 >= wakeups,
         "prev_idle {prev_idle}, wake-ups {wakeups}"
     );
-    let p99 = metric(&o, "wake_p99_us");
-    assert!(p99 < 10.0, "wake-up p99 {p99} us");
 }
 
 /// scx_cosmos (its BPF C and scx's lib/pmu.bpf.c, with its loader's
@@ -190,11 +175,8 @@ fn cosmos_runs_hackbench_to_completion() {
 /// re-enqueued and this fails (seen: wake_p99 and reenq_immed).
 #[test]
 fn cosmos_idle_pick_places_wakeups_on_idle_cpus() {
-    let o = run("2s2c2t", "cosmos", "wakeprobe:m=1,w=2,t=1");
-    assert!(o.ok && !o.ejected, "{}", o.stop);
+    let o = wakeprobe_completes("cosmos");
     assert!(metric(&o, "wakeups") > 10000.0);
-    let p99 = metric(&o, "wake_p99_us");
-    assert!(p99 < 10.0, "wake-up p99 {p99} us");
     assert_eq!(o.reenq_immed, 0);
 }
 
@@ -239,10 +221,7 @@ fn lavd_runs_hackbench_to_completion() {
 /// behind a busy CPU would wait for its slice: ms).
 #[test]
 fn lavd_idle_pick_places_wakeups_on_idle_cpus() {
-    let o = run("2s2c2t", "lavd", "wakeprobe:m=1,w=2,t=1");
-    assert!(o.ok && !o.ejected, "{}", o.stop);
-    let p99 = metric(&o, "wake_p99_us");
-    assert!(p99 < 10.0, "wake-up p99 {p99} us");
+    wakeprobe_completes("lavd");
 }
 
 /// p2dq with the highest CPU offline at load (docs/peers/README.md, the
@@ -276,26 +255,15 @@ fn run_with_cpu_offline(
     use arbor_sim::core::hotplug::Hotplug;
     let m = presets::find(preset).unwrap();
     let sched = SchedSpec::parse(sched).unwrap();
-    simulate(
-        &RunSpec {
-            machine: &m,
-            cost: &CostModel::default(),
-            cfg: Config {
-                hotplug: vec![Hotplug {
-                    at: at_ns,
-                    cpu,
-                    online: false,
-                }],
-                ..cfg
-            },
-            sched: &sched,
-            knobs: &Knobs::default(),
-            workload,
-            seed,
-        },
-        |_| {},
-    )
-    .unwrap_or_else(|e| panic!("{e:#}"))
+    let cfg = Config {
+        hotplug: vec![Hotplug {
+            at: at_ns,
+            cpu,
+            online: false,
+        }],
+        ..cfg
+    };
+    simulate_defaults(&m, &sched, workload, cfg, seed).unwrap_or_else(|e| panic!("{e:#}"))
 }
 
 /// `json` as an rt-app file under `sched` on `preset`, 300 ms, with CPU 1

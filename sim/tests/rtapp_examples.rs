@@ -6,12 +6,10 @@
 //! installed (scripts/install-deps.sh installs it).
 
 use arbor_sim::core::Config;
-use arbor_sim::cost::CostModel;
 use arbor_sim::presets;
-use arbor_sim::run::{simulate, RunSpec};
+use arbor_sim::run::simulate_defaults;
 use arbor_sim::sched::SchedSpec;
 use arbor_sim::workload::rtapp::RtApp;
-use scx_arbor::knobs::Knobs;
 
 const DOC: &str = "/usr/share/doc/rt-app";
 
@@ -75,22 +73,12 @@ fn every_example_rt_app_accepts_runs_under_scx_arbor() {
     for f in ACCEPTED {
         let workload = format!("rt-app:{DOC}/{f}");
         // what each `arbor sim` job runs, metrics included
-        let out = simulate(
-            &RunSpec {
-                machine: &m,
-                cost: &CostModel::default(),
-                cfg: Config {
-                    time_limit: 2_000_000_000,
-                    ..Config::default()
-                },
-                sched: &sched,
-                knobs: &Knobs::default(),
-                workload: &workload,
-                seed: 1,
-            },
-            |_| {},
-        )
-        .unwrap_or_else(|e| panic!("{f}: {e:#}"));
+        let cfg = Config {
+            time_limit: 2_000_000_000,
+            ..Config::default()
+        };
+        let out = simulate_defaults(&m, &sched, &workload, cfg, 1)
+            .unwrap_or_else(|e| panic!("{f}: {e:#}"));
         assert!(out.ok, "{f}: {}", out.stop);
         // a NaN would not cross the job's JSON (an rt-app file of
         // SCHED_FIFO threads only has no sched_ext wake-up)

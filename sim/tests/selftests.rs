@@ -17,6 +17,7 @@
 
 use arbor_sim::core::{Config, Core, Ops, Stop};
 use arbor_sim::cost::CostModel;
+use arbor_sim::machine::Machine;
 use arbor_sim::presets;
 use arbor_sim::sched::abi;
 use arbor_sim::sched::ksft;
@@ -142,6 +143,73 @@ fn uei(n: &Native) -> Uei {
     }
 }
 
+/// Machine `preset` and the selftest or kernel scheduler `test` loaded for
+/// it.
+fn load(test: &str, preset: &str) -> (Machine, Native) {
+    let m = presets::find(preset).unwrap();
+    let topo = m.topo().unwrap();
+    let n = ksft::load(test, &topo).unwrap_or_else(|e| panic!("{e:#}"));
+    (m, n)
+}
+
+/// A core on `m` whose run stops after `limit` simulated ns at the latest.
+fn core_for(m: Machine, limit: Ns) -> Core {
+    let cfg = Config {
+        time_limit: limit,
+        ..Config::default()
+    };
+    Core::new(m, CostModel::default(), cfg).unwrap()
+}
+
+/// The run went to its end (every task exited) with no error exit: on a
+/// failure, `what` and the exit info's reason and message.
+fn assert_ran(what: &str, n: &Native, stop: &Stop) {
+    let u = uei(n);
+    assert_eq!(*stop, Stop::Finished, "{what}: {} / {}", u.reason, u.msg);
+}
+
+/// The hackbench runs of the kernel schedulers' tests: (machine, groups,
+/// loops) on 8 and on 224 CPUs.
+const HACKBENCH_RUNS: [(&str, usize, usize); 2] =
+    [("2s2c2t", 2, 100), ("shape:n=2,l=1,c=56,t=2", 8, 50)];
+
+/// hackbench:g=`g`,l=`l` on a machine of `cpus` CPUs (`machine`) delivered
+/// every message (g groups x 20 senders x 20 receivers x l).
+fn assert_all_messages(metrics: &[Metric], machine: &str, cpus: usize, g: usize, l: usize) {
+    let msgs = metrics.iter().find(|m| m.name == "messages").unwrap().value;
+    assert_eq!(msgs, (g * 20 * 20 * l) as f64, "{cpus} CPUs");
+    if machine.starts_with("shape") {
+        assert_eq!(cpus, 224);
+    }
+}
+
+/// Kernel scheduler `sched` runs hackbench:g=`g`,l=`l` on `machine` (seed
+/// 1, at most 30 simulated s) to its end: no error exit (uei is the
+/// loader's unregistration), every message delivered. Returns the program
+/// (for its globals), the simulated ns and the CPU count.
+fn hackbench_runs(sched: &str, machine: &str, g: usize, l: usize) -> (Native, Ns, usize) {
+    let (m, mut n) = load(sched, machine);
+    let cpus = m.nr_cpus();
+    let wl_spec = format!("hackbench:g={g},l={l}");
+    let mut wl = arbor_sim::workload::spec::parse(&wl_spec, cpus, 1).unwrap();
+    let cfg = Config {
+        seed: 1,
+        time_limit: 30 * SEC,
+        ..Config::default()
+    };
+    let mut core = Core::new(m, CostModel::default(), cfg).unwrap();
+    let stop = core.run(&mut n, wl.as_mut(), |_| {});
+    assert_ran(&format!("{cpus} CPUs"), &n, &stop);
+    assert_eq!(
+        uei(&n).kind,
+        abi::SCX_EXIT_UNREG,
+        "{cpus} CPUs: {}",
+        uei(&n).msg
+    );
+    assert_all_messages(&wl.metrics(core.now.max(1)), machine, cpus, g, l);
+    (n, core.now, cpus)
+}
+
 /// Selftest `test` attached on machine `preset` while `wl` runs (at most
 /// 10 simulated seconds); `setup` writes its rodata first, as the
 /// skeleton's open-then-load does. Returns the program (for its globals)
@@ -152,15 +220,9 @@ fn run_with(
     mut wl: Script,
     setup: impl FnOnce(&mut Native),
 ) -> (Native, Stop) {
-    let m = presets::find(preset).unwrap();
-    let topo = m.topo().unwrap();
-    let mut n = ksft::load(test, &topo).unwrap_or_else(|e| panic!("{e:#}"));
+    let (m, mut n) = load(test, preset);
     setup(&mut n);
-    let cfg = Config {
-        time_limit: 10 * SEC,
-        ..Config::default()
-    };
-    let mut core = Core::new(m, CostModel::default(), cfg).unwrap();
+    let mut core = core_for(m, 10 * SEC);
     let stop = core.run(&mut n, &mut wl, |_| {});
     (n, stop)
 }
@@ -258,15 +320,9 @@ impl Ops for FromUser {
 /// `prog` once attached (FromUser), during the runner's `sleep(1)`.
 /// Returns the program, the syscall program's return and the stop.
 fn run_from_user(test: &str, prog: &'static str) -> (Native, Option<i32>, Stop) {
-    let m = presets::find("2s2c2t").unwrap();
-    let topo = m.topo().unwrap();
-    let n = ksft::load(test, &topo).unwrap_or_else(|e| panic!("{e:#}"));
+    let (m, n) = load(test, "2s2c2t");
     let mut u = FromUser { n, prog, ret: None };
-    let cfg = Config {
-        time_limit: 10 * SEC,
-        ..Config::default()
-    };
-    let mut core = Core::new(m, CostModel::default(), cfg).unwrap();
+    let mut core = core_for(m, 10 * SEC);
     let mut wl = Script::new().sleep_one_second();
     let stop = core.run(&mut u, &mut wl, |_| {});
     (u.n, u.ret, stop)
@@ -416,9 +472,7 @@ fn ddsp_vtimelocal_fail() {
 /// "ops.init() failed (-17)" and still calls ops.exit (SCX_EXIT_ERROR).
 #[test]
 fn a_failed_ops_init_still_reaches_ops_exit() {
-    let m = presets::find("2s2c2t").unwrap();
-    let topo = m.topo().unwrap();
-    let mut n = ksft::load("exit", &topo).unwrap();
+    let (m, mut n) = load("exit", "2s2c2t");
     // an exit point none of the callbacks has
     n.write_global("exit_point", 0, &99i32.to_ne_bytes())
         .unwrap();
@@ -456,8 +510,15 @@ fn enq_last_no_enq_fails() {
 /// attached; the loader's detach then gives SCX_EXIT_UNREG).
 #[test]
 fn enq_select_cpu() {
-    let (n, ret, stop) = run_from_user("enq_select_cpu", "select_cpu_from_user");
-    assert_finished("enq_select_cpu", &stop);
+    select_cpu_from_user_runs("enq_select_cpu");
+}
+
+/// Selftest `test`, whose user space runs its SEC("syscall")
+/// select_cpu_from_user once attached: the run finishes, the program
+/// returned a CPU or -EBUSY, and the exit is the loader's unregistration.
+fn select_cpu_from_user_runs(test: &str) {
+    let (n, ret, stop) = run_from_user(test, "select_cpu_from_user");
+    assert_finished(test, &stop);
     let ret = ret.expect("the runner never ran the syscall program");
     assert!(
         ret >= 0 || ret == -16,
@@ -473,14 +534,7 @@ fn enq_select_cpu() {
 /// cpus_ptr); no error exit in a second.
 #[test]
 fn allowed_cpus() {
-    let (n, ret, stop) = run_from_user("allowed_cpus", "select_cpu_from_user");
-    assert_finished("allowed_cpus", &stop);
-    let ret = ret.expect("the runner never ran the syscall program");
-    assert!(
-        ret >= 0 || ret == -16,
-        "select_cpu_from_user returned {ret}"
-    );
-    assert_eq!(uei(&n).kind, abi::SCX_EXIT_UNREG);
+    select_cpu_from_user_runs("allowed_cpus");
 }
 
 /// prog_run.c: once the scheduler is attached, user space runs a
@@ -645,37 +699,17 @@ fn the_selftests_are_from_linux_7_2_13() {
 /// message delivered, no stall, no error exit.
 #[test]
 fn scx_simple_runs_hackbench_at_8_and_224_cpus() {
-    use arbor_sim::run::{simulate, RunSpec};
+    use arbor_sim::run::simulate_defaults;
     use arbor_sim::sched::SchedSpec;
     let sched = SchedSpec::parse("kernel:scx_simple").unwrap();
-    for (machine, g, l) in [("2s2c2t", 2, 100), ("shape:n=2,l=1,c=56,t=2", 8, 50)] {
+    for (machine, g, l) in HACKBENCH_RUNS {
         let m = presets::find(machine).unwrap();
         let cpus = m.nr_cpus();
         let wl = format!("hackbench:g={g},l={l}");
-        let o = simulate(
-            &RunSpec {
-                machine: &m,
-                cost: &CostModel::default(),
-                cfg: Config::default(),
-                sched: &sched,
-                knobs: &scx_arbor::knobs::Knobs::default(),
-                workload: &wl,
-                seed: 1,
-            },
-            |_| {},
-        )
-        .unwrap_or_else(|e| panic!("{cpus} CPUs: {e:#}"));
+        let o = simulate_defaults(&m, &sched, &wl, Config::default(), 1)
+            .unwrap_or_else(|e| panic!("{cpus} CPUs: {e:#}"));
         assert_eq!(o.stop, "finished", "{cpus} CPUs");
-        let msgs = o
-            .metrics
-            .iter()
-            .find(|m| m.name == "messages")
-            .unwrap()
-            .value;
-        assert_eq!(msgs, (g * 20 * 20 * l) as f64, "{cpus} CPUs");
-        if machine.starts_with("shape") {
-            assert_eq!(cpus, 224);
-        }
+        assert_all_messages(&o.metrics, machine, cpus, g, l);
     }
 }
 
@@ -718,40 +752,12 @@ fn qmap_stats(n: &Native) -> QmapStats {
 /// higher-class task to take a CPU).
 #[test]
 fn scx_qmap_runs_hackbench_at_8_and_224_cpus() {
-    for (machine, g, l) in [("2s2c2t", 2, 100), ("shape:n=2,l=1,c=56,t=2", 8, 50)] {
-        let m = presets::find(machine).unwrap();
-        let cpus = m.nr_cpus();
-        let topo = m.topo().unwrap();
-        let mut n = ksft::load("scx_qmap", &topo).unwrap_or_else(|e| panic!("{e:#}"));
-        let wl_spec = format!("hackbench:g={g},l={l}");
-        let mut wl = arbor_sim::workload::spec::parse(&wl_spec, cpus, 1).unwrap();
-        let cfg = Config {
-            seed: 1,
-            time_limit: 30 * SEC,
-            ..Config::default()
-        };
-        let mut core = Core::new(m, CostModel::default(), cfg).unwrap();
-        let stop = core.run(&mut n, wl.as_mut(), |_| {});
-        let u = uei(&n);
-        assert_eq!(
-            stop,
-            Stop::Finished,
-            "{cpus} CPUs: {} / {}",
-            u.reason,
-            u.msg
-        );
-        assert_eq!(u.kind, abi::SCX_EXIT_UNREG, "{cpus} CPUs: {}", u.msg);
-        let msgs = wl
-            .metrics(core.now.max(1))
-            .iter()
-            .find(|m| m.name == "messages")
-            .unwrap()
-            .value;
-        assert_eq!(msgs, (g * 20 * 20 * l) as f64, "{cpus} CPUs");
+    for (machine, g, l) in HACKBENCH_RUNS {
+        let (n, now, cpus) = hackbench_runs("scx_qmap", machine, g, l);
         let q = qmap_stats(&n);
         eprintln!(
             "scx_qmap {cpus} CPUs: {:.4} s simulated; stats: enq={} dsp={} delta={} reenq={} deq={} enq_ddsp={} cpuperf avg={} target avg={}",
-            core.now as f64 / 1e9,
+            now as f64 / 1e9,
             q.enqueued,
             q.dispatched,
             q.enqueued as i64 - q.dispatched as i64,
@@ -777,9 +783,6 @@ fn scx_qmap_runs_hackbench_at_8_and_224_cpus() {
             q.reenqueued, 0,
             "{cpus} CPUs: no higher class, no re-enqueue"
         );
-        if machine.starts_with("shape") {
-            assert_eq!(cpus, 224);
-        }
     }
 }
 
@@ -791,16 +794,13 @@ fn scx_qmap_runs_hackbench_at_8_and_224_cpus() {
 /// hackbench to completion on it.
 #[test]
 fn scx_qmap_cids_follow_the_topology() {
-    let m = presets::find("x86-12").unwrap();
-    let topo = m.topo().unwrap();
+    let (m, mut n) = load("scx_qmap", "x86-12");
     assert_eq!(m.cpus[0].core, m.cpus[6].core, "x86-12's numbering changed");
     assert_ne!(m.cpus[0].core, m.cpus[1].core, "x86-12's numbering changed");
-    let mut n = ksft::load("scx_qmap", &topo).unwrap_or_else(|e| panic!("{e:#}"));
     let mut wl = arbor_sim::workload::spec::parse("hackbench:g=1,l=50", 12, 1).unwrap();
     let mut core = Core::new(m, CostModel::default(), Config::default()).unwrap();
     let stop = core.run(&mut n, wl.as_mut(), |_| {});
-    let u = uei(&n);
-    assert_eq!(stop, Stop::Finished, "{} / {}", u.reason, u.msg);
+    assert_ran("x86-12", &n, &stop);
     let tbl: [i16; 12] = n.read_global_at("sim_cpu_to_cid_tbl", 0).unwrap();
     let want: Vec<i16> = (0..12)
         .map(|c| if c < 6 { 2 * c } else { 2 * (c - 6) + 1 })
@@ -827,22 +827,15 @@ fn scx_qmap_cids_follow_the_topology() {
 /// performance is SCX_CPUPERF_ONE (1024) on every CPU.
 #[test]
 fn scx_qmap_tick_and_monitor_use_cidperf() {
-    let m = presets::find("2s2c2t").unwrap();
-    let topo = m.topo().unwrap();
-    let mut n = ksft::load("scx_qmap", &topo).unwrap_or_else(|e| panic!("{e:#}"));
+    let (m, mut n) = load("scx_qmap", "2s2c2t");
     let mut wl = Script::new();
     for i in 0..8 {
         wl = wl.task("spin", 200 + i, &[Step::Run(1_500 * MS)]);
     }
     wl = wl.system(2 * SEC);
-    let cfg = Config {
-        time_limit: 10 * SEC,
-        ..Config::default()
-    };
-    let mut core = Core::new(m, CostModel::default(), cfg).unwrap();
+    let mut core = core_for(m, 10 * SEC);
     let stop = core.run(&mut n, &mut wl, |_| {});
-    let u = uei(&n);
-    assert_eq!(stop, Stop::Finished, "{} / {}", u.reason, u.msg);
+    assert_ran("scx_qmap", &n, &stop);
     let q = qmap_stats(&n);
     assert_eq!(q.cpuperf_avg, 1024, "the monitor timer did not run");
     assert_eq!(q.cpuperf_target_avg, 512);
@@ -958,6 +951,17 @@ struct DequeueLoad {
 
 const WORKERS: usize = 8;
 
+impl DequeueLoad {
+    fn new() -> DequeueLoad {
+        DequeueLoad {
+            done: vec![0; WORKERS + 9],
+            hammer_until: None,
+            hammered: 0,
+            left: WORKERS + 9,
+        }
+    }
+}
+
 impl Workload for DequeueLoad {
     fn tasks(&self) -> Vec<TaskSpec> {
         let mut v: Vec<TaskSpec> = (0..WORKERS)
@@ -1040,32 +1044,14 @@ fn dequeue() {
     let t = "dequeue";
     let mut changes = 0;
     for scenario in 0u32..7 {
-        let m = presets::find("2s2c2t").unwrap();
-        let topo = m.topo().unwrap();
-        let mut n = ksft::load(t, &topo).unwrap_or_else(|e| panic!("{e:#}"));
+        let (m, mut n) = load(t, "2s2c2t");
         n.write_global("test_scenario", 0, &scenario.to_ne_bytes())
             .unwrap();
-        let cfg = Config {
-            time_limit: 10 * SEC,
-            ..Config::default()
-        };
-        let mut core = Core::new(m, CostModel::default(), cfg).unwrap();
-        let mut wl = DequeueLoad {
-            done: vec![0; WORKERS + 9],
-            hammer_until: None,
-            hammered: 0,
-            left: WORKERS + 9,
-        };
+        let mut core = core_for(m, 10 * SEC);
+        let mut wl = DequeueLoad::new();
         let stop = core.run(&mut n, &mut wl, |_| {});
-        let u = uei(&n);
-        assert_eq!(
-            stop,
-            Stop::Finished,
-            "scenario {scenario}: {} / {}",
-            u.reason,
-            u.msg
-        );
-        assert_eq!(u.kind, abi::SCX_EXIT_UNREG, "scenario {scenario}");
+        assert_ran(&format!("scenario {scenario}"), &n, &stop);
+        assert_eq!(uei(&n).kind, abi::SCX_EXIT_UNREG, "scenario {scenario}");
         let g = |name: &str| n.read_global::<u64>(name).unwrap();
         let (enq, deq) = (g("enqueue_cnt"), g("dequeue_cnt"));
         let (dsp, chg) = (g("dispatch_dequeue_cnt"), g("change_dequeue_cnt"));
@@ -1094,24 +1080,12 @@ fn dequeue() {
 /// finishes with no error exit and tasks went through the FIFOs.
 #[test]
 fn scx_qmap_follows_affinity_changes() {
-    let m = presets::find("2s2c2t").unwrap();
-    let topo = m.topo().unwrap();
-    let mut n = ksft::load("scx_qmap", &topo).unwrap_or_else(|e| panic!("{e:#}"));
-    let cfg = Config {
-        time_limit: 10 * SEC,
-        ..Config::default()
-    };
-    let mut core = Core::new(m, CostModel::default(), cfg).unwrap();
-    let mut wl = DequeueLoad {
-        done: vec![0; WORKERS + 9],
-        hammer_until: None,
-        hammered: 0,
-        left: WORKERS + 9,
-    };
+    let (m, mut n) = load("scx_qmap", "2s2c2t");
+    let mut core = core_for(m, 10 * SEC);
+    let mut wl = DequeueLoad::new();
     let stop = core.run(&mut n, &mut wl, |_| {});
-    let u = uei(&n);
-    assert_eq!(stop, Stop::Finished, "{} / {}", u.reason, u.msg);
-    assert_eq!(u.kind, abi::SCX_EXIT_UNREG);
+    assert_ran("scx_qmap", &n, &stop);
+    assert_eq!(uei(&n).kind, abi::SCX_EXIT_UNREG);
     assert!(wl.hammered > 100_000, "{}", wl.hammered);
     let q = qmap_stats(&n);
     assert!(q.enqueued > 0 && q.dispatched > 0);
@@ -1127,40 +1101,12 @@ fn scx_qmap_follows_affinity_changes() {
 /// scx_bpf_error). Its counters move as scx_central.c prints them.
 #[test]
 fn scx_central_runs_hackbench_at_8_and_224_cpus() {
-    for (machine, g, l) in [("2s2c2t", 2, 100), ("shape:n=2,l=1,c=56,t=2", 8, 50)] {
-        let m = presets::find(machine).unwrap();
-        let cpus = m.nr_cpus();
-        let topo = m.topo().unwrap();
-        let mut n = ksft::load("scx_central", &topo).unwrap_or_else(|e| panic!("{e:#}"));
-        let wl_spec = format!("hackbench:g={g},l={l}");
-        let mut wl = arbor_sim::workload::spec::parse(&wl_spec, cpus, 1).unwrap();
-        let cfg = Config {
-            seed: 1,
-            time_limit: 30 * SEC,
-            ..Config::default()
-        };
-        let mut core = Core::new(m, CostModel::default(), cfg).unwrap();
-        let stop = core.run(&mut n, wl.as_mut(), |_| {});
-        let u = uei(&n);
-        assert_eq!(
-            stop,
-            Stop::Finished,
-            "{cpus} CPUs: {} / {}",
-            u.reason,
-            u.msg
-        );
-        assert_eq!(u.kind, abi::SCX_EXIT_UNREG, "{cpus} CPUs: {}", u.msg);
-        let msgs = wl
-            .metrics(core.now.max(1))
-            .iter()
-            .find(|m| m.name == "messages")
-            .unwrap()
-            .value;
-        assert_eq!(msgs, (g * 20 * 20 * l) as f64, "{cpus} CPUs");
+    for (machine, g, l) in HACKBENCH_RUNS {
+        let (n, now, cpus) = hackbench_runs("scx_central", machine, g, l);
         let c = |name: &str| n.read_global::<u64>(name).unwrap();
         eprintln!(
             "scx_central {cpus} CPUs: {:.4} s simulated; total={} locals={} queued={} lost_pids={} timers={} dispatch={} mismatch={} retry={} overflow={}",
-            core.now as f64 / 1e9,
+            now as f64 / 1e9,
             c("nr_total"),
             c("nr_locals"),
             c("nr_queued"),

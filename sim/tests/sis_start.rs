@@ -6,38 +6,19 @@
 //! machine with 6 of 8 CPUs idle.
 
 use arbor_sim::core::Config;
-use arbor_sim::cost::CostModel;
 use arbor_sim::presets;
-use arbor_sim::run::{simulate, RunSpec};
+use arbor_sim::run::simulate_defaults;
 use arbor_sim::sched::SchedSpec;
-use scx_arbor::knobs::Knobs;
 
 #[test]
 fn the_first_wakeups_after_load_find_an_idle_cpu() {
     let m = presets::find("2s2c2t").unwrap();
-    let o = simulate(
-        &RunSpec {
-            machine: &m,
-            cost: &CostModel::default(),
-            cfg: Config::default(),
-            sched: &SchedSpec::parse("arbor:stock").unwrap(),
-            knobs: &Knobs::default(),
-            // a few ms of simulated time: most of it before the balancer's
-            // first update (--balance-interval-ms 4)
-            workload: "perf-pipe:l=2000",
-            seed: 1,
-        },
-        |_| {},
-    )
-    .unwrap();
+    let sched = SchedSpec::parse("arbor:stock").unwrap();
+    // a few ms of simulated time: most of it before the balancer's first
+    // update (--balance-interval-ms 4)
+    let o = simulate_defaults(&m, &sched, "perf-pipe:l=2000", Config::default(), 1).unwrap();
     assert!(o.ok, "{}", o.stop);
-    let c = |n: &str| {
-        o.counters
-            .iter()
-            .find(|(k, _)| k == n)
-            .map(|(_, v)| *v)
-            .unwrap()
-    };
+    let c = |n: &str| o.counter(n).unwrap();
     let (wakeups, nofound) = (c("wakeups"), c("nofound_idle"));
     assert!(wakeups >= 2000, "{wakeups} wake-ups");
     // two tasks on eight CPUs: an idle CPU is always there to be found

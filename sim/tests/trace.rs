@@ -15,12 +15,10 @@
 use std::path::{Path, PathBuf};
 
 use arbor_sim::core::Config;
-use arbor_sim::cost::CostModel;
-use arbor_sim::run::{simulate, Outcome, RunSpec};
+use arbor_sim::run::{simulate_defaults, Outcome};
 use arbor_sim::sched::SchedSpec;
 use arbor_sim::snapshot;
 use arbor_sim::workload::trace::{self, census::Census, program};
-use scx_arbor::knobs::Knobs;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -32,27 +30,11 @@ fn replay(file: &str, sched: &str, seed: u64) -> Outcome {
     let m = snapshot::read(&fixture("host")).unwrap().machine;
     let sched = SchedSpec::parse(sched).unwrap();
     let w = format!("trace:{}", fixture(file).display());
-    simulate(
-        &RunSpec {
-            machine: &m,
-            cost: &CostModel::default(),
-            cfg: Config::default(),
-            sched: &sched,
-            knobs: &Knobs::default(),
-            workload: &w,
-            seed,
-        },
-        |_| {},
-    )
-    .unwrap()
+    simulate_defaults(&m, &sched, &w, Config::default(), seed).unwrap()
 }
 
 fn metric(o: &Outcome, name: &str) -> f64 {
-    o.metrics
-        .iter()
-        .find(|m| m.name == name)
-        .unwrap_or_else(|| panic!("no metric {name}"))
-        .value
+    o.metric(name).unwrap_or_else(|| panic!("no metric {name}"))
 }
 
 #[test]
@@ -344,23 +326,9 @@ fn pipe_wake_ups_are_sync_from_their_call_chains() {
 fn sync_wake_ups_reach_the_scheduler() {
     let m = snapshot::read(&fixture("host")).unwrap().machine;
     let sched = SchedSpec::parse("arbor:stock").unwrap();
-    let run = |w: &str| {
-        simulate(
-            &RunSpec {
-                machine: &m,
-                cost: &CostModel::default(),
-                cfg: Config::default(),
-                sched: &sched,
-                knobs: &Knobs::default(),
-                workload: w,
-                seed: 1,
-            },
-            |_| {},
-        )
-        .unwrap()
-    };
+    let run = |w: &str| simulate_defaults(&m, &sched, w, Config::default(), 1).unwrap();
     let f = fixture("pipe-sync.data").display().to_string();
-    let c = |o: &Outcome, n: &str| o.counters.iter().find(|(k, _)| k == n).map_or(0, |x| x.1);
+    let c = |o: &Outcome, n: &str| o.counter(n).unwrap_or(0);
     let on = run(&format!("trace:{f}"));
     let off = run(&format!("trace:{f},sync=0"));
     assert_eq!(on.stop, "finished");

@@ -221,20 +221,7 @@ fn bpfland(topo: &Topo) -> Result<Native> {
     // main.rs:338: local_kthreads = --local-kthreads || throttle_us > 0
     n.write_global("local_kthreads", 0, &b(false))?;
     // main.rs:341-351: the ops flags
-    let flags = abi::SCX_OPS_ENQ_EXITING
-        | abi::SCX_OPS_ENQ_LAST
-        | abi::SCX_OPS_ENQ_MIGRATION_DISABLED
-        | abi::SCX_OPS_ALLOW_QUEUED_WAKEUP
-        | if numa_enabled {
-            abi::SCX_OPS_BUILTIN_IDLE_PER_NODE
-        } else {
-            0
-        };
-    n.write_global(
-        "bpfland_ops",
-        std::mem::offset_of!(SchedExtOps, flags),
-        &flags.to_ne_bytes(),
-    )?;
+    write_queued_wakeup_flags(&mut n, "bpfland_ops", numa_enabled)?;
     // after load, before attach: init_energy_domain (main.rs:443-462):
     // clear the primary domain, then add every CPU of it
     // SAFETY: the programs take a struct cpu_arg / domain_arg (intf.h)
@@ -287,6 +274,28 @@ fn bpfland(topo: &Topo) -> Result<Native> {
 struct CosmosCpuNode {
     cpu: u32,
     node: u32,
+}
+
+/// The ops flags bpfland and cosmos both set (their main.rs), into their
+/// struct_ops map `ops`: exiting, last and migration-disabled tasks
+/// enqueued, queued wake-ups allowed, and per-node idle masks when NUMA is
+/// on.
+fn write_queued_wakeup_flags(n: &mut Native, ops: &str, numa_enabled: bool) -> Result<()> {
+    let flags = abi::SCX_OPS_ENQ_EXITING
+        | abi::SCX_OPS_ENQ_LAST
+        | abi::SCX_OPS_ENQ_MIGRATION_DISABLED
+        | abi::SCX_OPS_ALLOW_QUEUED_WAKEUP
+        | if numa_enabled {
+            abi::SCX_OPS_BUILTIN_IDLE_PER_NODE
+        } else {
+            0
+        };
+    n.write_global(
+        ops,
+        std::mem::offset_of!(SchedExtOps, flags),
+        &flags.to_ne_bytes(),
+    )?;
+    Ok(())
 }
 
 /// scx_cosmos 1.1.7 with its default options, as its src/main.rs sets it
@@ -347,20 +356,7 @@ fn cosmos(topo: &Topo) -> Result<Native> {
     // main.rs:676-678: no --gpu
     n.write_global("gpu_enabled", 0, &b(false))?;
     // main.rs:704-711: the ops flags
-    let flags = abi::SCX_OPS_ENQ_EXITING
-        | abi::SCX_OPS_ENQ_LAST
-        | abi::SCX_OPS_ENQ_MIGRATION_DISABLED
-        | abi::SCX_OPS_ALLOW_QUEUED_WAKEUP
-        | if numa_enabled {
-            abi::SCX_OPS_BUILTIN_IDLE_PER_NODE
-        } else {
-            0
-        };
-    n.write_global(
-        "cosmos_ops",
-        std::mem::offset_of!(SchedExtOps, flags),
-        &flags.to_ne_bytes(),
-    )?;
+    write_queued_wakeup_flags(&mut n, "cosmos_ops", numa_enabled)?;
     // after load: main.rs:740-753, cpu_node_map[cpu] = node for every CPU
     for c in &cpus {
         let mut a = CosmosCpuNode {

@@ -67,30 +67,9 @@ fn take_into(root: &Path, out: &Path) -> Result<Taken> {
         // an offline CPU's topology may be gone: copy what there is
         let need = online.contains(n);
         let d = cpu.join(format!("cpu{n}"));
-        for (f, required) in [
-            ("topology/core_id", need),
-            ("topology/physical_package_id", need),
-            ("topology/thread_siblings_list", need),
-            ("topology/core_cpus_list", false),
-            ("topology/die_id", false),
-            ("topology/cluster_id", false),
-            ("cpu_capacity", false),
-            ("cpufreq/cpuinfo_max_freq", false),
-        ] {
-            c.copy(&d.join(f), required)?;
-        }
+        c.copy_all(&d, &CPU_FILES, need)?;
         for k in numbered_dirs(&root.join(&d).join("cache"), "index")? {
-            let i = d.join(format!("cache/index{k}"));
-            // sysfs hides size and line size when the firmware gives none
-            for (f, required) in [
-                ("level", need),
-                ("type", need),
-                ("shared_cpu_list", need),
-                ("size", false),
-                ("coherency_line_size", false),
-            ] {
-                c.copy(&i.join(f), required)?;
-            }
+            c.copy_all(&d.join(format!("cache/index{k}")), &CACHE_FILES, need)?;
         }
         for k in numbered_dirs(&root.join(&d).join("cpuidle"), "state")? {
             let s = d.join(format!("cpuidle/state{k}"));
@@ -129,6 +108,29 @@ fn take_into(root: &Path, out: &Path) -> Result<Taken> {
     })
 }
 
+/// The files of a CPU (below cpuN/) that read.rs uses, each with whether
+/// an online CPU must have it.
+const CPU_FILES: [(&str, bool); 8] = [
+    ("topology/core_id", true),
+    ("topology/physical_package_id", true),
+    ("topology/thread_siblings_list", true),
+    ("topology/core_cpus_list", false),
+    ("topology/die_id", false),
+    ("topology/cluster_id", false),
+    ("cpu_capacity", false),
+    ("cpufreq/cpuinfo_max_freq", false),
+];
+
+/// The same for a cache (below cpuN/cache/indexK/): sysfs hides size and
+/// line size when the firmware gives none.
+const CACHE_FILES: [(&str, bool); 5] = [
+    ("level", true),
+    ("type", true),
+    ("shared_cpu_list", true),
+    ("size", false),
+    ("coherency_line_size", false),
+];
+
 struct Copier {
     from: PathBuf,
     to: PathBuf,
@@ -136,6 +138,15 @@ struct Copier {
 }
 
 impl Copier {
+    /// Copies `files` below `dir`; those marked required must be there
+    /// when `online` (an offline CPU's topology may be gone: what there is).
+    fn copy_all(&mut self, dir: &Path, files: &[(&str, bool)], online: bool) -> Result<()> {
+        for &(f, required) in files {
+            self.copy(&dir.join(f), required && online)?;
+        }
+        Ok(())
+    }
+
     /// Copies `rel`; `None` if it is absent and not `required`.
     fn copy(&mut self, rel: &Path, required: bool) -> Result<Option<String>> {
         let src = self.from.join(rel);

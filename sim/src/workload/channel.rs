@@ -326,6 +326,14 @@ impl Channel {
 mod tests {
     use super::*;
 
+    /// Reader 9 reads one message (there is one): the wake-ups it made.
+    fn read_one(c: &mut Channel) -> Vec<(TaskId, bool, u64)> {
+        let mut fx = Effects::default();
+        assert!(c.begin_read(9));
+        c.end_read(&mut fx);
+        fx.wakes
+    }
+
     #[test]
     fn capacities_follow_the_kernel_buffers() {
         assert_eq!(capacity(Ipc::Pipe, 100), 16 * 40);
@@ -349,13 +357,8 @@ mod tests {
         fx.wakes.clear();
         c.end_write(2, &mut fx);
         assert!(fx.wakes.is_empty(), "reader was already woken");
-        assert!(c.begin_read(9));
-        c.end_read(&mut fx);
-        assert_eq!(fx.wakes, vec![(3, true, 0)]);
-        fx.wakes.clear();
-        assert!(c.begin_read(9));
-        c.end_read(&mut fx);
-        assert!(fx.wakes.is_empty());
+        assert_eq!(read_one(&mut c), vec![(3, true, 0)]);
+        assert!(read_one(&mut c).is_empty());
     }
 
     #[test]
@@ -373,14 +376,9 @@ mod tests {
             assert!(!c.begin_write(w));
         }
         assert_eq!(c.waiting_writers(), 3);
-        assert!(c.begin_read(9));
-        c.end_read(&mut fx);
-        assert_eq!(fx.wakes, vec![(3, true, 0)]);
-        fx.wakes.clear();
+        assert_eq!(read_one(&mut c), vec![(3, true, 0)]);
         // the pipe is no longer full: the next read wakes nobody
-        assert!(c.begin_read(9));
-        c.end_read(&mut fx);
-        assert!(fx.wakes.is_empty());
+        assert!(read_one(&mut c).is_empty());
         // writer 3 had slept: after its write, the pipe (1 page of 2) is
         // not full, so it wakes the next writer (wake_next_writer)
         assert!(c.begin_write(3));

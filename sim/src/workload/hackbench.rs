@@ -193,18 +193,8 @@ impl Workload for Hackbench {
     fn metrics(&self, elapsed: Ns) -> Vec<Metric> {
         let end = self.exits.end(elapsed);
         vec![
-            Metric {
-                name: "time_s".into(),
-                value: end as f64 / 1e9,
-                unit: "s",
-                higher_is_better: false,
-            },
-            Metric {
-                name: "messages".into(),
-                value: self.received as f64,
-                unit: "",
-                higher_is_better: true,
-            },
+            Metric::new("time_s", end as f64 / 1e9, "s", false),
+            Metric::new("messages", self.received as f64, "", true),
         ]
     }
 }
@@ -231,9 +221,7 @@ mod tests {
         let out = drive(&mut w, 1000, u64::MAX);
         assert_eq!(w.received(), 20 * 20 * 10);
         assert_eq!(out.tasks, 40);
-        assert_eq!(out.exited, 40);
-        assert!(out.stuck.is_empty());
-        assert_eq!(out.spurious_wakes, 0);
+        out.assert_all_exited_cleanly();
         assert!(w.finished());
         assert_eq!(metric(&w, 0, "messages"), 4000.0);
         let t = metric(&w, 0, "time_s");

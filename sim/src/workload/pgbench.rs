@@ -350,18 +350,8 @@ impl Workload for Pgbench {
     fn metrics(&self, elapsed: Ns) -> Vec<Metric> {
         let secs = self.end.min(self.exits.end(elapsed)).max(1) as f64 / 1e9;
         vec![
-            Metric {
-                name: "tps".into(),
-                value: self.tx as f64 / secs,
-                unit: "transactions/s",
-                higher_is_better: true,
-            },
-            Metric {
-                name: "lat_ms".into(),
-                value: self.lat.mean() / 1e6,
-                unit: "ms",
-                higher_is_better: false,
-            },
+            Metric::new("tps", self.tx as f64 / secs, "transactions/s", true),
+            Metric::new("lat_ms", self.lat.mean() / 1e6, "ms", false),
         ]
     }
 }
@@ -378,9 +368,7 @@ mod tests {
         let lat = 2_000;
         let out = drive(&mut w, lat, u64::MAX);
         assert_eq!(out.tasks, 5);
-        assert_eq!(out.exited, 5);
-        assert!(out.stuck.is_empty(), "{:?}", out.stuck);
-        assert_eq!(out.spurious_wakes, 0);
+        out.assert_all_exited_cleanly();
         // thread 1 alone: send 5 + wake 2 + exec 35 + wake 2 + recv 4 = 48 us
         let tx = w.transactions();
         assert!(tx > 1_000_000 / 48, "{tx}");

@@ -133,18 +133,8 @@ impl Workload for PerfPipe {
         let end = self.exits.end(elapsed);
         let ops = self.round_trips.max(1) as f64;
         vec![
-            Metric {
-                name: "time_s".into(),
-                value: end as f64 / 1e9,
-                unit: "s",
-                higher_is_better: false,
-            },
-            Metric {
-                name: "usecs_per_op".into(),
-                value: end as f64 / 1e3 / ops,
-                unit: "us",
-                higher_is_better: false,
-            },
+            Metric::new("time_s", end as f64 / 1e9, "s", false),
+            Metric::new("usecs_per_op", end as f64 / 1e3 / ops, "us", false),
         ]
     }
 }

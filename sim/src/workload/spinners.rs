@@ -104,12 +104,12 @@ impl Workload for Spinners {
 
     fn metrics(&self, elapsed: Ns) -> Vec<Metric> {
         let secs = self.end.min(self.exits.end(elapsed)).max(1) as f64 / 1e9;
-        vec![Metric {
-            name: "work_per_s".into(),
-            value: self.chunks as f64 / secs,
-            unit: "chunks/s",
-            higher_is_better: true,
-        }]
+        vec![Metric::new(
+            "work_per_s",
+            self.chunks as f64 / secs,
+            "chunks/s",
+            true,
+        )]
     }
 }
 

@@ -82,18 +82,8 @@ impl Workload for Sysbench {
     fn metrics(&self, elapsed: Ns) -> Vec<Metric> {
         let secs = self.exits.end(elapsed).max(1) as f64 / 1e9;
         vec![
-            Metric {
-                name: "eps".into(),
-                value: self.events as f64 / secs,
-                unit: "events/s",
-                higher_is_better: true,
-            },
-            Metric {
-                name: "events".into(),
-                value: self.events as f64,
-                unit: "",
-                higher_is_better: true,
-            },
+            Metric::new("eps", self.events as f64 / secs, "events/s", true),
+            Metric::new("events", self.events as f64, "", true),
         ]
     }
 }

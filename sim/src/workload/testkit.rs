@@ -54,6 +54,16 @@ pub struct Outcome {
     pub stuck: Vec<TaskId>,
 }
 
+impl Outcome {
+    /// Every task exited, none was left blocked, and no wake targeted a
+    /// task that was not blocked.
+    pub fn assert_all_exited_cleanly(&self) {
+        assert_eq!(self.exited, self.tasks);
+        assert!(self.stuck.is_empty(), "{:?}", self.stuck);
+        assert_eq!(self.spurious_wakes, 0);
+    }
+}
+
 /// Runs `w` with unlimited CPUs until nothing is left to do or `limit` ns
 /// pass.
 pub fn drive(w: &mut dyn Workload, wake_lat: Ns, limit: Ns) -> Outcome {

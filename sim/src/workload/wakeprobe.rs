@@ -238,12 +238,7 @@ impl Workload for Wakeprobe {
         let secs = self.exits.end(elapsed).max(1) as f64 / 1e9;
         debug_assert!(self.m as usize * (self.w as usize + 1) == self.workers.len());
         vec![
-            Metric {
-                name: "rps".into(),
-                value: self.requests() as f64 / secs,
-                unit: "requests/s",
-                higher_is_better: true,
-            },
+            Metric::new("rps", self.requests() as f64 / secs, "requests/s", true),
             us("p50_us", self.lat.percentile(50.0)),
             us("p90_us", self.lat.percentile(90.0)),
             us("p99_us", self.lat.percentile(99.0)),

@@ -20,10 +20,10 @@ use crate::limits;
 
 /// `sizeof(struct perf_file_header)`.
 const HEADER_SIZE: u64 = 104;
-/// PERF_ATTR_SIZE_VER0 (include/uapi/linux/perf_event.h); 4 KiB bounds
-/// a future attr many times over (VER8 is 136 bytes).
-const ATTR_MIN: u64 = 64;
-const ATTR_MAX: u64 = 4096;
+/// The attr sizes taken: from PERF_ATTR_SIZE_VER0
+/// (include/uapi/linux/perf_event.h) to 4 KiB, which bounds a future attr
+/// many times over (VER8 is 136 bytes).
+const ATTR_SIZES: std::ops::RangeInclusive<u64> = 64..=4096;
 
 /// Feature bits (tools/perf/util/header.h, `HEADER_*`) whose sections the
 /// reader parses.
@@ -74,7 +74,7 @@ fn event_desc(b: &[u8]) -> Result<()> {
     let bad = || anyhow::anyhow!("its event descriptions (HEADER_EVENT_DESC) are corrupt");
     let nr = u32_at(b, 0).ok_or_else(bad)?;
     let attr_size = u32_at(b, 4).ok_or_else(bad)? as u64;
-    if !(ATTR_MIN..=ATTR_MAX).contains(&attr_size) {
+    if !ATTR_SIZES.contains(&attr_size) {
         return Err(bad());
     }
     let mut at = 8usize;
@@ -123,7 +123,7 @@ pub fn layout(f: &mut File) -> Result<()> {
     if header_size < HEADER_SIZE {
         bail!("not a readable perf.data file: a header of {header_size} bytes is perf's pipe format (`perf record -o -`); record to a file");
     }
-    if !(ATTR_MIN..=ATTR_MAX).contains(&attr_size) {
+    if !ATTR_SIZES.contains(&attr_size) {
         bail!("not a readable perf.data file: an event attribute of {attr_size} bytes");
     }
     let (data_off, data_size) = (q(40), q(48));
