@@ -503,10 +503,11 @@ pub fn parse_secs(s: &str) -> Result<f64, String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn kv(k: &str, v: &str) -> (String, String) {
+    /// A (knob, value) override, as a spec's `KNOB=VALUE` part gives it.
+    pub(crate) fn kv(k: &str, v: &str) -> (String, String) {
         (k.to_string(), v.to_string())
     }
 

@@ -127,10 +127,7 @@ impl ArborSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn kv(k: &str, v: &str) -> (String, String) {
-        (k.to_string(), v.to_string())
-    }
+    use crate::knobs::tests::kv;
 
     #[test]
     fn profiles_features_and_knobs_parse() {

@@ -452,20 +452,20 @@ impl Metrics {
 
     /// idle_while_queued_ns as a share of all CPU time (busy + idle), in %.
     pub fn gap_pct(&self) -> f64 {
-        let total = self.busy_ns + self.idle_ns;
-        if total == 0 {
-            0.0
-        } else {
-            100.0 * self.idle_while_queued_ns as f64 / total as f64
-        }
+        self.pct_of_cpu_time(self.idle_while_queued_ns)
     }
 
     pub fn busy_pct(&self) -> f64 {
+        self.pct_of_cpu_time(self.busy_ns)
+    }
+
+    /// `ns` as a share of all CPU time (busy + idle), in %; 0 with none.
+    fn pct_of_cpu_time(&self, ns: u64) -> f64 {
         let total = self.busy_ns + self.idle_ns;
         if total == 0 {
             0.0
         } else {
-            100.0 * self.busy_ns as f64 / total as f64
+            100.0 * ns as f64 / total as f64
         }
     }
 

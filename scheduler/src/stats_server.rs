@@ -556,6 +556,19 @@ mod tests {
     }
 
     /// Answers the server's calls like the main loop does.
+    /// A scx_stats client connected to the server at `path`.
+    fn client(path: &Path) -> scx_stats::StatsClient {
+        scx_stats::StatsClient::new()
+            .set_path(path)
+            .connect(Some(2000))
+            .unwrap()
+    }
+
+    /// The features answer to a `stats` request for them.
+    fn features(c: &mut scx_stats::StatsClient) -> anyhow::Result<String> {
+        c.request("stats", vec![("target".into(), "features".into())])
+    }
+
     fn answer(rx: Receiver<Call>) {
         std::thread::spawn(move || {
             while let Ok(c) = rx.recv() {
@@ -587,14 +600,7 @@ mod tests {
         assert_eq!(mode(path.parent().unwrap()), 0o700);
         assert_eq!(mode(&path), 0o600);
         // root is served
-        let mut c = scx_stats::StatsClient::new()
-            .set_path(&path)
-            .connect(Some(2000))
-            .unwrap();
-        let f: String = c
-            .request("stats", vec![("target".into(), "features".into())])
-            .unwrap();
-        assert_eq!(f, "STEAL");
+        assert_eq!(features(&mut client(&path)).unwrap(), "STEAL");
         // another user cannot even reach it
         assert_eq!(try_as_nobody(&path, 65534), 2);
         // made reachable by hand: SO_PEERCRED still refuses
@@ -626,32 +632,15 @@ mod tests {
         answer(rx);
         let mut held = Vec::new();
         for _ in 0..MAX_CONNS {
-            let mut c = scx_stats::StatsClient::new()
-                .set_path(&path)
-                .connect(Some(2000))
-                .unwrap();
-            let _: String = c
-                .request("stats", vec![("target".into(), "features".into())])
-                .unwrap();
+            let mut c = client(&path);
+            features(&mut c).unwrap();
             held.push(c);
         }
-        let mut c = scx_stats::StatsClient::new()
-            .set_path(&path)
-            .connect(Some(2000))
-            .unwrap();
-        let e = c
-            .request::<String>("stats", vec![("target".into(), "features".into())])
-            .unwrap_err();
+        let e = features(&mut client(&path)).unwrap_err();
         assert!(format!("{e:#}").contains("too many connections"), "{e:#}");
         held.pop();
         std::thread::sleep(Duration::from_millis(200));
-        let mut c = scx_stats::StatsClient::new()
-            .set_path(&path)
-            .connect(Some(2000))
-            .unwrap();
-        let _: String = c
-            .request("stats", vec![("target".into(), "features".into())])
-            .unwrap();
+        features(&mut client(&path)).unwrap();
         drop(srv);
         std::fs::remove_dir_all(&base).unwrap();
     }

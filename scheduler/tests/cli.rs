@@ -22,6 +22,14 @@ fn arbor(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// scx_arbor with `args` exits non-zero with one line on stderr: that line.
+fn refused_in_one_line(args: &[&str]) -> String {
+    let (rc, _, err) = arbor(args);
+    assert_ne!(rc, 0);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    err
+}
+
 #[test]
 fn list_features_prints_each_with_default_and_meaning() {
     let (rc, out, _) = arbor(&["--list-features"]);
@@ -45,9 +53,7 @@ fn list_features_prints_each_with_default_and_meaning() {
 
 #[test]
 fn unknown_feature_is_one_line_naming_it_and_the_valid_names() {
-    let (rc, _, err) = arbor(&["-f", "WA_IDLE", "-f", "NO_BOGUS"]);
-    assert_ne!(rc, 0);
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let err = refused_in_one_line(&["-f", "WA_IDLE", "-f", "NO_BOGUS"]);
     assert!(
         err.contains("NO_BOGUS") && err.contains("SIS_UTIL"),
         "{err}"
@@ -99,9 +105,7 @@ fn arbor_unprivileged(args: &[&str]) -> (i32, String) {
 #[test]
 fn refuses_to_start_without_sched_ext_or_root() {
     if !std::path::Path::new("/sys/kernel/sched_ext").exists() {
-        let (rc, _, err) = arbor(&["--run-secs", "1"]);
-        assert_ne!(rc, 0);
-        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        let err = refused_in_one_line(&["--run-secs", "1"]);
         assert!(
             err.contains("no sched_ext") && err.contains("arbor vm"),
             "{err}"
@@ -117,9 +121,7 @@ fn refuses_to_start_without_sched_ext_or_root() {
 #[test]
 fn live_feature_switch_checks_names_first_and_needs_a_running_instance() {
     // a bad name is refused before anything is asked of a running instance
-    let (rc, _, err) = arbor(&["--set-features", "NO_STEAL,NO_BOGUS"]);
-    assert_ne!(rc, 0);
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let err = refused_in_one_line(&["--set-features", "NO_STEAL,NO_BOGUS"]);
     assert!(err.contains("NO_BOGUS"), "{err}");
     // with no scx_arbor running: one line (without sched_ext: that it has
     // none; with it: what sched_ext runs instead). Only a running scx_arbor
@@ -145,13 +147,18 @@ fn live_feature_switch_checks_names_first_and_needs_a_running_instance() {
 /// run: it is checked before anything else, sched_ext included.
 #[test]
 fn stats_json_directory_is_checked_at_start() {
-    let (rc, _, err) = arbor(&["--stats-json", "/nonexistent-dir/c.json"]);
-    assert_ne!(rc, 0);
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let err = refused_in_one_line(&["--stats-json", "/nonexistent-dir/c.json"]);
     assert!(
         err.contains("/nonexistent-dir") && err.contains("does not exist"),
         "{err}"
     );
+}
+
+/// scx_arbor with `args` exits 0 and prints JSON: that JSON.
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let (rc, out, err) = arbor(args);
+    assert_eq!(rc, 0, "{err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"))
 }
 
 /// `--list-features --json` is the feature table of
@@ -159,9 +166,7 @@ fn stats_json_directory_is_checked_at_start() {
 #[test]
 fn list_features_json_is_the_rust_table() {
     use scx_arbor::features::{profile_mask, FEATURES, PROFILES};
-    let (rc, out, err) = arbor(&["--list-features", "--json"]);
-    assert_eq!(rc, 0, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&out).expect("--list-features --json");
+    let v = json_of(&["--list-features", "--json"]);
     let got = v["features"].as_array().expect("features: an array");
     assert_eq!(got.len(), FEATURES.len());
     let mut want: Vec<_> = FEATURES.iter().collect();
@@ -191,9 +196,7 @@ fn list_features_json_is_the_rust_table() {
 #[test]
 fn list_counters_json_is_the_rust_table() {
     use scx_arbor::stats::NAMES;
-    let (rc, out, err) = arbor(&["--list-counters", "--json"]);
-    assert_eq!(rc, 0, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&out).expect("--list-counters --json");
+    let v = json_of(&["--list-counters", "--json"]);
     let got = v["counters"].as_array().expect("counters: an array");
     let names: Vec<&str> = got.iter().map(|c| c["name"].as_str().unwrap()).collect();
     assert_eq!(names, NAMES);
@@ -227,9 +230,7 @@ fn list_counters_json_is_the_rust_table() {
 
 #[test]
 fn json_alone_is_a_one_line_error() {
-    let (rc, _, err) = arbor(&["--json"]);
-    assert_ne!(rc, 0);
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let err = refused_in_one_line(&["--json"]);
     assert!(err.contains("--list-features"), "{err}");
 }
 

@@ -6,9 +6,7 @@ use super::*;
 
 /// An LLC-set bitmap whose first word is `w`.
 fn lm(w: u64) -> [u64; LLCS_WORDS] {
-    let mut m = [0u64; LLCS_WORDS];
-    m[0] = w;
-    m
+    first_word(w)
 }
 
 /// Seed 002 as merged (task_misfits_asym_cpu, and the balancer's rule

@@ -5,9 +5,7 @@ use super::*;
 
 /// A CPU bitmap whose first word is `w`.
 fn cm(w: u64) -> [u64; CPU_WORDS] {
-    let mut m = [0u64; CPU_WORDS];
-    m[0] = w;
-    m
+    first_word(w)
 }
 
 #[test]
@@ -113,36 +111,20 @@ fn select_idle_capacity_first_fit_else_biggest() {
 #[test]
 fn misfit_target_needs_5_percent_more_and_idle() {
     let cap = [1024u32, 1024, 430, 450, 1000];
-    unsafe {
-        // from 430: 450 is only 4.7% bigger -> not a target; idle big 1 wins
-        assert_eq!(
-            arbor_misfit_target(430, 5, cap.as_ptr(), cm(0b01010).as_ptr()),
-            1
-        );
-        // no idle candidate: stay (a busy big CPU is never a target, the
-        // kernel pulls only from an idle one)
-        assert_eq!(
-            arbor_misfit_target(430, 5, cap.as_ptr(), cm(0).as_ptr()),
-            -1
-        );
-        assert_eq!(
-            arbor_misfit_target(430, 5, cap.as_ptr(), cm(0b00100).as_ptr()),
-            -1
-        );
-        // among idle bigger CPUs, the biggest
-        assert_eq!(
-            arbor_misfit_target(430, 5, cap.as_ptr(), cm(0b10010).as_ptr()),
-            1
-        );
-        // from the biggest: nothing bigger
-        assert_eq!(
-            arbor_misfit_target(1024, 5, cap.as_ptr(), cm(0b11111).as_ptr()),
-            -1
-        );
-        // from 1000: 1024 is 2.4% bigger -> none
-        assert_eq!(
-            arbor_misfit_target(1000, 5, cap.as_ptr(), cm(0b11111).as_ptr()),
-            -1
-        );
-    }
+    // the misfit target from a CPU of capacity `from`, CPUs `idle` idle
+    let target = |from: u32, idle: u64| unsafe {
+        arbor_misfit_target(from, 5, cap.as_ptr(), cm(idle).as_ptr())
+    };
+    // from 430: 450 is only 4.7% bigger -> not a target; idle big 1 wins
+    assert_eq!(target(430, 0b01010), 1);
+    // no idle candidate: stay (a busy big CPU is never a target, the
+    // kernel pulls only from an idle one)
+    assert_eq!(target(430, 0), -1);
+    assert_eq!(target(430, 0b00100), -1);
+    // among idle bigger CPUs, the biggest
+    assert_eq!(target(430, 0b10010), 1);
+    // from the biggest: nothing bigger
+    assert_eq!(target(1024, 0b11111), -1);
+    // from 1000: 1024 is 2.4% bigger -> none
+    assert_eq!(target(1000, 0b11111), -1);
 }

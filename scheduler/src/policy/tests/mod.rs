@@ -64,17 +64,30 @@ fn wa() -> wa_input {
 
 /// One LLC of 4 cores x 2 threads, CPUs 0..8, core = cpu / 2.
 fn snap(idle: &[usize]) -> llc_snapshot {
+    smt2_llc(8, |i| i / 2, idle)
+}
+
+/// An SMT2 LLC of CPUs 0..`nr`, CPU i on core `core_of(i)`; `idle` lists
+/// the idle CPU ids.
+fn smt2_llc(nr: usize, core_of: impl Fn(usize) -> usize, idle: &[usize]) -> llc_snapshot {
     let mut s: llc_snapshot = unsafe { std::mem::zeroed() };
-    s.nr = 8;
+    s.nr = nr as _;
     s.smt_width = 2;
-    for i in 0..8 {
+    for i in 0..nr {
         s.cpu[i] = i as i32;
-        s.core[i] = (i / 2) as u32;
+        s.core[i] = core_of(i) as u32;
     }
-    let ring = sib_ring(&s.core[..8]);
-    s.sib[..8].copy_from_slice(&ring);
+    let ring = sib_ring(&s.core[..nr]);
+    s.sib[..nr].copy_from_slice(&ring);
     s.idle_mask = mask::<{ LLC_WORDS }>(idle);
     s
+}
+
+/// A bitmap of `N` words whose first word is `w`.
+fn first_word<const N: usize>(w: u64) -> [u64; N] {
+    let mut m = [0u64; N];
+    m[0] = w;
+    m
 }
 
 const SEC: u64 = 1_000_000_000;

@@ -53,17 +53,7 @@ fn sibling_ring_links_each_core_and_wraps() {
 /// A 96-CPU LLC as on a 48-core Xeon with x86 numbering: CPU i and
 /// i + 48 share core i % 48. `idle` lists CPU ids.
 fn snap96(idle: &[usize]) -> llc_snapshot {
-    let mut s: llc_snapshot = unsafe { std::mem::zeroed() };
-    s.nr = 96;
-    s.smt_width = 2;
-    for i in 0..96 {
-        s.cpu[i] = i as i32;
-        s.core[i] = (i % 48) as u32;
-    }
-    let ring = sib_ring(&s.core[..96]);
-    s.sib[..96].copy_from_slice(&ring);
-    s.idle_mask = mask::<{ LLC_WORDS }>(idle);
-    s
+    smt2_llc(96, |i| i % 48, idle)
 }
 
 #[test]
