@@ -338,6 +338,22 @@ mod tests {
         move |k| vars.iter().find(|v| v.0 == k).map(|v| v.1.to_string())
     }
 
+    /// A Slurm array task's environment: its id, the array's task count,
+    /// lowest and highest id.
+    fn slurm_array<'a>(
+        id: &'a str,
+        count: &'a str,
+        min: &'a str,
+        max: &'a str,
+    ) -> Vec<(&'a str, &'a str)> {
+        vec![
+            ("SLURM_ARRAY_TASK_ID", id),
+            ("SLURM_ARRAY_TASK_COUNT", count),
+            ("SLURM_ARRAY_TASK_MIN", min),
+            ("SLURM_ARRAY_TASK_MAX", max),
+        ]
+    }
+
     #[test]
     fn fixed_shards_count_from_zero_and_bad_ones_are_one_line() {
         assert_eq!(
@@ -365,43 +381,23 @@ mod tests {
     #[test]
     fn auto_reads_the_slurm_array_or_the_indexed_job() {
         let a = ShardArg::Auto(None);
-        let slurm = [
-            ("SLURM_ARRAY_TASK_ID", "3"),
-            ("SLURM_ARRAY_TASK_COUNT", "8"),
-            ("SLURM_ARRAY_TASK_MIN", "0"),
-            ("SLURM_ARRAY_TASK_MAX", "7"),
-        ];
+        let slurm = slurm_array("3", "8", "0", "7");
         assert_eq!(
             a.resolve(env(&slurm)).unwrap(),
             Shard { index: 3, count: 8 }
         );
         // --array=1-8: task 1 is the first shard
-        let from1 = [
-            ("SLURM_ARRAY_TASK_ID", "1"),
-            ("SLURM_ARRAY_TASK_COUNT", "8"),
-            ("SLURM_ARRAY_TASK_MIN", "1"),
-            ("SLURM_ARRAY_TASK_MAX", "8"),
-        ];
+        let from1 = slurm_array("1", "8", "1", "8");
         assert_eq!(
             a.resolve(env(&from1)).unwrap(),
             Shard { index: 0, count: 8 }
         );
         // --array=0-6:2: tasks 0, 2, 4, 6
-        let step = [
-            ("SLURM_ARRAY_TASK_ID", "4"),
-            ("SLURM_ARRAY_TASK_COUNT", "4"),
-            ("SLURM_ARRAY_TASK_MIN", "0"),
-            ("SLURM_ARRAY_TASK_MAX", "6"),
-            ("SLURM_ARRAY_TASK_STEP", "2"),
-        ];
+        let mut step = slurm_array("4", "4", "0", "6");
+        step.push(("SLURM_ARRAY_TASK_STEP", "2"));
         assert_eq!(a.resolve(env(&step)).unwrap(), Shard { index: 2, count: 4 });
         // --array=1,3,9: not a range
-        let list = [
-            ("SLURM_ARRAY_TASK_ID", "3"),
-            ("SLURM_ARRAY_TASK_COUNT", "3"),
-            ("SLURM_ARRAY_TASK_MIN", "1"),
-            ("SLURM_ARRAY_TASK_MAX", "9"),
-        ];
+        let list = slurm_array("3", "3", "1", "9");
         let e = a.resolve(env(&list)).unwrap_err().to_string();
         assert!(e.contains("not a range"), "{e}");
         let k8s = [("JOB_COMPLETION_INDEX", "5")];

@@ -52,6 +52,15 @@ fn bench(dir: &Path, runner: &Path, extra: &[&str]) -> Command {
     c
 }
 
+/// `arbor bench guest PLAN`, run to its end.
+fn bench_guest(plan: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .args(["bench", "guest"])
+        .arg(plan)
+        .output()
+        .unwrap()
+}
+
 fn text(o: &Output) -> String {
     format!(
         "{}{}",
@@ -207,11 +216,7 @@ fn the_guest_side_refuses_in_one_line_where_it_cannot_run() {
             "workloads":[{"label":"idle","kind":{"type":"idle","time":1}}],"wakeprobe":"/nonexistent"}"#,
     )
     .unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_arbor"))
-        .args(["bench", "guest"])
-        .arg(&plan)
-        .output()
-        .unwrap();
+    let o = bench_guest(&plan);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     let e = String::from_utf8_lossy(&o.stderr);
     assert_eq!(e.lines().count(), 1, "{e}");
@@ -221,11 +226,7 @@ fn the_guest_side_refuses_in_one_line_where_it_cannot_run() {
     );
     // a malformed plan says so
     std::fs::write(&plan, "{\"reps\": 1").unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_arbor"))
-        .args(["bench", "guest"])
-        .arg(&plan)
-        .output()
-        .unwrap();
+    let o = bench_guest(&plan);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("is not a bench plan"), "{}", text(&o));
     std::fs::remove_dir_all(&dir).unwrap();

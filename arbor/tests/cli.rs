@@ -3,15 +3,11 @@
 
 use std::process::Command;
 
+mod common;
+
 fn arbor(args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_arbor"))
-        .args(args)
-        .output()
-        .expect("run arbor");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let (rc, _, err) = common::output(Command::new(env!("CARGO_BIN_EXE_arbor")).args(args));
+    (rc, err)
 }
 
 #[test]

@@ -7,6 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 fn arbor(args: &[String], env: &[(&str, &str)]) -> (i32, String, String) {
     let mut c = Command::new(env!("CARGO_BIN_EXE_arbor"));
     c.args(args);
@@ -21,12 +23,7 @@ fn arbor(args: &[String], env: &[(&str, &str)]) -> (i32, String, String) {
         c.env_remove(k);
     }
     c.envs(env.iter().copied());
-    let out = c.output().expect("run arbor");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::output(&mut c)
 }
 
 fn words(s: &str) -> Vec<String> {

@@ -4,16 +4,10 @@
 
 use std::process::Command;
 
+mod common;
+
 fn arbor(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_arbor"))
-        .args(args)
-        .output()
-        .expect("run arbor");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::output(Command::new(env!("CARGO_BIN_EXE_arbor")).args(args))
 }
 
 fn tmpdir(tag: &str) -> std::path::PathBuf {

@@ -279,6 +279,15 @@ mod tests {
         }
     }
 
+    /// One run (rep 1) of workload "hb": a row per (scheduler, metric,
+    /// value).
+    fn hb_once(cells: &[(&str, &str, f64)]) -> Vec<Row> {
+        cells
+            .iter()
+            .map(|&(s, m, v)| row(1, s, "hb", m, v))
+            .collect()
+    }
+
     fn names(s: &[&str]) -> Vec<String> {
         s.iter().map(|s| s.to_string()).collect()
     }
@@ -328,17 +337,17 @@ mod tests {
 
     #[test]
     fn own_counters_get_one_table_per_scheduler_family() {
-        let rows = vec![
-            row(1, "eevdf", "hb", "time_s", 10.0),
-            row(1, "arbor:stock", "hb", "time_s", 9.0),
-            row(1, "arbor:stock", "hb", "c:steal", 0.0),
-            row(1, "arbor:stock", "hb", "c:wakeups", 100.0),
-            row(1, "arbor:default", "hb", "time_s", 8.0),
-            row(1, "arbor:default", "hb", "c:steal", 50.0),
-            row(1, "arbor:default", "hb", "c:wakeups", 150.0),
-            row(1, "lavd", "hb", "time_s", 7.0),
-            row(1, "lavd", "hb", "c:nr_sched", 42.0),
-        ];
+        let rows = hb_once(&[
+            ("eevdf", "time_s", 10.0),
+            ("arbor:stock", "time_s", 9.0),
+            ("arbor:stock", "c:steal", 0.0),
+            ("arbor:stock", "c:wakeups", 100.0),
+            ("arbor:default", "time_s", 8.0),
+            ("arbor:default", "c:steal", 50.0),
+            ("arbor:default", "c:wakeups", 150.0),
+            ("lavd", "time_s", 7.0),
+            ("lavd", "c:nr_sched", 42.0),
+        ]);
         let s = names(&["eevdf", "arbor:stock", "arbor:default", "lavd"]);
         let r = Report::build(&rows, &s, &wl(&[("hb", "time_s")]), &infos());
         let md = r.markdown();

@@ -569,6 +569,15 @@ fn tally(rows: &[Cmp]) -> Tally {
     t
 }
 
+/// The comparison table: its header, then a row per ratio.
+fn write_table(md: &mut String, rows: &[Cmp], vm: &Means, sim: &Means) {
+    let _ = writeln!(
+        md,
+        "| scheduler | workload | ratio | VM | sim (TCG) | difference | | sim (native) | timing | sim (TCG) without background | denominator per run (VM / sim TCG) |\n|---|---|---|---|---|---|---|---|---|---|---|"
+    );
+    write_rows(md, rows, vm, sim);
+}
+
 fn write_rows(md: &mut String, rows: &[Cmp], vm: &Means, sim: &Means) {
     let f3 = |x: Option<f64>| x.map(|x| format!("{x:.3}")).unwrap_or("-".into());
     for c in rows {
@@ -659,8 +668,8 @@ pub fn main(a: &ValidateArgs) -> Result<i32> {
     let scheds = SCHEDS.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let plain = WORKLOADS.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let with_bg = with_background(bg_rate);
-    // the three simulated sides differ only in pace and workloads
-    let side = |cfg, workloads: &[String]| -> Result<Plan> {
+    // the simulated sides differ only in pace, workloads and repetitions
+    let side = |cfg, workloads: &[String], reps| -> Result<Plan> {
         let mut p = Plan::new(
             plan.machine.clone(),
             plan.cost.clone(),
@@ -668,15 +677,15 @@ pub fn main(a: &ValidateArgs) -> Result<i32> {
             Knobs::default(),
             &scheds,
             workloads,
-            a.reps,
+            reps,
             1,
         )?;
         p.trace = None;
         Ok(p)
     };
-    let tcg = side(tcg_config(k), &with_bg)?;
-    let native = side(plan.cfg.clone(), &with_bg)?;
-    let tcg_plain = side(tcg_config(k), &plain)?;
+    let tcg = side(tcg_config(k), &with_bg, a.reps)?;
+    let native = side(plan.cfg.clone(), &with_bg, a.reps)?;
+    let tcg_plain = side(tcg_config(k), &plain, a.reps)?;
     let traces = match &a.traces {
         Some(d) => trace_specs(d, k, bg_rate)?,
         None => Vec::new(),
@@ -690,25 +699,11 @@ pub fn main(a: &ValidateArgs) -> Result<i32> {
         );
     }
     let trace_wls: Vec<String> = traces.iter().map(|t| t.0.clone()).collect();
-    // one replay per recording: the recordings carry the run-to-run spread
-    let trace_side = |cfg| -> Result<Plan> {
-        let mut p = Plan::new(
-            plan.machine.clone(),
-            plan.cost.clone(),
-            cfg,
-            Knobs::default(),
-            &scheds,
-            &trace_wls,
-            1,
-            1,
-        )?;
-        p.trace = None;
-        Ok(p)
-    };
     let mut plans = vec![tcg, native, tcg_plain];
     if !traces.is_empty() {
-        plans.push(trace_side(tcg_config(k))?);
-        plans.push(trace_side(plan.cfg.clone())?);
+        // one replay per recording: the recordings carry the run-to-run spread
+        plans.push(side(tcg_config(k), &trace_wls, 1)?);
+        plans.push(side(plan.cfg.clone(), &trace_wls, 1)?);
     }
     let wall = std::time::Instant::now();
     let Some(done) = execute(&plans, a.job)? else {
@@ -772,12 +767,8 @@ pub fn main(a: &ValidateArgs) -> Result<i32> {
             )
         }
     );
-    let _ = writeln!(
-        md,
-        "| scheduler | workload | ratio | VM | sim (TCG) | difference | | sim (native) | timing | sim (TCG) without background | denominator per run (VM / sim TCG) |\n|---|---|---|---|---|---|---|---|---|---|---|"
-    );
     let model = compare(&vm, &sim, &native, Some(&sim_plain), WORKLOADS);
-    write_rows(&mut md, &model, &vm, &sim);
+    write_table(&mut md, &model, &vm, &sim);
     let t = tally(&model);
     let _ = writeln!(
         md,
@@ -809,13 +800,9 @@ pub fn main(a: &ValidateArgs) -> Result<i32> {
             "## Trace rows: real programs recorded in the guest, replayed\n\nVM: scx_arbor's counters while it ran the real program (the cells above, and `{PGBENCH}` against the guest's PostgreSQL). sim: the program's recording in the same boot under `{RECORDED}` (no sched_ext; `perf record` of the sched tracepoints), replayed causally under the same scx_arbor profile on the `{}` preset, one replay per recording, with the same background. Bursts are scaled by 1 / ({k:.1} x the vCPUs the program kept busy in its recording): the recording is TCG wall time, which the replay at TCG's pace would otherwise slow twice. Column `sim (TCG) without background` is not run for traces. WF_SYNC of each replayed wake-up is read from its kernel call chain (sched_waking's, resolved with the guest's kallsyms: `arbor_sim::workload::trace::ksyms`). The replays:\n\n{files}\n",
             a.topology
         );
-        let _ = writeln!(
-            md,
-            "| scheduler | workload | ratio | VM | sim (TCG) | difference | | sim (native) | timing | sim (TCG) without background | denominator per run (VM / sim TCG) |\n|---|---|---|---|---|---|---|---|---|---|---|"
-        );
         let tw = traced_workloads();
         let trace = compare(&vm, &trace_sim, &trace_native, None, &tw);
-        write_rows(&mut md, &trace, &vm, &trace_sim);
+        write_table(&mut md, &trace, &vm, &trace_sim);
         let tt = tally(&trace);
         let common: Vec<Cmp> = trace
             .iter()
@@ -886,13 +873,21 @@ mod tests {
         );
     }
 
+    /// Means of arbor:stock's counters on workload "w".
+    fn stock_w(counters: &[(&str, f64)]) -> Means {
+        counters
+            .iter()
+            .map(|&(c, v)| (("arbor:stock".into(), "w".into(), c.into()), v))
+            .collect()
+    }
+
     #[test]
     fn ratios_read_bench_cells_and_sum_denominators() {
-        let mut m = Means::new();
-        let k = |c: &str| ("arbor:stock".to_string(), "w".to_string(), c.to_string());
-        m.insert(k("newidle_pulls"), 30.0);
-        m.insert(k("newidle_fails"), 10.0);
-        m.insert(k("wakeups"), 0.0);
+        let m = stock_w(&[
+            ("newidle_pulls", 30.0),
+            ("newidle_fails", 10.0),
+            ("wakeups", 0.0),
+        ]);
         assert_eq!(
             ratio(
                 &m,
@@ -917,13 +912,8 @@ mod tests {
     /// counter shows '-'.
     #[test]
     fn events_cell_shows_each_sides_denominator_per_run() {
-        let k = |c: &str| ("arbor:stock".to_string(), "w".to_string(), c.to_string());
-        let mut vm = Means::new();
-        vm.insert(k("newidle_fails"), 61.0);
-        vm.insert(k("newidle_skips"), 30.0);
-        let mut sim = Means::new();
-        sim.insert(k("newidle_fails"), 10.4);
-        sim.insert(k("newidle_skips"), 1.0);
+        let vm = stock_w(&[("newidle_fails", 61.0), ("newidle_skips", 30.0)]);
+        let sim = stock_w(&[("newidle_fails", 10.4), ("newidle_skips", 1.0)]);
         let den = ["newidle_fails", "-newidle_skips"];
         assert_eq!(events_cell(&vm, &sim, "arbor:stock", "w", &den), "31 / 9");
         assert_eq!(
@@ -969,11 +959,11 @@ mod tests {
     fn newidle_scans_leave_out_the_attempts_that_scanned_nothing() {
         // 40 attempts, 25 of them stopped by the cost gate or the dice
         // before any scan: 10 pulls in 15 scans
-        let mut m = Means::new();
-        let k = |c: &str| ("arbor:stock".to_string(), "w".to_string(), c.to_string());
-        m.insert(k("newidle_pulls"), 10.0);
-        m.insert(k("newidle_fails"), 30.0);
-        m.insert(k("newidle_skips"), 25.0);
+        let mut m = stock_w(&[
+            ("newidle_pulls", 10.0),
+            ("newidle_fails", 30.0),
+            ("newidle_skips", 25.0),
+        ]);
         let (_, num, den) = RATIOS
             .iter()
             .find(|r| r.0 == "newidle pulls / newidle scan")
@@ -981,8 +971,7 @@ mod tests {
         let r = ratio(&m, "arbor:stock", "w", num, den).unwrap();
         assert!((r - 10.0 / 15.0).abs() < 1e-12, "{r}");
         // every attempt skipped: nothing to compare
-        m.insert(k("newidle_pulls"), 0.0);
-        m.insert(k("newidle_skips"), 30.0);
+        m.extend(stock_w(&[("newidle_pulls", 0.0), ("newidle_skips", 30.0)]));
         assert_eq!(ratio(&m, "arbor:stock", "w", num, den), None);
     }
 

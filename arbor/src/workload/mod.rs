@@ -245,31 +245,24 @@ impl Workload {
                 loops,
                 threads,
                 pipe,
-            } => {
-                push(&[
-                    "hackbench",
-                    "-g",
-                    &groups.to_string(),
-                    "-l",
-                    &loops.to_string(),
-                ]);
-                if *threads {
-                    push(&["-T"]);
-                }
-                if *pipe {
-                    push(&["-p"]);
-                }
             }
-            Kind::PerfMessaging {
+            | Kind::PerfMessaging {
                 groups,
                 loops,
                 threads,
                 pipe,
             } => {
-                push(&["perf", "bench", "sched", "messaging"]);
+                // perf bench sched messaging is hackbench with perf's
+                // spelling of threads: -t, not -T
+                let perf = matches!(self.kind, Kind::PerfMessaging { .. });
+                if perf {
+                    push(&["perf", "bench", "sched", "messaging"]);
+                } else {
+                    push(&["hackbench"]);
+                }
                 push(&["-g", &groups.to_string(), "-l", &loops.to_string()]);
                 if *threads {
-                    push(&["-t"]);
+                    push(&[if perf { "-t" } else { "-T" }]);
                 }
                 if *pipe {
                     push(&["-p"]);
