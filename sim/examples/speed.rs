@@ -3,7 +3,7 @@
 //! change, the unit `arbor sim` prints) on a fixed matrix of machines (12 to
 //! 512 CPUs), workloads and schedulers, each cell run several times.
 //!
-//!   cargo run --release -p arbor_sim --example speed              (the matrix, 3 runs a cell)
+//!   cargo run --release -p arbor_sim --example speed              (the matrix and EXTRA, 3 runs a cell)
 //!   cargo run --release -p arbor_sim --example speed -- -n 5 --only xeon-88 --only hackbench
 //!   cargo run --release -p arbor_sim --example speed -- --scaling [SECONDS]
 //!        (how the cost grows with CPUs and with tasks; SECONDS adds that
@@ -39,6 +39,16 @@ const WORKLOADS: [&str; 5] = [
     "perf-pipe:l=20000",
     "schbench:r=2",
     "trace:TRACE",
+];
+
+/// Cells outside the product above, (machine, scheduler, workload): the
+/// workloads that cost the verdict most CPU on large machines, one
+/// request fan-out to half the CPUs (wakeprobe) and a client/server
+/// database (pgbench).
+const EXTRA: [(&str, &str, &str); 3] = [
+    ("xeon-88", "arbor:default", "wakeprobe:t=1"),
+    ("power11", "arbor:default", "wakeprobe:t=1"),
+    ("xeon-88", "arbor:default", "pgbench:clients=8,time=5"),
 ];
 
 /// Peak resident memory of this process so far, MiB.
@@ -164,15 +174,16 @@ fn cell(machine_name: &str, sched: &str, workload: &str, runs: usize) -> Result<
 fn matrix(runs: usize, only: &[String]) -> Result<Vec<Row>> {
     println!("| machine | CPUs | scheduler | workload | events | simulated s | CPU s (median) | M events/s per core (median) | min–max | peak RSS MiB |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
+    let product = MACHINES.iter().flat_map(|&m| {
+        WORKLOADS
+            .iter()
+            .flat_map(move |&w| SCHEDS.iter().map(move |&s| (m, s, w)))
+    });
     let mut rows = Vec::new();
-    for m in MACHINES {
-        for w in WORKLOADS {
-            for s in SCHEDS {
-                let name = format!("{m} {s} {w}");
-                if only.iter().all(|o| name.contains(o.as_str())) {
-                    rows.push(cell(m, s, w, runs)?);
-                }
-            }
+    for (m, s, w) in product.chain(EXTRA) {
+        let name = format!("{m} {s} {w}");
+        if only.iter().all(|o| name.contains(o.as_str())) {
+            rows.push(cell(m, s, w, runs)?);
         }
     }
     Ok(rows)
