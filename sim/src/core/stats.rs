@@ -105,6 +105,10 @@ pub struct Stats {
     gap_ts: Ns,
     pub gap_ns: u64,
     procs: BTreeMap<u32, ProcOcc>,
+    /// Some task shares lines across LLCs (TaskSpec::shared_lines_per_us),
+    /// the only reader of `procs` (proc_away): without one, task_ran keeps
+    /// nothing (an exp and two map walks per switch saved).
+    pub track_occupancy: bool,
     /// (cpu, task, start, duration) of every run, for --trace
     pub trace: Vec<(usize, TaskId, Ns, Ns)>,
     /// CPU hotplug events (core/hotplug.rs).
@@ -194,6 +198,9 @@ impl Stats {
     }
 
     pub fn task_ran(&mut self, tgid: u32, llc: usize, ran: Ns, now: Ns) {
+        if !self.track_occupancy {
+            return;
+        }
         let p = self.procs.entry(tgid).or_default();
         let f = (-(now.saturating_sub(p.ts) as f64) / OCC_TAU_NS).exp();
         for v in p.per_llc.values_mut() {
@@ -257,7 +264,10 @@ mod tests {
 
     #[test]
     fn process_occupancy() {
-        let mut s = Stats::default();
+        let mut s = Stats {
+            track_occupancy: true,
+            ..Stats::default()
+        };
         s.task_ran(1, 0, 3_000_000, 10_000_000);
         s.task_ran(1, 1, 1_000_000, 10_000_000);
         assert!((s.proc_away(1, 0) - 0.25).abs() < 1e-9);
