@@ -9,6 +9,7 @@
 //!        (how the cost grows with CPUs and with tasks; SECONDS adds that
 //!        many simulated seconds of hackbench on power11)
 //!   ... --json FILE   (the rows, for a finding's summary)
+//!   ... --list        (the cells, one a line)
 //!
 //! A run's figure is its own host thread's CPU time (CLOCK_THREAD_CPUTIME_ID),
 //! so load on the host slows it less than it slows wall time, but it still
@@ -171,16 +172,21 @@ fn cell(machine_name: &str, sched: &str, workload: &str, runs: usize) -> Result<
     Ok(r)
 }
 
-fn matrix(runs: usize, only: &[String]) -> Result<Vec<Row>> {
-    println!("| machine | CPUs | scheduler | workload | events | simulated s | CPU s (median) | M events/s per core (median) | min–max | peak RSS MiB |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+/// The matrix's cells: the product, then EXTRA.
+fn cells() -> impl Iterator<Item = (&'static str, &'static str, &'static str)> {
     let product = MACHINES.iter().flat_map(|&m| {
         WORKLOADS
             .iter()
             .flat_map(move |&w| SCHEDS.iter().map(move |&s| (m, s, w)))
     });
+    product.chain(EXTRA)
+}
+
+fn matrix(runs: usize, only: &[String]) -> Result<Vec<Row>> {
+    println!("| machine | CPUs | scheduler | workload | events | simulated s | CPU s (median) | M events/s per core (median) | min–max | peak RSS MiB |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     let mut rows = Vec::new();
-    for (m, s, w) in product.chain(EXTRA) {
+    for (m, s, w) in cells() {
         let name = format!("{m} {s} {w}");
         if only.iter().all(|o| name.contains(o.as_str())) {
             rows.push(cell(m, s, w, runs)?);
@@ -240,9 +246,17 @@ fn main() -> Result<()> {
             "--only" => only.push(args.next().context("--only takes a word of the cell's name")?),
             "--json" => json = Some(args.next().context("--json takes a file")?),
             "--scaling" => scale = true,
+            "--list" => {
+                // the cells, one "MACHINE SCHEDULER WORKLOAD" a line, for a
+                // script that runs them one by one (a finding's run.sh)
+                for (m, s, w) in cells() {
+                    println!("{m} {s} {w}");
+                }
+                return Ok(());
+            }
             x => match x.parse::<f64>() {
                 Ok(s) if s > 0.0 && scale => long = Some(s),
-                _ => bail!("unknown argument '{x}' (-n RUNS, --only WORD, --json FILE, --scaling [SECONDS])"),
+                _ => bail!("unknown argument '{x}' (-n RUNS, --only WORD, --json FILE, --list, --scaling [SECONDS])"),
             },
         }
     }
