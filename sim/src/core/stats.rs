@@ -302,7 +302,8 @@ mod tests {
         let ops = s.ops();
         assert_eq!(ops.len(), 40);
         for (i, n) in names.iter().enumerate() {
-            let want: u64 = (0..3).map(|r| (i as u64 + r) % 3 + 1).sum::<u64>() + (i == 7) as u64 * 3;
+            let want: u64 =
+                (0..3).map(|r| (i as u64 + r) % 3 + 1).sum::<u64>() + (i == 7) as u64 * 3;
             assert_eq!(ops[n].0, want, "{n}");
         }
         assert_eq!(ops["op7"].1, 6.0 + 1.5);
