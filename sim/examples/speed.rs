@@ -3,12 +3,13 @@
 //! change, the unit `arbor sim` prints) on a fixed matrix of machines (12 to
 //! 512 CPUs), workloads and schedulers, each cell run several times.
 //!
-//!   cargo run --release -p arbor_sim --example speed              (the matrix, 3 runs a cell)
+//!   cargo run --release -p arbor_sim --example speed              (the matrix and EXTRA, 3 runs a cell)
 //!   cargo run --release -p arbor_sim --example speed -- -n 5 --only xeon-88 --only hackbench
 //!   cargo run --release -p arbor_sim --example speed -- --scaling [SECONDS]
 //!        (how the cost grows with CPUs and with tasks; SECONDS adds that
 //!        many simulated seconds of hackbench on power11)
 //!   ... --json FILE   (the rows, for a finding's summary)
+//!   ... --list        (the cells, one a line)
 //!
 //! A run's figure is its own host thread's CPU time (CLOCK_THREAD_CPUTIME_ID),
 //! so load on the host slows it less than it slows wall time, but it still
@@ -39,6 +40,16 @@ const WORKLOADS: [&str; 5] = [
     "perf-pipe:l=20000",
     "schbench:r=2",
     "trace:TRACE",
+];
+
+/// Cells outside the product above, (machine, scheduler, workload): the
+/// workloads that cost the verdict most CPU on large machines, one
+/// request fan-out to half the CPUs (wakeprobe) and a client/server
+/// database (pgbench).
+const EXTRA: [(&str, &str, &str); 3] = [
+    ("xeon-88", "arbor:default", "wakeprobe:t=1"),
+    ("power11", "arbor:default", "wakeprobe:t=1"),
+    ("xeon-88", "arbor:default", "pgbench:clients=8,time=5"),
 ];
 
 /// Peak resident memory of this process so far, MiB.
@@ -161,18 +172,24 @@ fn cell(machine_name: &str, sched: &str, workload: &str, runs: usize) -> Result<
     Ok(r)
 }
 
+/// The matrix's cells: the product, then EXTRA.
+fn cells() -> impl Iterator<Item = (&'static str, &'static str, &'static str)> {
+    let product = MACHINES.iter().flat_map(|&m| {
+        WORKLOADS
+            .iter()
+            .flat_map(move |&w| SCHEDS.iter().map(move |&s| (m, s, w)))
+    });
+    product.chain(EXTRA)
+}
+
 fn matrix(runs: usize, only: &[String]) -> Result<Vec<Row>> {
     println!("| machine | CPUs | scheduler | workload | events | simulated s | CPU s (median) | M events/s per core (median) | min–max | peak RSS MiB |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
     let mut rows = Vec::new();
-    for m in MACHINES {
-        for w in WORKLOADS {
-            for s in SCHEDS {
-                let name = format!("{m} {s} {w}");
-                if only.iter().all(|o| name.contains(o.as_str())) {
-                    rows.push(cell(m, s, w, runs)?);
-                }
-            }
+    for (m, s, w) in cells() {
+        let name = format!("{m} {s} {w}");
+        if only.iter().all(|o| name.contains(o.as_str())) {
+            rows.push(cell(m, s, w, runs)?);
         }
     }
     Ok(rows)
@@ -229,9 +246,17 @@ fn main() -> Result<()> {
             "--only" => only.push(args.next().context("--only takes a word of the cell's name")?),
             "--json" => json = Some(args.next().context("--json takes a file")?),
             "--scaling" => scale = true,
+            "--list" => {
+                // the cells, one "MACHINE SCHEDULER WORKLOAD" a line, for a
+                // script that runs them one by one (a finding's run.sh)
+                for (m, s, w) in cells() {
+                    println!("{m} {s} {w}");
+                }
+                return Ok(());
+            }
             x => match x.parse::<f64>() {
                 Ok(s) if s > 0.0 && scale => long = Some(s),
-                _ => bail!("unknown argument '{x}' (-n RUNS, --only WORD, --json FILE, --scaling [SECONDS])"),
+                _ => bail!("unknown argument '{x}' (-n RUNS, --only WORD, --json FILE, --list, --scaling [SECONDS])"),
             },
         }
     }

@@ -783,6 +783,8 @@ impl Core {
         // a task others name as their parent starts exactly at its time,
         // before them: their jitter is their fork times within its run
         let n = specs.len();
+        // spawned before the first run: no run time has gone untracked
+        self.stats.track_occupancy |= specs.iter().any(|s| s.shared_lines_per_us > 0.0);
         let mut is_parent = vec![false; n];
         for s in &specs {
             match s.parent {

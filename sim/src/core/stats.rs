@@ -72,6 +72,9 @@ struct ProcOcc {
 /// running over the last ~10 ms (docs/sim/cost-model.md).
 const OCC_TAU_NS: f64 = 10_000_000.0;
 
+/// Slots of count_op's cache (sched_ext has about 30 ops).
+const OP_SLOTS: usize = 32;
+
 /// A task that is not waiting (Stats::waiting).
 const NOT_WAITING: Ns = Ns::MAX;
 
@@ -88,6 +91,9 @@ pub struct Stats {
     /// counts run_cnt / run_time_ns per struct_ops program; in the order
     /// each first ran (ops() sorts them by name).
     ops: Vec<(&'static str, u64, f64)>,
+    /// count_op's cache: slot (name address / 8 mod OP_SLOTS) holds the
+    /// index in `ops` + 1 of the name last found there, 0 for none.
+    op_slot: [u32; OP_SLOTS],
     pub stall_ns: f64,
     pub wakeups: u64,
     /// IMMED tasks sent back through ops.enqueue (SCX_EV_REENQ_IMMED).
@@ -105,6 +111,10 @@ pub struct Stats {
     gap_ts: Ns,
     pub gap_ns: u64,
     procs: BTreeMap<u32, ProcOcc>,
+    /// Some task shares lines across LLCs (TaskSpec::shared_lines_per_us),
+    /// the only reader of `procs` (proc_away): without one, task_ran keeps
+    /// nothing (an exp and two map walks per switch saved).
+    pub track_occupancy: bool,
     /// (cpu, task, start, duration) of every run, for --trace
     pub trace: Vec<(usize, TaskId, Ns, Ns)>,
     /// CPU hotplug events (core/hotplug.rs).
@@ -126,15 +136,29 @@ impl Stats {
     /// name's address first (each op is named by one literal at its call
     /// site), then by its text: no string comparison on the common path.
     pub fn count_op(&mut self, op: &'static str, ns: f64) {
-        let i = match self.ops.iter().position(|e| std::ptr::eq(e.0, op)) {
+        // a direct-mapped cache of name address -> index (+1): one probe per
+        // call instead of a scan of every op run so far
+        let h = (op.as_ptr() as usize >> 3) % OP_SLOTS;
+        let hit = match self.op_slot[h] {
+            0 => None,
+            k => Some(k as usize - 1).filter(|&i| std::ptr::eq(self.ops[i].0, op)),
+        };
+        let i = match hit {
             Some(i) => i,
-            None => match self.ops.iter().position(|e| e.0 == op) {
-                Some(i) => i,
-                None => {
-                    self.ops.push((op, 0, 0.0));
-                    self.ops.len() - 1
-                }
-            },
+            None => {
+                let i = match self.ops.iter().position(|e| std::ptr::eq(e.0, op)) {
+                    Some(i) => i,
+                    None => match self.ops.iter().position(|e| e.0 == op) {
+                        Some(i) => i,
+                        None => {
+                            self.ops.push((op, 0, 0.0));
+                            self.ops.len() - 1
+                        }
+                    },
+                };
+                self.op_slot[h] = i as u32 + 1;
+                i
+            }
         };
         let e = &mut self.ops[i];
         e.1 += 1;
@@ -194,6 +218,9 @@ impl Stats {
     }
 
     pub fn task_ran(&mut self, tgid: u32, llc: usize, ran: Ns, now: Ns) {
+        if !self.track_occupancy {
+            return;
+        }
         let p = self.procs.entry(tgid).or_default();
         let f = (-(now.saturating_sub(p.ts) as f64) / OCC_TAU_NS).exp();
         for v in p.per_llc.values_mut() {
@@ -255,9 +282,39 @@ mod tests {
         assert_eq!(s.wait_ns, 3 * 200);
     }
 
+    /// Through the cache and around it: 40 names (more than its slots),
+    /// one of them also under a second address, counted in any order.
+    #[test]
+    fn op_counts_by_name() {
+        let names: Vec<&'static str> = (0..40)
+            .map(|i| &*Box::leak(format!("op{i}").into_boxed_str()))
+            .collect();
+        let twin: &'static str = Box::leak("op7".to_string().into_boxed_str());
+        let mut s = Stats::default();
+        for round in 0..3u64 {
+            for (i, &n) in names.iter().enumerate() {
+                for _ in 0..=(i as u64 + round) % 3 {
+                    s.count_op(n, 1.0);
+                }
+            }
+            s.count_op(twin, 0.5);
+        }
+        let ops = s.ops();
+        assert_eq!(ops.len(), 40);
+        for (i, n) in names.iter().enumerate() {
+            let want: u64 =
+                (0..3).map(|r| (i as u64 + r) % 3 + 1).sum::<u64>() + (i == 7) as u64 * 3;
+            assert_eq!(ops[n].0, want, "{n}");
+        }
+        assert_eq!(ops["op7"].1, 6.0 + 1.5);
+    }
+
     #[test]
     fn process_occupancy() {
-        let mut s = Stats::default();
+        let mut s = Stats {
+            track_occupancy: true,
+            ..Stats::default()
+        };
         s.task_ran(1, 0, 3_000_000, 10_000_000);
         s.task_ran(1, 1, 1_000_000, 10_000_000);
         assert!((s.proc_away(1, 0) - 0.25).abs() < 1e-9);
