@@ -303,6 +303,14 @@ pub const FEATURES: &[Feature] = &[
         seed: None,
         help: "a WF_SYNC wake-up of the task whose last wake-up woke this waker (a server woken with the next request by the client it answered) is an ordinary wake-up: PREEMPT_SYNC does not defer it and NEXT_BUDDY may run it next, since the waker awaits its answer rather than a batch to finish (fair.c preempt_sync: \"the waker requires the wakee to finish\" lowers its threshold; the pair from record_wakee's last_wakee). Counter: sync_pair",
     },
+    // Ours: policy.h arbor_wa_throttle_on has the rule and its sources.
+    Feature {
+        name: "WA_THROTTLE_XLLC",
+        bit: bpf_intf::arbor_feature_FEAT_WA_THROTTLE_XLLC,
+        default: false,
+        seed: None,
+        help: "with WA_THROTTLE: seed 001's window acts only on wake-ups whose waker's CPU and prev are in different LLCs; within one LLC the pull costs no cache and select_idle_sibling scans the same LLC either way, so the window would only change the fallback with nothing idle to the wakee's busy prev (fair.c wake_affine_idle: cpus_share_cache)",
+    },
     Feature {
         name: "LB_IMBALANCE",
         bit: bpf_intf::arbor_feature_FEAT_LB_IMBALANCE,
@@ -409,6 +417,15 @@ pub const DEFAULT_ONLY: &[(&str, &str)] = &[
          with the pair's wake-up ordinary, wake-ups -18.5% and tps +0.5% against stock; x86-12, \
          xeon-88 and power11 unchanged within their intervals \
          (sim, 5 seeds; docs/findings/2026-11-29-sync-pair)",
+    ),
+    (
+        "WA_THROTTLE_XLLC",
+        "on a 72-CPU single-LLC ARM server seed 001's window kept schbench's message thread at \
+         its busy prev (run-queue wait per wake-up 2.9 -> 6.5 us under stock:WA_THROTTLE) where, \
+         as NEXT_BUDDY, it preempted a worker while more workers posted: wake-up p99 -19.6% \
+         +-8.6 against stock, a tie without the window; x86-12, seed 001's own single-LLC \
+         machine, the same to the digit on pgbench without it \
+         (sim, 5 seeds; docs/findings/2026-12-06-asym-capacity)",
     ),
 ];
 

@@ -138,7 +138,8 @@ enum arbor_feature {
 	FEAT_PREEMPT_SYNC = 28,	/* NEXT_BUDDY's preempt_sync: a sync wake-up preempts only a task that ran migration_cost/4 */
 	FEAT_NEXT_BUDDY	= 29,	/* NEXT_BUDDY: an eligible (non-sync) wakee preempts and runs next, whatever the deadlines */
 	FEAT_SYNC_PAIR	= 30,	/* ours: a sync wake-up of the task that last woke its waker is an ordinary one (not deferred, may be a buddy) */
-	NR_FEATURES	= 31,
+	FEAT_WA_THROTTLE_XLLC = 31,	/* ours: seed 001's throttle only where this and prev are in different LLCs */
+	NR_FEATURES	= 32,
 };
 
 /*

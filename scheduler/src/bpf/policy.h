@@ -235,10 +235,33 @@ ARBOR_POLICY int arbor_wa_idler_llc(const struct wa_input *in)
  * wakee gets no wake_affine for `throttle_ns`: it stays around prev.
  * (Superseded upstream by wake_wide; both are kept here.)
  */
+ARBOR_POLICY bool arbor_wa_throttle_on(const struct wa_input *in)
+{
+	if (!(in->features & (1u << FEAT_WA_THROTTLE)) || !in->throttle_ns)
+		return false;
+	/*
+	 * WA_THROTTLE_XLLC (ours, default only): the throttle acts only where
+	 * this and prev are in different LLCs. Within one LLC the pull costs
+	 * the wakee no cache (fair.c wake_affine_idle treats this and prev
+	 * alike when cpus_share_cache) and select_idle_sibling() scans the
+	 * same LLC from either; what the window changes is only the fallback
+	 * with nothing idle, the wakee's busy prev instead of the waker's CPU.
+	 * That is what lost: on a 72-CPU single-LLC ARM server schbench's
+	 * message thread, woken by its workers, stayed at its busy prev (run
+	 * queue wait per wake-up 2.9 -> 6.5 us) and, as NEXT_BUDDY, preempted
+	 * the worker there while more workers posted: wake-up p99 -19.6%
+	 * against stock. Seed 001's own workload on its own single-LLC
+	 * machine (x86-12 pgbench under default) is the same to the digit
+	 * without the throttle (sim, 5 seeds; docs/findings/2026-12-06-asym-capacity).
+	 */
+	if ((in->features & (1u << FEAT_WA_THROTTLE_XLLC)) && in->share_cache)
+		return false;
+	return true;
+}
+
 ARBOR_POLICY bool arbor_wa_throttled(const struct wa_input *in)
 {
-	return (in->features & (1u << FEAT_WA_THROTTLE)) && in->throttle_ns &&
-	       in->now < in->next_wake_affine;
+	return arbor_wa_throttle_on(in) && in->now < in->next_wake_affine;
 }
 
 /*
@@ -293,7 +316,7 @@ ARBOR_POLICY int arbor_wake_affine(const struct wa_input *in, struct wa_output *
 	if (r == WA_THIS)
 		return WA_THIS;
 	/* seed 001: a failed wake_affine opens the throttle window */
-	if ((in->features & (1u << FEAT_WA_THROTTLE)) && in->throttle_ns)
+	if (arbor_wa_throttle_on(in))
 		out->next_wake_affine = in->now + in->throttle_ns;
 	return WA_PREV;
 }

@@ -38,3 +38,33 @@ fn throttle_window_open_closed_disabled() {
         assert_eq!(wake_affine(&k).1.next_wake_affine, 20);
     }
 }
+
+/// WA_THROTTLE_XLLC: the window neither holds nor opens where this and prev
+/// share an LLC; across LLCs the seed's window is unchanged.
+#[test]
+fn throttle_xllc_acts_only_across_llcs() {
+    let mut i = wa();
+    i.features |= (1 << arbor_feature_FEAT_WA_THROTTLE) | (1 << arbor_feature_FEAT_WA_THROTTLE_XLLC);
+    i.throttle_ns = 1_000_000;
+    i.prev_load = 5000; // WA_WEIGHT would pull
+    i.now = 10;
+    i.next_wake_affine = 20; // inside the window
+    i.share_cache = 1;
+    assert!(!unsafe { arbor_wa_throttled(&i) });
+    let (r, o) = wake_affine(&i);
+    assert_eq!((r, o.next_wake_affine), (THIS, 20));
+    // a failure within the LLC opens no window
+    i.prev_load = 0;
+    i.this_load = 5000;
+    i.now = 30;
+    let (r, o) = wake_affine(&i);
+    assert_eq!((r, o.next_wake_affine), (PREV, 20));
+    // across LLCs: held inside the window, and a failure opens one
+    i.share_cache = 0;
+    i.now = 10;
+    let (r, o) = wake_affine(&i);
+    assert_eq!((r, o.why), (PREV, wa_why_WHY_THROTTLED));
+    i.now = 30;
+    let (r, o) = wake_affine(&i);
+    assert_eq!((r, o.next_wake_affine), (PREV, 1_000_030));
+}
