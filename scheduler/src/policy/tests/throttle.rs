@@ -44,7 +44,8 @@ fn throttle_window_open_closed_disabled() {
 #[test]
 fn throttle_xllc_acts_only_across_llcs() {
     let mut i = wa();
-    i.features |= (1 << arbor_feature_FEAT_WA_THROTTLE) | (1 << arbor_feature_FEAT_WA_THROTTLE_XLLC);
+    i.features |=
+        (1 << arbor_feature_FEAT_WA_THROTTLE) | (1 << arbor_feature_FEAT_WA_THROTTLE_XLLC);
     i.throttle_ns = 1_000_000;
     i.prev_load = 5000; // WA_WEIGHT would pull
     i.now = 10;
