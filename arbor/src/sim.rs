@@ -23,7 +23,7 @@ mod fuzz;
 mod merge;
 mod sweep;
 mod validate;
-mod verdict;
+pub(crate) mod verdict;
 
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true, allow_negative_numbers = true)]
