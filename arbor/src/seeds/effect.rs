@@ -28,6 +28,7 @@ use serde::Serialize;
 
 use super::catalogue::{Seed, Table};
 use super::explain;
+use super::sim::fmt_num as g;
 use crate::ci::mean_sd;
 use crate::report::summary;
 use crate::sim::verdict::{self, compare_text, Call, Compare, Side};
@@ -359,14 +360,6 @@ fn decide(machs: &[Mach], w: &Want, runs: &[BTreeMap<u32, RunOut>; 2]) -> Decide
         off,
         on,
         effect: c.vs_baseline,
-    }
-}
-
-fn g(v: f64) -> String {
-    if !v.is_finite() {
-        "-".into()
-    } else {
-        format!("{v:.4}")
     }
 }
 

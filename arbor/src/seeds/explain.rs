@@ -246,6 +246,7 @@ pub fn markdown(e: &Explained, mech: &str) -> String {
         for (a, b) in r.off.iter().zip(&r.on) {
             let d = match b - a {
                 d if !d.is_finite() => "-".into(),
+                d if d == 0.0 => "0".into(),
                 d if d < 0.0 => num(d),
                 d => format!("+{}", num(d)),
             };
