@@ -29,7 +29,8 @@ pub struct ReproArgs {
     /// The seed: idler-llc (000), wake-affine-throttle (001), cache-aware
     /// (002), steal (003), asym-capacity (004), or its number.
     seed: Option<String>,
-    /// Runs per cell, each with its own seed.
+    /// Runs per cell, each with its own seed; with the rule (see -t), the
+    /// first batch and each further one.
     #[arg(short, long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(2..=100))]
     reps: u32,
     /// The short version run by `make test`: one line of each table, short
