@@ -103,6 +103,8 @@ fn any_machine_and_workload_on_todays_kernel() {
         assert_eq!(c["on"]["scheduler"], "arbor:stock:STEAL", "{c}");
     }
     assert_eq!(r["era"], "current");
+    // STEAL acts on both machines: no run is the same with it
+    assert!(cells.iter().all(|c| c["identical_runs"] == false), "{r}");
     let cmd = s["command"].as_str().unwrap();
     assert!(
         cmd.starts_with("arbor sim reproduce steal -t x86-12"),
@@ -140,6 +142,23 @@ fn the_seeds_era_adds_the_mechanism_to_its_tables_baseline() {
         rows.iter()
             .any(|x| x["quantity"] == "rq_wait_us_per_wakeup"),
         "{rows:?}"
+    );
+}
+
+/// On one LLC, preferring the idler LLC has nothing to choose from: every
+/// run is the same with it, and the output says so.
+#[test]
+fn a_mechanism_that_never_acts_is_named() {
+    let (out, r, _) = run_ok(
+        "noop",
+        "idler-llc -t x86-12 -r 2 --max-reps 2 --era current",
+    );
+    let c = &check_cells(&r, &out, &["x86-12"], W, 2)[0];
+    assert_eq!(c["identical_runs"], true, "{c}");
+    assert!(
+        out.contains("WA_IDLER_LLC never changed a run in 1 cell(s)")
+            && out.contains(&format!("x86-12 {W}.")),
+        "{out}"
     );
 }
 

@@ -122,6 +122,9 @@ pub struct Decided {
     pub on: Side,
     /// the mechanism's effect, + = better with it on
     pub effect: Compare,
+    /// every run gave the same metric with the mechanism on as its
+    /// namesake (same seed) off: the mechanism never acted here
+    pub identical_runs: bool,
 }
 
 fn machines(a: &Ask) -> Result<Vec<Mach>> {
@@ -352,7 +355,17 @@ fn decide(machs: &[Mach], w: &Want, runs: &[BTreeMap<u32, RunOut>; 2]) -> Decide
         &w.off,
         &[],
     );
+    let of = |r: &RunOut| {
+        r.as_ref()
+            .ok()
+            .and_then(|j| j.metrics.iter().find(|m| m.0 == metric).map(|m| m.1))
+    };
+    let identical_runs = runs[0].len() == runs[1].len()
+        && runs[0]
+            .iter()
+            .all(|(rep, r)| of(r).is_some() && runs[1].get(rep).map(of) == Some(of(r)));
     Decided {
+        identical_runs,
         machine: c.machine,
         workload: c.workload,
         metric,
@@ -483,6 +496,19 @@ pub fn main(a: &Ask) -> Result<i32> {
             ""
         }
     );
+    let same: Vec<String> = decided
+        .iter()
+        .filter(|d| d.identical_runs)
+        .map(|d| format!("{} {}", d.machine, d.workload))
+        .collect();
+    if !same.is_empty() {
+        let _ = writeln!(
+            md,
+            "{mech} never changed a run in {} cell(s) (each run the same with it as without it, seed for seed: the machine gives it nothing to act on there): {}.\n",
+            same.len(),
+            same.join(", ")
+        );
+    }
     let explained = if a.explain {
         let e = explain::explain(&decided, &runs);
         md.push_str(&explain::markdown(&e, mech));

@@ -293,6 +293,7 @@ mod tests {
                 call,
                 why: None,
             },
+            identical_runs: false,
         };
         use crate::sim::verdict::Call;
         let decided = [
