@@ -156,8 +156,9 @@ fn a_mechanism_that_never_acts_is_named() {
     let c = &check_cells(&r, &out, &["x86-12"], W, 2)[0];
     assert_eq!(c["identical_runs"], true, "{c}");
     assert!(
-        out.contains("WA_IDLER_LLC never changed a run in 1 cell(s)")
-            && out.contains(&format!("x86-12 {W}.")),
+        out.contains(
+            "WA_IDLER_LLC left the metric the same in every run, seed for seed, in 1 cell(s)"
+        ) && out.contains(&format!("x86-12 {W}.")),
         "{out}"
     );
 }

@@ -122,8 +122,8 @@ pub struct Decided {
     pub on: Side,
     /// the mechanism's effect, + = better with it on
     pub effect: Compare,
-    /// every run gave the same metric with the mechanism on as its
-    /// namesake (same seed) off: the mechanism never acted here
+    /// every run gave the same metric with the mechanism on as the run of
+    /// the same seed off (so where it has nothing to act on, e.g. one LLC)
     pub identical_runs: bool,
 }
 
@@ -504,7 +504,7 @@ pub fn main(a: &Ask) -> Result<i32> {
     if !same.is_empty() {
         let _ = writeln!(
             md,
-            "{mech} never changed a run in {} cell(s) (each run the same with it as without it, seed for seed: the machine gives it nothing to act on there): {}.\n",
+            "{mech} left the metric the same in every run, seed for seed, in {} cell(s) (as where it has nothing to act on, e.g. one LLC; see --explain): {}.\n",
             same.len(),
             same.join(", ")
         );
