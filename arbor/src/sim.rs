@@ -23,7 +23,7 @@ mod fuzz;
 mod merge;
 mod sweep;
 mod validate;
-mod verdict;
+pub(crate) mod verdict;
 
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true, allow_negative_numbers = true)]
@@ -128,7 +128,9 @@ enum SimCmd {
         machines: Option<String>,
     },
     /// Re-run a seed's experiment on its own machine (preset), its sweep,
-    /// baseline vs mechanism, beside the seed's published numbers.
+    /// baseline vs mechanism, beside the seed's published numbers; or, with
+    /// -t, -w or --era current, whether its mechanism helps on another
+    /// machine or workload, each cell decided by the verdict's rule.
     Reproduce(seeds::sim::ReproArgs),
     /// Check the simulator against this machine: a small suite run natively
     /// under the host's own scheduler, the host's costs measured, and the

@@ -215,6 +215,19 @@ impl Summary {
         } else if has("compared") {
             // arbor sim reproduce
             Ok(own(&["seed", "name", "reps", "quick", "compared"]))
+        } else if has("era") && has("effects") {
+            // arbor sim reproduce on any machine: each cell's decision
+            Ok(own(&[
+                "seed",
+                "name",
+                "era",
+                "mechanism",
+                "reps",
+                "max_reps",
+                "rule",
+                "effects",
+                "explain",
+            ]))
         } else if has("cases_run") && has("failures") {
             // arbor sim fuzz: what it searched and what failed, not how long it took
             let mut s = own(&["seed", "cases_run", "per_scheduler", "failures"]);

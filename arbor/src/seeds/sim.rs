@@ -17,6 +17,7 @@ use clap::Args;
 use scx_arbor::knobs::Knobs;
 
 use super::catalogue::{find, names, Dir, Line, Table, SEEDS};
+use super::effect::{self, Era};
 use super::trace::{record_traces, replay_spec, trace_file, traced};
 use crate::ci::change_ci;
 use crate::report::summary;
@@ -28,7 +29,8 @@ pub struct ReproArgs {
     /// The seed: idler-llc (000), wake-affine-throttle (001), cache-aware
     /// (002), steal (003), asym-capacity (004), or its number.
     seed: Option<String>,
-    /// Runs per cell, each with its own seed.
+    /// Runs per cell, each with its own seed; with the rule (see -t), the
+    /// first batch and each further one.
     #[arg(short, long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(2..=100))]
     reps: u32,
     /// The short version run by `make test`: one line of each table, short
@@ -66,6 +68,37 @@ pub struct ReproArgs {
     /// List the seeds and their tables, then exit.
     #[arg(long)]
     list: bool,
+    /// Your machine instead of the seed's, repeatable: a preset (see
+    /// `arbor sim --list`). With -t, --topology-from, -w, --era current or
+    /// --explain, each cell (machine x workload) runs the mechanism off
+    /// and on until the rule of `arbor sim verdict` decides its effect
+    /// (more runs in batches of --reps, up to --max-reps), instead of the
+    /// seed's table beside its published numbers.
+    #[arg(short = 't', long = "topology", value_name = "PRESET")]
+    topologies: Vec<String>,
+    /// Your machine instead of the seed's, repeatable: a directory written
+    /// by `arbor sim snapshot`, or a sysfs root such as /sys.
+    #[arg(long, value_name = "DIR")]
+    topology_from: Vec<PathBuf>,
+    /// Your workload instead of the seed's sweep, repeatable: any of
+    /// `arbor sim -w` (trace: and rt-app: included), judged on its primary
+    /// metric.
+    #[arg(short, long = "workload", value_name = "WORKLOAD")]
+    workloads: Vec<String>,
+    /// The baseline the mechanism is added to: the seed's kernel era (its
+    /// table's baseline column) or today's kernel (arbor:stock).
+    #[arg(long, value_enum)]
+    era: Option<Era>,
+    /// With the rule (see -t): the most runs a side in a cell; a cell still
+    /// undecided then is reported undecided.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(2..=1000))]
+    max_reps: u32,
+    /// With the rule (see -t): for the headline cell of each machine, the
+    /// simulator's counters per wake-up with the mechanism off and on
+    /// (where tasks moved by distance, waits for a CPU, idle CPUs found,
+    /// balance pulls, ...): what decides the effect's direction.
+    #[arg(long)]
+    explain: bool,
     /// Internal: run one job (see `arbor sim`).
     #[arg(long, hide = true)]
     job: Option<usize>,
@@ -166,7 +199,7 @@ fn compared_metric(t: &Table, replayed: bool) -> (&'static str, bool) {
     }
 }
 
-fn fmt_num(v: f64) -> String {
+pub(super) fn fmt_num(v: f64) -> String {
     if !v.is_finite() {
         "-".into()
     } else if v.abs() >= 1000.0 {
@@ -216,6 +249,29 @@ pub fn main(a: &ReproArgs) -> Result<i32> {
     }
     if let Some(dir) = &a.record_traces {
         return record_traces(&tables, dir);
+    }
+    let ruled = !a.topologies.is_empty()
+        || !a.topology_from.is_empty()
+        || !a.workloads.is_empty()
+        || a.era == Some(Era::Current)
+        || a.explain;
+    if ruled {
+        if a.traces.is_some() {
+            bail!("--traces replays the seed's own sweep: with -t, -w or --era current, give each trace as -w trace:FILE");
+        }
+        return effect::main(&effect::Ask {
+            seed,
+            tables,
+            topologies: &a.topologies,
+            topology_from: &a.topology_from,
+            workloads: &a.workloads,
+            quick: a.quick,
+            era: a.era.unwrap_or(Era::Seed),
+            reps: a.reps,
+            max_reps: a.max_reps,
+            explain: a.explain,
+            out: a.out.as_ref(),
+        });
     }
     let cfg = Config {
         time_limit: 120_000_000_000,

@@ -26,7 +26,7 @@ use crate::report::nan_as_null;
 use crate::report::summary::{self, Summary};
 use crate::report::Results;
 pub use report::Counts;
-pub use rule::{Call, Compare, RULE};
+pub use rule::{text as compare_text, Call, Compare, RULE};
 pub use run::write_snapshots;
 pub use shard::merge;
 

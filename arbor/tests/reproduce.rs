@@ -1,0 +1,186 @@
+//! `arbor sim reproduce SEED` on another machine and workload: -t and -w
+//! take the place of the seed's own, --era picks the baseline the
+//! mechanism is added to, each cell's verdict under the rule is printed
+//! and written, --explain prints the counters; bad input is one line.
+//! Tiny workloads on small presets: seconds.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+/// (exit code, stdout, stderr) of `arbor ARGS`.
+fn reproduce(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .arg("sim")
+        .arg("reproduce")
+        .args(args)
+        .output()
+        .expect("run arbor");
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (
+        out.status.code().unwrap_or(-1),
+        text(&out.stdout),
+        text(&out.stderr),
+    )
+}
+
+/// The tiny workload every test runs.
+const W: &str = "hackbench:g=1,l=50";
+
+/// `arbor sim reproduce ARGS -w W --out DIR` must succeed: its stdout,
+/// results.json and summary.json (DIR is removed after).
+fn run_ok(tag: &str, args: &str) -> (String, Value, Value) {
+    let d = std::env::temp_dir().join(format!("arbor-reproduce-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    let mut a: Vec<&str> = args.split_whitespace().collect();
+    let ds = d.display().to_string();
+    a.extend(["-w", W, "--out", &ds]);
+    let (rc, out, err) = reproduce(&a);
+    assert_eq!(rc, 0, "{args}: {err}");
+    let json = |file: &str| -> Value {
+        let t = std::fs::read_to_string(d.join(file)).expect(file);
+        serde_json::from_str(&t).expect(file)
+    };
+    let (r, s) = (json("results.json"), json("summary.json"));
+    let _ = std::fs::remove_dir_all(&d);
+    (out, r, s)
+}
+
+/// The verdict's words for a call, as the table prints them.
+fn word(call: &str) -> &'static str {
+    match call {
+        "better" => "better",
+        "not_worse" => "not worse",
+        "tie" => "tie",
+        "worse" => "WORSE",
+        "undecided" => "undecided",
+        c => panic!("unknown call {c}"),
+    }
+}
+
+/// Every cell of `r` (results.json) is printed in `out` with its verdict
+/// and interval, was run until decided or --max-reps, and used the
+/// machines and workload asked for; returns the cells.
+fn check_cells(r: &Value, out: &str, machines: &[&str], w: &str, max_reps: u64) -> Vec<Value> {
+    let cells = r["effects"].as_array().expect("effects").clone();
+    assert_eq!(cells.len(), machines.len(), "{r}");
+    for (c, m) in cells.iter().zip(machines) {
+        assert_eq!(c["machine"], *m, "{c}");
+        assert_eq!(c["workload"], w, "{c}");
+        let e = &c["effect"];
+        let call = e["call"].as_str().unwrap();
+        let row = out
+            .lines()
+            .find(|l| l.starts_with(&format!("| {m} | {w} |")))
+            .unwrap_or_else(|| panic!("no row of {m} in\n{out}"));
+        assert!(row.contains(&format!("| {} |", word(call))), "{row}");
+        if let (Some(p), Some(lo), Some(hi)) =
+            (e["pct"].as_f64(), e["lo"].as_f64(), e["hi"].as_f64())
+        {
+            assert!(
+                row.contains(&format!("{p:+.1}% [{lo:+.1}, {hi:+.1}]")),
+                "{row}"
+            );
+        }
+        let runs = c["on"]["runs"].as_u64().unwrap();
+        assert!(runs >= 2 && runs <= max_reps, "{c}");
+        // an undecided cell got every run it could
+        assert!(call != "undecided" || runs == max_reps, "{c}");
+    }
+    cells
+}
+
+#[test]
+fn any_machine_and_workload_on_todays_kernel() {
+    let (out, r, s) = run_ok(
+        "current",
+        "steal -t x86-12 -t 2s2c2t -r 2 --max-reps 4 --era current",
+    );
+    // the machines and the workload given, not the seed's e5-2630v4 sweep
+    let cells = check_cells(&r, &out, &["x86-12", "2s2c2t"], W, 4);
+    for c in &cells {
+        assert_eq!(c["off"]["scheduler"], "arbor:stock", "{c}");
+        assert_eq!(c["on"]["scheduler"], "arbor:stock:STEAL", "{c}");
+    }
+    assert_eq!(r["era"], "current");
+    // STEAL acts on both machines: no run is the same with it
+    assert!(cells.iter().all(|c| c["identical_runs"] == false), "{r}");
+    let cmd = s["command"].as_str().unwrap();
+    assert!(
+        cmd.starts_with("arbor sim reproduce steal -t x86-12"),
+        "{s}"
+    );
+    assert_eq!(s["effects"], r["effects"]);
+}
+
+#[test]
+fn the_seeds_era_adds_the_mechanism_to_its_tables_baseline() {
+    let (out, r, _) = run_ok(
+        "seed",
+        "steal -t x86-12 -r 2 --max-reps 2 --era seed --explain",
+    );
+    let c = &check_cells(&r, &out, &["x86-12"], W, 2)[0];
+    let off = c["off"]["scheduler"].as_str().unwrap();
+    // the seed's 2018 kernel: features it did not have are off
+    assert!(
+        off.starts_with("arbor:stock:") && off.contains("NO_SIS_UTIL"),
+        "{off}"
+    );
+    assert_eq!(c["on"]["scheduler"], format!("{off},STEAL"));
+    // --explain: the counters of the cell, and STEAL's own among them
+    assert!(out.contains("## What STEAL changed (--explain)"), "{out}");
+    let steal = out
+        .lines()
+        .find(|l| l.starts_with("| steal | /1000 wake-ups |"))
+        .unwrap_or_else(|| panic!("no steal row in\n{out}"));
+    assert!(
+        steal.contains("| 0.000 |"),
+        "STEAL off steals nothing: {steal}"
+    );
+    let rows = r["explain"]["rows"].as_array().unwrap();
+    assert!(
+        rows.iter()
+            .any(|x| x["quantity"] == "rq_wait_us_per_wakeup"),
+        "{rows:?}"
+    );
+}
+
+/// On one LLC, preferring the idler LLC has nothing to choose from: every
+/// run is the same with it, and the output says so.
+#[test]
+fn a_mechanism_that_never_acts_is_named() {
+    let (out, r, _) = run_ok(
+        "noop",
+        "idler-llc -t x86-12 -r 2 --max-reps 2 --era current",
+    );
+    let c = &check_cells(&r, &out, &["x86-12"], W, 2)[0];
+    assert_eq!(c["identical_runs"], true, "{c}");
+    assert!(
+        out.contains(
+            "WA_IDLER_LLC left the metric the same in every run, seed for seed, in 1 cell(s)"
+        ) && out.contains(&format!("x86-12 {W}.")),
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_input_is_one_line() {
+    for (args, want) in [
+        (&["steal", "-t", "no-such-preset"][..], "no-such-preset"),
+        (
+            &["steal", "-t", "x86-12", "-r", "5", "--max-reps", "3"],
+            "--max-reps 3",
+        ),
+        (&["steal", "-t", "x86-12", "-w", "nosuchload"], "nosuchload"),
+        (&["steal", "--era", "later"], "later"),
+        (
+            &["steal", "-t", "x86-12", "--traces", "/nonexistent"],
+            "-w trace:",
+        ),
+    ] {
+        let (rc, _, err) = reproduce(args);
+        assert_ne!(rc, 0, "{args:?}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
