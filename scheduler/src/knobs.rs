@@ -39,8 +39,10 @@ pub struct GroupKnobs {
     /// Ignore cgroups' cpu.weight: every task weighs its own weight, as if
     /// all were in the root cgroup (the scheduler before group scheduling;
     /// for comparison). By default a task's weight is flattened through
-    /// its cgroups' weights, as fair.c's task groups share the CPU.
-    #[arg(long)]
+    /// its cgroups' weights, as fair.c's task groups share the CPU. Takes
+    /// an optional true/false (a scheduler spec's `no-cgroups=true`).
+    #[arg(long, num_args = 0..=1, default_value_t = false, default_missing_value = "true",
+          action = clap::ArgAction::Set)]
     pub no_cgroups: bool,
 }
 
