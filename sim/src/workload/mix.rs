@@ -2,7 +2,7 @@
 //! parts', with their own ids, processes and steps, so that, e.g., two
 //! groups of spinners in two cgroups share the machine. The run ends when
 //! every part has finished; each part's metrics are its own, those of part
-//! k > 0 named `k.NAME`.
+//! k > 0 named `k.NAME`, as are its tasks.
 
 use super::{Effects, Metric, Ns, Step, TaskId, TaskSpec, Workload};
 
@@ -40,6 +40,9 @@ impl Workload for Mix {
             let off = self.first[k];
             for mut s in p.tasks() {
                 s.tgid += k as u32 * TGID_STRIDE;
+                if k > 0 {
+                    s.name = format!("{k}.{}", s.name);
+                }
                 s.parent = s.parent.map(|q| q + off);
                 v.push(s);
             }

@@ -29,7 +29,7 @@ spinners[:procs=2,threads=4,ws_kb=1024,work_us=1000,sleep_us=0,time=5,sweeps=1]
 rt-app:FILE.json (as rt-app 1.0 reads it; tasks: instance, delay, loop, phases, cpus, priority, policy; events: run, runtime, sleep, timer, suspend, resume, lock, unlock, wait, signal, broad, sync, mem, iorun, barrier, yield; global: duration, mem_buffer_size, io_device; resources)
 trace:FILE.data[,comm=NAME|..,pid=PID|..,all=1,from=S,to=S,scale=F,sync=0|1,cap=CPUS:CAP;..] (a `perf sched record -a -- PROGRAM` trace, replayed causally; default: what the recorder ran)
 any of these +background:r=RATE[,k=NCPU,ns=2000] (with a VM guest's background: k timer-driven tasks waking RATE times a second in all, ns of work each)
-any of these but rt-app and trace ,cg=/PATH[:weight=100] (its tasks run in that cgroup, of that cpu.weight 1..10000; its ancestors named nowhere else have 100)
+any of these but rt-app and trace with ,cg=/PATH[:weight=100]: its tasks run in that cgroup, of that cpu.weight (1..10000; ancestors not given a weight have 100)
 WORKLOAD & WORKLOAD [& ...] (run together, each part's tasks after the previous ones'; part k > 0's metrics are named k.NAME)
 any of these but rt-app and trace: its tasks are forked by a parent that runs on its CPU meanwhile, as a real program's main thread forks its workers; +noparent: each started from an idle CPU 0 instead (the simulator before 2026-11-27)
 (the first value of a choice is its default)";
