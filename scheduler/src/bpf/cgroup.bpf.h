@@ -131,27 +131,27 @@ static __always_inline void cg_task_quiescent(struct task_ctx *tctx)
  */
 static __always_inline u64 cg_task_weight(const struct task_struct *p, const struct task_ctx *tctx)
 {
-	u64 w = arbor_eevdf_weight(p->scx.weight), gw[ARBOR_CG_MAX_DEPTH], act[ARBOR_CG_MAX_DEPTH];
-	u64 id;
-	u32 i, depth = 0;
+	u64 w = arbor_eevdf_weight(p->scx.weight), eff, child, id;
+	u32 i;
 
 	if (!cg_enabled || !tctx || !tctx->cg_id)
 		return w;
+	eff = child = w;
 	id = tctx->cg_on ?: tctx->cg_id;
+	/* arbor_cg_weight's product, a level at a time from the task's group up */
 	bpf_for(i, 0, ARBOR_CG_MAX_DEPTH) {
 		struct cg_ctx *g = lookup_cg(id);
 
 		if (!g)
 			break;
-		gw[i] = g->shares;
-		act[i] = g->active;
-		depth = i + 1;
+		eff = arbor_cg_step(eff, child, g->shares, g->active);
+		child = g->shares;
 		id = g->parent;
 		if (!id)
 			break;
 	}
 	stat_inc(STAT_CG_SHARES);
-	return depth ? arbor_cg_weight(w, depth, gw, act) : w;
+	return arbor_cg_floor(eff);
 }
 
 s32 BPF_STRUCT_OPS(arbor_cgroup_init, struct cgroup *cgrp, struct scx_cgroup_init_args *args)

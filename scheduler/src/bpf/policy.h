@@ -2426,21 +2426,37 @@ ARBOR_POLICY u64 arbor_cg_shares(u32 cpu_weight)
 	return w ? w : 1;
 }
 
+/*
+ * One level of the product, from the bottom: `eff` so far, `child` the
+ * weight of the member on the path (the task's at the first level, then
+ * the group below's shares), `gw` and `active` this group's. BPF walks the
+ * levels with it one at a time (no arrays on its stack); the floor is
+ * arbor_cg_floor's.
+ */
+ARBOR_POLICY u64 arbor_cg_step(u64 eff, u64 child, u64 gw, u64 active)
+{
+	u64 a = active > child ? active : child;
+
+	return eff * gw / (a ? a : 1);
+}
+
+ARBOR_POLICY u64 arbor_cg_floor(u64 eff)
+{
+	return eff > ARBOR_CG_MIN_SHARES ? eff : ARBOR_CG_MIN_SHARES;
+}
+
 ARBOR_POLICY u64 arbor_cg_weight(u64 w, u32 depth, const u64 *gw, const u64 *active)
 {
 	u64 eff = w, child = w;
 	u32 i;
 
 	POLICY_FOR(i, 0, depth) {
-		u64 a;
-
 		if (i >= ARBOR_CG_MAX_DEPTH)
 			break;
-		a = active[i] > child ? active[i] : child;
-		eff = eff * gw[i] / (a ? a : 1);
+		eff = arbor_cg_step(eff, child, gw[i], active[i]);
 		child = gw[i];
 	}
-	return eff > ARBOR_CG_MIN_SHARES ? eff : ARBOR_CG_MIN_SHARES;
+	return arbor_cg_floor(eff);
 }
 
 /*
