@@ -6,36 +6,11 @@
 
 use std::collections::BTreeMap;
 
-use arbor_sim::core::Config;
-use arbor_sim::cost::CostModel;
-use arbor_sim::presets;
-use arbor_sim::run::{simulate, Outcome, RunSpec};
-use arbor_sim::sched::SchedSpec;
-use scx_arbor::knobs::Knobs;
+use arbor_sim::run::Outcome;
+
+use super::run;
 
 const MS: u64 = 1_000_000;
-
-fn run(machine: &str, sched: &str, workload: &str) -> Outcome {
-    let m = presets::find(machine).unwrap();
-    let o = simulate(
-        &RunSpec {
-            machine: &m,
-            cost: &CostModel::default(),
-            cfg: Config {
-                trace: true,
-                ..Config::default()
-            },
-            sched: &SchedSpec::parse(sched).unwrap(),
-            knobs: &Knobs::default(),
-            workload,
-            seed: 1,
-        },
-        |_| {},
-    )
-    .unwrap();
-    assert!(o.ok, "{sched} on {workload}: {}", o.stop);
-    o
-}
 
 /// Each part's share of the CPU time after `from` ns: part k's tasks are
 /// named `k.NAME` (part 0: no prefix; mix.rs).
