@@ -28,6 +28,22 @@ pub struct Knobs {
     pub cache: CacheKnobs,
     #[command(flatten)]
     pub capacity: CapacityKnobs,
+    #[command(flatten)]
+    pub group: GroupKnobs,
+}
+
+/// Group scheduling (cgroup.bpf.h).
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Group scheduling")]
+pub struct GroupKnobs {
+    /// Ignore cgroups' cpu.weight: every task weighs its own weight, as if
+    /// all were in the root cgroup (the scheduler before group scheduling;
+    /// for comparison). By default a task's weight is flattened through
+    /// its cgroups' weights, as fair.c's task groups share the CPU. Takes
+    /// an optional true/false (a scheduler spec's `no-cgroups=true`).
+    #[arg(long, num_args = 0..=1, default_value_t = false, default_missing_value = "true",
+          action = clap::ArgAction::Set)]
+    pub no_cgroups: bool,
 }
 
 /// struct arbor_slice_cfg: the EEVDF slice.
@@ -283,6 +299,8 @@ pub struct Rodata {
     pub steal: c::arbor_steal_cfg,
     pub cache: c::arbor_cache_cfg,
     pub asym: bool,
+    /// group scheduling on (not --no-cgroups)
+    pub cg_enabled: bool,
     /// sd->imb_numa_nr of each node (policy.h: arbor_imb_numa_nr)
     pub node_imb_numa_nr: Vec<u32>,
     /// SIS_NODE: each node's CPUs (bitmap words, bit = CPU id) and LLC count
@@ -342,6 +360,7 @@ impl Rodata {
             steal: k.steal.cfg(),
             cache: k.cache.cfg(),
             asym: topo.asymmetric(),
+            cg_enabled: !k.group.no_cgroups,
             node_imb_numa_nr: node_llcs
                 .iter()
                 .map(|llcs| {
@@ -373,6 +392,7 @@ impl Rodata {
             ("nr_nodes", 0, u32b(self.nr_nodes)),
             ("smt_width", 0, u32b(self.smt_width)),
             ("asym", 0, vec![self.asym as u8]),
+            ("cg_enabled", 0, vec![self.cg_enabled as u8]),
             (
                 "slice_cfg",
                 offset_of!(c::arbor_slice_cfg, slice_ns),

@@ -182,6 +182,7 @@ impl<'a> Scheduler<'a> {
             rodata.cpu_llc_idx[cpu] = i;
         }
         rodata.asym = rd.asym;
+        rodata.cg_enabled = rd.cg_enabled;
         for (n, &imb) in rd.node_imb_numa_nr.iter().enumerate() {
             rodata.node_imb_numa_nr[n] = imb;
         }

@@ -110,6 +110,8 @@ pub const NAMES: &[&str] = &[
     "next_buddy",
     "sync_pair",
     "slice_kept",
+    "cg_shares",
+    "cg_reweights",
 ];
 
 /// What a counter holds: `count` (events), `ns-sum` (nanoseconds summed
@@ -420,6 +422,16 @@ pub struct Metrics {
     )]
     #[serde(default)]
     pub slice_kept: u64,
+    #[stat(
+        desc = "Group scheduling: flattened weights computed for tasks in a cgroup below the root (at enqueue and at the tick)"
+    )]
+    #[serde(default)]
+    pub cg_shares: u64,
+    #[stat(
+        desc = "Group scheduling: queued tasks whose weight changed with their groups' shares (reweight_entity)"
+    )]
+    #[serde(default)]
+    pub cg_reweights: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,

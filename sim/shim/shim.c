@@ -340,6 +340,78 @@ struct cgroup *sim_task_join_root_cgroup(struct task_struct *p)
 	return &sim_root_cgroup;
 }
 
+/*
+ * The cgroups below the root that a run's workloads put tasks in
+ * (core/cgroup.rs), made top-down before the scheduler sees them, as
+ * cgroup v2 has them: a kernfs id, a level, the parent's css; each with the
+ * css_set and the task group of the tasks in it. They live as long as the
+ * loaded scheduler (freed when it is unloaded).
+ */
+struct sim_cgroup {
+	struct cgroup cgrp;	/* first: a struct cgroup * is a struct sim_cgroup * */
+	struct kernfs_node kn;
+	struct css_set cset;
+	struct task_group tg;
+};
+
+#define SIM_MAX_CGROUPS 4096
+static struct sim_cgroup *sim_cgroups[SIM_MAX_CGROUPS];
+static u32 sim_nr_cgroups;
+
+/* A child of `parent` with kernfs id `id`; NULL past SIM_MAX_CGROUPS. */
+struct cgroup *sim_cgroup_new(struct cgroup *parent, u64 id)
+{
+	struct sim_cgroup *c;
+
+	if (!parent || sim_nr_cgroups >= SIM_MAX_CGROUPS)
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->kn.id = id;
+	c->kn.name = "";
+	c->cgrp.self.cgroup = &c->cgrp;
+	c->cgrp.self.parent = &parent->self;
+	c->cgrp.level = parent->level + 1;
+	c->cgrp.kn = &c->kn;
+	c->cgrp.ancestors[0] = &sim_root_cgroup;
+	c->cset.dfl_cgrp = &c->cgrp;
+	c->tg.css.cgroup = &c->cgrp;
+	sim_cgroups[sim_nr_cgroups++] = c;
+	return &c->cgrp;
+}
+
+/* bpf_cgroup_from_id(): the root or a cgroup made above, else NULL */
+struct cgroup *sim_cgroup_from_id(u64 id)
+{
+	u32 i;
+
+	if (id == sim_root_cgroup.kn->id)
+		return &sim_root_cgroup;
+	for (i = 0; i < sim_nr_cgroups; i++)
+		if (sim_cgroups[i]->kn.id == id)
+			return &sim_cgroups[i]->cgrp;
+	return NULL;
+}
+
+/* A task joins cgroup `cg` (the root if NULL) before ops.init_task; returns it. */
+struct cgroup *sim_task_join_cgroup(struct task_struct *p, struct cgroup *cg)
+{
+	struct sim_cgroup *c = (struct sim_cgroup *)cg;
+
+	if (!cg || cg == &sim_root_cgroup)
+		return sim_task_join_root_cgroup(p);
+	p->cgroups = &c->cset;
+	p->sched_task_group = &c->tg;
+	return cg;
+}
+
+static void __attribute__((destructor)) sim_cgroups_free(void)
+{
+	while (sim_nr_cgroups)
+		free(sim_cgroups[--sim_nr_cgroups]);
+}
+
 /* CONFIG_NO_HZ_IDLE (a __kconfig scx_lavd reads): the sim's idle CPUs take
  * no ticks (the core stops a CPU's tick when it goes idle), as NO_HZ_IDLE */
 bool CONFIG_NO_HZ_IDLE = true;

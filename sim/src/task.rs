@@ -47,6 +47,18 @@ pub struct TaskSpec {
     /// A SCHED_FIFO/SCHED_RR task of this real-time priority (1..=99):
     /// not a sched_ext task but load that preempts them (core/rt.rs).
     pub rt_prio: Option<u32>,
+    /// The cgroup it runs in; None: the root (core/cgroup.rs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cgroup: Option<Cgroup>,
+}
+
+/// A cgroup v2 group below the root: its path (`/a/x`) and its cpu.weight
+/// (1..=10000, 100 = the default). Its ancestors not named elsewhere have
+/// weight 100.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Cgroup {
+    pub path: String,
+    pub weight: u32,
 }
 
 impl TaskSpec {
@@ -64,6 +76,7 @@ impl TaskSpec {
             on_fork: false,
             parent: None,
             rt_prio: None,
+            cgroup: None,
         }
     }
 }

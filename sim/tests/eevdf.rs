@@ -1,6 +1,9 @@
 //! EEVDF ordering of scx_arbor (scheduler/src/bpf/eevdf.bpf.h), run on the
 //! simulator: the BPF code itself, natively compiled, on workloads whose
-//! fair.c outcome is known.
+//! fair.c outcome is known. Group scheduling's shares: eevdf/cgroups.rs.
+
+#[path = "eevdf/cgroups.rs"]
+mod cgroups;
 
 use std::collections::BTreeMap;
 
@@ -9,6 +12,19 @@ use arbor_sim::presets;
 use arbor_sim::run::{simulate_defaults, Outcome};
 use arbor_sim::sched::SchedSpec;
 
+/// Runs `workload` on `machine` under `sched`, keeping the per-CPU
+/// timeline; the run must end well.
+fn run(machine: &str, sched: &str, workload: &str) -> Outcome {
+    let m = presets::find(machine).unwrap();
+    let cfg = Config {
+        trace: true,
+        ..Config::default()
+    };
+    let o = simulate_defaults(&m, &SchedSpec::parse(sched).unwrap(), workload, cfg, 1).unwrap();
+    assert!(o.ok, "{sched} on {workload}: {}", o.stop);
+    o
+}
+
 /// Runs an rt-app use case on 2s2c2t (8 CPUs) with scx_arbor, keeping the
 /// per-CPU timeline.
 fn run_rtapp(name: &str, json: &str) -> Outcome {
@@ -16,16 +32,8 @@ fn run_rtapp(name: &str, json: &str) -> Outcome {
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join(format!("{name}.json"));
     std::fs::write(&f, json).unwrap();
-    let m = presets::find("2s2c2t").unwrap();
-    let spec = format!("rt-app:{}", f.display());
-    let cfg = Config {
-        trace: true,
-        ..Config::default()
-    };
-    let sched = SchedSpec::parse("arbor:stock").unwrap();
-    let o = simulate_defaults(&m, &sched, &spec, cfg, 1).unwrap();
+    let o = run("2s2c2t", "arbor:stock", &format!("rt-app:{}", f.display()));
     std::fs::remove_dir_all(&dir).ok();
-    assert!(o.ok, "{}", o.stop);
     o
 }
 

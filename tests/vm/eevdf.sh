@@ -42,19 +42,7 @@ WANT=754	# 1024 / (1024 + 335), per mille
 within5() { local s=$1; [ $(( (s - WANT) * 100 )) -le $(( 5 * WANT )) ] && [ $(( (WANT - s) * 100 )) -le $(( 5 * WANT )) ]; }
 s=$(nice_share)
 echo "EEVDF: nice-0 share of CPU 1 = ${s} per mille (fair.c's weights: $WANT)"
-if start_sched; then
-	s=$(nice_share)
-	alive=$(sched_alive && echo yes)
-	stop_sched
-	echo "scx_arbor: nice-0 share of CPU 1 = ${s} per mille (fair.c's weights: $WANT)"
-	if within5 "$s" && [ "$alive" = yes ]; then
-		pass "nice 0 vs 5 on one CPU: nice 0 gets ${s}/1000, within 5% of $WANT"
-	else
-		fail "nice 0 vs 5 on one CPU: nice 0 gets ${s}/1000, not within 5% of $WANT (alive: ${alive:-no})"
-	fi
-else
-	fail "scx_arbor loads"
-fi
+arbor_share_check "nice-0 share of CPU 1 against nice 5 (within 5%)" $WANT within5 nice_share
 fi
 
 # ---- 2. perf bench sched pipe, both tasks on CPU 1 ----

@@ -106,6 +106,26 @@ sched_alive() {
 	[ -n "${SPID:-}" ] && kill -0 "$SPID" 2>/dev/null && [ "$(sched_state)" = enabled ]
 }
 
+# arbor_share_check WHAT WANT OK FN: FN prints a share in per mille; run
+# under scx_arbor (started here, stopped after), PASS if `OK share` holds
+# and the scheduler stayed loaded, against fair.c's WANT. Sets S; returns
+# non-zero only if scx_arbor did not load.
+arbor_share_check() {
+	local what=$1 want=$2 ok=$3 fn=$4 alive
+	S=
+	start_sched || { fail "scx_arbor loads"; return 1; }
+	S=$($fn)
+	alive=$(sched_alive && echo yes)
+	stop_sched
+	echo "scx_arbor: $what = ${S} per mille (fair.c: $want)"
+	if $ok "$S" && [ "$alive" = yes ]; then
+		pass "scx_arbor: $what = ${S}/1000, fair.c $want"
+	else
+		fail "scx_arbor: $what = ${S}/1000, fair.c $want (alive: ${alive:-no})"
+	fi
+	return 0
+}
+
 # asym_run PROFILE FLAGS...: scx_arbor -p PROFILE with CPUs 4-7 declared
 # little (430); a CPU-bound thread started on little CPU 6, then allowed
 # on all 8. Sets BIG (share of 20 samples on CPUs 0-3, %) and J (counters).

@@ -49,6 +49,8 @@ const volatile struct arbor_steal_cfg steal_cfg = {
 };
 #undef US
 #undef MS
+/* group scheduling (cgroup.bpf.h): cpu.weight honoured; --no-cgroups clears it */
+const volatile bool cg_enabled = true;
 const volatile bool asym = false;	/* seed 004: capacities differ by >= 1/8 */
 const volatile u32 node_imb_numa_nr[MAX_NODES];	/* policy.h: arbor_imb_numa_nr, per node */
 /* SIS_NODE (policy.h arbor_sis_node_pick): each node's CPUs, and its LLC count */
@@ -418,6 +420,10 @@ struct task_ctx {
 	u64 sleep_avg;		/* its queue's average when it went to sleep */
 	u64 exec_start;		/* last time its run was charged (update_curr) */
 	u64 rq_w;		/* weight it is counted with in rq_cpu's average */
+	/* group scheduling (cgroup.bpf.h) */
+	u64 cg_id;		/* its cgroup's id, 0 in the root */
+	u64 cg_on;		/* the cgroup its runnable weight counts in, 0 if none */
+	u64 cg_w;		/* that weight */
 	s32 rq_cpu;		/* CPU whose average counts it, -1 if none */
 	s32 sleep_cpu;		/* queue it slept on, -1 if it left otherwise */
 	s32 left_cpu;		/* queue stopping(p, false) took it out of, until quiescent(): -1 */

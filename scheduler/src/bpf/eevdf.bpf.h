@@ -70,9 +70,10 @@ static __always_inline struct eevdf_rq *lookup_rq(s32 cpu)
 	return bpf_map_lookup_elem(&eevdf_rqs, &key);
 }
 
-static __always_inline u64 task_weight(const struct task_struct *p)
+/* its own weight, or for a task of a cgroup its flattened one (cgroup.bpf.h) */
+static __always_inline u64 task_weight(const struct task_struct *p, const struct task_ctx *tctx)
 {
-	return arbor_eevdf_weight(p->scx.weight);
+	return cg_task_weight(p, tctx);
 }
 
 /*
@@ -206,7 +207,7 @@ static __always_inline u64 eevdf_deadline_offset(const struct task_ctx *tctx, u6
 static __always_inline bool eevdf_place(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
 {
 	struct eevdf_rq *rq;
-	u64 w = task_weight(p), vslice = arbor_calc_delta_fair(slice_cfg.slice_ns, w), avg, v;
+	u64 w = task_weight(p, tctx), vslice = arbor_calc_delta_fair(slice_cfg.slice_ns, w), avg, v;
 	s64 lag = tctx->vlag;
 	s32 sleep_cpu = tctx->sleep_cpu;
 	bool elig;
@@ -334,6 +335,36 @@ static __always_inline void eevdf_charge_rq(struct task_ctx *tctx, u64 dv, bool 
 	bpf_spin_unlock(&rq->lock);
 }
 
+/*
+ * update_cfs_group() at the tick, for a task of a cgroup: its queued weight
+ * follows its groups' shares, as reweight_entity() moves a queued entity
+ * (policy.h arbor_reweight), in its queue's average under the queue's lock.
+ */
+static __always_inline void eevdf_reweight(struct task_struct *p, struct task_ctx *tctx)
+{
+	struct eevdf_rq *rq;
+	u64 w, avg, v, dl;
+
+	if (!tctx->cg_id || !valid_cpu(tctx->rq_cpu) || !tctx->rq_w)
+		return;
+	w = task_weight(p, tctx);
+	if (w == tctx->rq_w || !(rq = lookup_rq(tctx->rq_cpu)))
+		return;
+	v = tctx->vruntime;
+	dl = tctx->deadline;
+	bpf_spin_lock(&rq->lock);
+	avg = arbor_avg_vruntime(&rq->avg);
+	arbor_avg_rebase(&rq->avg, avg);
+	arbor_avg_sub(&rq->avg, v, tctx->rq_w);
+	arbor_reweight(avg, &v, &dl, tctx->rq_w, w);
+	arbor_avg_add(&rq->avg, v, w);
+	bpf_spin_unlock(&rq->lock);
+	tctx->vruntime = v;
+	tctx->deadline = dl;
+	tctx->rq_w = w;
+	stat_inc(STAT_CG_REWEIGHTS);
+}
+
 /* update_curr() at the tick: charge the run since exec_start to vruntime and the average. */
 static __always_inline void eevdf_charge(struct task_ctx *tctx, u64 now)
 {
@@ -379,7 +410,7 @@ static __always_inline u64 eevdf_wake_direct(struct task_struct *p, struct task_
 		eevdf_join(p, tctx, cpu);
 		return eevdf_slice(tctx);
 	}
-	w = task_weight(p);
+	w = task_weight(p, tctx);
 	return arbor_slice_left(0, eevdf_deadline_offset(tctx, arbor_calc_delta_fair(slice_cfg.slice_ns, w)),
 				w, ARBOR_MIN_SLICE_NS);
 }

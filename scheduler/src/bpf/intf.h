@@ -288,6 +288,9 @@ enum arbor_stat {
 	STAT_SYNC_PAIR,
 	/* slice ends where a task alone on its CPU kept it, with no switch (dispatch's keep_prev) */
 	STAT_SLICE_KEPT,
+	/* group scheduling (cgroup.bpf.h): flattened weights computed, queued weights changed */
+	STAT_CG_SHARES,
+	STAT_CG_REWEIGHTS,
 	ARBOR_NR_STATS,
 };
 

@@ -20,6 +20,7 @@
 #include "balance.bpf.h"
 #include "steal.bpf.h"
 #include "capacity.bpf.h"
+#include "cgroup.bpf.h"
 #include "eevdf.bpf.h"
 
 char _license[] SEC("license") = "GPL";
@@ -714,6 +715,7 @@ void BPF_STRUCT_OPS(arbor_runnable, struct task_struct *p, u64 enq_flags)
 	tctx->sel_now = 0;
 	/* it was asleep since pelt_ts */
 	task_pelt(tctx, now, 0, false);
+	cg_task_runnable(p, tctx);
 	if (enq_flags & SCX_ENQ_WAKEUP)
 		tctx->runnable_at = now;
 	cpu = task_cpu_of(p);
@@ -846,6 +848,7 @@ void BPF_STRUCT_OPS(arbor_quiescent, struct task_struct *p, u64 deq_flags)
 		return;
 	set_waiting(tctx, false, 0);
 	acct_remove(tctx);
+	cg_task_quiescent(tctx);
 	/*
 	 * SYNC_LOCAL: it sleeps; was its pending sync wake-up kept? (policy.h)
 	 * A task goes to sleep from its CPU: stopping() has just stamped
@@ -985,6 +988,7 @@ s32 BPF_STRUCT_OPS(arbor_init_task, struct task_struct *p, struct scx_init_task_
 	/* a new task starts as if it had run half the time (kernel: post_init_entity_util_avg) */
 	tctx->util_avg = 512;
 	tctx->runnable_avg = 512;
+	tctx->cg_id = cg_enabled ? cg_id_of(args->cgroup) : 0;
 	return 0;
 }
 
@@ -997,6 +1001,7 @@ void BPF_STRUCT_OPS(arbor_exit_task, struct task_struct *p, struct scx_exit_task
 		return;
 	set_waiting(tctx, false, 0);
 	acct_remove(tctx);
+	cg_task_quiescent(tctx);
 	eevdf_dequeue(tctx, true);
 }
 
@@ -1111,6 +1116,7 @@ void BPF_STRUCT_OPS(arbor_tick, struct task_struct *p)
 	starve_tick(cpu, p, now);
 	if (tctx) {
 		eevdf_charge(tctx, now);	/* update_curr at the tick */
+		eevdf_reweight(p, tctx);	/* update_cfs_group at the tick */
 		check_misfit(p, tctx, cpu);
 		if (cache_lb_on())
 			cache_aggregate(p, tctx, cpu, now);
@@ -1138,6 +1144,12 @@ SCX_OPS_DEFINE(arbor_ops,
 	       .exit_task	= (void *)arbor_exit_task,
 	       .init		= (void *)arbor_init,
 	       .exit		= (void *)arbor_exit,
+	       .cgroup_init	= (void *)arbor_cgroup_init,
+	       .cgroup_exit	= (void *)arbor_cgroup_exit,
+	       .cgroup_prep_move = (void *)arbor_cgroup_prep_move,
+	       .cgroup_move	= (void *)arbor_cgroup_move,
+	       .cgroup_cancel_move = (void *)arbor_cgroup_cancel_move,
+	       .cgroup_set_weight = (void *)arbor_cgroup_set_weight,
 	       /*
 		* ENQ_LAST: a task whose slice ends with nothing else to run comes
 		* back through enqueue() (and stopping/running) instead of being

@@ -2417,4 +2417,86 @@ ARBOR_POLICY u64 arbor_lb_interval(u32 span_weight, u64 base_ns, bool busy, u32 
 	return iv > base_ns ? iv : base_ns;
 }
 
+/*
+ * Group scheduling, flattened (cgroup.bpf.h). fair.c gives a task group
+ * one entity per CPU in its parent's queue, of weight tg->shares split
+ * among the CPUs by the group's load there (calc_group_shares), and the
+ * group's tasks and child groups share that entity's time by their
+ * weights. Flattened into the one queue per CPU scx_arbor keeps, a task of
+ * weight `w` in a group `depth` levels below the root weighs
+ *
+ *   w * gw[0] * ... * gw[depth-1] / (active[0] * ... * active[depth-1])
+ *
+ * where gw[i] is the weight of its i-th group counted from its own (i = 0)
+ * up to the top-level one, and active[i] is the summed weight of that
+ * group's active members: its runnable tasks and its child groups with a
+ * runnable task below them. At each level the member's fraction of its
+ * group is at most 1 (an active count below the member's own weight is a
+ * race of the lock-free sums: the member's weight is taken instead), and
+ * the result is at least MIN_SHARES (2), as calc_group_shares' floor.
+ * Against fair.c it is exact when every group's load is spread over the
+ * CPUs as its tasks are; it ignores calc_group_shares' per-CPU split of a
+ * group whose tasks sit unevenly across CPUs (the balancer's job there).
+ */
+#define ARBOR_CG_MAX_DEPTH	8
+#define ARBOR_CG_MIN_SHARES	2
+
+/* sched_weight_from_cgroup(): cpu.weight (1..10000, 100 default) -> 1024 scale */
+ARBOR_POLICY u64 arbor_cg_shares(u32 cpu_weight)
+{
+	u64 w = ((u64)cpu_weight * ARBOR_NICE_0_LOAD + 50) / 100;
+
+	return w ? w : 1;
+}
+
+/*
+ * One level of the product, from the bottom: `eff` so far, `child` the
+ * weight of the member on the path (the task's at the first level, then
+ * the group below's shares), `gw` and `active` this group's. BPF walks the
+ * levels with it one at a time (no arrays on its stack); the floor is
+ * arbor_cg_floor's.
+ */
+ARBOR_POLICY u64 arbor_cg_step(u64 eff, u64 child, u64 gw, u64 active)
+{
+	u64 a = active > child ? active : child;
+
+	return eff * gw / (a ? a : 1);
+}
+
+ARBOR_POLICY u64 arbor_cg_floor(u64 eff)
+{
+	return eff > ARBOR_CG_MIN_SHARES ? eff : ARBOR_CG_MIN_SHARES;
+}
+
+ARBOR_POLICY u64 arbor_cg_weight(u64 w, u32 depth, const u64 *gw, const u64 *active)
+{
+	u64 eff = w, child = w;
+	u32 i;
+
+	POLICY_FOR(i, 0, depth) {
+		if (i >= ARBOR_CG_MAX_DEPTH)
+			break;
+		eff = arbor_cg_step(eff, child, gw[i], active[i]);
+		child = gw[i];
+	}
+	return arbor_cg_floor(eff);
+}
+
+/*
+ * reweight_entity() of a queued task: its lag and its deadline's distance
+ * from the average scale by w_old / w_new (rescale_entity), and it is
+ * placed back at avg - lag. In: *v, *deadline; avg the queue's average.
+ */
+ARBOR_POLICY void arbor_reweight(u64 avg, u64 *v, u64 *deadline, u64 w_old, u64 w_new)
+{
+	s64 lag = (s64)(avg - *v), rel = (s64)(*deadline - avg);
+
+	if (!w_new || w_old == w_new)
+		return;
+	lag = arbor_div_s64(lag * (s64)w_old, w_new);
+	rel = arbor_div_s64(rel * (s64)w_old, w_new);
+	*v = avg - lag;
+	*deadline = avg + rel;
+}
+
 #endif /* __ARBOR_POLICY_H */

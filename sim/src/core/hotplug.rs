@@ -470,7 +470,7 @@ impl Core {
         // (ext.c:6354), ops.exit_task for every task (6380:
         // scx_disable_and_exit_task; the task's storage of that instance
         // goes with it), then ops.exit (6433-6434)
-        let (_, cg_exit) = old.cgroup_ops();
+        let (_, cg_exit) = self.cgroup_ops_of(old);
         if cg_exit {
             self.call(0, super::Ctx::Other, "cgroup_exit", |c| old.cgroup_exit(c));
         }
@@ -546,7 +546,7 @@ impl Core {
             self.eject(format!("ops.init() failed ({e}) on reload"));
             return Some(fresh);
         }
-        let (cg_init, _) = ops.cgroup_ops();
+        let (cg_init, _) = self.cgroup_ops_of(ops);
         if cg_init {
             if let Err(e) = self.call(0, super::Ctx::Other, "cgroup_init", |c| ops.cgroup_init(c)) {
                 self.eject(format!("ops.cgroup_init() failed ({e}) on reload"));

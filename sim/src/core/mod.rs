@@ -10,6 +10,7 @@
 
 mod affinity;
 pub mod cache;
+pub mod cgroup;
 pub mod dsq;
 pub mod hotplug;
 mod immed;
@@ -266,6 +267,8 @@ pub struct Core {
     pub cost: CostModel,
     pub cpus: Vec<Cpu>,
     pub tasks: Vec<Task>,
+    /// The cgroups the tasks are in (cgroup.rs).
+    pub cgroups: cgroup::Cgroups,
     pub cache: CacheModel,
     /// One global DSQ per NUMA node (ext.c:354-357, checklist 10).
     global: Vec<Dsq>,
@@ -543,6 +546,7 @@ impl Core {
             cost: stretched_cost,
             cpus,
             tasks: Vec::new(),
+            cgroups: Default::default(),
             global: (0..nodes).map(|_| Dsq::default()).collect(),
             user: Default::default(),
             idle_mask,

@@ -79,14 +79,20 @@ pub trait Ops {
     fn cgroup_ops(&self) -> (bool, bool) {
         (false, false)
     }
-    /// ops.cgroup_init for the root cgroup, the sim's only one, as
-    /// scx_cgroup_init calls it after ops.init (ext.c:5028-5062, 7554).
+    /// Whether its cgroup callbacks act on groups below the root only, so
+    /// that a run with the root alone need not call them (core/cgroup.rs).
+    fn cgroup_groups_only(&self) -> bool {
+        false
+    }
+    /// ops.cgroup_init for the root cgroup and then each of core.cgroups
+    /// below it, parents first, as scx_cgroup_init calls it after ops.init
+    /// (ext.c:5028-5062, 7554).
     fn cgroup_init(&mut self, _core: &mut Core) -> Result<(), String> {
         Ok(())
     }
-    /// ops.cgroup_exit for the root cgroup, as scx_cgroup_exit calls it
-    /// when the scheduler is disabled, before ops.exit (ext.c:5004-5025,
-    /// 6354).
+    /// ops.cgroup_exit for the groups below the root, children first, then
+    /// the root, as scx_cgroup_exit calls it when the scheduler is
+    /// disabled, before ops.exit (ext.c:5004-5025, 6354).
     fn cgroup_exit(&mut self, _core: &mut Core) {}
     /// Whether it defines ops.cpu_online / ops.cpu_offline; without one,
     /// a CPU coming up / going down exits the scheduler (handle_hotplug,

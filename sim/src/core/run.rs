@@ -734,8 +734,14 @@ impl Core {
             self.call(0, Ctx::Other, "exit", |c| ops.exit(c, &why));
             return Stop::Ejected(why);
         }
-        // scx_cgroup_init (ext.c:7554): the root cgroup, after ops.init
-        let (cg_init, _) = ops.cgroup_ops();
+        // scx_cgroup_init (ext.c:7554): the root cgroup and those below it
+        // that the tasks are in (cgroup.rs), after ops.init, before the tasks
+        let specs = wl.tasks();
+        match super::cgroup::Cgroups::from_specs(&specs) {
+            Ok(c) => self.cgroups = c,
+            Err(e) => return Stop::Invariant(format!("{e:#}")),
+        }
+        let (cg_init, _) = self.cgroup_ops_of(ops);
         if cg_init {
             if let Err(e) = self.call(0, Ctx::Other, "cgroup_init", |c| ops.cgroup_init(c)) {
                 return Stop::Ejected(format!("ops.cgroup_init() failed ({e})"));
@@ -749,7 +755,7 @@ impl Core {
         // the scheduler loads (bypass). Until 2026-11-28 the simulator
         // called update_idle(cpu, true) here for every online CPU, which a
         // scheduler on a real machine never gets.
-        if let Err(e) = self.spawn(wl.tasks()) {
+        if let Err(e) = self.spawn(specs) {
             return Stop::Invariant(format!("{e:#}"));
         }
         self.push(self.cfg.sweep_ns, Ev::Sweep);
@@ -807,7 +813,7 @@ impl Core {
             Some(b) => b.as_mut(),
             None => ops,
         };
-        let (_, cg_exit) = ops.cgroup_ops();
+        let (_, cg_exit) = self.cgroup_ops_of(ops);
         // scx_disable_workfn: scx_cgroup_exit (ext.c:6354), then ops.exit
         if cg_exit {
             self.call(0, Ctx::Other, "cgroup_exit", |c| ops.cgroup_exit(c));

@@ -118,6 +118,8 @@ impl SchedSpec {
     /// loader gives it (knobs::Rodata, one source for both).
     fn load_arbor(&self, topo: &Topo, knobs: &Knobs) -> Result<native::Native> {
         let mut n = native::Native::load(native::ARBOR_SO, &self.label, stats::NAMES.to_vec())?;
+        // cgroup.bpf.h keeps no context for the root
+        n.cgroup_groups_only = true;
         let knobs = self.knobs(knobs)?;
         // a cpu-capacity knob changes what the scheduler is told, as the
         // loader's --cpu-capacity does; the machine's speeds stay (arbor

@@ -30,8 +30,16 @@ pub struct Native {
     take_calls: unsafe extern "C" fn() -> u64,
     release: unsafe extern "C" fn(*mut TaskStruct),
     timer_fire: unsafe extern "C" fn(*mut c_void) -> i32,
-    /// shim.c: a task joins the root cgroup; returns the cgroup
-    join_root_cgroup: unsafe extern "C" fn(*mut TaskStruct) -> *mut c_void,
+    /// shim.c: a task joins a cgroup (NULL: the root); returns the cgroup
+    join_cgroup: unsafe extern "C" fn(*mut TaskStruct, *mut c_void) -> *mut c_void,
+    /// shim.c: a cgroup below another, with its kernfs id
+    cgroup_new: unsafe extern "C" fn(*mut c_void, u64) -> *mut c_void,
+    /// the shim's struct cgroup of each of core.cgroups (index 0, the root:
+    /// null), made when first needed
+    cgroups: Vec<*mut c_void>,
+    /// its cgroup callbacks act on groups below the root only (scx_arbor's
+    /// cgroup.bpf.h): [`Ops::cgroup_groups_only`]
+    pub(crate) cgroup_groups_only: bool,
     /// shim.c: __scx_init_task around ops.init_task (tid, disallow)
     init_task: unsafe extern "C" fn(*mut TaskStruct, *mut abi::InitTaskArgs) -> i32,
     /// shim.c: the cid tables and the tid table, before ops.init
@@ -132,7 +140,10 @@ impl Native {
                 take_calls: std::mem::transmute(sym("sim_take_calls")?),
                 release: std::mem::transmute(sym("sim_task_release")?),
                 timer_fire: std::mem::transmute(sym("sim_timer_fire")?),
-                join_root_cgroup: std::mem::transmute(sym("sim_task_join_root_cgroup")?),
+                join_cgroup: std::mem::transmute(sym("sim_task_join_cgroup")?),
+                cgroup_new: std::mem::transmute(sym("sim_cgroup_new")?),
+                cgroups: Vec::new(),
+                cgroup_groups_only: false,
                 init_task: std::mem::transmute::<
                     *mut c_void,
                     unsafe extern "C" fn(*mut TaskStruct, *mut abi::InitTaskArgs) -> i32,
@@ -330,6 +341,31 @@ impl Native {
             .map_or(std::ptr::null_mut(), |p| p as *mut c_void)
     }
 
+    /// The shim's struct cgroup of core.cgroups' group `i`, made with its
+    /// ancestors when first asked for (null for the root: the shim's own).
+    fn cgroup_ptr(&mut self, core: &Core, i: usize) -> Result<*mut c_void, String> {
+        let nodes = core.cgroups.nodes();
+        if i == 0 || i >= nodes.len() {
+            return Ok(std::ptr::null_mut());
+        }
+        if self.cgroups.len() < nodes.len() {
+            self.cgroups.resize(nodes.len(), std::ptr::null_mut());
+        }
+        if self.cgroups[i].is_null() {
+            let parent = match self.cgroup_ptr(core, nodes[i].parent)? {
+                p if p.is_null() => self.root_cgroup(),
+                p => p,
+            };
+            // SAFETY: parent is the shim's root or a cgroup it made
+            let c = unsafe { (self.cgroup_new)(parent, crate::core::cgroup::Cgroups::id(i)) };
+            if c.is_null() {
+                return Err(format!("cgroup '{}': the shim holds no more cgroups", nodes[i].path));
+            }
+            self.cgroups[i] = c;
+        }
+        Ok(self.cgroups[i])
+    }
+
     pub(crate) fn global_ptr(&self, name: &str) -> Option<*const u8> {
         let c = CString::new(name).ok()?;
         // SAFETY: dlsym on a live handle
@@ -427,9 +463,10 @@ impl Ops for Native {
     }
     fn init_task(&mut self, core: &mut Core, t: TaskId, fork: bool) -> Result<(), String> {
         let p = t_of(core, t);
-        // the task is in the root cgroup, the sim's only one
-        // SAFETY: p is a live task_struct
-        let cgroup = unsafe { (self.join_root_cgroup)(p) };
+        // the task joins its cgroup (core/cgroup.rs) first
+        let cg = self.cgroup_ptr(core, core.cgroups.of_task(t))?;
+        // SAFETY: p is a live task_struct, cg null or one of the shim's cgroups
+        let cgroup = unsafe { (self.join_cgroup)(p, cg) };
         let mut args = abi::InitTaskArgs { fork, cgroup };
         let init = self.init_task;
         // SAFETY: p and args are live; sim_init_task calls ops.init_task
@@ -609,11 +646,35 @@ impl Ops for Native {
         if r != 0 {
             return Err(format!("{r}"));
         }
+        // the groups below it, parents first (css_for_each_descendant_pre),
+        // with their cpu.weight and the root's bandwidth defaults
+        for i in 1..core.cgroups.nodes().len() {
+            let cg = self.cgroup_ptr(core, i)?;
+            args.weight = core.cgroups.nodes()[i].weight;
+            // SAFETY: cg is one of the shim's cgroups, args live
+            let r = self.enter(core, |o| {
+                o.cgroup_init.map(|f| unsafe { f(cg, &mut args) }).unwrap_or(0)
+            });
+            if r != 0 {
+                return Err(format!("{r} for {}", core.cgroups.nodes()[i].path));
+            }
+        }
         Ok(())
     }
     fn cgroup_exit(&mut self, core: &mut Core) {
+        // children first (css_for_each_descendant_post), the root last
+        for i in (1..core.cgroups.nodes().len()).rev() {
+            let Ok(cg) = self.cgroup_ptr(core, i) else {
+                continue;
+            };
+            // SAFETY: cg is one of the shim's cgroups
+            self.enter(core, |o| o.cgroup_exit.map(|f| unsafe { f(cg) }));
+        }
         let root = self.root_cgroup();
         self.enter(core, |o| o.cgroup_exit.map(|f| unsafe { f(root) }));
+    }
+    fn cgroup_groups_only(&self) -> bool {
+        self.cgroup_groups_only
     }
     fn counters(&self) -> Vec<(String, u64)> {
         if self.counter_map {

@@ -11,6 +11,7 @@ pub mod background;
 pub mod channel;
 pub mod hackbench;
 pub mod hist;
+pub mod mix;
 pub mod parent;
 pub mod pgbench;
 pub mod pipe;

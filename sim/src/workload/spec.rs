@@ -29,6 +29,8 @@ spinners[:procs=2,threads=4,ws_kb=1024,work_us=1000,sleep_us=0,time=5,sweeps=1]
 rt-app:FILE.json (as rt-app 1.0 reads it; tasks: instance, delay, loop, phases, cpus, priority, policy; events: run, runtime, sleep, timer, suspend, resume, lock, unlock, wait, signal, broad, sync, mem, iorun, barrier, yield; global: duration, mem_buffer_size, io_device; resources)
 trace:FILE.data[,comm=NAME|..,pid=PID|..,all=1,from=S,to=S,scale=F,sync=0|1,cap=CPUS:CAP;..] (a `perf sched record -a -- PROGRAM` trace, replayed causally; default: what the recorder ran)
 any of these +background:r=RATE[,k=NCPU,ns=2000] (with a VM guest's background: k timer-driven tasks waking RATE times a second in all, ns of work each)
+any of these but rt-app and trace with ,cg=/PATH[:weight=100]: its tasks run in that cgroup, of that cpu.weight (1..10000; ancestors not given a weight have 100)
+WORKLOAD & WORKLOAD [& ...] (run together, each part's tasks after the previous ones'; part k > 0's metrics are named k.NAME)
 any of these but rt-app and trace: its tasks are forked by a parent that runs on its CPU meanwhile, as a real program's main thread forks its workers; +noparent: each started from an idle CPU 0 instead (the simulator before 2026-11-27)
 (the first value of a choice is its default)";
 
@@ -113,6 +115,43 @@ impl Opts<'_> {
         })
     }
 
+    /// `cg=/PATH[:weight=W]`: the cgroup the workload's tasks run in.
+    pub fn cgroup(&mut self) -> Result<Option<crate::task::Cgroup>> {
+        let Some(v) = self.kv.remove("cg") else {
+            return Ok(None);
+        };
+        let (path, rest) = v.split_once(':').unwrap_or((&v, ""));
+        let mut weight = 100;
+        for kv in rest.split(':').filter(|x| !x.is_empty()) {
+            match kv.split_once('=') {
+                Some(("weight", w)) => match w.parse::<u32>() {
+                    Ok(w) if (1..=10_000).contains(&w) => weight = w,
+                    _ => bail!("workload '{}': cg weight={w} is not an integer in 1..10000", self.spec),
+                },
+                _ => bail!("workload '{}': cg option '{kv}' is not weight=W", self.spec),
+            }
+        }
+        let valid = path.len() > 1
+            && path.starts_with('/')
+            && path[1..].split('/').all(|c| {
+                !c.is_empty() && c.chars().all(|ch| ch.is_ascii_alphanumeric() || "_.-".contains(ch))
+            });
+        if !valid {
+            bail!("workload '{}': cg={path} is not a cgroup path /NAME[/NAME...]", self.spec);
+        }
+        if path[1..].split('/').count() > crate::core::cgroup::MAX_DEPTH {
+            bail!(
+                "workload '{}': cg={path} is deeper than {} levels",
+                self.spec,
+                crate::core::cgroup::MAX_DEPTH
+            );
+        }
+        Ok(Some(crate::task::Cgroup {
+            path: path.to_string(),
+            weight,
+        }))
+    }
+
     pub fn done(&self) -> Result<()> {
         if let Some(k) = self.kv.keys().next() {
             bail!("workload '{}': unknown option '{k}'", self.spec);
@@ -137,6 +176,17 @@ fn ipc(s: &str) -> Ipc {
 /// steps.
 pub fn parse(spec: &str, nr_cpus: usize, seed: u64) -> Result<Box<dyn Workload>> {
     let s = spec.trim();
+    // A & B: run together (mix.rs)
+    if s.contains('&') {
+        let mut parts = Vec::new();
+        for p in s.split('&') {
+            if p.trim().is_empty() {
+                bail!("workload '{s}': an empty part around '&'");
+            }
+            parts.push(parse(p, nr_cpus, seed)?);
+        }
+        return Ok(Box::new(super::mix::Mix::new(parts)));
+    }
     // a model's tasks are forked by a running parent (parent.rs), unless
     // WORKLOAD+noparent: each started from its first allowed CPU, idle (the
     // simulator before 2026-11-27)
@@ -183,6 +233,7 @@ fn parse_with(s: &str, nr_cpus: usize, seed: u64, parent: bool) -> Result<Box<dy
         return Ok(Box::new(trace::replay::Replay::new(trace::load(args)?)));
     }
     let (_, mut o) = Opts::parse(s)?;
+    let cg = o.cgroup()?;
     let w: Box<dyn Workload> = match name {
         "hackbench" | "perf-messaging" => {
             let (l_def, ipcs): (u32, &[&'static str]) = if name == "hackbench" {
@@ -303,10 +354,16 @@ fn parse_with(s: &str, nr_cpus: usize, seed: u64, parent: bool) -> Result<Box<dy
         ),
     };
     o.done()?;
-    if parent {
-        return Ok(Box::new(parent::WithParent::new(w)));
-    }
-    Ok(w)
+    let w: Box<dyn Workload> = if parent {
+        Box::new(parent::WithParent::new(w))
+    } else {
+        w
+    };
+    // the parent too runs in the workload's cgroup, as a program's main thread
+    Ok(match cg {
+        Some(cg) => Box::new(super::mix::InCgroup::new(w, cg)),
+        None => w,
+    })
 }
 
 #[cfg(test)]

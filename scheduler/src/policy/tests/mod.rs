@@ -6,6 +6,7 @@
 mod accounting;
 mod cache_lb;
 mod capacity;
+mod cgroup;
 mod eevdf;
 mod idler_llc;
 mod load_balance;

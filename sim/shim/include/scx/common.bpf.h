@@ -1596,8 +1596,9 @@ static __always_inline int scx_bpf_reenqueue_local_from_anywhere(void)
 }
 
 /*
- * ---- cgroups (docs/sim/arena.md "lavd"): every simulated task lives in
- * the root cgroup, the only one. shim.c holds it (sim_root_cgroup: id 1,
+ * ---- cgroups (docs/sim/arena.md "lavd"): a simulated task lives in the
+ * root cgroup unless its workload puts it in one below (cg=, shim.c
+ * sim_cgroup_new). shim.c holds the root (sim_root_cgroup: id 1,
  * level 0, its own ancestor at level 0, kernfs name ""), its css, the
  * root task group and the css_set every task points at.
  */
@@ -1623,28 +1624,33 @@ struct task_group {
 };
 extern struct cgroup sim_root_cgroup;
 struct cgroup *sim_task_join_root_cgroup(struct task_struct *p);
-/* bpf_cgroup_from_id(): the root for its id (1), else NULL; references
- * are not counted (the root outlives every run) */
+struct cgroup *sim_cgroup_from_id(u64 id);
+/* bpf_cgroup_from_id(): the root (id 1) or a cgroup below it that a
+ * workload put tasks in (shim.c), else NULL; references are not counted
+ * (every cgroup outlives the run) */
 static __always_inline struct cgroup *bpf_cgroup_from_id(u64 id)
 {
 	SIM_COUNT_CALL();
-	return id == sim_root_cgroup.kn->id ? &sim_root_cgroup : NULL;
+	return sim_cgroup_from_id(id);
 }
-/* bpf_cgroup_ancestor(): cgroup_ancestor(), NULL past the cgroup's level */
+/* bpf_cgroup_ancestor(): cgroup_ancestor(), NULL past the cgroup's level;
+ * up the parents (the shim's ancestors[] holds the root only) */
 static __always_inline struct cgroup *bpf_cgroup_ancestor(struct cgroup *c, int level)
 {
 	SIM_COUNT_CALL();
 	if (level < 0 || level > c->level)
 		return NULL;
-	return c->ancestors[level];
+	while (c->level > level)
+		c = c->self.parent->cgroup;
+	return c;
 }
 static __always_inline struct cgroup *bpf_cgroup_acquire(struct cgroup *c) { SIM_COUNT_CALL(); return c; }
 static __always_inline void bpf_cgroup_release(struct cgroup *c) { SIM_COUNT_CALL(); }
-/* scx_bpf_task_cgroup(): the task's cgroup (the root) */
+/* scx_bpf_task_cgroup(): the task's cgroup (its task group's) */
 static __always_inline struct cgroup *scx_bpf_task_cgroup(struct task_struct *p)
 {
 	SIM_COUNT_CALL();
-	return &sim_root_cgroup;
+	return p->sched_task_group ? p->sched_task_group->css.cgroup : &sim_root_cgroup;
 }
 /* bpf_iter_css (kernel/bpf/cgroup_iter.c): a walk from a css; the root
  * has no children and no parent, so every order (descendants pre / post,

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Group scheduling: cgroup v2 cpu.weight as fair.c's task groups honour it,
+ * flattened (policy.h arbor_cg_weight). Every cgroup below the root has a
+ * context keyed by its id: its parent's id, its shares (cpu.weight on the
+ * 1024 scale), the summed weight of its active members and how many there
+ * are. A task counts its weight in its group while it is runnable
+ * (runnable() .. quiescent()); a group becomes active with its first active
+ * member and then counts its shares in its parent, up to the top level.
+ * The sums are kept with atomics, without a lock: the callbacks of
+ * different CPUs may race on one group, and each transition is undone by
+ * the one that pairs with it, so the sums come back to exact.
+ *
+ * A task's weight in its CPU's EEVDF queue (eevdf.bpf.h task_weight) is the
+ * flattened one: taken when it joins the queue and refreshed at the tick
+ * (update_cfs_group() at entity_tick; reweight_entity()). Tasks in the
+ * root cgroup keep their own weight and take none of this path.
+ *
+ * ext.c (7.2) calls cgroup_init top-down for every existing cgroup when the
+ * scheduler loads and for each new one (scx_cgroup_init, scx_tg_online),
+ * cgroup_exit bottom-up at unload and for each removed one, prep_move /
+ * move / cancel_move around a task's migration between cgroups
+ * (scx_cgroup_can_attach, scx_cgroup_move_task: the task is dequeued
+ * meanwhile, so quiescent() came first), and cgroup_set_weight on a
+ * cpu.weight write. 7.2 has no SCX_OPS_HAS_CGROUP_WEIGHT flag (its
+ * SCX_OPS_ALL_FLAGS refuses it); defining cgroup_set_weight is what counts.
+ */
+#ifndef __ARBOR_CGROUP_BPF_H
+#define __ARBOR_CGROUP_BPF_H
+
+#define ARBOR_MAX_CGROUPS	4096
+
+struct cg_ctx {
+	u64 parent;	/* parent's id, 0 for a top-level group (the root has no context) */
+	u64 shares;	/* cpu.weight on the 1024 scale (arbor_cg_shares) */
+	u64 active;	/* weight of its runnable tasks and of its active child groups */
+	u64 contrib;	/* the shares it counts in its parent's active while active */
+	s64 nr_active;	/* its active members */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, ARBOR_MAX_CGROUPS);
+	__type(key, u64);
+	__type(value, struct cg_ctx);
+} cg_ctxs SEC(".maps");
+
+static __always_inline struct cg_ctx *lookup_cg(u64 id)
+{
+	return id ? bpf_map_lookup_elem(&cg_ctxs, &id) : NULL;
+}
+
+/* A cgroup's id, 0 for the root (which needs no context). */
+static __always_inline u64 cg_id_of(struct cgroup *cgrp)
+{
+	return cgrp && cgrp->level > 0 ? cgrp->kn->id : 0;
+}
+
+/*
+ * `w` joins group `id`'s active sum; each group that becomes active with
+ * it joins its parent's, up to the top level.
+ */
+static __always_inline void cg_activate(u64 id, u64 w)
+{
+	struct cg_ctx *g = lookup_cg(id);
+	u32 i;
+
+	if (!g)
+		return;
+	__sync_fetch_and_add(&g->active, w);
+	bpf_for(i, 0, ARBOR_CG_MAX_DEPTH) {
+		struct cg_ctx *pg;
+		u64 c;
+
+		if (__sync_fetch_and_add(&g->nr_active, 1) != 0)
+			break;
+		c = g->shares;
+		g->contrib = c;
+		pg = lookup_cg(g->parent);
+		if (!pg)
+			break;
+		__sync_fetch_and_add(&pg->active, c);
+		g = pg;
+	}
+}
+
+/* The reverse of cg_activate: `w` leaves, emptied groups leave their parents. */
+static __always_inline void cg_deactivate(u64 id, u64 w)
+{
+	struct cg_ctx *g = lookup_cg(id);
+	u32 i;
+
+	if (!g)
+		return;
+	__sync_fetch_and_sub(&g->active, w);
+	bpf_for(i, 0, ARBOR_CG_MAX_DEPTH) {
+		struct cg_ctx *pg;
+
+		if (__sync_fetch_and_sub(&g->nr_active, 1) != 1)
+			break;
+		pg = lookup_cg(g->parent);
+		if (!pg)
+			break;
+		__sync_fetch_and_sub(&pg->active, g->contrib);
+		g = pg;
+	}
+}
+
+/* runnable(): a task of a group counts there until quiescent(). */
+static __always_inline void cg_task_runnable(struct task_struct *p, struct task_ctx *tctx)
+{
+	if (!cg_enabled || !tctx->cg_id || tctx->cg_on)
+		return;
+	tctx->cg_on = tctx->cg_id;
+	tctx->cg_w = arbor_eevdf_weight(p->scx.weight);
+	cg_activate(tctx->cg_on, tctx->cg_w);
+}
+
+static __always_inline void cg_task_quiescent(struct task_ctx *tctx)
+{
+	if (!tctx->cg_on)
+		return;
+	cg_deactivate(tctx->cg_on, tctx->cg_w);
+	tctx->cg_on = 0;
+	tctx->cg_w = 0;
+}
+
+/*
+ * The weight a task has in its CPU's queue: its own, or for a task of a
+ * group the flattened one (policy.h arbor_cg_weight), from its group up.
+ */
+static __always_inline u64 cg_task_weight(const struct task_struct *p, const struct task_ctx *tctx)
+{
+	u64 w = arbor_eevdf_weight(p->scx.weight), eff, child, id;
+	u32 i;
+
+	if (!cg_enabled || !tctx || !tctx->cg_id)
+		return w;
+	eff = child = w;
+	id = tctx->cg_on ?: tctx->cg_id;
+	/* arbor_cg_weight's product, a level at a time from the task's group up */
+	bpf_for(i, 0, ARBOR_CG_MAX_DEPTH) {
+		struct cg_ctx *g = lookup_cg(id);
+
+		if (!g)
+			break;
+		eff = arbor_cg_step(eff, child, g->shares, g->active);
+		child = g->shares;
+		id = g->parent;
+		if (!id)
+			break;
+	}
+	stat_inc(STAT_CG_SHARES);
+	return arbor_cg_floor(eff);
+}
+
+s32 BPF_STRUCT_OPS(arbor_cgroup_init, struct cgroup *cgrp, struct scx_cgroup_init_args *args)
+{
+	struct cg_ctx g = {};
+	u64 id = cg_id_of(cgrp);
+
+	if (!id)
+		return 0;
+	/* ext.c calls it for a child after its parent (css_for_each_descendant_pre) */
+	if (cgrp->level > 1)
+		g.parent = cgrp->self.parent->cgroup->kn->id;
+	g.shares = arbor_cg_shares(args->weight);
+	return bpf_map_update_elem(&cg_ctxs, &id, &g, BPF_ANY);
+}
+
+void BPF_STRUCT_OPS(arbor_cgroup_exit, struct cgroup *cgrp)
+{
+	u64 id = cg_id_of(cgrp);
+
+	if (id)
+		bpf_map_delete_elem(&cg_ctxs, &id);
+}
+
+s32 BPF_STRUCT_OPS(arbor_cgroup_prep_move, struct task_struct *p, struct cgroup *from, struct cgroup *to)
+{
+	return 0;
+}
+
+/*
+ * The task belongs to `to` from now. A runnable one moves its weight
+ * along (sched_move_task dequeues it first, so normally it counts nowhere).
+ */
+void BPF_STRUCT_OPS(arbor_cgroup_move, struct task_struct *p, struct cgroup *from, struct cgroup *to)
+{
+	struct task_ctx *tctx = lookup_task_ctx(p);
+	bool on;
+
+	if (!tctx)
+		return;
+	on = tctx->cg_on;
+	cg_task_quiescent(tctx);
+	tctx->cg_id = cg_enabled ? cg_id_of(to) : 0;
+	if (on)
+		cg_task_runnable(p, tctx);
+}
+
+void BPF_STRUCT_OPS(arbor_cgroup_cancel_move, struct task_struct *p, struct cgroup *from,
+		    struct cgroup *to)
+{
+}
+
+/* A cpu.weight write: an active group's parent sees the new shares at once. */
+void BPF_STRUCT_OPS(arbor_cgroup_set_weight, struct cgroup *cgrp, u32 weight)
+{
+	struct cg_ctx *g = lookup_cg(cg_id_of(cgrp)), *pg;
+	u64 s = arbor_cg_shares(weight), old;
+
+	if (!g)
+		return;
+	g->shares = s;
+	if (g->nr_active <= 0 || !(pg = lookup_cg(g->parent)))
+		return;
+	old = g->contrib;
+	g->contrib = s;
+	__sync_fetch_and_add(&pg->active, s - old);
+}
+
+#endif /* __ARBOR_CGROUP_BPF_H */

@@ -1,0 +1,157 @@
+//! Group scheduling's share rule (policy.h arbor_cg_weight, arbor_cg_shares,
+//! arbor_reweight) on crafted cgroup hierarchies, every task runnable and
+//! CPU-bound: each group's CPU share from the flattened weights is compared
+//! with fair.c's hierarchical proportional share, computed here top-down as
+//! the kernel's task groups give it (a group's entity weighs its cpu.weight
+//! among its siblings' and its parent's tasks, calc_group_shares summed over
+//! CPUs).
+
+use super::super::ffi;
+
+/// A cgroup: its parent's index (None: a top-level group), cpu.weight, and
+/// its tasks' sched_ext weights (100 = nice 0).
+struct G {
+    parent: Option<usize>,
+    weight: u32,
+    tasks: Vec<u32>,
+}
+
+fn eevdf_w(scx: u32) -> u64 {
+    unsafe { ffi::arbor_eevdf_weight(scx) }
+}
+
+fn shares(w: u32) -> u64 {
+    unsafe { ffi::arbor_cg_shares(w) }
+}
+
+/// Each group's share of the CPU from the flattened weights (its own tasks
+/// only), as cgroup.bpf.h computes them with every task runnable.
+fn flattened(gs: &[G]) -> Vec<f64> {
+    // active sums: runnable tasks' weights + active children's shares
+    let mut active = vec![0u64; gs.len()];
+    for (i, g) in gs.iter().enumerate() {
+        active[i] += g.tasks.iter().map(|&w| eevdf_w(w)).sum::<u64>();
+    }
+    let has_tasks = |i: usize| -> bool {
+        fn sub(gs: &[G], i: usize) -> bool {
+            !gs[i].tasks.is_empty()
+                || (0..gs.len()).any(|c| gs[c].parent == Some(i) && sub(gs, c))
+        }
+        sub(gs, i)
+    };
+    for (i, g) in gs.iter().enumerate() {
+        if let Some(p) = g.parent {
+            if has_tasks(i) {
+                active[p] += shares(g.weight);
+            }
+        }
+    }
+    let mut per_group = vec![0f64; gs.len()];
+    for (i, g) in gs.iter().enumerate() {
+        let (mut gw, mut act) = (vec![], vec![]);
+        let mut at = Some(i);
+        while let Some(j) = at {
+            gw.push(shares(gs[j].weight));
+            act.push(active[j]);
+            at = gs[j].parent;
+        }
+        for &w in &g.tasks {
+            let eff = unsafe {
+                ffi::arbor_cg_weight(eevdf_w(w), gw.len() as u32, gw.as_ptr(), act.as_ptr())
+            };
+            per_group[i] += eff as f64;
+        }
+    }
+    let total: f64 = per_group.iter().sum();
+    per_group.iter().map(|x| x / total).collect()
+}
+
+/// fair.c's share of each group (its own tasks), top-down: the root's
+/// entities (top-level groups) by weight, each group's time split among its
+/// tasks and active child groups by weight.
+fn kernel(gs: &[G]) -> Vec<f64> {
+    fn active(gs: &[G], i: usize) -> bool {
+        !gs[i].tasks.is_empty() || (0..gs.len()).any(|c| gs[c].parent == Some(i) && active(gs, c))
+    }
+    fn split(gs: &[G], parent: Option<usize>, share: f64, out: &mut [f64]) {
+        let own: f64 = parent.map_or(0.0, |p| gs[p].tasks.iter().map(|&w| w as f64).sum());
+        let kids: Vec<usize> =
+            (0..gs.len()).filter(|&c| gs[c].parent == parent && active(gs, c)).collect();
+        // a task of weight 100 (nice 0) weighs as a group of cpu.weight 100
+        let total = own + kids.iter().map(|&c| gs[c].weight as f64).sum::<f64>();
+        if let Some(p) = parent {
+            out[p] += share * own / total;
+        }
+        for c in kids {
+            split(gs, Some(c), share * gs[c].weight as f64 / total, out);
+        }
+    }
+    let mut out = vec![0.0; gs.len()];
+    split(gs, None, 1.0, &mut out);
+    out
+}
+
+fn check(gs: &[G], want: &[f64]) {
+    let (got, k) = (flattened(gs), kernel(gs));
+    for i in 0..gs.len() {
+        eprintln!("group {i}: flattened {:.4}, fair.c {:.4}, spec {:.4}", got[i], k[i], want[i]);
+        assert!((k[i] - want[i]).abs() < 1e-9, "the kernel model of group {i}: {} != {}", k[i], want[i]);
+        assert!((got[i] - k[i]).abs() < 0.002, "group {i}: {} against fair.c's {}", got[i], k[i]);
+    }
+}
+
+#[test]
+fn two_groups_100_300_share_25_75() {
+    let g = |w, n| G { parent: None, weight: w, tasks: vec![100; n] };
+    check(&[g(100, 1), g(300, 1)], &[0.25, 0.75]);
+}
+
+#[test]
+fn more_threads_do_not_get_more_share() {
+    let g = |w, n| G { parent: None, weight: w, tasks: vec![100; n] };
+    check(&[g(100, 8), g(100, 1)], &[0.5, 0.5]);
+    check(&[g(100, 16), g(300, 3)], &[0.25, 0.75]);
+}
+
+#[test]
+fn nested_groups_share_within_their_parent() {
+    // /a(100)/{x(100), y(300)} beside /b(100): 12.5 / 37.5 / 50 %
+    let gs = [
+        G { parent: None, weight: 100, tasks: vec![] },
+        G { parent: Some(0), weight: 100, tasks: vec![100; 2] },
+        G { parent: Some(0), weight: 300, tasks: vec![100; 5] },
+        G { parent: None, weight: 100, tasks: vec![100; 3] },
+    ];
+    check(&gs, &[0.0, 0.125, 0.375, 0.5]);
+}
+
+#[test]
+fn a_group_with_tasks_and_children_and_nice_levels() {
+    // /a(200) with a nice-0 task and /a/x(100) of two, beside /b(100) of a nice -5 task
+    let gs = [
+        G { parent: None, weight: 200, tasks: vec![100] },
+        G { parent: Some(0), weight: 100, tasks: vec![100; 2] },
+        G { parent: None, weight: 100, tasks: vec![305] },
+    ];
+    let two_thirds = 2.0 / 3.0;
+    check(&gs, &[two_thirds / 2.0, two_thirds / 2.0, 1.0 / 3.0]);
+}
+
+#[test]
+fn a_lone_task_keeps_at_least_min_shares() {
+    let (gw, act) = ([1u64, 1u64], [1_000_000u64, 1_000_000u64]);
+    let w = unsafe { ffi::arbor_cg_weight(1024, 2, gw.as_ptr(), act.as_ptr()) };
+    assert_eq!(w, 2);
+}
+
+#[test]
+fn reweight_keeps_lag_in_real_time() {
+    // lag 3000 at weight 1024 -> 1500 at 2048; the deadline likewise
+    let (mut v, mut dl) = (10_000u64, 20_000u64);
+    unsafe { ffi::arbor_reweight(13_000, &mut v, &mut dl, 1024, 2048) };
+    assert_eq!((v, dl), (11_500, 16_500));
+    // behind the average: negative lag
+    let (mut v, mut dl) = (16_000u64, 19_000u64);
+    unsafe { ffi::arbor_reweight(13_000, &mut v, &mut dl, 1024, 512) };
+    assert_eq!((v, dl), (19_000, 25_000));
+}

@@ -1,0 +1,194 @@
+//! The cgroups a run's tasks are in (TaskSpec::cgroup, a workload's `cg=`):
+//! the root (index 0) and every group below it that a task names, with its
+//! ancestors, parents before children, as ext.c's scx_cgroup_init walks
+//! them (css_for_each_descendant_pre) when the scheduler loads; the
+//! scheduler hears of them through ops.cgroup_init / cgroup_exit
+//! (sched/native.rs), and each task joins its own before ops.init_task.
+//! A run whose tasks are all in the root has the root alone.
+
+use anyhow::{bail, Result};
+
+use super::ops::Ops;
+use super::Core;
+use crate::task::{TaskId, TaskSpec};
+
+/// Deepest group below the root (the scheduler's flattening walks as many
+/// levels: policy.h ARBOR_CG_MAX_DEPTH).
+pub const MAX_DEPTH: usize = 8;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Node {
+    /// `/a/x`; the root's is `/`
+    pub path: String,
+    /// index of the parent (the root's is 0, itself)
+    pub parent: usize,
+    pub level: u32,
+    /// cpu.weight
+    pub weight: u32,
+    /// the weight was given (not an ancestor's default)
+    explicit: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Cgroups {
+    nodes: Vec<Node>,
+    /// each task's group (index into nodes)
+    of_task: Vec<usize>,
+}
+
+impl Default for Cgroups {
+    fn default() -> Self {
+        Cgroups {
+            nodes: vec![Node {
+                path: "/".into(),
+                parent: 0,
+                level: 0,
+                weight: 100,
+                explicit: true,
+            }],
+            of_task: Vec::new(),
+        }
+    }
+}
+
+impl Cgroups {
+    /// The groups of `specs` (task i is specs[i]). A path named twice with
+    /// two weights is an error.
+    pub fn from_specs(specs: &[TaskSpec]) -> Result<Cgroups> {
+        let mut c = Cgroups::default();
+        for s in specs {
+            let g = match &s.cgroup {
+                None => 0,
+                Some(cg) => c.add(&cg.path, cg.weight)?,
+            };
+            c.of_task.push(g);
+        }
+        Ok(c)
+    }
+
+    fn add(&mut self, path: &str, weight: u32) -> Result<usize> {
+        let parts: Vec<&str> = path.strip_prefix('/').unwrap_or(path).split('/').collect();
+        if !path.starts_with('/') || parts.iter().any(|p| p.is_empty()) {
+            bail!("cgroup '{path}': not a path below the root (/NAME[/NAME...])");
+        }
+        if parts.len() > MAX_DEPTH {
+            bail!("cgroup '{path}': deeper than {MAX_DEPTH} levels");
+        }
+        if !(1..=10_000).contains(&weight) {
+            bail!("cgroup '{path}': weight {weight} is not in 1..10000");
+        }
+        let mut at = 0;
+        for (k, _) in parts.iter().enumerate() {
+            let p = format!("/{}", parts[..=k].join("/"));
+            let leaf = k + 1 == parts.len();
+            at = match self.nodes.iter().position(|n| n.path == p) {
+                Some(i) => {
+                    let n = &mut self.nodes[i];
+                    if leaf && n.explicit && n.weight != weight {
+                        bail!(
+                            "cgroup '{p}' is given weight {} and weight {weight}",
+                            n.weight
+                        );
+                    }
+                    if leaf && !n.explicit {
+                        n.weight = weight;
+                        n.explicit = true;
+                    }
+                    i
+                }
+                None => {
+                    self.nodes.push(Node {
+                        path: p,
+                        parent: at,
+                        level: k as u32 + 1,
+                        weight: if leaf { weight } else { 100 },
+                        explicit: leaf,
+                    });
+                    self.nodes.len() - 1
+                }
+            };
+        }
+        Ok(at)
+    }
+
+    /// The root and the groups below it, parents before children.
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// Task t's group; the root for a task the specs did not name.
+    pub fn of_task(&self, t: TaskId) -> usize {
+        self.of_task.get(t).copied().unwrap_or(0)
+    }
+
+    /// Whether any task is in a group below the root.
+    pub fn below_root(&self) -> bool {
+        self.nodes.len() > 1
+    }
+
+    /// The kernfs id the scheduler sees for group i (the root's is 1).
+    pub fn id(i: usize) -> u64 {
+        1 + i as u64
+    }
+}
+
+impl Core {
+    /// Which of ops.cgroup_init / cgroup_exit the core calls at load and
+    /// unload. A scheduler whose callbacks act on groups below the root
+    /// only ([`Ops::cgroup_groups_only`]) is not called for a root that is
+    /// alone: nothing would change but the cost of the calls, and runs of
+    /// root-only workloads stay what they were before it had them.
+    pub(super) fn cgroup_ops_of(&self, ops: &dyn Ops) -> (bool, bool) {
+        if ops.cgroup_groups_only() && !self.cgroups.below_root() {
+            return (false, false);
+        }
+        ops.cgroup_ops()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::task::Cgroup;
+
+    fn spec(path: Option<(&str, u32)>) -> TaskSpec {
+        let mut s = TaskSpec::new("t", 1);
+        s.cgroup = path.map(|(p, w)| Cgroup {
+            path: p.into(),
+            weight: w,
+        });
+        s
+    }
+
+    #[test]
+    fn groups_come_parents_first_with_default_ancestors() {
+        let c = Cgroups::from_specs(&[
+            spec(Some(("/a/x", 300))),
+            spec(None),
+            spec(Some(("/b", 400))),
+            spec(Some(("/a", 50))),
+        ])
+        .unwrap();
+        let n = c.nodes();
+        let paths: Vec<&str> = n.iter().map(|n| n.path.as_str()).collect();
+        assert_eq!(paths, ["/", "/a", "/a/x", "/b"]);
+        assert_eq!((n[1].weight, n[2].weight, n[3].weight), (50, 300, 400));
+        assert_eq!((n[2].parent, n[2].level), (1, 2));
+        assert_eq!(
+            (0..4).map(|t| c.of_task(t)).collect::<Vec<_>>(),
+            [2, 0, 3, 1]
+        );
+        assert!(c.below_root());
+        assert!(!Cgroups::from_specs(&[spec(None)]).unwrap().below_root());
+    }
+
+    #[test]
+    fn bad_groups_are_one_line_errors() {
+        for (p, w) in [("a", 100), ("/a//b", 100), ("/a", 0), ("/a", 10_001), ("/1/2/3/4/5/6/7/8/9", 100)] {
+            let e = Cgroups::from_specs(&[spec(Some((p, w)))]).unwrap_err();
+            assert!(e.to_string().contains("cgroup"), "{p}: {e}");
+        }
+        let e = Cgroups::from_specs(&[spec(Some(("/a", 100))), spec(Some(("/a", 200)))]).unwrap_err();
+        assert!(e.to_string().contains("weight 100 and weight 200"), "{e}");
+    }
+}
