@@ -134,8 +134,9 @@ impl Workload {
                 bail!("workload '{s}': rt-app needs a JSON file: rt-app:FILE.json");
             }
             let path = Path::new(args);
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("workload '{s}': reading {args}"))?;
+            let text =
+                arbor_sim::limits::read_text(path, "rt-app", arbor_sim::limits::MAX_JSON_BYTES)
+                    .with_context(|| format!("workload '{s}'"))?;
             // rt-app's dialect (comments, trailing commas), as the simulator reads it
             arbor_sim::workload::rtapp::check_syntax(args, &text)
                 .with_context(|| format!("workload '{s}': {args} is not valid JSON"))?;
