@@ -37,12 +37,11 @@ const FEAT_COMPRESSED: usize = 27;
 /// Record types (PERF_RECORD_*, tools/lib/perf/include/perf/event.h)
 /// whose size is not the header's.
 const RECORD_AUXTRACE: u32 = 71;
+const RECORD_COMPRESSED: u32 = 81;
+const RECORD_COMPRESSED2: u32 = 83;
 /// PERF_RECORD_FINISHED_ROUND: the end of a round, what linux-perf-data's
 /// reader sorts at once.
 const RECORD_FINISHED_ROUND: u32 = 68;
-
-const RECORD_COMPRESSED: u32 = 81;
-const RECORD_COMPRESSED2: u32 = 83;
 
 fn u32_at(b: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
