@@ -605,7 +605,9 @@ mod tests {
         assert!(e("pgbench:xacts=0").contains("xacts=0 is not an integer in 1.."));
         assert!(e("rt-app").contains("needs a JSON file"));
         assert!(e("perf-pipe:cpu=8").contains("cpu=8 is not an integer in 0..7"));
-        assert!(e("rt-app:/nonexistent.json").contains("reading /nonexistent.json"));
+        assert!(e("rt-app:/nonexistent.json").contains("/nonexistent.json: cannot read it"));
+        // a device is refused, not read until memory runs out
+        assert!(e("rt-app:/dev/zero").contains("not a regular file"));
         let dir = std::env::temp_dir().join(format!("arbor-wl-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let bad = dir.join("bad.json");
