@@ -4,8 +4,8 @@
 //! limit is refused in one line, so that bad input never grows memory
 //! until the kernel's OOM killer ends the run with nothing printed.
 //!
-//! docs/guide/sim.md lists these limits ("What the readers accept"); keep
-//! the two in step.
+//! docs/guide/checking.md lists these limits ("What the readers accept");
+//! keep the two in step.
 
 use std::fs::File;
 use std::io::Read;
@@ -21,6 +21,24 @@ pub const MAX_JSON_BYTES: u64 = 16 << 20;
 /// A perf.data trace: it is streamed, so memory does not grow with it;
 /// 16 GiB bounds a replay's time (the reader does about 1 M records/s).
 pub const MAX_TRACE_BYTES: u64 = 16 << 30;
+
+/// What linux-perf-data's reader may hold to sort a perf.data file's
+/// records into time order. It sorts between perf's round markers
+/// (PERF_RECORD_FINISHED_ROUND, which `perf record` writes after each pass
+/// over its ring buffers) and holds up to three rounds at once (two being
+/// sorted, the buffers of the one before kept for reuse); a file without
+/// markers it would hold whole. Counted as the records' bytes plus
+/// [`PERF_SORT_RECORD_OVERHEAD`] each (`trace::check`), over any three
+/// consecutive rounds. A round is at most what perf's ring buffers hold
+/// (512 KiB a CPU by default): 1 GiB holds three full rounds of a 128-CPU
+/// machine.
+pub const MAX_PERF_SORT_BYTES: u64 = 1 << 30;
+
+/// linux-perf-data's memory for each record it holds to sort, besides the
+/// record's bytes: its queue entry (sort key and record, 80 bytes) in a
+/// queue that may be twice as long, and the body's allocation. Generous,
+/// as it bounds the reader's memory.
+pub const PERF_SORT_RECORD_OVERHEAD: u64 = 192;
 
 /// A perf.data file's feature sections (its header: tracepoint formats,
 /// the kernel's symbols, build ids), in all; perf writes a few MiB.

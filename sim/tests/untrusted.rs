@@ -204,6 +204,21 @@ fn a_fractional_run_is_refused() {
     assert!(e.contains("\"sleep\""), "{e}");
 }
 
+#[test]
+fn a_name_with_an_escaped_newline_is_quoted_on_one_line() {
+    // JSON's "\n" in a key, a task's or a phase's name is a newline once
+    // decoded: the error quotes it escaped
+    for j in [
+        r#"{"tasks": {"t0": {"insta\nce": 5, "run": 10}}}"#,
+        r#"{"tasks": {"t\n0": {"run": 10, "sleep": -1}}}"#,
+        r#"{"tasks": {"t0": {"phases": {"p\n0": {"run": 10, "bogus": 1}}}}}"#,
+        r#"{"tasks": {"t0": {"run": 10}}, "glo\nbal": {}}"#,
+    ] {
+        let e = rtapp_err(j);
+        assert!(!e.contains('\n') && e.contains("\\n"), "{e}");
+    }
+}
+
 /// Runs `f` on a thread; a hang past `secs` fails the test rather than
 /// the whole run.
 fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {

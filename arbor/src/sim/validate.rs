@@ -193,8 +193,7 @@ type Means = std::collections::BTreeMap<(String, String, String), f64>;
 
 fn vm_means(dir: &Path) -> Result<Means> {
     let path = dir.join("results.json");
-    let text =
-        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let text = crate::report::read_json_text(&path)?;
     let r: BenchResults =
         serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
     let mut m = Means::new();

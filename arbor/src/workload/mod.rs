@@ -134,8 +134,9 @@ impl Workload {
                 bail!("workload '{s}': rt-app needs a JSON file: rt-app:FILE.json");
             }
             let path = Path::new(args);
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("workload '{s}': reading {args}"))?;
+            let text =
+                arbor_sim::limits::read_text(path, "rt-app", arbor_sim::limits::MAX_JSON_BYTES)
+                    .with_context(|| format!("workload '{s}'"))?;
             // rt-app's dialect (comments, trailing commas), as the simulator reads it
             arbor_sim::workload::rtapp::check_syntax(args, &text)
                 .with_context(|| format!("workload '{s}': {args} is not valid JSON"))?;
@@ -597,7 +598,9 @@ mod tests {
         assert!(e("pgbench:xacts=0").contains("xacts=0 is not an integer in 1.."));
         assert!(e("rt-app").contains("needs a JSON file"));
         assert!(e("perf-pipe:cpu=8").contains("cpu=8 is not an integer in 0..7"));
-        assert!(e("rt-app:/nonexistent.json").contains("reading /nonexistent.json"));
+        assert!(e("rt-app:/nonexistent.json").contains("/nonexistent.json: cannot read it"));
+        // a device is refused, not read until memory runs out
+        assert!(e("rt-app:/dev/zero").contains("not a regular file"));
         let dir = std::env::temp_dir().join(format!("arbor-wl-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let bad = dir.join("bad.json");

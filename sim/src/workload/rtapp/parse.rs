@@ -135,7 +135,7 @@ fn policy(v: &J, what: &str) -> Result<Policy> {
         "SCHED_FIFO" => Policy::Fifo,
         "SCHED_RR" => Policy::Rr,
         "SCHED_DEADLINE" => bail!("{what} \"SCHED_DEADLINE\" is not supported: the deadline class is not modelled"),
-        p => bail!("{what}: invalid policy \"{p}\" (rt-app knows SCHED_OTHER, SCHED_FIFO, SCHED_RR, SCHED_DEADLINE)"),
+        p => bail!("{what}: invalid policy {p:?} (rt-app knows SCHED_OTHER, SCHED_FIFO, SCHED_RR, SCHED_DEADLINE)"),
     })
 }
 
@@ -166,7 +166,7 @@ impl RtApp {
                 "global" => global = Some(v),
                 "resources" => resources = Some(v),
                 _ => {
-                    bail!("unsupported top-level key \"{k}\" (supported: tasks, global, resources)")
+                    bail!("unsupported top-level key {k:?} (supported: tasks, global, resources)")
                 }
             }
         }
@@ -196,10 +196,10 @@ impl RtApp {
         let mut so_far = 0u64;
         for (name, v) in tasks {
             let g = parse_task(name, v, nr_cpus, &mut b)
-                .map_err(|e| anyhow!("task \"{name}\": {e:#}"))?;
+                .map_err(|e| anyhow!("task {name:?}: {e:#}"))?;
             so_far += g.instances as u64;
             if so_far > MAX_THREADS {
-                bail!("more than {MAX_THREADS} threads (at task \"{name}\")");
+                bail!("more than {MAX_THREADS} threads (at task {name:?})");
             }
             groups.push(g);
         }
@@ -284,7 +284,7 @@ fn boolean(v: &J, what: &str) -> Result<()> {
 fn parse_global(v: &J) -> Result<Global> {
     let mut g = Global::default();
     for (k, v) in object(v, "\"global\"")? {
-        let what = format!("global: \"{k}\"");
+        let what = format!("global: {k:?}");
         match k.as_str() {
             "duration" => {
                 let d = int(v, &what)?;
@@ -330,7 +330,7 @@ fn parse_global(v: &J) -> Result<Global> {
             // the log fragment count of rt-app before 1.0 (the "frag" of
             // the browser and mp3 examples); rt-app 1.0 ignores it
             "frag" => {}
-            _ => bail!("global: unsupported key \"{k}\""),
+            _ => bail!("global: unsupported key {k:?}"),
         }
     }
     Ok(g)
@@ -362,11 +362,11 @@ fn parse_resources(v: &J) -> Result<()> {
         match ty {
             Some(J::Str(t)) if TYPES.contains(&t.as_str()) => {}
             Some(J::Str(t)) => bail!(
-                "\"resources\": \"{name}\": invalid type of resource \"{t}\" (rt-app knows {})",
+                "\"resources\": {name:?}: invalid type of resource {t:?} (rt-app knows {})",
                 TYPES.join(", ")
             ),
             _ => bail!(
-                "\"resources\": \"{name}\" must be an object with a \"type\" (one of {})",
+                "\"resources\": {name:?} must be an object with a \"type\" (one of {})",
                 TYPES.join(", ")
             ),
         }
@@ -427,11 +427,11 @@ fn parse_task(name: &str, v: &J, nr_cpus: usize, b: &mut Builder) -> Result<Grou
             "priority" => g.priority = Some(int(v, "\"priority\"")?),
             "policy" => g.policy = policy(v, "\"policy\"")?,
             _ if DL_KEYS.contains(&k.as_str()) => {
-                int(v, &format!("\"{k}\""))?;
+                int(v, &format!("{k:?}"))?;
             }
             _ if OLD_KEYS.contains(&k.as_str()) => {}
             _ if event_type(k).is_some() => events.push((k, v)),
-            _ => bail!("unsupported key \"{k}\" (supported: {TASK_KEYS}; events {EVENT_KEYS})"),
+            _ => bail!("unsupported key {k:?} (supported: {TASK_KEYS}; events {EVENT_KEYS})"),
         }
     }
     // rt-app's thread_body: pthread_setschedparam for SCHED_FIFO/RR (1..99,
@@ -455,14 +455,14 @@ fn parse_task(name: &str, v: &J, nr_cpus: usize, b: &mut Builder) -> Result<Grou
     match phases {
         Some(ps) => {
             if let Some((k, _)) = events.first() {
-                bail!("event \"{k}\" beside \"phases\" (rt-app ignores it): move it into a phase");
+                bail!("event {k:?} beside \"phases\" (rt-app ignores it): move it into a phase");
             }
             if ps.is_empty() {
                 bail!("\"phases\" is empty");
             }
             for (pname, pv) in ps {
                 let p = parse_phase(name, pv, nr_cpus, &mut g, b)
-                    .map_err(|e| anyhow!("phase \"{pname}\": {e:#}"))?;
+                    .map_err(|e| anyhow!("phase {pname:?}: {e:#}"))?;
                 g.phases.push(p);
             }
             g.loops = loop_key.unwrap_or(-1);
@@ -556,7 +556,7 @@ fn parse_phase(task: &str, v: &J, nr_cpus: usize, g: &mut Group, b: &mut Builder
             ),
             _ if DL_KEYS.contains(&k.as_str()) || OLD_KEYS.contains(&k.as_str()) => {}
             _ if event_type(k).is_some() => p.events.push(parse_event(task, k, v, g, b)?),
-            _ => bail!("unsupported key \"{k}\" (supported: loop, cpus, priority; events {EVENT_KEYS})"),
+            _ => bail!("unsupported key {k:?} (supported: loop, cpus, priority; events {EVENT_KEYS})"),
         }
     }
     if p.events.is_empty() {
@@ -573,9 +573,9 @@ fn cond_ref(k: &str, v: &J, b: &mut Builder) -> Result<(usize, Option<usize>)> {
     if let J::Obj(o) = v {
         for (kk, vv) in o {
             match kk.as_str() {
-                "ref" => cond = Some(b.cond(string(vv, &format!("\"{k}\": \"ref\""))?)),
-                "mutex" => mutex = Some(b.mutexes.id(string(vv, &format!("\"{k}\": \"mutex\""))?)),
-                _ => bail!("\"{k}\": unsupported key \"{kk}\" (supported: ref, mutex)"),
+                "ref" => cond = Some(b.cond(string(vv, &format!("{k:?}: \"ref\""))?)),
+                "mutex" => mutex = Some(b.mutexes.id(string(vv, &format!("{k:?}: \"mutex\""))?)),
+                _ => bail!("{k:?}: unsupported key {kk:?} (supported: ref, mutex)"),
             }
         }
     }
@@ -584,7 +584,7 @@ fn cond_ref(k: &str, v: &J, b: &mut Builder) -> Result<(usize, Option<usize>)> {
 }
 
 fn parse_event(task: &str, k: &str, v: &J, g: &mut Group, b: &mut Builder) -> Result<Event> {
-    let what = format!("\"{k}\"");
+    let what = format!("{k:?}");
     let ty = event_type(k).unwrap_or_default();
     // rt-app 1.0's parse_thread_event_data: an event whose value has the
     // wrong type ("sleep": false, "lock_order": [...]) is logged as
@@ -653,7 +653,7 @@ fn parse_event(task: &str, k: &str, v: &J, g: &mut Group, b: &mut Builder) -> Re
                                 string(vv, &format!("{what}: \"mode\""))?.starts_with("absolute")
                         }
                         _ => {
-                            bail!("{what}: unsupported key \"{kk}\" (supported: ref, period, mode)")
+                            bail!("{what}: unsupported key {kk:?} (supported: ref, period, mode)")
                         }
                     }
                 }
@@ -726,7 +726,7 @@ fn parse_event(task: &str, k: &str, v: &J, g: &mut Group, b: &mut Builder) -> Re
         // runnable on the CPU it returns at once, which is what it does
         // here
         "yield" => nothing,
-        _ => bail!("unsupported key \"{k}\" (supported events: {EVENT_KEYS})"),
+        _ => bail!("unsupported key {k:?} (supported events: {EVENT_KEYS})"),
     })
 }
 

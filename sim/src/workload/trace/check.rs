@@ -39,6 +39,9 @@ const FEAT_COMPRESSED: usize = 27;
 const RECORD_AUXTRACE: u32 = 71;
 const RECORD_COMPRESSED: u32 = 81;
 const RECORD_COMPRESSED2: u32 = 83;
+/// PERF_RECORD_FINISHED_ROUND: the end of a round, what linux-perf-data's
+/// reader sorts at once.
+const RECORD_FINISHED_ROUND: u32 = 68;
 
 fn u32_at(b: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
@@ -178,16 +181,22 @@ pub fn layout(f: &mut File) -> Result<()> {
                 .with_context(|| format!("not a readable perf.data file: feature {bit}"))?;
         }
     }
-    records(f, data_off, data_size)
+    records(f, data_off, data_size, limits::MAX_PERF_SORT_BYTES)
 }
 
 /// Walks the record headers of the data section: each at least its own
-/// header, an AUXTRACE payload within the section, no compressed record.
-fn records(f: &mut File, off: u64, size: u64) -> Result<()> {
+/// header, an AUXTRACE payload within the section, no compressed record,
+/// and no three consecutive rounds (between FINISHED_ROUND records) that
+/// would take linux-perf-data's sorting more than `max_sort` bytes (see
+/// [`limits::MAX_PERF_SORT_BYTES`]).
+fn records(f: &mut File, off: u64, size: u64, max_sort: u64) -> Result<()> {
     f.seek(SeekFrom::Start(off))?;
     let mut r = BufReader::with_capacity(1 << 20, &mut *f);
     let mut at = 0u64;
     let mut hdr = [0u8; 8];
+    // the sorting cost of the current round and the two before it
+    let mut rounds = [0u64; 3];
+    let mut markers = 0u64;
     while at < size {
         if size - at < 8 {
             bail!(
@@ -203,6 +212,10 @@ fn records(f: &mut File, off: u64, size: u64) -> Result<()> {
             bail!("corrupt record at offset {}: its size is {len}", off + at);
         }
         let mut body = len - 8;
+        if ty == RECORD_FINISHED_ROUND {
+            markers += 1;
+            rounds = [0, rounds[0], rounds[1]];
+        }
         match ty {
             RECORD_COMPRESSED | RECORD_COMPRESSED2 => {
                 bail!("recorded compressed (`perf record -z`), which the reader does not decode; record without -z")
@@ -224,7 +237,69 @@ fn records(f: &mut File, off: u64, size: u64) -> Result<()> {
                 off + at
             );
         }
+        if ty != RECORD_FINISHED_ROUND {
+            rounds[0] = rounds[0].saturating_add(8 + body + limits::PERF_SORT_RECORD_OVERHEAD);
+            if rounds.iter().sum::<u64>() > max_sort {
+                bail!(
+                    "its records up to offset {} would take the reader more than {} MiB to sort into time order: {}; perf record writes a marker after each pass over its buffers",
+                    off + at,
+                    max_sort >> 20,
+                    if markers == 0 {
+                        "it has no round markers (PERF_RECORD_FINISHED_ROUND) so far".to_string()
+                    } else {
+                        format!("its rounds (between PERF_RECORD_FINISHED_ROUND markers; {markers} so far) are that long")
+                    }
+                );
+            }
+        }
         r.seek_relative(body as i64)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A data section of `n` 64-byte COMM records, a round marker after
+    /// every `round` of them (none if 0); the cost of sorting `k` of them.
+    fn section(n: usize, round: usize) -> (File, u64, impl Fn(u64) -> u64) {
+        let mut b = Vec::new();
+        for k in 0..n {
+            b.extend_from_slice(&3u32.to_le_bytes());
+            b.extend_from_slice(&0u16.to_le_bytes());
+            b.extend_from_slice(&64u16.to_le_bytes());
+            b.extend_from_slice(&[0u8; 56]);
+            if round > 0 && (k + 1) % round == 0 {
+                b.extend_from_slice(&RECORD_FINISHED_ROUND.to_le_bytes());
+                b.extend_from_slice(&[0, 0, 8, 0]);
+            }
+        }
+        let p =
+            std::env::temp_dir().join(format!("arbor-check-{}-{n}-{round}", std::process::id()));
+        std::fs::write(&p, &b).unwrap();
+        let f = File::open(&p).unwrap();
+        let _ = std::fs::remove_file(&p);
+        (f, b.len() as u64, |k| {
+            k * (64 + limits::PERF_SORT_RECORD_OVERHEAD)
+        })
+    }
+
+    #[test]
+    fn what_the_reader_sorts_at_once_is_capped() {
+        // 1,000 records without a round marker: held whole
+        let (mut f, size, cost) = section(1000, 0);
+        let e = format!("{:#}", records(&mut f, 0, size, cost(999)).unwrap_err());
+        assert!(e.contains("no round markers"), "{e}");
+        assert!(records(&mut f, 0, size, cost(1000)).is_ok());
+        // the same with a marker every 100: three rounds at once
+        let (mut f, size, cost) = section(1000, 100);
+        assert!(records(&mut f, 0, size, cost(300)).is_ok());
+        let e = format!("{:#}", records(&mut f, 0, size, cost(299)).unwrap_err());
+        assert!(e.contains("2 so far"), "{e}");
+        // the fixtures recorded by perf are far below the limit
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/trace/pipe-sync.data");
+        assert!(layout(&mut File::open(p).unwrap()).is_ok());
+    }
 }

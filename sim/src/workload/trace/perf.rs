@@ -5,7 +5,9 @@
 //! layout, from the file's own tracing-data section).
 //!
 //! Memory does not grow with the file: records are read and handed on one
-//! at a time (the crate sorts within perf's flush rounds only).
+//! at a time (the crate sorts within perf's flush rounds only, and
+//! [`super::check`] refuses a file whose rounds would make it hold more
+//! than [`crate::limits::MAX_PERF_SORT_BYTES`]).
 
 use std::collections::HashMap;
 use std::io::{BufReader, Seek};
