@@ -184,11 +184,18 @@ mod tests {
 
     #[test]
     fn bad_groups_are_one_line_errors() {
-        for (p, w) in [("a", 100), ("/a//b", 100), ("/a", 0), ("/a", 10_001), ("/1/2/3/4/5/6/7/8/9", 100)] {
+        for (p, w) in [
+            ("a", 100),
+            ("/a//b", 100),
+            ("/a", 0),
+            ("/a", 10_001),
+            ("/1/2/3/4/5/6/7/8/9", 100),
+        ] {
             let e = Cgroups::from_specs(&[spec(Some((p, w)))]).unwrap_err();
             assert!(e.to_string().contains("cgroup"), "{p}: {e}");
         }
-        let e = Cgroups::from_specs(&[spec(Some(("/a", 100))), spec(Some(("/a", 200)))]).unwrap_err();
+        let e =
+            Cgroups::from_specs(&[spec(Some(("/a", 100))), spec(Some(("/a", 200)))]).unwrap_err();
         assert!(e.to_string().contains("weight 100 and weight 200"), "{e}");
     }
 }

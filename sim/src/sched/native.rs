@@ -359,7 +359,10 @@ impl Native {
             // SAFETY: parent is the shim's root or a cgroup it made
             let c = unsafe { (self.cgroup_new)(parent, crate::core::cgroup::Cgroups::id(i)) };
             if c.is_null() {
-                return Err(format!("cgroup '{}': the shim holds no more cgroups", nodes[i].path));
+                return Err(format!(
+                    "cgroup '{}': the shim holds no more cgroups",
+                    nodes[i].path
+                ));
             }
             self.cgroups[i] = c;
         }
@@ -653,7 +656,9 @@ impl Ops for Native {
             args.weight = core.cgroups.nodes()[i].weight;
             // SAFETY: cg is one of the shim's cgroups, args live
             let r = self.enter(core, |o| {
-                o.cgroup_init.map(|f| unsafe { f(cg, &mut args) }).unwrap_or(0)
+                o.cgroup_init
+                    .map(|f| unsafe { f(cg, &mut args) })
+                    .unwrap_or(0)
             });
             if r != 0 {
                 return Err(format!("{r} for {}", core.cgroups.nodes()[i].path));

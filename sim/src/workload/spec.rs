@@ -126,7 +126,10 @@ impl Opts<'_> {
             match kv.split_once('=') {
                 Some(("weight", w)) => match w.parse::<u32>() {
                     Ok(w) if (1..=10_000).contains(&w) => weight = w,
-                    _ => bail!("workload '{}': cg weight={w} is not an integer in 1..10000", self.spec),
+                    _ => bail!(
+                        "workload '{}': cg weight={w} is not an integer in 1..10000",
+                        self.spec
+                    ),
                 },
                 _ => bail!("workload '{}': cg option '{kv}' is not weight=W", self.spec),
             }
@@ -134,10 +137,15 @@ impl Opts<'_> {
         let valid = path.len() > 1
             && path.starts_with('/')
             && path[1..].split('/').all(|c| {
-                !c.is_empty() && c.chars().all(|ch| ch.is_ascii_alphanumeric() || "_.-".contains(ch))
+                !c.is_empty()
+                    && c.chars()
+                        .all(|ch| ch.is_ascii_alphanumeric() || "_.-".contains(ch))
             });
         if !valid {
-            bail!("workload '{}': cg={path} is not a cgroup path /NAME[/NAME...]", self.spec);
+            bail!(
+                "workload '{}': cg={path} is not a cgroup path /NAME[/NAME...]",
+                self.spec
+            );
         }
         if path[1..].split('/').count() > crate::core::cgroup::MAX_DEPTH {
             bail!(

@@ -27,13 +27,18 @@ fn shares(o: &Outcome, parts: usize, from: u64) -> Vec<f64> {
         *t.entry(k).or_default() += *dur as f64;
     }
     let total: f64 = t.values().sum();
-    (0..parts).map(|k| t.get(&k).copied().unwrap_or(0.0) / total).collect()
+    (0..parts)
+        .map(|k| t.get(&k).copied().unwrap_or(0.0) / total)
+        .collect()
 }
 
 fn check(got: &[f64], want: &[f64], what: &str) {
     eprintln!("{what}: shares {got:.4?}, fair.c {want:.4?}");
     for (g, w) in got.iter().zip(want) {
-        assert!((g - w).abs() <= 0.03, "{what}: shares {got:.4?}, fair.c's {want:.4?} +-3%");
+        assert!(
+            (g - w).abs() <= 0.03,
+            "{what}: shares {got:.4?}, fair.c's {want:.4?} +-3%"
+        );
     }
 }
 
@@ -44,13 +49,20 @@ fn weights_100_300_give_25_75() {
     let w = "spinners:procs=1,threads=4,time=2,cg=/a:weight=100 \
              & spinners:procs=1,threads=4,time=2,cg=/b:weight=300";
     let o = run("1s2c2t", "arbor:default", w);
-    check(&shares(&o, 2, 200 * MS), &[0.25, 0.75], "arbor:default, 100:300");
+    check(
+        &shares(&o, 2, 200 * MS),
+        &[0.25, 0.75],
+        "arbor:default, 100:300",
+    );
     let c: BTreeMap<_, _> = o.counters.iter().cloned().collect();
     assert!(c["cg_shares"] > 0 && c["cg_reweights"] > 0, "{c:?}");
     let o = run("1s2c2t", "arbor:default:no-cgroups=true", w);
     let s = shares(&o, 2, 200 * MS);
     eprintln!("--no-cgroups: {s:.4?}");
-    assert!(s[0] > 0.4, "--no-cgroups still shares by the groups' weights: {s:.4?}");
+    assert!(
+        s[0] > 0.4,
+        "--no-cgroups still shares by the groups' weights: {s:.4?}"
+    );
 }
 
 /// A group with more threads gets no more than its weight: 6 threads of

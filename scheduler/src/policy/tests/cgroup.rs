@@ -34,8 +34,7 @@ fn flattened(gs: &[G]) -> Vec<f64> {
     }
     let has_tasks = |i: usize| -> bool {
         fn sub(gs: &[G], i: usize) -> bool {
-            !gs[i].tasks.is_empty()
-                || (0..gs.len()).any(|c| gs[c].parent == Some(i) && sub(gs, c))
+            !gs[i].tasks.is_empty() || (0..gs.len()).any(|c| gs[c].parent == Some(i) && sub(gs, c))
         }
         sub(gs, i)
     };
@@ -75,8 +74,9 @@ fn kernel(gs: &[G]) -> Vec<f64> {
     }
     fn split(gs: &[G], parent: Option<usize>, share: f64, out: &mut [f64]) {
         let own: f64 = parent.map_or(0.0, |p| gs[p].tasks.iter().map(|&w| w as f64).sum());
-        let kids: Vec<usize> =
-            (0..gs.len()).filter(|&c| gs[c].parent == parent && active(gs, c)).collect();
+        let kids: Vec<usize> = (0..gs.len())
+            .filter(|&c| gs[c].parent == parent && active(gs, c))
+            .collect();
         // a task of weight 100 (nice 0) weighs as a group of cpu.weight 100
         let total = own + kids.iter().map(|&c| gs[c].weight as f64).sum::<f64>();
         if let Some(p) = parent {
@@ -94,21 +94,42 @@ fn kernel(gs: &[G]) -> Vec<f64> {
 fn check(gs: &[G], want: &[f64]) {
     let (got, k) = (flattened(gs), kernel(gs));
     for i in 0..gs.len() {
-        eprintln!("group {i}: flattened {:.4}, fair.c {:.4}, spec {:.4}", got[i], k[i], want[i]);
-        assert!((k[i] - want[i]).abs() < 1e-9, "the kernel model of group {i}: {} != {}", k[i], want[i]);
-        assert!((got[i] - k[i]).abs() < 0.002, "group {i}: {} against fair.c's {}", got[i], k[i]);
+        eprintln!(
+            "group {i}: flattened {:.4}, fair.c {:.4}, spec {:.4}",
+            got[i], k[i], want[i]
+        );
+        assert!(
+            (k[i] - want[i]).abs() < 1e-9,
+            "the kernel model of group {i}: {} != {}",
+            k[i],
+            want[i]
+        );
+        assert!(
+            (got[i] - k[i]).abs() < 0.002,
+            "group {i}: {} against fair.c's {}",
+            got[i],
+            k[i]
+        );
     }
 }
 
 #[test]
 fn two_groups_100_300_share_25_75() {
-    let g = |w, n| G { parent: None, weight: w, tasks: vec![100; n] };
+    let g = |w, n| G {
+        parent: None,
+        weight: w,
+        tasks: vec![100; n],
+    };
     check(&[g(100, 1), g(300, 1)], &[0.25, 0.75]);
 }
 
 #[test]
 fn more_threads_do_not_get_more_share() {
-    let g = |w, n| G { parent: None, weight: w, tasks: vec![100; n] };
+    let g = |w, n| G {
+        parent: None,
+        weight: w,
+        tasks: vec![100; n],
+    };
     check(&[g(100, 8), g(100, 1)], &[0.5, 0.5]);
     check(&[g(100, 16), g(300, 3)], &[0.25, 0.75]);
 }
@@ -117,10 +138,26 @@ fn more_threads_do_not_get_more_share() {
 fn nested_groups_share_within_their_parent() {
     // /a(100)/{x(100), y(300)} beside /b(100): 12.5 / 37.5 / 50 %
     let gs = [
-        G { parent: None, weight: 100, tasks: vec![] },
-        G { parent: Some(0), weight: 100, tasks: vec![100; 2] },
-        G { parent: Some(0), weight: 300, tasks: vec![100; 5] },
-        G { parent: None, weight: 100, tasks: vec![100; 3] },
+        G {
+            parent: None,
+            weight: 100,
+            tasks: vec![],
+        },
+        G {
+            parent: Some(0),
+            weight: 100,
+            tasks: vec![100; 2],
+        },
+        G {
+            parent: Some(0),
+            weight: 300,
+            tasks: vec![100; 5],
+        },
+        G {
+            parent: None,
+            weight: 100,
+            tasks: vec![100; 3],
+        },
     ];
     check(&gs, &[0.0, 0.125, 0.375, 0.5]);
 }
@@ -129,9 +166,21 @@ fn nested_groups_share_within_their_parent() {
 fn a_group_with_tasks_and_children_and_nice_levels() {
     // /a(200) with a nice-0 task and /a/x(100) of two, beside /b(100) of a nice -5 task
     let gs = [
-        G { parent: None, weight: 200, tasks: vec![100] },
-        G { parent: Some(0), weight: 100, tasks: vec![100; 2] },
-        G { parent: None, weight: 100, tasks: vec![305] },
+        G {
+            parent: None,
+            weight: 200,
+            tasks: vec![100],
+        },
+        G {
+            parent: Some(0),
+            weight: 100,
+            tasks: vec![100; 2],
+        },
+        G {
+            parent: None,
+            weight: 100,
+            tasks: vec![305],
+        },
     ];
     let two_thirds = 2.0 / 3.0;
     check(&gs, &[two_thirds / 2.0, two_thirds / 2.0, 1.0 / 3.0]);
