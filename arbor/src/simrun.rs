@@ -341,6 +341,48 @@ pub fn self_exe() -> Result<PathBuf> {
     std::env::current_exe().context("finding the arbor binary")
 }
 
+/// What one `arbor sim ... --job 0` child process gave back.
+pub struct ChildRun {
+    /// its exit code (None: killed by a signal)
+    pub code: Option<i32>,
+    /// the outcome it printed as its last JSON line, if any
+    pub job: Option<JobOut>,
+    /// the last line of its error output, without the `arbor: error: `
+    /// prefix or progress lines ("" if there was none)
+    pub last_err: String,
+}
+
+/// Runs one simulation in its own process: `arbor sim ARGS --seed SEED
+/// --time-limit LIMIT --job 0`, for the commands (verdict, seeds) that
+/// batch their own runs.
+pub fn run_child(args: &[&str], seed: u64, time_limit_s: impl ToString) -> Result<ChildRun> {
+    let out = Command::new(self_exe()?)
+        .arg("sim")
+        .args(args)
+        .args(["--seed", &seed.to_string()])
+        .args(["--time-limit", &time_limit_s.to_string(), "--job", "0"])
+        .output()
+        .context("starting a simulation process")?;
+    let job = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .rev()
+        .find(|l| l.starts_with('{'))
+        .and_then(|l| serde_json::from_str::<JobOut>(l).ok());
+    let last_err = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty() && !l.starts_with('@'))
+        .unwrap_or("")
+        .trim()
+        .trim_start_matches("arbor: error: ")
+        .to_string();
+    Ok(ChildRun {
+        code: out.status.code(),
+        job,
+        last_err,
+    })
+}
+
 /// Runs job `i` of this same command in a child process (`--job i`),
 /// passing its progress lines to `progress`; returns what it printed.
 fn spawn_job(i: usize, mut progress: impl FnMut(u64)) -> Result<JobOut> {

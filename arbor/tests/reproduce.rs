@@ -90,6 +90,14 @@ fn check_cells(r: &Value, out: &str, machines: &[&str], w: &str, max_reps: u64) 
     cells
 }
 
+/// `reproduce SEED -t x86-12 -r 2 --max-reps 2 MORE`: its output, its
+/// results.json and its one checked cell.
+fn on_x86_12(tag: &str, seed: &str, more: &str) -> (String, Value, Value) {
+    let (out, r, _) = run_ok(tag, &format!("{seed} -t x86-12 -r 2 --max-reps 2 {more}"));
+    let c = check_cells(&r, &out, &["x86-12"], W, 2).remove(0);
+    (out, r, c)
+}
+
 #[test]
 fn any_machine_and_workload_on_todays_kernel() {
     let (out, r, s) = run_ok(
@@ -115,11 +123,7 @@ fn any_machine_and_workload_on_todays_kernel() {
 
 #[test]
 fn the_seeds_era_adds_the_mechanism_to_its_tables_baseline() {
-    let (out, r, _) = run_ok(
-        "seed",
-        "steal -t x86-12 -r 2 --max-reps 2 --era seed --explain",
-    );
-    let c = &check_cells(&r, &out, &["x86-12"], W, 2)[0];
+    let (out, r, c) = on_x86_12("seed", "steal", "--era seed --explain");
     let off = c["off"]["scheduler"].as_str().unwrap();
     // the seed's 2018 kernel: features it did not have are off
     assert!(
@@ -149,11 +153,7 @@ fn the_seeds_era_adds_the_mechanism_to_its_tables_baseline() {
 /// run is the same with it, and the output says so.
 #[test]
 fn a_mechanism_that_never_acts_is_named() {
-    let (out, r, _) = run_ok(
-        "noop",
-        "idler-llc -t x86-12 -r 2 --max-reps 2 --era current",
-    );
-    let c = &check_cells(&r, &out, &["x86-12"], W, 2)[0];
+    let (out, _, c) = on_x86_12("noop", "idler-llc", "--era current");
     assert_eq!(c["identical_runs"], true, "{c}");
     assert!(
         out.contains(

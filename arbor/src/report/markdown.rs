@@ -22,17 +22,23 @@ fn own_order(m: &str) -> (u8, usize, &str) {
     }
 }
 
+/// A metric for a table: no decimals from 1000, one from 10, three below;
+/// `missing` where there is no finite value.
+pub fn num_or(x: f64, missing: &str) -> String {
+    if !x.is_finite() {
+        missing.into()
+    } else if x.abs() >= 1000.0 {
+        format!("{x:.0}")
+    } else if x.abs() >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.3}")
+    }
+}
+
 impl Report {
     fn fmt_num(x: f64) -> String {
-        if !x.is_finite() {
-            "n/a".into()
-        } else if x.abs() >= 1000.0 {
-            format!("{x:.0}")
-        } else if x.abs() >= 10.0 {
-            format!("{x:.1}")
-        } else {
-            format!("{x:.3}")
-        }
+        num_or(x, "n/a")
     }
 
     fn cell_text(&self, w: &str, m: &str, s: &str) -> String {

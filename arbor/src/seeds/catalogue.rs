@@ -460,6 +460,12 @@ pub fn plain_names() -> String {
     SEEDS.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
 }
 
+/// A number as the seeds' tables print it (a published figure or a
+/// simulated mean): `-` where there is none.
+pub fn fmt_num(v: f64) -> String {
+    crate::report::markdown::num_or(v, "-")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,7 +17,6 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::Mutex;
 
 use anyhow::{bail, Context, Result};
@@ -26,13 +25,13 @@ use arbor_sim::{presets, snapshot, workload};
 use clap::ValueEnum;
 use serde::Serialize;
 
+use super::catalogue::fmt_num as g;
 use super::catalogue::{Seed, Table};
+use super::cell::Decided;
 use super::explain;
-use super::sim::fmt_num as g;
-use crate::ci::mean_sd;
 use crate::report::summary;
-use crate::sim::verdict::{self, compare_text, Call, Compare, Side};
-use crate::simrun::{self_exe, JobOut};
+use crate::sim::verdict::{self, compare_text, Call, Side};
+use crate::simrun::{run_child, JobOut};
 
 /// The simulated time limit of every run (the seeds' tables' own).
 pub const TIME_LIMIT_S: u32 = 120;
@@ -110,22 +109,6 @@ struct Want {
 
 /// One run: its outcome, or why it gave none.
 type RunOut = std::result::Result<JobOut, String>;
-
-/// One decided (or undecided) cell, as printed and written.
-#[derive(Serialize)]
-pub struct Decided {
-    pub machine: String,
-    pub workload: String,
-    pub metric: String,
-    pub higher_is_better: bool,
-    pub off: Side,
-    pub on: Side,
-    /// the mechanism's effect, + = better with it on
-    pub effect: Compare,
-    /// every run gave the same metric with the mechanism on as the run of
-    /// the same seed off (so where it has nothing to act on, e.g. one LLC)
-    pub identical_runs: bool,
-}
 
 fn machines(a: &Ask) -> Result<Vec<Mach>> {
     let mut out = Vec::new();
@@ -228,32 +211,14 @@ fn cells(a: &Ask, machs: &mut Vec<Mach>) -> Result<Vec<Want>> {
 /// One run in its own process: `arbor sim MACHINE -s S -w W --seed N
 /// --time-limit 120 --job 0`.
 fn run_one(m: &Mach, sched: &str, w: &str, rep: u32) -> Result<RunOut> {
-    let out = Command::new(self_exe()?)
-        .arg("sim")
-        .args(&m.args)
-        .args(["-s", sched, "-w", w])
-        .args(["--seed", &(FIRST_SEED + rep as u64).to_string()])
-        .args(["--time-limit", &TIME_LIMIT_S.to_string(), "--job", "0"])
-        .output()
-        .context("starting a simulation process")?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let job = text
-        .lines()
-        .rev()
-        .find(|l| l.starts_with('{'))
-        .and_then(|l| serde_json::from_str::<JobOut>(l).ok());
-    Ok(match job {
-        Some(j) if out.status.success() && j.ok => Ok(j),
+    let mut args: Vec<&str> = m.args.iter().map(String::as_str).collect();
+    args.extend(["-s", sched, "-w", w]);
+    let c = run_child(&args, FIRST_SEED + rep as u64, TIME_LIMIT_S)?;
+    Ok(match c.job {
+        Some(j) if c.code == Some(0) && j.ok => Ok(j),
         Some(j) => Err(j.stop),
-        None => {
-            let err = String::from_utf8_lossy(&out.stderr);
-            let last = err
-                .lines()
-                .rev()
-                .find(|l| !l.trim().is_empty() && !l.starts_with('@'))
-                .unwrap_or("no output");
-            Err(last.trim_start_matches("arbor: error: ").to_string())
-        }
+        None if c.last_err.is_empty() => Err("no output".into()),
+        None => Err(c.last_err),
     })
 }
 
@@ -300,21 +265,14 @@ fn run_batch(
 
 /// A side's primary-metric statistics over its runs, in rep order.
 fn side(sched: &str, runs: &BTreeMap<u32, RunOut>, metric: &str) -> Side {
-    let v: Vec<f64> = runs
-        .values()
-        .filter_map(|r| r.as_ref().ok())
-        .filter_map(|j| j.metrics.iter().find(|m| m.0 == metric).map(|m| m.1))
-        .filter(|x| x.is_finite())
-        .collect();
-    let (mean, sd) = mean_sd(&v);
-    Side {
-        scheduler: sched.to_string(),
-        mean,
-        sd,
-        n: v.len(),
-        runs: runs.len(),
-        failed: runs.values().filter(|r| r.is_err()).count(),
-    }
+    Side::of(
+        sched,
+        runs.values()
+            .filter_map(|r| r.as_ref().ok())
+            .filter_map(|j| j.metrics.iter().find(|m| m.0 == metric).map(|m| m.1)),
+        runs.len(),
+        runs.values().filter(|r| r.is_err()).count(),
+    )
 }
 
 /// The metric of a cell and whether higher is better: the table's, else

@@ -12,8 +12,8 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::effect::Decided;
-use super::sim::fmt_num as num;
+use super::catalogue::fmt_num as num;
+use super::cell::Decided;
 use crate::simrun::JobOut;
 
 /// The simulator's figures of every run, in the table's order: (metric,

@@ -7,6 +7,7 @@
 
 pub mod bench;
 pub mod catalogue;
+pub mod cell;
 pub mod effect;
 pub mod explain;
 pub mod sim;

@@ -16,7 +16,7 @@ use arbor_sim::presets;
 use clap::Args;
 use scx_arbor::knobs::Knobs;
 
-use super::catalogue::{find, names, Dir, Line, Table, SEEDS};
+use super::catalogue::{find, fmt_num, names, Dir, Line, Table, SEEDS};
 use super::effect::{self, Era};
 use super::trace::{record_traces, replay_spec, trace_file, traced};
 use crate::ci::change_ci;
@@ -196,18 +196,6 @@ fn compared_metric(t: &Table, replayed: bool) -> (&'static str, bool) {
         (REPLAY_RATE, true)
     } else {
         (t.metric, t.higher_is_better)
-    }
-}
-
-pub(super) fn fmt_num(v: f64) -> String {
-    if !v.is_finite() {
-        "-".into()
-    } else if v.abs() >= 1000.0 {
-        format!("{v:.0}")
-    } else if v.abs() >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.3}")
     }
 }
 
@@ -495,13 +483,13 @@ pub fn main(a: &ReproArgs) -> Result<i32> {
         }
         // per-table verdict
         let tc: Vec<&Compared> = all.iter().filter(|c| c.table == t.title).collect();
-        let _ = writeln!(md, "\n{}\n", verdict(&tc));
+        let _ = writeln!(md, "\n{}\n", directions(&tc));
     }
     let _ = writeln!(
         md,
         "## Verdict, seed {}\n\n{}\n\nNot modelled: {}\n",
         seed.number,
-        verdict(&all.iter().collect::<Vec<_>>()),
+        directions(&all.iter().collect::<Vec<_>>()),
         seed.not_modelled
     );
     println!("{md}");
@@ -528,7 +516,7 @@ pub fn main(a: &ReproArgs) -> Result<i32> {
 }
 
 /// "direction right in a/b compared cells; magnitude within ±30% in c/d".
-fn verdict(cells: &[&Compared]) -> String {
+fn directions(cells: &[&Compared]) -> String {
     let judged: Vec<bool> = cells.iter().filter_map(|c| c.direction_right()).collect();
     let right = judged.iter().filter(|r| **r).count();
     let mags: Vec<bool> = cells.iter().filter_map(|c| c.magnitude_within()).collect();
@@ -605,7 +593,7 @@ mod tests {
         assert_eq!(a.magnitude_within(), Some(true));
         assert_eq!(b.magnitude_within(), Some(false));
         assert_eq!(e.magnitude_within(), None);
-        let v = verdict(&[&a, &b, &d, &e]);
+        let v = directions(&[&a, &b, &d, &e]);
         assert!(v.contains("Direction right in 3 of 4"), "{v}");
         assert!(v.contains("in 1 of 3 cells"), "{v}");
         assert!(

@@ -138,6 +138,22 @@ pub struct Side {
 }
 
 impl Side {
+    /// `sched`'s side of a cell from the metric of its good runs (a value
+    /// that is not finite left out), out of `runs` of which `failed` gave
+    /// no outcome.
+    pub fn of(sched: &str, values: impl Iterator<Item = f64>, runs: usize, failed: usize) -> Side {
+        let v: Vec<f64> = values.filter(|x| x.is_finite()).collect();
+        let (mean, sd) = crate::ci::mean_sd(&v);
+        Side {
+            scheduler: sched.to_string(),
+            mean,
+            sd,
+            n: v.len(),
+            runs,
+            failed,
+        }
+    }
+
     fn stats(&self) -> (f64, f64, usize) {
         (self.mean, self.sd, self.n)
     }

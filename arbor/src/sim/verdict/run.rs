@@ -12,7 +12,6 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{IsTerminal, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
@@ -27,11 +26,10 @@ use serde::{Deserialize, Serialize};
 
 use super::report::{self as rep, Counts};
 use super::{judge, Cell, Side, Verdict, VerdictArgs, EXTRA_WORKLOADS, PEERS, RULE};
-use crate::ci::mean_sd;
 use crate::report::meta::Provenance;
 use crate::report::summary;
 use crate::shard::{self, Shard, ShardMeta};
-use crate::simrun::{self_exe, JobOut, Plan};
+use crate::simrun::{run_child, ChildRun, JobOut, Plan};
 
 /// Where the outputs go without --out.
 const OUT: &str = "arbor-verdict";
@@ -147,21 +145,14 @@ fn sides(cs: &CellState, scheds: &[String], metric: &str) -> Vec<Side> {
         .map(|(s, r)| {
             let mut r: Vec<&RunRec> = r.iter().collect();
             r.sort_by_key(|x| x.rep);
-            let v: Vec<f64> = r
-                .iter()
-                .filter(|x| x.failed.is_none())
-                .filter_map(|x| x.metrics.get(metric).copied())
-                .filter(|x| x.is_finite())
-                .collect();
-            let (mean, sd) = mean_sd(&v);
-            Side {
-                scheduler: s.clone(),
-                mean,
-                sd,
-                n: v.len(),
-                runs: r.len(),
-                failed: r.iter().filter(|x| x.failed.is_some()).count(),
-            }
+            Side::of(
+                s,
+                r.iter()
+                    .filter(|x| x.failed.is_none())
+                    .filter_map(|x| x.metrics.get(metric).copied()),
+                r.len(),
+                r.iter().filter(|x| x.failed.is_some()).count(),
+            )
         })
         .collect()
 }
@@ -203,32 +194,15 @@ impl Setup<'_> {
         rep: u32,
     ) -> Result<(RunRec, Option<JobOut>)> {
         let m = &self.machs[machine];
-        let out = Command::new(self_exe()?)
-            .arg("sim")
-            .args(&m.args)
-            .args(["-s", &self.scheds[sched], "-w", &self.workloads[wl]])
-            .args(["--seed", &(self.a.seed + rep as u64).to_string()])
-            .args(["--time-limit", &self.a.time_limit.to_string(), "--job", "0"])
-            .output()
-            .context("starting a simulation process")?;
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let job = stdout
-            .lines()
-            .rev()
-            .find(|l| l.starts_with('{'))
-            .and_then(|l| serde_json::from_str::<JobOut>(l).ok());
-        let why = |what: &str| {
-            let err = String::from_utf8_lossy(&out.stderr);
-            let last = err
-                .lines()
-                .rev()
-                .find(|l| !l.trim().is_empty() && !l.starts_with('@'))
-                .unwrap_or("")
-                .trim_start_matches("arbor: error: ")
-                .to_string();
-            format!("{what}: {last}")
-        };
-        let (failed, job) = match (out.status.code(), job) {
+        let mut args: Vec<&str> = m.args.iter().map(String::as_str).collect();
+        args.extend(["-s", &self.scheds[sched], "-w", &self.workloads[wl]]);
+        let ChildRun {
+            code,
+            job,
+            last_err,
+        } = run_child(&args, self.a.seed + rep as u64, self.a.time_limit)?;
+        let why = |what: &str| format!("{what}: {last_err}");
+        let (failed, job) = match (code, job) {
             (Some(0), Some(j)) => {
                 let f = if j.ejected {
                     Some(format!("ejected: {}", j.stop))
@@ -798,17 +772,7 @@ mod tests {
             let sides: Vec<Side> = scheds
                 .iter()
                 .zip(&runs)
-                .map(|(s, v)| {
-                    let (mean, sd) = mean_sd(v);
-                    Side {
-                        scheduler: s.clone(),
-                        mean,
-                        sd,
-                        n: v.len(),
-                        runs: v.len(),
-                        failed: 0,
-                    }
-                })
+                .map(|(s, v)| Side::of(s, v.iter().copied(), v.len(), 0))
                 .collect();
             let cell = judge(
                 "m",

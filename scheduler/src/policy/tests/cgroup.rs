@@ -113,25 +113,24 @@ fn check(gs: &[G], want: &[f64]) {
     }
 }
 
-#[test]
-fn two_groups_100_300_share_25_75() {
-    let g = |w, n| G {
+/// A top-level group of weight `w` with `n` tasks of nice 0.
+fn top(w: u32, n: usize) -> G {
+    G {
         parent: None,
         weight: w,
         tasks: vec![100; n],
-    };
-    check(&[g(100, 1), g(300, 1)], &[0.25, 0.75]);
+    }
+}
+
+#[test]
+fn two_groups_100_300_share_25_75() {
+    check(&[top(100, 1), top(300, 1)], &[0.25, 0.75]);
 }
 
 #[test]
 fn more_threads_do_not_get_more_share() {
-    let g = |w, n| G {
-        parent: None,
-        weight: w,
-        tasks: vec![100; n],
-    };
-    check(&[g(100, 8), g(100, 1)], &[0.5, 0.5]);
-    check(&[g(100, 16), g(300, 3)], &[0.25, 0.75]);
+    check(&[top(100, 8), top(100, 1)], &[0.5, 0.5]);
+    check(&[top(100, 16), top(300, 3)], &[0.25, 0.75]);
 }
 
 #[test]

@@ -3,14 +3,21 @@
 
 use super::*;
 
+/// A wake-up inside the 1 ms window that a failed wake_affine at time 0
+/// opened (now 10, window until 20), where WA_WEIGHT alone would pull.
+fn in_window(features: u32) -> wa_input {
+    let mut i = wa();
+    i.features |= features;
+    i.throttle_ns = 1_000_000;
+    i.prev_load = 5000;
+    i.now = 10;
+    i.next_wake_affine = 20;
+    i
+}
+
 #[test]
 fn throttle_window_open_closed_disabled() {
-    let mut i = wa();
-    i.features |= 1 << arbor_feature_FEAT_WA_THROTTLE;
-    i.throttle_ns = 1_000_000;
-    i.prev_load = 5000; // WA_WEIGHT would pull
-    i.now = 10;
-    i.next_wake_affine = 20; // inside the window
+    let mut i = in_window(1 << arbor_feature_FEAT_WA_THROTTLE);
     let (r, o) = wake_affine(&i);
     assert_eq!(
         (r, o.why, o.next_wake_affine),
@@ -43,13 +50,9 @@ fn throttle_window_open_closed_disabled() {
 /// share an LLC; across LLCs the seed's window is unchanged.
 #[test]
 fn throttle_xllc_acts_only_across_llcs() {
-    let mut i = wa();
-    i.features |=
-        (1 << arbor_feature_FEAT_WA_THROTTLE) | (1 << arbor_feature_FEAT_WA_THROTTLE_XLLC);
-    i.throttle_ns = 1_000_000;
-    i.prev_load = 5000; // WA_WEIGHT would pull
-    i.now = 10;
-    i.next_wake_affine = 20; // inside the window
+    let mut i = in_window(
+        (1 << arbor_feature_FEAT_WA_THROTTLE) | (1 << arbor_feature_FEAT_WA_THROTTLE_XLLC),
+    );
     i.share_cache = 1;
     assert!(!unsafe { arbor_wa_throttled(&i) });
     let (r, o) = wake_affine(&i);
