@@ -18,37 +18,14 @@ use crate::simrun::JobOut;
 
 /// The simulator's figures of every run, in the table's order: (metric,
 /// what it is, unit). The rest of the rows are the scheduler's counters.
+#[rustfmt::skip]
 const FIGURES: &[(&str, &str, &str)] = &[
-    (
-        "mig_smt_per_kwake",
-        "moves to an SMT sibling",
-        "/1000 wake-ups",
-    ),
-    (
-        "mig_llc_per_kwake",
-        "moves within the LLC (other core)",
-        "/1000 wake-ups",
-    ),
-    (
-        "mig_xllc_per_kwake",
-        "moves to another LLC of the node",
-        "/1000 wake-ups",
-    ),
-    (
-        "mig_xnode_per_kwake",
-        "moves to another node",
-        "/1000 wake-ups",
-    ),
-    (
-        "rq_wait_us_per_wakeup",
-        "runnable, waiting for a CPU",
-        "us/wake-up",
-    ),
-    (
-        "idle_while_queued_pct",
-        "CPUs idle while tasks wait",
-        "% of CPU time",
-    ),
+    ("mig_smt_per_kwake", "moves to an SMT sibling", "/1000 wake-ups"),
+    ("mig_llc_per_kwake", "moves within the LLC (other core)", "/1000 wake-ups"),
+    ("mig_xllc_per_kwake", "moves to another LLC of the node", "/1000 wake-ups"),
+    ("mig_xnode_per_kwake", "moves to another node", "/1000 wake-ups"),
+    ("rq_wait_us_per_wakeup", "runnable, waiting for a CPU", "us/wake-up"),
+    ("idle_while_queued_pct", "CPUs idle while tasks wait", "% of CPU time"),
     ("busy_pct", "CPUs busy", "% of CPU time"),
     ("wake_p50_us", "wake-up latency p50", "us"),
     ("wake_p99_us", "wake-up latency p99", "us"),
