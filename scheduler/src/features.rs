@@ -228,7 +228,7 @@ pub const FEATURES: &[Feature] = &[
         bit: bpf_intf::arbor_feature_FEAT_WAKE_NODE,
         default: false,
         seed: None,
-        help: "no wake_affine pull out of prev's node while that node has an idle CPU (kernel: no SD_WAKE_AFFINE beyond node_reclaim_distance; allow_numa_imbalance; p2dq/cosmos node-first search). Counter: wake_node_kept",
+        help: "no wake_affine pull out of prev's node while that node has an idle CPU, where the node is one LLC (the kept wakee stays in its cache) (kernel: no SD_WAKE_AFFINE beyond node_reclaim_distance; allow_numa_imbalance; p2dq/cosmos node-first search). Counter: wake_node_kept",
     },
     // Ours, as WAKE_NODE: policy.h arbor_newidle_level has the
     // rule and its sources.

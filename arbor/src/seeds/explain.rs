@@ -312,6 +312,7 @@ mod tests {
             n: 2,
             runs: 2,
             failed: 0,
+            paired: Vec::new(),
         }
     }
 }

@@ -265,13 +265,14 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 
 	/*
 	 * WAKE_NODE (ours, policy.h arbor_wake_node_keep): no wake_affine
-	 * pull out of prev's node while that node has an idle CPU. (It reads
-	 * the nodes' busy counts, no idle bit.)
+	 * pull out of prev's node, where that node is one LLC, while it has
+	 * an idle CPU. (It reads the nodes' busy counts, no idle bit.)
 	 */
 	if (want_affine && this != prev_cpu && feat(FEAT_WAKE_NODE) &&
 	    arbor_wake_node_keep(node_of(this), node_of(prev_cpu),
 				 READ_ONCE(node_busy[node_of(prev_cpu)].nr),
-				 node_busy[node_of(prev_cpu)].cpus)) {
+				 node_busy[node_of(prev_cpu)].cpus,
+				 node_nr_llcs[node_of(prev_cpu) & (MAX_NODES - 1)])) {
 		want_affine = false;
 		stat_inc_on(this, STAT_WAKE_NODE_KEPT);
 	}

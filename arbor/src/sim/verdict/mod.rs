@@ -135,6 +135,11 @@ pub struct Side {
     pub n: usize,
     pub runs: usize,
     pub failed: usize,
+    /// The value of run k (seed + k) for every k, when every run gave one;
+    /// empty otherwise. Kept in memory for the same-runs tie, not written
+    /// out (summary.json holds the statistics).
+    #[serde(skip)]
+    pub paired: Vec<f64>,
 }
 
 impl Side {
@@ -142,8 +147,14 @@ impl Side {
     /// that is not finite left out), out of `runs` of which `failed` gave
     /// no outcome.
     pub fn of(sched: &str, values: impl Iterator<Item = f64>, runs: usize, failed: usize) -> Side {
-        let v: Vec<f64> = values.filter(|x| x.is_finite()).collect();
+        let all: Vec<f64> = values.collect();
+        let v: Vec<f64> = all.iter().copied().filter(|x| x.is_finite()).collect();
         let (mean, sd) = crate::ci::mean_sd(&v);
+        let paired = if failed == 0 && v.len() == runs && all.len() == runs {
+            v.clone()
+        } else {
+            Vec::new()
+        };
         Side {
             scheduler: sched.to_string(),
             mean,
@@ -151,7 +162,17 @@ impl Side {
             n: v.len(),
             runs,
             failed,
+            paired,
         }
+    }
+
+    /// Run k of both sides, with the same seed, gave the same value for
+    /// every k both ran (at least 2): the two schedulers placed the
+    /// workload alike, which no interval can show and more runs would
+    /// only repeat (the simulator is deterministic).
+    fn same_runs(&self, o: &Side) -> bool {
+        let k = self.paired.len().min(o.paired.len());
+        k >= 2 && self.paired[..k] == o.paired[..k]
     }
 
     fn stats(&self) -> (f64, f64, usize) {
@@ -220,6 +241,7 @@ pub fn judge(
         n: 0,
         runs: 0,
         failed: 0,
+        paired: Vec::new(),
     });
     let mut ineligible = Vec::new();
     let mut best: Option<Side> = None;
@@ -254,6 +276,7 @@ pub fn judge(
     let vs_peer = match (&failed, &best) {
         (Some(f), _) => f.clone(),
         (None, None) => Compare::because(Call::Better, "no eligible peer: every peer failed"),
+        (None, Some(b)) if cand.same_runs(b) => Compare::tie(),
         (None, Some(b)) => rule::compare(cand.stats(), b.stats(), higher_is_better),
     };
     let vs_baseline = match (&failed, &base) {
@@ -267,6 +290,7 @@ pub fn judge(
                 b.runs
             ),
         ),
+        (None, Some(b)) if cand.same_runs(b) => Compare::tie(),
         (None, Some(b)) => rule::compare(cand.stats(), b.stats(), higher_is_better),
     };
     Cell {
@@ -349,6 +373,7 @@ pub fn of_summary(r: &Summary, candidate: &str, baseline: &str) -> Result<Verdic
                     n,
                     runs: c.runs.max(n),
                     failed: c.ejected,
+                    paired: Vec::new(),
                 }
             })
             .collect();
@@ -697,6 +722,44 @@ mod tests {
             (Call::Undecided, Call::Undecided)
         );
         assert!(!c.decided());
+    }
+
+    /// Two schedulers that gave the same value run by run (same seeds)
+    /// tie, however wide their spread; one run apart and the interval
+    /// decides again (here: undecided).
+    #[test]
+    fn the_same_runs_on_both_sides_are_a_tie() {
+        let runs = [0.0016, 0.0024, 0.0011, 0.0019, 0.0030];
+        let mut other = runs;
+        let side = |s: &str, v: &[f64]| Side::of(s, v.iter().copied(), v.len(), 0);
+        let cell = |o: &[f64]| {
+            judge(
+                "m",
+                "w",
+                "time_s",
+                false,
+                &[
+                    side("arbor:stock", o),
+                    side("arbor:default", &runs),
+                    side("cosmos", o),
+                ],
+                "arbor:default",
+                "arbor:stock",
+                &["cosmos".to_string()],
+            )
+        };
+        let c = cell(&other);
+        assert_eq!(
+            (c.vs_baseline.call, c.vs_peer.call),
+            (Call::Tie, Call::Tie),
+            "{c:?}"
+        );
+        other[3] = 0.0018;
+        let c = cell(&other);
+        assert_eq!(c.vs_baseline.call, Call::Undecided, "{c:?}");
+        // a failed run leaves nothing to pair
+        let f = Side::of("arbor:stock", runs.iter().copied(), 6, 1);
+        assert!(!side("arbor:default", &runs).same_runs(&f));
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! - not worse: the lower bound is above -MARGIN% (non-inferiority);
 //! - worse: the upper bound is below -MARGIN%;
 //! - tie: both sides gave one and the same value in every run (bucketed
-//!   percentiles, deterministic workloads): no interval to draw;
+//!   percentiles, deterministic workloads), or run k of both sides (the
+//!   same seed) gave the same value for every k: no interval to draw;
 //! - undecided: anything else, and fewer than 2 runs on a side. An
 //!   undecided cell gets more runs (run.rs) and never counts as a pass.
 
@@ -25,7 +26,8 @@ Welch's 95% interval of the candidate's relative difference against the best pee
 peer with the best mean; a peer ejected or refused in any run of the cell is not eligible) \
 and, separately, against the baseline, + = the candidate better. better: the lower bound \
 is above 0; not worse: the lower bound is above -3%; worse: the upper bound is below -3%; \
-tie: every run of both sides gave the same value; otherwise undecided (and with fewer \
+tie: every run of both sides gave the same value, or run k of both sides (seed + k) gave \
+the same value for every k; otherwise undecided (and with fewer \
 than 2 runs a side): the cell gets more runs in batches up to --max-reps, and is reported \
 undecided if still so. Better, not worse and tie pass; undecided never does. A candidate \
 ejected or refused in any run of a cell is worse there.";
@@ -72,6 +74,17 @@ pub struct Compare {
 }
 
 impl Compare {
+    /// A tie: no difference, no interval to draw.
+    pub fn tie() -> Compare {
+        Compare {
+            pct: 0.0,
+            lo: 0.0,
+            hi: 0.0,
+            call: Call::Tie,
+            why: None,
+        }
+    }
+
     /// A call without an interval, and why.
     pub fn because(call: Call, why: impl Into<String>) -> Compare {
         Compare {
@@ -108,13 +121,7 @@ pub fn compare(
         return Compare::because(Call::Undecided, "fewer than 2 runs a side");
     }
     if cand.1 == 0.0 && other.1 == 0.0 && cand.0 == other.0 {
-        return Compare {
-            pct: 0.0,
-            lo: 0.0,
-            hi: 0.0,
-            call: Call::Tie,
-            why: None,
-        };
+        return Compare::tie();
     }
     let Some((c, lo, hi)) = change_ci_of(other, cand) else {
         return Compare::because(Call::Undecided, "no relative difference (a mean of 0)");

@@ -51,11 +51,11 @@ fn group_classify_spare_fully_busy_overloaded() {
     }
 }
 
-/// WAKE_NODE on crafted machines, each CPU's node from a layout:
-/// a one-node machine (x86-12-like: 12 CPUs) never keeps; on two nodes
-/// of 4 CPUs (2s2c2t-like) and of 112 (power11-like), a wake-up from the
-/// other node keeps the wakee home exactly while its node has an idle
-/// CPU, and a wake-up inside the node is left to wake_affine.
+/// WAKE_NODE on crafted machines of one-LLC nodes, each CPU's node from
+/// a layout: a one-node machine (x86-12-like: 12 CPUs) never keeps; on two
+/// nodes of 4 CPUs (2s2c2t-like) and of 112 (xeon-like sockets), a
+/// wake-up from the other node keeps the wakee home exactly while its node
+/// has an idle CPU, and a wake-up inside the node is left to wake_affine.
 #[test]
 fn wake_node_keeps_a_wakee_home_while_its_node_has_an_idle_cpu() {
     let keep = |node: &[u32], this: usize, prev: usize, busy: &[bool]| {
@@ -64,7 +64,7 @@ fn wake_node_keeps_a_wakee_home_while_its_node_has_an_idle_cpu() {
         let nbusy = (0..node.len())
             .filter(|&c| node[c] == pn && busy[c])
             .count() as u32;
-        unsafe { arbor_wake_node_keep(node[this], pn, nbusy, cpus) }
+        unsafe { arbor_wake_node_keep(node[this], pn, nbusy, cpus, 1) }
     };
     // one node: never
     let one = [0u32; 12];
@@ -80,13 +80,13 @@ fn wake_node_keeps_a_wakee_home_while_its_node_has_an_idle_cpu() {
     assert!(!keep(&two, 5, 1, &busy), "node 0 full: wake_affine decides");
     busy[6] = false; // an idle CPU on the waker's node changes nothing
     assert!(!keep(&two, 5, 1, &busy));
-    // power11-like: 2 nodes x 112, sibling-numbered
-    let p11: Vec<u32> = (0..224).map(|c| c / 112).collect();
+    // 2 nodes x 112
+    let two112: Vec<u32> = (0..224).map(|c| c / 112).collect();
     let mut b = vec![true; 224];
-    assert!(!keep(&p11, 0, 200, &b));
+    assert!(!keep(&two112, 0, 200, &b));
     b[111 + 50] = false; // CPU 161, node 1
-    assert!(keep(&p11, 0, 200, &b));
-    assert!(!keep(&p11, 200, 0, &b), "prev's node 0 is full");
+    assert!(keep(&two112, 0, 200, &b));
+    assert!(!keep(&two112, 200, 0, &b), "prev's node 0 is full");
 }
 
 /// SIS_NODE on crafted machines. The bit finder on every bit and on
@@ -446,4 +446,29 @@ fn idlest_cpu_prefers_most_recently_idle_then_least_loaded() {
         let load = [300u64, 100, 200];
         assert_eq!(arbor_idlest_cpu(3, stamp.as_ptr(), load.as_ptr()), 1);
     }
+}
+
+/// WAKE_NODE leaves a node of several LLCs (EPYC CCXs under NPS, POWER's
+/// per-core LLCs) to wake_affine, idle CPUs or not: the wakee kept there
+/// would land in a cold LLC of the node anyway.
+#[test]
+fn wake_node_keeps_nothing_in_a_node_of_several_llcs() {
+    for llcs in [2u32, 8, 56] {
+        assert!(
+            !unsafe { arbor_wake_node_keep(0, 1, 0, 128, llcs) },
+            "{llcs} LLCs"
+        );
+        assert!(
+            !unsafe { arbor_wake_node_keep(0, 1, 127, 128, llcs) },
+            "{llcs} LLCs"
+        );
+    }
+    assert!(
+        unsafe { arbor_wake_node_keep(0, 1, 127, 128, 1) },
+        "one LLC, one idle CPU"
+    );
+    assert!(
+        !unsafe { arbor_wake_node_keep(0, 1, 128, 128, 1) },
+        "one LLC, none idle"
+    );
 }
