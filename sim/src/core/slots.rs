@@ -61,7 +61,10 @@ pub struct CpuSlots {
 impl CpuSlots {
     pub fn new(n: usize) -> CpuSlots {
         let size = n.max(1).next_power_of_two();
-        assert!(size < (1 << CPU_BITS) - 1, "{n} CPUs: too many for CpuSlots");
+        assert!(
+            size < (1 << CPU_BITS) - 1,
+            "{n} CPUs: too many for CpuSlots"
+        );
         CpuSlots {
             size,
             entries: vec![
