@@ -71,8 +71,17 @@ impl Core {
 
     /// The ops.dequeue(p, 0) of the tasks that left custody in the last
     /// callback, on the CPU that ran it.
+    // the check inline, the calls out of line: run after every event and
+    // dispatch round, which most often leave none
     #[inline]
     pub(super) fn run_pending_dequeues(&mut self, ops: &mut dyn Ops) {
+        if !self.pending_deq.is_empty() {
+            self.pending_dequeues(ops);
+        }
+    }
+
+    #[inline(never)]
+    fn pending_dequeues(&mut self, ops: &mut dyn Ops) {
         while !self.pending_deq.is_empty() {
             let list = std::mem::take(&mut self.pending_deq);
             if !ops.has_dequeue() {

@@ -96,10 +96,18 @@ impl Core {
     /// ext.c:4372-4421) for every CPU that has one pending, lowest CPU
     /// first. Called after every event: with none pending it returns at
     /// once, whatever the machine's size.
+    // the check inline, the pass out of line: the event loop calls this
+    // after every event, and most have nothing deferred
+    #[inline]
     pub(super) fn run_deferred(&mut self, ops: &mut dyn Ops) {
         if self.deferring || self.reenq.is_empty() {
             return; // a pass under way picks up what this call would
         }
+        self.deferred_pass(ops);
+    }
+
+    #[inline(never)]
+    fn deferred_pass(&mut self, ops: &mut dyn Ops) {
         self.deferring = true;
         while self.stop.is_none() {
             let Some(c) = self.reenq.take_lowest() else {

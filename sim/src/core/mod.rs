@@ -355,8 +355,9 @@ pub struct Core {
     /// pass under way (immed.rs).
     reenq: immed::Pending,
     /// Emptied Effects for the workload's steps, reused so that a step
-    /// allocates nothing (advance).
-    fx_pool: Vec<Effects>,
+    /// allocates nothing (advance); boxed, so that taking one and giving it
+    /// back moves a pointer.
+    fx_pool: Vec<Box<Effects>>,
     /// scx_select_cpu_dfl's spans and gates, once computed.
     selcpu_topo: Option<Box<peers::SelCpuTopo>>,
     cpu_core: Vec<usize>,
@@ -899,6 +900,9 @@ impl Core {
         self.push(self.now + ns.max(1), Ev::Wake(t, g));
     }
 
+    // out of line: most steps have no effects, and advance, the path of
+    // every step, stays small without it
+    #[inline(never)]
     fn apply_effects(&mut self, ops: &mut dyn Ops, fx: &Effects, waker_cpu: usize) {
         // The waker issues its wake-ups one after the other (schbench's
         // xlist_wake_all: one fpost, i.e. one futex_wake -> try_to_wake_up,
