@@ -49,6 +49,9 @@ pub struct Varied {
     pub points: Vec<Point>,
     /// where the call changes, in words
     pub flips: Vec<String>,
+    /// single values whose call differs from both neighbours' (which
+    /// agree): the interval crossing the margin, not a change
+    pub wobbles: Vec<String>,
     /// every value gave the default's effect to the last digit: the cell's
     /// runs do not depend on it
     pub inert: bool,
@@ -87,13 +90,33 @@ fn class(c: Call) -> Option<i8> {
     }
 }
 
-/// Where the decided calls change along increasing values, in words.
-fn flips(name: &str, p: &Param, points: &[Point]) -> Vec<String> {
-    let known: Vec<(&Point, i8)> = points
+/// Where the decided calls change along increasing values, in words, and
+/// the wobbles: a single value whose call differs from its two
+/// neighbours', which agree, is the interval crossing the margin, not a
+/// change of direction; it is named apart and left out of the changes.
+fn flips(name: &str, p: &Param, points: &[Point]) -> (Vec<String>, Vec<String>) {
+    let all: Vec<(&Point, i8)> = points
         .iter()
         .filter_map(|q| class(q.effect.call).map(|k| (q, k)))
         .collect();
-    let mut out = Vec::new();
+    // from the left, so that in an alternation only every other value is one
+    let mut lone = vec![false; all.len()];
+    for i in 1..all.len().saturating_sub(1) {
+        lone[i] = !lone[i - 1] && all[i - 1].1 == all[i + 1].1 && all[i].1 != all[i - 1].1;
+    }
+    let (mut out, mut wobbles) = (Vec::new(), Vec::new());
+    for i in (0..all.len()).filter(|&i| lone[i]) {
+        wobbles.push(format!(
+            "{} at {} only, {} on both sides: a wobble of the interval, not a change",
+            all[i].0.effect.call.text(),
+            params::show(p, all[i].0.value),
+            all[i - 1].0.effect.call.text()
+        ));
+    }
+    let known: Vec<(&Point, i8)> = (0..all.len())
+        .filter(|&i| !lone[i])
+        .map(|i| all[i])
+        .collect();
     for w in known.windows(2) {
         let ((a, ka), (b, kb)) = (w[0], w[1]);
         let what = match (ka, kb) {
@@ -115,7 +138,7 @@ fn flips(name: &str, p: &Param, points: &[Point]) -> Vec<String> {
             params::show(p, b.value),
         ));
     }
-    out
+    (out, wobbles)
 }
 
 /// The largest relative change, off to on, of the quantities in the
@@ -239,6 +262,7 @@ pub(super) fn run(
                     }
                 })
                 .collect();
+            let f = flips(p.name, p, &points);
             Varied {
                 name: p.name,
                 unit: p.unit,
@@ -247,7 +271,8 @@ pub(super) fn run(
                 hi: p.hi,
                 source: p.source,
                 named_by: s.clone(),
-                flips: flips(p.name, p, &points),
+                flips: f.0,
+                wobbles: f.1,
                 inert: points.iter().all(|q| q.effect.pct == d.effect.pct),
                 points,
             }
@@ -343,6 +368,18 @@ pub fn markdown(s: &Sensitivity, mech: &str) -> String {
         } else {
             let _ = writeln!(md, "\n**Where the call changes**:\n\n{}\n", all.join("\n"));
         }
+        let wob: Vec<String> = s
+            .varied
+            .iter()
+            .flat_map(|v| v.wobbles.iter().map(|f| format!("- `{}`: {f}", v.name)))
+            .collect();
+        if !wob.is_empty() {
+            let _ = writeln!(
+                md,
+                "Single values decided otherwise than both neighbours (not counted as changes):\n\n{}\n",
+                wob.join("\n")
+            );
+        }
     }
     if !s.pairs.is_empty() {
         md.push_str("Pairs of the most strongly named parameters, at their range's ends:\n\n| parameters | effect [95%] | verdict | runs |\n|---|---|---|---|\n");
@@ -416,8 +453,9 @@ mod tests {
             point(105.0, Call::NotWorse),
             point(150.0, Call::Better),
         ];
-        let f = flips("remote_llc_ns", p, &pts);
+        let (f, w) = flips("remote_llc_ns", p, &pts);
         assert_eq!(f.len(), 2, "{f:?}");
+        assert!(w.is_empty(), "{w:?}");
         assert!(
             f[0].starts_with("the loss disappears when remote_llc_ns exceeds a value in (80, 105]"),
             "{}",
@@ -429,6 +467,28 @@ mod tests {
             f[1]
         );
         let same = [point(1.0, Call::Worse), point(2.0, Call::Worse)];
-        assert!(flips("remote_llc_ns", p, &same).is_empty());
+        assert_eq!(flips("remote_llc_ns", p, &same), (vec![], vec![]));
+        // better, not worse, better: one value's interval reached the
+        // margin; not two changes
+        let wobble = [
+            point(1.0, Call::Better),
+            point(2.0, Call::NotWorse),
+            point(3.0, Call::Better),
+            point(4.0, Call::NotWorse),
+            point(5.0, Call::NotWorse),
+        ];
+        let (f, w) = flips("remote_llc_ns", p, &wobble);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with("not worse at 2 only, better on both sides"),
+            "{}",
+            w[0]
+        );
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].starts_with("the gain disappears when remote_llc_ns exceeds a value in (3, 4]"),
+            "{}",
+            f[0]
+        );
     }
 }

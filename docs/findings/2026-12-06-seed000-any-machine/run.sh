@@ -8,7 +8,6 @@
 #   own-current/  power10, added to today's kernel (arbor:stock), --explain
 #   others/       epyc (8 LLCs, AMD), xeon-44 (one 44-CPU LLC, Intel),
 #                 tc2 (asymmetric ARM), today's kernel, --explain
-#   hackbench/    power10, seed era, --sensitivity for the hackbench cell
 # The simulator is deterministic: a rerun writes the same summary.json files.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -20,4 +19,3 @@ R="-r 5 --max-reps 10"
 $A sim reproduce idler-llc -t power10 -w "$S" -w "$H" --era seed $R --sensitivity --out "$OUT/own-seed"
 $A sim reproduce idler-llc -t power10 -w "$S" -w "$H" --era current $R --explain --out "$OUT/own-current"
 $A sim reproduce idler-llc -t epyc -t xeon-44 -t tc2 -w "$S" -w "$H" --era current $R --explain --out "$OUT/others"
-$A sim reproduce idler-llc -t power10 -w "$H" --era seed $R --sensitivity --out "$OUT/hackbench"
