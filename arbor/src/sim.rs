@@ -79,6 +79,12 @@ pub struct SimArgs {
     /// Override a cost-model parameter, NAME=VALUE (see --list).
     #[arg(long = "cost", value_name = "NAME=VALUE")]
     costs: Vec<String>,
+    /// Override a machine parameter, NAME=VALUE: core_bytes, llc_bytes,
+    /// core_hit_ns, llc_hit_ns, remote_llc_ns, dram_ns, remote_dram_ns,
+    /// mlp, smt2_throughput, deepest_exit_ns (docs/sim/cost-model.md,
+    /// "Ranges").
+    #[arg(long = "machine-param", value_name = "NAME=VALUE")]
+    machine_params: Vec<String>,
     /// Write a trace of the first run that ui.perfetto.dev opens.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
@@ -279,6 +285,9 @@ pub fn main(a: SimArgs) -> Result<i32> {
                 c.capacity = info.capacity;
             }
         }
+    }
+    for p in &a.machine_params {
+        seeds::params::set_machine(&mut machine, p)?;
     }
     let mut cost = CostModel::default();
     for c in &a.costs {

@@ -184,3 +184,131 @@ fn bad_input_is_one_line() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+/// The call a verdict word stands for, as a direction: gain, loss,
+/// neither; None for undecided.
+fn class(call: &str) -> Option<i8> {
+    match call {
+        "better" => Some(1),
+        "worse" => Some(-1),
+        "undecided" => None,
+        _ => Some(0),
+    }
+}
+
+/// --sensitivity: each parameter the explanation names across its range,
+/// the default among the values with the cell's own effect, and a flip
+/// reported wherever the decided calls change.
+#[test]
+fn sensitivity_varies_the_named_parameters_across_their_ranges() {
+    let (out, r, _) = run_ok(
+        "sens",
+        "steal -t 2s2c2t -r 2 --max-reps 2 --era current --sensitivity",
+    );
+    assert!(
+        out.contains("## When the effect of STEAL holds (--sensitivity)"),
+        "{out}"
+    );
+    let s = &r["sensitivity"];
+    assert_eq!(
+        (s["machine"].as_str(), s["workload"].as_str()),
+        (Some("2s2c2t"), Some(W)),
+        "{s}"
+    );
+    assert_eq!(s["at_defaults"], r["effects"][0]["effect"], "{s}");
+    let varied = s["varied"].as_array().expect("varied");
+    assert!(
+        !varied.is_empty(),
+        "STEAL moves tasks: something is named: {s}"
+    );
+    let mut moved = false;
+    for v in varied {
+        let name = v["name"].as_str().unwrap();
+        assert!(v["named_by"][1].as_f64().unwrap() >= 0.05, "{v}");
+        let def = v["default"].as_f64().unwrap();
+        let (lo, hi) = (
+            v["lo"].as_f64().unwrap().min(def),
+            v["hi"].as_f64().unwrap().max(def),
+        );
+        let pts = v["points"].as_array().unwrap();
+        let vals: Vec<f64> = pts.iter().map(|p| p["value"].as_f64().unwrap()).collect();
+        assert!(vals.windows(2).all(|w| w[0] < w[1]), "{name}: {vals:?}");
+        assert!(
+            vals.iter().all(|x| *x >= lo && *x <= hi),
+            "{name}: {vals:?}"
+        );
+        assert_eq!(vals.first().copied(), Some(lo), "{name}");
+        assert_eq!(vals.last().copied(), Some(hi), "{name}");
+        let defaults: Vec<&Value> = pts.iter().filter(|p| p["default"] == true).collect();
+        assert_eq!(defaults.len(), 1, "{name}: {pts:?}");
+        assert_eq!(defaults[0]["value"].as_f64(), Some(def), "{name}");
+        assert_eq!(defaults[0]["effect"], s["at_defaults"], "{name}");
+        let inert = pts
+            .iter()
+            .all(|p| p["effect"]["pct"] == s["at_defaults"]["pct"]);
+        assert_eq!(v["inert"].as_bool(), Some(inert), "{name}");
+        moved |= !inert;
+        let known: Vec<i8> = pts
+            .iter()
+            .filter_map(|p| class(p["effect"]["call"].as_str().unwrap()))
+            .collect();
+        // a value unlike both its neighbours, which agree, is a wobble
+        // (from the left: in an alternation, every other value)
+        let mut lone = vec![false; known.len()];
+        for i in 1..known.len().saturating_sub(1) {
+            lone[i] = !lone[i - 1] && known[i - 1] == known[i + 1] && known[i] != known[i - 1];
+        }
+        let kept: Vec<i8> = (0..known.len())
+            .filter(|&i| !lone[i])
+            .map(|i| known[i])
+            .collect();
+        let changes = kept.windows(2).filter(|w| w[0] != w[1]).count();
+        let wobbles = lone.iter().filter(|&&l| l).count();
+        assert_eq!(v["flips"].as_array().unwrap().len(), changes, "{name}: {v}");
+        assert_eq!(
+            v["wobbles"].as_array().unwrap().len(),
+            wobbles,
+            "{name}: {v}"
+        );
+        assert!(out.contains(&format!("| `{name}` |")), "{name} not printed");
+    }
+    assert!(
+        moved,
+        "no parameter changed any run: are the values passed on? {s}"
+    );
+}
+
+#[test]
+fn a_machine_parameter_is_checked() {
+    for (args, want) in [
+        (
+            &["-t", "tc2", "--machine-param", "smt2_throughput=0.6"][..],
+            "no SMT",
+        ),
+        (
+            &["-t", "x86-12", "--machine-param", "ipi_ns=3"],
+            "--cost ipi_ns=3",
+        ),
+        (
+            &["-t", "x86-12", "--machine-param", "mlp=-1"],
+            "not a number",
+        ),
+        (
+            &["-t", "x86-12", "--machine-param", "cache=3"],
+            "unknown parameter 'cache'",
+        ),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_arbor"))
+            .arg("sim")
+            .args(args)
+            .args(["-w", W, "--brief"])
+            .output()
+            .expect("run arbor");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{args:?}");
+        assert!(
+            err.contains(want) && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+    }
+}

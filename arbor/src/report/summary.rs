@@ -227,6 +227,7 @@ impl Summary {
                 "rule",
                 "effects",
                 "explain",
+                "sensitivity",
             ]))
         } else if has("cases_run") && has("failures") {
             // arbor sim fuzz: what it searched and what failed, not how long it took

@@ -8,7 +8,9 @@
 //! not have are off) or today's kernel (arbor:stock); the mechanism is
 //! what the seed's mechanism column adds to its baseline column. With
 //! --explain, the simulator's counters of the headline cells, per wake-up,
-//! off against on (explain.rs).
+//! off against on (explain.rs); with --sensitivity, the first headline
+//! cell again across the ranges of the cost-model parameters they name
+//! (sensitivity.rs).
 //!
 //! Each run is its own process, `arbor sim ... --job 0` with the seed and
 //! time limit that the seed's own tables use, so a cell of the seed's own
@@ -29,6 +31,7 @@ use super::catalogue::fmt_num as g;
 use super::catalogue::{Seed, Table};
 use super::cell::Decided;
 use super::explain;
+use super::sensitivity;
 use crate::report::summary;
 use crate::sim::verdict::{self, compare_text, Call, Side};
 use crate::simrun::{run_child, JobOut};
@@ -60,6 +63,7 @@ pub struct Ask<'a> {
     pub reps: u32,
     pub max_reps: u32,
     pub explain: bool,
+    pub sensitivity: bool,
     pub out: Option<&'a PathBuf>,
 }
 
@@ -91,26 +95,33 @@ pub fn sides_of(t: &Table, era: Era) -> Result<(String, String)> {
 }
 
 /// A machine, and how a run's process is told to build it.
-struct Mach {
-    name: String,
-    cpus: usize,
-    args: Vec<String>,
+#[derive(Clone)]
+pub(super) struct Mach {
+    pub name: String,
+    pub cpus: usize,
+    pub args: Vec<String>,
+    /// what the run's process builds from `args` (before any
+    /// --cost/--machine-param that --sensitivity adds to them)
+    pub machine: arbor_sim::machine::Machine,
 }
 
 /// A cell to decide: its machine, workload, metric (None: the workload's
 /// primary one) and schedulers.
-struct Want {
-    machine: usize,
-    workload: String,
-    metric: Option<(&'static str, bool)>,
-    off: String,
-    on: String,
+#[derive(Clone)]
+pub(super) struct Want {
+    pub machine: usize,
+    pub workload: String,
+    pub metric: Option<(&'static str, bool)>,
+    pub off: String,
+    pub on: String,
 }
 
 /// One run: its outcome, or why it gave none.
-type RunOut = std::result::Result<JobOut, String>;
+pub(super) type RunOut = std::result::Result<JobOut, String>;
+/// A cell's runs, mechanism off and on, by rep.
+pub(super) type Runs = [BTreeMap<u32, RunOut>; 2];
 
-fn machines(a: &Ask) -> Result<Vec<Mach>> {
+pub(super) fn machines(a: &Ask) -> Result<Vec<Mach>> {
     let mut out = Vec::new();
     for t in a.topologies {
         let m = presets::find(t)?;
@@ -118,6 +129,7 @@ fn machines(a: &Ask) -> Result<Vec<Mach>> {
             name: m.name.clone(),
             cpus: m.nr_cpus(),
             args: vec!["-t".into(), t.clone()],
+            machine: m,
         });
     }
     for d in a.topology_from {
@@ -127,6 +139,7 @@ fn machines(a: &Ask) -> Result<Vec<Mach>> {
             name: s.machine.name.clone(),
             cpus: s.machine.nr_cpus(),
             args: vec!["--topology-from".into(), d.display().to_string()],
+            machine: s.machine,
         });
     }
     Ok(out)
@@ -134,7 +147,7 @@ fn machines(a: &Ask) -> Result<Vec<Mach>> {
 
 /// The cells: the machines given (else each table's own) x the workloads
 /// given (else each table's sweep, or its --quick line), once each.
-fn cells(a: &Ask, machs: &mut Vec<Mach>) -> Result<Vec<Want>> {
+pub(super) fn cells(a: &Ask, machs: &mut Vec<Mach>) -> Result<Vec<Want>> {
     let given = !machs.is_empty();
     let mut want: Vec<Want> = Vec::new();
     let add = |want: &mut Vec<Want>, w: Want| {
@@ -158,6 +171,7 @@ fn cells(a: &Ask, machs: &mut Vec<Mach>) -> Result<Vec<Want>> {
                         name: m.name.clone(),
                         cpus: m.nr_cpus(),
                         args: vec!["-t".into(), t.preset.into()],
+                        machine: m,
                     });
                     machs.len() - 1
                 }
@@ -334,22 +348,15 @@ fn decide(machs: &[Mach], w: &Want, runs: &[BTreeMap<u32, RunOut>; 2]) -> Decide
     }
 }
 
-pub fn main(a: &Ask) -> Result<i32> {
-    if a.max_reps < a.reps {
-        bail!(
-            "--max-reps {} is below --reps {}: the most runs cannot be fewer than the first batch",
-            a.max_reps,
-            a.reps
-        );
-    }
-    let mut machs = machines(a)?;
-    let want = cells(a, &mut machs)?;
-    if want.is_empty() {
-        bail!("seed '{}': no cell to run", a.seed.name);
-    }
-    let mech = mechanism(a.tables[0])?;
-    let mut runs: Vec<[BTreeMap<u32, RunOut>; 2]> =
-        (0..want.len()).map(|_| Default::default()).collect();
+/// Runs every cell until the rule decides it: --reps runs a side, then
+/// --reps more a side for each undecided cell, up to --max-reps.
+pub(super) fn until_decided(
+    machs: &[Mach],
+    want: &[Want],
+    reps: u32,
+    max_reps: u32,
+) -> Result<(Vec<Decided>, Vec<Runs>)> {
+    let mut runs: Vec<Runs> = (0..want.len()).map(|_| Default::default()).collect();
     let mut decided: Vec<Option<Decided>> = (0..want.len()).map(|_| None).collect();
     let mut batch = 0;
     loop {
@@ -360,7 +367,7 @@ pub fn main(a: &Ask) -> Result<i32> {
                 continue;
             }
             let have = runs[c][0].len().min(runs[c][1].len()) as u32;
-            let target = (have + a.reps).min(a.max_reps);
+            let target = (have + reps).min(max_reps);
             for s in 0..2 {
                 for rep in runs[c][s].len() as u32..target {
                     jobs.push((c, s, rep));
@@ -379,12 +386,29 @@ pub fn main(a: &Ask) -> Result<i32> {
                 .collect::<std::collections::BTreeSet<_>>()
                 .len()
         );
-        run_batch(&machs, &want, &jobs, &mut runs)?;
+        run_batch(machs, want, &jobs, &mut runs)?;
         for (c, w) in want.iter().enumerate() {
-            decided[c] = Some(decide(&machs, w, &runs[c]));
+            decided[c] = Some(decide(machs, w, &runs[c]));
         }
     }
-    let decided: Vec<Decided> = decided.into_iter().flatten().collect();
+    Ok((decided.into_iter().flatten().collect(), runs))
+}
+
+pub fn main(a: &Ask) -> Result<i32> {
+    if a.max_reps < a.reps {
+        bail!(
+            "--max-reps {} is below --reps {}: the most runs cannot be fewer than the first batch",
+            a.max_reps,
+            a.reps
+        );
+    }
+    let mut machs = machines(a)?;
+    let want = cells(a, &mut machs)?;
+    if want.is_empty() {
+        bail!("seed '{}': no cell to run", a.seed.name);
+    }
+    let mech = mechanism(a.tables[0])?;
+    let (decided, runs) = until_decided(&machs, &want, a.reps, a.max_reps)?;
     let mut md = String::new();
     let era_text = match a.era {
         Era::Seed => format!(
@@ -474,12 +498,20 @@ pub fn main(a: &Ask) -> Result<i32> {
     } else {
         None
     };
+    let sens = match &explained {
+        Some(e) if a.sensitivity => {
+            let s = sensitivity::run(&machs, &want, &decided, e, a.reps, a.max_reps)?;
+            md.push_str(&sensitivity::markdown(&s, mech));
+            Some(s)
+        }
+        _ => None,
+    };
     println!("{md}");
     if let Some(dir) = a.out {
         let body = serde_json::json!({
             "seed": a.seed.number, "name": a.seed.name, "era": a.era, "mechanism": mech,
             "reps": a.reps, "max_reps": a.max_reps, "rule": verdict::RULE,
-            "effects": decided, "explain": explained,
+            "effects": decided, "explain": explained, "sensitivity": sens,
         });
         summary::write_outputs(dir, &md, &body)?;
         eprintln!("arbor sim reproduce: report in {}", dir.display());

@@ -99,6 +99,14 @@ pub struct ReproArgs {
     /// balance pulls, ...): what decides the effect's direction.
     #[arg(long)]
     explain: bool,
+    /// With --explain (implied): the first machine's headline cell again,
+    /// each cost-model parameter that the explanation names moved across
+    /// its documented range (docs/sim/cost-model.md, "Ranges"), one at a
+    /// time and the three most strongly named in pairs, each value decided
+    /// by the rule: which parameters flip the effect, between which
+    /// values. Give one cell (-t, -w or --quick) to keep it to minutes.
+    #[arg(long)]
+    sensitivity: bool,
     /// Internal: run one job (see `arbor sim`).
     #[arg(long, hide = true)]
     job: Option<usize>,
@@ -242,7 +250,8 @@ pub fn main(a: &ReproArgs) -> Result<i32> {
         || !a.topology_from.is_empty()
         || !a.workloads.is_empty()
         || a.era == Some(Era::Current)
-        || a.explain;
+        || a.explain
+        || a.sensitivity;
     if ruled {
         if a.traces.is_some() {
             bail!("--traces replays the seed's own sweep: with -t, -w or --era current, give each trace as -w trace:FILE");
@@ -257,7 +266,8 @@ pub fn main(a: &ReproArgs) -> Result<i32> {
             era: a.era.unwrap_or(Era::Seed),
             reps: a.reps,
             max_reps: a.max_reps,
-            explain: a.explain,
+            explain: a.explain || a.sensitivity,
+            sensitivity: a.sensitivity,
             out: a.out.as_ref(),
         });
     }
