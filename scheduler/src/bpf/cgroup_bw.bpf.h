@@ -67,10 +67,9 @@ static __always_inline bool cg_charge(struct task_ctx *tctx, u64 now)
 	bool thr = false;
 	u32 i;
 
-	if (!cg_nr_bw || !id) {
-		tctx->cg_exec = 0;
+	/* (no store here: clang merged one with the caller's slice = 0, which the verifier refuses) */
+	if (!cg_nr_bw || !id)
 		return false;
-	}
 	d = tctx->cg_exec && now > tctx->cg_exec ? now - tctx->cg_exec : 0;
 	tctx->cg_exec = now;
 	bpf_for(i, 0, ARBOR_CG_MAX_DEPTH) {
