@@ -174,26 +174,32 @@ static __always_inline u64 cg_dsq(u64 id)
 	return ARBOR_CG_DSQ_BASE | (id & (ARBOR_CG_DSQ_BASE - 1));
 }
 
-/* A task of an idle group, or of a group below one (se_is_idle's hierarchy)? */
-static __always_inline bool cg_task_idle(const struct task_ctx *tctx)
+#define CG_UP_IDLE	0	/* cpu.idle set */
+#define CG_UP_THROTTLED	1	/* cpu.max's quota used up (cgroup_bw.bpf.h) */
+
+/* The innermost of group id and its ancestors that is CG_UP_*, 0 if none. */
+static __always_inline u64 cg_find_up(u64 id, u32 what)
 {
-	u64 id = tctx->cg_id;
 	u32 i;
 
-	if (!cg_nr_idle || !id)
-		return false;
 	bpf_for(i, 0, ARBOR_CG_MAX_DEPTH) {
 		struct cg_ctx *g = lookup_cg(id);
 
 		if (!g)
 			break;
-		if (g->idle)
-			return true;
+		if (what == CG_UP_IDLE ? g->idle : g->throttled)
+			return id;
 		id = g->parent;
 		if (!id)
 			break;
 	}
-	return false;
+	return 0;
+}
+
+/* A task of an idle group, or of a group below one (se_is_idle's hierarchy)? */
+static __always_inline bool cg_task_idle(const struct task_ctx *tctx)
+{
+	return cg_nr_idle && tctx->cg_id && cg_find_up(tctx->cg_id, CG_UP_IDLE);
 }
 
 /* shares -> s for group g: an active group's parent sees the new shares at once */

@@ -96,23 +96,9 @@ static __always_inline bool cg_charge(struct task_ctx *tctx, u64 now)
 /* The innermost throttled group of the task's, 0 if none. */
 static __always_inline u64 cg_throttled_id(const struct task_ctx *tctx)
 {
-	u64 id = tctx->cg_id;
-	u32 i;
-
-	if (!cg_nr_bw || !id)
+	if (!cg_nr_bw || !tctx->cg_id)
 		return 0;
-	bpf_for(i, 0, ARBOR_CG_MAX_DEPTH) {
-		struct cg_ctx *g = lookup_cg(id);
-
-		if (!g)
-			break;
-		if (g->throttled)
-			return id;
-		id = g->parent;
-		if (!id)
-			break;
-	}
-	return 0;
+	return cg_find_up(tctx->cg_id, CG_UP_THROTTLED);
 }
 
 /*
