@@ -32,15 +32,17 @@ pub struct Knobs {
     pub group: GroupKnobs,
 }
 
-/// Group scheduling (cgroup.bpf.h).
+/// Group scheduling (cgroup.bpf.h, cgroup_bw.bpf.h).
 #[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Group scheduling")]
 pub struct GroupKnobs {
-    /// Ignore cgroups' cpu.weight: every task weighs its own weight, as if
-    /// all were in the root cgroup (the scheduler before group scheduling;
-    /// for comparison). By default a task's weight is flattened through
-    /// its cgroups' weights, as fair.c's task groups share the CPU. Takes
-    /// an optional true/false (a scheduler spec's `no-cgroups=true`).
+    /// Ignore cgroups' cpu.weight, cpu.max and cpu.idle: every task weighs
+    /// its own weight, as if all were in the root cgroup (the scheduler
+    /// before group scheduling; for comparison). By default a task's weight
+    /// is flattened through its cgroups' weights, as fair.c's task groups
+    /// share the CPU, a group that used its cpu.max quota waits until its
+    /// period ends, and a cpu.idle group's tasks weigh as SCHED_IDLE ones.
+    /// Takes an optional true/false (a scheduler spec's `no-cgroups=true`).
     #[arg(long, num_args = 0..=1, default_value_t = false, default_missing_value = "true",
           action = clap::ArgAction::Set)]
     pub no_cgroups: bool,

@@ -112,7 +112,14 @@ pub const NAMES: &[&str] = &[
     "slice_kept",
     "cg_shares",
     "cg_reweights",
+    "cg_throttles",
+    "cg_idle_preempts",
 ];
+
+/// The last counters of [`NAMES`], which count only in groups below the
+/// root with cpu.max or cpu.idle set: the simulator lists them for runs
+/// with such groups only (its outputs of other runs stay as they were).
+pub const GROUP_LIMIT_NAMES: usize = 2;
 
 /// What a counter holds: `count` (events), `ns-sum` (nanoseconds summed
 /// over the events or CPUs it names), or `hist-bucket` (events that fell in
@@ -432,6 +439,16 @@ pub struct Metrics {
     )]
     #[serde(default)]
     pub cg_reweights: u64,
+    #[stat(
+        desc = "Group scheduling: times a cgroup used its cpu.max quota up and was throttled until its period's end"
+    )]
+    #[serde(default)]
+    pub cg_throttles: u64,
+    #[stat(
+        desc = "Group scheduling: wake-ups that preempted at once a task of a cpu.idle group (check_preempt_wakeup_fair)"
+    )]
+    #[serde(default)]
+    pub cg_idle_preempts: u64,
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,

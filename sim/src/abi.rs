@@ -306,7 +306,8 @@ pub struct SchedExtOps {
     /// for the root cgroup, at enable / disable (ext.c scx_cgroup_init / exit)
     pub cgroup_init: Option<unsafe extern "C" fn(*mut c_void, *mut CgroupInitArgs) -> i32>,
     pub cgroup_exit: Option<unsafe extern "C" fn(*mut c_void)>,
-    /// never called: no task changes cgroup, no cgroup weight or cpu.max is set
+    /// never called: no task changes cgroup, no cgroup weight or cpu.max is
+    /// written at run time (cpu.max comes in cgroup_init's args)
     pub cgroup_prep_move: Option<unsafe extern "C" fn(P, *mut c_void, *mut c_void) -> i32>,
     pub cgroup_move: Option<unsafe extern "C" fn(P, *mut c_void, *mut c_void)>,
     pub cgroup_cancel_move: Option<unsafe extern "C" fn(P, *mut c_void, *mut c_void)>,
@@ -319,6 +320,9 @@ pub struct SchedExtOps {
     /// when the CPU is back under sched_ext after an RT task (balance_one,
     /// ext.c:2951-2962); args NULL, as there
     pub cpu_acquire: Option<unsafe extern "C" fn(i32, *mut c_void)>,
+    /// a cpu.idle write (scx_group_set_idle, ext.c:4744-4757): for the
+    /// groups a workload makes idle, right after the load (core/cgroup.rs)
+    pub cgroup_set_idle: Option<unsafe extern "C" fn(*mut c_void, bool)>,
 }
 
 /// struct scx_cpu_release_args (ext.c 7.2): why the CPU was taken, and

@@ -52,13 +52,34 @@ pub struct TaskSpec {
     pub cgroup: Option<Cgroup>,
 }
 
-/// A cgroup v2 group below the root: its path (`/a/x`) and its cpu.weight
-/// (1..=10000, 100 = the default). Its ancestors not named elsewhere have
-/// weight 100.
+/// A cgroup v2 group below the root: its path (`/a/x`), its cpu.weight
+/// (1..=10000, 100 = the default) and its limits. Its ancestors not named
+/// elsewhere have weight 100 and no limits.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct Cgroup {
     pub path: String,
     pub weight: u32,
+    /// the group's limits (none by default)
+    #[serde(flatten)]
+    pub limits: CgroupLimits,
+}
+
+/// cpu.max, cpu.max.burst and cpu.idle of a cgroup.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct CgroupLimits {
+    /// cpu.max: (quota, period) in microseconds; None: "max"
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max: Option<(u64, u64)>,
+    /// cpu.max.burst in microseconds
+    #[serde(skip_serializing_if = "is_zero")]
+    pub burst: u64,
+    /// cpu.idle
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub idle: bool,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 impl TaskSpec {

@@ -30,12 +30,24 @@
 
 #define ARBOR_MAX_CGROUPS	4096
 
+/* groups with cpu.idle set, and with a cpu.max quota: their paths cost nothing otherwise */
+static s32 cg_nr_idle, cg_nr_bw;
+
 struct cg_ctx {
 	u64 parent;	/* parent's id, 0 for a top-level group (the root has no context) */
-	u64 shares;	/* cpu.weight on the 1024 scale (arbor_cg_shares) */
+	u64 shares;	/* cpu.weight on the 1024 scale (arbor_cg_shares), or cpu.idle's */
 	u64 active;	/* weight of its runnable tasks and of its active child groups */
 	u64 contrib;	/* the shares it counts in its parent's active while active */
 	s64 nr_active;	/* its active members */
+	/* cpu.max (cgroup_bw.bpf.h), in ns; quota 0: no limit */
+	u64 quota;
+	u64 period;
+	u64 burst;
+	s64 runtime;	/* quota left in this period; below 0, the overrun carried */
+	u64 refill_at;	/* the period's end */
+	u64 nr_throttled;	/* times it used its quota up (cpu.stat nr_throttled) */
+	u32 throttled;	/* its tasks wait in its DSQ (cg_dsq) until the refill */
+	u32 idle;	/* cpu.idle */
 };
 
 struct {
@@ -154,26 +166,54 @@ static __always_inline u64 cg_task_weight(const struct task_struct *p, const str
 	return arbor_cg_floor(eff);
 }
 
-s32 BPF_STRUCT_OPS(arbor_cgroup_init, struct cgroup *cgrp, struct scx_cgroup_init_args *args)
-{
-	struct cg_ctx g = {};
-	u64 id = cg_id_of(cgrp);
+/* A group's DSQ: where its tasks wait while it is throttled (cgroup_bw.bpf.h). */
+#define ARBOR_CG_DSQ_BASE	(1ULL << 48)
 
-	if (!id)
-		return 0;
-	/* ext.c calls it for a child after its parent (css_for_each_descendant_pre) */
-	if (cgrp->level > 1)
-		g.parent = cgrp->self.parent->cgroup->kn->id;
-	g.shares = arbor_cg_shares(args->weight);
-	return bpf_map_update_elem(&cg_ctxs, &id, &g, BPF_ANY);
+static __always_inline u64 cg_dsq(u64 id)
+{
+	return ARBOR_CG_DSQ_BASE | (id & (ARBOR_CG_DSQ_BASE - 1));
 }
 
-void BPF_STRUCT_OPS(arbor_cgroup_exit, struct cgroup *cgrp)
-{
-	u64 id = cg_id_of(cgrp);
+#define CG_UP_IDLE	0	/* cpu.idle set */
+#define CG_UP_THROTTLED	1	/* cpu.max's quota used up (cgroup_bw.bpf.h) */
 
-	if (id)
-		bpf_map_delete_elem(&cg_ctxs, &id);
+/* The innermost of group id and its ancestors that is CG_UP_*, 0 if none. */
+static __always_inline u64 cg_find_up(u64 id, u32 what)
+{
+	u32 i;
+
+	bpf_for(i, 0, ARBOR_CG_MAX_DEPTH) {
+		struct cg_ctx *g = lookup_cg(id);
+
+		if (!g)
+			break;
+		if (what == CG_UP_IDLE ? g->idle : g->throttled)
+			return id;
+		id = g->parent;
+		if (!id)
+			break;
+	}
+	return 0;
+}
+
+/* A task of an idle group, or of a group below one (se_is_idle's hierarchy)? */
+static __always_inline bool cg_task_idle(const struct task_ctx *tctx)
+{
+	return cg_nr_idle && tctx->cg_id && cg_find_up(tctx->cg_id, CG_UP_IDLE);
+}
+
+/* shares -> s for group g: an active group's parent sees the new shares at once */
+static __always_inline void cg_set_shares(struct cg_ctx *g, u64 s)
+{
+	struct cg_ctx *pg;
+	u64 old;
+
+	g->shares = s;
+	if (g->nr_active <= 0 || !(pg = lookup_cg(g->parent)))
+		return;
+	old = g->contrib;
+	g->contrib = s;
+	__sync_fetch_and_add(&pg->active, s - old);
 }
 
 s32 BPF_STRUCT_OPS(arbor_cgroup_prep_move, struct task_struct *p, struct cgroup *from, struct cgroup *to)
@@ -204,20 +244,35 @@ void BPF_STRUCT_OPS(arbor_cgroup_cancel_move, struct task_struct *p, struct cgro
 {
 }
 
-/* A cpu.weight write: an active group's parent sees the new shares at once. */
+/*
+ * A cpu.weight write. (fair.c refuses one to an idle group,
+ * sched_group_set_shares, so ext.c does not pass it on then.)
+ */
 void BPF_STRUCT_OPS(arbor_cgroup_set_weight, struct cgroup *cgrp, u32 weight)
 {
-	struct cg_ctx *g = lookup_cg(cg_id_of(cgrp)), *pg;
-	u64 s = arbor_cg_shares(weight), old;
+	struct cg_ctx *g = lookup_cg(cg_id_of(cgrp));
 
-	if (!g)
+	if (g)
+		cg_set_shares(g, arbor_cg_shares(weight));
+}
+
+/*
+ * A cpu.idle write (sched_group_set_idle): the group's shares become
+ * WEIGHT_IDLEPRIO's, and back to NICE_0_LOAD's when it leaves idle
+ * (policy.h arbor_cg_idle_shares); its tasks and those below it become
+ * idle for wake-up preemption (main.bpf.c enqueue, arbor_cg_idle_preempt).
+ * ext.c's cgroup_init args carry no idle flag: a group made idle before
+ * the scheduler loaded is seen as not idle until its next cpu.idle write.
+ */
+void BPF_STRUCT_OPS(arbor_cgroup_set_idle, struct cgroup *cgrp, bool idle)
+{
+	struct cg_ctx *g = lookup_cg(cg_id_of(cgrp));
+
+	if (!g || !cg_enabled || !!g->idle == idle)
 		return;
-	g->shares = s;
-	if (g->nr_active <= 0 || !(pg = lookup_cg(g->parent)))
-		return;
-	old = g->contrib;
-	g->contrib = s;
-	__sync_fetch_and_add(&pg->active, s - old);
+	g->idle = idle;
+	__sync_fetch_and_add(&cg_nr_idle, idle ? 1 : -1);
+	cg_set_shares(g, arbor_cg_idle_shares(idle));
 }
 
 #endif /* __ARBOR_CGROUP_BPF_H */

@@ -321,6 +321,7 @@ struct cpu_ctx {
 	u64 cache_epoch;
 	u32 enq_last;		/* a lone task waits in the local queue (ENQ_LAST) */
 	u32 buddy_pending;	/* NEXT_BUDDY: a buddy waits in the local queue (running() clears) */
+	u32 curr_cg_idle;	/* cpu.idle: the running task is in an idle group (cgroup.bpf.h) */
 	/* LB_IMBALANCE (balance.bpf.h): per level, as the kernel's per-domain fields */
 	u64 lb_last[NR_LEVELS];		/* last balance of the level (sd->last_balance) */
 	u32 lb_span[NR_LEVELS];		/* CPUs the level spanned then (sd_weight) */
@@ -424,6 +425,7 @@ struct task_ctx {
 	u64 cg_id;		/* its cgroup's id, 0 in the root */
 	u64 cg_on;		/* the cgroup its runnable weight counts in, 0 if none */
 	u64 cg_w;		/* that weight */
+	u64 cg_exec;		/* cpu.max: its run is charged to its groups from here, 0: not running */
 	s32 rq_cpu;		/* CPU whose average counts it, -1 if none */
 	s32 sleep_cpu;		/* queue it slept on, -1 if it left otherwise */
 	s32 left_cpu;		/* queue stopping(p, false) took it out of, until quiescent(): -1 */

@@ -291,6 +291,10 @@ enum arbor_stat {
 	/* group scheduling (cgroup.bpf.h): flattened weights computed, queued weights changed */
 	STAT_CG_SHARES,
 	STAT_CG_REWEIGHTS,
+	/* cpu.max: groups that used their quota up and were throttled (cgroup_bw.bpf.h) */
+	STAT_CG_THROTTLES,
+	/* cpu.idle: wake-ups that preempted a task of an idle group at once */
+	STAT_CG_IDLE_PREEMPTS,
 	ARBOR_NR_STATS,
 };
 

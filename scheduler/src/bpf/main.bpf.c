@@ -13,6 +13,7 @@
  *   load.bpf.h     load and utilisation averages, per-CPU accounting
  *   idle.bpf.h     wake-up and fork placement
  *   balance.bpf.h  newidle, busy and periodic balancing
+ *   cgroup.bpf.h, cgroup_bw.bpf.h  group scheduling (cpu.weight, cpu.idle, cpu.max)
  */
 #include "common.bpf.h"
 #include "load.bpf.h"
@@ -22,6 +23,7 @@
 #include "capacity.bpf.h"
 #include "cgroup.bpf.h"
 #include "eevdf.bpf.h"
+#include "cgroup_bw.bpf.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -120,6 +122,9 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	u64 now;
 
 	if (!tctx || !valid_cpu(prev_cpu))
+		return prev_cpu;
+	/* cpu.max: a task of a throttled group is not run now; enqueue() holds it */
+	if (cg_throttled_id(tctx))
 		return prev_cpu;
 
 	/* New tasks have no cache to go back to: spread them (slow path). */
@@ -364,7 +369,7 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	s32 task_cpu = task_cpu_of(p), cpu = task_cpu;
 	struct cpu_ctx *c;
 	bool own_busy;
-	int elig;
+	int elig, idle_rule;
 
 	/*
 	 * A task must land in a queue that a CPU it may run on will drain:
@@ -385,6 +390,9 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 		scx_bpf_dsq_insert(p, SCX_DSQ_GLOBAL, slice_cfg.slice_ns, enq_flags);
 		return;
 	}
+	/* cpu.max: a throttled group's task waits for its period's end (cgroup_bw.bpf.h) */
+	if (cg_throttle_enqueue(p, tctx, enq_flags))
+		return;
 
 	/* 1 or 0; -1: already counted there, eligibility not read (wake_preempt) */
 	elig = eevdf_join(p, tctx, cpu);
@@ -420,17 +428,30 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	}
 
 	/*
+	 * cpu.idle: tasks of idle groups against the others (policy.h
+	 * arbor_cg_idle_preempt): 1, a wakee that is not idle preempts an idle
+	 * group's running task; 0, an idle wakee preempts nothing else; -1
+	 * (always while no group is idle) the rules below decide.
+	 */
+	idle_rule = -1;
+	if (cg_nr_idle && (c = lookup_cpu_ctx(cpu)))
+		idle_rule = arbor_cg_idle_preempt(c->running_since && c->curr_cg_idle,
+						  cg_task_idle(tctx));
+
+	/*
 	 * NEXT_BUDDY (the kernel's, off there by default; ours in default):
 	 * a wakee that is eligible on its CPU, which runs a task, becomes
 	 * that CPU's next buddy and runs next (policy.h arbor_next_buddy).
 	 * Only on the task's own CPU, whose rq lock enqueue holds (so the
 	 * running task it reads cannot change meanwhile).
 	 */
-	if (feat(FEAT_NEXT_BUDDY) && (enq_flags & SCX_ENQ_WAKEUP) && cpu == task_cpu &&
+	if (feat(FEAT_NEXT_BUDDY) && idle_rule != 0 && (enq_flags & SCX_ENQ_WAKEUP) && cpu == task_cpu &&
 	    (c = lookup_cpu_ctx(cpu)) &&
 	    arbor_next_buddy(c->running_since, tctx->wake_sync == WAKE_SYNC, c->buddy_pending) &&
 	    (elig >= 0 ? elig : eevdf_eligible_on(tctx, cpu))) {
 		c->buddy_pending = 1;
+		if (idle_rule == 1)
+			stat_inc(STAT_CG_IDLE_PREEMPTS);
 		/* a pair's sync wake-up is a buddy only by SYNC_PAIR: its own counter */
 		stat_inc(tctx->wake_sync == WAKE_SYNC_PAIR ? STAT_SYNC_PAIR : STAT_NEXT_BUDDY);
 		/* SCX_ENQ_PREEMPT: the running task's slice ends now (ext.c) */
@@ -468,6 +489,16 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	 */
 	if (!own_busy && scx_bpf_test_and_clear_cpu_idle(cpu)) {
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		return;
+	}
+	if (idle_rule == 1) {
+		stat_inc(STAT_CG_IDLE_PREEMPTS);
+		scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
+		return;
+	}
+	if (idle_rule == 0) {
+		if (!own_busy)
+			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 		return;
 	}
 	if (c && wake_preempt(c, tctx, cpu, elig)) {
@@ -568,6 +599,9 @@ static __always_inline void keep_prev(s32 cpu, struct cpu_ctx *c, struct task_st
 	tctx = lookup_task_ctx(prev);
 	/* tasks still queued here (a move to the local queue failed): ENQ_LAST's path queues it with them */
 	if (!tctx || tctx->move_cpu >= 0 || scx_bpf_dsq_nr_queued(cpu_dsq(cpu)) > 0)
+		return;
+	/* cpu.max: a task of a throttled group goes through enqueue() to wait */
+	if (tctx->cg_exec && now && cg_charge(tctx, now))
 		return;
 	ran = c->running_since && now > c->acct_since ? now - c->acct_since : 0;
 	stat_add_on(cpu, STAT_BUSY_NS, ran);
@@ -795,6 +829,14 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 	tctx->exec_start = now;
 	set_curr_request(c, tctx, now);
 	record_wake_latency(tctx, c, now, cpu);
+	/* group scheduling: its run counts against cpu.max from now; is it cpu.idle's? */
+	if (cg_nr_bw && tctx->cg_id) {
+		tctx->cg_exec = now;
+		/* queued here before its group was throttled: it stops at the next tick */
+		if (cg_throttled_id(tctx))
+			p->scx.slice = 0;
+	}
+	c->curr_cg_idle = cg_task_idle(tctx);
 }
 
 void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
@@ -813,6 +855,11 @@ void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 	/* update_curr + update_deadline: charge the run, new request at the deadline */
 	dv = eevdf_charge_task(tctx, now);
 	tctx->exec_start = 0;
+	/* and account_cfs_rq_runtime: the run against its groups' cpu.max */
+	if (tctx->cg_exec) {
+		cg_charge(tctx, now);
+		tctx->cg_exec = 0;
+	}
 	dl = tctx->deadline;
 	tctx->deadline = arbor_update_deadline(tctx->vruntime, tctx->deadline, slice_cfg.slice_ns,
 					       tctx->rq_w ?: ARBOR_NICE_0_LOAD);
@@ -1115,8 +1162,12 @@ void BPF_STRUCT_OPS(arbor_tick, struct task_struct *p)
 	else
 		maybe_start_balance_timer();
 	starve_tick(cpu, p, now);
+	cg_bw_tick();
 	if (tctx) {
 		eevdf_charge(tctx, now);	/* update_curr at the tick */
+		/* account_cfs_rq_runtime: a throttled group's task ends its slice */
+		if (tctx->cg_exec && cg_charge(tctx, now))
+			p->scx.slice = 0;
 		eevdf_reweight(p, tctx);	/* update_cfs_group at the tick */
 		check_misfit(p, tctx, cpu);
 		if (cache_lb_on())
@@ -1151,6 +1202,8 @@ SCX_OPS_DEFINE(arbor_ops,
 	       .cgroup_move	= (void *)arbor_cgroup_move,
 	       .cgroup_cancel_move = (void *)arbor_cgroup_cancel_move,
 	       .cgroup_set_weight = (void *)arbor_cgroup_set_weight,
+	       .cgroup_set_bandwidth = (void *)arbor_cgroup_set_bandwidth,
+	       .cgroup_set_idle	= (void *)arbor_cgroup_set_idle,
 	       /*
 		* ENQ_LAST: a task whose slice ends with nothing else to run comes
 		* back through enqueue() (and stopping/running) instead of being

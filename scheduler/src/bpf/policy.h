@@ -2496,6 +2496,80 @@ ARBOR_POLICY u64 arbor_cg_weight(u64 w, u32 depth, const u64 *gw, const u64 *act
 }
 
 /*
+ * cpu.max (CFS bandwidth control, fair.c): a group may run `quota` of CPU
+ * time per `period`, summed over its tasks and its descendants' tasks on
+ * all CPUs. ext.c hands over the cgroup file's microseconds with
+ * RUNTIME_INF (all ones) for "max"; scx_arbor keeps nanoseconds, 0 for no
+ * limit.
+ */
+#define ARBOR_CG_RUNTIME_INF	(~0ULL)
+
+ARBOR_POLICY u64 arbor_cg_bw_ns(u64 us)
+{
+	if (us == ARBOR_CG_RUNTIME_INF || us > ARBOR_CG_RUNTIME_INF / 1000)
+		return 0;
+	return us * 1000;
+}
+
+/*
+ * __refill_cfs_bandwidth_runtime() at each period's end: the quota comes
+ * back, and what was left unused is kept up to cpu.max.burst more. Unlike
+ * the kernel's global pool, which never goes below 0 (the overrun of a
+ * period is owed by the per-CPU runtime_remaining that pulled it), one
+ * signed pool carries the overrun of a period into the next, so the next
+ * period starts with quota - overrun: the same long-run bound.
+ */
+ARBOR_POLICY s64 arbor_cg_refill(s64 runtime, u64 quota, u64 burst)
+{
+	s64 r = runtime + (s64)quota, cap = (s64)(quota + burst);
+
+	return r < cap ? r : cap;
+}
+
+/*
+ * The period timer's next expiry after `now` (hrtimer_forward_now in
+ * sched_cfs_period_timer): the next period boundary, periods that passed
+ * unseen skipped (one refill per expiry, as the kernel's: an overrun of
+ * several periods is not paid out several times).
+ */
+ARBOR_POLICY u64 arbor_cg_next_refill(u64 refill_at, u64 period, u64 now)
+{
+	if (!period)
+		return now;
+	if (refill_at > now)
+		return refill_at;
+	return refill_at + ((now - refill_at) / period + 1) * period;
+}
+
+/*
+ * cpu.idle (sched_group_set_idle): an idle group's entity has the minimum
+ * weight, WEIGHT_IDLEPRIO (3, as a SCHED_IDLE task); leaving idle sets its
+ * shares to NICE_0_LOAD, not back to its cpu.weight (which the kernel
+ * refuses to change while the group is idle, sched_group_set_shares).
+ */
+#define ARBOR_CG_IDLE_SHARES	3
+
+ARBOR_POLICY u64 arbor_cg_idle_shares(bool idle)
+{
+	return idle ? ARBOR_CG_IDLE_SHARES : ARBOR_NICE_0_LOAD;
+}
+
+/*
+ * check_preempt_wakeup_fair() between tasks of idle and non-idle groups
+ * (se_is_idle, hierarchical): a wakee that is not idle preempts a running
+ * idle one at once; an idle wakee never preempts a task that is not idle.
+ * Returns 1 (preempt), 0 (never), -1 (the EEVDF rule decides).
+ */
+ARBOR_POLICY int arbor_cg_idle_preempt(bool curr_idle, bool wakee_idle)
+{
+	if (curr_idle && !wakee_idle)
+		return 1;
+	if (!curr_idle && wakee_idle)
+		return 0;
+	return -1;
+}
+
+/*
  * reweight_entity() of a queued task: its lag and its deadline's distance
  * from the average scale by w_old / w_new (rescale_entity), and it is
  * placed back at avg - lag. In: *v, *deadline; avg the queue's average.

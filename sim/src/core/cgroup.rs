@@ -10,7 +10,7 @@ use anyhow::{bail, Result};
 
 use super::ops::Ops;
 use super::Core;
-use crate::task::{TaskId, TaskSpec};
+use crate::task::{CgroupLimits, TaskId, TaskSpec};
 
 /// Deepest group below the root (the scheduler's flattening walks as many
 /// levels: policy.h ARBOR_CG_MAX_DEPTH).
@@ -25,6 +25,8 @@ pub struct Node {
     pub level: u32,
     /// cpu.weight
     pub weight: u32,
+    /// cpu.max, cpu.max.burst, cpu.idle
+    pub limits: CgroupLimits,
     /// the weight was given (not an ancestor's default)
     explicit: bool,
 }
@@ -44,6 +46,7 @@ impl Default for Cgroups {
                 parent: 0,
                 level: 0,
                 weight: 100,
+                limits: CgroupLimits::default(),
                 explicit: true,
             }],
             of_task: Vec::new(),
@@ -59,14 +62,14 @@ impl Cgroups {
         for s in specs {
             let g = match &s.cgroup {
                 None => 0,
-                Some(cg) => c.add(&cg.path, cg.weight)?,
+                Some(cg) => c.add(&cg.path, cg.weight, cg.limits)?,
             };
             c.of_task.push(g);
         }
         Ok(c)
     }
 
-    fn add(&mut self, path: &str, weight: u32) -> Result<usize> {
+    fn add(&mut self, path: &str, weight: u32, limits: CgroupLimits) -> Result<usize> {
         let parts: Vec<&str> = path.strip_prefix('/').unwrap_or(path).split('/').collect();
         if !path.starts_with('/') || parts.iter().any(|p| p.is_empty()) {
             bail!("cgroup '{path}': not a path below the root (/NAME[/NAME...])");
@@ -90,8 +93,12 @@ impl Cgroups {
                             n.weight
                         );
                     }
+                    if leaf && n.explicit && n.limits != limits {
+                        bail!("cgroup '{p}' is given two different max/burst/idle");
+                    }
                     if leaf && !n.explicit {
                         n.weight = weight;
+                        n.limits = limits;
                         n.explicit = true;
                     }
                     i
@@ -102,6 +109,11 @@ impl Cgroups {
                         parent: at,
                         level: k as u32 + 1,
                         weight: if leaf { weight } else { 100 },
+                        limits: if leaf {
+                            limits
+                        } else {
+                            CgroupLimits::default()
+                        },
                         explicit: leaf,
                     });
                     self.nodes.len() - 1
@@ -156,6 +168,7 @@ mod tests {
         s.cgroup = path.map(|(p, w)| Cgroup {
             path: p.into(),
             weight: w,
+            limits: Default::default(),
         });
         s
     }

@@ -117,9 +117,11 @@ impl SchedSpec {
     /// scx_arbor's program, loaded and given its read-only data as the
     /// loader gives it (knobs::Rodata, one source for both).
     fn load_arbor(&self, topo: &Topo, knobs: &Knobs) -> Result<native::Native> {
-        let mut n = native::Native::load(native::ARBOR_SO, &self.label, stats::NAMES.to_vec())?;
+        let (names, limits) = stats::NAMES.split_at(stats::NAMES.len() - stats::GROUP_LIMIT_NAMES);
+        let mut n = native::Native::load(native::ARBOR_SO, &self.label, names.to_vec())?;
         // cgroup.bpf.h keeps no context for the root
         n.cgroup_groups_only = true;
+        n.group_counters = limits.to_vec();
         let knobs = self.knobs(knobs)?;
         // a cpu-capacity knob changes what the scheduler is told, as the
         // loader's --cpu-capacity does; the machine's speeds stay (arbor

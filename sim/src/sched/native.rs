@@ -40,6 +40,9 @@ pub struct Native {
     /// its cgroup callbacks act on groups below the root only (scx_arbor's
     /// cgroup.bpf.h): [`Ops::cgroup_groups_only`]
     pub(crate) cgroup_groups_only: bool,
+    /// counters listed once the groups are initialised (scx_arbor's
+    /// cpu.max and cpu.idle counters: stats::GROUP_LIMIT_NAMES)
+    pub(crate) group_counters: Vec<&'static str>,
     /// shim.c: __scx_init_task around ops.init_task (tid, disallow)
     init_task: unsafe extern "C" fn(*mut TaskStruct, *mut abi::InitTaskArgs) -> i32,
     /// shim.c: the cid tables and the tid table, before ops.init
@@ -144,6 +147,7 @@ impl Native {
                 cgroup_new: std::mem::transmute(sym("sim_cgroup_new")?),
                 cgroups: Vec::new(),
                 cgroup_groups_only: false,
+                group_counters: Vec::new(),
                 init_task: std::mem::transmute::<
                     *mut c_void,
                     unsafe extern "C" fn(*mut TaskStruct, *mut abi::InitTaskArgs) -> i32,
@@ -653,7 +657,12 @@ impl Ops for Native {
         // with their cpu.weight and the root's bandwidth defaults
         for i in 1..core.cgroups.nodes().len() {
             let cg = self.cgroup_ptr(core, i)?;
-            args.weight = core.cgroups.nodes()[i].weight;
+            let n = &core.cgroups.nodes()[i];
+            args.weight = n.weight;
+            // cpu.max and cpu.max.burst as the group's task_group holds them
+            // (scx_tg_init's defaults: RUNTIME_INF, the default period)
+            (args.bw_quota_us, args.bw_period_us) = n.limits.max.unwrap_or((u64::MAX, 100_000));
+            args.bw_burst_us = n.limits.burst;
             // SAFETY: cg is one of the shim's cgroups, args live
             let r = self.enter(core, |o| {
                 o.cgroup_init
@@ -664,6 +673,19 @@ impl Ops for Native {
                 return Err(format!("{r} for {}", core.cgroups.nodes()[i].path));
             }
         }
+        // cpu.idle: ext.c's cgroup_init args carry no idle flag, so the
+        // idle groups are told by a cpu.idle write once all are initialised
+        // (scx_group_set_idle), as if written right after the load
+        for i in 1..core.cgroups.nodes().len() {
+            if core.cgroups.nodes()[i].limits.idle {
+                let cg = self.cgroup_ptr(core, i)?;
+                // SAFETY: cg is one of the shim's cgroups
+                self.enter(core, |o| o.cgroup_set_idle.map(|f| unsafe { f(cg, true) }));
+            }
+        }
+        // the group limits' counters, listed for runs with groups only
+        let more = std::mem::take(&mut self.group_counters);
+        self.counter_names.extend(more);
         Ok(())
     }
     fn cgroup_exit(&mut self, core: &mut Core) {
@@ -723,6 +745,8 @@ impl Ops for Native {
             return Vec::new();
         };
         let n = self.counter_names.len();
+        // a row holds every counter, those not listed (yet) included
+        let stride = n + self.group_counters.len();
         let rows = self.host.nr_cpu_slots as usize;
         let mut sums = vec![0u64; n];
         // SAFETY: `stats` is u64[MAX_CPUS][ARBOR_NR_STATS] (common.bpf.h)
@@ -730,7 +754,7 @@ impl Ops for Native {
             let base = p as *const u64;
             for r in 0..rows {
                 for (i, s) in sums.iter_mut().enumerate() {
-                    *s += std::ptr::read(base.add(r * n + i));
+                    *s += std::ptr::read(base.add(r * stride + i));
                 }
             }
         }

@@ -29,7 +29,7 @@ spinners[:procs=2,threads=4,ws_kb=1024,work_us=1000,sleep_us=0,time=5,sweeps=1]
 rt-app:FILE.json (as rt-app 1.0 reads it; tasks: instance, delay, loop, phases, cpus, priority, policy; events: run, runtime, sleep, timer, suspend, resume, lock, unlock, wait, signal, broad, sync, mem, iorun, barrier, yield; global: duration, mem_buffer_size, io_device; resources)
 trace:FILE.data[,comm=NAME|..,pid=PID|..,all=1,from=S,to=S,scale=F,sync=0|1,cap=CPUS:CAP;..] (a `perf sched record -a -- PROGRAM` trace, replayed causally; default: what the recorder ran)
 any of these +background:r=RATE[,k=NCPU,ns=2000] (with a VM guest's background: k timer-driven tasks waking RATE times a second in all, ns of work each)
-any of these but rt-app and trace with ,cg=/PATH[:weight=100]: its tasks run in that cgroup, of that cpu.weight (1..10000; ancestors not given a weight have 100)
+any of these but rt-app and trace with ,cg=/PATH[:weight=100][:max=QUOTA/PERIOD][:burst=US][:idle=1]: its tasks run in that cgroup, of that cpu.weight (1..10000; ancestors not given a weight have 100), cpu.max (microseconds, as the cgroup file: QUOTA/PERIOD or QUOTA with the period 100000, 1000..1000000 each), cpu.max.burst (up to QUOTA) and cpu.idle
 WORKLOAD & WORKLOAD [& ...] (run together, each part's tasks after the previous ones'; part k > 0's metrics are named k.NAME)
 any of these but rt-app and trace: its tasks are forked by a parent that runs on its CPU meanwhile, as a real program's main thread forks its workers; +noparent: each started from an idle CPU 0 instead (the simulator before 2026-11-27)
 (the first value of a choice is its default)";
@@ -115,13 +115,15 @@ impl Opts<'_> {
         })
     }
 
-    /// `cg=/PATH[:weight=W]`: the cgroup the workload's tasks run in.
+    /// `cg=/PATH[:weight=W][:max=Q/P][:burst=B][:idle=1]`: the cgroup the
+    /// workload's tasks run in.
     pub fn cgroup(&mut self) -> Result<Option<crate::task::Cgroup>> {
         let Some(v) = self.kv.remove("cg") else {
             return Ok(None);
         };
         let (path, rest) = v.split_once(':').unwrap_or((&v, ""));
         let mut weight = 100;
+        let mut limits = crate::task::CgroupLimits::default();
         for kv in rest.split(':').filter(|x| !x.is_empty()) {
             match kv.split_once('=') {
                 Some(("weight", w)) => match w.parse::<u32>() {
@@ -131,8 +133,25 @@ impl Opts<'_> {
                         self.spec
                     ),
                 },
-                _ => bail!("workload '{}': cg option '{kv}' is not weight=W", self.spec),
+                Some(("max", m)) => limits.max = Some(self.cpu_max(m)?),
+                Some(("burst", b)) => match b.parse::<u64>() {
+                    Ok(b) => limits.burst = b,
+                    _ => bail!("workload '{}': cg burst={b} is not microseconds", self.spec),
+                },
+                Some(("idle", "0")) => limits.idle = false,
+                Some(("idle", "1")) => limits.idle = true,
+                _ => bail!(
+                    "workload '{}': cg option '{kv}' is not weight=W, max=QUOTA/PERIOD, burst=US or idle=0|1",
+                    self.spec
+                ),
             }
+        }
+        if limits.burst > 0 && limits.max.is_none_or(|(q, _)| limits.burst > q) {
+            bail!(
+                "workload '{}': cg burst={} needs a max=QUOTA of at least as much (tg_set_bandwidth)",
+                self.spec,
+                limits.burst
+            );
         }
         let valid = path.len() > 1
             && path.starts_with('/')
@@ -157,7 +176,27 @@ impl Opts<'_> {
         Ok(Some(crate::task::Cgroup {
             path: path.to_string(),
             weight,
+            limits,
         }))
+    }
+
+    /// cpu.max's QUOTA/PERIOD or QUOTA (period 100000), in microseconds,
+    /// each 1000..=1000000 (tg_set_bandwidth's min_bw_quota_period_us and
+    /// max_bw_quota_period_us; a quota above the period is allowed there
+    /// too, up to max_bw_runtime_us, but 1000000 is plenty here).
+    fn cpu_max(&self, m: &str) -> Result<(u64, u64)> {
+        let (q, p) = m.split_once('/').unwrap_or((m, "100000"));
+        match (q.parse::<u64>(), p.parse::<u64>()) {
+            (Ok(q), Ok(p))
+                if (1000..=1_000_000).contains(&q) && (1000..=1_000_000).contains(&p) =>
+            {
+                Ok((q, p))
+            }
+            _ => bail!(
+                "workload '{}': cg max={m} is not QUOTA/PERIOD in microseconds, each 1000..1000000",
+                self.spec
+            ),
+        }
     }
 
     pub fn done(&self) -> Result<()> {

@@ -93,3 +93,82 @@ fn nested_groups_share_within_their_parent() {
         "nested",
     );
 }
+
+/// CPU time of part k's tasks between `from` and `to` ns, in CPUs (CPU
+/// time over wall time).
+fn cpus_used(o: &Outcome, part: usize, from: u64, to: u64) -> f64 {
+    let mut t = 0.0;
+    for (_, name, start, dur) in &o.trace {
+        let k = name
+            .split_once('.')
+            .and_then(|(k, _)| k.parse::<usize>().ok())
+            .unwrap_or(0);
+        let (s, e) = (*start.max(&from), (*start + *dur).min(to));
+        if k == part && e > s {
+            t += (e - s) as f64;
+        }
+    }
+    t / (to - from) as f64
+}
+
+/// cpu.max 50000 100000 holds 4 busy threads on 4 CPUs to half a CPU,
+/// with the tick's overrun carried (the long-run share is the quota's);
+/// the group is throttled once per period; without group scheduling it
+/// takes the four CPUs.
+#[test]
+fn cpu_max_holds_four_threads_to_half_a_cpu() {
+    let w = "spinners:procs=1,threads=4,time=2,cg=/a:max=50000/100000";
+    let o = run("shape:c=4,t=1", "arbor:default", w);
+    let used = cpus_used(&o, 0, 200 * MS, 1800 * MS);
+    eprintln!("cpu.max 50000/100000: {used:.4} CPUs");
+    assert!((used - 0.5).abs() <= 0.015, "{used:.4} CPUs, not 0.5 +-3%");
+    let c: BTreeMap<_, _> = o.counters.iter().cloned().collect();
+    eprintln!("throttles {}", c["cg_throttles"]);
+    assert!((15..=21).contains(&c["cg_throttles"]), "{c:?}");
+    let o = run("shape:c=4,t=1", "arbor:default:no-cgroups=true", w);
+    let used = cpus_used(&o, 0, 200 * MS, 1800 * MS);
+    eprintln!("--no-cgroups: {used:.4} CPUs");
+    assert!(used > 3.5, "--no-cgroups still limits: {used:.4} CPUs");
+}
+
+/// A cpu.idle group yields to everything else: against 4 busy threads on
+/// 4 CPUs its 4 threads get under 2% of the CPU time (its entity weighs
+/// WEIGHT_IDLEPRIO: 2 / (2 + 256) per CPU in fair.c); against threads that
+/// run 1 ms and sleep 1 ms, those get their demand, waking into a CPU
+/// that an idle group's task gives up at once, and the idle group the
+/// rest of the CPU time.
+#[test]
+fn cpu_idle_group_yields_to_everything_else() {
+    let w = "spinners:procs=1,threads=4,time=2,cg=/i:idle=1 \
+             & spinners:procs=1,threads=4,time=2,cg=/n";
+    let o = run("shape:c=4,t=1", "arbor:default", w);
+    let s = shares(&o, 2, 200 * MS);
+    eprintln!("idle against busy: {s:.4?}");
+    assert!(s[0] < 0.02, "the idle group got {s:.4?}");
+
+    let w = "spinners:procs=1,threads=4,time=2,cg=/i:idle=1 \
+             & spinners:procs=1,threads=4,time=2,work_us=1000,sleep_us=1000";
+    let o = run("shape:c=4,t=1", "arbor:default", w);
+    let (idle, busy) = (
+        cpus_used(&o, 0, 200 * MS, 1800 * MS),
+        cpus_used(&o, 1, 200 * MS, 1800 * MS),
+    );
+    let c: BTreeMap<_, _> = o.counters.iter().cloned().collect();
+    eprintln!(
+        "idle against 50% sleepers: idle {idle:.3} CPUs, sleepers {busy:.3} CPUs, {} idle preemptions",
+        c["cg_idle_preempts"]
+    );
+    assert!(busy > 1.9, "sleepers got {busy:.3} CPUs, not their 2");
+    assert!(
+        idle > 1.8,
+        "the idle group got {idle:.3} CPUs, not the 2 left"
+    );
+    assert!(c["cg_idle_preempts"] > 1000, "{c:?}");
+    let o = run("shape:c=4,t=1", "arbor:default:no-cgroups=true", w);
+    let busy = cpus_used(&o, 1, 200 * MS, 1800 * MS);
+    eprintln!("--no-cgroups: sleepers {busy:.3} CPUs");
+    assert!(
+        busy < 1.95,
+        "--no-cgroups gives the sleepers {busy:.3} CPUs too"
+    );
+}

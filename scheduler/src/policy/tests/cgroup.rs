@@ -203,3 +203,88 @@ fn reweight_keeps_lag_in_real_time() {
     unsafe { ffi::arbor_reweight(13_000, &mut v, &mut dl, 1024, 512) };
     assert_eq!((v, dl), (19_000, 25_000));
 }
+
+#[test]
+fn cpu_max_microseconds_become_nanoseconds_and_max_no_limit() {
+    unsafe {
+        assert_eq!(ffi::arbor_cg_bw_ns(50_000), 50_000_000);
+        assert_eq!(ffi::arbor_cg_bw_ns(u64::MAX), 0, "RUNTIME_INF: no limit");
+        assert_eq!(ffi::arbor_cg_bw_ns(u64::MAX / 999), 0, "would overflow");
+    }
+}
+
+/// A CPU-bound group of `cpus` CPUs with cpu.max `quota`/`period` (ns),
+/// charged every `tick` while not throttled and refilled at each period's
+/// end as cgroup_bw.bpf.h does: its CPU time over `periods` periods.
+fn bandwidth_run(quota: u64, period: u64, burst: u64, cpus: u64, tick: u64, periods: u64) -> u64 {
+    let (mut runtime, mut used, mut refill_at) = (quota as i64, 0u64, period);
+    let mut now = 0;
+    let mut throttled = false;
+    while now < periods * period {
+        let next = (now + tick).min(refill_at);
+        if !throttled {
+            let d = (next - now) * cpus;
+            used += d;
+            runtime -= d as i64;
+            throttled = runtime <= 0;
+        }
+        now = next;
+        if now >= refill_at {
+            runtime = unsafe { ffi::arbor_cg_refill(runtime, quota, burst) };
+            refill_at = unsafe { ffi::arbor_cg_next_refill(refill_at, period, now) };
+            throttled = runtime <= 0;
+        }
+    }
+    used
+}
+
+#[test]
+fn quota_bounds_the_long_run_share_with_the_overrun_carried() {
+    // 4 CPUs, 50 ms per 100 ms, 4 ms ticks: a period overruns by up to a
+    // tick on each CPU, the next one starts that much short
+    let used = bandwidth_run(50_000_000, 100_000_000, 0, 4, 4_000_000, 100);
+    let share = used as f64 / (100.0 * 100_000_000.0);
+    assert!((share - 0.5).abs() < 0.01, "{share}");
+    // burst keeps unused runtime, never more than quota + burst
+    unsafe {
+        assert_eq!(ffi::arbor_cg_refill(30, 50, 20), 70);
+        assert_eq!(ffi::arbor_cg_refill(40, 50, 20), 70);
+        assert_eq!(ffi::arbor_cg_refill(40, 50, 0), 50);
+        assert_eq!(ffi::arbor_cg_refill(-14, 50, 0), 36, "an overrun is owed");
+    }
+}
+
+#[test]
+fn the_period_timer_skips_periods_it_missed() {
+    unsafe {
+        assert_eq!(ffi::arbor_cg_next_refill(100, 100, 50), 100, "not due");
+        assert_eq!(ffi::arbor_cg_next_refill(100, 100, 100), 200);
+        assert_eq!(
+            ffi::arbor_cg_next_refill(100, 100, 350),
+            400,
+            "one refill for three periods"
+        );
+        assert_eq!(ffi::arbor_cg_next_refill(0, 100, 0), 100, "a quota set now");
+    }
+}
+
+#[test]
+fn idle_groups_weigh_idleprio_and_wake_ups_preempt_them() {
+    unsafe {
+        assert_eq!(ffi::arbor_cg_idle_shares(true), 3);
+        assert_eq!(
+            ffi::arbor_cg_idle_shares(false),
+            1024,
+            "NICE_0_LOAD, not cpu.weight"
+        );
+        // against a nice-0 task in a group of weight 100, an idle group's
+        // task gets under 1% of a CPU (fair.c: 2 / (2 + 1024))
+        let (gw, act) = ([ffi::arbor_cg_idle_shares(true)], [1024u64]);
+        let w = ffi::arbor_cg_weight(1024, 1, gw.as_ptr(), act.as_ptr());
+        assert!((w as f64) / (w as f64 + 1024.0) < 0.01, "{w}");
+        assert_eq!(ffi::arbor_cg_idle_preempt(true, false), 1);
+        assert_eq!(ffi::arbor_cg_idle_preempt(false, true), 0);
+        assert_eq!(ffi::arbor_cg_idle_preempt(true, true), -1);
+        assert_eq!(ffi::arbor_cg_idle_preempt(false, false), -1);
+    }
+}

@@ -359,7 +359,7 @@ struct sched_ext_ops {
 	void (*dump_task)(struct scx_dump_ctx *ctx, struct task_struct *p);
 	/* the cgroup ops: for the root cgroup only, as scx_cgroup_init /
 	 * scx_cgroup_exit call them at enable / disable (ext.c:5028-5062,
-	 * 5004-5025); no task ever moves and no cpu.max is ever set */
+	 * 5004-5025); cpu.max comes in cgroup_init's args; no task ever moves */
 	s32 (*cgroup_init)(struct cgroup *cgrp, struct scx_cgroup_init_args *args);
 	void (*cgroup_exit)(struct cgroup *cgrp);
 	s32 (*cgroup_prep_move)(struct task_struct *p, struct cgroup *from, struct cgroup *to);
@@ -373,6 +373,8 @@ struct sched_ext_ops {
 	/* when the CPU comes back to sched_ext after an RT task
 	 * (balance_one, ext.c:2951-2962); args is NULL as there */
 	void (*cpu_acquire)(s32 cpu, struct scx_cpu_acquire_args *args);
+	/* a cpu.idle write (scx_group_set_idle, ext.c:4744-4757) */
+	void (*cgroup_set_idle)(struct cgroup *cgrp, bool idle);
 };
 
 #define SCX_OPS_DEFINE(__name, ...) struct sched_ext_ops __name = { __VA_ARGS__ }
