@@ -30,8 +30,7 @@ use serde::Serialize;
 use super::catalogue::fmt_num as g;
 use super::catalogue::{Seed, Table};
 use super::cell::Decided;
-use super::explain;
-use super::sensitivity;
+use super::explain::{self, Explained};
 use crate::report::summary;
 use crate::sim::verdict::{self, compare_text, Call, Side};
 use crate::simrun::{run_child, JobOut};
@@ -63,9 +62,23 @@ pub struct Ask<'a> {
     pub reps: u32,
     pub max_reps: u32,
     pub explain: bool,
-    pub sensitivity: bool,
+    /// --sensitivity's pass (sensitivity.rs, handed in by the caller: it
+    /// builds on this module's machines, cells and runs)
+    pub(super) sensitivity: Option<Sensitive>,
     pub out: Option<&'a PathBuf>,
 }
+
+/// A pass over the headline cell after --explain: its report section and
+/// its JSON for summary.json.
+pub(super) type Sensitive = fn(
+    &[Mach],
+    &[Want],
+    &[Decided],
+    &Explained,
+    u32,
+    u32,
+    &str,
+) -> Result<(String, serde_json::Value)>;
 
 /// What a seed's table turns on: its mechanism column (the second) less
 /// its baseline column (the first), e.g. `WA_IDLER_LLC` or
@@ -498,11 +511,11 @@ pub fn main(a: &Ask) -> Result<i32> {
     } else {
         None
     };
-    let sens = match &explained {
-        Some(e) if a.sensitivity => {
-            let s = sensitivity::run(&machs, &want, &decided, e, a.reps, a.max_reps)?;
-            md.push_str(&sensitivity::markdown(&s, mech));
-            Some(s)
+    let sens = match (&explained, a.sensitivity) {
+        (Some(e), Some(pass)) => {
+            let (section, json) = pass(&machs, &want, &decided, e, a.reps, a.max_reps, mech)?;
+            md.push_str(&section);
+            Some(json)
         }
         _ => None,
     };

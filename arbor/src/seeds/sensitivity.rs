@@ -162,7 +162,22 @@ fn strength(p: &Param, e: &Explained) -> (String, f64) {
     best
 }
 
-pub(super) fn run(
+/// effect.rs's --sensitivity pass: the headline cell over the named
+/// parameters' ranges, as a report section and as JSON.
+pub(super) fn pass(
+    machs: &[Mach],
+    want: &[Want],
+    decided: &[Decided],
+    e: &Explained,
+    reps: u32,
+    max_reps: u32,
+    mech: &str,
+) -> Result<(String, serde_json::Value)> {
+    let s = run(machs, want, decided, e, reps, max_reps)?;
+    Ok((markdown(&s, mech), serde_json::to_value(&s)?))
+}
+
+fn run(
     machs: &[Mach],
     want: &[Want],
     decided: &[Decided],
@@ -299,7 +314,7 @@ pub(super) fn run(
     })
 }
 
-pub fn markdown(s: &Sensitivity, mech: &str) -> String {
+fn markdown(s: &Sensitivity, mech: &str) -> String {
     let mut md = format!(
         "## When the effect of {mech} holds (--sensitivity)\n\nCell: {} {} ({}); at the cost model's defaults: {} ({}). Each parameter that --explain names (a counter it acts through moves by {:.0}% or more with {mech} on) takes {POINTS} values across its documented range (docs/sim/cost-model.md, \"Ranges\") and its default, one at a time, the others at their defaults; each value is a cell decided by the same rule. The defaults stay as cited.\n\n",
         s.machine,

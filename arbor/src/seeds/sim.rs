@@ -18,6 +18,7 @@ use scx_arbor::knobs::Knobs;
 
 use super::catalogue::{find, fmt_num, names, Dir, Line, Table, SEEDS};
 use super::effect::{self, Era};
+use super::sensitivity;
 use super::trace::{record_traces, replay_spec, trace_file, traced};
 use crate::ci::change_ci;
 use crate::report::summary;
@@ -267,7 +268,9 @@ pub fn main(a: &ReproArgs) -> Result<i32> {
             reps: a.reps,
             max_reps: a.max_reps,
             explain: a.explain || a.sensitivity,
-            sensitivity: a.sensitivity,
+            sensitivity: a
+                .sensitivity
+                .then_some(sensitivity::pass as effect::Sensitive),
             out: a.out.as_ref(),
         });
     }
