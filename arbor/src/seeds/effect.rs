@@ -340,15 +340,8 @@ fn decide(machs: &[Mach], w: &Want, runs: &[BTreeMap<u32, RunOut>; 2]) -> Decide
         &w.off,
         &[],
     );
-    let of = |r: &RunOut| {
-        r.as_ref()
-            .ok()
-            .and_then(|j| j.metrics.iter().find(|m| m.0 == metric).map(|m| m.1))
-    };
-    let identical_runs = runs[0].len() == runs[1].len()
-        && runs[0]
-            .iter()
-            .all(|(rep, r)| of(r).is_some() && runs[1].get(rep).map(of) == Some(of(r)));
+    // the verdict's same-runs test, over all the runs of both sides
+    let identical_runs = runs[0].len() == runs[1].len() && on.same_runs(&off);
     Decided {
         identical_runs,
         machine: c.machine,

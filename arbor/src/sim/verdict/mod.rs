@@ -170,7 +170,7 @@ impl Side {
     /// every k both ran (at least 2): the two schedulers placed the
     /// workload alike, which no interval can show and more runs would
     /// only repeat (the simulator is deterministic).
-    fn same_runs(&self, o: &Side) -> bool {
+    pub fn same_runs(&self, o: &Side) -> bool {
         let k = self.paired.len().min(o.paired.len());
         k >= 2 && self.paired[..k] == o.paired[..k]
     }
