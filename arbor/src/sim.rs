@@ -162,8 +162,11 @@ enum SimCmd {
     /// the baseline (arbor:stock) and the peers on every machine x
     /// workload at this build, each cell until the rule below decides it
     /// (more runs in batches up to --max-reps), prints one table per
-    /// machine and the counts, writes results.json and summary.json. With
-    /// DIRs, judges earlier runs by the same rule instead.
+    /// machine, the counts and, for each lost cell, the simulator's
+    /// counters that differ most from the winner's (idle while a task
+    /// waited, wake-up moves by distance, run-queue wait, scheduler cost),
+    /// writes results.json and summary.json. With DIRs, judges earlier
+    /// runs by the same rule instead.
     Verdict(verdict::VerdictArgs),
     /// Join the output directories of a sweep's shards (each run with
     /// --shard I/N or auto, of arbor sim, arbor sim fuzz or arbor sim

@@ -249,6 +249,7 @@ impl Summary {
                 "counts",
                 "per_machine",
                 "decisions",
+                "why",
             ]))
         } else if has("rows") && has("micro") {
             // arbor sim calibrate: real against simulated, per workload

@@ -15,6 +15,7 @@ mod report;
 mod rule;
 mod run;
 mod shard;
+mod why;
 
 use std::path::{Path, PathBuf};
 
@@ -458,6 +459,21 @@ pub fn read_all(dirs: &[PathBuf], candidate: &str, baseline: &str) -> Result<Vec
         .collect()
 }
 
+/// The runs of a verdict's DIR/results.json (their counters explain its
+/// lost cells); none for other folders.
+fn runs_of(d: &Path) -> Result<Vec<serde_json::Value>> {
+    let p = d.join(summary::RESULTS);
+    if !p.exists() {
+        return Ok(Vec::new());
+    }
+    let v: serde_json::Value = serde_json::from_str(&crate::report::read_json_text(&p)?)
+        .with_context(|| format!("{} is not an arbor results file", p.display()))?;
+    Ok(match v.get("runs") {
+        Some(serde_json::Value::Array(r)) if v.get("decisions").is_some() => r.clone(),
+        _ => Vec::new(),
+    })
+}
+
 /// --require's bar: None when met, else the one line saying why not.
 fn below_bar(c: &Counts, req: f64, max_undecided: f64, baseline: &str) -> Option<String> {
     let (p, b) = (&c.vs_peer, &c.vs_baseline);
@@ -506,17 +522,23 @@ pub fn main(a: &VerdictArgs) -> Result<i32> {
             baseline: a.baseline.clone(),
             cells: Vec::new(),
         };
+        let mut whys = Vec::new();
         for (d, mut v) in a.dirs.iter().zip(vs) {
+            let mut w = why::of(&v.cells, &runs_of(d)?);
             // a folder's machine is named as the user named the folder when
             // several folders ran the same one
-            for c in &mut v.cells {
-                if a.dirs.len() > 1 {
+            if a.dirs.len() > 1 {
+                for c in &mut v.cells {
                     c.machine = name(d);
+                }
+                for x in &mut w {
+                    x.machine = name(d);
                 }
             }
             all.cells.extend(v.cells);
+            whys.extend(w);
         }
-        print!("{RULE}\n{}", all.text());
+        print!("{RULE}\n{}{}", all.text(), why::text(&whys, &all.candidate));
         all
     };
     // a shard's part is not the verdict: `arbor sim merge` applies the bar

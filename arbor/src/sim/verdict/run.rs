@@ -25,6 +25,7 @@ use scx_arbor::knobs::Knobs;
 use serde::{Deserialize, Serialize};
 
 use super::report::{self as rep, Counts};
+use super::why::{self, Why};
 use super::{judge, Cell, Side, Verdict, VerdictArgs, EXTRA_WORKLOADS, PEERS, RULE};
 use crate::report::meta::Provenance;
 use crate::report::summary;
@@ -450,7 +451,6 @@ pub fn main(a: &VerdictArgs) -> Result<Verdict> {
         baseline: a.baseline.clone(),
         cells: st.cells.iter().filter_map(|c| c.decided.clone()).collect(),
     };
-    print!("{}", verdict.text());
     let runs_made: usize = st.cells.iter().flat_map(|c| &c.runs).map(|r| r.len()).sum();
     let cpu = *cpu_s.lock().unwrap_or_else(|e| e.into_inner());
     let wall_s = wall.elapsed().as_secs_f64();
@@ -459,6 +459,7 @@ pub fn main(a: &VerdictArgs) -> Result<Verdict> {
         out.display()
     );
     let o = outcome(&setup, &st, verdict, head, wall_s, cpu);
+    print!("{}", o.text());
     let mut meta = Provenance::here();
     if let Some(s) = shard {
         meta.shard = Some(shard_meta(a, s, n_cells, &o)?);
@@ -603,6 +604,8 @@ pub(super) struct Body<'a> {
     decisions: &'a [Cell],
     metrics: &'a BTreeMap<String, (String, bool)>,
     runs: &'a [serde_json::Value],
+    /// every lost cell's counters (why.rs)
+    why: Vec<Why>,
     wall_s: f64,
     cpu_s: f64,
 }
@@ -687,14 +690,25 @@ impl Outcome {
             decisions: &v.cells,
             metrics: &self.metrics,
             runs: &self.runs,
+            why: why::of(&v.cells, &self.runs),
             wall_s: self.wall_s,
             cpu_s: self.cpu_s,
         }
     }
 
+    /// The cells' table, the counts and why the lost cells are lost.
+    pub(super) fn text(&self) -> String {
+        let v = &self.verdict;
+        format!(
+            "{}{}",
+            v.text(),
+            why::text(&why::of(&v.cells, &self.runs), &v.candidate)
+        )
+    }
+
     /// report.md, results.json (`meta` first) and summary.json in `out`.
     pub(super) fn write(&self, out: &Path, meta: Provenance) -> Result<()> {
-        let md = format!("{}{}", self.head, self.verdict.text());
+        let md = format!("{}{}", self.head, self.text());
         summary::write_stamped(out, &md, meta, &self.body())
     }
 }

@@ -110,7 +110,7 @@ pub fn merge(parts: &[Part], out: &Path) -> Result<i32> {
         o.runs
             .extend_from_slice(&part.runs[run_at[p][j]..run_at[p][j] + n]);
     }
-    print!("{}{}", o.head, o.verdict.text());
+    print!("{}{}", o.head, o.text());
     o.write(
         out,
         Provenance {

@@ -1,0 +1,329 @@
+//! Why a cell is lost: for every cell where the candidate is worse than the
+//! best peer or the baseline, the simulator's counters of both sides (means
+//! over their good runs) that differ most. The counters are those every
+//! `arbor sim` run reports beside its workload's metrics: CPU time idle
+//! while a task waited (work conservation: what the kernel's idle balancing
+//! and wake-up idle search exist to keep low), run-queue wait per wake-up,
+//! wake-up migrations by distance (locality: the cost the simulator charges
+//! as cache refill), and the scheduler's own cost per wake-up. They are the
+//! measured reason a verdict gives for a loss; which placement rule caused
+//! them is for `arbor sim -s ... --explain`-style comparisons of one cell.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::report::{g4, short};
+use super::{Call, Cell};
+
+/// The counters a loss is explained by (causes, not the latencies and
+/// throughput they end in), each with what it measures and the smallest
+/// difference that counts: below it two sides are alike.
+const COUNTERS: &[(&str, &str, f64)] = &[
+    (
+        "idle_while_queued_pct",
+        "% CPU time idle while a task waited",
+        0.5,
+    ),
+    (
+        "rq_wait_us_per_wakeup",
+        "µs run-queue wait per wake-up",
+        1.0,
+    ),
+    (
+        "mig_smt_per_kwake",
+        "wake-ups moved to an SMT sibling /1000",
+        10.0,
+    ),
+    (
+        "mig_llc_per_kwake",
+        "wake-ups moved within the LLC /1000",
+        10.0,
+    ),
+    (
+        "mig_xllc_per_kwake",
+        "wake-ups moved across LLCs /1000",
+        10.0,
+    ),
+    (
+        "mig_xnode_per_kwake",
+        "wake-ups moved across nodes /1000",
+        10.0,
+    ),
+    (
+        "bpf_ns_per_wakeup",
+        "ns of scheduler code per wake-up",
+        100.0,
+    ),
+];
+
+/// How many of the differing counters a cell lists.
+const SHOWN: usize = 4;
+
+/// One counter of a lost cell.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Counter {
+    pub name: String,
+    pub candidate: f64,
+    pub other: f64,
+}
+
+/// A lost cell and the counters that differ most, largest first.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Why {
+    pub machine: String,
+    pub workload: String,
+    /// the side the candidate is worse than: the best peer, or the
+    /// baseline where the best peer is not worse than it
+    pub against: String,
+    pub pct: f64,
+    pub counters: Vec<Counter>,
+}
+
+/// The mean of each counter over the good runs of (machine, workload,
+/// scheduler) in `runs` (a verdict's results.json "runs").
+fn means(runs: &[Value], machine: &str, workload: &str, sched: &str) -> BTreeMap<String, f64> {
+    let mut sum: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+    for r in runs {
+        let is = |k: &str, v: &str| r.get(k).and_then(|x| x.as_str()) == Some(v);
+        if !(is("machine", machine) && is("workload", workload) && is("scheduler", sched)) {
+            continue;
+        }
+        if r.pointer("/run/failed").is_some_and(|f| !f.is_null()) {
+            continue;
+        }
+        let Some(m) = r.pointer("/run/metrics").and_then(|m| m.as_object()) else {
+            continue;
+        };
+        for (k, _, _) in COUNTERS {
+            if let Some(x) = m.get(*k).and_then(|x| x.as_f64()).filter(|x| x.is_finite()) {
+                let e = sum.entry(k.to_string()).or_default();
+                e.0 += x;
+                e.1 += 1;
+            }
+        }
+    }
+    sum.into_iter()
+        .map(|(k, (s, n))| (k, s / n as f64))
+        .collect()
+}
+
+/// How far apart two means are, for ranking: their difference over the
+/// larger of the two and the counter's smallest difference that counts;
+/// 0 below that difference.
+fn apart(a: f64, b: f64, floor: f64) -> f64 {
+    let d = (a - b).abs();
+    if d < floor {
+        0.0
+    } else {
+        d / a.abs().max(b.abs()).max(floor)
+    }
+}
+
+/// The side a cell is lost to: its best peer when worse than it, else its
+/// baseline when worse than that.
+fn lost_to(c: &Cell) -> Option<(String, f64)> {
+    let side = |s: &Option<super::Side>, cmp: &super::Compare| {
+        (cmp.call == Call::Worse)
+            .then(|| s.as_ref().map(|s| (s.scheduler.clone(), cmp.pct)))
+            .flatten()
+    };
+    side(&c.best_peer, &c.vs_peer).or_else(|| side(&c.baseline, &c.vs_baseline))
+}
+
+/// Every lost cell of `cells` with its counters, from `runs`. A cell
+/// whose runs are not in `runs` (a folder of `arbor sim` or `arbor bench`
+/// runs, an old summary) is left out.
+pub fn of(cells: &[Cell], runs: &[Value]) -> Vec<Why> {
+    cells
+        .iter()
+        .filter_map(|c| {
+            let (against, pct) = lost_to(c)?;
+            let a = means(runs, &c.machine, &c.workload, &c.candidate.scheduler);
+            let b = means(runs, &c.machine, &c.workload, &against);
+            if a.is_empty() || b.is_empty() {
+                return None;
+            }
+            let mut counters: Vec<(f64, Counter)> = COUNTERS
+                .iter()
+                .filter(|(k, _, _)| *k != c.metric)
+                .filter_map(|(k, _, floor)| {
+                    let (x, y) = (*a.get(*k)?, *b.get(*k)?);
+                    let d = apart(x, y, *floor);
+                    (d > 0.0).then(|| {
+                        (
+                            d,
+                            Counter {
+                                name: k.to_string(),
+                                candidate: x,
+                                other: y,
+                            },
+                        )
+                    })
+                })
+                .collect();
+            counters.sort_by(|x, y| y.0.total_cmp(&x.0));
+            Some(Why {
+                machine: c.machine.clone(),
+                workload: c.workload.clone(),
+                against,
+                pct,
+                counters: counters.into_iter().take(SHOWN).map(|x| x.1).collect(),
+            })
+        })
+        .collect()
+}
+
+fn about(name: &str) -> &'static str {
+    COUNTERS
+        .iter()
+        .find(|(k, _, _)| *k == name)
+        .map_or("", |x| x.1)
+}
+
+/// The report's section: one line per lost cell (the counters, candidate
+/// against the side it lost to), then how many lost cells each counter
+/// leads.
+pub fn text(whys: &[Why], candidate: &str) -> String {
+    if whys.is_empty() {
+        return String::new();
+    }
+    let mut o = format!(
+        "\nWhy {candidate} is worse where it is: the counters that differ most, {} against the side it lost to (means of their runs)\n\n| machine | workload | against | change | counters |\n|---|---|---|---|---|\n",
+        short(candidate)
+    );
+    let mut lead: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    for w in whys {
+        let cs: Vec<String> = w
+            .counters
+            .iter()
+            .map(|c| format!("{} {} vs {}", c.name, g4(c.candidate), g4(c.other)))
+            .collect();
+        if let Some(c) = w.counters.first() {
+            let way = if c.candidate > c.other {
+                "higher"
+            } else {
+                "lower"
+            };
+            *lead.entry((c.name.as_str(), way)).or_default() += 1;
+        }
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} | {:+.1}% | {} |",
+            w.machine,
+            w.workload,
+            w.against,
+            w.pct,
+            if cs.is_empty() {
+                "none differs".to_string()
+            } else {
+                cs.join("; ")
+            }
+        );
+    }
+    let mut lead: Vec<((&str, &str), usize)> = lead.into_iter().collect();
+    lead.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let _ = writeln!(
+        o,
+        "\nLost cells by the counter that differs most, {} higher or lower than the winner:",
+        short(candidate)
+    );
+    for ((k, way), n) in lead {
+        let _ = writeln!(o, "  {n:3}  {k} {way} ({})", about(k));
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::verdict::{judge, Compare, Side};
+
+    fn side(s: &str, v: &[f64]) -> Side {
+        Side::of(s, v.iter().copied(), v.len(), 0)
+    }
+
+    fn run(sched: &str, idle: f64, xllc: f64, t: f64) -> Value {
+        serde_json::json!({"machine": "m", "workload": "w", "scheduler": sched,
+            "run": {"rep": 0, "metrics": {"time_s": t, "idle_while_queued_pct": idle,
+                "mig_xllc_per_kwake": xllc, "bpf_ns_per_wakeup": 800.0}}})
+    }
+
+    #[test]
+    fn a_lost_cell_names_the_counters_that_differ_largest_first() {
+        let sides = [
+            side("arbor:default", &[2.0, 2.1, 2.0]),
+            side("arbor:stock", &[2.0, 2.1, 2.0]),
+            side("cosmos", &[1.0, 1.01, 1.0]),
+        ];
+        let c = judge(
+            "m",
+            "w",
+            "time_s",
+            false,
+            &sides,
+            "arbor:default",
+            "arbor:stock",
+            &["cosmos".to_string()],
+        );
+        assert_eq!(c.vs_peer.call, Call::Worse);
+        let runs = [
+            run("arbor:default", 11.0, 90.0, 2.0),
+            run("arbor:default", 9.0, 110.0, 2.1),
+            run("cosmos", 0.5, 700.0, 1.0),
+            run("arbor:stock", 0.0, 0.0, 9.0),
+        ];
+        let w = of(std::slice::from_ref(&c), &runs);
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].against, "cosmos");
+        let names: Vec<&str> = w[0].counters.iter().map(|c| c.name.as_str()).collect();
+        // idle 10 vs 0.5 (0.95 apart) before cross-LLC 100 vs 700 (0.86);
+        // an equal BPF cost is not listed
+        assert_eq!(names, ["idle_while_queued_pct", "mig_xllc_per_kwake"]);
+        assert_eq!(w[0].counters[0].candidate, 10.0);
+        let t = text(&w, "arbor:default");
+        assert!(t.contains("| m | w | cosmos |"), "{t}");
+        assert!(t.contains("1  idle_while_queued_pct higher"), "{t}");
+    }
+
+    #[test]
+    fn cells_not_lost_have_no_reason() {
+        let sides = [
+            side("arbor:default", &[1.0, 1.0]),
+            side("arbor:stock", &[2.0, 2.1]),
+            side("cosmos", &[2.0, 2.1]),
+        ];
+        let c = judge(
+            "m",
+            "w",
+            "time_s",
+            false,
+            &sides,
+            "arbor:default",
+            "arbor:stock",
+            &["cosmos".to_string()],
+        );
+        assert!(of(
+            std::slice::from_ref(&c),
+            &[run("arbor:default", 1.0, 1.0, 1.0)]
+        )
+        .is_empty());
+        // a lost cell without its runs: no reason, rather than "none differs"
+        let lost = Cell {
+            vs_peer: Compare::because(Call::Worse, "x"),
+            ..c
+        };
+        assert!(of(&[lost], &[run("arbor:default", 1.0, 1.0, 1.0)]).is_empty());
+        assert_eq!(text(&[], "arbor:default"), "");
+    }
+
+    #[test]
+    fn differences_below_a_counters_floor_do_not_count() {
+        assert_eq!(apart(0.002, 0.0, 1.0), 0.0);
+        assert_eq!(apart(1.6, 0.0, 10.0), 0.0);
+        assert_eq!(apart(3.0, 1.0, 1.0), 2.0 / 3.0);
+        assert_eq!(apart(0.5, 0.2, 0.1), 0.3 / 0.5);
+    }
+}
