@@ -251,6 +251,21 @@ mod tests {
                 "mig_xllc_per_kwake": xllc, "bpf_ns_per_wakeup": 800.0}}})
     }
 
+    /// The cell of `sides` (time_s, lower is better) against cosmos.
+    fn cell(sides: &[Side]) -> Cell {
+        let peers = ["cosmos".to_string()];
+        judge(
+            "m",
+            "w",
+            "time_s",
+            false,
+            sides,
+            "arbor:default",
+            "arbor:stock",
+            &peers,
+        )
+    }
+
     #[test]
     fn a_lost_cell_names_the_counters_that_differ_largest_first() {
         let sides = [
@@ -258,16 +273,7 @@ mod tests {
             side("arbor:stock", &[2.0, 2.1, 2.0]),
             side("cosmos", &[1.0, 1.01, 1.0]),
         ];
-        let c = judge(
-            "m",
-            "w",
-            "time_s",
-            false,
-            &sides,
-            "arbor:default",
-            "arbor:stock",
-            &["cosmos".to_string()],
-        );
+        let c = cell(&sides);
         assert_eq!(c.vs_peer.call, Call::Worse);
         let runs = [
             run("arbor:default", 11.0, 90.0, 2.0),
@@ -295,16 +301,7 @@ mod tests {
             side("arbor:stock", &[2.0, 2.1]),
             side("cosmos", &[2.0, 2.1]),
         ];
-        let c = judge(
-            "m",
-            "w",
-            "time_s",
-            false,
-            &sides,
-            "arbor:default",
-            "arbor:stock",
-            &["cosmos".to_string()],
-        );
+        let c = cell(&sides);
         assert!(of(
             std::slice::from_ref(&c),
             &[run("arbor:default", 1.0, 1.0, 1.0)]
