@@ -629,6 +629,15 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 	bool tried;
 	u64 now = 0;
 
+	/*
+	 * cpu.max: a prev whose group is throttled is not kept (put_prev_entity's
+	 * check_cfs_rq_runtime): ext.c enqueues it, where it waits for the
+	 * refill, and this CPU runs its other tasks now rather than idling
+	 * beside them until a kick.
+	 */
+	if (prev_runnable && cg_prev_throttled(prev))
+		prev_runnable = false;
+
 	/* active balance (LB_IMBALANCE): an idle CPU asked for our running task */
 	if (cc && cc->push_to)
 		lb_push_running(cpu, cc, prev, prev_runnable);
