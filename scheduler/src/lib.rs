@@ -4,6 +4,7 @@
 //! The loader (`main.rs`) and the simulator (`arbor_sim`) both use them.
 
 pub mod bpf_intf;
+pub mod cgstats;
 pub mod cli;
 pub mod doc_commands;
 pub mod features;

@@ -21,7 +21,7 @@ use scx_utils::{scx_ops_attach, scx_ops_load, scx_ops_open, uei_exited, uei_repo
 use scx_arbor::knobs::{Knobs, Rodata};
 use scx_arbor::stats::Metrics;
 use scx_arbor::topology::Topo;
-use scx_arbor::{bpf_intf, features, stats, stats_server};
+use scx_arbor::{bpf_intf, cgstats, features, stats, stats_server};
 
 const SCHEDULER_NAME: &str = "scx_arbor";
 
@@ -306,7 +306,38 @@ impl<'a> Scheduler<'a> {
         sums[bpf_intf::arbor_stat_STAT_IDLE_WHILE_QUEUED_NS as usize] = bss.gap_total_ns;
         let mut m = Metrics::from_values(&sums)?;
         m.llc_prefs = self.llc_prefs(5);
+        m.cgroups = self.cgroups(5, m.busy_ns + m.idle_ns);
         Ok(m)
+    }
+
+    /// Group scheduling: the `n` busiest cgroups (cgstats::busiest), from
+    /// the groups' contexts; their CPU time over `total_ns` of all CPUs'.
+    fn cgroups(&self, n: usize, total_ns: u64) -> String {
+        use libbpf_rs::MapCore;
+        let map = &self.skel.maps.cg_ctxs;
+        let mut rows = Vec::new();
+        for key in map.keys() {
+            let Ok(Some(val)) = map.lookup(&key, libbpf_rs::MapFlags::ANY) else {
+                continue;
+            };
+            if key.len() < 8 || val.len() < std::mem::size_of::<bpf_intf::cg_ctx>() {
+                continue;
+            }
+            let id = u64::from_ne_bytes(key[..8].try_into().unwrap_or_default());
+            // SAFETY: the value is a struct cg_ctx (intf.h), its size checked above
+            let g: bpf_intf::cg_ctx =
+                unsafe { std::ptr::read_unaligned(val.as_ptr() as *const bpf_intf::cg_ctx) };
+            rows.push(cgstats::CgRow {
+                id,
+                run_ns: g.run_ns,
+                throttles: g.nr_throttled,
+                idle_preempts: g.nr_idle_preempts,
+            });
+        }
+        rows.sort_unstable_by(|a, b| b.run_ns.cmp(&a.run_ns));
+        let ids: Vec<u64> = rows.iter().take(n).map(|r| r.id).collect();
+        let names = cgstats::paths_of(Path::new(cgstats::CGROUP_ROOT), &ids);
+        cgstats::busiest(&rows, total_ns, n, &names)
     }
 
     /// Seed 002: "pid:llc" for the `n` processes with the most recent run

@@ -452,6 +452,11 @@ pub struct Metrics {
     #[stat(desc = "Seed 002: preferred LLC of the busiest processes, pid:llc")]
     #[serde(default)]
     pub llc_prefs: String,
+    #[stat(
+        desc = "Group scheduling: the busiest cgroups since the load, PATH share-of-CPU-time% thr=cpu.max-throttles idlepre=cpu.idle-preemptions"
+    )]
+    #[serde(default)]
+    pub cgroups: String,
 }
 
 impl Metrics {
@@ -476,6 +481,7 @@ impl Metrics {
         let v: Vec<u64> = NAMES.iter().map(|n| a[*n].saturating_sub(b[*n])).collect();
         let mut d = Self::from_values(&v)?;
         d.llc_prefs = self.llc_prefs.clone();
+        d.cgroups = self.cgroups.clone();
         Ok(d)
     }
 
@@ -534,6 +540,9 @@ impl Metrics {
             self.llc_prefs
         )?;
         writeln!(w, "{}", self.wake_latency_line())?;
+        if !self.cgroups.is_empty() {
+            writeln!(w, "cgroups: {}", self.cgroups)?;
+        }
         Ok(())
     }
 

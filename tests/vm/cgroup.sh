@@ -8,8 +8,9 @@
 # its SCX_OPS_HAS_CGROUP_WEIGHT is gone; the check guards older kernels.)
 # cpu.max: a group of four busy loops limited to 25000/100000 against a
 # group of one, all on CPU 1, gets 250 per mille (not the 500 its weight
-# alone gives), under both schedulers, to within 15 points. cpu.idle: a
-# cpu.idle group of two loops against a group of one gets under 2%.
+# alone gives), under both schedulers, at most 40 points over and 120
+# under. cpu.idle: a cpu.idle group of two loops against a group of one
+# gets under 2%.
 # Run: arbor vm --topology 2s2c2t -- bash tests/vm/cgroup.sh
 # Prints PASS/FAIL lines; exits non-zero if any check failed.
 set -u
@@ -60,13 +61,14 @@ share_max() { share_of m u m m m m u; }
 # not tell a scheduler loaded later about a group already idle
 share_idle() { echo 1 >$R/i/cpu.idle; share_of i u i i u; }
 within() { [ $(( $1 - WANT )) -le 50 ] && [ $(( WANT - $1 )) -le 50 ]; }
-# cpu.max to within 15 points: enough to tell the limit (250) from none
-# (500, equal weights). scx_arbor stops a throttled group's running task at
-# the tick (cgroup_bw.bpf.h), and TCG's ticks come late on a loaded host:
-# measured in the guest, EEVDF 209-248, scx_arbor 210-350 (the overshoot
-# grows with the host's load; the simulator, with exact ticks, gives 0.5000
-# of 0.5 CPU).
-within_max() { [ $(( $1 - WANT )) -le 150 ] && [ $(( WANT - $1 )) -le 150 ]; }
+# cpu.max: a cap, so at most 40 points over 250 per mille, and at least
+# 130 (still far from the 500 of no limit, equal weights). Over: none
+# measured since dispatch stopped keeping a throttled task (which left the
+# CPU idle beside the other group's task until the refill: 210-359 before,
+# 203-238 after, in the guest on a loaded host). Under: the period timers
+# fire late under TCG on a loaded host, EEVDF's too (162-248 measured); the
+# simulator, with exact ticks, gives 0.2505 of one CPU at 1000 Hz.
+within_max() { [ $(( $1 - WANT )) -le 40 ] && [ $(( WANT - $1 )) -le 120 ]; }
 under_20() { [ "$1" -lt 20 ]; }
 
 s=$(share)
@@ -83,8 +85,8 @@ fi
 
 s=$(share_max)
 echo "EEVDF: /m (cpu.max 25000 100000, 4 loops) gets ${s} per mille of CPU 1 against /u (1 loop); fair.c: $WANT"
-if within_max "$s"; then pass "EEVDF: cpu.max 25000/100000 -> ${s}/1000"; else fail "EEVDF: cpu.max 25000/100000 -> ${s}/1000, not $WANT +- 150"; fi
-arbor_share_check "/m's share of CPU 1, cpu.max 25000/100000 against /u (+- 150)" $WANT within_max share_max
+if within_max "$s"; then pass "EEVDF: cpu.max 25000/100000 -> ${s}/1000"; else fail "EEVDF: cpu.max 25000/100000 -> ${s}/1000, not $WANT +40/-120"; fi
+arbor_share_check "/m's share of CPU 1, cpu.max 25000/100000 against /u (+40/-120)" $WANT within_max share_max
 
 echo 0 >$R/i/cpu.idle
 s=$(share_idle)

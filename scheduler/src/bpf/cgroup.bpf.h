@@ -33,22 +33,7 @@
 /* groups with cpu.idle set, and with a cpu.max quota: their paths cost nothing otherwise */
 static s32 cg_nr_idle, cg_nr_bw;
 
-struct cg_ctx {
-	u64 parent;	/* parent's id, 0 for a top-level group (the root has no context) */
-	u64 shares;	/* cpu.weight on the 1024 scale (arbor_cg_shares), or cpu.idle's */
-	u64 active;	/* weight of its runnable tasks and of its active child groups */
-	u64 contrib;	/* the shares it counts in its parent's active while active */
-	s64 nr_active;	/* its active members */
-	/* cpu.max (cgroup_bw.bpf.h), in ns; quota 0: no limit */
-	u64 quota;
-	u64 period;
-	u64 burst;
-	s64 runtime;	/* quota left in this period; below 0, the overrun carried */
-	u64 refill_at;	/* the period's end */
-	u64 nr_throttled;	/* times it used its quota up (cpu.stat nr_throttled) */
-	u32 throttled;	/* its tasks wait in its DSQ (cg_dsq) until the refill */
-	u32 idle;	/* cpu.idle */
-};
+/* struct cg_ctx: intf.h (--stats reads the map) */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -196,10 +181,32 @@ static __always_inline u64 cg_find_up(u64 id, u32 what)
 	return 0;
 }
 
-/* A task of an idle group, or of a group below one (se_is_idle's hierarchy)? */
-static __always_inline bool cg_task_idle(const struct task_ctx *tctx)
+/*
+ * A task of an idle group, or of a group below one (se_is_idle's
+ * hierarchy)? The innermost such group's id, 0 if none.
+ */
+static __always_inline u64 cg_task_idle(const struct task_ctx *tctx)
 {
-	return cg_nr_idle && tctx->cg_id && cg_find_up(tctx->cg_id, CG_UP_IDLE);
+	return cg_nr_idle && tctx->cg_id ? cg_find_up(tctx->cg_id, CG_UP_IDLE) : 0;
+}
+
+/* --stats' per-group figures: a run of a task of a group (stopping, keep_prev) */
+static __always_inline void cg_account_run(const struct task_ctx *tctx, u64 ran)
+{
+	struct cg_ctx *g;
+
+	if (tctx->cg_id && ran && (g = lookup_cg(tctx->cg_id)))
+		__sync_fetch_and_add(&g->run_ns, ran);
+}
+
+/* a wake-up preempted a task of idle group id at once (check_preempt_wakeup_fair) */
+static __always_inline void cg_idle_preempted(u64 id)
+{
+	struct cg_ctx *g = lookup_cg(id);
+
+	stat_inc(STAT_CG_IDLE_PREEMPTS);
+	if (g)
+		__sync_fetch_and_add(&g->nr_idle_preempts, 1);
 }
 
 /* shares -> s for group g: an active group's parent sees the new shares at once */

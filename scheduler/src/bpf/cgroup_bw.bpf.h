@@ -26,9 +26,16 @@
  * handed to CPUs in 5 ms slices (sched_cfs_bandwidth_slice), so there is no
  * slack to return; a period's overrun (up to one tick per CPU running the
  * group) is carried into the next (arbor_cg_refill), so the long-run share
- * is the quota's; a task queued on a CPU before its group was throttled
- * may still run until that CPU's next tick (the kernel dequeues the whole
- * group at once). A throttled group's tasks leave its weight sums
+ * is the quota's. A task queued on a CPU before its group was throttled
+ * stays in that CPU's queue (the kernel dequeues the whole group at once):
+ * picked, it gets a zero slice (running()) and goes straight to its
+ * group's DSQ, without running. A throttled task whose slice ended is not
+ * kept by dispatch (cg_prev_throttled): kept, ext.c would enqueue it
+ * after dispatch had moved nothing, and the CPU would idle beside its
+ * other queued tasks until a kick (the share it lost went to the limited
+ * group). A running task's slice is not cut to the group's remaining
+ * runtime: ext.c ends a slice only at a tick (task_tick_scx), where
+ * cg_charge already ends it. A throttled group's tasks leave its weight sums
  * (cg_task_quiescent) as a throttled cfs_rq leaves its parent.
  *
  * On a PREEMPT_RT kernel the verifier refuses bpf_timer (balance.bpf.h):
@@ -99,6 +106,21 @@ static __always_inline u64 cg_throttled_id(const struct task_ctx *tctx)
 	if (!cg_nr_bw || !tctx->cg_id)
 		return 0;
 	return cg_find_up(tctx->cg_id, CG_UP_THROTTLED);
+}
+
+/*
+ * dispatch() of prev, whose slice ended (ext.c calls dispatch for a
+ * runnable prev only then): its run charged, is a group of it throttled?
+ */
+static __always_inline bool cg_prev_throttled(struct task_struct *prev)
+{
+	struct task_ctx *tctx;
+
+	if (!cg_nr_bw || !prev || !(tctx = lookup_task_ctx(prev)) || !tctx->cg_id)
+		return false;
+	if (tctx->cg_exec && cg_charge(tctx, bpf_ktime_get_ns()))
+		return true;
+	return cg_throttled_id(tctx) != 0;
 }
 
 /*

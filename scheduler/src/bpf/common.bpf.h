@@ -321,7 +321,7 @@ struct cpu_ctx {
 	u64 cache_epoch;
 	u32 enq_last;		/* a lone task waits in the local queue (ENQ_LAST) */
 	u32 buddy_pending;	/* NEXT_BUDDY: a buddy waits in the local queue (running() clears) */
-	u32 curr_cg_idle;	/* cpu.idle: the running task is in an idle group (cgroup.bpf.h) */
+	u64 curr_cg_idle;	/* cpu.idle: the idle group of the running task, 0 if none (cgroup.bpf.h) */
 	/* LB_IMBALANCE (balance.bpf.h): per level, as the kernel's per-domain fields */
 	u64 lb_last[NR_LEVELS];		/* last balance of the level (sd->last_balance) */
 	u32 lb_span[NR_LEVELS];		/* CPUs the level spanned then (sd_weight) */

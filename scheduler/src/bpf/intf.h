@@ -367,6 +367,30 @@ struct proc_ctx_head {
 };
 
 /*
+ * Group scheduling: the context of one cgroup below the root
+ * (cgroup.bpf.h), keyed by its id; --stats reads the figures of the
+ * busiest groups from the map.
+ */
+struct cg_ctx {
+	u64 parent;	/* parent's id, 0 for a top-level group (the root has no context) */
+	u64 shares;	/* cpu.weight on the 1024 scale (arbor_cg_shares), or cpu.idle's */
+	u64 active;	/* weight of its runnable tasks and of its active child groups */
+	u64 contrib;	/* the shares it counts in its parent's active while active */
+	s64 nr_active;	/* its active members */
+	/* cpu.max (cgroup_bw.bpf.h), in ns; quota 0: no limit */
+	u64 quota;
+	u64 period;
+	u64 burst;
+	s64 runtime;	/* quota left in this period; below 0, the overrun carried */
+	u64 refill_at;	/* the period's end */
+	u64 nr_throttled;	/* times it used its quota up (cpu.stat nr_throttled) */
+	u32 throttled;	/* its tasks wait in its DSQ (cg_dsq) until the refill */
+	u32 idle;	/* cpu.idle */
+	u64 run_ns;	/* CPU time of its own tasks (not its descendants') */
+	u64 nr_idle_preempts;	/* wake-ups that preempted a task of it, an idle group, at once */
+};
+
+/*
  * EEVDF's weighted average vruntime of one run-queue (kernel/sched/fair.c:
  * cfs_rq->zero_vruntime, ->avg_vruntime, ->avg_load), one per CPU: the sum
  * of (vruntime - zero) x weight over the tasks queued on or running on the

@@ -451,7 +451,7 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	    (elig >= 0 ? elig : eevdf_eligible_on(tctx, cpu))) {
 		c->buddy_pending = 1;
 		if (idle_rule == 1)
-			stat_inc(STAT_CG_IDLE_PREEMPTS);
+			cg_idle_preempted(c->curr_cg_idle);
 		/* a pair's sync wake-up is a buddy only by SYNC_PAIR: its own counter */
 		stat_inc(tctx->wake_sync == WAKE_SYNC_PAIR ? STAT_SYNC_PAIR : STAT_NEXT_BUDDY);
 		/* SCX_ENQ_PREEMPT: the running task's slice ends now (ext.c) */
@@ -492,7 +492,7 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	}
 	if (idle_rule == 1) {
-		stat_inc(STAT_CG_IDLE_PREEMPTS);
+		cg_idle_preempted(c ? c->curr_cg_idle : 0);
 		scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
 		return;
 	}
@@ -605,6 +605,7 @@ static __always_inline void keep_prev(s32 cpu, struct cpu_ctx *c, struct task_st
 		return;
 	ran = c->running_since && now > c->acct_since ? now - c->acct_since : 0;
 	stat_add_on(cpu, STAT_BUSY_NS, ran);
+	cg_account_run(tctx, ran);
 	c->acct_since = now;
 	cache_account(prev, tctx, cpu, c, ran, now);
 	task_pelt(tctx, now, cpu_cap[cpu & (MAX_CPUS - 1)] ?: 1024, true);
@@ -628,6 +629,15 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 	u32 req = 0;
 	bool tried;
 	u64 now = 0;
+
+	/*
+	 * cpu.max: a prev whose group is throttled is not kept (put_prev_entity's
+	 * check_cfs_rq_runtime): ext.c enqueues it, where it waits for the
+	 * refill, and this CPU runs its other tasks now rather than idling
+	 * beside them until a kick.
+	 */
+	if (prev_runnable && cg_prev_throttled(prev))
+		prev_runnable = false;
 
 	/* active balance (LB_IMBALANCE): an idle CPU asked for our running task */
 	if (cc && cc->push_to)
@@ -851,6 +861,7 @@ void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 	/* the run since running() or keep_prev() accounted it last */
 	ran = c->running_since && now > c->acct_since ? now - c->acct_since : 0;
 	stat_add_on(cpu, STAT_BUSY_NS, ran);
+	cg_account_run(tctx, ran);
 
 	/* update_curr + update_deadline: charge the run, new request at the deadline */
 	dv = eevdf_charge_task(tctx, now);
