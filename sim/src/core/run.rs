@@ -836,6 +836,9 @@ impl Core {
 
     /// The earliest of the queue's head and the CPUs' run ends, in the
     /// order (time, then sequence of arming) that one queue would give.
+    /// Inline: once a queue entry, and its (time, event) return through
+    /// memory cost more than its comparisons.
+    #[inline(always)]
     fn next_event(&mut self) -> Option<(Ns, Ev)> {
         let head = self.events.peek().map(|Reverse((at, seq, _))| (*at, *seq));
         match (head, self.run_ends.min()) {
