@@ -6,8 +6,9 @@
 # core, min / median / max over N runs a cell, default 3).
 #   OUT=/tmp/speed4 N=3 docs/findings/2026-12-06-sim-speed-4/run.sh
 # Queue entries by kind need a speed example built with count-entries.patch
-# (a temporary counter, printed on stderr; never merged):
-#   git worktree add /tmp/kinds HEAD && (cd /tmp/kinds && git apply docs/findings/2026-12-06-sim-speed-4/count-entries.patch && cargo build --release --locked -p arbor_sim --example speed)
+# (a temporary counter, printed on stderr; never merged), on cda4477's event
+# loop (the queue's entries are the same at every later build: same results):
+#   git worktree add /tmp/kinds cda4477 && (cd /tmp/kinds && git apply "$OLDPWD"/docs/findings/2026-12-06-sim-speed-4/count-entries.patch && cargo build --release --locked -p arbor_sim --example speed)
 #   KINDS=/tmp/kinds/target/release/examples/speed OUT=/tmp/speed4 docs/findings/2026-12-06-sim-speed-4/run.sh
 # Needs valgrind (callgrind, about a minute for the row) and jq.
 . "$(dirname "$0")/../lib.sh"
