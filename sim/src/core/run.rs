@@ -780,7 +780,17 @@ impl Core {
                 next_progress = at + 100_000_000;
             }
             self.ctx = Ctx::None;
-            self.handle(ops, wl, ev);
+            match ev {
+                // most of a message-passing run's entries: here, not
+                // through handle's dispatch and frame
+                Ev::RunEnd(x, g) => {
+                    self.run_end(ops, wl, x, g);
+                    if self.stop.is_none() {
+                        self.run_pending_dequeues(ops);
+                    }
+                }
+                _ => self.handle(ops, wl, ev),
+            }
             // deferred re-enqueues left by the event (irq_work, immed.rs)
             self.run_deferred(ops);
             if self.wants_restart() {
@@ -826,6 +836,9 @@ impl Core {
 
     /// The earliest of the queue's head and the CPUs' run ends, in the
     /// order (time, then sequence of arming) that one queue would give.
+    /// Inline: once a queue entry, and its (time, event) return through
+    /// memory cost more than its comparisons.
+    #[inline(always)]
     fn next_event(&mut self) -> Option<(Ns, Ev)> {
         let head = self.events.peek().map(|Reverse((at, seq, _))| (*at, *seq));
         match (head, self.run_ends.min()) {
@@ -857,20 +870,7 @@ impl Core {
                 self.this_cpu = x;
                 self.schedule(ops, wl, x, None);
             }
-            Ev::RunEnd(x, g) => {
-                if self.cpus[x].gen != g {
-                    return;
-                }
-                let Some(t) = self.cpus[x].curr else { return };
-                self.settle(x);
-                if self.tasks[t].remaining > 0.5 {
-                    self.arm_run_end(x);
-                    return;
-                }
-                self.tasks[t].in_run = false;
-                self.this_cpu = x;
-                self.advance(ops, wl, x, t);
-            }
+            Ev::RunEnd(x, g) => self.run_end(ops, wl, x, g),
             Ev::Tick(x) => self.tick(ops, x),
             Ev::Wake(t, g) => {
                 if self.tasks[t].timer_gen != g || self.tasks[t].state != TaskState::Sleeping {
@@ -913,6 +913,23 @@ impl Core {
         if self.stop.is_none() {
             self.run_pending_dequeues(ops);
         }
+    }
+
+    /// A Run step's end (if `g` still matches): the task's next steps.
+    #[inline(always)]
+    fn run_end(&mut self, ops: &mut dyn Ops, wl: &mut dyn Workload, x: usize, g: u64) {
+        if self.cpus[x].gen != g {
+            return;
+        }
+        let Some(t) = self.cpus[x].curr else { return };
+        self.settle(x);
+        if self.tasks[t].remaining > 0.5 {
+            self.arm_run_end(x);
+            return;
+        }
+        self.tasks[t].in_run = false;
+        self.this_cpu = x;
+        self.advance(ops, wl, x, t);
     }
 
     /// A new task's start (sched_fork -> wake_up_new_task): ops.init_task
