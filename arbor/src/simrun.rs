@@ -48,6 +48,10 @@ pub struct JobOut {
     /// (simulated ns, the exit's message)
     #[serde(default)]
     pub restarts: Vec<(u64, String)>,
+    /// what the simulator charged beyond the scheduler's counters (cache
+    /// refills, idle-state exits): --explain's rows, not the report's
+    #[serde(default)]
+    pub charged: Vec<(String, u64)>,
 }
 
 impl From<&Outcome> for JobOut {
@@ -79,6 +83,7 @@ impl From<&Outcome> for JobOut {
                 .iter()
                 .map(|r| (r.at_ns, r.why.clone()))
                 .collect(),
+            charged: o.charged.clone(),
         }
     }
 }

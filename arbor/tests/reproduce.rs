@@ -312,3 +312,100 @@ fn a_machine_parameter_is_checked() {
         );
     }
 }
+
+/// `reproduce idler-llc --topology-from SNAP -w trace:DATA --explain`: one
+/// cell, that machine and that trace, decided, the replay's time on both
+/// sides, and the explain table under it.
+fn reproduce_on_trace(snap: &std::path::Path, data: &std::path::Path, out: &std::path::Path) {
+    let w = format!("trace:{}", data.display());
+    let (s, o) = (snap.display().to_string(), out.display().to_string());
+    let (rc, text, err) = reproduce(&[
+        "idler-llc",
+        "--topology-from",
+        &s,
+        "-w",
+        &w,
+        "-r",
+        "2",
+        "--max-reps",
+        "4",
+        "--explain",
+        "--out",
+        &o,
+    ]);
+    assert_eq!(rc, 0, "{w}: {err}");
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let machine = r["effects"][0]["machine"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(!machine.is_empty(), "{r}");
+    check_cells(&r, &text, &[machine.as_str()], &w, 4);
+    // the replay did the recorded work: a time, on both sides
+    for side in ["off", "on"] {
+        let mean = r["effects"][0][side]["mean"].as_f64().unwrap();
+        assert!(mean > 0.0 && mean.is_finite(), "{side}: {r}");
+    }
+    assert!(
+        text.contains("## What WA_IDLER_LLC changed (--explain)")
+            && text.contains(&format!("| quantity | unit | {machine}: {w} (")),
+        "{text}"
+    );
+}
+
+/// Journey 3 of the README from end to end, on this machine: a snapshot
+/// of it (`arbor sim snapshot`) with the committed trace of hackbench
+/// (sim/tests/fixtures/trace, recorded on a 2-CPU host), then with a
+/// perf.data of `perf bench sched messaging` (hackbench) recorded here now.
+#[test]
+fn this_machine_and_a_trace_recorded_here() {
+    let d = std::env::temp_dir().join(format!("arbor-reproduce-{}-here", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let (snap, data) = (d.join("snap"), d.join("hb.data"));
+    let snapped = Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .args(["sim", "snapshot"])
+        .arg(&snap)
+        .output()
+        .expect("run arbor");
+    if !snapped.status.success() {
+        let _ = std::fs::remove_dir_all(&d);
+        return scx_arbor::testing::skip(&format!(
+            "arbor sim snapshot of this machine: {}",
+            String::from_utf8_lossy(&snapped.stderr).trim()
+        ));
+    }
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../sim/tests/fixtures/trace/hackbench.data");
+    reproduce_on_trace(&snap, &fixture, &d.join("fixture"));
+    // the tracepoints the replay reads (docs/guide/sim.md, "trace:")
+    let recorded = Command::new("perf")
+        .args(["record", "-a", "--no-buildid", "--synth=task", "-o"])
+        .arg(&data)
+        .args(["-e", "sched:sched_switch", "-e", "sched:sched_waking"])
+        .args([
+            "-e",
+            "sched:sched_process_fork",
+            "-e",
+            "sched:sched_wakeup_new",
+        ])
+        .args(["-e", "sched:sched_process_exit", "--"])
+        .args(["perf", "bench", "sched", "messaging", "-g", "1", "-l", "50"])
+        .output();
+    match recorded {
+        Ok(o) if o.status.success() && data.exists() => {}
+        r => {
+            let _ = std::fs::remove_dir_all(&d);
+            let why = match r {
+                Ok(o) => String::from_utf8_lossy(&o.stderr).trim().to_string(),
+                Err(e) => e.to_string(),
+            };
+            return scx_arbor::testing::skip(&format!(
+                "perf record of sched tracepoints (root and tracefs: mount -t tracefs nodev /sys/kernel/tracing): {why}"
+            ));
+        }
+    }
+    reproduce_on_trace(&snap, &data, &d.join("out"));
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -66,6 +66,10 @@ pub struct Outcome {
     /// CPU hotplug events that happened in the run.
     #[serde(skip_serializing_if = "is_zero")]
     pub hotplugs: u64,
+    /// What the simulator charged beyond the scheduler's counters: cache
+    /// refills and idle-state exits, counts and ns (core::Stats::charged).
+    #[serde(skip)]
+    pub charged: Vec<(String, u64)>,
 }
 
 impl Outcome {
@@ -291,6 +295,7 @@ pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
             .collect(),
         wakeups: core.stats.wakeups,
         reenq_immed: core.stats.reenq_immed,
+        charged: core.stats.charged(),
         timers_armed: core.timers.iter().map(|t| t.0).sum(),
     })
 }

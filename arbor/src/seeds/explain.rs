@@ -3,9 +3,11 @@
 //! tasks moved, by distance; how long a woken task waited to run; how
 //! long CPUs idled while tasks waited; the scheduler's own counters (idle
 //! CPUs found, wake-affine moves, newidle and periodic balance pulls,
-//! steals, ...), all per wake-up, mechanism off against on, in one table.
-//! The simulator does not count cache-refill time or idle-state exits per
-//! run (it charges them; core/cache.rs, core/idle.rs), so neither is a row.
+//! steals, ...), all per wake-up, mechanism off against on, in one table;
+//! and what the simulator charged for it: cache refill at switch-in and
+//! idle-state exits (arbor_sim's core::Stats::charged). A line per cell
+//! then reads the table: how far wakees went, what refill and idle exits
+//! cost, how long they waited.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -29,6 +31,17 @@ const FIGURES: &[(&str, &str, &str)] = &[
     ("busy_pct", "CPUs busy", "% of CPU time"),
     ("wake_p50_us", "wake-up latency p50", "us"),
     ("wake_p99_us", "wake-up latency p99", "us"),
+];
+
+/// What the simulator charged (JobOut::charged), in the table's order after
+/// FIGURES: (counter, what it is, unit); keyed "charged:NAME" in a run's
+/// quantities, apart from the scheduler's counters.
+#[rustfmt::skip]
+const CHARGED: &[(&str, &str, &str)] = &[
+    ("refill_ns", "cache refill charged at switch-in", "us/wake-up"),
+    ("refills", "switch-ins that refilled", "/1000 wake-ups"),
+    ("idle_exit_ns", "idle-state exit latency charged", "us/wake-up"),
+    ("idle_exits", "idle CPUs woken", "/1000 wake-ups"),
 ];
 
 /// Counters that are not events to count per wake-up: the wake-ups
@@ -78,8 +91,14 @@ fn quantities(j: &JobOut) -> BTreeMap<String, f64> {
         .find(|c| c.0 == "wakeups")
         .map_or(0, |c| c.1)
         .max(1) as f64;
-    for (name, v) in &j.counters {
-        if skipped(name) {
+    let charged = j.charged.iter().map(|(n, v)| (format!("charged:{n}"), v));
+    for (name, v) in j
+        .counters
+        .iter()
+        .map(|(n, v)| (n.clone(), v))
+        .chain(charged)
+    {
+        if skipped(&name) {
             continue;
         }
         let per = if name.ends_with("_ns") {
@@ -87,7 +106,7 @@ fn quantities(j: &JobOut) -> BTreeMap<String, f64> {
         } else {
             *v as f64 * 1e3 / wakeups
         };
-        q.insert(name.clone(), per);
+        q.insert(name, per);
     }
     q
 }
@@ -152,10 +171,20 @@ pub fn explain(
             on: means.iter().map(|m| get(&m[1], name)).collect(),
         });
     }
+    for (name, what, unit) in CHARGED {
+        let key = format!("charged:{name}");
+        rows.push(Row {
+            quantity: key.clone(),
+            what: what.to_string(),
+            unit: unit.to_string(),
+            off: means.iter().map(|m| get(&m[0], &key)).collect(),
+            on: means.iter().map(|m| get(&m[1], &key)).collect(),
+        });
+    }
     let mut counters: Vec<&String> = means
         .iter()
         .flat_map(|m| m[0].keys().chain(m[1].keys()))
-        .filter(|k| !FIGURES.iter().any(|f| f.0 == k.as_str()))
+        .filter(|k| !FIGURES.iter().any(|f| f.0 == k.as_str()) && !k.starts_with("charged:"))
         .collect();
     counters.sort();
     counters.dedup();
@@ -208,7 +237,7 @@ pub fn explain(
 /// the difference.
 pub fn markdown(e: &Explained, mech: &str) -> String {
     let mut s = format!(
-        "## What {mech} changed (--explain)\n\nThe headline cell of each machine (the largest decided effect), mean over its runs; Δ = on - off. The simulator's figures first, then the scheduler's counters where off and on differ by {:.0}% or more.\n\n",
+        "## What {mech} changed (--explain)\n\nThe headline cell of each machine (the largest decided effect), mean over its runs; Δ = on - off. The simulator's figures and what it charged (cache refill, idle-state exits) first, then the scheduler's counters where off and on differ by {:.0}% or more; under the table, each cell in a sentence.\n\n",
         MIN_REL * 100.0
     );
     let mut h = String::from("| quantity | unit |");
@@ -231,7 +260,52 @@ pub fn markdown(e: &Explained, mech: &str) -> String {
         }
         s.push('\n');
     }
+    s.push('\n');
+    for (i, c) in e.cells.iter().enumerate() {
+        let _ = writeln!(s, "- {c}: {}", reading(e, i, mech));
+    }
     s
+}
+
+/// Headline cell `i` in a sentence, mechanism on (off): wake-ups that moved
+/// to another LLC or node, refill and idle-exit time per wake-up and per
+/// refill or exit, waits for a CPU per wake-up.
+fn reading(e: &Explained, i: usize, mech: &str) -> String {
+    let v = |q: &str| {
+        e.rows
+            .iter()
+            .find(|r| r.quantity == q)
+            .map_or((f64::NAN, f64::NAN), |r| (r.off[i], r.on[i]))
+    };
+    let (xl, xn) = (v("mig_xllc_per_kwake"), v("mig_xnode_per_kwake"));
+    let cross = (xl.0 + xn.0, xl.1 + xn.1);
+    let each =
+        |time: (f64, f64), count: (f64, f64)| (1e3 * time.0 / count.0, 1e3 * time.1 / count.1);
+    let refill = v("charged:refill_ns");
+    let per_refill = each(refill, v("charged:refills"));
+    let (exit, exits) = (v("charged:idle_exit_ns"), v("charged:idle_exits"));
+    let per_exit = each(exit, exits);
+    let wait = v("rq_wait_us_per_wakeup");
+    // NaN (not counted) and x / 0 (no refill, no exit) as "-"
+    let f = |x: f64| if x.is_finite() { num(x) } else { "-".into() };
+    format!(
+        "with {mech} on (off), {}% ({}%) of wake-ups moved to another LLC or node; \
+         refill {} ({}) us per wake-up, {} ({}) us per refill; \
+         {} ({}) idle exits per 1000 wake-ups, {} ({}) us each; \
+         waits for a CPU {} ({}) us per wake-up.",
+        f(cross.1 / 10.0),
+        f(cross.0 / 10.0),
+        f(refill.1),
+        f(refill.0),
+        f(per_refill.1),
+        f(per_refill.0),
+        f(exits.1),
+        f(exits.0),
+        f(per_exit.1),
+        f(per_exit.0),
+        f(wait.1),
+        f(wait.0),
+    )
 }
 
 #[cfg(test)]
@@ -242,9 +316,12 @@ mod tests {
         serde_json::from_value(serde_json::json!({
             "stop": "done", "ok": true, "ejected": false, "sim_ns": 1, "events": 1,
             "callbacks": 1, "state_changes": 1, "queue_events": 1, "cpu_s": 0.1,
-            "metrics": [["time_s", 1.0], ["wake_p99_us", p99]],
+            "metrics": [["time_s", 1.0], ["wake_p99_us", p99],
+                        ["mig_xllc_per_kwake", 100.0], ["mig_xnode_per_kwake", 50.0]],
             "counters": [["wakeups", wakeups], ["steal", steal], ["wake_queued_ns", wait_ns],
                          ["wlat_direct_3", 7], ["lb_pulls", 10]],
+            "charged": [["refills", steal / 2], ["refill_ns", steal * 8_000],
+                        ["idle_exits", wakeups / 4], ["idle_exit_ns", wakeups * 500]],
         }))
         .unwrap()
     }
@@ -300,6 +377,19 @@ mod tests {
         );
         assert!(
             md.contains("| wake-up latency p99 | us | 5.000 | 9.000 | +4.000 |"),
+            "{md}"
+        );
+        // what the simulator charged: always a row, per wake-up
+        assert!(
+            md.contains(
+                "| cache refill charged at switch-in | us/wake-up | 0.000 | 2.400 | +2.400 |"
+            ) && md.contains("| idle CPUs woken | /1000 wake-ups | 250.0 | 250.0 | 0 |"),
+            "{md}"
+        );
+        // and read in a sentence: 2.4 us per wake-up over 150 refills per
+        // 1000 wake-ups is 16 us per refill; none with STEAL off
+        assert!(
+            md.contains("- m: w (WORSE -20.0%): with STEAL on (off), 15.0% (15.0%) of wake-ups moved to another LLC or node; refill 2.400 (0.000) us per wake-up, 16.0 (-) us per refill; 250.0 (250.0) idle exits per 1000 wake-ups, 2.000 (2.000) us each;"),
             "{md}"
         );
     }

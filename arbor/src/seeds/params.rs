@@ -37,12 +37,17 @@ const MIB: f64 = 1024.0 * 1024.0;
 
 /// The refill a move to another LLC costs: lines from the other LLC or
 /// DRAM, as many at once as mlp allows (sim/src/core/cache.rs).
-const XLLC: &[&str] = &["mig_xllc_per_kwake", "c:migrations_cross_llc"];
+const XLLC: &[&str] = &[
+    "mig_xllc_per_kwake",
+    "c:migrations_cross_llc",
+    "charged:refill_ns",
+];
 /// The refill a move within the LLC costs: the core cache is left behind.
 const INLLC: &[&str] = &[
     "mig_llc_per_kwake",
     "mig_smt_per_kwake",
     "c:migrations_same_llc",
+    "charged:refill_ns",
 ];
 /// Waiting to run after a wake-up.
 const WAIT: &[&str] = &[
@@ -84,7 +89,7 @@ pub const PARAMS: &[Param] = &[
         acts_on: &["mig_smt_per_kwake", "busy_pct"] },
     Param { name: "deepest_exit_ns", unit: "ns", lo: 1e3, hi: 1.7e6, via: Via::Machine,
         source: "the idle tables' deepest states: Sapphire Rapids C1 1 us (intel_idle.c) to TC2 cluster-sleep 1700 us (vexpress-v2p-ca15_a7.dts)",
-        acts_on: &["idle_while_queued_pct", "c:wake_prev_idle", "busy_pct"] },
+        acts_on: &["idle_while_queued_pct", "c:wake_prev_idle", "busy_pct", "charged:idle_exit_ns"] },
     Param { name: "ctx_switch_ns", unit: "ns", lo: 500.0, hi: 2000.0, via: Via::Cost,
         source: "estimate: half to twice the default; the measured 1.2-1.5 us futex ping-pong (Bendersky 2018) lies inside",
         acts_on: &["rq_wait_us_per_wakeup", "c:wake_preempts", "wake_p50_us"] },

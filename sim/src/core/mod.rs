@@ -1238,20 +1238,26 @@ impl Core {
             };
             delay += (self.cpus[wc].pending_stall + inflight - base).max(0.0);
         }
+        let mut exit = None;
         if self.cpus[cpu].curr.is_none()
             && (remote || self.ctx == Ctx::None)
             && !self.cfg.one_host_thread
         {
-            delay += self
+            let e = self
                 .machine
                 .idle_states
                 .get(self.cpus[cpu].cstate)
                 .map(|s| s.exit_ns as f64)
                 .unwrap_or(0.0);
+            delay += e;
+            exit = Some(e);
         }
         let at = self.now + delay as Ns;
         if self.cpus[cpu].resched_at.is_some_and(|r| r <= at) {
             return;
+        }
+        if let Some(e) = exit {
+            self.stats.idle_exit(e);
         }
         self.cpus[cpu].resched_at = Some(at);
         self.push(at, Ev::Resched(cpu));

@@ -505,6 +505,7 @@ impl Core {
         if !self.cfg.one_host_thread {
             refill_stall = refill * self.cfg.slowdown;
             stall += refill_stall;
+            self.stats.refill(refill_stall);
         }
         self.tasks[t].warmth = w;
         if let Some((from, bytes)) = self.tasks[t].message.take() {

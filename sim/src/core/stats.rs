@@ -122,6 +122,14 @@ pub struct Stats {
     /// Inserts into an offline CPU's local DSQ sent to the global DSQ
     /// instead (SCX_EV_DISPATCH_LOCAL_DSQ_OFFLINE).
     pub dispatch_offline: u64,
+    /// Switch-ins that refilled part of the task's working set, and the
+    /// refill time charged for them (core/cache.rs switch_in), ns.
+    pub refills: u64,
+    pub refill_ns: f64,
+    /// Reschedules of an idle CPU that charged its idle state's exit
+    /// latency (resched_curr's IPI waking it), and that latency, ns.
+    pub idle_exits: u64,
+    pub idle_exit_ns: f64,
 }
 
 impl Stats {
@@ -201,6 +209,31 @@ impl Stats {
         } else {
             self.nr_idle = self.nr_idle.saturating_sub(1);
         }
+    }
+
+    /// A switch-in charged `ns` of cache refill.
+    pub fn refill(&mut self, ns: f64) {
+        if ns > 0.0 {
+            self.refills += 1;
+            self.refill_ns += ns;
+        }
+    }
+
+    /// An idle CPU is woken, paying `ns` to leave its idle state.
+    pub fn idle_exit(&mut self, ns: f64) {
+        self.idle_exits += 1;
+        self.idle_exit_ns += ns;
+    }
+
+    /// What the simulator charged that the scheduler does not count: cache
+    /// refills and idle-state exits, (name, count or ns).
+    pub fn charged(&self) -> Vec<(String, u64)> {
+        vec![
+            ("refills".into(), self.refills),
+            ("refill_ns".into(), self.refill_ns.round() as u64),
+            ("idle_exits".into(), self.idle_exits),
+            ("idle_exit_ns".into(), self.idle_exit_ns.round() as u64),
+        ]
     }
 
     pub fn wake_latency(&mut self, ns: Ns) {
@@ -307,6 +340,21 @@ mod tests {
             assert_eq!(ops[n].0, want, "{n}");
         }
         assert_eq!(ops["op7"].1, 6.0 + 1.5);
+    }
+
+    #[test]
+    fn charged_refills_and_idle_exits() {
+        let mut s = Stats::default();
+        s.refill(0.0); // a warm switch-in refills nothing
+        s.refill(1500.4);
+        s.refill(500.0);
+        s.idle_exit(0.0); // a shallow state: an exit all the same
+        s.idle_exit(2000.0);
+        let c: BTreeMap<String, u64> = s.charged().into_iter().collect();
+        assert_eq!(c["refills"], 2);
+        assert_eq!(c["refill_ns"], 2000);
+        assert_eq!(c["idle_exits"], 2);
+        assert_eq!(c["idle_exit_ns"], 2000);
     }
 
     #[test]
