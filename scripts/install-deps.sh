@@ -154,3 +154,9 @@ done
 # linux-source-7.2, pinned by sha256), which sim/build.rs compiles into the
 # simulator (sim/tests/selftests.rs).
 bash "$(dirname "$0")/install-ksrc.sh"
+
+# --- tracefs, for `perf sched record` (README journey 2) and the test that
+# records a trace here (arbor/tests/reproduce.rs): mounted once, if missing.
+if ! mountpoint -q /sys/kernel/tracing; then
+  mount -t tracefs nodev /sys/kernel/tracing || log "could not mount tracefs: perf sched record will fail"
+fi
