@@ -25,12 +25,7 @@ pub struct CgRow {
 /// `PATH share% thr=N idlepre=N`, joined by `; `. `total_ns` is the CPU
 /// time of all CPUs over the same span (busy + idle); `path_of` names a
 /// group, its id (`cg#ID`) where it has no name.
-pub fn busiest(
-    rows: &[CgRow],
-    total_ns: u64,
-    n: usize,
-    path_of: &HashMap<u64, String>,
-) -> String {
+pub fn busiest(rows: &[CgRow], total_ns: u64, n: usize, path_of: &HashMap<u64, String>) -> String {
     let mut r: Vec<&CgRow> = rows.iter().filter(|r| r.run_ns > 0).collect();
     r.sort_unstable_by(|a, b| b.run_ns.cmp(&a.run_ns).then(a.id.cmp(&b.id)));
     r.iter()
