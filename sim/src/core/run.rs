@@ -786,9 +786,7 @@ impl Core {
                 // through handle's dispatch and frame
                 Ev::RunEnd(x, g) => {
                     self.run_end(ops, wl, x, g);
-                    if self.stop.is_none() {
-                        self.run_pending_dequeues(ops);
-                    }
+                    self.after_event(ops);
                 }
                 _ => self.handle(ops, wl, ev),
             }
@@ -871,6 +869,7 @@ impl Core {
                 self.this_cpu = x;
                 self.schedule(ops, wl, x, None);
             }
+            // the loop takes Run step ends itself (run); kept for completeness
             Ev::RunEnd(x, g) => self.run_end(ops, wl, x, g),
             Ev::Tick(x) => self.tick(ops, x),
             Ev::Wake(t, g) => {
@@ -910,7 +909,14 @@ impl Core {
             }
             Ev::Hotplug(x, online) => self.hotplug(ops, wl, x, online),
         }
-        // any task a callback moved out of custody (affinity.rs)
+        self.after_event(ops);
+    }
+
+    /// After an event that was not superseded: any task a callback moved
+    /// out of custody (affinity.rs). `handle` ends with it, and the loop's
+    /// Run step end, which bypasses `handle`, too.
+    #[inline(always)]
+    fn after_event(&mut self, ops: &mut dyn Ops) {
         if self.stop.is_none() {
             self.run_pending_dequeues(ops);
         }
