@@ -34,15 +34,16 @@ const FIGURES: &[(&str, &str, &str)] = &[
 ];
 
 /// What the simulator charged (JobOut::charged), in the table's order after
-/// FIGURES: (counter, what it is, unit); keyed "charged:NAME" in a run's
-/// quantities, apart from the scheduler's counters.
+/// FIGURES: (quantity, what it is, unit); a run's quantities key it
+/// CHARGED_PREFIX + the counter's name, apart from the scheduler's counters.
 #[rustfmt::skip]
 const CHARGED: &[(&str, &str, &str)] = &[
-    ("refill_ns", "cache refill charged at switch-in", "us/wake-up"),
-    ("refills", "switch-ins that refilled", "/1000 wake-ups"),
-    ("idle_exit_ns", "idle-state exit latency charged", "us/wake-up"),
-    ("idle_exits", "idle CPUs woken", "/1000 wake-ups"),
+    ("charged:refill_ns", "cache refill charged at switch-in", "us/wake-up"),
+    ("charged:refills", "switch-ins that refilled", "/1000 wake-ups"),
+    ("charged:idle_exit_ns", "idle-state exit latency charged", "us/wake-up"),
+    ("charged:idle_exits", "idle CPUs woken", "/1000 wake-ups"),
 ];
+const CHARGED_PREFIX: &str = "charged:";
 
 /// Counters that are not events to count per wake-up: the wake-ups
 /// themselves, busy and idle time (busy_pct has them), the wake-up
@@ -91,7 +92,10 @@ fn quantities(j: &JobOut) -> BTreeMap<String, f64> {
         .find(|c| c.0 == "wakeups")
         .map_or(0, |c| c.1)
         .max(1) as f64;
-    let charged = j.charged.iter().map(|(n, v)| (format!("charged:{n}"), v));
+    let charged = j
+        .charged
+        .iter()
+        .map(|(n, v)| (format!("{CHARGED_PREFIX}{n}"), v));
     for (name, v) in j
         .counters
         .iter()
@@ -162,7 +166,7 @@ pub fn explain(
         .collect();
     let get = |m: &BTreeMap<String, f64>, k: &str| m.get(k).copied().unwrap_or(f64::NAN);
     let mut rows = Vec::new();
-    for (name, what, unit) in FIGURES {
+    for (name, what, unit) in FIGURES.iter().chain(CHARGED) {
         rows.push(Row {
             quantity: name.to_string(),
             what: what.to_string(),
@@ -171,20 +175,10 @@ pub fn explain(
             on: means.iter().map(|m| get(&m[1], name)).collect(),
         });
     }
-    for (name, what, unit) in CHARGED {
-        let key = format!("charged:{name}");
-        rows.push(Row {
-            quantity: key.clone(),
-            what: what.to_string(),
-            unit: unit.to_string(),
-            off: means.iter().map(|m| get(&m[0], &key)).collect(),
-            on: means.iter().map(|m| get(&m[1], &key)).collect(),
-        });
-    }
     let mut counters: Vec<&String> = means
         .iter()
         .flat_map(|m| m[0].keys().chain(m[1].keys()))
-        .filter(|k| !FIGURES.iter().any(|f| f.0 == k.as_str()) && !k.starts_with("charged:"))
+        .filter(|k| !FIGURES.iter().any(|f| f.0 == k.as_str()) && !k.starts_with(CHARGED_PREFIX))
         .collect();
     counters.sort();
     counters.dedup();
