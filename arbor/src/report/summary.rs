@@ -296,11 +296,20 @@ impl Summary {
 
 /// The summary of DIR/results.json.
 pub fn of_dir(dir: &Path) -> Result<Summary> {
+    of_results(dir, &results_value(dir)?)
+}
+
+/// DIR/results.json, parsed.
+pub fn results_value(dir: &Path) -> Result<Value> {
     let path = dir.join(RESULTS);
     let text = read_json_text(&path)?;
-    let v: Value = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not an arbor results file", path.display()))?;
-    Summary::of_value(&v).with_context(|| path.display().to_string())
+    serde_json::from_str(&text)
+        .with_context(|| format!("{} is not an arbor results file", path.display()))
+}
+
+/// The summary of `v`, DIR/results.json as [`results_value`] read it.
+pub fn of_results(dir: &Path, v: &Value) -> Result<Summary> {
+    Summary::of_value(v).with_context(|| dir.join(RESULTS).display().to_string())
 }
 
 /// Writes DIR/summary.json from the DIR/results.json beside it.

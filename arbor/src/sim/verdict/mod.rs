@@ -417,27 +417,37 @@ pub fn report_section(v: &Verdict) -> String {
     )
 }
 
-/// A run's summary: DIR/results.json's, else DIR/summary.json.
-pub fn read_summary(d: &Path) -> Result<Summary> {
+/// A run's summary: DIR/results.json's, else DIR/summary.json; and, for a
+/// verdict's folder, its runs (their counters explain its lost cells).
+pub fn read_summary(d: &Path) -> Result<(Summary, Vec<serde_json::Value>)> {
     if !d.exists() {
         bail!("{}: no such directory", d.display());
     }
     if !d.is_dir() {
         bail!("{}: not a directory", d.display());
     }
-    let results = d.join(summary::RESULTS);
-    if results.exists() {
-        return summary::of_dir(d);
+    if d.join(summary::RESULTS).exists() {
+        let mut v = summary::results_value(d)?;
+        let s = summary::of_results(d, &v)?;
+        let runs = match v.get_mut("runs").map(serde_json::Value::take) {
+            Some(serde_json::Value::Array(r)) if v.get("decisions").is_some() => r,
+            _ => Vec::new(),
+        };
+        return Ok((s, runs));
     }
     let s = d.join(summary::FILE);
     if !s.exists() {
         bail!("{}: no results.json or summary.json", d.display());
     }
-    Summary::read(&s)
+    Ok((Summary::read(&s)?, Vec::new()))
 }
 
-/// The verdict of each DIR's runs.
-pub fn read_all(dirs: &[PathBuf], candidate: &str, baseline: &str) -> Result<Vec<Verdict>> {
+/// The verdict of each DIR's runs, with why its lost cells are lost.
+pub fn read_all(
+    dirs: &[PathBuf],
+    candidate: &str,
+    baseline: &str,
+) -> Result<Vec<(Verdict, Vec<why::Why>)>> {
     // a run given twice (by two spellings of its path) would count twice
     let mut seen = std::collections::BTreeMap::new();
     for d in dirs {
@@ -453,25 +463,12 @@ pub fn read_all(dirs: &[PathBuf], candidate: &str, baseline: &str) -> Result<Vec
     }
     dirs.iter()
         .map(|d| {
-            let r = read_summary(d)?;
-            of_summary(&r, candidate, baseline).with_context(|| d.display().to_string())
+            let (r, runs) = read_summary(d)?;
+            let v = of_summary(&r, candidate, baseline).with_context(|| d.display().to_string())?;
+            let w = why::of(&v.cells, &runs);
+            Ok((v, w))
         })
         .collect()
-}
-
-/// The runs of a verdict's DIR/results.json (their counters explain its
-/// lost cells); none for other folders.
-fn runs_of(d: &Path) -> Result<Vec<serde_json::Value>> {
-    let p = d.join(summary::RESULTS);
-    if !p.exists() {
-        return Ok(Vec::new());
-    }
-    let v: serde_json::Value = serde_json::from_str(&crate::report::read_json_text(&p)?)
-        .with_context(|| format!("{} is not an arbor results file", p.display()))?;
-    Ok(match v.get("runs") {
-        Some(serde_json::Value::Array(r)) if v.get("decisions").is_some() => r.clone(),
-        _ => Vec::new(),
-    })
 }
 
 /// --require's bar: None when met, else the one line saying why not.
@@ -523,8 +520,7 @@ pub fn main(a: &VerdictArgs) -> Result<i32> {
             cells: Vec::new(),
         };
         let mut whys = Vec::new();
-        for (d, mut v) in a.dirs.iter().zip(vs) {
-            let mut w = why::of(&v.cells, &runs_of(d)?);
+        for (d, (mut v, mut w)) in a.dirs.iter().zip(vs) {
             // a folder's machine is named as the user named the folder when
             // several folders ran the same one
             if a.dirs.len() > 1 {
@@ -849,7 +845,7 @@ mod tests {
             })
             .map(|l| l.split('|').map(|x| x.trim().to_string()).collect())
             .collect();
-        let ours: Vec<&Cell> = vs.iter().flat_map(|v| &v.cells).collect();
+        let ours: Vec<&Cell> = vs.iter().flat_map(|(v, _)| &v.cells).collect();
         assert_eq!((ours.len(), theirs.len()), (18, 18));
         let pct = |s: &str| -> f64 { s.split('%').next().unwrap().parse().unwrap() };
         for (o, t) in ours.iter().zip(&theirs) {
