@@ -21,15 +21,21 @@ pub struct CgRow {
     pub idle_preempts: u64,
 }
 
-/// The `n` groups with the most CPU time, busiest first (ties by id), as
-/// `PATH share% thr=N idlepre=N`, joined by `; `. `total_ns` is the CPU
-/// time of all CPUs over the same span (busy + idle); `path_of` names a
-/// group, its id (`cg#ID`) where it has no name.
-pub fn busiest(rows: &[CgRow], total_ns: u64, n: usize, path_of: &HashMap<u64, String>) -> String {
-    let mut r: Vec<&CgRow> = rows.iter().filter(|r| r.run_ns > 0).collect();
-    r.sort_unstable_by(|a, b| b.run_ns.cmp(&a.run_ns).then(a.id.cmp(&b.id)));
-    r.iter()
-        .take(n)
+/// The `n` groups with the most CPU time, busiest first (ties by id); a
+/// group that ran nothing is left out.
+pub fn top(mut rows: Vec<CgRow>, n: usize) -> Vec<CgRow> {
+    rows.retain(|r| r.run_ns > 0);
+    rows.sort_unstable_by(|a, b| b.run_ns.cmp(&a.run_ns).then(a.id.cmp(&b.id)));
+    rows.truncate(n);
+    rows
+}
+
+/// `rows` (as [`top`] gave them) as `PATH share% thr=N idlepre=N`, joined
+/// by `; `. `total_ns` is the CPU time of all CPUs over the same span
+/// (busy + idle); `path_of` names a group, its id (`cg#ID`) where it has
+/// no name.
+pub fn busiest(rows: &[CgRow], total_ns: u64, path_of: &HashMap<u64, String>) -> String {
+    rows.iter()
         .map(|g| {
             let share = if total_ns == 0 {
                 0.0
@@ -98,13 +104,14 @@ mod tests {
             row(5, 100, 0, 0),
         ];
         let names: HashMap<u64, String> = [(4, "/b".to_string())].into();
+        let shown = |rows: &[CgRow], n| busiest(&top(rows.to_vec(), n), 1000, &names);
         assert_eq!(
-            busiest(&rows, 1000, 2, &names),
+            shown(&rows, 2),
             "/b 50.0% thr=0 idlepre=12; cg#7 25.0% thr=3 idlepre=0"
         );
         // a group that ran nothing is not listed; none at all: empty
-        assert_eq!(busiest(&rows, 1000, 9, &names).matches(';').count(), 2);
-        assert_eq!(busiest(&[row(1, 0, 5, 5)], 1000, 5, &names), "");
+        assert_eq!(shown(&rows, 9).matches(';').count(), 2);
+        assert_eq!(shown(&[row(1, 0, 5, 5)], 5), "");
     }
 
     #[test]

@@ -334,10 +334,10 @@ impl<'a> Scheduler<'a> {
                 idle_preempts: g.nr_idle_preempts,
             });
         }
-        rows.sort_unstable_by(|a, b| b.run_ns.cmp(&a.run_ns));
-        let ids: Vec<u64> = rows.iter().take(n).map(|r| r.id).collect();
+        let top = cgstats::top(rows, n);
+        let ids: Vec<u64> = top.iter().map(|r| r.id).collect();
         let names = cgstats::paths_of(Path::new(cgstats::CGROUP_ROOT), &ids);
-        cgstats::busiest(&rows, total_ns, n, &names)
+        cgstats::busiest(&top, total_ns, &names)
     }
 
     /// Seed 002: "pid:llc" for the `n` processes with the most recent run
