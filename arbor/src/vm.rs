@@ -416,18 +416,31 @@ extern "C" fn on_signal(sig: i32) {
 /// How a guest run ended when it did not end by itself.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Stopped {
-    Timeout(Duration),
+    /// After the bound, with the guest's last line of output and how long
+    /// after the start it came (none: the guest printed nothing, so it hung
+    /// booting or before its command's first line).
+    Timeout(Duration, Option<(Duration, String)>),
     Signal(i32),
 }
 
 impl fmt::Display for Stopped {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Stopped::Timeout(d) => write!(
-                f,
-                "timeout: the guest ran longer than --timeout {}s; it was killed (QEMU and vng)",
-                d.as_secs()
-            ),
+            Stopped::Timeout(d, last) => {
+                write!(
+                    f,
+                    "timeout: the guest ran longer than --timeout {}s; it was killed (QEMU and vng); ",
+                    d.as_secs()
+                )?;
+                match last {
+                    Some((at, line)) => write!(
+                        f,
+                        "its last line came {}s after the start: {line}",
+                        at.as_secs()
+                    ),
+                    None => write!(f, "it printed nothing (it hung booting?)"),
+                }
+            }
             Stopped::Signal(s) => write!(
                 f,
                 "interrupted by {}; the guest was killed (QEMU and vng)",
@@ -443,7 +456,7 @@ impl Stopped {
     /// The exit code for it: 124 like timeout(1), 128+N for a signal.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Stopped::Timeout(_) => 124,
+            Stopped::Timeout(..) => 124,
             Stopped::Signal(s) => 128 + s,
         }
     }
@@ -647,6 +660,8 @@ fn supervise(
     });
     let mut on_line = on_line;
     let mut stdout = std::io::stdout();
+    // where a hung guest stopped: its last non-empty line, and when
+    let mut last: Option<(Duration, String)> = None;
     let stopped = loop {
         let sig = GOT_SIGNAL.load(Ordering::SeqCst);
         if sig != 0 {
@@ -654,7 +669,7 @@ fn supervise(
         }
         if let Some(t) = timeout {
             if start.elapsed() >= t {
-                break Some(Stopped::Timeout(t));
+                break Some(Stopped::Timeout(t, last.take()));
             }
         }
         match rx.recv_timeout(Duration::from_millis(100)) {
@@ -662,6 +677,9 @@ fn supervise(
                 let line = line.context("reading the guest's output")?;
                 let text = String::from_utf8_lossy(&line);
                 let text = text.trim_end_matches('\r');
+                if !text.trim().is_empty() {
+                    last = Some((start.elapsed(), text.chars().take(200).collect()));
+                }
                 match on_line.as_mut() {
                     Some(f) => f(text),
                     None => {

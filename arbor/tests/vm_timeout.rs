@@ -2,7 +2,8 @@
 //! and when arbor itself is killed, the runner and everything it started
 //! (QEMU) are killed, with a line saying which happened. A fake runner
 //! (ARBOR_VM_RUNNER) stands in for vng: it starts a "QEMU" (sleep) that
-//! would outlive it, records both pids and hangs.
+//! would outlive it, records both pids, prints one line and hangs; the
+//! timeout's message names that line, where the guest stopped.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -93,6 +94,11 @@ fn timeout_kills_the_guest_and_says_so() {
     assert_eq!(out.status.code(), Some(124), "{err}");
     assert!(
         err.contains("arbor vm: timeout: the guest ran longer than --timeout 2s"),
+        "{err}"
+    );
+    // where it hung: the fake guest's one line
+    assert!(
+        err.contains("its last line came ") && err.contains("s after the start: guest-started"),
         "{err}"
     );
     assert!(t.elapsed() < Duration::from_secs(30));

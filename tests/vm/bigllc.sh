@@ -21,11 +21,15 @@ rm -f $J
 if start_sched -v --stats-json $J; then
 	pass "loads: a ${llc_max}-CPU LLC is accepted and the verifier passes"
 	check "reports the big LLC" grep -q "^topology: cpus=$NCPU .*llcs=1 " "$SLOG"
-	# few tasks: TCG runs every vCPU on one host thread
-	stress-ng --temp-path /tmp -c 8 -t "$SECS" >"$ARBOR_TMP/bigllc-stress.log" 2>&1
-	check "stress-ng -c 8 for ${SECS}s completed" test $? -eq 0
-	hackbench -g 2 -l 50 >/dev/null 2>&1
-	check "hackbench -g 2 -l 50 completed" test $? -eq 0
+	# few tasks: TCG runs every vCPU on one host thread. Each step has a
+	# bound (exit 124 past it), so a stalled one fails here, named, instead
+	# of hanging the guest until arbor vm's --timeout.
+	timeout 300 stress-ng --temp-path /tmp -c 8 -t "$SECS" >"$ARBOR_TMP/bigllc-stress.log" 2>&1
+	rc=$?
+	check "stress-ng -c 8 for ${SECS}s completed (exit $rc)" test $rc -eq 0
+	timeout 300 hackbench -g 2 -l 50 >/dev/null 2>&1
+	rc=$?
+	check "hackbench -g 2 -l 50 completed (exit $rc)" test $rc -eq 0
 	# pinned tasks on CPUs past 64 run (wake-ups and scans reach them)
 	ok=1
 	for c in 65 80 $((NCPU - 1)); do

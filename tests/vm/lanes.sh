@@ -10,7 +10,10 @@
 # where a slow run spent its minutes. Each lane also writes its exit code
 # to a file, which decides: where wait(2) is unreliable (the cause of the
 # message above, in sandboxes that intercept it), a lane that passed still
-# passes, and one that vanished without a code fails.
+# passes, and one that vanished without a code fails. A failed lane's
+# last lines are printed again at the end, where a log's tail shows them
+# (its guest's lines are otherwise interleaved far above, with the other
+# lane's).
 set -u
 [ $# -gt 0 ] || { echo "usage: lanes.sh NAME=CMD ..." >&2; exit 2; }
 
@@ -40,7 +43,7 @@ for lane in "$@"; do
 	[ "$name" != "$lane" ] && [ -n "$name" ] || { echo "lanes.sh: '$lane' is not NAME=CMD" >&2; exit 2; }
 	(
 		set -o pipefail
-		bash -c "$cmd" 2>&1 | prefix "$name"
+		bash -c "$cmd" 2>&1 | prefix "$name" | tee "$RCDIR/$name.log"
 		rc=$?
 		t=$((SECONDS - start))
 		echo "lanes.sh: lane $name ended with exit code $rc after $((t / 60))m$((t % 60))s"
@@ -57,5 +60,9 @@ for i in "${!pids[@]}"; do
 	while [ ! -e "$RCDIR/${names[$i]}" ] && running "${pids[$i]}"; do sleep 1; done
 	rc=$(cat "$RCDIR/${names[$i]}" 2>/dev/null)
 	[ "$rc" = 0 ] || { [ -n "$rc" ] || echo "lanes.sh: lane ${names[$i]} ended without an exit code (killed?)"; failed+=("${names[$i]}"); }
+done
+for name in "${failed[@]}"; do
+	echo "lanes.sh: the last 25 lines of failed lane $name:"
+	tail -n 25 "$RCDIR/$name.log" 2>/dev/null
 done
 [ ${#failed[@]} -eq 0 ] || { echo "lanes.sh: failed: ${failed[*]}" >&2; exit 1; }
