@@ -42,7 +42,7 @@ fn main() {
         .warnings(true)
         .flag_if_supported("-Wno-unused-function")
         .compile("arbor_policy");
-    for f in ["policy.c", "policy.h", "intf.h"] {
+    for f in ["policy.c", "policy.h", "intf.h", "policy"] {
         println!("cargo:rerun-if-changed=src/bpf/{f}");
     }
 }

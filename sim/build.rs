@@ -587,6 +587,7 @@ fn main() {
         &shim.join("include/scx"),
         &shim.join("tests"),
         &bpf,
+        &bpf.join("policy"),
     ] {
         rerun_dir(d);
     }
