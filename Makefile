@@ -73,14 +73,14 @@ vm-test: build
 VM_TIMEOUT ?= 3000
 VM := ./target/release/arbor vm --timeout $(VM_TIMEOUT)
 # (a variable: a comma inside $(call ...)'s arguments would split them)
-BIGLLC := sockets=1,cores=48,threads=2
+BIGLLC := sockets=1,cores=36,threads=2
 
 # (run by vm-test after build, not alone). Lane a, the shorter, also runs
 # the bench harness's smoke run, so that it overlaps lane b instead of
 # following both.
 vm-lane-a:
 	$(VM) --topology $(TOPOLOGY) -- tests/vm/part.sh core seeds lb
-	# large LLCs: one 96-CPU LLC loads and survives a short stress run
+	# large LLCs: one 72-CPU LLC loads and survives a short stress run
 	$(VM) --topology $(BIGLLC) -- tests/vm/bigllc.sh
 	# cgroup cpu.weight 100:300 on one CPU, EEVDF and scx_arbor (cpu.stat)
 	$(VM) --topology $(TOPOLOGY) -- bash tests/vm/cgroup.sh

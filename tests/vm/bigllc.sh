@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Large LLCs: a 96-CPU LLC (one 48-core, 2-thread socket) loads
+# Large LLCs: a 72-CPU LLC (one 36-core, 2-thread socket) loads
 # scx_arbor and survives a short stress run. Run by `make test` as:
-#   arbor vm -t sockets=1,cores=48,threads=2 -- tests/vm/bigllc.sh
-# TCG runs all 96 vCPUs on one host thread: few tasks, short runs.
+#   arbor vm -t sockets=1,cores=36,threads=2 -- tests/vm/bigllc.sh
+# Past 64 CPUs an LLC's masks take a second word (intf.h's
+# LLC_MASK_WORDS), which is what this checks; 72 and not more, as TCG runs
+# every vCPU on one host thread and boot time grows with them (96 took 7
+# minutes to boot on a loaded host). Few tasks, short runs.
 # Prints PASS/FAIL per check and exits non-zero on any failure.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -32,15 +35,15 @@ if start_sched -v --stats-json $J; then
 	check "hackbench -g 2 -l 50 completed (exit $rc)" test $rc -eq 0
 	# pinned tasks on CPUs past 64 run (wake-ups and scans reach them)
 	ok=1
-	for c in 65 80 $((NCPU - 1)); do
+	for c in 65 $((NCPU - 4)) $((NCPU - 1)); do
 		timeout 60 taskset -c "$c" sh -c 'i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done' || ok=0
 	done
-	check "tasks pinned to CPUs 65, 80, $((NCPU - 1)) ran" test $ok -eq 1
+	check "tasks pinned to CPUs 65, $((NCPU - 4)), $((NCPU - 1)) ran" test $ok -eq 1
 	check "not ejected: still enabled and running" sched_alive
 	stop_sched
 	check "SIGINT unloads cleanly (exit 0, state disabled)" test "$SRC" -eq 0 -a "$(sched_state)" = disabled
 	check "unload reason is user space, not an ejection" grep -q 'unregistered from user space' "$SLOG"
-	# LB_IMBALANCE's balancer scans a 96-CPU LLC's cores at the LLC level
+	# LB_IMBALANCE's balancer scans a 72-CPU LLC's cores at the LLC level
 	echo "INFO: lb_pulls $(json_get $J lb_pulls), lb_active $(json_get $J lb_active), busy_pulls $(json_get $J busy_pulls), newidle_pulls $(json_get $J newidle_pulls)"
 	w=$(json_get $J wakeups)
 	check "wake-ups were placed (wakeups=${w:-none})" test "${w:-0}" -gt 0
