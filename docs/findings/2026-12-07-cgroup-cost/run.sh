@@ -5,7 +5,9 @@
 # cg=/a/b/c (cpu.weight 100 at each level, the cgroup v2 default). Every
 # workload saturates its machine: schbench's default NCPU workers; hackbench
 # with 2 groups (80 tasks) on 12 CPUs, 6 (240) on 88, 12 (480) on 224;
-# pgbench with one client per CPU. 10 runs per cell from seed 1.
+# pgbench with one client per CPU. Runs from seed 1: 30 per cell of
+# schbench and hackbench (their spread is wide), 10 of pgbench (narrow, and
+# the dearest: 224 clients on power11), into OUT/MACHINE and OUT/MACHINE-pgbench.
 # table.py reads the results and writes this folder's summary.json and
 # the table of its README (OUT/table.md).
 # commit: see summary.json's git history; results.json records meta.commit
@@ -13,18 +15,30 @@
 A=${BIN:-$A}
 HERE=docs/findings/2026-12-07-cgroup-cost
 CG=cg=/a/b/c
-for spec in x86-12:2:12 xeon-88:6:88 power11:12:224; do
-	IFS=: read -r m g c <<<"$spec"
-	W="schbench hackbench:g=$g,l=100 pgbench:clients=$c,time=2"
-	args=()
-	for w in $W; do
+X=() # extra options of arbor sim
+cell() { # OUT_DIR MACHINE REPS WORKLOAD...: each workload in the root and in $CG
+	local out=$1 m=$2 reps=$3 w args=("${X[@]}")
+	shift 3
+	for w in "$@"; do
 		# schbench's default takes no options: its cgroup is its only one
 		case $w in *:*) args+=(-w "$w" -w "$w,$CG") ;; *) args+=(-w "$w" -w "$w:$CG") ;; esac
 	done
-	echo "+ $A sim -t $m -s arbor:default ${args[*]} -r 10 --seed 1 --no-charts --out $OUT/$m" >&2
-	nice -n 10 $A sim -t "$m" -s arbor:default "${args[@]}" -r 10 --seed 1 \
-		--no-charts --out "$OUT/$m" > "$OUT/$m.log" 2>&1
+	echo "+ $A sim -t $m -s arbor:default ${args[*]} -r $reps --seed 1 --no-charts --out $out" >&2
+	nice -n 10 $A sim -t "$m" -s arbor:default "${args[@]}" -r "$reps" --seed 1 \
+		--no-charts --out "$out" > "$out.log" 2>&1
+}
+for spec in x86-12:2:12 xeon-88:6:88 power11:12:224; do
+	IFS=: read -r m g c <<<"$spec"
+	cell "$OUT/$m" "$m" 30 schbench "hackbench:g=$g,l=100"
+	cell "$OUT/$m-pgbench" "$m" 10 "pgbench:clients=$c,time=2"
 done
-python3 "$HERE/table.py" "$OUT" x86-12 xeon-88 power11 > "$OUT/table.md"
+# The same schbench cells with every BPF op free (the decisions alone): what
+# of the wake-up latency change the hierarchy's decisions make, not its cost
+X=(--cost bpf_callback_ns=0 --cost bpf_call_ns=0)
+for m in x86-12 xeon-88 power11; do
+	cell "$OUT/$m-free" "$m" 30 schbench
+done
+python3 "$HERE/table.py" "$OUT" x86-12 x86-12-pgbench xeon-88 xeon-88-pgbench power11 power11-pgbench \
+	x86-12-free xeon-88-free power11-free > "$OUT/table.md"
 cp "$OUT/summary.json" "$HERE/summary.json"
 cat "$OUT/table.md"

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Root cgroup (a) against a depth-three hierarchy (b), per machine and
-workload, from each OUT/MACHINE/results.json of run.sh: the workload's
+workload, from each OUT/DIR/results.json of run.sh (DIR: a machine, or
+MACHINE-pgbench): the workload's
 metrics and bpf_ns_per_wakeup, each side's mean over its runs and b's change
 against a with its 95% Welch interval. The interval is arbor's own
 (arbor/src/ci.rs change_ci: the same t table and formula): arbor sim's report
@@ -45,11 +46,13 @@ def side(v):
     return {"mean": m, "sd": sd, "n": len(v)}
 
 
-out, machines = sys.argv[1], sys.argv[2:]
+out, dirs = sys.argv[1], sys.argv[2:]
 cells, commands = [], {}
-for m in machines:
-    r = json.load(open(f"{out}/{m}/results.json"))
-    commands[m] = r["meta"]["command"]
+for d in dirs:
+    r = json.load(open(f"{out}/{d}/results.json"))
+    m = r["meta"]["topology"].removeprefix("sim: ")
+    free = r["meta"]["cost"]["bpf_callback_ns"] == 0 and r["meta"]["cost"]["bpf_call_ns"] == 0
+    commands[d] = r["meta"]["command"]
     ncpu = len(r["meta"]["machine"]["cpus"])
     prim = {w["workload"]: w["primary"] for w in r["workloads"]}
     raw = {}
@@ -61,11 +64,11 @@ for m in machines:
         if CG in w:
             continue
         wb = w + (f",cg={CG}" if ":" in w else f":cg={CG}")
-        metrics = [prim[w]] + (["rps"] if w == "schbench" else []) + ["bpf_ns_per_wakeup"]
+        metrics = [prim[w]] + (["rps"] if w == "schbench" else []) + ([] if free else ["bpf_ns_per_wakeup"])
         for k in metrics:
             a, b = raw[(w, k)], raw[(wb, k)]
             ch, lo, hi = change_ci(a, b)
-            cells.append({"machine": m, "cpus": ncpu, "workload": w, "metric": k,
+            cells.append({"machine": m, "cpus": ncpu, "bpf_free": free, "workload": w, "metric": k,
                           "root": side(a), "depth3": side(b),
                           "change_pct": round(ch, 3), "ci95_pct": [round(lo, 3), round(hi, 3)]})
 
@@ -91,6 +94,34 @@ for c in cells:
     else:
         worse = (c["change_pct"] > 0) == (c["better"] == "lower")
         v = "worse" if worse else "better"
-    print(f"| {c['machine']} ({c['cpus']}) | `{c['workload']}` | {c['metric']} | "
+    print(f"| {c['machine']} ({c['cpus']}){', BPF free' if c['bpf_free'] else ''} | `{c['workload']}` | {c['metric']} | "
           f"{fmt(c['root']['mean'])} ± {fmt(c['root']['sd'])} | {fmt(c['depth3']['mean'])} ± {fmt(c['depth3']['sd'])} | "
           f"{c['change_pct']:+.2f}% [{lo:+.2f}, {hi:+.2f}] | {v} |")
+
+# Where the added cost goes: each op's BPF ns per call, root against
+# depth three (mean over the runs), for the ops that changed by 5 ns or more.
+# The cost model charges an op bpf_callback_ns plus bpf_call_ns (20 ns) per
+# helper or kfunc call and map look-up, so a difference of 20 ns is one call
+# (the runs with BPF free have none to show).
+print()
+print("| machine | workload | op: BPF ns per call, root -> /a/b/c |")
+print("|---|---|---|")
+for d in dirs:
+    r = json.load(open(f"{out}/{d}/results.json"))
+    m = r["meta"]["topology"].removeprefix("sim: ")
+    if r["meta"]["cost"]["bpf_call_ns"] == 0:
+        continue
+    raw = {}
+    for x in r["raw"]:
+        raw.setdefault((x["workload"], x["metric"]), []).append(x["value"])
+    for w in [w["workload"] for w in r["workloads"] if CG not in w["workload"]]:
+        wb = w + (f",cg={CG}" if ":" in w else f":cg={CG}")
+        ops = sorted({k for (ww, k) in raw if ww == w and k.startswith("bpf:")})
+        row = []
+        for k in ops:
+            if (wb, k) not in raw:
+                continue
+            a, b = mean_sd(raw[(w, k)])[0], mean_sd(raw[(wb, k)])[0]
+            if abs(b - a) >= 5:
+                row.append(f"{k[4:]} {a:.0f} -> {b:.0f}")
+        print(f"| {m} | `{w}` | {', '.join(row)} |")
