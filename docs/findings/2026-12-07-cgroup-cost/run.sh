@@ -10,7 +10,7 @@
 # the dearest: 224 clients on power11), into OUT/MACHINE and OUT/MACHINE-pgbench.
 # table.py reads the results and writes this folder's summary.json and
 # the table of its README (OUT/table.md).
-# commit: see summary.json's git history; results.json records meta.commit
+# commit: cd99e9e6eb67c46a701a5ed337d479042cafd0ce (arbor built there; results.json records meta.commit)
 . "$(dirname "$0")/../lib.sh"
 A=${BIN:-$A}
 HERE=docs/findings/2026-12-07-cgroup-cost
