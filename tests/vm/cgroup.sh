@@ -12,10 +12,11 @@
 #    at most 40 over and 120 under.
 #  - cpu.idle: a cpu.idle group of two loops against a group of one gets
 #    under 20 per mille.
-#  - churn (scx_arbor only): stress-ng runs CHURN_SECS while groups are
-#    created (half of them nested), given a cpu.weight (some a cpu.max or
-#    cpu.idle), take all of stress-ng's processes and are removed, as fast
-#    as one process can; at least CHURN_MIN operations, scx_arbor stays
+#  - churn (scx_arbor only): for CHURN_SECS, stress-ng (CPU and fork
+#    workers, on CPU 1) runs while groups are created (half of them
+#    nested), given a cpu.weight (some a cpu.max or cpu.idle), take all of
+#    stress-ng's processes and are removed, as fast as one process can; at
+#    least CHURN_MIN operations, stress-ng ends well, scx_arbor stays
 #    loaded, its cg_shares counter grows meanwhile, and it unloads on
 #    SIGINT with "unregistered from user space", not an ejection.
 # The kernel's log has no "does not implement cgroup" for scx_arbor (7.2
@@ -28,7 +29,10 @@ set -u
 
 CG_SECS=${CG_SECS:-6}
 CHURN_SECS=${CHURN_SECS:-60}
-CHURN_MIN=${CHURN_MIN:-400}
+# 2,500-3,100 operations measured in 60 s (under TCG, two cores shared by
+# four guests and builds); the floor is well below, so that only a churn
+# that mostly stalled fails
+CHURN_MIN=${CHURN_MIN:-1000}
 CG=/sys/fs/cgroup
 WANT=250	# group /a's share, per mille: 100 / (100 + 300)
 # /n/x, /n/y, /o: fair.c's group entities share CPU 1 as /n 1/2 (x 1/4 and
@@ -69,20 +73,21 @@ cg_usage() {
 	done <"$R/$1/cpu.stat"
 }
 
-# loops_ready PIDS...: wait, at most 30 s, until each of PIDS runs its
-# busy loop (sh's and taskset's execs done: its cmdline is the loop's). A
-# fixed wait is not enough under TCG on a loaded host: the last groups'
-# loops started after the first reading, and the first groups' shares
-# came out high (x 166 of 125, /i 24 of under 20, scx_arbor's figures)
+# loops_ready PID:GROUP...: wait, at most 30 s, until each PID is in its
+# GROUP (/proc/PID/cgroup), from where it loops without another exec. A
+# fixed wait (2 s) was not enough under TCG on a loaded host: a loop
+# started after the first reading gives the others more than their share
 loops_ready() {
-	local p a t=$SECONDS
-	for p in "$@"; do
+	local pg line in t=$SECONDS
+	for pg in "$@"; do
 		while :; do
-			a=()
-			mapfile -d '' a 2>/dev/null </proc/$p/cmdline
-			[ "${a[2]:-}" = 'while :; do :; done' ] && break
+			in=
+			while read -r line; do
+				[ "$line" = "0::${R#$CG}/${pg#*:}" ] && in=yes
+			done 2>/dev/null </proc/${pg%%:*}/cgroup
+			[ -n "$in" ] && break
 			if [ $((SECONDS - t)) -ge 30 ]; then
-				echo "loops_ready: pid $p not in its loop after 30 s" >&2
+				echo "loops_ready: pid ${pg%%:*} not in ${pg#*:} after 30 s" >&2
 				return 1
 			fi
 			nap 0.1
@@ -93,15 +98,18 @@ loops_ready() {
 # shares_of "A B..." GROUPS...: the share of each of A B... in their summed
 # CPU time over CG_SECS, in per mille, with a busy loop on CPU 1 in each of
 # GROUPS, measured from a second after all of them run; "hung" if a loop
-# outlived SIGTERM by 30 s (wait_limit)
+# outlived SIGTERM by 30 s (wait_limit). Each loop is pinned and exec'd
+# before it joins its group: an exec in a cpu.idle group, or one of low
+# weight, waits behind the busy loops already on CPU 1.
 shares_of() {
-	local list=$1 pids="" g p i u0=() d=() sum=0 out=""
+	local list=$1 pids="" ready=() g p i u0=() d=() sum=0 out=""
 	shift
 	for g in "$@"; do
-		sh -c "echo \$\$ > $R/$g/cgroup.procs; exec taskset -c 1 sh -c 'while :; do :; done'" >/dev/null 2>&1 &
+		taskset -c 1 sh -c "echo \$\$ > $R/$g/cgroup.procs; while :; do :; done" >/dev/null 2>&1 &
 		pids="$pids $!"
+		ready+=("$!:$g")
 	done
-	loops_ready $pids
+	loops_ready "${ready[@]}"
 	nap 1	# the groups' weights settle (refreshed at the tick)
 	for g in $list; do cg_usage "$g"; u0+=("$U"); done
 	nap "$CG_SECS"
@@ -171,8 +179,9 @@ share_checks() {
 }
 
 # churn: one python3 process (mkdir, rmdir and cgroupfs writes without an
-# exec each) starts stress-ng for CHURN_SECS, its workers on CPU 1 (so that
-# they queue there), and while it runs creates groups below $R/c, every
+# exec each) starts stress-ng, its workers on CPU 1 (so that they queue
+# there), and for CHURN_SECS from then (then SIGINT ends stress-ng, exit 0;
+# its own -t is a backstop) creates groups below $R/c, every
 # other one with a child group, gives each a cpu.weight (every fourth a
 # cpu.max, every eighth cpu.idle), moves all of stress-ng's processes into
 # it, writes its weight again with them inside and removes the groups they
@@ -181,7 +190,7 @@ share_checks() {
 churn() {
 	local out
 	out=$(python3 - "$R/c" "$CHURN_SECS" "$ARBOR_TMP" <<'EOF'
-import os, subprocess, sys, time
+import os, signal, subprocess, sys, time
 root, secs, tmp = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 n = dict.fromkeys(("mkdir", "rmdir", "move", "weight", "max", "idle", "refused"), 0)
 
@@ -195,7 +204,7 @@ def put(path, val, what):
 
 with open(f"{tmp}/churn-stress.log", "w") as log:
     stress = subprocess.Popen(["stress-ng", "--temp-path", tmp, "--taskset", "1", "-c", "2",
-                               "--fork", "1", "-t", str(secs)], stdout=log, stderr=log)
+                               "--fork", "1", "-t", str(secs + 60)], stdout=log, stderr=log)
 sp = str(stress.pid)
 
 def procs():
@@ -207,7 +216,7 @@ def procs():
 
 t0 = time.monotonic()
 k, left = 0, []  # groups to remove once their tasks have left
-while stress.poll() is None and time.monotonic() - t0 < secs + 60:
+while stress.poll() is None and time.monotonic() - t0 < secs:
     g = dst = f"{root}/g{k}"
     os.mkdir(g)
     n["mkdir"] += 1
@@ -237,6 +246,8 @@ while stress.poll() is None and time.monotonic() - t0 < secs + 60:
             keep.append(d)  # a forked child still inside
     left = keep + [g]
     k += 1
+if stress.poll() is None:
+    stress.send_signal(signal.SIGINT)
 try:
     rc = stress.wait(timeout=60)
 except subprocess.TimeoutExpired:
@@ -248,6 +259,7 @@ sys.exit(rc)
 EOF
 )
 	CHURN_RC=$?
+	[ "$CHURN_RC" -eq 0 ] || tail -n 5 "$ARBOR_TMP/churn-stress.log" | sed 's/^/    | stress-ng: /'
 	# what is left: the last group (stress-ng ended in it), any a forked
 	# child kept
 	rmdir $R/c/g*/h 2>/dev/null
