@@ -82,7 +82,7 @@ vm-lane-a:
 	$(VM) --topology $(TOPOLOGY) -- tests/vm/part.sh core seeds lb
 	# large LLCs: one 72-CPU LLC loads and survives a short stress run
 	$(VM) --topology $(BIGLLC) -- tests/vm/bigllc.sh
-	# cgroup cpu.weight 100:300 on one CPU, EEVDF and scx_arbor (cpu.stat)
+	# cgroups: cpu.weight, nested weights, cpu.max, cpu.idle on one CPU, EEVDF and scx_arbor (cpu.stat); 60 s of stress-ng amid cgroup churn
 	$(VM) --topology $(TOPOLOGY) -- bash tests/vm/cgroup.sh
 	$(BENCH_QUICK)
 
