@@ -47,7 +47,10 @@ enum Cmd {
         verbose: bool,
         /// Kill the guest (QEMU and all) after SECS seconds and exit 124
         /// [default: 14400, 4 hours; `make test` sets its own bound per guest,
-        /// VM_TIMEOUT in the Makefile].
+        /// VM_TIMEOUT in the Makefile]. Apart from it, a guest whose command
+        /// has not started 5 minutes + 6 s per vCPU after its start
+        /// (ARBOR_VM_BOOT_TIMEOUT=SECS sets another bound) hung booting: it is
+        /// killed and booted again, up to 3 boots.
         #[arg(long, value_name = "SECS", value_parser = scx_arbor::knobs::parse_secs)]
         timeout: Option<f64>,
         /// The command to run in the guest, in the current directory: one

@@ -421,6 +421,8 @@ pub enum Stopped {
     /// booting or before its command's first line).
     Timeout(Duration, Option<(Duration, String)>),
     Signal(i32),
+    /// The guest's command had not started after the boot bound.
+    NotBooted(Duration),
 }
 
 impl fmt::Display for Stopped {
@@ -446,6 +448,11 @@ impl fmt::Display for Stopped {
                 "interrupted by {}; the guest was killed (QEMU and vng)",
                 if *s == SIGINT { "SIGINT" } else { "SIGTERM" }
             ),
+            Stopped::NotBooted(d) => write!(
+                f,
+                "the guest printed nothing within {} s of its start: it hung booting; it was killed",
+                d.as_secs()
+            ),
         }
     }
 }
@@ -456,7 +463,7 @@ impl Stopped {
     /// The exit code for it: 124 like timeout(1), 128+N for a signal.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Stopped::Timeout(..) => 124,
+            Stopped::Timeout(..) | Stopped::NotBooted(_) => 124,
             Stopped::Signal(s) => 128 + s,
         }
     }
@@ -567,8 +574,79 @@ fn boot(
     if fake.is_none() && !Path::new(&image).exists() {
         bail!("kernel image {image} not found (scripts/install-deps.sh unpacks one)");
     }
-    let mut c = Command::new(fake.as_deref().unwrap_or("vng"));
-    c.arg("--run").arg(&image).arg("--disable-kvm");
+    let limit = boot_limit(topo)?;
+    // The guest's command starts by printing BOOTED: a guest that has not
+    // printed it after `limit` hung booting (seen under TCG on a loaded
+    // host: no output at all, QEMU busy, for as long as it was let run).
+    // Nothing of ours has run in it yet, so it is booted again, saying so,
+    // up to BOOT_TRIES times; --timeout bounds each boot's whole run.
+    let cmd = format!("echo {BOOTED}; {cmd}");
+    let mut on_line = on_line;
+    for n in 1..=BOOT_TRIES {
+        let line = on_line.as_mut().map(|f| &mut **f as &mut dyn FnMut(&str));
+        match attempt(
+            fake.as_deref(),
+            &image,
+            &kver,
+            topo,
+            verbose,
+            rwdirs,
+            &cmd,
+            timeout,
+            limit,
+            line,
+        ) {
+            Err(e) if matches!(e.downcast_ref::<Stopped>(), Some(Stopped::NotBooted(_))) => {
+                if n == BOOT_TRIES {
+                    bail!(
+                        "the guest did not finish booting within {} s, {BOOT_TRIES} times (ARBOR_VM_BOOT_TIMEOUT sets the bound)",
+                        limit.as_secs()
+                    );
+                }
+                eprintln!("arbor vm: booting it again (try {} of {BOOT_TRIES})", n + 1);
+            }
+            res => return res,
+        }
+    }
+    unreachable!("the last try returns")
+}
+
+/// The first line of every guest command (filtered out of its output): the
+/// guest has booted and the command runs.
+const BOOTED: &str = "arbor-vm: the guest booted";
+/// Boots tried before a guest that hangs booting is given up.
+const BOOT_TRIES: u32 = 3;
+
+/// How long a guest may take to boot before it counts as hung: 5 minutes
+/// plus 6 s per vCPU (under TCG on a loaded 2-core host an 8-CPU guest
+/// boots in 1-2.5 minutes, a 96-CPU one in 7-8.5), or
+/// ARBOR_VM_BOOT_TIMEOUT seconds.
+fn boot_limit(topo: &VmTopology) -> Result<Duration> {
+    match std::env::var("ARBOR_VM_BOOT_TIMEOUT") {
+        Ok(v) if !v.is_empty() => match v.parse::<f64>() {
+            Ok(s) if s > 0.0 && s.is_finite() => Ok(Duration::from_secs_f64(s)),
+            _ => bail!("ARBOR_VM_BOOT_TIMEOUT={v:?}: not a positive number of seconds"),
+        },
+        _ => Ok(Duration::from_secs(300 + 6 * u64::from(topo.nr_cpus()))),
+    }
+}
+
+/// One boot of the guest, supervised (see `run_with`).
+#[allow(clippy::too_many_arguments)]
+fn attempt(
+    fake: Option<&str>,
+    image: &str,
+    kver: &str,
+    topo: &VmTopology,
+    verbose: bool,
+    rwdirs: &[PathBuf],
+    cmd: &str,
+    timeout: Option<Duration>,
+    limit: Duration,
+    on_line: Option<&mut dyn FnMut(&str)>,
+) -> Result<i32> {
+    let mut c = Command::new(fake.unwrap_or("vng"));
+    c.arg("--run").arg(image).arg("--disable-kvm");
     c.args(topo.vng_args());
     if verbose {
         c.arg("--verbose");
@@ -628,7 +706,7 @@ fn boot(
         .stderr(Stdio::null())
         .process_group(0)
         .spawn();
-    let res = supervise(&mut child, pgid, timeout, on_line);
+    let res = supervise(&mut child, pgid, timeout, limit, on_line);
     // whatever happened, nothing of the guest stays behind
     unsafe { kill(-pgid, SIGKILL) };
     let _ = child.wait();
@@ -644,6 +722,7 @@ fn supervise(
     child: &mut std::process::Child,
     pgid: i32,
     timeout: Option<Duration>,
+    boot_limit: Duration,
     on_line: Option<&mut dyn FnMut(&str)>,
 ) -> Result<i32> {
     let start = Instant::now();
@@ -662,6 +741,7 @@ fn supervise(
     let mut stdout = std::io::stdout();
     // where a hung guest stopped: its last non-empty line, and when
     let mut last: Option<(Duration, String)> = None;
+    let mut booted = false;
     let stopped = loop {
         let sig = GOT_SIGNAL.load(Ordering::SeqCst);
         if sig != 0 {
@@ -672,11 +752,18 @@ fn supervise(
                 break Some(Stopped::Timeout(t, last.take()));
             }
         }
+        if !booted && start.elapsed() >= boot_limit {
+            break Some(Stopped::NotBooted(boot_limit));
+        }
         match rx.recv_timeout(Duration::from_millis(100)) {
             Ok(line) => {
                 let line = line.context("reading the guest's output")?;
                 let text = String::from_utf8_lossy(&line);
                 let text = text.trim_end_matches('\r');
+                if !booted && text == BOOTED {
+                    booted = true;
+                    continue;
+                }
                 if !text.trim().is_empty() {
                     last = Some((start.elapsed(), text.chars().take(200).collect()));
                 }

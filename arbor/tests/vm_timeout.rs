@@ -6,7 +6,7 @@
 //! timeout's message names that line, where the guest stopped.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn tempdir(tag: &str) -> PathBuf {
@@ -191,5 +191,96 @@ fn arbor_bin_reaches_the_guest_command() {
         o.contains("export ARBOR_BIN='/x y/scx_arbor'; tests/vm/suite.sh"),
         "{o}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A fake vng that runs its --exec line with sh, except on its first
+/// `hung` starts: then it prints nothing and sleeps (a guest that hangs
+/// booting). Each start's pid goes to `dir/starts`.
+fn booting_runner(dir: &Path, hung: u32) -> PathBuf {
+    let p = dir.join("boot-vng");
+    std::fs::write(
+        &p,
+        format!(
+            "#!/bin/sh\n\
+             echo $$ >> {dir}/starts\n\
+             n=$(wc -l < {dir}/starts)\n\
+             if [ \"$n\" -le {hung} ]; then trap '' TERM INT; while :; do sleep 1; done; fi\n\
+             while [ $# -gt 0 ]; do [ \"$1\" = --exec ] && exec sh -c \"$2\"; shift; done\n\
+             exit 99\n",
+            dir = dir.display()
+        ),
+    )
+    .unwrap();
+    Command::new("chmod").arg("+x").arg(&p).status().unwrap();
+    p
+}
+
+fn boot_with(dir: &Path, runner: &Path, limit: &str, cmd: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .env("ARBOR_VM_RUNNER", runner)
+        .env("ARBOR_VM_BOOT_TIMEOUT", limit)
+        .args(["vm", "--topology", "1s2c2t", "--timeout", "600", "--", cmd])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn starts(dir: &Path) -> Vec<i32> {
+    std::fs::read_to_string(dir.join("starts"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect()
+}
+
+/// A guest that hangs booting (no output at all) is killed after the boot
+/// bound and booted again; the command then runs once, its output without
+/// the boot marker, its exit code arbor vm's.
+#[test]
+fn a_guest_that_hangs_booting_is_booted_again() {
+    let dir = tempdir("reboot");
+    let out = boot_with(&dir, &booting_runner(&dir, 1), "1", "echo ran; exit 3");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let o = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("it hung booting"), "{err}");
+    assert!(err.contains("booting it again (try 2 of 3)"), "{err}");
+    assert_eq!(o, "ran\n", "{err}");
+    let ps = starts(&dir);
+    assert_eq!(ps.len(), 2, "{ps:?}");
+    assert!(all_gone(&ps), "a hung boot survived: {ps:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Three hung boots: one line saying so, exit non-zero, nothing left.
+#[test]
+fn a_guest_that_never_boots_is_given_up() {
+    let dir = tempdir("noboot");
+    let t = Instant::now();
+    let out = boot_with(&dir, &booting_runner(&dir, 9), "1", "echo ran");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("the guest did not finish booting within 1 s, 3 times"),
+        "{err}"
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("ran"));
+    let ps = starts(&dir);
+    assert_eq!(ps.len(), 3, "{ps:?}");
+    assert!(all_gone(&ps), "a hung boot survived: {ps:?}");
+    assert!(t.elapsed() < Duration::from_secs(60));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_bad_boot_bound_is_one_line() {
+    let dir = tempdir("badboot");
+    let out = boot_with(&dir, &booting_runner(&dir, 0), "soon", "true");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("ARBOR_VM_BOOT_TIMEOUT=\"soon\""), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
