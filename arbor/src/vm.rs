@@ -417,8 +417,8 @@ extern "C" fn on_signal(sig: i32) {
 #[derive(Debug, PartialEq, Eq)]
 pub enum Stopped {
     /// After the bound, with the guest's last line of output and how long
-    /// after the start it came (none: the guest printed nothing, so it hung
-    /// booting or before its command's first line).
+    /// after the start it came (the boot marker if its command printed
+    /// nothing; none: it never finished booting).
     Timeout(Duration, Option<(Duration, String)>),
     Signal(i32),
     /// The guest's command had not started after the boot bound.
@@ -440,7 +440,7 @@ impl fmt::Display for Stopped {
                         "its last line came {}s after the start: {line}",
                         at.as_secs()
                     ),
-                    None => write!(f, "it printed nothing (it hung booting?)"),
+                    None => write!(f, "it printed nothing (it hung booting)"),
                 }
             }
             Stopped::Signal(s) => write!(
@@ -761,7 +761,10 @@ fn supervise(
                 let text = String::from_utf8_lossy(&line);
                 let text = text.trim_end_matches('\r');
                 if !booted && text == BOOTED {
+                    // (kept as the last line: a guest that hangs before its
+                    // command prints anything stopped here, not booting)
                     booted = true;
+                    last = Some((start.elapsed(), BOOTED.to_string()));
                     continue;
                 }
                 if !text.trim().is_empty() {

@@ -284,3 +284,34 @@ fn a_bad_boot_bound_is_one_line() {
     assert!(err.contains("ARBOR_VM_BOOT_TIMEOUT=\"soon\""), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A guest that booted and then hangs silently: the timeout names the boot
+/// marker as its last line (it did not hang booting).
+#[test]
+fn a_silent_hang_after_boot_is_not_called_a_boot_hang() {
+    let dir = tempdir("silent");
+    let out = Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .env("ARBOR_VM_RUNNER", booting_runner(&dir, 0))
+        .args([
+            "vm",
+            "--topology",
+            "1s2c2t",
+            "--timeout",
+            "2",
+            "--",
+            "sleep 100",
+        ])
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(124), "{err}");
+    assert!(
+        err.contains("s after the start: arbor-vm: the guest booted"),
+        "{err}"
+    );
+    assert!(!err.contains("hung booting"), "{err}");
+    assert!(all_gone(&starts(&dir)), "the guest survived");
+    let _ = std::fs::remove_dir_all(&dir);
+}
