@@ -30,7 +30,9 @@ nice_share() {
 	a0=$(cpu_ticks $a); b0=$(cpu_ticks $b)
 	nap "$NICE_SECS"
 	a1=$(cpu_ticks $a); b1=$(cpu_ticks $b)
-	kill $a $b; wait $a $b 2>/dev/null
+	# bounded (wait_limit): a loop that outlives SIGTERM is killed after
+	# 30 s instead of hanging the guest until arbor vm's --timeout
+	kill $a $b; wait_limit $a 30 2>/dev/null; wait_limit $b 30 2>/dev/null
 	echo $(( 1000 * (a1 - a0) / (a1 - a0 + b1 - b0 + 1) ))
 }
 
