@@ -237,7 +237,7 @@ pub const FEATURES: &[Feature] = &[
         bit: bpf_intf::arbor_feature_FEAT_IDLE_PULL,
         default: false,
         seed: None,
-        help: "a CPU going idle while a task waits in its LLC tries its core and its LLC, past newidle's cost bound and NI_RANDOM dice; above the LLC, where a pull costs the task its cache, those still decide (kernel: sched_balance_newidle's two predictions, replaced by the fact; cosmos: an idle CPU always drains its node's queue). Counter: idle_pulls",
+        help: "a CPU going idle while a task waits in its LLC tries its core and its LLC, past newidle's cost bound and NI_RANDOM dice, and where its node holds several LLCs (POWER cores, CCXs, clusters) the node too, cache-hot tasks included; across nodes those still decide (kernel: sched_balance_newidle's two predictions, replaced by the fact; cosmos: an idle CPU always drains its node's queue). Counter: idle_pulls",
     },
     // Ours, as WAKE_NODE: policy.h arbor_sync_local has the
     // rule and its sources.
@@ -255,7 +255,7 @@ pub const FEATURES: &[Feature] = &[
         bit: bpf_intf::arbor_feature_FEAT_SIS_NODE,
         default: false,
         seed: None,
-        help: "when select_idle_sibling finds no idle CPU in target's LLC, take the nearest idle CPU of its node (from prev) that has been idle for --migration-cost-us already, while under 85% of the node is busy; nothing where a node is one LLC (kernel: SIS_NODE of the 2023 multi-LLC select_idle_sibling, not merged; task_hot from the CPU's side; sched_ext's scx_select_cpu_dfl LLC-then-node order; seed 000's small-LLC premise). On in default only (docs/findings/2026-11-27-spawn-parent; versions: docs/findings/2026-11-27-sis-node). Counter: sis_node_found",
+        help: "when select_idle_sibling finds no idle CPU in target's LLC, take an idle CPU of its node, from prev: the nearest one idle for --migration-cost-us already, else the nearest, while under 85% of the node is busy; nothing where a node is one LLC (kernel: SIS_NODE of the 2023 multi-LLC select_idle_sibling, not merged; task_hot from the CPU's side; sched_ext's scx_select_cpu_dfl LLC-then-node order; seed 000's small-LLC premise). On in default only (docs/findings/2026-11-27-spawn-parent; versions: docs/findings/2026-11-27-sis-node). Counter: sis_node_found",
     },
     // Ours: a cost saving, not a placement rule; on in
     // every profile because the placement is the same either way
@@ -374,7 +374,9 @@ pub const DEFAULT_ONLY: &[(&str, &str)] = &[
          skipped by its dice; with it 1.7% and hackbench 5.2% faster, xeon-88 schbench p99 29% lower \
          (sim, 5 seeds; docs/findings/2026-11-26-default-vs-peers-2). Forced only within the LLC since \
          power11 schbench p99 was 23.9 us forced everywhere, 16.2 within the LLC \
-         (docs/findings/2026-11-28-idle-pull-llc)",
+         (docs/findings/2026-11-28-idle-pull-llc). Forced in the node where it holds several LLCs: \
+         power10 hackbench -30.7% -> -11.7% against cosmos, perf-messaging -7.0% -> +0.5%, a POWER SMT4 \
+         hackbench -40.6% -> -13.2% (sim, 5-20 seeds; policy.h arbor_idle_pull_level)",
     ),
     (
         "SYNC_LOCAL",
@@ -388,7 +390,10 @@ pub const DEFAULT_ONLY: &[(&str, &str)] = &[
         "once the simulator forks a workload's tasks from a running parent, power11 hackbench \
          ties cosmos with it (-12.8% +-14.9) and loses without (-41.7% +-37.7), wakeprobe p99 \
          likewise (-0.8% +-2.2 against -4.0% +-1.8); x86-12 and xeon-88, one LLC per node, \
-         unchanged to the digit (sim, 5 seeds; docs/findings/2026-11-27-spawn-parent)",
+         unchanged to the digit (sim, 5 seeds; docs/findings/2026-11-27-spawn-parent). The nearest idle CPU \
+         when none has been idle for the migration cost: power11 perf-messaging -11.8% -> -0.3% against \
+         cosmos, a 128-CPU POWER SMT8 hackbench -17.9% -> +3.4% (sim, 5-20 seeds; policy.h \
+         arbor_sis_node_idle_ok)",
     ),
     (
         "PREEMPT_SYNC",

@@ -701,11 +701,15 @@ static __always_inline bool balance(s32 this, struct cpu_ctx *cc, enum pull_kind
 			if (cost_ok && feat(FEAT_NI_RANDOM))
 				weight = arbor_newidle_dice(cc->ni_ratio[lv], arbor_rng_next(&cc->rng));
 			/*
-			 * IDLE_PULL (policy.h): try a level within the LLC anyway;
-			 * the baseline's statistics as if skipped
+			 * IDLE_PULL (policy.h): try a level within the LLC (or
+			 * a node of small LLCs) anyway; the baseline's statistics
+			 * as if skipped
 			 */
-			switch (arbor_newidle_level(feat(FEAT_IDLE_PULL), level <= LVL_LLC, cost_ok,
-						    weight)) {
+			switch (arbor_newidle_level(feat(FEAT_IDLE_PULL),
+						    arbor_idle_pull_level(level, nr_nodes,
+									  node_nr_llcs[node_of(this) &
+										       (MAX_NODES - 1)]),
+						    cost_ok, weight)) {
 			case NI_STOP:
 				if (!*tried)
 					stat_inc(STAT_NEWIDLE_GATED);
@@ -730,9 +734,8 @@ static __always_inline bool balance(s32 this, struct cpu_ctx *cc, enum pull_kind
 		src = find_busiest(this, level, &busiest_nr, kind == PULL_KICKED);
 		pulled = false;
 		if (src >= 0 && (kind != PULL_BUSY || busiest_nr >= cc->nr_running + 2))
-			/* cache-hot tasks: not across LLCs; nor at an LLC level only IDLE_PULL tries (policy.h) */
-			pulled = pull_from(this, src, level,
-					   level > LVL_LLC || (forced && level == LVL_LLC), t0);
+			/* cache-hot tasks: policy.h arbor_pull_hot_test */
+			pulled = pull_from(this, src, level, arbor_pull_hot_test(level, forced), t0);
 
 		t1 = bpf_ktime_get_ns();
 		cost = t1 - t0;

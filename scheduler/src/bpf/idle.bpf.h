@@ -118,7 +118,8 @@ static __always_inline void snapshot_llc_idle(struct llc_snapshot *s, const stru
 /*
  * SIS_NODE (ours, policy.h arbor_sis_node_pick): the nearest idle CPU of
  * target's node, from prev (arbor_sis_node_from), that has been idle for
- * the migration cost already (arbor_sis_node_idle_ok), read from the
+ * the migration cost already (arbor_sis_node_idle_ok) among the
+ * SIS_NODE_TRIES nearest, else the nearest idle one, read from the
  * wake-up's copy of the idle mask (copy_idle_mask, taken by select_cpu on
  * `this`); -1 if none. No helper or kfunc call: the CPU contexts and the
  * node bitmaps are global data. A rejected
@@ -131,7 +132,7 @@ static __always_inline void snapshot_llc_idle(struct llc_snapshot *s, const stru
 __noinline s32 arbor_sis_node(s32 this, s32 target, s32 prev, u64 now)
 {
 	u32 n = mask_words(), node, k, me = this, t = target, pv = prev, from;
-	s32 cpu;
+	s32 cpu, nearest = -1;
 	u64 *ib;
 
 	if (me >= MAX_CPUS || t >= MAX_CPUS || pv >= MAX_CPUS)
@@ -154,13 +155,16 @@ __noinline s32 arbor_sis_node(s32 this, s32 target, s32 prev, u64 now)
 
 		cpu = arbor_sis_node_pick(ib, node_cpus[node], n, from);
 		if (cpu < 0 || cpu >= MAX_CPUS)
-			return -1;
+			break;
 		c = lookup_cpu_ctx(cpu);
 		if (c && arbor_sis_node_idle_ok(c->idle_stamp, now, balance_cfg.migration_cost_ns))
 			return cpu;
+		if (nearest < 0)
+			nearest = cpu;
 		arbor_mask_clear(ib, CPU_MASK_WORDS, cpu);
 	}
-	return -1;
+	/* none idle for the migration cost among them: the nearest idle one */
+	return nearest;
 }
 
 /*

@@ -283,10 +283,12 @@ ARBOR_POLICY bool arbor_newidle_level_ok(u64 avg_idle, u64 spent, u64 level_cost
  *    pass 1 when NI_RANDOM is off);
  *  - NI_TRY:  the baseline tries the level;
  *  - NI_FORCE: IDLE_PULL tries a level within the LLC (SMT, LLC) that the
- *    baseline would have stopped at or skipped.
+ *    baseline would have stopped at or skipped (and, where a node holds
+ *    several LLCs, the node's level: arbor_idle_pull_level).
  * With IDLE_PULL every level within the LLC is tried, nearest first, until
  * one pull succeeds; above the LLC (node, machine) the baseline's two
- * predictions still decide. The caller enters the walk only while
+ * predictions still decide, but for the node of small LLCs. The caller
+ * enters the walk only while
  * some CPU has a task waiting (nr_overloaded, a CPU with nr_running >= 2),
  * and the pull rules are the baseline's (affinity, no cache-hot task across
  * LLCs, seed 002's LLC rule), and at a forced LLC level no cache-hot task
@@ -351,6 +353,65 @@ ARBOR_POLICY u32 arbor_newidle_level(bool idle_pull, bool within_llc, bool cost_
 	if (idle_pull && within_llc)
 		return NI_FORCE;
 	return cost_ok ? NI_SKIP : NI_STOP;
+}
+
+/*
+ * The levels IDLE_PULL forces (arbor_newidle_level's within_llc): those
+ * within the LLC (SMT, LLC) on every machine, and, where the CPU's node
+ * holds several LLCs, the level that spans the node: LVL_NODE, or
+ * LVL_MACHINE on a machine of one node (whose walk skips the node level).
+ * Never across nodes.
+ *
+ * Why the node where LLCs are small. On POWER an LLC is one core's 4
+ * threads (28 per power11 node, 16 on a power10 LPAR), on an EPYC a CCX,
+ * on a hybrid laptop or a phone a cluster: a task that waits in one of
+ * them waits for its 4-16 CPUs while the rest of its node may idle, and
+ * the forced LLC level can only look in the idle CPU's own LLC. The
+ * baseline's node level is gated by its predictions (cost bound, NI_RANDOM
+ * dice) and by task_hot(), and on these machines it rarely pulls: measured
+ * (sim, power10 hackbench:g=2,l=100, 3 seeds), 183 wake-ups a run queued
+ * behind a busy CPU, 234 us each on average, while CPUs of the node idled
+ * 7.7% of the time a task waited; cosmos, whose idle CPUs drain their
+ * node's shared queue, 0.6%. Where the node is one LLC (x86-12, xeon-88,
+ * a one-LLC phone) the LLC level already is the node and nothing changes.
+ * Across nodes the task also leaves its memory, and there the baseline
+ * still decides (the forced-everywhere version cost power11 schbench's
+ * p99: 23.9 us against 16.2, docs/findings/2026-11-28-idle-pull-llc).
+ * Measured with SIS_NODE's preference (arbor_sis_node_idle_ok), `arbor sim
+ * verdict` of default against the best peer, 5-20 seeds a cell, before and
+ * after: power10 hackbench -30.7% [-44.5, -17.0] -> -11.7% [-16.9, -6.6] and
+ * perf-messaging -7.0% -> +0.5% (cosmos); a 72-CPU POWER SMT4
+ * (random-20261206-2) hackbench -40.6% -> -13.2%; schbench p99 against lavd
+ * -4.2% -> -2.4% (power10), -8.0% -> -4.3% and -37.6% -> -16.0% (a 256-CPU
+ * two-socket AMD-like NPS1, random-20261206-5); never worse than stock in 63
+ * cells of ten machines.
+ */
+ARBOR_POLICY bool arbor_idle_pull_level(u32 level, u32 nr_nodes, u32 node_llcs)
+{
+	if (level <= LVL_LLC)
+		return true;
+	if (node_llcs <= 1)
+		return false;
+	return level == LVL_NODE || (level == LVL_MACHINE && nr_nodes <= 1);
+}
+
+/*
+ * Whether a pull at `level` refuses a cache-hot task (arbor_can_pull's
+ * hot_test): the baseline's pulls above the LLC (task_hot() across
+ * caches); IDLE_PULL's forced pulls at the LLC level (the x86-12 wakeprobe
+ * case above); not its forced pulls at the node level of a node of small
+ * LLCs. The tasks those find wait behind a running task of a small LLC,
+ * and task_hot() judges by when they last ran, not by how long they will
+ * still wait: on those machines nearly every waiting wakee ran within the
+ * migration cost, so with the test the node level pulled almost nothing
+ * (random-20261206-2, POWER SMT4, hackbench: CPUs idle while a task
+ * waited 12.5% of the time with it, 7.3% without; 5 seeds).
+ */
+ARBOR_POLICY bool arbor_pull_hot_test(u32 level, bool forced)
+{
+	if (forced)
+		return level == LVL_LLC;
+	return level > LVL_LLC;
 }
 
 

@@ -148,6 +148,18 @@ ARBOR_POLICY u32 arbor_sis_node_from(s32 target, s32 prev, u32 target_node, u32 
  * CPU 0) the fork burst had crowded moved onto the seats of other workers
  * that had just slept, and the workers' wake-up p99 over the run rose from
  * 15 to 32 us; with this test, 15.9 (docs/findings/2026-11-27-sis-node).
+ *
+ * A preference, not a veto: when none of the SIS_NODE_TRIES nearest idle
+ * CPUs has been idle that long, the nearest idle one is taken all the same
+ * (arbor_sis_node in idle.bpf.h). The alternative is to queue the wakee
+ * behind a busy CPU of its small LLC for the rest of that CPU's slice while
+ * the node has an idle CPU. Measured (sim, 5-20 seeds a cell, `arbor sim
+ * verdict` against cosmos, the best peer there): with the veto, power11
+ * perf-messaging -11.8% [-19.3, -4.2], a 128-CPU POWER SMT8 hackbench and
+ * perf-messaging -17.9% and -20.1% (random-20261206-3); with the preference
+ * -0.3% [-2.3, +1.8], +3.4% [+1.7, +5.1] and +6.7% [+0.6, +12.8]; power11
+ * schbench's p99 16.9 and 17.2 us (its seats: the preference still finds a
+ * lasting idle CPU first where there is one).
  */
 ARBOR_POLICY bool arbor_sis_node_idle_ok(u64 idle_stamp, u64 now, u64 migration_cost)
 {

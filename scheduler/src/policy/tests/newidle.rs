@@ -163,3 +163,35 @@ fn avg_idle_cap_is_twice_the_summed_level_costs_floored_by_migration_cost() {
         assert_eq!(arbor_avg_idle_cap(500_000, 300_000 + 400_000), 1_400_000);
     }
 }
+
+/// IDLE_PULL's reach (arbor_idle_pull_level) and the cache-hot test of each
+/// pull (arbor_pull_hot_test), on crafted machines: within the LLC always;
+/// the node's level only where the node holds several LLCs (power11: 2
+/// nodes of 28 LLCs; power10: one node of 16, whose walk has no node level,
+/// so the machine level is the node); never across nodes; and a forced
+/// node-level pull takes a cache-hot task where the baseline's would not.
+#[test]
+fn idle_pull_reaches_the_node_only_where_the_node_holds_several_llcs() {
+    use crate::bpf_intf::{
+        arbor_level_LVL_LLC as LLC, arbor_level_LVL_MACHINE as MACHINE,
+        arbor_level_LVL_NODE as NODE, arbor_level_LVL_SMT as SMT,
+    };
+    let reach = |level, nodes, llcs| unsafe { arbor_idle_pull_level(level, nodes, llcs) };
+    // x86-12 (1 node, 1 LLC) and xeon-88 (2 nodes, 1 LLC each): the LLC only
+    for (nodes, llcs) in [(1, 1), (2, 1)] {
+        assert!(reach(SMT, nodes, llcs) && reach(LLC, nodes, llcs));
+        assert!(!reach(NODE, nodes, llcs) && !reach(MACHINE, nodes, llcs));
+    }
+    // power11: the node, not the machine
+    assert!(reach(LLC, 2, 28) && reach(NODE, 2, 28));
+    assert!(!reach(MACHINE, 2, 28));
+    // power10, epyc NPS1: one node, so the machine level is the node
+    assert!(reach(MACHINE, 1, 16));
+    let hot = |level, forced| unsafe { arbor_pull_hot_test(level, forced) };
+    // the baseline: task_hot() above the LLC only
+    assert!(!hot(SMT, false) && !hot(LLC, false));
+    assert!(hot(NODE, false) && hot(MACHINE, false));
+    // IDLE_PULL: at its forced LLC level yes, at its forced node level no
+    assert!(!hot(SMT, true) && hot(LLC, true));
+    assert!(!hot(NODE, true) && !hot(MACHINE, true));
+}
