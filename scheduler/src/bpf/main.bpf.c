@@ -1177,6 +1177,7 @@ void BPF_STRUCT_OPS(arbor_tick, struct task_struct *p)
 	if (tctx) {
 		eevdf_charge(tctx, now);	/* update_curr at the tick */
 		/* account_cfs_rq_runtime: a throttled group's task ends its slice */
+		cg_charge_start(tctx, now);
 		if (tctx->cg_exec && cg_charge(tctx, now))
 			p->scx.slice = 0;
 		eevdf_reweight(p, tctx);	/* update_cfs_group at the tick */
