@@ -325,3 +325,29 @@ fn cpu_max_written_mid_run_starts_throttling() {
     assert!((7..=11).contains(&c["cg_throttles"]), "{c:?}");
     assert_eq!(calls(&o, "cgroup_set_bandwidth"), 1);
 }
+
+/// 20 spinning threads in a group of cpu.weight 1 against one thread in a
+/// group of weight 100, on one CPU for 10 s: fair.c gives the 20 together
+/// the group's 10 / (10 + 1024) of the CPU (sched_weight_from_cgroup: 1 ->
+/// 10 on the 1024 scale). Each one's flattened weight is 1024 * 10 / 20480
+/// = 0.5 units: on the fine scale (policy.h ARBOR_W_SHIFT) it is kept; on
+/// the 1024 scale it was floored at MIN_SHARES = 2 and the 20 took 40 /
+/// (40 + 1024), about 4%. Each thread runs a tick about every 2 s, so the
+/// share is read from 2 s to 10 s, past the start, where all ran at once.
+#[test]
+fn a_crowded_group_of_weight_1_keeps_its_small_share() {
+    let w = "spinners:procs=1,threads=20,time=10,cg=/low:weight=1 \
+             & spinners:procs=1,threads=1,time=10,cg=/x:weight=100";
+    let o = run("shape:c=1,t=1", "arbor:default", w);
+    let s = window_shares(&o, 2, 2000 * MS, 10_000 * MS);
+    let want = 10.0 / 1034.0;
+    eprintln!(
+        "weight 1 x 20 threads: {:.4} of the CPU, fair.c {want:.4}",
+        s[0]
+    );
+    assert!(
+        (s[0] - want).abs() <= 0.004,
+        "the weight-1 group got {:.4}, not {want:.4} +-0.004",
+        s[0]
+    );
+}
