@@ -16,7 +16,8 @@
 //!   enqueue_task with the matching ENQUEUE_RESTORE | ENQUEUE_MOVE |
 //!   ENQUEUE_NOCLOCK; a running task is rescheduled (resched_curr).
 //!   A task that has not started yet is only placed in the group (it is
-//!   created there); one that exited is skipped.
+//!   created there); one that exited is skipped; a real-time task gets
+//!   ops.cgroup_move alone (its own class dequeues and enqueues it).
 //! - **weight**: a cpu.weight write; scx_group_set_weight calls
 //!   ops.cgroup_set_weight(cgrp, weight) only if the weight changes. fair.c
 //!   refuses a write to an idle group (sched_group_set_shares: EINVAL), and
@@ -514,6 +515,18 @@ impl Core {
         }
         let flags = abi::DEQUEUE_SAVE | abi::DEQUEUE_MOVE | abi::DEQUEUE_NOCLOCK;
         for &(t, from) in &live {
+            if self.is_rt(t) {
+                // a real-time task (core/rt.rs) is dequeued and enqueued by
+                // its own class, with no sched_ext callback; ext.c still
+                // tells the scheduler of its move (scx_cgroup_move_task)
+                ops.cgroup_attach(self, t, to);
+                if has.move_ {
+                    self.call(caller, Ctx::Other, "cgroup_move", |c| {
+                        ops.cgroup_move(c, t, from, to)
+                    });
+                }
+                continue;
+            }
             let running = matches!(self.tasks[t].state, TaskState::Running(_));
             self.change(ops, caller, t, flags, |c, ops| {
                 // sched_change_group: the task's css_set and task group

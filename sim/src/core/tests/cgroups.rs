@@ -241,3 +241,41 @@ fn group_writes_reach_the_scheduler_when_they_change_something() {
     assert!(core.cgroups.nodes()[2].removed);
     assert_eq!(core.cgroups.nodes()[1].weight, 400);
 }
+
+/// A running SCHED_FIFO task (core/rt.rs) moved: prep_move and
+/// cgroup_move, and no sched_ext dequeue / enqueue callback around them
+/// (its own class requeues it).
+#[test]
+fn a_real_time_task_moves_with_the_cgroup_callbacks_alone() {
+    let mut s = Sched::fifo_queued();
+    s.cgroups = true;
+    let mut w = Script::new()
+        .rt_task("r", 50, 0, None, &[Act::Run(3 * MS)])
+        .in_cgroup("/a")
+        .task("b", &[Act::Run(MS)])
+        .in_cgroup("/b");
+    let (core, stop) = run_with(
+        flat(2),
+        zero_cost(),
+        with_events("1ms move 0 /b"),
+        &mut s,
+        &mut w,
+    );
+    stopped_ok(&stop);
+    assert_eq!(
+        after(&s.log, 0, MS),
+        [
+            Call::PrepMove {
+                t: 0,
+                from: 1,
+                to: 2
+            },
+            Call::CgMove {
+                t: 0,
+                from: 1,
+                to: 2
+            },
+        ]
+    );
+    assert_eq!(core.cgroups.of_task(0), 2);
+}
