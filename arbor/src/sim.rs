@@ -87,8 +87,8 @@ pub struct SimArgs {
     /// `TIME idle /PATH 0|1` (cpu.idle), `TIME mkdir /PATH`, `TIME rmdir
     /// /PATH` (its tasks moved out first). The groups are the workload's
     /// (cg=) and those made by mkdir; the scheduler hears of each change
-    /// as ext.c tells it (docs/sim/ext-semantics.md, "Cgroup changes"),
-    /// e.g. --cgroup-event '500ms move 0-3 /b; 1s weight /a 400'.
+    /// as ext.c tells it (docs/sim/ext-semantics.md, "Cgroup changes during
+    /// a run"), e.g. --cgroup-event '500ms move 0-3 /b; 1s weight /a 400'.
     #[arg(long = "cgroup-event", value_name = "EVENT")]
     cgroup_events: Vec<String>,
     /// Override a cost-model parameter, NAME=VALUE (see --list).
