@@ -76,6 +76,21 @@ pub struct SimArgs {
     /// (docs/sim/ext-semantics.md, "CPU hotplug").
     #[arg(long, value_name = "EVENTS")]
     hotplug: Option<String>,
+    /// A cgroup change during each run, repeatable; one value may hold
+    /// several separated by ';'. Each is TIME OP ARGS, TIME with a unit
+    /// (ns, us, ms, s): `TIME move TASKS /PATH` (task ids like 0-3,7, as
+    /// one write to cgroup.procs; the ids are the run's tasks in the
+    /// workload's order, a model's forking parent after its own tasks, in
+    /// A & B those of A first), `TIME weight /PATH W` (cpu.weight,
+    /// 1..10000), `TIME max /PATH QUOTA[/PERIOD]` or `TIME max /PATH max`
+    /// (cpu.max in microseconds), `TIME burst /PATH US` (cpu.max.burst),
+    /// `TIME idle /PATH 0|1` (cpu.idle), `TIME mkdir /PATH`, `TIME rmdir
+    /// /PATH` (its tasks moved out first). The groups are the workload's
+    /// (cg=) and those made by mkdir; the scheduler hears of each change
+    /// as ext.c tells it (docs/sim/ext-semantics.md, "Cgroup changes during
+    /// a run"), e.g. --cgroup-event '500ms move 0-3 /b; 1s weight /a 400'.
+    #[arg(long = "cgroup-event", value_name = "EVENT")]
+    cgroup_events: Vec<String>,
     /// Override a cost-model parameter, NAME=VALUE (see --list).
     #[arg(long = "cost", value_name = "NAME=VALUE")]
     costs: Vec<String>,
@@ -317,6 +332,7 @@ pub fn main(a: SimArgs) -> Result<i32> {
             Some(h) => arbor_sim::core::hotplug::parse(h)?,
             None => Vec::new(),
         },
+        cgroup_events: arbor_sim::core::cgroup_events::parse(&a.cgroup_events)?,
         ..Config::default()
     };
     cfg.validate()?;

@@ -133,7 +133,14 @@ impl Plan {
             .map(|s| SchedSpec::parse(s).and_then(|sp| sp.knobs(&knobs).map(|_| sp)))
             .collect::<Result<_>>()?;
         for w in workloads {
-            workload::spec::parse(w, machine.nr_cpus(), seed)?;
+            let wl = workload::spec::parse(w, machine.nr_cpus(), seed)?;
+            // the cgroup events against each workload's groups and tasks
+            if !cfg.cgroup_events.is_empty() {
+                let specs = wl.tasks();
+                arbor_sim::core::cgroup::Cgroups::from_specs(&specs)?
+                    .check_events(&cfg.cgroup_events, specs.len())
+                    .map_err(|e| anyhow::anyhow!("{e} (workload '{w}')"))?;
+            }
         }
         Ok(Plan {
             machine,

@@ -232,6 +232,30 @@ fn bad_input_is_one_line_and_exit_2() {
             vec!["sim", "snapshot", "/proc/version"],
             "not an empty directory",
         ),
+        (
+            vec!["sim", "--cgroup-event", "1s chmod /a"],
+            "'chmod' is not an operation",
+        ),
+        (
+            vec![
+                "sim",
+                "-w",
+                "spinners:procs=1,threads=2,time=1,cg=/a",
+                "--cgroup-event",
+                "1s rmdir /a",
+            ],
+            "rmdir /a: task 0 is still in it",
+        ),
+        (
+            vec![
+                "sim",
+                "-w",
+                "spinners:procs=1,threads=2,time=1",
+                "--cgroup-event",
+                "1s move 0 /b",
+            ],
+            "no group /b then",
+        ),
     ] {
         let (rc, _, err) = arbor(&args);
         assert_eq!(rc, 2, "{args:?}: {err}");

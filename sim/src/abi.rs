@@ -213,6 +213,8 @@ pub const SCX_DEQ_SCHED_CHANGE: u64 = 1 << 33;
 /// matching ENQUEUE_RESTORE | ENQUEUE_NOCLOCK.
 pub const DEQUEUE_SAVE: u64 = 0x0002;
 pub const DEQUEUE_NOCLOCK: u64 = 0x0008;
+/// a task moves between task groups (sched_move_task); ENQUEUE_MOVE alike
+pub const DEQUEUE_MOVE: u64 = 0x0004;
 pub const ENQUEUE_RESTORE: u64 = 0x0002;
 pub const ENQUEUE_NOCLOCK: u64 = 0x0008;
 /// activate_task's flag for a task the core moved between rqs
@@ -303,11 +305,12 @@ pub struct SchedExtOps {
     /// never called: the sim prints no error-exit dumps
     pub dump: Option<unsafe extern "C" fn(*mut c_void)>,
     pub dump_task: Option<unsafe extern "C" fn(*mut c_void, P)>,
-    /// for the root cgroup, at enable / disable (ext.c scx_cgroup_init / exit)
+    /// for every cgroup at enable / disable (ext.c scx_cgroup_init / exit),
+    /// and for one made / removed at run time (scx_tg_online / offline)
     pub cgroup_init: Option<unsafe extern "C" fn(*mut c_void, *mut CgroupInitArgs) -> i32>,
     pub cgroup_exit: Option<unsafe extern "C" fn(*mut c_void)>,
-    /// never called: no task changes cgroup, no cgroup weight or cpu.max is
-    /// written at run time (cpu.max comes in cgroup_init's args)
+    /// a task's move between cgroups and the cpu.weight / cpu.max writes
+    /// of a run's cgroup events (core/cgroup_events.rs)
     pub cgroup_prep_move: Option<unsafe extern "C" fn(P, *mut c_void, *mut c_void) -> i32>,
     pub cgroup_move: Option<unsafe extern "C" fn(P, *mut c_void, *mut c_void)>,
     pub cgroup_cancel_move: Option<unsafe extern "C" fn(P, *mut c_void, *mut c_void)>,
@@ -321,7 +324,8 @@ pub struct SchedExtOps {
     /// ext.c:2951-2962); args NULL, as there
     pub cpu_acquire: Option<unsafe extern "C" fn(i32, *mut c_void)>,
     /// a cpu.idle write (scx_group_set_idle, ext.c:4744-4757): for the
-    /// groups a workload makes idle, right after the load (core/cgroup.rs)
+    /// groups a workload makes idle, right after the load (core/cgroup.rs),
+    /// and for a run's cgroup events (core/cgroup_events.rs)
     pub cgroup_set_idle: Option<unsafe extern "C" fn(*mut c_void, bool)>,
 }
 

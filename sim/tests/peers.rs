@@ -364,3 +364,50 @@ fn qmap_keeps_a_task_the_old_instance_owed_a_dequeue_across_a_restart() {
     assert!(o.ok && !o.ejected, "{}", o.stop);
     assert_eq!(o.restarts.len(), 1, "{:?}", o.restarts);
 }
+
+/// Every peer runs two groups' spinners on 2s2c2t through a move, cpu.weight,
+/// cpu.max and cpu.idle writes, an rmdir and an mkdir (`--cgroup-event`)
+/// to the end, and is called for each run-time cgroup callback it defines
+/// (lavd: its ops.cgroup_move and ops.cgroup_set_bandwidth), as for the
+/// load-time ones.
+#[test]
+fn peers_get_the_run_time_cgroup_callbacks_they_define() {
+    let events = "300ms move 0-4 /b; 400ms weight /b 300; 500ms max /b 50000; \
+                  550ms idle /b 1; 600ms rmdir /a; 700ms mkdir /c";
+    let cfg = Config {
+        cgroup_events: arbor_sim::core::cgroup_events::parse(&[events.into()]).unwrap(),
+        ..Config::default()
+    };
+    let m = presets::find("2s2c2t").unwrap();
+    let w = "spinners:procs=1,threads=4,time=1,cg=/a & spinners:procs=1,threads=4,time=1,cg=/b";
+    for peer in ["bpfland", "cosmos", "lavd", "p2dq", "rusty"] {
+        let sched = SchedSpec::parse(peer).unwrap();
+        let o = simulate_defaults(&m, &sched, w, cfg.clone(), 1).unwrap();
+        assert!(o.ok && !o.ejected, "{peer}: {}", o.stop);
+        let n = |op: &str| o.bpf_ops.iter().find(|c| c.0 == op).map_or(0, |c| c.1);
+        eprintln!(
+            "{peer}: cgroup_init {} exit {} prep_move {} move {} set_weight {} set_bandwidth {} set_idle {}",
+            n("cgroup_init"),
+            n("cgroup_exit"),
+            n("cgroup_prep_move"),
+            n("cgroup_move"),
+            n("cgroup_set_weight"),
+            n("cgroup_set_bandwidth"),
+            n("cgroup_set_idle")
+        );
+        if peer == "lavd" {
+            // five tasks moved (four threads and their parent); one
+            // cgroup_init / cgroup_exit call at the load / unload, one for
+            // /c's mkdir, one for /a's rmdir
+            assert_eq!(
+                (
+                    n("cgroup_move"),
+                    n("cgroup_set_bandwidth"),
+                    n("cgroup_init"),
+                    n("cgroup_exit")
+                ),
+                (5, 1, 2, 2)
+            );
+        }
+    }
+}

@@ -11,8 +11,8 @@
  * different CPUs may race on one group, and each transition is undone by
  * the one that pairs with it, so the sums come back to exact.
  *
- * A task's weight in its CPU's EEVDF queue (eevdf.bpf.h task_weight) is the
- * flattened one: taken when it joins the queue and refreshed at the tick
+ * A task's weight in its CPU's EEVDF queue (eevdf.bpf.h task_weight), on
+ * the fine scale (policy.h ARBOR_W_SHIFT), is the flattened one: taken when it joins the queue and refreshed at the tick
  * (update_cfs_group() at entity_tick; reweight_entity()). Tasks in the
  * root cgroup keep their own weight and take none of this path.
  *
@@ -123,8 +123,9 @@ static __always_inline void cg_task_quiescent(struct task_ctx *tctx)
 }
 
 /*
- * The weight a task has in its CPU's queue: its own, or for a task of a
- * group the flattened one (policy.h arbor_cg_weight), from its group up.
+ * The weight a task has in its CPU's queue, on the fine scale: its own, or
+ * for a task of a group the flattened one (policy.h arbor_cg_weight), from
+ * its group up.
  */
 static __always_inline u64 cg_task_weight(const struct task_struct *p, const struct task_ctx *tctx)
 {
@@ -132,8 +133,9 @@ static __always_inline u64 cg_task_weight(const struct task_struct *p, const str
 	u32 i;
 
 	if (!cg_enabled || !tctx || !tctx->cg_id)
-		return w;
-	eff = child = w;
+		return arbor_w_hi(w);
+	eff = arbor_w_hi(w);
+	child = w;
 	id = tctx->cg_on ?: tctx->cg_id;
 	/* arbor_cg_weight's product, a level at a time from the task's group up */
 	bpf_for(i, 0, ARBOR_CG_MAX_DEPTH) {

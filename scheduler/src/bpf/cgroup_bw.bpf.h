@@ -100,6 +100,20 @@ static __always_inline bool cg_charge(struct task_ctx *tctx, u64 now)
 	return thr;
 }
 
+/*
+ * The tick of a running task that running() did not start charging: its
+ * group got a quota while it ran (a cpu.max write, cgroup_set_bandwidth)
+ * and it has not switched since (a kept task gets no new running()). Its
+ * run is charged from this tick on, as update_curr charges the current
+ * task at its next tick in fair.c. Otherwise running() set the start and
+ * this does nothing.
+ */
+static __always_inline void cg_charge_start(struct task_ctx *tctx, u64 now)
+{
+	if (cg_nr_bw && tctx->cg_id && !tctx->cg_exec)
+		tctx->cg_exec = now;
+}
+
 /* The innermost throttled group of the task's, 0 if none. */
 static __always_inline u64 cg_throttled_id(const struct task_ctx *tctx)
 {

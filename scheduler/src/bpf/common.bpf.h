@@ -420,7 +420,7 @@ struct task_ctx {
 	u64 rel_deadline;	/* deadline - vruntime, kept across a migration */
 	u64 sleep_avg;		/* its queue's average when it went to sleep */
 	u64 exec_start;		/* last time its run was charged (update_curr) */
-	u64 rq_w;		/* weight it is counted with in rq_cpu's average */
+	u64 rq_w;		/* weight it is counted with in rq_cpu's average (fine scale: policy.h ARBOR_W_SHIFT) */
 	/* group scheduling (cgroup.bpf.h) */
 	u64 cg_id;		/* its cgroup's id, 0 in the root */
 	u64 cg_on;		/* the cgroup its runnable weight counts in, 0 if none */

@@ -70,7 +70,11 @@ static __always_inline struct eevdf_rq *lookup_rq(s32 cpu)
 	return bpf_map_lookup_elem(&eevdf_rqs, &key);
 }
 
-/* its own weight, or for a task of a cgroup its flattened one (cgroup.bpf.h) */
+/*
+ * its own weight, or for a task of a cgroup its flattened one (cgroup.bpf.h),
+ * on the fine scale (policy.h ARBOR_W_SHIFT): rq_w holds it; the queue's
+ * sums take it scaled down (arbor_w_down)
+ */
 static __always_inline u64 task_weight(const struct task_struct *p, const struct task_ctx *tctx)
 {
 	return cg_task_weight(p, tctx);
@@ -96,15 +100,15 @@ static __always_inline s32 eevdf_leave(struct task_ctx *tctx, u64 dv, u64 *rest)
 		return -1;
 	bpf_spin_lock(&rq->lock);
 	if (dv)
-		arbor_avg_shift(&rq->avg, dv, w ?: ARBOR_NICE_0_LOAD);
+		arbor_avg_shift(&rq->avg, dv, arbor_w_down(w ?: ARBOR_NICE_0_HI));
 	avg = arbor_avg_vruntime(&rq->avg);
 	/* update_entity_lag()'s avg_vruntime() moves the reference there (EEVDF_REBASE) */
 	arbor_avg_rebase(&rq->avg, avg);
-	arbor_avg_sub(&rq->avg, v, w);
+	arbor_avg_sub(&rq->avg, v, arbor_w_down(w));
 	*rest = arbor_avg_vruntime(&rq->avg);
 	bpf_spin_unlock(&rq->lock);
 
-	tctx->vlag = arbor_entity_lag(avg, v, slice_cfg.slice_ns, w);
+	tctx->vlag = arbor_entity_lag_hi(avg, v, slice_cfg.slice_ns, w);
 	return cpu;
 }
 
@@ -207,7 +211,8 @@ static __always_inline u64 eevdf_deadline_offset(const struct task_ctx *tctx, u6
 static __always_inline bool eevdf_place(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
 {
 	struct eevdf_rq *rq;
-	u64 w = task_weight(p, tctx), vslice = arbor_calc_delta_fair(slice_cfg.slice_ns, w), avg, v;
+	u64 w = task_weight(p, tctx), vslice = arbor_calc_delta_fair_hi(slice_cfg.slice_ns, w), avg, v;
+	u64 dw = arbor_w_down(w);
 	s64 lag = tctx->vlag;
 	s32 sleep_cpu = tctx->sleep_cpu;
 	bool elig;
@@ -243,16 +248,16 @@ static __always_inline bool eevdf_place(struct task_struct *p, struct task_ctx *
 	arbor_avg_rebase(&rq->avg, avg);
 	if (lag < 0 && sleep_cpu == cpu)
 		lag = arbor_sleep_lag(lag, tctx->sleep_avg, avg, !rq->avg.load);
-	v = arbor_place_vruntime(avg, lag, rq->avg.load, w);
+	v = arbor_place_vruntime(avg, lag, rq->avg.load, dw);
 	/*
 	 * ... and, for a task heavier than the queue it joins with a lag,
 	 * to its placed vruntime: the average will come close to it, and
 	 * the keys of the heavy weight must stay small (place_entity's
 	 * update_zero, "avoiding the multiplication overflow")
 	 */
-	if (lag && rq->avg.load && w > rq->avg.load)
+	if (lag && rq->avg.load && dw > rq->avg.load)
 		arbor_avg_rebase(&rq->avg, v);
-	arbor_avg_add(&rq->avg, v, w);
+	arbor_avg_add(&rq->avg, v, dw);
 	elig = arbor_vruntime_eligible(&rq->avg, v);
 	bpf_spin_unlock(&rq->lock);
 
@@ -309,7 +314,7 @@ static __always_inline u64 eevdf_charge_task(struct task_ctx *tctx, u64 now)
 		tctx->exec_start = now;
 		return 0;
 	}
-	dv = arbor_calc_delta_fair(now - tctx->exec_start, tctx->rq_w ?: ARBOR_NICE_0_LOAD);
+	dv = arbor_calc_delta_fair_hi(now - tctx->exec_start, tctx->rq_w ?: ARBOR_NICE_0_HI);
 	tctx->exec_start = now;
 	tctx->vruntime += dv;
 	return dv;
@@ -329,7 +334,7 @@ static __always_inline void eevdf_charge_rq(struct task_ctx *tctx, u64 dv, bool 
 	if ((!dv && !renewed) || !valid_cpu(tctx->rq_cpu) || !(rq = lookup_rq(tctx->rq_cpu)))
 		return;
 	bpf_spin_lock(&rq->lock);
-	arbor_avg_shift(&rq->avg, dv, tctx->rq_w ?: ARBOR_NICE_0_LOAD);
+	arbor_avg_shift(&rq->avg, dv, arbor_w_down(tctx->rq_w ?: ARBOR_NICE_0_HI));
 	if (renewed)
 		arbor_avg_rebase(&rq->avg, arbor_avg_vruntime(&rq->avg));
 	bpf_spin_unlock(&rq->lock);
@@ -355,9 +360,9 @@ static __always_inline void eevdf_reweight(struct task_struct *p, struct task_ct
 	bpf_spin_lock(&rq->lock);
 	avg = arbor_avg_vruntime(&rq->avg);
 	arbor_avg_rebase(&rq->avg, avg);
-	arbor_avg_sub(&rq->avg, v, tctx->rq_w);
+	arbor_avg_sub(&rq->avg, v, arbor_w_down(tctx->rq_w));
 	arbor_reweight(avg, &v, &dl, tctx->rq_w, w);
-	arbor_avg_add(&rq->avg, v, w);
+	arbor_avg_add(&rq->avg, v, arbor_w_down(w));
 	bpf_spin_unlock(&rq->lock);
 	tctx->vruntime = v;
 	tctx->deadline = dl;
@@ -374,8 +379,8 @@ static __always_inline void eevdf_charge(struct task_ctx *tctx, u64 now)
 /* The slice sched_ext runs it for: until its deadline (update_deadline). */
 static __always_inline u64 eevdf_slice(struct task_ctx *tctx)
 {
-	return arbor_slice_left(tctx->vruntime, tctx->deadline, tctx->rq_w ?: ARBOR_NICE_0_LOAD,
-				ARBOR_MIN_SLICE_NS);
+	return arbor_slice_left_hi(tctx->vruntime, tctx->deadline, tctx->rq_w ?: ARBOR_NICE_0_HI,
+				   ARBOR_MIN_SLICE_NS);
 }
 
 /*
@@ -411,8 +416,8 @@ static __always_inline u64 eevdf_wake_direct(struct task_struct *p, struct task_
 		return eevdf_slice(tctx);
 	}
 	w = task_weight(p, tctx);
-	return arbor_slice_left(0, eevdf_deadline_offset(tctx, arbor_calc_delta_fair(slice_cfg.slice_ns, w)),
-				w, ARBOR_MIN_SLICE_NS);
+	return arbor_slice_left_hi(0, eevdf_deadline_offset(tctx, arbor_calc_delta_fair_hi(slice_cfg.slice_ns, w)),
+				   w, ARBOR_MIN_SLICE_NS);
 }
 
 /*

@@ -559,8 +559,8 @@ static __always_inline void set_curr_request(struct cpu_ctx *c, struct task_ctx 
 	c->curr_deadline = tctx->deadline;
 	/* RUN_TO_PARITY only (enqueue reads it only with the feature on) */
 	if (feat(FEAT_RUN_TO_PARITY)) {
-		c->curr_protect_until = arbor_protect_until(now, tctx->vruntime, tctx->deadline,
-							    tctx->rq_w ?: ARBOR_NICE_0_LOAD);
+		c->curr_protect_until = arbor_protect_until_hi(now, tctx->vruntime, tctx->deadline,
+							       tctx->rq_w ?: ARBOR_NICE_0_HI);
 		/* a request is at most one slice; a deadline from before a nice change can be further */
 		if (c->curr_protect_until > now + slice_cfg.slice_ns)
 			c->curr_protect_until = now + slice_cfg.slice_ns;
@@ -613,8 +613,8 @@ static __always_inline void keep_prev(s32 cpu, struct cpu_ctx *c, struct task_st
 
 	dv = eevdf_charge_task(tctx, now);
 	dl = tctx->deadline;
-	tctx->deadline = arbor_update_deadline(tctx->vruntime, tctx->deadline, slice_cfg.slice_ns,
-					       tctx->rq_w ?: ARBOR_NICE_0_LOAD);
+	tctx->deadline = arbor_update_deadline_hi(tctx->vruntime, tctx->deadline, slice_cfg.slice_ns,
+						  tctx->rq_w ?: ARBOR_NICE_0_HI);
 	eevdf_charge_rq(tctx, dv, tctx->deadline != dl);
 	set_curr_request(c, tctx, now);
 	prev->scx.slice = eevdf_slice(tctx);
@@ -872,8 +872,8 @@ void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 		tctx->cg_exec = 0;
 	}
 	dl = tctx->deadline;
-	tctx->deadline = arbor_update_deadline(tctx->vruntime, tctx->deadline, slice_cfg.slice_ns,
-					       tctx->rq_w ?: ARBOR_NICE_0_LOAD);
+	tctx->deadline = arbor_update_deadline_hi(tctx->vruntime, tctx->deadline, slice_cfg.slice_ns,
+						  tctx->rq_w ?: ARBOR_NICE_0_HI);
 	tctx->last_ran = now;
 	/* its waker state back from the CPU's copy (not if running() made none) */
 	if (c->curr_ws_pid == p->pid)
@@ -1177,6 +1177,7 @@ void BPF_STRUCT_OPS(arbor_tick, struct task_struct *p)
 	if (tctx) {
 		eevdf_charge(tctx, now);	/* update_curr at the tick */
 		/* account_cfs_rq_runtime: a throttled group's task ends its slice */
+		cg_charge_start(tctx, now);
 		if (tctx->cg_exec && cg_charge(tctx, now))
 			p->scx.slice = 0;
 		eevdf_reweight(p, tctx);	/* update_cfs_group at the tick */

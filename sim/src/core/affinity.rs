@@ -209,7 +209,7 @@ impl Core {
 
     /// The sched_change guard around `f` (sched_change_begin / _end,
     /// core.c:11255-11340) for a sched_ext task in any state.
-    fn change(
+    pub(super) fn change(
         &mut self,
         ops: &mut dyn Ops,
         caller: usize,
@@ -218,7 +218,9 @@ impl Core {
         f: impl FnOnce(&mut Core, &mut dyn Ops),
     ) {
         let deq = flags | abi::SCX_DEQ_SCHED_CHANGE;
-        let enq = abi::ENQUEUE_RESTORE | abi::ENQUEUE_NOCLOCK;
+        // sched_change_end enqueues with the same flags: DEQUEUE_SAVE is
+        // ENQUEUE_RESTORE, DEQUEUE_MOVE ENQUEUE_MOVE, NOCLOCK both
+        let enq = flags & (abi::DEQUEUE_SAVE | abi::DEQUEUE_MOVE | abi::DEQUEUE_NOCLOCK);
         match self.tasks[t].state {
             TaskState::Running(x) => {
                 self.settle(x);

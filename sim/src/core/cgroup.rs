@@ -29,6 +29,12 @@ pub struct Node {
     pub limits: CgroupLimits,
     /// the weight was given (not an ancestor's default)
     explicit: bool,
+    /// cpu.max's period in microseconds, kept while the quota is "max"
+    /// (cpu_max_write keeps the period a write leaves out)
+    pub period_us: u64,
+    /// removed at run time (an `rmdir` event): its index stays, as its
+    /// kernfs id does, and no later event or the unload names it
+    pub removed: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -48,6 +54,8 @@ impl Default for Cgroups {
                 weight: 100,
                 limits: CgroupLimits::default(),
                 explicit: true,
+                period_us: 100_000,
+                removed: false,
             }],
             of_task: Vec::new(),
         }
@@ -99,6 +107,7 @@ impl Cgroups {
                     if leaf && !n.explicit {
                         n.weight = weight;
                         n.limits = limits;
+                        n.period_us = limits.max.map_or(100_000, |m| m.1);
                         n.explicit = true;
                     }
                     i
@@ -115,6 +124,12 @@ impl Cgroups {
                             CgroupLimits::default()
                         },
                         explicit: leaf,
+                        period_us: if leaf {
+                            limits.max.map_or(100_000, |m| m.1)
+                        } else {
+                            100_000
+                        },
+                        removed: false,
                     });
                     self.nodes.len() - 1
                 }
@@ -131,6 +146,39 @@ impl Cgroups {
     /// Task t's group; the root for a task the specs did not name.
     pub fn of_task(&self, t: TaskId) -> usize {
         self.of_task.get(t).copied().unwrap_or(0)
+    }
+
+    /// The group at `path` (the root's is `/`), not removed.
+    pub fn find(&self, path: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.path == path && !n.removed)
+    }
+
+    /// Task t joins group g (a move: cgroup_events.rs).
+    pub(super) fn set_task(&mut self, t: TaskId, g: usize) {
+        if self.of_task.len() <= t {
+            self.of_task.resize(t + 1, 0);
+        }
+        self.of_task[t] = g;
+    }
+
+    pub(super) fn node_mut(&mut self, g: usize) -> &mut Node {
+        &mut self.nodes[g]
+    }
+
+    /// A new group at `path` below `parent`, with cgroup v2's defaults
+    /// (an mkdir: cgroup_events.rs); its index.
+    pub(super) fn push_child(&mut self, parent: usize, path: &str) -> usize {
+        self.nodes.push(Node {
+            path: path.to_string(),
+            parent,
+            level: self.nodes[parent].level + 1,
+            weight: 100,
+            limits: CgroupLimits::default(),
+            explicit: true,
+            period_us: 100_000,
+            removed: false,
+        });
+        self.nodes.len() - 1
     }
 
     /// Whether any task is in a group below the root.
@@ -151,7 +199,11 @@ impl Core {
     /// alone: nothing would change but the cost of the calls, and runs of
     /// root-only workloads stay what they were before it had them.
     pub(super) fn cgroup_ops_of(&self, ops: &dyn Ops) -> (bool, bool) {
-        if ops.cgroup_groups_only() && !self.cgroups.below_root() {
+        // (a run with cgroup events gets them all: a group may come later)
+        if ops.cgroup_groups_only()
+            && !self.cgroups.below_root()
+            && self.cfg.cgroup_events.is_empty()
+        {
             return (false, false);
         }
         ops.cgroup_ops()

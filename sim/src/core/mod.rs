@@ -11,6 +11,7 @@
 mod affinity;
 pub mod cache;
 pub mod cgroup;
+pub mod cgroup_events;
 pub mod dsq;
 pub mod hotplug;
 mod immed;
@@ -76,6 +77,8 @@ pub struct Config {
     pub one_host_thread: bool,
     /// CPU hotplug events during the run (core/hotplug.rs).
     pub hotplug: Vec<hotplug::Hotplug>,
+    /// Cgroup changes during the run, in time order (core/cgroup_events.rs).
+    pub cgroup_events: Vec<cgroup_events::Event>,
 }
 
 impl Config {
@@ -111,6 +114,7 @@ impl Default for Config {
             slowdown: 1.0,
             one_host_thread: false,
             hotplug: Vec::new(),
+            cgroup_events: Vec::new(),
         }
     }
 }
@@ -247,6 +251,8 @@ enum Ev {
     Sweep,
     /// A CPU goes online (true) or offline (false): core/hotplug.rs.
     Hotplug(usize, bool),
+    /// A cgroup change: cfg.cgroup_events[i] (core/cgroup_events.rs).
+    Cgroup(usize),
 }
 
 /// Why a run stopped early.

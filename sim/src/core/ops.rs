@@ -94,6 +94,41 @@ pub trait Ops {
     /// the root, as scx_cgroup_exit calls it when the scheduler is
     /// disabled, before ops.exit (ext.c:5004-5025, 6354).
     fn cgroup_exit(&mut self, _core: &mut Core) {}
+    /// Which of the run-time cgroup callbacks it defines (core/cgroup_events.rs).
+    fn cgroup_run_ops(&self) -> super::cgroup_events::RunOps {
+        Default::default()
+    }
+    /// Task t's css_set and task group become group `to`'s (a move's
+    /// sched_change_group; not a callback).
+    fn cgroup_attach(&mut self, _core: &mut Core, _t: TaskId, _to: usize) {}
+    /// ops.cgroup_prep_move(p, from, to): 0 or a negative errno.
+    fn cgroup_prep_move(&mut self, _core: &mut Core, _t: TaskId, _from: usize, _to: usize) -> i32 {
+        0
+    }
+    /// ops.cgroup_move(p, from, to).
+    fn cgroup_move(&mut self, _core: &mut Core, _t: TaskId, _from: usize, _to: usize) {}
+    /// ops.cgroup_cancel_move(p, from, to).
+    fn cgroup_cancel_move(&mut self, _core: &mut Core, _t: TaskId, _from: usize, _to: usize) {}
+    /// ops.cgroup_set_weight(cgrp, weight) for group g.
+    fn cgroup_set_weight(&mut self, _core: &mut Core, _g: usize, _weight: u32) {}
+    /// ops.cgroup_set_bandwidth(cgrp, period_us, quota_us, burst_us).
+    fn cgroup_set_bandwidth(
+        &mut self,
+        _core: &mut Core,
+        _g: usize,
+        _period_us: u64,
+        _quota_us: u64,
+        _burst_us: u64,
+    ) {
+    }
+    /// ops.cgroup_set_idle(cgrp, idle).
+    fn cgroup_set_idle(&mut self, _core: &mut Core, _g: usize, _idle: bool) {}
+    /// ops.cgroup_init for group g made at run time (scx_tg_online).
+    fn cgroup_init_one(&mut self, _core: &mut Core, _g: usize) -> Result<(), String> {
+        Ok(())
+    }
+    /// ops.cgroup_exit for group g removed at run time (scx_tg_offline).
+    fn cgroup_exit_one(&mut self, _core: &mut Core, _g: usize) {}
     /// Whether it defines ops.cpu_online / ops.cpu_offline; without one,
     /// a CPU coming up / going down exits the scheduler (handle_hotplug,
     /// ext.c:3601-3610).

@@ -742,6 +742,12 @@ impl Core {
             Ok(c) => self.cgroups = c,
             Err(e) => return Stop::Invariant(format!("{e:#}")),
         }
+        if let Err(e) = self
+            .cgroups
+            .check_events(&self.cfg.cgroup_events, specs.len())
+        {
+            return Stop::Invariant(format!("{e:#}"));
+        }
         let (cg_init, _) = self.cgroup_ops_of(ops);
         if cg_init {
             if let Err(e) = self.call(0, Ctx::Other, "cgroup_init", |c| ops.cgroup_init(c)) {
@@ -761,6 +767,7 @@ impl Core {
         }
         self.push(self.cfg.sweep_ns, Ev::Sweep);
         self.queue_hotplug();
+        self.queue_cgroup_events();
         // the instance a restart loaded (core/hotplug.rs), once there is one
         let mut fresh: Option<Box<dyn Ops>> = None;
         let mut next_progress = 0;
@@ -908,6 +915,7 @@ impl Core {
                 self.push(self.now + self.cfg.sweep_ns, Ev::Sweep);
             }
             Ev::Hotplug(x, online) => self.hotplug(ops, wl, x, online),
+            Ev::Cgroup(i) => self.cgroup_event(ops, i),
         }
         self.after_event(ops);
     }

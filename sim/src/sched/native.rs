@@ -373,6 +373,14 @@ impl Native {
         Ok(self.cgroups[i])
     }
 
+    /// Group i's struct cgroup, the root's for 0 (what a callback is passed).
+    fn cgroup_arg(&mut self, core: &Core, i: usize) -> *mut c_void {
+        match self.cgroup_ptr(core, i) {
+            Ok(p) if !p.is_null() => p,
+            _ => self.root_cgroup(),
+        }
+    }
+
     pub(crate) fn global_ptr(&self, name: &str) -> Option<*const u8> {
         let c = CString::new(name).ok()?;
         // SAFETY: dlsym on a live handle
@@ -691,6 +699,10 @@ impl Ops for Native {
     fn cgroup_exit(&mut self, core: &mut Core) {
         // children first (css_for_each_descendant_post), the root last
         for i in (1..core.cgroups.nodes().len()).rev() {
+            // one removed at run time had its cgroup_exit then
+            if core.cgroups.nodes()[i].removed {
+                continue;
+            }
             let Ok(cg) = self.cgroup_ptr(core, i) else {
                 continue;
             };
@@ -702,6 +714,102 @@ impl Ops for Native {
     }
     fn cgroup_groups_only(&self) -> bool {
         self.cgroup_groups_only
+    }
+    fn cgroup_run_ops(&self) -> crate::core::cgroup_events::RunOps {
+        // SAFETY: ops is alive
+        let o = unsafe { &*self.ops };
+        crate::core::cgroup_events::RunOps {
+            prep_move: o.cgroup_prep_move.is_some(),
+            move_: o.cgroup_move.is_some(),
+            cancel_move: o.cgroup_cancel_move.is_some(),
+            set_weight: o.cgroup_set_weight.is_some(),
+            set_bandwidth: o.cgroup_set_bandwidth.is_some(),
+            set_idle: o.cgroup_set_idle.is_some(),
+        }
+    }
+    fn cgroup_attach(&mut self, core: &mut Core, t: TaskId, to: usize) {
+        let p = t_of(core, t);
+        let cg = self.cgroup_arg(core, to);
+        // SAFETY: p is a live task_struct, cg one of the shim's cgroups
+        unsafe { (self.join_cgroup)(p, cg) };
+    }
+    fn cgroup_prep_move(&mut self, core: &mut Core, t: TaskId, from: usize, to: usize) -> i32 {
+        let p = t_of(core, t);
+        let (f, c) = (self.cgroup_arg(core, from), self.cgroup_arg(core, to));
+        // SAFETY: p is live, f and c the shim's cgroups
+        self.enter(core, |o| {
+            o.cgroup_prep_move
+                .map(|op| unsafe { op(p, f, c) })
+                .unwrap_or(0)
+        })
+    }
+    fn cgroup_move(&mut self, core: &mut Core, t: TaskId, from: usize, to: usize) {
+        let p = t_of(core, t);
+        let (f, c) = (self.cgroup_arg(core, from), self.cgroup_arg(core, to));
+        // SAFETY: p is live, f and c the shim's cgroups
+        self.enter(core, |o| o.cgroup_move.map(|op| unsafe { op(p, f, c) }));
+    }
+    fn cgroup_cancel_move(&mut self, core: &mut Core, t: TaskId, from: usize, to: usize) {
+        let p = t_of(core, t);
+        let (f, c) = (self.cgroup_arg(core, from), self.cgroup_arg(core, to));
+        // SAFETY: p is live, f and c the shim's cgroups
+        self.enter(core, |o| {
+            o.cgroup_cancel_move.map(|op| unsafe { op(p, f, c) })
+        });
+    }
+    fn cgroup_set_weight(&mut self, core: &mut Core, g: usize, weight: u32) {
+        let c = self.cgroup_arg(core, g);
+        // SAFETY: c is one of the shim's cgroups
+        self.enter(core, |o| {
+            o.cgroup_set_weight.map(|op| unsafe { op(c, weight) })
+        });
+    }
+    fn cgroup_set_bandwidth(
+        &mut self,
+        core: &mut Core,
+        g: usize,
+        period_us: u64,
+        quota_us: u64,
+        burst_us: u64,
+    ) {
+        let c = self.cgroup_arg(core, g);
+        // SAFETY: c is one of the shim's cgroups
+        self.enter(core, |o| {
+            o.cgroup_set_bandwidth
+                .map(|op| unsafe { op(c, period_us, quota_us, burst_us) })
+        });
+    }
+    fn cgroup_set_idle(&mut self, core: &mut Core, g: usize, idle: bool) {
+        let c = self.cgroup_arg(core, g);
+        // SAFETY: c is one of the shim's cgroups
+        self.enter(core, |o| o.cgroup_set_idle.map(|op| unsafe { op(c, idle) }));
+    }
+    fn cgroup_init_one(&mut self, core: &mut Core, g: usize) -> Result<(), String> {
+        // scx_tg_online: the new task group's defaults (scx_tg_init)
+        let n = &core.cgroups.nodes()[g];
+        let mut args = abi::CgroupInitArgs {
+            weight: n.weight,
+            bw_period_us: n.period_us,
+            bw_quota_us: n.limits.max.map_or(u64::MAX, |m| m.0),
+            bw_burst_us: n.limits.burst,
+        };
+        let path = n.path.clone();
+        let c = self.cgroup_ptr(core, g)?;
+        // SAFETY: c is one of the shim's cgroups, args live
+        let r = self.enter(core, |o| {
+            o.cgroup_init
+                .map(|op| unsafe { op(c, &mut args) })
+                .unwrap_or(0)
+        });
+        if r != 0 {
+            return Err(format!("{r} for {path}"));
+        }
+        Ok(())
+    }
+    fn cgroup_exit_one(&mut self, core: &mut Core, g: usize) {
+        let c = self.cgroup_arg(core, g);
+        // SAFETY: c is one of the shim's cgroups
+        self.enter(core, |o| o.cgroup_exit.map(|op| unsafe { op(c) }));
     }
     fn counters(&self) -> Vec<(String, u64)> {
         if self.counter_map {

@@ -212,3 +212,142 @@ fn cpu_max_quarter_against_one_thread_on_one_cpu() {
         );
     }
 }
+
+/// Runs `workload` on one CPU (or `machine`) under arbor:default with the
+/// cgroup events `events` (`--cgroup-event`), keeping the timeline.
+fn run_events(machine: &str, workload: &str, events: &str) -> Outcome {
+    let m = arbor_sim::presets::find(machine).unwrap();
+    let cfg = arbor_sim::core::Config {
+        trace: true,
+        cgroup_events: arbor_sim::core::cgroup_events::parse(&[events.to_string()]).unwrap(),
+        ..arbor_sim::core::Config::default()
+    };
+    let s = arbor_sim::sched::SchedSpec::parse("arbor:default").unwrap();
+    let o = arbor_sim::run::simulate_defaults(&m, &s, workload, cfg, 1).unwrap();
+    assert!(o.ok, "{workload} with {events}: {}", o.stop);
+    o
+}
+
+/// Each part's share of the CPU time between `from` and `to` ns (runs cut
+/// at the window's edges).
+fn window_shares(o: &Outcome, parts: usize, from: u64, to: u64) -> Vec<f64> {
+    let used: Vec<f64> = (0..parts).map(|k| cpus_used(o, k, from, to)).collect();
+    let total: f64 = used.iter().sum();
+    used.iter().map(|u| u / total).collect()
+}
+
+/// How many times the run called callback `op`.
+fn calls(o: &Outcome, op: &str) -> u64 {
+    o.bpf_ops
+        .iter()
+        .find(|(n, _, _)| n == op)
+        .map_or(0, |c| c.1)
+}
+
+/// On one CPU, X (2 threads) and Z (2 threads) in /a of weight 100 beside
+/// Y (2 threads) in /b of weight 300; at 1 s X's threads move to /b
+/// (ops.cgroup_prep_move, then ops.cgroup_move inside the dequeue /
+/// enqueue): X 12.5%, Y 75%, Z 12.5% before, then /a is Z alone at 25%
+/// and X and Y split /b's 75%.
+#[test]
+fn a_move_mid_run_takes_the_new_groups_share() {
+    let w = "spinners:procs=1,threads=2,time=2,cg=/a:weight=100 \
+             & spinners:procs=1,threads=2,time=2,cg=/b:weight=300 \
+             & spinners:procs=1,threads=2,time=2,cg=/a:weight=100";
+    let o = run_events("shape:c=1,t=1", w, "1s move 0-1 /b");
+    let before = window_shares(&o, 3, 200 * MS, 1000 * MS);
+    let after = window_shares(&o, 3, 1200 * MS, 2000 * MS);
+    check(&before, &[0.125, 0.75, 0.125], "before the move");
+    check(&after, &[0.375, 0.375, 0.25], "after the move");
+    assert!(after[0] - before[0] > 0.2, "{before:.4?} -> {after:.4?}");
+    assert_eq!(
+        (calls(&o, "cgroup_prep_move"), calls(&o, "cgroup_move")),
+        (2, 2)
+    );
+    assert_eq!(calls(&o, "cgroup_cancel_move"), 0);
+}
+
+/// /a (100) and /b (300), two threads each on one CPU; at 1 s /a's
+/// cpu.weight becomes 300 (ops.cgroup_set_weight): 25 / 75%, then half each.
+#[test]
+fn a_weight_write_mid_run_takes_effect() {
+    let w = "spinners:procs=1,threads=2,time=2,cg=/a:weight=100 \
+             & spinners:procs=1,threads=2,time=2,cg=/b:weight=300";
+    let o = run_events("shape:c=1,t=1", w, "1s weight /a 300");
+    let before = window_shares(&o, 2, 200 * MS, 1000 * MS);
+    let after = window_shares(&o, 2, 1200 * MS, 2000 * MS);
+    check(&before, &[0.25, 0.75], "weight 100");
+    check(&after, &[0.5, 0.5], "weight 300");
+    assert_eq!(calls(&o, "cgroup_set_weight"), 1);
+    // a write of the weight it has is not passed on (scx_group_set_weight)
+    let o = run_events("shape:c=1,t=1", w, "1s weight /a 100");
+    assert_eq!(calls(&o, "cgroup_set_weight"), 0);
+}
+
+/// /a (100), /b (300) and /c (100), two threads each on one CPU; /a's
+/// threads move to /b at 700 ms and /a is removed at 1 s
+/// (ops.cgroup_exit for it then, and not again at the unload): the run
+/// ends well (no watchdog or error exit) and the rest share as if /a had
+/// never been: /b's four threads 75%, /c's two 25%.
+#[test]
+fn a_group_removed_after_its_tasks_left() {
+    let w = "spinners:procs=1,threads=2,time=2,cg=/a:weight=100 \
+             & spinners:procs=1,threads=2,time=2,cg=/b:weight=300 \
+             & spinners:procs=1,threads=2,time=2,cg=/c:weight=100";
+    let o = run_events("shape:c=1,t=1", w, "700ms move 0-2 /b; 1s rmdir /a");
+    let after = window_shares(&o, 3, 1200 * MS, 2000 * MS);
+    check(&after, &[0.375, 0.375, 0.25], "after the rmdir");
+    // one call for /a at its rmdir, one for all the others at the unload
+    assert_eq!(calls(&o, "cgroup_exit"), 2);
+    let o = run_events("shape:c=1,t=1", w, "700ms move 0-2 /b");
+    assert_eq!(calls(&o, "cgroup_exit"), 1);
+}
+
+/// Four busy threads of /a on four CPUs; at 1 s /a's cpu.max becomes
+/// 50000/100000 (ops.cgroup_set_bandwidth): four CPUs before, half a CPU
+/// after, throttled about once a period.
+#[test]
+fn cpu_max_written_mid_run_starts_throttling() {
+    let w = "spinners:procs=1,threads=4,time=2,cg=/a";
+    let o = run_events("shape:c=4,t=1", w, "1s max /a 50000/100000");
+    let before = cpus_used(&o, 0, 200 * MS, 1000 * MS);
+    let after = cpus_used(&o, 0, 1200 * MS, 2000 * MS);
+    let c: BTreeMap<_, _> = o.counters.iter().cloned().collect();
+    eprintln!(
+        "before {before:.4} CPUs, after {after:.4} CPUs, {} throttles",
+        c["cg_throttles"]
+    );
+    assert!(before > 3.9, "{before:.4} CPUs before the write");
+    assert!(
+        (after - 0.5).abs() <= 0.015,
+        "{after:.4} CPUs, not 0.5 +-3%"
+    );
+    assert!((7..=11).contains(&c["cg_throttles"]), "{c:?}");
+    assert_eq!(calls(&o, "cgroup_set_bandwidth"), 1);
+}
+
+/// 20 spinning threads in a group of cpu.weight 1 against one thread in a
+/// group of weight 100, on one CPU for 10 s: fair.c gives the 20 together
+/// the group's 10 / (10 + 1024) of the CPU (sched_weight_from_cgroup: 1 ->
+/// 10 on the 1024 scale). Each one's flattened weight is 1024 * 10 / 20480
+/// = 0.5 units: on the fine scale (policy.h ARBOR_W_SHIFT) it is kept; on
+/// the 1024 scale it was floored at MIN_SHARES = 2 and the 20 took 40 /
+/// (40 + 1024), about 4%. Each thread runs a tick about every 2 s, so the
+/// share is read from 2 s to 10 s, past the start, where all ran at once.
+#[test]
+fn a_crowded_group_of_weight_1_keeps_its_small_share() {
+    let w = "spinners:procs=1,threads=20,time=10,cg=/low:weight=1 \
+             & spinners:procs=1,threads=1,time=10,cg=/x:weight=100";
+    let o = run("shape:c=1,t=1", "arbor:default", w);
+    let s = window_shares(&o, 2, 2000 * MS, 10_000 * MS);
+    let want = 10.0 / 1034.0;
+    eprintln!(
+        "weight 1 x 20 threads: {:.4} of the CPU, fair.c {want:.4}",
+        s[0]
+    );
+    assert!(
+        (s[0] - want).abs() <= 0.004,
+        "the weight-1 group got {:.4}, not {want:.4} +-0.004",
+        s[0]
+    );
+}

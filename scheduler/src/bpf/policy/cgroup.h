@@ -25,6 +25,11 @@
  * group is at most 1 (an active count below the member's own weight is a
  * race of the lock-free sums: the member's weight is taken instead), and
  * the result is at least MIN_SHARES (2), as calc_group_shares' floor.
+ * The product is on the fine scale (ARBOR_W_SHIFT, policy/eevdf.h), as
+ * fair.c's scaled weights: the floor is fair.c's MIN_SHARES on that scale,
+ * 2/1024 of a unit of the 1024 scale, where it was 2 units before (a task
+ * of a group of weight 1 with 100 tasks, or one three levels down, came
+ * out at the floor and took many times its group's share).
  * Against fair.c it is exact when every group's load is spread over the
  * CPUs as its tasks are; it ignores calc_group_shares' per-CPU split of a
  * group whose tasks sit unevenly across CPUs (the balancer's job there).
@@ -41,7 +46,8 @@ ARBOR_POLICY u64 arbor_cg_shares(u32 cpu_weight)
 }
 
 /*
- * One level of the product, from the bottom: `eff` so far, `child` the
+ * One level of the product, from the bottom: `eff` so far (on the fine
+ * scale, from the task's weight arbor_w_hi'd), `child` the 1024-scale
  * weight of the member on the path (the task's at the first level, then
  * the group below's shares), `gw` and `active` this group's. BPF walks the
  * levels with it one at a time (no arrays on its stack); the floor is
@@ -59,9 +65,10 @@ ARBOR_POLICY u64 arbor_cg_floor(u64 eff)
 	return eff > ARBOR_CG_MIN_SHARES ? eff : ARBOR_CG_MIN_SHARES;
 }
 
+/* the flattened fine weight of a task of 1024-scale weight w */
 ARBOR_POLICY u64 arbor_cg_weight(u64 w, u32 depth, const u64 *gw, const u64 *active)
 {
-	u64 eff = w, child = w;
+	u64 eff = arbor_w_hi(w), child = w;
 	u32 i;
 
 	POLICY_FOR(i, 0, depth) {

@@ -30,12 +30,62 @@ ARBOR_POLICY u64 arbor_eevdf_weight(u32 scx_weight)
 	return w ? w : 1;
 }
 
-/* calc_delta_fair(): real time -> virtual time of an entity of weight w. */
+/*
+ * The fine weight scale: 2^10 times the one above, as fair.c carries
+ * se->load.weight on 64-bit (SCHED_FIXEDPOINT_SHIFT: scale_load,
+ * scale_load_down). A task's weight in its queue (eevdf.bpf.h rq_w) is
+ * kept on it, so that a flattened group weight below a few units on the
+ * 1024 scale (cgroup.bpf.h, a task of a deep or crowded group) keeps its
+ * value: it is used as it is by calc_delta_fair, the deadlines and the
+ * slices, and scaled down (>> 10, at least 2) only for avg_vruntime's sums
+ * and place_entity's load, which keeps the sums' products in range, as
+ * fair.c's avg_vruntime_add and place_entity do (a fine weight under 2
+ * units is counted there as 2: the sums only place the average, which a
+ * task of such weight, one of many in a group, moves little). A fine
+ * weight that is a 1024-scale one shifted (every task outside a group)
+ * gives exactly the results of the 1024 scale.
+ */
+#define ARBOR_W_SHIFT		10
+#define ARBOR_NICE_0_HI		(ARBOR_NICE_0_LOAD << ARBOR_W_SHIFT)
+
+/* scale_load(): a 1024-scale weight on the fine scale */
+ARBOR_POLICY u64 arbor_w_hi(u64 w)
+{
+	return w << ARBOR_W_SHIFT;
+}
+
+/* scale_load_down(): a fine weight on the 1024 scale for the sums, 0 kept, else at least 2 */
+ARBOR_POLICY u64 arbor_w_down(u64 fw)
+{
+	u64 w = fw >> ARBOR_W_SHIFT;
+
+	if (!fw)
+		return 0;
+	return w > 2 ? w : 2;
+}
+
+/*
+ * calc_delta_fair(): real time -> virtual time of an entity of fine weight
+ * fw: delta * NICE_0 / fw, exact, in two parts so that the product cannot
+ * overflow.
+ */
+ARBOR_POLICY u64 arbor_calc_delta_fair_hi(u64 delta, u64 fw)
+{
+	if (fw == ARBOR_NICE_0_HI || !fw)
+		return delta;
+	return delta / fw * ARBOR_NICE_0_HI + delta % fw * ARBOR_NICE_0_HI / fw;
+}
+
+/* calc_delta_fair() for a weight w on the 1024 scale */
 ARBOR_POLICY u64 arbor_calc_delta_fair(u64 delta, u64 w)
 {
-	if (w == ARBOR_NICE_0_LOAD || !w)
-		return delta;
-	return delta * ARBOR_NICE_0_LOAD / w;
+	return arbor_calc_delta_fair_hi(delta, arbor_w_hi(w));
+}
+
+/* calc_delta_fair's inverse: virtual time x at fine weight fw -> real time, x * fw / NICE_0, exact */
+ARBOR_POLICY u64 arbor_vtime_to_ns(u64 x, u64 fw)
+{
+	return x / ARBOR_NICE_0_HI * fw + x % ARBOR_NICE_0_HI * fw / ARBOR_NICE_0_HI;
 }
 
 /*
@@ -52,13 +102,19 @@ ARBOR_POLICY u64 arbor_calc_delta_fair(u64 delta, u64 w)
  * pick: the wall time the task needs to run its vruntime up to its
  * deadline at its weight (calc_delta_fair's inverse), from `now`.
  */
-ARBOR_POLICY u64 arbor_protect_until(u64 now, u64 vruntime, u64 deadline, u64 w)
+ARBOR_POLICY u64 arbor_protect_until_hi(u64 now, u64 vruntime, u64 deadline, u64 fw)
 {
 	if (deadline <= vruntime)
 		return now;
-	if (!w)
-		w = ARBOR_NICE_0_LOAD;
-	return now + (deadline - vruntime) * w / ARBOR_NICE_0_LOAD;
+	if (!fw)
+		fw = ARBOR_NICE_0_HI;
+	return now + arbor_vtime_to_ns(deadline - vruntime, fw);
+}
+
+/* the same for a weight w on the 1024 scale */
+ARBOR_POLICY u64 arbor_protect_until(u64 now, u64 vruntime, u64 deadline, u64 w)
+{
+	return arbor_protect_until_hi(now, vruntime, deadline, arbor_w_hi(w));
 }
 
 /* Is the running task's request still protected at `now`? */
@@ -141,17 +197,23 @@ ARBOR_POLICY void arbor_avg_rebase(struct eevdf_avg *a, u64 new_zero)
  * slice, TICK_NSEC)): a task keeps what it is owed (or owes) across a
  * preemption, a migration or a sleep, but never more than about two slices.
  */
-ARBOR_POLICY s64 arbor_entity_lag(u64 avg, u64 v, u64 slice, u64 w)
+ARBOR_POLICY s64 arbor_entity_lag_hi(u64 avg, u64 v, u64 slice, u64 fw)
 {
 	s64 lag = (s64)(avg - v);
-	s64 limit = (s64)arbor_calc_delta_fair(2 * slice > ARBOR_TICK_NS ? 2 * slice :
-					      ARBOR_TICK_NS, w);
+	s64 limit = (s64)arbor_calc_delta_fair_hi(2 * slice > ARBOR_TICK_NS ? 2 * slice :
+						 ARBOR_TICK_NS, fw);
 
 	if (lag > limit)
 		return limit;
 	if (lag < -limit)
 		return -limit;
 	return lag;
+}
+
+/* the same for a weight w on the 1024 scale */
+ARBOR_POLICY s64 arbor_entity_lag(u64 avg, u64 v, u64 slice, u64 w)
+{
+	return arbor_entity_lag_hi(avg, v, slice, arbor_w_hi(w));
 }
 
 /*
@@ -173,11 +235,17 @@ ARBOR_POLICY u64 arbor_place_vruntime(u64 avg, s64 lag, u64 load, u64 w)
  * deadline = v + calc_delta_fair(slice). Before that, the deadline stays
  * where it is: a preempted task keeps its place.
  */
-ARBOR_POLICY u64 arbor_update_deadline(u64 v, u64 deadline, u64 slice, u64 w)
+ARBOR_POLICY u64 arbor_update_deadline_hi(u64 v, u64 deadline, u64 slice, u64 fw)
 {
 	if ((s64)(v - deadline) < 0)
 		return deadline;
-	return v + arbor_calc_delta_fair(slice, w);
+	return v + arbor_calc_delta_fair_hi(slice, fw);
+}
+
+/* the same for a weight w on the 1024 scale */
+ARBOR_POLICY u64 arbor_update_deadline(u64 v, u64 deadline, u64 slice, u64 w)
+{
+	return arbor_update_deadline_hi(v, deadline, slice, arbor_w_hi(w));
 }
 
 /*
@@ -209,14 +277,20 @@ ARBOR_POLICY s64 arbor_sleep_lag(s64 vlag, u64 avg_then, u64 avg_now, bool rq_em
  * through stopping() when update_deadline() would resched it. At least
  * `min` (a task is never given an empty slice).
  */
-ARBOR_POLICY u64 arbor_slice_left(u64 v, u64 deadline, u64 w, u64 min)
+ARBOR_POLICY u64 arbor_slice_left_hi(u64 v, u64 deadline, u64 fw, u64 min)
 {
 	u64 left;
 
 	if ((s64)(deadline - v) <= 0)
 		return min;
-	left = (deadline - v) * w / ARBOR_NICE_0_LOAD;
+	left = arbor_vtime_to_ns(deadline - v, fw);
 	return left > min ? left : min;
+}
+
+/* the same for a weight w on the 1024 scale */
+ARBOR_POLICY u64 arbor_slice_left(u64 v, u64 deadline, u64 w, u64 min)
+{
+	return arbor_slice_left_hi(v, deadline, arbor_w_hi(w), min);
 }
 
 /*

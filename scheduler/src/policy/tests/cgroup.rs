@@ -278,13 +278,72 @@ fn idle_groups_weigh_idleprio_and_wake_ups_preempt_them() {
             "NICE_0_LOAD, not cpu.weight"
         );
         // against a nice-0 task in a group of weight 100, an idle group's
-        // task gets under 1% of a CPU (fair.c: 2 / (2 + 1024))
+        // task gets under 1% of a CPU (fair.c: 2 / (2 + 1024)); the
+        // flattened weight is on the fine scale (1024 << 10 for nice 0)
         let (gw, act) = ([ffi::arbor_cg_idle_shares(true)], [1024u64]);
         let w = ffi::arbor_cg_weight(1024, 1, gw.as_ptr(), act.as_ptr());
-        assert!((w as f64) / (w as f64 + 1024.0) < 0.01, "{w}");
+        let nice0 = ffi::arbor_w_hi(1024) as f64;
+        assert!((w as f64) / (w as f64 + nice0) < 0.01, "{w}");
         assert_eq!(ffi::arbor_cg_idle_preempt(true, false), 1);
         assert_eq!(ffi::arbor_cg_idle_preempt(false, true), 0);
         assert_eq!(ffi::arbor_cg_idle_preempt(true, true), -1);
         assert_eq!(ffi::arbor_cg_idle_preempt(false, false), -1);
+    }
+}
+
+/// A group of weight 1 three levels up from its 100 tasks, beside a group
+/// of weight 100 with one task: fair.c gives the 100 tasks 1/101 of the CPU
+/// together. Each one's flattened weight is 1024 * 1/100 * 1 * 10/1024 =
+/// 0.1 on the 1024 scale: floored at MIN_SHARES = 2 there, the 100 took
+/// 200 / (200 + 1024) = 16%; on the fine scale (fair.c's scale_load) it
+/// is 102 / 1024 of a unit, and the 100 take their 1%.
+#[test]
+fn a_deep_crowded_group_keeps_its_share_on_the_fine_scale() {
+    let gs = [
+        top(100, 1),
+        top(1, 0),
+        G {
+            parent: Some(1),
+            weight: 100,
+            tasks: vec![],
+        },
+        G {
+            parent: Some(2),
+            weight: 100,
+            tasks: vec![100; 100],
+        },
+    ];
+    check(&gs, &[100.0 / 101.0, 0.0, 0.0, 1.0 / 101.0]);
+    // each task's weight is above the floor: it is the product, not the floor
+    let (gw, act) = ([1024u64, 1024, 10], [100 * 1024u64, 1024, 1024]);
+    let w = unsafe { ffi::arbor_cg_weight(1024, 3, gw.as_ptr(), act.as_ptr()) };
+    assert_eq!(w, 102, "1024 << 10 * 1024/102400 * 1024/1024 * 10/1024");
+}
+
+/// The fine scale changes nothing for a weight of the 1024 scale shifted:
+/// calc_delta_fair, its inverse and the deadline rules give the 1024
+/// scale's results, without overflow for a long delta.
+#[test]
+fn fine_weights_of_whole_units_give_the_1024_scales_results() {
+    unsafe {
+        for w in [15u64, 335, 1024, 1991, 88761] {
+            let fw = ffi::arbor_w_hi(w);
+            assert_eq!(ffi::arbor_w_down(fw), w);
+            for d in [0u64, 1, 999, 3_000_000, 123_456_789] {
+                assert_eq!(ffi::arbor_calc_delta_fair_hi(d, fw), d * 1024 / w);
+                assert_eq!(
+                    ffi::arbor_slice_left_hi(0, d, fw, 0),
+                    if d == 0 { 0 } else { d * w / 1024 }
+                );
+            }
+        }
+        // scale_load_down's floor of 2, and 0 kept
+        assert_eq!((ffi::arbor_w_down(102), ffi::arbor_w_down(0)), (2, 0));
+        // 10^17 ns at weight 3: delta * NICE_0 would overflow u64
+        let d = 100_000_000_000_000_000u64;
+        assert_eq!(
+            ffi::arbor_calc_delta_fair_hi(d, ffi::arbor_w_hi(3)),
+            (d as u128 * 1024 / 3) as u64
+        );
     }
 }

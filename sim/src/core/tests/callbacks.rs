@@ -24,6 +24,14 @@ fn kind(c: &Call) -> &'static str {
         Call::Dequeue { .. } => "dequeue",
         Call::SetCpumask(_) => "set_cpumask",
         Call::SetWeight { .. } => "set_weight",
+        Call::PrepMove { .. } => "cgroup_prep_move",
+        Call::CgMove { .. } => "cgroup_move",
+        Call::CancelMove { .. } => "cgroup_cancel_move",
+        Call::CgSetWeight { .. } => "cgroup_set_weight",
+        Call::CgSetBandwidth { .. } => "cgroup_set_bandwidth",
+        Call::CgSetIdle { .. } => "cgroup_set_idle",
+        Call::CgInit(_) => "cgroup_init",
+        Call::CgExit(_) => "cgroup_exit",
     }
 }
 

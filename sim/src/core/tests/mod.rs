@@ -12,6 +12,7 @@
 mod accounting;
 mod affinity;
 mod callbacks;
+mod cgroups;
 mod dispatch;
 mod enqueue;
 mod hotplug;
@@ -175,6 +176,18 @@ impl Script {
         self
     }
 
+    /// The last task is in cgroup `path` (weight 100).
+    pub fn in_cgroup(mut self, path: &str) -> Script {
+        if let Some(s) = self.specs.last_mut() {
+            s.cgroup = Some(crate::task::Cgroup {
+                path: path.into(),
+                weight: 100,
+                limits: Default::default(),
+            });
+        }
+        self
+    }
+
     /// A task starting at `start`, allowed on `cpus` (None: all).
     pub fn task_at(
         mut self,
@@ -234,25 +247,91 @@ impl Workload for Script {
 /// One callback the core made, as the scheduler saw it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Call {
-    InitTask { t: TaskId, fork: bool },
+    InitTask {
+        t: TaskId,
+        fork: bool,
+    },
     Enable(TaskId),
     ExitTask(TaskId),
-    Select { t: TaskId, prev: usize, flags: u64 },
-    Enqueue { t: TaskId, flags: u64 },
-    Dispatch { cpu: usize, prev: Option<TaskId> },
-    Runnable { t: TaskId, flags: u64 },
+    Select {
+        t: TaskId,
+        prev: usize,
+        flags: u64,
+    },
+    Enqueue {
+        t: TaskId,
+        flags: u64,
+    },
+    Dispatch {
+        cpu: usize,
+        prev: Option<TaskId>,
+    },
+    Runnable {
+        t: TaskId,
+        flags: u64,
+    },
     Running(TaskId),
-    Stopping { t: TaskId, runnable: bool },
-    Quiescent { t: TaskId, flags: u64 },
+    Stopping {
+        t: TaskId,
+        runnable: bool,
+    },
+    Quiescent {
+        t: TaskId,
+        flags: u64,
+    },
     Tick(TaskId),
-    UpdateIdle { cpu: usize, idle: bool },
-    CpuRelease { cpu: usize, next: TaskId },
+    UpdateIdle {
+        cpu: usize,
+        idle: bool,
+    },
+    CpuRelease {
+        cpu: usize,
+        next: TaskId,
+    },
     CpuAcquire(usize),
     CpuOnline(usize),
     CpuOffline(usize),
-    Dequeue { t: TaskId, flags: u64 },
+    Dequeue {
+        t: TaskId,
+        flags: u64,
+    },
     SetCpumask(TaskId),
-    SetWeight { t: TaskId, weight: u32 },
+    SetWeight {
+        t: TaskId,
+        weight: u32,
+    },
+    /// run-time cgroup callbacks (core/cgroup_events.rs): groups by index
+    PrepMove {
+        t: TaskId,
+        from: usize,
+        to: usize,
+    },
+    CgMove {
+        t: TaskId,
+        from: usize,
+        to: usize,
+    },
+    CancelMove {
+        t: TaskId,
+        from: usize,
+        to: usize,
+    },
+    CgSetWeight {
+        g: usize,
+        weight: u32,
+    },
+    CgSetBandwidth {
+        g: usize,
+        period: u64,
+        quota: u64,
+        burst: u64,
+    },
+    CgSetIdle {
+        g: usize,
+        idle: bool,
+    },
+    CgInit(usize),
+    CgExit(usize),
 }
 
 impl Call {
@@ -271,13 +350,21 @@ impl Call {
             | Call::Dequeue { t, .. }
             | Call::SetCpumask(t)
             | Call::SetWeight { t, .. }
+            | Call::PrepMove { t, .. }
+            | Call::CgMove { t, .. }
+            | Call::CancelMove { t, .. }
             | Call::Tick(t) => Some(t),
             Call::Dispatch { .. }
             | Call::UpdateIdle { .. }
             | Call::CpuRelease { .. }
             | Call::CpuAcquire(_)
             | Call::CpuOnline(_)
-            | Call::CpuOffline(_) => None,
+            | Call::CpuOffline(_)
+            | Call::CgSetWeight { .. }
+            | Call::CgSetBandwidth { .. }
+            | Call::CgSetIdle { .. }
+            | Call::CgInit(_)
+            | Call::CgExit(_) => None,
         }
     }
 }
@@ -319,6 +406,10 @@ pub struct Sched {
     /// Implements ops.dequeue, ops.set_cpumask and ops.set_weight (all
     /// recorded).
     pub props: bool,
+    /// Implements the cgroup callbacks (all recorded); ops.cgroup_prep_move
+    /// fails (-EBUSY) for the tasks listed in `prep_fails`.
+    pub cgroups: bool,
+    pub prep_fails: Vec<TaskId>,
 }
 
 /// scx_simple's select_cpu, with the core's own idle kfuncs: prev if it
@@ -375,6 +466,8 @@ impl Sched {
             cpu_preempt: false,
             hotplug: false,
             props: false,
+            cgroups: false,
+            prep_fails: Vec::new(),
         }
     }
 
@@ -565,6 +658,58 @@ impl Ops for Sched {
     }
     fn set_weight(&mut self, core: &mut Core, t: TaskId, weight: u32) {
         self.rec(core, Call::SetWeight { t, weight });
+    }
+    fn cgroup_run_ops(&self) -> crate::core::cgroup_events::RunOps {
+        let c = self.cgroups;
+        crate::core::cgroup_events::RunOps {
+            prep_move: c,
+            move_: c,
+            cancel_move: c,
+            set_weight: c,
+            set_bandwidth: c,
+            set_idle: c,
+        }
+    }
+    fn cgroup_ops(&self) -> (bool, bool) {
+        (self.cgroups, self.cgroups)
+    }
+    fn cgroup_prep_move(&mut self, core: &mut Core, t: TaskId, from: usize, to: usize) -> i32 {
+        self.rec(core, Call::PrepMove { t, from, to });
+        if self.prep_fails.contains(&t) {
+            -16
+        } else {
+            0
+        }
+    }
+    fn cgroup_move(&mut self, core: &mut Core, t: TaskId, from: usize, to: usize) {
+        self.rec(core, Call::CgMove { t, from, to });
+    }
+    fn cgroup_cancel_move(&mut self, core: &mut Core, t: TaskId, from: usize, to: usize) {
+        self.rec(core, Call::CancelMove { t, from, to });
+    }
+    fn cgroup_set_weight(&mut self, core: &mut Core, g: usize, weight: u32) {
+        self.rec(core, Call::CgSetWeight { g, weight });
+    }
+    fn cgroup_set_bandwidth(&mut self, core: &mut Core, g: usize, p: u64, q: u64, b: u64) {
+        self.rec(
+            core,
+            Call::CgSetBandwidth {
+                g,
+                period: p,
+                quota: q,
+                burst: b,
+            },
+        );
+    }
+    fn cgroup_set_idle(&mut self, core: &mut Core, g: usize, idle: bool) {
+        self.rec(core, Call::CgSetIdle { g, idle });
+    }
+    fn cgroup_init_one(&mut self, core: &mut Core, g: usize) -> Result<(), String> {
+        self.rec(core, Call::CgInit(g));
+        Ok(())
+    }
+    fn cgroup_exit_one(&mut self, core: &mut Core, g: usize) {
+        self.rec(core, Call::CgExit(g));
     }
     fn timer(&mut self, _core: &mut Core, _timer: usize) {}
     fn exit(&mut self, _core: &mut Core, _reason: &str) {}
