@@ -132,7 +132,7 @@ static __always_inline void snapshot_llc_idle(struct llc_snapshot *s, const stru
 __noinline s32 arbor_sis_node(s32 this, s32 target, s32 prev, u64 now)
 {
 	u32 n = mask_words(), node, k, me = this, t = target, pv = prev, from;
-	s32 cpu, nearest = -1;
+	s32 cpu, nearest;
 	u64 *ib;
 
 	if (me >= MAX_CPUS || t >= MAX_CPUS || pv >= MAX_CPUS)
@@ -150,6 +150,17 @@ __noinline s32 arbor_sis_node(s32 this, s32 target, s32 prev, u64 now)
 	ib = wake_idle[me & (MAX_CPUS - 1)].w;
 	node = cpu_node[t & (MAX_CPUS - 1)] & (MAX_NODES - 1);
 	from = arbor_sis_node_from(target, prev, node, cpu_node[pv & (MAX_CPUS - 1)]);
+	/*
+	 * The nearest idle CPU, the answer when no candidate has been idle
+	 * for the migration cost; picked before the loop, which then starts
+	 * from it again, so that the loop carries no value from one round to
+	 * the next (the verifier explores a loop once per distinct state at
+	 * its head: a running choice made select_cpu's verification 7x
+	 * longer)
+	 */
+	nearest = arbor_sis_node_pick(ib, node_cpus[node], n, from);
+	if (nearest < 0 || nearest >= MAX_CPUS)
+		return -1;
 	bpf_for(k, 0, SIS_NODE_TRIES) {
 		struct cpu_ctx *c;
 
@@ -159,8 +170,6 @@ __noinline s32 arbor_sis_node(s32 this, s32 target, s32 prev, u64 now)
 		c = lookup_cpu_ctx(cpu);
 		if (c && arbor_sis_node_idle_ok(c->idle_stamp, now, balance_cfg.migration_cost_ns))
 			return cpu;
-		if (nearest < 0)
-			nearest = cpu;
 		arbor_mask_clear(ib, CPU_MASK_WORDS, cpu);
 	}
 	/* none idle for the migration cost among them: the nearest idle one */
