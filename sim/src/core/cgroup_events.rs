@@ -547,18 +547,6 @@ impl Core {
     }
 }
 
-/// Which of the run-time cgroup callbacks a scheduler defines (ext.c's
-/// SCX_HAS_OP): one it lacks is not called, and costs nothing.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct RunOps {
-    pub prep_move: bool,
-    pub move_: bool,
-    pub cancel_move: bool,
-    pub set_weight: bool,
-    pub set_bandwidth: bool,
-    pub set_idle: bool,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -95,7 +95,7 @@ pub trait Ops {
     /// disabled, before ops.exit (ext.c:5004-5025, 6354).
     fn cgroup_exit(&mut self, _core: &mut Core) {}
     /// Which of the run-time cgroup callbacks it defines (core/cgroup_events.rs).
-    fn cgroup_run_ops(&self) -> super::cgroup_events::RunOps {
+    fn cgroup_run_ops(&self) -> RunOps {
         Default::default()
     }
     /// Task t's css_set and task group become group `to`'s (a move's
@@ -138,4 +138,16 @@ pub trait Ops {
     /// ops.cpu_online(cpu) / ops.cpu_offline(cpu) (core/hotplug.rs).
     fn cpu_online(&mut self, _core: &mut Core, _cpu: usize) {}
     fn cpu_offline(&mut self, _core: &mut Core, _cpu: usize) {}
+}
+
+/// Which of the run-time cgroup callbacks a scheduler defines (ext.c's
+/// SCX_HAS_OP): one it lacks is not called, and costs nothing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunOps {
+    pub prep_move: bool,
+    pub move_: bool,
+    pub cancel_move: bool,
+    pub set_weight: bool,
+    pub set_bandwidth: bool,
+    pub set_idle: bool,
 }

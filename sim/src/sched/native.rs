@@ -715,10 +715,10 @@ impl Ops for Native {
     fn cgroup_groups_only(&self) -> bool {
         self.cgroup_groups_only
     }
-    fn cgroup_run_ops(&self) -> crate::core::cgroup_events::RunOps {
+    fn cgroup_run_ops(&self) -> crate::core::ops::RunOps {
         // SAFETY: ops is alive
         let o = unsafe { &*self.ops };
-        crate::core::cgroup_events::RunOps {
+        crate::core::ops::RunOps {
             prep_move: o.cgroup_prep_move.is_some(),
             move_: o.cgroup_move.is_some(),
             cancel_move: o.cgroup_cancel_move.is_some(),

@@ -659,9 +659,9 @@ impl Ops for Sched {
     fn set_weight(&mut self, core: &mut Core, t: TaskId, weight: u32) {
         self.rec(core, Call::SetWeight { t, weight });
     }
-    fn cgroup_run_ops(&self) -> crate::core::cgroup_events::RunOps {
+    fn cgroup_run_ops(&self) -> crate::core::ops::RunOps {
         let c = self.cgroups;
-        crate::core::cgroup_events::RunOps {
+        crate::core::ops::RunOps {
             prep_move: c,
             move_: c,
             cancel_move: c,
