@@ -240,6 +240,18 @@ fn parse_time(s: &str) -> Option<Ns> {
     num.parse::<u64>().ok()?.checked_mul(mult)
 }
 
+/// An event's time as a user writes it: the largest unit that divides it
+/// (1000000000 ns -> 1s, 1500000 -> 1500us), for errors.
+fn show_time(at: Ns) -> String {
+    match at {
+        0 => "0s".into(),
+        t if t % 1_000_000_000 == 0 => format!("{}s", t / 1_000_000_000),
+        t if t % 1_000_000 == 0 => format!("{}ms", t / 1_000_000),
+        t if t % 1_000 == 0 => format!("{}us", t / 1_000),
+        t => format!("{t}ns"),
+    }
+}
+
 /// `0-3,7`: task ids, in the order given, each once.
 fn parse_tasks(s: &str) -> Option<Vec<TaskId>> {
     let mut v: Vec<TaskId> = Vec::new();
@@ -290,22 +302,22 @@ impl Cgroups {
         match self.find(path) {
             Some(g) if g > 0 => Ok(g),
             _ => bail!(
-                "--cgroup-event at {} ns: no group {path} then (a workload's cg= or an earlier mkdir makes one)",
-                e.at
+                "--cgroup-event at {}: no group {path} then (a workload's cg= or an earlier mkdir makes one)",
+                show_time(e.at)
             ),
         }
     }
 
     /// The event's change to the groups (not yet to the scheduler).
     fn apply(&mut self, e: &Event, ntasks: usize) -> Result<Applied> {
-        let at = e.at;
+        let when = show_time(e.at);
         Ok(match &e.what {
             Change::Move { tasks, path } => {
                 let to = self.alive(path, e)?;
                 let mut v = Vec::new();
                 for &t in tasks {
                     if t >= ntasks {
-                        bail!("--cgroup-event at {at} ns: no task {t} (the run has {ntasks})");
+                        bail!("--cgroup-event at {when}: no task {t} (the run has {ntasks})");
                     }
                     let from = self.of_task(t);
                     if from != to {
@@ -337,7 +349,7 @@ impl Cgroups {
                 if let Some(q) = quota {
                     if n.limits.burst > *q {
                         bail!(
-                            "--cgroup-event at {at} ns: {path}'s burst {} is above the quota {q} (tg_set_bandwidth: EINVAL)",
+                            "--cgroup-event at {when}: {path}'s burst {} is above the quota {q} (tg_set_bandwidth: EINVAL)",
                             n.limits.burst
                         );
                     }
@@ -352,7 +364,7 @@ impl Cgroups {
                 let n = self.node_mut(g);
                 if *burst > 0 && n.limits.max.is_none_or(|(q, _)| *burst > q) {
                     bail!(
-                        "--cgroup-event at {at} ns: {path}'s burst {burst} needs a cpu.max quota of at least as much (tg_set_bandwidth)"
+                        "--cgroup-event at {when}: {path}'s burst {burst} needs a cpu.max quota of at least as much (tg_set_bandwidth)"
                     );
                 }
                 n.limits.burst = *burst;
@@ -365,7 +377,7 @@ impl Cgroups {
             }
             Change::Mkdir { path } => {
                 if self.find(path).is_some() {
-                    bail!("--cgroup-event at {at} ns: mkdir {path}: it exists");
+                    bail!("--cgroup-event at {when}: mkdir {path}: it exists");
                 }
                 let parent = match path.rsplit_once('/') {
                     Some(("", _)) => 0,
@@ -377,14 +389,14 @@ impl Cgroups {
             Change::Rmdir { path } => {
                 let g = self.alive(path, e)?;
                 if let Some(t) = (0..ntasks).find(|&t| self.of_task(t) == g) {
-                    bail!("--cgroup-event at {at} ns: rmdir {path}: task {t} is still in it (EBUSY; move it out first)");
+                    bail!("--cgroup-event at {when}: rmdir {path}: task {t} is still in it (EBUSY; move it out first)");
                 }
                 if self
                     .nodes()
                     .iter()
                     .any(|n| !n.removed && n.parent == g && n.level > 0)
                 {
-                    bail!("--cgroup-event at {at} ns: rmdir {path}: it has child groups (EBUSY)");
+                    bail!("--cgroup-event at {when}: rmdir {path}: it has child groups (EBUSY)");
                 }
                 self.node_mut(g).removed = true;
                 Applied::Rmdir(g)
@@ -550,6 +562,15 @@ impl Core {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn errors_give_the_time_as_written() {
+        assert_eq!(show_time(1_000_000_000), "1s");
+        assert_eq!(show_time(500_000_000), "500ms");
+        assert_eq!(show_time(1_500_000), "1500us");
+        assert_eq!(show_time(1_234), "1234ns");
+        assert_eq!(show_time(0), "0s");
+    }
 
     fn one(s: &str) -> Result<Event> {
         parse(&[s.to_string()]).map(|mut v| v.remove(0))
