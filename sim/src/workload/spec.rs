@@ -26,7 +26,7 @@ pgbench[:clients=8,jobs=min(clients,NCPU),scale=4,mode=select|tpcb,time=10,think
 wakeprobe[:m=2,w=NCPU/2,t=5,k=64]
 schbench[:v=2023,m=2,w=ceil(NCPU/m),r=5,s=100,c=17000] (v=2020: seed 000's schbench, w=16,s=30000 (message thread's sleep),c=30000,mc=30000)
 spinners[:procs=2,threads=4,ws_kb=1024,work_us=1000,sleep_us=0,time=5,sweeps=1]
-rt-app:FILE.json (as rt-app 1.0 reads it; tasks: instance, delay, loop, phases, cpus, priority, policy; events: run, runtime, sleep, timer, suspend, resume, lock, unlock, wait, signal, broad, sync, mem, iorun, barrier, yield; global: duration, mem_buffer_size, io_device; resources)
+rt-app:FILE.json (as rt-app 1.0 reads it; tasks: instance, delay, loop, phases, cpus, priority, policy, taskgroup (its cgroup, weight 100); events: run, runtime, sleep, timer, suspend, resume, lock, unlock, wait, signal, broad, sync, mem, iorun, barrier, yield; global: duration, mem_buffer_size, io_device; resources)
 trace:FILE.data[,comm=NAME|..,pid=PID|..,all=1,from=S,to=S,scale=F,sync=0|1,cap=CPUS:CAP;..] (a `perf sched record -a -- PROGRAM` trace, replayed causally; default: what the recorder ran)
 any of these +background:r=RATE[,k=NCPU,ns=2000] (with a VM guest's background: k timer-driven tasks waking RATE times a second in all, ns of work each)
 any of these but rt-app and trace with ,cg=/PATH[:weight=100][:max=QUOTA/PERIOD][:burst=US][:idle=1]: its tasks run in that cgroup, of that cpu.weight (1..10000; ancestors not given a weight have 100), cpu.max (microseconds, as the cgroup file: QUOTA/PERIOD or QUOTA with the period 100000, 1000..1000000 each), cpu.max.burst (up to QUOTA) and cpu.idle

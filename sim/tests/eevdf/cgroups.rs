@@ -351,3 +351,28 @@ fn a_crowded_group_of_weight_1_keeps_its_small_share() {
         s[0]
     );
 }
+
+/// rt-app's `"taskgroup"`: three threads in /many and one in /few, all on
+/// CPU 1, groups of the default weight 100 (rt-app writes none): each
+/// group half the CPU, so the lone thread of /few gets as much as the
+/// three of /many together, where without groups it would get a quarter.
+#[test]
+fn rtapp_taskgroups_share_by_group() {
+    let o = super::run_rtapp(
+        "taskgroup",
+        r#"{"global": {"duration": 2},
+            "tasks": {
+              "many": {"instance": 3, "cpus": [1], "taskgroup": "/many", "run": 1000},
+              "few": {"cpus": [1], "taskgroup": "/few", "run": 1000}
+            }}"#,
+    );
+    let t = super::cpu_time(&o, 200 * MS);
+    let many: u64 = t
+        .iter()
+        .filter(|(n, _)| n.starts_with("many"))
+        .map(|(_, d)| d)
+        .sum();
+    let few = t["few"];
+    let s = few as f64 / (few + many) as f64;
+    check(&[s], &[0.5], "rt-app taskgroups, 3 threads against 1");
+}

@@ -287,6 +287,8 @@ struct Group {
     /// `"priority"`: the nice value, or the real-time priority.
     priority: Option<i64>,
     cpus: Option<Vec<usize>>,
+    /// `"taskgroup"`: the cgroup its threads run in (None: the root).
+    taskgroup: Option<String>,
     /// Its `unique*` timers, by name, and whether each is absolute (each
     /// thread has its own).
     unique: Vec<(String, bool)>,

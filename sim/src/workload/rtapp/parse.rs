@@ -67,7 +67,7 @@ impl Builder {
     }
 }
 
-const TASK_KEYS: &str = "instance, delay, loop, phases, cpus, priority, policy, and the ignored exec, period, deadline, dl-runtime, dl-period, dl-deadline, resources";
+const TASK_KEYS: &str = "instance, delay, loop, phases, cpus, priority, policy, taskgroup, and the ignored exec, period, deadline, dl-runtime, dl-period, dl-deadline, resources";
 const EVENT_KEYS: &str = "run, runtime, sleep, timer, suspend, resume, lock, unlock, wait, signal, broad, sync, mem, iorun, yield, barrier";
 
 /// rt-app's default `mem_buffer_size` (DEFAULT_MEM_BUF_SIZE, 4 MiB).
@@ -399,6 +399,7 @@ fn parse_task(name: &str, v: &J, nr_cpus: usize, b: &mut Builder) -> Result<Grou
         policy: b.glob.default_policy,
         priority: None,
         cpus: None,
+        taskgroup: None,
         unique: Vec::new(),
         has_timer: false,
         has_wait: false,
@@ -426,6 +427,7 @@ fn parse_task(name: &str, v: &J, nr_cpus: usize, b: &mut Builder) -> Result<Grou
             "cpus" => g.cpus = Some(cpus(v, nr_cpus)?),
             "priority" => g.priority = Some(int(v, "\"priority\"")?),
             "policy" => g.policy = policy(v, "\"policy\"")?,
+            "taskgroup" => g.taskgroup = taskgroup(v)?,
             _ if DL_KEYS.contains(&k.as_str()) => {
                 int(v, &format!("{k:?}"))?;
             }
@@ -523,6 +525,29 @@ fn cpus(v: &J, nr_cpus: usize) -> Result<Vec<usize>> {
     Ok(out)
 }
 
+/// `"taskgroup"`: the cgroup of the task's threads, a path below the cpu
+/// controller's mount ("/" or "": the root), as upstream rt-app reads it
+/// after v1.0 (rt-app_taskgroups.c creates the group and moves each thread
+/// in; Debian's 1.0 ignores the key, so such a file runs in the root
+/// there). rt-app writes no cpu.weight: the group has the default 100, as
+/// an ancestor without a task of its own does.
+fn taskgroup(v: &J) -> Result<Option<String>> {
+    let path = string(v, "\"taskgroup\"")?;
+    if path.is_empty() || path == "/" {
+        return Ok(None);
+    }
+    if !path.starts_with('/') || path[1..].split('/').any(|p| p.is_empty()) {
+        bail!("\"taskgroup\" {path:?} is not a cgroup path /NAME[/NAME...]");
+    }
+    if path[1..].split('/').count() > crate::core::cgroup::MAX_DEPTH {
+        bail!(
+            "\"taskgroup\" {path:?} is deeper than {} levels",
+            crate::core::cgroup::MAX_DEPTH
+        );
+    }
+    Ok(Some(path.to_string()))
+}
+
 fn parse_phase(task: &str, v: &J, nr_cpus: usize, g: &mut Group, b: &mut Builder) -> Result<Phase> {
     let mut p = Phase {
         loops: 1,
@@ -550,6 +575,11 @@ fn parse_phase(task: &str, v: &J, nr_cpus: usize, g: &mut Group, b: &mut Builder
                 }
                 p.nice = Some(n);
             }
+            // a move to another cgroup at a phase's start (rt-app's
+            // per-phase taskgroup) is not modelled
+            "taskgroup" => bail!(
+                "\"taskgroup\" per phase is not supported (a move between cgroups at each phase): set it on the task, or use arbor sim --cgroup-event"
+            ),
             // a change of class per phase (later rt-app's) is not modelled
             "policy" => bail!(
                 "\"policy\" per phase is not supported (rt-app 1.0 ignores it; later rt-app changes the class per phase): set it on the task"
@@ -852,6 +882,22 @@ mod tests {
             (
                 r#"{"tasks": {"t": {"phases": {"p": {"run": 1, "policy": "SCHED_OTHER"}}}}}"#,
                 r#"task "t": phase "p": "policy" per phase is not supported"#,
+            ),
+            (
+                r#"{"tasks": {"t": {"phases": {"p": {"run": 1, "taskgroup": "/a"}}}}}"#,
+                r#"task "t": phase "p": "taskgroup" per phase is not supported"#,
+            ),
+            (
+                r#"{"tasks": {"t": {"run": 1, "taskgroup": "a//b"}}}"#,
+                r#"task "t": "taskgroup" "a//b" is not a cgroup path /NAME[/NAME...]"#,
+            ),
+            (
+                r#"{"tasks": {"t": {"run": 1, "taskgroup": "/1/2/3/4/5/6/7/8/9"}}}"#,
+                r#"task "t": "taskgroup" "/1/2/3/4/5/6/7/8/9" is deeper than 8 levels"#,
+            ),
+            (
+                r#"{"tasks": {"t": {"run": 1, "taskgroup": 3}}}"#,
+                r#"task "t": "taskgroup""#,
             ),
             (
                 r#"{"tasks": {"t": {"policy": "SCHED_FIFO", "phases": {"p": {"run": 1, "priority": 3}}}}}"#,

@@ -143,6 +143,11 @@ impl Workload for RtApp {
                 s.cpus = g.cpus.clone();
                 s.start_at = g.delay;
                 s.working_set += g.mem_bytes;
+                s.cgroup = g.taskgroup.as_ref().map(|path| crate::task::Cgroup {
+                    path: path.clone(),
+                    weight: 100,
+                    limits: Default::default(),
+                });
                 // SCHED_FIFO/RR: the RT class's load on sched_ext (core/rt.rs)
                 if g.policy != Policy::Other {
                     s.rt_prio = g.priority.map(|p| p as u32);
