@@ -663,23 +663,10 @@ impl Ops for Native {
         }
         // the groups below it, parents first (css_for_each_descendant_pre),
         // with their cpu.weight and the root's bandwidth defaults
+        // (cgroup_init_one, as a group made at run time: its cpu.max and
+        // cpu.max.burst as its task_group holds them)
         for i in 1..core.cgroups.nodes().len() {
-            let cg = self.cgroup_ptr(core, i)?;
-            let n = &core.cgroups.nodes()[i];
-            args.weight = n.weight;
-            // cpu.max and cpu.max.burst as the group's task_group holds them
-            // (scx_tg_init's defaults: RUNTIME_INF, the default period)
-            (args.bw_quota_us, args.bw_period_us) = n.limits.max.unwrap_or((u64::MAX, 100_000));
-            args.bw_burst_us = n.limits.burst;
-            // SAFETY: cg is one of the shim's cgroups, args live
-            let r = self.enter(core, |o| {
-                o.cgroup_init
-                    .map(|f| unsafe { f(cg, &mut args) })
-                    .unwrap_or(0)
-            });
-            if r != 0 {
-                return Err(format!("{r} for {}", core.cgroups.nodes()[i].path));
-            }
+            self.cgroup_init_one(core, i)?;
         }
         // cpu.idle: ext.c's cgroup_init args carry no idle flag, so the
         // idle groups are told by a cpu.idle write once all are initialised
