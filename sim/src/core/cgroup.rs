@@ -16,6 +16,34 @@ use crate::task::{CgroupLimits, TaskId, TaskSpec};
 /// levels: policy.h ARBOR_CG_MAX_DEPTH).
 pub const MAX_DEPTH: usize = 8;
 
+/// What is wrong with a cgroup path a user gave, for each reader's own
+/// message (a workload's cg=, --cgroup-event, rt-app's taskgroup).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathError {
+    /// not `/NAME[/NAME...]` of names of letters, digits, `_`, `.`, `-`
+    NotAPath,
+    /// more than MAX_DEPTH levels below the root
+    TooDeep,
+}
+
+/// Checks a cgroup path below the root.
+pub fn check_path(path: &str) -> std::result::Result<(), PathError> {
+    let ok = path.len() > 1
+        && path.starts_with('/')
+        && path[1..].split('/').all(|c| {
+            !c.is_empty()
+                && c.chars()
+                    .all(|ch| ch.is_ascii_alphanumeric() || "_.-".contains(ch))
+        });
+    if !ok {
+        return Err(PathError::NotAPath);
+    }
+    if path[1..].split('/').count() > MAX_DEPTH {
+        return Err(PathError::TooDeep);
+    }
+    Ok(())
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Node {
     /// `/a/x`; the root's is `/`

@@ -44,7 +44,7 @@
 
 use anyhow::{anyhow, bail, Result};
 
-use super::cgroup::{Cgroups, MAX_DEPTH};
+use super::cgroup::{check_path, Cgroups, PathError, MAX_DEPTH};
 use super::{Core, Ctx, Ev, Ops, TaskState};
 use crate::abi;
 use crate::task::{Ns, TaskId};
@@ -122,20 +122,15 @@ fn parse_one(item: &str) -> Result<Event> {
     }
     let at = parse_time(w[0]).ok_or_else(|| bad("TIME is not a number with ns, us, ms or s"))?;
     let path = |s: &str| -> Result<String> {
-        let ok = s.len() > 1
-            && s.starts_with('/')
-            && s[1..].split('/').all(|c| {
-                !c.is_empty()
-                    && c.chars()
-                        .all(|ch| ch.is_ascii_alphanumeric() || "_.-".contains(ch))
-            });
-        if !ok {
-            return Err(bad(&format!("'{s}' is not a cgroup path /NAME[/NAME...]")));
+        match check_path(s) {
+            Ok(()) => Ok(s.to_string()),
+            Err(PathError::NotAPath) => {
+                Err(bad(&format!("'{s}' is not a cgroup path /NAME[/NAME...]")))
+            }
+            Err(PathError::TooDeep) => {
+                Err(bad(&format!("'{s}' is deeper than {MAX_DEPTH} levels")))
+            }
         }
-        if s[1..].split('/').count() > MAX_DEPTH {
-            return Err(bad(&format!("'{s}' is deeper than {MAX_DEPTH} levels")));
-        }
-        Ok(s.to_string())
     };
     let n = |want: usize| -> Result<()> {
         if w.len() != want {

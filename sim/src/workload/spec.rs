@@ -153,25 +153,17 @@ impl Opts<'_> {
                 limits.burst
             );
         }
-        let valid = path.len() > 1
-            && path.starts_with('/')
-            && path[1..].split('/').all(|c| {
-                !c.is_empty()
-                    && c.chars()
-                        .all(|ch| ch.is_ascii_alphanumeric() || "_.-".contains(ch))
-            });
-        if !valid {
-            bail!(
+        use crate::core::cgroup::{check_path, PathError, MAX_DEPTH};
+        match check_path(path) {
+            Ok(()) => {}
+            Err(PathError::NotAPath) => bail!(
                 "workload '{}': cg={path} is not a cgroup path /NAME[/NAME...]",
                 self.spec
-            );
-        }
-        if path[1..].split('/').count() > crate::core::cgroup::MAX_DEPTH {
-            bail!(
-                "workload '{}': cg={path} is deeper than {} levels",
-                self.spec,
-                crate::core::cgroup::MAX_DEPTH
-            );
+            ),
+            Err(PathError::TooDeep) => bail!(
+                "workload '{}': cg={path} is deeper than {MAX_DEPTH} levels",
+                self.spec
+            ),
         }
         Ok(Some(crate::task::Cgroup {
             path: path.to_string(),

@@ -536,16 +536,16 @@ fn taskgroup(v: &J) -> Result<Option<String>> {
     if path.is_empty() || path == "/" {
         return Ok(None);
     }
-    if !path.starts_with('/') || path[1..].split('/').any(|p| p.is_empty()) {
-        bail!("\"taskgroup\" {path:?} is not a cgroup path /NAME[/NAME...]");
+    use crate::core::cgroup::{check_path, PathError, MAX_DEPTH};
+    match check_path(path) {
+        Ok(()) => Ok(Some(path.to_string())),
+        Err(PathError::NotAPath) => {
+            bail!("\"taskgroup\" {path:?} is not a cgroup path /NAME[/NAME...]")
+        }
+        Err(PathError::TooDeep) => {
+            bail!("\"taskgroup\" {path:?} is deeper than {MAX_DEPTH} levels")
+        }
     }
-    if path[1..].split('/').count() > crate::core::cgroup::MAX_DEPTH {
-        bail!(
-            "\"taskgroup\" {path:?} is deeper than {} levels",
-            crate::core::cgroup::MAX_DEPTH
-        );
-    }
-    Ok(Some(path.to_string()))
 }
 
 fn parse_phase(task: &str, v: &J, nr_cpus: usize, g: &mut Group, b: &mut Builder) -> Result<Phase> {
