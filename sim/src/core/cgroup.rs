@@ -70,6 +70,9 @@ pub struct Cgroups {
     nodes: Vec<Node>,
     /// each task's group (index into nodes)
     of_task: Vec<usize>,
+    /// tasks a move event named before they started: they start where it
+    /// put them, not in their parent's group (`fork_into_parents`)
+    placed: Vec<bool>,
 }
 
 impl Default for Cgroups {
@@ -86,6 +89,7 @@ impl Default for Cgroups {
                 removed: false,
             }],
             of_task: Vec::new(),
+            placed: Vec::new(),
         }
     }
 }
@@ -187,6 +191,28 @@ impl Cgroups {
             self.of_task.resize(t + 1, 0);
         }
         self.of_task[t] = g;
+    }
+
+    /// Task t, not started yet, was named by a move (cgroup_events.rs).
+    pub(super) fn set_placed(&mut self, t: TaskId) {
+        if self.placed.len() <= t {
+            self.placed.resize(t + 1, false);
+        }
+        self.placed[t] = true;
+    }
+
+    /// A child forked by `parent` starts in the parent's group, as
+    /// cgroup_post_fork puts it in the parent's css_set (and
+    /// sched_cgroup_fork in its task group; ext.c's ops.init_task gets that
+    /// cgroup): its spec's group is where the parent was when the workload
+    /// was made, and a move of the parent since changes it. A child a
+    /// move event named before its fork keeps that group (the simulator's
+    /// way to create a task elsewhere).
+    pub(super) fn fork_into_parents(&mut self, child: TaskId, parent: TaskId) {
+        if !self.placed.get(child).copied().unwrap_or(false) {
+            let g = self.of_task(parent);
+            self.set_task(child, g);
+        }
     }
 
     pub(super) fn node_mut(&mut self, g: usize) -> &mut Node {

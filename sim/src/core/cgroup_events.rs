@@ -39,8 +39,15 @@
 //! makes (a path must exist when it is named; `check`), so a run never
 //! meets a write that the kernel would refuse for its form. Each write is
 //! made by a task on the lowest-numbered online CPU, whose time the
-//! callbacks take. A task forked after its parent moved is created in the
-//! group its spec names, not its parent's.
+//! callbacks take. A task forked by another (a launcher's child:
+//! workload/parent.rs, or a replayed trace's fork) starts in its parent's
+//! group at the fork, as cgroup_post_fork puts it in the parent's css_set
+//! (ext.c: no cgroup_prep_move / cgroup_move, ops.init_task with
+//! args->cgroup the parent's), so a move of the parent before the fork
+//! takes the child along; a task a move named before its fork starts in
+//! that group. `check` does not know when forks happen: it takes every
+//! task to start in its spec's group, so an rmdir of a group that a forked
+//! child is in at run time is refused then (EBUSY), with no callback.
 
 use anyhow::{anyhow, bail, Result};
 
@@ -425,7 +432,9 @@ impl Core {
         let e = self.cfg.cgroup_events[i].clone();
         let ntasks = self.tasks.len();
         let Ok(applied) = self.cgroups.apply(&e, ntasks) else {
-            return; // refused by check_events before the run
+            // refused by check_events before the run, or an rmdir of a
+            // group a forked child went to (EBUSY)
+            return;
         };
         // the writer's CPU
         let caller = (0..self.cpus.len()).find(|&c| self.online[c]).unwrap_or(0);
@@ -518,6 +527,13 @@ impl Core {
                     }
                     return;
                 }
+            }
+        }
+        // the write succeeded: a task not started yet starts in `to`, not
+        // in the group of the task that forks it
+        for &(t, _) in &v {
+            if self.tasks[t].state == TaskState::New {
+                self.cgroups.set_placed(t);
             }
         }
         let flags = abi::DEQUEUE_SAVE | abi::DEQUEUE_MOVE | abi::DEQUEUE_NOCLOCK;

@@ -909,7 +909,7 @@ impl Core {
     // out of line: most steps have no effects, and advance, the path of
     // every step, stays small without it
     #[inline(never)]
-    fn apply_effects(&mut self, ops: &mut dyn Ops, fx: &Effects, waker_cpu: usize) {
+    fn apply_effects(&mut self, ops: &mut dyn Ops, fx: &Effects, waker_cpu: usize, waker: TaskId) {
         // The waker issues its wake-ups one after the other (schbench's
         // xlist_wake_all: one fpost, i.e. one futex_wake -> try_to_wake_up,
         // per worker): the IPI of the k-th goes out only after the waker's
@@ -927,10 +927,12 @@ impl Core {
             }
         }
         // forks first (a replayed trace's Fork ops): the child starts on
-        // the parent's CPU, as wake_up_new_task selects from it
+        // the parent's CPU, as wake_up_new_task selects from it, and in
+        // its group (cgroup.rs fork_into_parents)
         for &c in &fx.forks {
             if c < self.tasks.len() && self.tasks[c].state == TaskState::New {
                 self.set_task_cpu(c, waker_cpu);
+                self.cgroups.fork_into_parents(c, waker);
                 self.start_task(ops, c);
                 if self.stop.is_some() {
                     return;

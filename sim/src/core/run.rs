@@ -605,7 +605,7 @@ impl Core {
                     let mut fx = self.fx_pool.pop().unwrap_or_default();
                     let s = wl.next(t, self.now, &mut fx);
                     if !fx.is_empty() {
-                        self.apply_effects(ops, &fx, x);
+                        self.apply_effects(ops, &fx, x, t);
                         fx.clear();
                     }
                     self.fx_pool.push(fx);
@@ -898,6 +898,7 @@ impl Core {
                 if let Some(p) = self.tasks[t].spec.parent {
                     if self.tasks[p].state != TaskState::New {
                         self.set_task_cpu(t, self.tasks[p].cpu);
+                        self.cgroups.fork_into_parents(t, p);
                     }
                 }
                 self.start_task(ops, t)

@@ -279,3 +279,64 @@ fn a_real_time_task_moves_with_the_cgroup_callbacks_alone() {
     );
     assert_eq!(core.cgroups.of_task(0), 2);
 }
+
+/// The group each task is in when ops.init_task sees it, by task.
+fn groups_at_init(s: &mut Sched) -> Rc<RefCell<Vec<(TaskId, usize)>>> {
+    let seen = cell::<Vec<(TaskId, usize)>>();
+    let v = seen.clone();
+    s.init_task = Some(Box::new(move |c: &mut Core, t| {
+        v.borrow_mut().push((t, c.cgroups.of_task(t)))
+    }));
+    seen
+}
+
+/// A task forked after its parent moved starts in the parent's group
+/// (cgroup_post_fork: the child gets the parent's css_set; ext.c's
+/// ops.init_task has args->cgroup = the parent's), both for a fork made by
+/// a running task's step (a replayed trace) and for one made by the
+/// launcher (workload/parent.rs); a child that an event named before its
+/// fork stays where that put it. Groups: / (0), /a (1), /b (2), /c (3).
+#[test]
+fn a_child_forked_after_its_parent_moved_starts_in_the_parents_group() {
+    let mut s = Sched::fifo_queued();
+    s.cgroups = true;
+    let seen = groups_at_init(&mut s);
+    let mut w = Script::new()
+        // 0: forks 1 at 2 ms, moved to /b at 1 ms
+        .task("p", &[Act::Run(2 * MS), Act::Fork(1), Act::Run(MS)])
+        .in_cgroup("/a")
+        .forked_task("c", &[Act::Run(MS)])
+        .in_cgroup("/a")
+        // 2: launches 3 at 2 ms, moved to /b at 1 ms
+        .task("q", &[Act::Run(3 * MS)])
+        .in_cgroup("/a")
+        .task_at("d", 2 * MS, None, &[Act::Run(MS)])
+        .in_cgroup("/a")
+        .child_of(2)
+        // 4: launches 5 at 2 ms, moved to /b; 5 was placed in /c
+        .task("r", &[Act::Run(3 * MS)])
+        .in_cgroup("/a")
+        .task_at("e", 2 * MS, None, &[Act::Run(MS)])
+        .in_cgroup("/a")
+        .child_of(4)
+        .task("x", &[Act::Run(MS)])
+        .in_cgroup("/b")
+        .task("y", &[Act::Run(MS)])
+        .in_cgroup("/c");
+    let cfg = with_events("1ms move 0 /b; 1ms move 2 /b; 1ms move 4 /b; 1ms move 5 /c");
+    let (core, stop) = run_with(flat(4), zero_cost(), cfg, &mut s, &mut w);
+    stopped_ok(&stop);
+    let at_init = |t: TaskId| {
+        seen.borrow()
+            .iter()
+            .find(|&&(u, _)| u == t)
+            .map(|&(_, g)| g)
+    };
+    assert_eq!(at_init(1), Some(2), "forked by a step");
+    assert_eq!(at_init(3), Some(2), "launched");
+    assert_eq!(at_init(5), Some(3), "placed before its fork");
+    assert_eq!(
+        (1..6).map(|t| core.cgroups.of_task(t)).collect::<Vec<_>>(),
+        [2, 2, 2, 2, 3]
+    );
+}
