@@ -468,6 +468,25 @@ fn main() {
     }
     println!("cargo:rustc-env=SIM_SCHED_PREEMPTTEST_SO={}", so.display());
 
+    // a test scheduler with only cgroup callbacks and ops.running, which
+    // record what bpf_cgroup_from_id finds (sched/native.rs)
+    let so = out.join("libsched_cgrouptest.so");
+    if let Err(e) = build_so(
+        &cc,
+        &shim,
+        &out,
+        "cgrouptest",
+        &shim.join("tests/cgroup_prog.c"),
+        &[],
+        &[],
+        &[],
+        None,
+        &so,
+    ) {
+        panic!("sim/shim/tests/cgroup_prog.c: {e}");
+    }
+    println!("cargo:rustc-env=SIM_SCHED_CGROUPTEST_SO={}", so.display());
+
     for pc in PEERS {
         let (name, krate, ver) = (pc.name, pc.krate, pc.ver);
         let upper = name.to_uppercase();

@@ -352,6 +352,9 @@ struct sim_cgroup {
 	struct kernfs_node kn;
 	struct css_set cset;
 	struct task_group tg;
+	/* its kernfs node is not active: made by an mkdir not yet done, or
+	 * removed (sim_cgroup_set_active) */
+	bool inactive;
 };
 
 #define SIM_MAX_CGROUPS 4096
@@ -381,7 +384,24 @@ struct cgroup *sim_cgroup_new(struct cgroup *parent, u64 id)
 	return &c->cgrp;
 }
 
-/* bpf_cgroup_from_id(): the root or a cgroup made above, else NULL */
+/*
+ * A cgroup's kernfs node becomes active or not: cgroup_mkdir activates the
+ * new group's node (kernfs_activate) only after its csses are online (so
+ * after ops.cgroup_init), and cgroup_destroy_locked deactivates it
+ * (kernfs_remove) before the css goes offline (ops.cgroup_exit).
+ */
+void sim_cgroup_set_active(struct cgroup *cg, bool active)
+{
+	if (cg && cg != &sim_root_cgroup)
+		((struct sim_cgroup *)cg)->inactive = !active;
+}
+
+/*
+ * bpf_cgroup_from_id(): the root or a cgroup made above whose node is
+ * active, else NULL: cgroup_get_from_id finds the node with
+ * kernfs_find_and_get_node_by_id, which fails for a node not active
+ * (never activated, or removed).
+ */
 struct cgroup *sim_cgroup_from_id(u64 id)
 {
 	u32 i;
@@ -390,7 +410,7 @@ struct cgroup *sim_cgroup_from_id(u64 id)
 		return &sim_root_cgroup;
 	for (i = 0; i < sim_nr_cgroups; i++)
 		if (sim_cgroups[i]->kn.id == id)
-			return &sim_cgroups[i]->cgrp;
+			return sim_cgroups[i]->inactive ? NULL : &sim_cgroups[i]->cgrp;
 	return NULL;
 }
 

@@ -469,6 +469,11 @@ impl Core {
                 }
             }
             Applied::Mkdir(g) => {
+                // cgroup_mkdir activates the group's kernfs node only
+                // after its csses are online: ops.cgroup_init does not
+                // find it by its id (bpf_cgroup_from_id)
+                ops.cgroup_set_active(self, g, false);
+                let mut made = true;
                 if ops.cgroup_ops().0 {
                     let r = self.call(caller, Ctx::Other, "cgroup_init", |c| {
                         ops.cgroup_init_one(c, g)
@@ -476,10 +481,18 @@ impl Core {
                     if r.is_err() {
                         // the mkdir fails: the group is not there
                         self.cgroups.node_mut(g).removed = true;
+                        made = false;
                     }
+                }
+                if made {
+                    ops.cgroup_set_active(self, g, true);
                 }
             }
             Applied::Rmdir(g) => {
+                // cgroup_destroy_locked removes the kernfs node (kernfs_remove)
+                // before the css goes offline: from ops.cgroup_exit on,
+                // bpf_cgroup_from_id does not find the group
+                ops.cgroup_set_active(self, g, false);
                 if ops.cgroup_ops().1 {
                     self.call(caller, Ctx::Other, "cgroup_exit", |c| {
                         ops.cgroup_exit_one(c, g)

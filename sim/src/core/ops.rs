@@ -101,6 +101,11 @@ pub trait Ops {
     /// Task t's css_set and task group become group `to`'s (a move's
     /// sched_change_group; not a callback).
     fn cgroup_attach(&mut self, _core: &mut Core, _t: TaskId, _to: usize) {}
+    /// Group g's kernfs node becomes active or not, so that
+    /// bpf_cgroup_from_id finds it or not (an mkdir activates it after its
+    /// ops.cgroup_init, an rmdir deactivates it before ops.cgroup_exit:
+    /// cgroup_events.rs; not a callback).
+    fn cgroup_set_active(&mut self, _core: &mut Core, _g: usize, _active: bool) {}
     /// ops.cgroup_prep_move(p, from, to): 0 or a negative errno.
     fn cgroup_prep_move(&mut self, _core: &mut Core, _t: TaskId, _from: usize, _to: usize) -> i32 {
         0

@@ -34,6 +34,8 @@ pub struct Native {
     join_cgroup: unsafe extern "C" fn(*mut TaskStruct, *mut c_void) -> *mut c_void,
     /// shim.c: a cgroup below another, with its kernfs id
     cgroup_new: unsafe extern "C" fn(*mut c_void, u64) -> *mut c_void,
+    /// shim.c: a cgroup's kernfs node becomes active or not
+    cgroup_set_active: unsafe extern "C" fn(*mut c_void, bool),
     /// the shim's struct cgroup of each of core.cgroups (index 0, the root:
     /// null), made when first needed
     cgroups: Vec<*mut c_void>,
@@ -145,6 +147,7 @@ impl Native {
                 timer_fire: std::mem::transmute(sym("sim_timer_fire")?),
                 join_cgroup: std::mem::transmute(sym("sim_task_join_cgroup")?),
                 cgroup_new: std::mem::transmute(sym("sim_cgroup_new")?),
+                cgroup_set_active: std::mem::transmute(sym("sim_cgroup_set_active")?),
                 cgroups: Vec::new(),
                 cgroup_groups_only: false,
                 group_counters: Vec::new(),
@@ -720,6 +723,12 @@ impl Ops for Native {
         // SAFETY: p is a live task_struct, cg one of the shim's cgroups
         unsafe { (self.join_cgroup)(p, cg) };
     }
+    fn cgroup_set_active(&mut self, core: &mut Core, g: usize, active: bool) {
+        if let Ok(cg) = self.cgroup_ptr(core, g) {
+            // SAFETY: cg null or one of the shim's cgroups
+            unsafe { (self.cgroup_set_active)(cg, active) };
+        }
+    }
     fn cgroup_prep_move(&mut self, core: &mut Core, t: TaskId, from: usize, to: usize) -> i32 {
         let p = t_of(core, t);
         let (f, c) = (self.cgroup_arg(core, from), self.cgroup_arg(core, to));
@@ -1172,5 +1181,47 @@ mod tests {
         let null: bool = n.read_global("acquire_args_null").unwrap();
         assert!(null);
         assert_eq!(core.now, 13 * MS);
+    }
+
+    /// bpf_cgroup_from_id finds a group while its kernfs node is active,
+    /// as cgroup_get_from_id's kernfs_find_and_get_node_by_id does: the
+    /// load's groups from their ops.cgroup_init on; a group an mkdir
+    /// makes only after its ops.cgroup_init (cgroup_mkdir's
+    /// kernfs_activate comes after the css is online); a removed one no
+    /// more, from its ops.cgroup_exit on (cgroup_destroy_locked's
+    /// kernfs_remove comes first). The shim's test scheduler
+    /// sim/shim/tests/cgroup_prog.c records it. Groups: / (id 1), /a (2),
+    /// /b (3), /c (4, made at 1 ms); /b removed at 2 ms.
+    #[test]
+    fn bpf_cgroup_from_id_finds_a_group_while_its_node_is_active() {
+        use crate::core::cgroup_events;
+        use crate::core::tests::{cfg, flat, stopped_ok, zero_cost, Act, Config, Core, Script, MS};
+        static CGROUP_SO: &[u8] = include_bytes!(env!("SIM_SCHED_CGROUPTEST_SO"));
+        let mut n = Native::load(CGROUP_SO, "cgtest", vec![]).expect("load");
+        n.set_machine(1, 1);
+        let mut w = Script::new()
+            .task("a", &[Act::Run(5 * MS)])
+            .in_cgroup("/a")
+            .task("b", &[Act::Run(MS)])
+            .in_cgroup("/b");
+        let c = Config {
+            cgroup_events: cgroup_events::parse(&[
+                "1ms mkdir /c; 1ms move 1 /a; 2ms rmdir /b".to_string()
+            ])
+            .unwrap(),
+            ..cfg()
+        };
+        let mut core = Core::new(flat(1), zero_cost(), c).unwrap();
+        let stop = core.run(&mut n, &mut w, |_| {});
+        stopped_ok(&stop);
+        let g = |name: &str| -> u64 { n.read_global(name).unwrap() };
+        let bits = |ids: &[u32]| ids.iter().fold(0u64, |m, &i| m | 1 << i);
+        assert_eq!(g("inited"), bits(&[1, 2, 3, 4]));
+        assert_eq!(g("found_at_init"), bits(&[1, 2, 3]), "mkdir's init");
+        // /b at its rmdir, the others at the unload
+        assert_eq!(g("exited"), bits(&[1, 2, 3, 4]));
+        assert_eq!(g("found_at_exit"), bits(&[1, 2, 4]), "rmdir's exit");
+        // b ran last, at 5 ms
+        assert_eq!(g("found_at_running"), bits(&[1, 2, 4]));
     }
 }

@@ -1628,8 +1628,8 @@ extern struct cgroup sim_root_cgroup;
 struct cgroup *sim_task_join_root_cgroup(struct task_struct *p);
 struct cgroup *sim_cgroup_from_id(u64 id);
 /* bpf_cgroup_from_id(): the root (id 1) or a cgroup below it that a
- * workload put tasks in (shim.c), else NULL; references are not counted
- * (every cgroup outlives the run) */
+ * workload put tasks in or an mkdir made, not removed (shim.c), else NULL;
+ * references are not counted (every cgroup outlives the run) */
 static __always_inline struct cgroup *bpf_cgroup_from_id(u64 id)
 {
 	SIM_COUNT_CALL();
