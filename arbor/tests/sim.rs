@@ -734,3 +734,37 @@ fn a_fresh_verdict_runs_decides_and_writes_its_results() {
     assert_eq!(from_snap, from_t, "the snapshot is the same machine");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `arbor sim fuzz --cgroups`: every case runs with a cgroup or cgroup
+/// events (scx_arbor's cgroup callbacks among them), counted in
+/// results.json and the report; a few short cases, in seconds.
+#[test]
+fn fuzz_with_cgroups_runs_cases_in_groups() {
+    let d = tmpdir("fuzz-cgroups");
+    let out = d.display().to_string();
+    let (rc, _, err) = arbor(&[
+        "sim",
+        "fuzz",
+        "--cases",
+        "6",
+        "--seed",
+        "3",
+        "--sim-seconds",
+        "0.3",
+        "--shrink",
+        "none",
+        "--only",
+        "arbor",
+        "--cgroups",
+        "--out",
+        &out,
+    ]);
+    assert_eq!(rc, 0, "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("results.json")).unwrap()).unwrap();
+    assert_eq!(v["cases_run"], 6, "{v}");
+    assert_eq!(v["cgroup_cases"], 6, "{v}");
+    let md = std::fs::read_to_string(d.join("report.md")).unwrap();
+    assert!(md.contains("6 case(s) ran in cgroups"), "{md}");
+    let _ = std::fs::remove_dir_all(&d);
+}

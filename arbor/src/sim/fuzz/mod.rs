@@ -55,6 +55,15 @@
 //! the core's sched_change guard and migration stopper run with it on a
 //! CPU (sim/src/core/affinity.rs). A mask of offline CPUs only is refused
 //! as the kernel refuses it (EINVAL).
+//!
+//! Cgroups (`--cgroups`; off by default, so a seed's cases are the same
+//! without it): drawn after everything else, each case's model workload
+//! runs in a group (`cg=`: a weight, sometimes cpu.max with a burst, or
+//! cpu.idle; sometimes a nested one), and 1-6 cgroup events come during
+//! the run (`--cgroup-event`: mkdir, moves of tasks between groups,
+//! cpu.weight, cpu.max, cpu.max.burst and cpu.idle writes, rmdir of an
+//! empty group), so the schedulers' cgroup callbacks are fuzzed. An
+//! rt-app set keeps its tasks in the root but gets the events.
 
 mod knobs;
 mod rtapp;
@@ -117,6 +126,13 @@ pub struct FuzzArgs {
     /// `arbor sim merge` joins the parts' directories.
     #[arg(long, value_name = "I/N|auto[/N]", value_parser = crate::shard::parse)]
     shard: Option<crate::shard::ShardArg>,
+    /// Put each case's workload in cgroups and change them during the run
+    /// (a group with a weight, cpu.max, cpu.max.burst or cpu.idle, and 1-6
+    /// --cgroup-event writes: mkdir, moves, weight, max, burst, idle,
+    /// rmdir), drawn after the rest of the case: without it a seed's cases
+    /// are what they were.
+    #[arg(long)]
+    cgroups: bool,
 }
 
 /// `--shrink`: whose failures are minimised.
@@ -183,6 +199,11 @@ pub struct Case {
     pub absent: Vec<u64>,
     /// hotplug events during the run, as `--hotplug` takes them (may be empty)
     pub hotplug: String,
+    /// `--cgroups`: the workload's group, as its `cg=` key takes it
+    pub cgroup: Option<String>,
+    /// `--cgroups`: changes during the run, as `--cgroup-event` takes them
+    /// (`;` between; may be empty)
+    pub cgroup_events: String,
     #[serde(skip)]
     pub dir: PathBuf,
 }
@@ -221,7 +242,10 @@ impl Case {
         Ok(())
     }
     fn spec(&self) -> String {
-        let k: Vec<String> = self.keys.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let mut k: Vec<String> = self.keys.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        if let Some(cg) = &self.cgroup {
+            k.push(format!("cg={cg}"));
+        }
         let mut s = if let Some(t) = &self.rtapp {
             format!("rt-app:{}", t.path(&self.dir).display())
         } else if k.is_empty() {
@@ -236,7 +260,7 @@ impl Case {
     }
     fn command(&self, w: &Watch) -> String {
         format!(
-            "arbor sim -t {} -s {} -w '{}' --seed {} --time-limit {} --watchdog-ms {}{}",
+            "arbor sim -t {} -s {} -w '{}' --seed {} --time-limit {} --watchdog-ms {}{}{}",
             self.machine(),
             self.sched_arg(),
             self.spec(),
@@ -247,8 +271,21 @@ impl Case {
                 String::new()
             } else {
                 format!(" --hotplug {}", self.hotplug)
+            },
+            if self.cgroup_events.is_empty() {
+                String::new()
+            } else {
+                format!(" --cgroup-event '{}'", self.cgroup_events)
             }
         )
+    }
+    /// How many tasks its workload has (the ids `--cgroup-event move`
+    /// takes), None if the simulator would refuse it.
+    fn ntasks(&self) -> Option<usize> {
+        self.write_files().ok()?;
+        let m = arbor_sim::presets::find(&self.machine()).ok()?;
+        let w = arbor_sim::workload::spec::parse(&self.spec(), m.nr_cpus(), self.seed).ok()?;
+        Some(w.tasks().len())
     }
     fn cpus(&self) -> u64 {
         let g = |k: &str| self.shape.iter().find(|x| x.0 == k).map_or(1, |x| x.1);
@@ -287,7 +324,14 @@ const PEERS: [&str; 5] = ["bpfland", "cosmos", "lavd", "p2dq", "rusty"];
 const KERNEL_SCHEDS: [&str; 3] = ["kernel:scx_simple", "kernel:scx_qmap", "kernel:scx_central"];
 
 /// Draws case `k`; an rt-app case's file goes to `dir`.
+#[cfg(test)]
 fn draw(seed: u64, k: u64, only: Option<&str>, dir: &Path) -> Case {
+    draw_with(seed, k, only, dir, false)
+}
+
+/// Draws case `k`, with cgroups if `cgroups` (`--cgroups`: drawn after
+/// everything else, so the rest of the case is the same).
+fn draw_with(seed: u64, k: u64, only: Option<&str>, dir: &Path, cgroups: bool) -> Case {
     let mut r = Rng::new(seed, k);
     // machines: mostly small (fast), sometimes large
     // SMT 1, 2, 4 (an SMT8 core is two 4-thread groups in the model)
@@ -427,7 +471,7 @@ fn draw(seed: u64, k: u64, only: Option<&str>, dir: &Path) -> Case {
             sched = k.to_string();
         }
     }
-    Case {
+    let mut c = Case {
         shape,
         sched,
         workload,
@@ -439,8 +483,199 @@ fn draw(seed: u64, k: u64, only: Option<&str>, dir: &Path) -> Case {
         offline,
         absent,
         hotplug,
+        cgroup: None,
+        cgroup_events: String::new(),
         dir: dir.to_path_buf(),
+    };
+    if cgroups {
+        draw_cgroups(&mut r, &mut c);
     }
+    c
+}
+
+/// One group of a drawn cgroup tree (`draw_cgroups`).
+struct Group {
+    path: String,
+    /// made by an mkdir event (one of those may be removed)
+    made: bool,
+    alive: bool,
+    /// cpu.max's quota (None: "max") and cpu.max.burst, in us
+    quota: Option<u64>,
+    burst: u64,
+}
+
+/// `--cgroups`: the workload's group (a model's: rt-app's tasks stay in
+/// the root) and 1-6 events in 10 ms..1.5 s, each one the simulator takes
+/// (`cgroups_ok`): an mkdir (below the root or the workload's group), a
+/// move of a run of 1-4 tasks into a live group, a cpu.weight, cpu.max,
+/// cpu.max.burst (up to the quota) or cpu.idle write, an rmdir of a group
+/// an mkdir made that has no task (as the draw tracks them) nor child. If
+/// the simulator would refuse them after all (a fork puts a child in its
+/// parent's group), the events are dropped.
+fn draw_cgroups(r: &mut Rng, c: &mut Case) {
+    let mut groups: Vec<Group> = Vec::new();
+    if c.rtapp.is_none() {
+        let nested = r.below(3) == 0;
+        let path = if nested { "/w/x" } else { "/w" };
+        let weight = r.pick(&[1, 10, 50, 100, 100, 300, 1000, 10_000]);
+        let mut cg = format!("{path}:weight={weight}");
+        let (mut quota, mut burst) = (None, 0);
+        if r.below(4) == 0 {
+            let q = r.range(1000, 200_000);
+            let p = r.pick(&[10_000, 100_000, 250_000]);
+            cg.push_str(&format!(":max={q}/{p}"));
+            quota = Some(q);
+            if r.below(2) == 0 {
+                burst = r.range(1, q);
+                cg.push_str(&format!(":burst={burst}"));
+            }
+        } else if r.below(8) == 0 {
+            cg.push_str(":idle=1");
+        }
+        if nested {
+            groups.push(Group {
+                path: "/w".into(),
+                made: false,
+                alive: true,
+                quota: None,
+                burst: 0,
+            });
+        }
+        groups.push(Group {
+            path: path.into(),
+            made: false,
+            alive: true,
+            quota,
+            burst,
+        });
+        c.cgroup = Some(cg);
+    }
+    let Some(ntasks) = c.ntasks().filter(|&n| n > 0) else {
+        return;
+    };
+    // each task's group as the draw knows it (None: the root)
+    let first = if groups.is_empty() {
+        None
+    } else {
+        Some(groups.len() - 1)
+    };
+    let mut of_task: Vec<Option<usize>> = vec![first; ntasks];
+    let mut times: Vec<u64> = (0..r.range(1, 6)).map(|_| r.range(10, 1500)).collect();
+    times.sort_unstable();
+    let mut ev: Vec<String> = Vec::new();
+    let mut made = 0;
+    for at in times {
+        let live: Vec<usize> = (0..groups.len()).filter(|&g| groups[g].alive).collect();
+        let op = if live.is_empty() { 0 } else { r.below(7) };
+        match op {
+            0 => {
+                let under = live.first().filter(|_| r.below(2) == 0).copied();
+                let path = match under {
+                    Some(g) => format!("{}/e{made}", groups[g].path),
+                    None => format!("/e{made}"),
+                };
+                made += 1;
+                ev.push(format!("{at}ms mkdir {path}"));
+                groups.push(Group {
+                    path,
+                    made: true,
+                    alive: true,
+                    quota: None,
+                    burst: 0,
+                });
+            }
+            1 => {
+                let g = r.pick(&live);
+                let a = r.below(ntasks as u64) as usize;
+                let b = (a + r.below(4) as usize).min(ntasks - 1);
+                let tasks = if a == b {
+                    a.to_string()
+                } else {
+                    format!("{a}-{b}")
+                };
+                ev.push(format!("{at}ms move {tasks} {}", groups[g].path));
+                for t in &mut of_task[a..=b] {
+                    *t = Some(g);
+                }
+            }
+            2 => {
+                let g = r.pick(&live);
+                let w = r.pick(&[1, 10, 50, 100, 200, 1000, 10_000]);
+                ev.push(format!("{at}ms weight {} {w}", groups[g].path));
+            }
+            3 => {
+                let g = &mut groups[r.pick(&live)];
+                if r.below(3) == 0 {
+                    ev.push(format!("{at}ms max {} max", g.path));
+                    g.quota = None;
+                } else {
+                    // the kernel refuses a quota below the burst
+                    let q = r.range(1000, 200_000).max(g.burst);
+                    let p = if r.below(2) == 0 {
+                        format!("/{}", r.pick(&[10_000, 100_000, 250_000]))
+                    } else {
+                        String::new()
+                    };
+                    ev.push(format!("{at}ms max {} {q}{p}", g.path));
+                    g.quota = Some(q);
+                }
+            }
+            4 => {
+                let g = &mut groups[r.pick(&live)];
+                if let Some(q) = g.quota {
+                    g.burst = r.range(0, q);
+                    ev.push(format!("{at}ms burst {} {}", g.path, g.burst));
+                }
+            }
+            5 => {
+                let g = r.pick(&live);
+                ev.push(format!("{at}ms idle {} {}", groups[g].path, r.below(2)));
+            }
+            _ => {
+                let empty = |g: usize| {
+                    groups[g].made
+                        && !of_task.contains(&Some(g))
+                        && !groups
+                            .iter()
+                            .any(|h| h.alive && h.path.starts_with(&format!("{}/", groups[g].path)))
+                };
+                let free: Vec<usize> = live.iter().copied().filter(|&g| empty(g)).collect();
+                if !free.is_empty() {
+                    let g = r.pick(&free);
+                    ev.push(format!("{at}ms rmdir {}", groups[g].path));
+                    groups[g].alive = false;
+                }
+            }
+        }
+    }
+    c.cgroup_events = ev.join("; ");
+    if !cgroups_ok(c) {
+        c.cgroup_events.clear();
+    }
+}
+
+/// The case's cgroup events are accepted by the simulator for its
+/// workload's groups and tasks (as `arbor sim` checks them).
+fn cgroups_ok(c: &Case) -> bool {
+    if c.cgroup_events.is_empty() {
+        return true;
+    }
+    let Ok(ev) = arbor_sim::core::cgroup_events::parse(&[c.cgroup_events.clone()]) else {
+        return false;
+    };
+    let Ok(m) = arbor_sim::presets::find(&c.machine()) else {
+        return false;
+    };
+    if c.write_files().is_err() {
+        return false;
+    }
+    let Ok(w) = arbor_sim::workload::spec::parse(&c.spec(), m.nr_cpus(), c.seed) else {
+        return false;
+    };
+    let specs = w.tasks();
+    arbor_sim::core::cgroup::Cgroups::from_specs(&specs)
+        .and_then(|g| g.check_events(&ev, specs.len()))
+        .is_ok()
 }
 
 /// Holes in the numbering (a quarter of the cases), CPUs offline from the
@@ -559,6 +794,11 @@ fn run_once(case: &Case, w: &Watch) -> Result<Verdict> {
         } else {
             vec!["--hotplug".to_string(), case.hotplug.clone()]
         })
+        .args(if case.cgroup_events.is_empty() {
+            vec![]
+        } else {
+            vec!["--cgroup-event".to_string(), case.cgroup_events.clone()]
+        })
         .output()
         .context("running a case")?;
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -633,6 +873,23 @@ fn smaller(c: &Case) -> Vec<Case> {
         d.hotplug.clear();
         v.push(d);
     }
+    if !c.cgroup_events.is_empty() {
+        // without the events; with the first half of them
+        let mut d = c.clone();
+        d.cgroup_events.clear();
+        v.push(d);
+        let ev: Vec<&str> = c.cgroup_events.split("; ").collect();
+        if ev.len() > 1 {
+            let mut d = c.clone();
+            d.cgroup_events = ev[..ev.len() / 2].join("; ");
+            v.push(d);
+        }
+    }
+    if c.cgroup.is_some() {
+        let mut d = c.clone();
+        d.cgroup = None;
+        v.push(d);
+    }
     if !c.offline.is_empty() {
         let mut d = c.clone();
         d.offline.clear();
@@ -666,7 +923,7 @@ fn smaller(c: &Case) -> Vec<Case> {
     // offline, absent and hotplug CPUs still there)
     v.retain(|d| {
         let n = d.cpus();
-        d.offline.iter().chain(&d.absent).all(|&c| c < n) && hotplug_ok(d)
+        d.offline.iter().chain(&d.absent).all(|&c| c < n) && hotplug_ok(d) && cgroups_ok(d)
     });
     v.retain(|d| {
         let cores = d.cpus() / d.shape.iter().find(|x| x.0 == "t").map_or(1, |x| x.1);
@@ -753,6 +1010,9 @@ pub struct Campaign {
     /// cases whose rt-app set changes running threads' affinity, and nice
     pub affinity_changes: u64,
     pub nice_changes: u64,
+    /// cases with a cgroup or cgroup events (`--cgroups`)
+    #[serde(default)]
+    pub cgroup_cases: u64,
 }
 
 pub fn main(a: &FuzzArgs) -> Result<i32> {
@@ -811,7 +1071,7 @@ pub fn main(a: &FuzzArgs) -> Result<i32> {
                 if k >= a.cases || deadline.is_some_and(|d| Instant::now() >= d) {
                     return;
                 }
-                let c = draw(a.seed, k, a.only.as_deref(), &dir);
+                let c = draw_with(a.seed, k, a.only.as_deref(), &dir, a.cgroups);
                 match run(&c, &watch) {
                     Ok((v, w)) => results.lock().unwrap().push((k, c, v, w)),
                     Err(e) => errors.lock().unwrap().push(format!("case {k}: {e:#}")),
@@ -834,6 +1094,7 @@ pub fn main(a: &FuzzArgs) -> Result<i32> {
             camp.affinity_changes += u64::from(t.affinity_changes() > 0);
             camp.nice_changes += u64::from(t.nice_changes() > 0);
         }
+        camp.cgroup_cases += u64::from(c.cgroup.is_some() || !c.cgroup_events.is_empty());
         let e = camp
             .per_scheduler
             .entry(c.sched_name().to_string())
@@ -923,6 +1184,13 @@ fn report(c: &Campaign, a: &FuzzArgs, wall: Duration) -> String {
         "{} case(s) changed the affinity of running threads, {} their nice (rt-app phases).\n",
         c.affinity_changes, c.nice_changes
     );
+    if c.cgroup_cases > 0 {
+        let _ = writeln!(
+            md,
+            "{} case(s) ran in cgroups or changed them (--cgroups).\n",
+            c.cgroup_cases
+        );
+    }
     let _ = writeln!(md, "| scheduler | cases | failures |\n|---|---|---|");
     for (s, (n, f)) in &c.per_scheduler {
         let _ = writeln!(md, "| {s} | {n} | {f} |");
@@ -1165,6 +1433,46 @@ mod tests {
             assert_eq!(bucket(c, &Verdict::LongWait("x".into())), Bucket::LongWait);
             assert_eq!(bucket(c, &Verdict::Ejected("x".into())), Bucket::Failure);
             assert_eq!(bucket(c, &Verdict::Crashed("x".into())), Bucket::Failure);
+        }
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// `--cgroups`: most cases get a group and events, each accepted by
+    /// the simulator (and so are their smaller variants); the rest of each
+    /// case is what it is without the option, which draws no cgroup.
+    #[test]
+    fn cgroups_are_drawn_after_the_rest_and_valid() {
+        let d = dir("cgroups");
+        let (mut cg, mut ev, mut kinds) = (0, 0, std::collections::BTreeSet::new());
+        let n = 60;
+        for k in 0..n {
+            let plain = draw(7, k, None, &d);
+            assert!(plain.cgroup.is_none() && plain.cgroup_events.is_empty());
+            let c = draw_with(7, k, None, &d, true);
+            let mut without = c.clone();
+            without.cgroup = None;
+            without.cgroup_events.clear();
+            assert_eq!(without.command(&W), plain.command(&W));
+            assert_eq!(c.command(&W), draw_with(7, k, None, &d, true).command(&W));
+            valid(&c);
+            assert!(cgroups_ok(&c), "{}", c.command(&W));
+            cg += usize::from(c.cgroup.is_some());
+            ev += usize::from(!c.cgroup_events.is_empty());
+            for e in c.cgroup_events.split("; ").filter(|e| !e.is_empty()) {
+                kinds.insert(e.split_whitespace().nth(1).unwrap_or("").to_string());
+            }
+            if k % 6 == 0 {
+                for s in smaller(&c) {
+                    assert!(cgroups_ok(&s), "{}", s.command(&W));
+                }
+            }
+        }
+        assert!(
+            cg * 4 >= n as usize * 3 && ev * 4 >= n as usize * 3,
+            "{cg} with a group, {ev} with events, in {n}"
+        );
+        for op in ["mkdir", "move", "weight", "max", "burst", "idle", "rmdir"] {
+            assert!(kinds.contains(op), "no '{op}' event drawn: {kinds:?}");
         }
         let _ = std::fs::remove_dir_all(&d);
     }

@@ -89,6 +89,7 @@ pub fn merge(parts: &[crate::shard::Part], out: &Path) -> Result<i32> {
         camp.refused.extend(moved(c.refused));
         camp.affinity_changes += c.affinity_changes;
         camp.nice_changes += c.nice_changes;
+        camp.cgroup_cases += c.cgroup_cases;
         wall = wall.max(s.wall_s);
         args.get_or_insert((s.sim_seconds, s.watchdog_ms, s.shrink));
     }
@@ -108,6 +109,7 @@ pub fn merge(parts: &[crate::shard::Part], out: &Path) -> Result<i32> {
         out: Some(out.to_path_buf()),
         shrink,
         shard: None,
+        cgroups: false,
     };
     let md = report(&camp, &a, Duration::from_secs_f64(wall));
     println!("{md}");
