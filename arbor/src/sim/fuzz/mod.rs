@@ -506,7 +506,7 @@ struct Group {
 
 /// `--cgroups`: the workload's group (a model's: rt-app's tasks stay in
 /// the root) and 1-6 events in 10 ms..1.5 s, each one the simulator takes
-/// (`cgroups_ok`): an mkdir (below the root or the workload's group), a
+/// (`cgroups_ok`): an mkdir (below the root or a live group), a
 /// move of a run of 1-4 tasks into a live group, a cpu.weight, cpu.max,
 /// cpu.max.burst (up to the quota) or cpu.idle write, an rmdir of a group
 /// an mkdir made that has no task (as the draw tracks them) nor child. If
@@ -569,7 +569,8 @@ fn draw_cgroups(r: &mut Rng, c: &mut Case) {
         let op = if live.is_empty() { 0 } else { r.below(7) };
         match op {
             0 => {
-                let under = live.first().filter(|_| r.below(2) == 0).copied();
+                // below the root or a live group
+                let under = (!live.is_empty() && r.below(2) == 0).then(|| r.pick(&live));
                 let path = match under {
                     Some(g) => format!("{}/e{made}", groups[g].path),
                     None => format!("/e{made}"),
