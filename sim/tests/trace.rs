@@ -10,7 +10,13 @@
 //!   chain: `-e 'sched:sched_waking/call-graph=fp/' --kernel-callchains`),
 //!   with pipe-sync.data.kallsyms, the cut of that boot's /proc/kallsyms
 //!   the recorders write (`ksyms::cut`);
-//! - host/: `arbor sim snapshot` of the same host.
+//! - host/: `arbor sim snapshot` of the same host;
+//! - pipe-cgroup.data: `perf bench sched pipe -l 100` recorded with the
+//!   same events and `--all-cgroups --synth=task,cgroup` (every sample's
+//!   cgroup id; PERF_RECORD_CGROUP naming each group) on a host whose
+//!   cgroup v2 hierarchy had the root alone: its one PERF_RECORD_CGROUP's
+//!   path was then patched in place from `/` to `/pipe` (same record
+//!   size), so that every thread is in a group below the root.
 
 use std::path::{Path, PathBuf};
 
@@ -368,4 +374,58 @@ fn a_wrong_or_cut_kallsyms_is_refused() {
     // given by key, and missing
     let e = err(&format!("{f},kallsyms=/nonexistent/kallsyms"));
     assert!(e.contains("/nonexistent/kallsyms"), "{e}");
+}
+
+/// `cgroups=1` on a file of `perf record --all-cgroups`: each replayed
+/// thread runs in the group of its first sample (here every thread is in
+/// /pipe, id 1), of weight 100; without the key, in the root; on a file
+/// without cgroup ids, a one-line error.
+#[test]
+fn cgroups_of_a_recording_with_all_cgroups() {
+    let f = fixture("pipe-cgroup.data");
+    let c = Census::read(&f).unwrap();
+    assert_eq!(c.cgroups.get(&1).map(String::as_str), Some("/pipe"));
+    assert!(c
+        .threads
+        .values()
+        .filter(|t| t.runs > 0)
+        .all(|t| t.cgroup == Some(1)));
+    let with = program::compile(
+        &f,
+        &c,
+        &program::Select {
+            cgroups: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(with.tasks.len() >= 2);
+    for t in &with.tasks {
+        let g = t
+            .cgroup
+            .as_ref()
+            .unwrap_or_else(|| panic!("{} in no group", t.name));
+        assert_eq!((g.path.as_str(), g.weight), ("/pipe", 100), "{}", t.name);
+    }
+    let without = program::compile(&f, &c, &Default::default()).unwrap();
+    assert!(without.tasks.iter().all(|t| t.cgroup.is_none()));
+    // the replay runs them in it: scx_arbor, whose cgroup callbacks act on
+    // groups below the root only, is told of /pipe
+    let m = snapshot::read(&fixture("host")).unwrap().machine;
+    let sched = SchedSpec::parse("arbor:stock").unwrap();
+    let w = format!("trace:{},cgroups=1", f.display());
+    let o = simulate_defaults(&m, &sched, &w, Config::default(), 1).unwrap();
+    assert!(o.ok && !o.ejected, "{}", o.stop);
+    let inits = o
+        .bpf_ops
+        .iter()
+        .find(|(n, ..)| n == "cgroup_init")
+        .map(|x| x.1);
+    assert_eq!(inits, Some(1), "{:?}", o.bpf_ops);
+    // a file without cgroup ids
+    let e = trace::load(&format!("{},cgroups=1", fixture("pipe.data").display()))
+        .map(|_| ())
+        .unwrap_err();
+    let e = format!("{e:#}");
+    assert!(e.contains("--all-cgroups") && !e.contains('\n'), "{e}");
 }

@@ -43,8 +43,21 @@ pub struct Thread {
     /// changed.
     pub prio: Option<i32>,
     pub prio_changes: u32,
+    /// The cgroup id of its first sample (`perf record --all-cgroups`),
+    /// and how often a later one differed (a move).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cgroup: Option<u64>,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cgroup_changes: u32,
+    /// The cgroup id of its latest sample.
+    #[serde(skip)]
+    cgroup_now: Option<u64>,
     #[serde(skip)]
     state: St,
+}
+
+fn is_zero(x: &u32) -> bool {
+    *x == 0
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -68,6 +81,8 @@ pub struct Census {
     pub events: u64,
     /// The highest CPU number seen, plus one.
     pub cpus_seen: u32,
+    /// Each cgroup's path by id (PERF_RECORD_CGROUP).
+    pub cgroups: BTreeMap<u64, String>,
 }
 
 /// TASK_REPORT bits of sched_switch's prev_state (include/linux/sched.h,
@@ -138,6 +153,13 @@ impl Census {
                 let t0 = self.t0;
                 let th = self.thread(e.tid, e.t);
                 th.tgid = e.pid;
+                if let Some(g) = e.cgroup {
+                    th.cgroup.get_or_insert(g);
+                    if th.cgroup_now.is_some_and(|h| h != g) {
+                        th.cgroup_changes += 1;
+                    }
+                    th.cgroup_now = Some(g);
+                }
                 match th.state {
                     St::Unknown => th.state = St::Running(t0),
                     St::Running(_) | St::Dead => {}
@@ -146,6 +168,9 @@ impl Census {
             }
         }
         match &e.kind {
+            Kind::Cgroup { id, path } => {
+                self.cgroups.insert(*id, path.clone());
+            }
             Kind::Comm { pid, tid, comm, .. } => {
                 let th = self.thread(*tid, e.t);
                 th.tgid = *pid;

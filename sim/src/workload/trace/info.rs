@@ -36,6 +36,25 @@ pub fn text(spec: &str) -> Result<String> {
     )?;
     writeln!(o, "command: {}", h.cmdline.join(" "))?;
     writeln!(o, "events: {}", h.events.join(", "))?;
+    // `perf record --all-cgroups`: the groups its threads ran in
+    let in_group = c.threads.values().filter(|t| t.cgroup.is_some()).count();
+    if in_group > 0 {
+        let mut groups: Vec<&str> = c
+            .threads
+            .values()
+            .filter_map(|t| t.cgroup.and_then(|id| c.cgroups.get(&id)))
+            .map(String::as_str)
+            .collect();
+        groups.sort_unstable();
+        groups.dedup();
+        let moved = c.threads.values().filter(|t| t.cgroup_changes > 0).count();
+        writeln!(
+            o,
+            "cgroups: {in_group} threads with a cgroup id, in {} named groups ({}); {moved} moved during the trace (cgroups=1 replays each in its first)",
+            groups.len(),
+            groups.iter().take(8).copied().collect::<Vec<_>>().join(", ")
+        )?;
+    }
     let recorders = c.recorders();
     let mut procs: Vec<(i32, Vec<i32>)> =
         c.processes().into_iter().filter(|(p, _)| *p > 0).collect();

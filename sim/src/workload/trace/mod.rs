@@ -17,6 +17,14 @@
 //! to another waiter in the replay is still released by the recorded
 //! one), data passed with a wake-up, frequency (bursts are normalised by capacity only),
 //! and priority changes (each thread keeps its first).
+//!
+//! Cgroups (`cgroups=1`, a file recorded with `perf sched record -a
+//! --all-cgroups`): each replayed thread runs in the cgroup v2 group of
+//! its first sample (PERF_SAMPLE_CGROUP's id, named by the file's
+//! PERF_RECORD_CGROUP), of weight 100: a trace carries no cpu.weight,
+//! cpu.max or cpu.idle, and a thread's later move is not replayed (give
+//! `--cgroup-event` for those). Names become the simulator's
+//! ([`program::cgroup_path`]).
 
 pub mod census;
 pub mod check;
@@ -36,7 +44,7 @@ use anyhow::{bail, Context, Result};
 pub use program::{Compiled, Select, Summary};
 
 /// The keys of a `trace:` spec (after the file name).
-pub const KEYS: &str = "comm=NAME[|NAME..], pid=PID[|PID..], all=1, from=S, to=S, scale=F, sync=0|1 (every dependency wake-up sync or none, in place of the call chains'), kallsyms=PATH (default FILE.kallsyms), cap=CPUS:CAP[,..] (as --cpu-capacity, ';' between ranges)";
+pub const KEYS: &str = "comm=NAME[|NAME..], pid=PID[|PID..], all=1, from=S, to=S, scale=F, sync=0|1 (every dependency wake-up sync or none, in place of the call chains'), kallsyms=PATH (default FILE.kallsyms), cap=CPUS:CAP[,..] (as --cpu-capacity, ';' between ranges), cgroups=1 (each thread in the cgroup of its first sample, weight 100: a file of `perf sched record --all-cgroups`)";
 
 /// Splits `FILE[,KEY=VALUE...]`: the file is everything before the first
 /// `,WORD=` (a WORD of letters, digits and '_'), so a path may hold commas
@@ -111,6 +119,13 @@ pub fn parse_spec(args: &str) -> Result<(String, Select)> {
                     }
                 }
                 "cap" => sel.capacity = capacity(v).map_err(|e| err(format!("cap={v}: {e}")))?,
+                "cgroups" => {
+                    sel.cgroups = match v {
+                        "1" => true,
+                        "0" => false,
+                        _ => return Err(err(format!("cgroups={v} is not 0 or 1"))),
+                    }
+                }
                 _ => return Err(err(format!("unknown key '{k}' (keys: {KEYS})"))),
             }
         }

@@ -4,6 +4,10 @@
 //! per-round sorting) and [`super::format`] (each tracepoint's field
 //! layout, from the file's own tracing-data section).
 //!
+//! With `perf record --all-cgroups`, each sample's cgroup id
+//! ([`sample_cgroup`]) and each PERF_RECORD_CGROUP (the id's path) are
+//! read too.
+//!
 //! Memory does not grow with the file: records are read and handed on one
 //! at a time (the crate sorts within perf's flush rounds only, and
 //! [`super::check`] refuses a file whose rounds would make it hold more
@@ -14,7 +18,9 @@ use std::io::{BufReader, Seek};
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
-use linux_perf_data::linux_perf_event_reader::{EventRecord, PerfEventType, RawData, RecordType};
+use linux_perf_data::linux_perf_event_reader::{
+    EventRecord, PerfEventType, RawData, RecordType, SampleFormat,
+};
 use linux_perf_data::{Endianness, Feature, PerfFileReader, PerfFileRecord};
 
 use super::format::{self, Format, Formats, Record};
@@ -61,6 +67,10 @@ pub enum Kind {
     },
     /// PERF_RECORD_FORK: a thread `tid` of group `pid` created by `ptid`.
     TaskFork { pid: i32, tid: i32, ptid: i32 },
+    /// PERF_RECORD_CGROUP (`perf record --all-cgroups`): the cgroup v2
+    /// path of cgroup id `id` (written for every cgroup when recording
+    /// began, and at each mkdir).
+    Cgroup { id: u64, path: String },
 }
 
 /// WF_SYNC of a wake-up, as the file shows it (see [`super::ksyms`]).
@@ -84,6 +94,9 @@ pub struct Event {
     pub pid: i32,
     /// Written in interrupt context (hard/soft irq, NMI).
     pub irq: bool,
+    /// The running task's cgroup id (PERF_SAMPLE_CGROUP, `perf record
+    /// --all-cgroups`), if the sample has it.
+    pub cgroup: Option<u64>,
     pub kind: Kind,
 }
 
@@ -208,6 +221,12 @@ pub fn read(
         ("sched_process_exit", Tp::Exit),
     ]
     .into();
+    // each attribute's sample layout, for the cgroup id (`sample_cgroup`)
+    let layouts: Vec<SampleFormat> = perf_file
+        .event_attributes()
+        .iter()
+        .map(|a| a.attributes().sample_format)
+        .collect();
     for a in perf_file.event_attributes() {
         let tp = match a.attributes().type_ {
             PerfEventType::Tracepoint(id) => formats.by_id.get(&id),
@@ -249,6 +268,7 @@ pub fn read(
     // be another CPU: use it only when waking is absent
     let use_wakeup = !has(Tp::Waking);
     let mut raw = Vec::new();
+    let mut whole = Vec::new();
     loop {
         let rec = match record_iter.next_record(&mut perf_file) {
             Ok(Some(r)) => r,
@@ -271,10 +291,53 @@ pub fn read(
             RecordType::COMM,
             RecordType::FORK,
             RecordType::LOST,
+            RecordType::CGROUP,
         ]
         .contains(&record.record_type)
         {
             continue;
+        }
+        let mut cgroup = None;
+        // a sample's cgroup id: only an attribute that asked for it
+        let with_id = |sf: &SampleFormat| sf.contains(SampleFormat::CGROUP);
+        if record.record_type == RecordType::CGROUP
+            || record.record_type == RecordType::SAMPLE
+                && layouts.get(attr_index).is_some_and(with_id)
+        {
+            whole.clear();
+            match record.data {
+                RawData::Single(a) => whole.extend_from_slice(a),
+                RawData::Split(a, b) => {
+                    whole.extend_from_slice(a);
+                    whole.extend_from_slice(b);
+                }
+            }
+            if record.record_type == RecordType::CGROUP {
+                // the crate leaves it raw: u64 id, then the NUL-padded path
+                let (Some(id), Some(rest)) = (
+                    whole
+                        .get(..8)
+                        .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8]))),
+                    whole.get(8..),
+                ) else {
+                    bail!("trace {what}: a PERF_RECORD_CGROUP record shorter than its id: the file is corrupt");
+                };
+                let end = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
+                let path = String::from_utf8_lossy(&rest[..end]).into_owned();
+                f(&Event {
+                    t: 0,
+                    cpu: u32::MAX,
+                    tid: -1,
+                    pid: -1,
+                    irq: false,
+                    cgroup: None,
+                    kind: Kind::Cgroup { id, path },
+                })?;
+                continue;
+            }
+            if let Some(&sf) = layouts.get(attr_index) {
+                cgroup = sample_cgroup(&whole, sf);
+            }
         }
         let parsed = record
             .parse()
@@ -323,6 +386,7 @@ pub fn read(
                     tid: s.tid.unwrap_or(-1),
                     pid: s.pid.unwrap_or(-1),
                     irq,
+                    cgroup,
                     kind,
                 }
             }
@@ -332,6 +396,7 @@ pub fn read(
                 tid: c.tid,
                 pid: c.pid,
                 irq: false,
+                cgroup: None,
                 kind: Kind::Comm {
                     pid: c.pid,
                     tid: c.tid,
@@ -345,6 +410,7 @@ pub fn read(
                 tid: k.ptid,
                 pid: k.ppid,
                 irq: false,
+                cgroup: None,
                 kind: Kind::TaskFork {
                     pid: k.pid,
                     tid: k.tid,
@@ -360,6 +426,68 @@ pub fn read(
         f(&ev)?;
     }
     Ok(header)
+}
+
+/// The cgroup id of a sample (PERF_SAMPLE_CGROUP), read from its raw
+/// bytes (little-endian), which linux-perf-event-reader 0.10 does not
+/// decode. The fields before it come in the order of perf_output_sample
+/// (kernel/events/core.c); a sample with one whose size needs more than
+/// the sample itself (a read group, branch stack, registers, user stack)
+/// gives None, as does one without the field or too short for it.
+pub fn sample_cgroup(data: &[u8], sf: SampleFormat) -> Option<u64> {
+    if !sf.contains(SampleFormat::CGROUP)
+        || sf.intersects(
+            SampleFormat::READ
+                | SampleFormat::BRANCH_STACK
+                | SampleFormat::REGS_USER
+                | SampleFormat::STACK_USER
+                | SampleFormat::REGS_INTR,
+        )
+    {
+        return None;
+    }
+    let u64_at = |at: usize| -> Option<u64> {
+        data.get(at..at + 8)
+            .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
+    };
+    let mut at = 0usize;
+    for f in [
+        SampleFormat::IDENTIFIER,
+        SampleFormat::IP,
+        SampleFormat::TID,
+        SampleFormat::TIME,
+        SampleFormat::ADDR,
+        SampleFormat::ID,
+        SampleFormat::STREAM_ID,
+        SampleFormat::CPU,
+        SampleFormat::PERIOD,
+    ] {
+        if sf.contains(f) {
+            at += 8;
+        }
+    }
+    if sf.contains(SampleFormat::CALLCHAIN) {
+        let n = u64_at(at)?;
+        at = at
+            .checked_add(8)?
+            .checked_add(usize::try_from(n).ok()?.checked_mul(8)?)?;
+    }
+    if sf.contains(SampleFormat::RAW) {
+        let size = data.get(at..at + 4)?;
+        let size = u32::from_le_bytes(size.try_into().ok()?) as usize;
+        at = at.checked_add(4)?.checked_add(size)?;
+    }
+    for f in [
+        SampleFormat::WEIGHT | SampleFormat::WEIGHT_STRUCT,
+        SampleFormat::DATA_SRC,
+        SampleFormat::TRANSACTION,
+        SampleFormat::PHYS_ADDR,
+    ] {
+        if sf.intersects(f) {
+            at += 8;
+        }
+    }
+    u64_at(at)
 }
 
 fn decode(tp: Tp, r: &Record, f: &Fields) -> Result<Kind> {
@@ -416,4 +544,64 @@ fn wake_sync(
     } else {
         Sync::No
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sample as perf_output_sample lays it out: ip, pid/tid, time,
+    /// cpu, period, [callchain], raw (u32 size, bytes), cgroup.
+    fn sample(chain: &[u64], raw: &[u8], cgroup: u64) -> Vec<u8> {
+        let mut v = Vec::new();
+        for x in [0xffff_ffff_8100_0000u64, 7 << 32 | 7, 123, 1, 1] {
+            v.extend_from_slice(&x.to_le_bytes());
+        }
+        if !chain.is_empty() {
+            v.extend_from_slice(&(chain.len() as u64).to_le_bytes());
+            for x in chain {
+                v.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        v.extend_from_slice(&(raw.len() as u32).to_le_bytes());
+        v.extend_from_slice(raw);
+        v.extend_from_slice(&cgroup.to_le_bytes());
+        v
+    }
+
+    #[test]
+    fn a_samples_cgroup_id_is_read_after_its_raw_data() {
+        let base = SampleFormat::IP
+            | SampleFormat::TID
+            | SampleFormat::TIME
+            | SampleFormat::CPU
+            | SampleFormat::PERIOD
+            | SampleFormat::RAW;
+        let cg = base | SampleFormat::CGROUP;
+        assert_eq!(
+            sample_cgroup(
+                &sample(&[], &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], 42),
+                cg
+            ),
+            Some(42)
+        );
+        let chained = cg | SampleFormat::CALLCHAIN;
+        assert_eq!(
+            sample_cgroup(&sample(&[9, 8, 7], &[0; 4], 7), chained),
+            Some(7)
+        );
+        // without the field, or with one before it whose size it does not
+        // compute, or cut short: none
+        assert_eq!(sample_cgroup(&sample(&[], &[0; 4], 42), base), None);
+        assert_eq!(
+            sample_cgroup(&sample(&[], &[0; 4], 42), cg | SampleFormat::REGS_USER),
+            None
+        );
+        let s = sample(&[], &[0; 4], 42);
+        assert_eq!(sample_cgroup(&s[..s.len() - 1], cg), None);
+        // a raw size past the end
+        let mut bad = sample(&[], &[0; 4], 42);
+        bad[40..44].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(sample_cgroup(&bad, cg), None);
+    }
 }

@@ -66,6 +66,9 @@ pub struct Select {
     pub kallsyms: Option<String>,
     /// The capacity of each recorded CPU (1024 where not given).
     pub capacity: BTreeMap<u32, u32>,
+    /// Each replayed thread runs in the cgroup of its first sample
+    /// (`perf record --all-cgroups`; `cgroups=1`), of weight 100.
+    pub cgroups: bool,
 }
 
 impl Default for Select {
@@ -80,8 +83,35 @@ impl Default for Select {
             sync: None,
             kallsyms: None,
             capacity: BTreeMap::new(),
+            cgroups: false,
         }
     }
+}
+
+/// The sim's path of a recorded cgroup v2 path (core/cgroup.rs takes
+/// names of letters, digits, `_`, `.`, `-`, at most MAX_DEPTH levels):
+/// every other character becomes `_` (`user@1000.service` ->
+/// `user_1000.service`), levels past MAX_DEPTH are dropped (the task is
+/// in that ancestor); None for the root.
+pub fn cgroup_path(recorded: &str) -> Option<String> {
+    use crate::core::cgroup::MAX_DEPTH;
+    let parts: Vec<String> = recorded
+        .split('/')
+        .filter(|p| !p.is_empty())
+        .take(MAX_DEPTH)
+        .map(|p| {
+            p.chars()
+                .map(|ch| {
+                    if ch.is_ascii_alphanumeric() || "_.-".contains(ch) {
+                        ch
+                    } else {
+                        '_'
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    (!parts.is_empty()).then(|| format!("/{}", parts.join("/")))
 }
 
 /// What the replay kept and dropped, for the report and trace-info.
@@ -346,6 +376,9 @@ pub fn capacities(c: &Census, sel: &Select) -> Result<()> {
 /// Builds the programs (the second pass over the file).
 pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
     capacities(c, sel)?;
+    if sel.cgroups && c.threads.values().all(|t| t.cgroup.is_none()) {
+        bail!("cgroups=1: its samples carry no cgroup id (record with `perf sched record -a --all-cgroups`)");
+    }
     let (procs, how) = choose(c, sel)?;
     let mut tids: Vec<i32> = c
         .threads
@@ -647,7 +680,7 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
                 th[ci].st = St::Runnable;
             }
             Kind::WakeupNew { .. } | Kind::Exit { .. } => {}
-            Kind::Comm { .. } | Kind::TaskFork { .. } => {}
+            Kind::Comm { .. } | Kind::TaskFork { .. } | Kind::Cgroup { .. } => {}
         }
         last_t = last_t.max(now);
         Ok(())
@@ -712,6 +745,18 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
         spec.forked = t.by_fork;
         spec.on_fork = t.by_fork;
         spec.weight = weight_of(t.prio.unwrap_or(120));
+        if sel.cgroups {
+            // its first sample's group (a later move is not replayed)
+            spec.cgroup = info
+                .cgroup
+                .and_then(|id| c.cgroups.get(&id))
+                .and_then(|p| cgroup_path(p))
+                .map(|path| crate::task::Cgroup {
+                    path,
+                    weight: 100,
+                    limits: Default::default(),
+                });
+        }
         tasks.push(spec);
         by_fork.push(t.by_fork);
         programs.push(t.ops);
@@ -782,4 +827,28 @@ pub fn compile(path: &Path, c: &Census, sel: &Select) -> Result<Compiled> {
         by_fork,
         summary: s,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cgroup_path;
+
+    #[test]
+    fn recorded_cgroup_paths_become_the_simulators() {
+        assert_eq!(cgroup_path("/"), None);
+        assert_eq!(cgroup_path(""), None);
+        assert_eq!(cgroup_path("/pipe").as_deref(), Some("/pipe"));
+        assert_eq!(
+            cgroup_path("/user.slice/user@1000.service/app.slice").as_deref(),
+            Some("/user.slice/user_1000.service/app.slice")
+        );
+        assert_eq!(
+            cgroup_path("/1/2/3/4/5/6/7/8/9/10").as_deref(),
+            Some("/1/2/3/4/5/6/7/8")
+        );
+        for p in ["/a b", "/x:y/z", "/1/2/3/4/5/6/7/8/9"] {
+            let got = cgroup_path(p).unwrap();
+            assert!(crate::core::cgroup::check_path(&got).is_ok(), "{p}: {got}");
+        }
+    }
 }
