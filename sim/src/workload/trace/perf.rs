@@ -447,7 +447,7 @@ pub fn sample_cgroup(data: &[u8], sf: SampleFormat) -> Option<u64> {
         return None;
     }
     let u64_at = |at: usize| -> Option<u64> {
-        data.get(at..at + 8)
+        data.get(at..at.checked_add(8)?)
             .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
     };
     let mut at = 0usize;
@@ -473,9 +473,13 @@ pub fn sample_cgroup(data: &[u8], sf: SampleFormat) -> Option<u64> {
             .checked_add(usize::try_from(n).ok()?.checked_mul(8)?)?;
     }
     if sf.contains(SampleFormat::RAW) {
-        let size = data.get(at..at + 4)?;
+        let size = data.get(at..at.checked_add(4)?)?;
         let size = u32::from_le_bytes(size.try_into().ok()?) as usize;
         at = at.checked_add(4)?.checked_add(size)?;
+    }
+    // past the end already (a corrupt length): no id
+    if at > data.len() {
+        return None;
     }
     for f in [
         SampleFormat::WEIGHT | SampleFormat::WEIGHT_STRUCT,
