@@ -63,11 +63,12 @@
 //! the run (`--cgroup-event`: mkdir, moves of tasks between groups,
 //! cpu.weight, cpu.max, cpu.max.burst and cpu.idle writes, rmdir of an
 //! empty group), so the schedulers' cgroup callbacks are fuzzed. An
-//! rt-app set keeps its tasks in the root but gets the events.
+//! rt-app set's tasks get a "taskgroup" each (/rt/N, two in three).
 
 mod knobs;
 mod rtapp;
 mod shard;
+use rtapp::TaskSet;
 pub use shard::merge;
 
 use std::fmt::Write as _;
@@ -504,8 +505,9 @@ struct Group {
     burst: u64,
 }
 
-/// `--cgroups`: the workload's group (a model's: rt-app's tasks stay in
-/// the root) and 1-6 events in 10 ms..1.5 s, each one the simulator takes
+/// `--cgroups`: the workload's group (a model's; an rt-app set's tasks
+/// each in a "taskgroup" /rt/N, two in three) and 1-6 events in 10
+/// ms..1.5 s, each one the simulator takes
 /// (`cgroups_ok`): an mkdir (below the root or a live group), a
 /// move of a run of 1-4 tasks into a live group, a cpu.weight, cpu.max,
 /// cpu.max.burst (up to the quota) or cpu.idle write, an rmdir of a group
@@ -514,7 +516,35 @@ struct Group {
 /// parent's group), the events are dropped.
 fn draw_cgroups(r: &mut Rng, c: &mut Case) {
     let mut groups: Vec<Group> = Vec::new();
-    if c.rtapp.is_none() {
+    if let Some(t) = &mut c.rtapp {
+        // each rt-app task in /rt/N (weight 100, as rt-app makes it) or,
+        // one in three, in the root
+        for (i, task) in t.tasks.iter_mut().enumerate() {
+            if r.below(3) > 0 {
+                task.taskgroup = Some(format!("/rt/{i}"));
+            }
+        }
+        for (i, task) in t.tasks.iter().enumerate() {
+            if task.taskgroup.is_some() {
+                if groups.is_empty() {
+                    groups.push(Group {
+                        path: "/rt".into(),
+                        made: false,
+                        alive: true,
+                        quota: None,
+                        burst: 0,
+                    });
+                }
+                groups.push(Group {
+                    path: format!("/rt/{i}"),
+                    made: false,
+                    alive: true,
+                    quota: None,
+                    burst: 0,
+                });
+            }
+        }
+    } else {
         let nested = r.below(3) == 0;
         let path = if nested { "/w/x" } else { "/w" };
         let weight = r.pick(&[1, 10, 50, 100, 100, 300, 1000, 10_000]);
@@ -553,8 +583,10 @@ fn draw_cgroups(r: &mut Rng, c: &mut Case) {
     let Some(ntasks) = c.ntasks().filter(|&n| n > 0) else {
         return;
     };
-    // each task's group as the draw knows it (None: the root)
-    let first = if groups.is_empty() {
+    // each task's group as the draw knows it (None: the root); an rt-app
+    // set's threads are in their tasks' groups, which only rmdir reads,
+    // and it removes only groups an mkdir made
+    let first = if groups.is_empty() || c.rtapp.is_some() {
         None
     } else {
         Some(groups.len() - 1)
@@ -891,6 +923,15 @@ fn smaller(c: &Case) -> Vec<Case> {
         d.cgroup = None;
         v.push(d);
     }
+    if c.rtapp.as_ref().is_some_and(TaskSet::has_groups) {
+        let mut d = c.clone();
+        if let Some(t) = &mut d.rtapp {
+            for x in &mut t.tasks {
+                x.taskgroup = None;
+            }
+        }
+        v.push(d);
+    }
     if !c.offline.is_empty() {
         let mut d = c.clone();
         d.offline.clear();
@@ -1095,7 +1136,11 @@ pub fn main(a: &FuzzArgs) -> Result<i32> {
             camp.affinity_changes += u64::from(t.affinity_changes() > 0);
             camp.nice_changes += u64::from(t.nice_changes() > 0);
         }
-        camp.cgroup_cases += u64::from(c.cgroup.is_some() || !c.cgroup_events.is_empty());
+        camp.cgroup_cases += u64::from(
+            c.cgroup.is_some()
+                || !c.cgroup_events.is_empty()
+                || c.rtapp.as_ref().is_some_and(TaskSet::has_groups),
+        );
         let e = camp
             .per_scheduler
             .entry(c.sched_name().to_string())
@@ -1445,6 +1490,7 @@ mod tests {
     fn cgroups_are_drawn_after_the_rest_and_valid() {
         let d = dir("cgroups");
         let (mut cg, mut ev, mut kinds) = (0, 0, std::collections::BTreeSet::new());
+        let mut rt_groups = 0;
         let n = 60;
         for k in 0..n {
             let plain = draw(7, k, None, &d);
@@ -1453,11 +1499,17 @@ mod tests {
             let mut without = c.clone();
             without.cgroup = None;
             without.cgroup_events.clear();
+            if let Some(t) = &mut without.rtapp {
+                for x in &mut t.tasks {
+                    x.taskgroup = None;
+                }
+            }
             assert_eq!(without.command(&W), plain.command(&W));
             assert_eq!(c.command(&W), draw_with(7, k, None, &d, true).command(&W));
             valid(&c);
             assert!(cgroups_ok(&c), "{}", c.command(&W));
             cg += usize::from(c.cgroup.is_some());
+            rt_groups += usize::from(c.rtapp.as_ref().is_some_and(TaskSet::has_groups));
             ev += usize::from(!c.cgroup_events.is_empty());
             for e in c.cgroup_events.split("; ").filter(|e| !e.is_empty()) {
                 kinds.insert(e.split_whitespace().nth(1).unwrap_or("").to_string());
@@ -1472,6 +1524,7 @@ mod tests {
             cg * 4 >= n as usize * 3 && ev * 4 >= n as usize * 3,
             "{cg} with a group, {ev} with events, in {n}"
         );
+        assert!(rt_groups > 0, "no rt-app set with a taskgroup");
         for op in ["mkdir", "move", "weight", "max", "burst", "idle", "rmdir"] {
             assert!(kinds.contains(op), "no '{op}' event drawn: {kinds:?}");
         }

@@ -52,6 +52,9 @@ pub struct Task {
     /// Phases that change the running threads' affinity and nice, run in
     /// turn, each with `body`; empty: one phase.
     pub phases: Vec<Change>,
+    /// `"taskgroup"`: the cgroup its threads run in (`--cgroups`; none:
+    /// the root)
+    pub taskgroup: Option<String>,
 }
 
 /// One phase of a task that changes its threads while they run.
@@ -117,6 +120,7 @@ impl TaskSet {
                     nice,
                     body,
                     phases: Vec::new(),
+                    taskgroup: None,
                 }
             })
             .collect();
@@ -181,6 +185,11 @@ impl TaskSet {
     }
 
     /// The rt-app JSON of the set.
+    /// Whether a task has a "taskgroup".
+    pub fn has_groups(&self) -> bool {
+        self.tasks.iter().any(|t| t.taskgroup.is_some())
+    }
+
     pub fn json(&self) -> String {
         let mut s = String::from("{\n  \"tasks\": {\n");
         for (i, t) in self.tasks.iter().enumerate() {
@@ -198,6 +207,9 @@ impl TaskSet {
             }
             if let Some(n) = t.nice {
                 let _ = write!(s, ", \"priority\": {n}");
+            }
+            if let Some(g) = &t.taskgroup {
+                let _ = write!(s, ", \"taskgroup\": \"{g}\"");
             }
             let body = match &t.body {
                 Body::RunSleep(run, sleep) => format!(", \"run\": {run}, \"sleep\": {sleep}"),
@@ -473,6 +485,7 @@ mod tests {
                 cpus: Some(vec![0]),
                 nice: Some(3),
                 body: Body::RunSleep(10, 0),
+                taskgroup: None,
                 phases: vec![
                     Change {
                         loops: 1,
