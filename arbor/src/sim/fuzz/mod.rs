@@ -693,7 +693,8 @@ fn cgroups_ok(c: &Case) -> bool {
     if c.cgroup_events.is_empty() {
         return true;
     }
-    let Ok(ev) = arbor_sim::core::cgroup_events::parse(&[c.cgroup_events.clone()]) else {
+    let Ok(ev) = arbor_sim::core::cgroup_events::parse(std::slice::from_ref(&c.cgroup_events))
+    else {
         return false;
     };
     let Ok(m) = arbor_sim::presets::find(&c.machine()) else {
