@@ -311,6 +311,14 @@ pub const FEATURES: &[Feature] = &[
         seed: None,
         help: "with WA_THROTTLE: seed 001's window acts only on wake-ups whose waker's CPU and prev are in different LLCs; within one LLC the pull costs no cache and select_idle_sibling scans the same LLC either way, so the window would only change the fallback with nothing idle to the wakee's busy prev (fair.c wake_affine_idle: cpus_share_cache)",
     },
+    // Ours: policy.h arbor_buddy_long_run has the rule and its sources.
+    Feature {
+        name: "BUDDY_LONG_RUN",
+        bit: bpf_intf::arbor_feature_FEAT_BUDDY_LONG_RUN,
+        default: false,
+        seed: None,
+        help: "with NEXT_BUDDY: the buddy preempts only a task whose runs, from its pick to its stop, average --migration-cost-us / 4 (125 us) or more; a task that runs a few microseconds at a time finishes soon anyway, and preempted it would wait for the next free CPU (preempt_sync's \"some runtime\"; the average as the kernel's update_avg)",
+    },
     Feature {
         name: "LB_IMBALANCE",
         bit: bpf_intf::arbor_feature_FEAT_LB_IMBALANCE,
@@ -432,6 +440,19 @@ pub const DEFAULT_ONLY: &[(&str, &str)] = &[
          machine, the same to the digit on pgbench without it \
          (sim, 5 seeds; docs/findings/2026-12-06-asym-capacity)",
     ),
+    (
+        "BUDDY_LONG_RUN",
+        "on an 8-CPU phone (6 x capacity 440 + 2 x 1024, one LLC) wakeprobe's message thread, \
+         woken by its last worker, was NEXT_BUDDY 11,219 times a run against a worker that runs \
+         ~10 us at a time; queued again, that worker took the CPU the next request's fourth \
+         worker needed (its latency p90 15.6 us against 10.5 after requests without a buddy): \
+         wakeprobe p99 15.6 us against stock's 13.8, 13.9 with the rule; schbench's message \
+         thread, which preempts a worker's milliseconds of math, keeps NEXT_BUDDY's gain (power11 \
+         16.1 us, epyc 7.1, spr-2s 10.7 against stock's 22.1, 14.1, 20.6). On the 18 machines of \
+         the second held-out draw, then developed on: worse than stock 1 -> 0 cells, worse than \
+         the best peer 24 -> 23; it costs a 6-CPU phone's wakeprobe its gain over stock (+36.8% \
+         -> a tie) (sim, 5-20 seeds; policy.h arbor_buddy_long_run)",
+    ),
 ];
 
 /// Features of our own that no profile turns on, with the measurement that
@@ -461,13 +482,13 @@ pub fn source(f: &Feature) -> String {
     }
 }
 
-pub fn profile_mask(name: &str) -> Result<u32> {
+pub fn profile_mask(name: &str) -> Result<u64> {
     let mask = |with_seeds: bool, leave_out: &[(&str, &str)]| {
         FEATURES
             .iter()
             .filter(|f| f.default && (f.seed.is_none() || with_seeds))
             .filter(|f| !leave_out.iter().any(|(n, _)| *n == f.name))
-            .fold(0u32, |m, f| m | (1 << f.bit))
+            .fold(0u64, |m, f| m | (1 << f.bit))
     };
     match name {
         "stock" => Ok(mask(false, &[])),
@@ -476,13 +497,13 @@ pub fn profile_mask(name: &str) -> Result<u32> {
             | DEFAULT_ONLY
                 .iter()
                 .filter_map(|(n, _)| FEATURES.iter().find(|f| f.name == *n))
-                .fold(0u32, |m, f| m | (1 << f.bit))),
+                .fold(0u64, |m, f| m | (1 << f.bit))),
         other => bail!("unknown profile '{other}'; valid: {}", PROFILES.join(", ")),
     }
 }
 
 #[cfg(test)]
-pub fn default_mask() -> u32 {
+pub fn default_mask() -> u64 {
     profile_mask("default").unwrap()
 }
 
@@ -495,7 +516,7 @@ fn valid_names() -> String {
 }
 
 /// Applies `-f` specs (each may hold several, comma-separated) on top of `mask`.
-pub fn apply(mut mask: u32, specs: &[String]) -> Result<u32> {
+pub fn apply(mut mask: u64, specs: &[String]) -> Result<u64> {
     for spec in specs.iter().flat_map(|s| s.split(',')) {
         let spec = spec.trim();
         if spec.is_empty() {
@@ -519,7 +540,7 @@ pub fn apply(mut mask: u32, specs: &[String]) -> Result<u32> {
 }
 
 /// `NAME` or `NO_NAME` for each feature, as the kernel's sched_features file.
-pub fn describe(mask: u32) -> String {
+pub fn describe(mask: u64) -> String {
     FEATURES
         .iter()
         .map(|f| {
@@ -570,7 +591,7 @@ pub fn list() -> String {
 /// profile, its source and meaning; then the profiles and what `default`
 /// leaves out of `seeds`, and why.
 pub fn list_json() -> serde_json::Value {
-    let masks: Vec<(&str, u32)> = PROFILES
+    let masks: Vec<(&str, u64)> = PROFILES
         .iter()
         .map(|p| (*p, profile_mask(p).unwrap_or(0)))
         .collect();
@@ -643,7 +664,7 @@ mod tests {
 
     #[test]
     fn bits_are_distinct_and_cover_the_bpf_enum() {
-        let mut seen = 0u32;
+        let mut seen = 0u64;
         for f in FEATURES {
             assert_eq!(seen & (1 << f.bit), 0, "{} shares a bit", f.name);
             seen |= 1 << f.bit;
@@ -702,7 +723,7 @@ mod tests {
         let def = default_mask();
         // a feature's bit by name (panics on a name that is not one), and
         // the mask of a (name, reason) list
-        let bit_of = |name: &str| 1u32 << FEATURES.iter().find(|f| f.name == name).unwrap().bit;
+        let bit_of = |name: &str| 1u64 << FEATURES.iter().find(|f| f.name == name).unwrap().bit;
         let mask_of = |list: &[(&str, &str)]| list.iter().fold(0, |m, (n, _)| m | bit_of(n));
         // our own features (DEFAULT_ONLY) are on in default alone
         let only = mask_of(DEFAULT_ONLY);

@@ -142,7 +142,7 @@ fn check_environment() -> Result<()> {
 impl<'a> Scheduler<'a> {
     fn init(
         opts: &Opts,
-        feats: u32,
+        feats: u64,
         topo: &Topo,
         stats_group: Option<u32>,
         open_object: &'a mut MaybeUninit<OpenObject>,
@@ -528,7 +528,7 @@ enum End {
     /// We unloaded (signal, --run-secs).
     Stopped,
     /// The kernel exited the scheduler; the feature mask in force then.
-    Kernel(UserExitInfo, u32),
+    Kernel(UserExitInfo, u64),
 }
 
 /// Set by SIGUSR1: write a counter snapshot to --stats-json.

@@ -99,7 +99,7 @@ impl ArborSpec {
 
     /// The profile's mask with the features applied (the loader's
     /// `--profile P -f FEATS`).
-    pub fn feature_mask(&self) -> Result<u32> {
+    pub fn feature_mask(&self) -> Result<u64> {
         let mask = features::profile_mask(self.profile.as_deref().unwrap_or("default"))?;
         if self.feats.is_empty() {
             Ok(mask)

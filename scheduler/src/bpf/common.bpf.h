@@ -58,14 +58,14 @@ const volatile u64 node_cpus[MAX_NODES][CPU_MASK_WORDS];
 const volatile u32 node_nr_llcs[MAX_NODES];
 
 /* ---- Run-time switchable (bss): features, like sched_features ---- */
-volatile u32 features;
+volatile u64 features;
 
 /* ---- Counters: one row per CPU, summed by the Rust side ---- */
 u64 stats[MAX_CPUS][ARBOR_NR_STATS];
 
 static __always_inline bool feat(enum arbor_feature f)
 {
-	return features & (1u << f);
+	return features & (1ull << f);
 }
 
 /*
@@ -321,6 +321,7 @@ struct cpu_ctx {
 	u64 cache_epoch;
 	u32 enq_last;		/* a lone task waits in the local queue (ENQ_LAST) */
 	u32 buddy_pending;	/* NEXT_BUDDY: a buddy waits in the local queue (running() clears) */
+	u64 curr_avg_stint;	/* NEXT_BUDDY: the running task's average run from pick to stop (running() copies it) */
 	u64 curr_cg_idle;	/* cpu.idle: the idle group of the running task, 0 if none (cgroup.bpf.h) */
 	/* LB_IMBALANCE (balance.bpf.h): per level, as the kernel's per-domain fields */
 	u64 lb_last[NR_LEVELS];		/* last balance of the level (sd->last_balance) */
@@ -406,6 +407,7 @@ struct task_ctx {
 	u64 vruntime;
 	u64 deadline;
 	u64 last_ran;		/* end of the last stint: cache hotness */
+	u64 avg_stint;		/* its average run from pick to stop (policy.h arbor_stint_avg): NEXT_BUDDY */
 	struct waker_state ws;	/* as a waker; while it runs, its CPU's copy is the live one */
 	s32 recent_used_cpu;
 	s32 last_cpu;

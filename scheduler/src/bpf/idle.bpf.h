@@ -636,7 +636,7 @@ static __always_inline bool wa_fill(struct wa_input *in, struct task_struct *p,
 	in->now = now;
 	in->next_wake_affine = tctx->next_wake_affine;
 	in->throttle_ns = wa_cfg.interval_ns;
-	in->features = features;
+	in->features = (u32)features;	/* wake_affine's switches are all below bit 32 */
 	in->share_cache = share_llc(this, prev);
 	in->share_core = cpu_core[this & (MAX_CPUS - 1)] == cpu_core[prev & (MAX_CPUS - 1)];
 	in->sync = sync;

@@ -139,7 +139,8 @@ enum arbor_feature {
 	FEAT_NEXT_BUDDY	= 29,	/* NEXT_BUDDY: an eligible (non-sync) wakee preempts and runs next, whatever the deadlines */
 	FEAT_SYNC_PAIR	= 30,	/* ours: a sync wake-up of the task that last woke its waker is an ordinary one (not deferred, may be a buddy) */
 	FEAT_WA_THROTTLE_XLLC = 31,	/* ours: seed 001's throttle only where this and prev are in different LLCs */
-	NR_FEATURES	= 32,
+	FEAT_BUDDY_LONG_RUN = 32,	/* ours: with NEXT_BUDDY, the buddy preempts only a task whose runs average migration_cost/4 */
+	NR_FEATURES	= 33,
 };
 
 /*
@@ -340,7 +341,7 @@ struct wa_input {
 	u32 prev_cap;
 	u32 this_nr_running;	/* tasks on the waker's CPU, running included */
 	u32 imbalance_pct;	/* sd->imbalance_pct above SMT, 117 by default */
-	u32 features;		/* FEAT_* bitmask */
+	u32 features;		/* FEAT_* bitmask, its low 32 bits: wake_affine's switches */
 	u8 this_idle;
 	u8 prev_idle;
 	u8 share_cache;		/* this and prev in one LLC */

@@ -448,6 +448,8 @@ void BPF_STRUCT_OPS(arbor_enqueue, struct task_struct *p, u64 enq_flags)
 	if (feat(FEAT_NEXT_BUDDY) && idle_rule != 0 && (enq_flags & SCX_ENQ_WAKEUP) && cpu == task_cpu &&
 	    (c = lookup_cpu_ctx(cpu)) &&
 	    arbor_next_buddy(c->running_since, tctx->wake_sync == WAKE_SYNC, c->buddy_pending) &&
+	    arbor_buddy_long_run(feat(FEAT_BUDDY_LONG_RUN), c->curr_avg_stint,
+				 balance_cfg.migration_cost_ns >> 2) &&
 	    (elig >= 0 ? elig : eevdf_eligible_on(tctx, cpu))) {
 		c->buddy_pending = 1;
 		if (idle_rule == 1)
@@ -832,6 +834,7 @@ void BPF_STRUCT_OPS(arbor_running, struct task_struct *p)
 	cpu_pelt(c, now);
 	c->running_since = now;
 	c->acct_since = now;
+	c->curr_avg_stint = tctx->avg_stint;
 	c->enq_last = 0;
 
 	/* EEVDF: taken by another CPU, it changes queue now; charge from now */
@@ -875,6 +878,8 @@ void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 	tctx->deadline = arbor_update_deadline_hi(tctx->vruntime, tctx->deadline, slice_cfg.slice_ns,
 						  tctx->rq_w ?: ARBOR_NICE_0_HI);
 	tctx->last_ran = now;
+	if (c->running_since && now > c->running_since)
+		tctx->avg_stint = arbor_stint_avg(tctx->avg_stint, now - c->running_since);
 	/* its waker state back from the CPU's copy (not if running() made none) */
 	if (c->curr_ws_pid == p->pid)
 		tctx->ws = c->curr_ws;

@@ -26,7 +26,7 @@ use crate::core::Ops;
 #[derive(Clone, Debug, PartialEq)]
 pub struct SchedSpec {
     pub label: String,
-    pub features: u32,
+    pub features: u64,
     /// scx_arbor options this scheduler runs with, over the command line's:
     /// (long option without dashes, value), checked when parsed.
     pub knobs: Vec<(String, String)>,

@@ -456,6 +456,39 @@ ARBOR_POLICY bool arbor_next_buddy(u64 curr_running_since, bool sync, bool buddy
 }
 
 /*
+ * BUDDY_LONG_RUN (ours, with NEXT_BUDDY; default only): the buddy preempts only a task whose runs
+ * are long, `min_stint` (migration_cost/4, 125 us, preempt_sync's
+ * "some runtime") or more on average from its pick to its stop. What a
+ * buddy saves its wakee is the rest of the running task's run; what it
+ * costs is that task's own wait, which, runnable again, takes the next
+ * CPU to free. Against a task that runs a few microseconds the saving is
+ * a few microseconds, and the cost falls on whoever needed that CPU
+ * next. Measured (sim, random-20261207-10, an 8-CPU phone, wakeprobe):
+ * the message thread, woken by its last worker onto its previous CPU, was
+ * the buddy 11,219 times a run against a worker that touches the buffer
+ * for ~10 us; with the worker queued again behind it, its own next
+ * request's fourth worker found no idle CPU and waited: that worker's
+ * latency p90 15.6 us against 10.5 after the requests whose message
+ * thread was not a buddy, and wakeprobe p99 15.6 us against stock's
+ * 13.8. schbench's message thread, the case NEXT_BUDDY is in default
+ * for, preempts a worker whose math runs for milliseconds.
+ *
+ * `avg` moves 1/8 of the way to each stint (the kernel's update_avg()
+ * weight for avg_idle and the former avg_overlap).
+ */
+ARBOR_POLICY bool arbor_buddy_long_run(bool enabled, u64 curr_avg_stint, u64 min_stint)
+{
+	return !enabled || curr_avg_stint >= min_stint;
+}
+
+ARBOR_POLICY u64 arbor_stint_avg(u64 avg, u64 stint)
+{
+	if (stint >= avg)
+		return avg + ((stint - avg) >> 3);
+	return avg - ((avg - stint) >> 3);
+}
+
+/*
  * The order in which an idle CPU looks for a victim in its LLC: overloaded
  * SMT siblings first (they share L1/L2: the cheapest move), then the LLC's
  * overloaded CPUs starting after this CPU and wrapping, so that idle CPUs

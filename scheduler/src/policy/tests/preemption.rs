@@ -95,6 +95,49 @@ fn next_buddy_takes_non_sync_wakees_onto_a_busy_cpu_once() {
     }
 }
 
+/// BUDDY_LONG_RUN: the buddy preempts only a task whose runs average at
+/// least the bound; switched off, any task.
+#[test]
+fn buddy_preempts_only_a_long_runner() {
+    let (long, min) = (3_000_000, 125_000); // a worker's math: milliseconds a run
+    unsafe {
+        assert!(arbor_buddy_long_run(true, long, min));
+        assert!(arbor_buddy_long_run(true, min, min), "at the bound");
+        assert!(
+            !arbor_buddy_long_run(true, 10_000, min),
+            "a task that runs 10 us at a time is not preempted for a buddy"
+        );
+        assert!(
+            !arbor_buddy_long_run(true, 0, min),
+            "nor one with no run measured yet"
+        );
+        assert!(arbor_buddy_long_run(false, 0, min), "off: any task");
+    }
+}
+
+/// The average run from pick to stop moves 1/8 of the way to each run,
+/// up and down, and settles on a steady run length.
+#[test]
+fn stint_average_moves_an_eighth_of_the_way() {
+    unsafe {
+        assert_eq!(arbor_stint_avg(0, 800), 100);
+        assert_eq!(arbor_stint_avg(800, 0), 700);
+        assert_eq!(arbor_stint_avg(500, 500), 500);
+        let mut a = 0;
+        for _ in 0..100 {
+            a = arbor_stint_avg(a, 3_000_000);
+        }
+        assert!(
+            a > 2_990_000 && a <= 3_000_000,
+            "settles on the run length: {a}"
+        );
+        for _ in 0..100 {
+            a = arbor_stint_avg(a, 10_000);
+        }
+        assert!(a < 20_000, "and follows it down: {a}");
+    }
+}
+
 /// RUN_TO_PARITY: the running task is protected from wake-up
 /// preemption until it has run, at its weight, the vruntime between
 /// its pick and its deadline then (calc_delta_fair's inverse); with
