@@ -64,9 +64,16 @@ struct {
 
 static u32 cg_bw_timer_on, cg_bw_timer_ready;
 
+static __always_inline void cg_bw_timer_start(void);
+
 /*
  * The run since the task's last charge, against its groups' quotas.
  * Returns whether a group of the task is throttled (its slice should end).
+ * A throttled group needs the period timer to come back: it is started
+ * here if no tick started it yet, as throttle_cfs_rq starts the period
+ * timer (__assign_cfs_rq_runtime -> start_cfs_bandwidth). A group that
+ * used its quota before the first tick would otherwise wait for a tick
+ * that an idle machine never takes (its tasks all parked in its DSQ).
  */
 static __always_inline bool cg_charge(struct task_ctx *tctx, u64 now)
 {
@@ -97,6 +104,8 @@ static __always_inline bool cg_charge(struct task_ctx *tctx, u64 now)
 		if (!id)
 			break;
 	}
+	if (thr)
+		cg_bw_timer_start();
 	return thr;
 }
 
@@ -282,8 +291,8 @@ static __always_inline void cg_bw_timer_init(void)
 	bpf_timer_set_callback(timer, cg_bw_timerfn);
 }
 
-/* ops.tick: start the timer while some group has a quota. */
-static __always_inline void cg_bw_tick(void)
+/* Start the period timer if some group has a quota and it is not running. */
+static __always_inline void cg_bw_timer_start(void)
 {
 	struct bpf_timer *timer;
 	u32 key = 0;
@@ -294,6 +303,12 @@ static __always_inline void cg_bw_tick(void)
 	timer = bpf_map_lookup_elem(&cg_bw_timer_map, &key);
 	if (timer)
 		bpf_timer_start(timer, 1, 0);
+}
+
+/* ops.tick: start the timer while some group has a quota. */
+static __always_inline void cg_bw_tick(void)
+{
+	cg_bw_timer_start();
 }
 
 /* Take a slot for group id (which gets a quota). */

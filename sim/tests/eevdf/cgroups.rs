@@ -326,6 +326,32 @@ fn cpu_max_written_mid_run_starts_throttling() {
     assert_eq!(calls(&o, "cgroup_set_bandwidth"), 1);
 }
 
+/// A group that uses its whole quota before any CPU takes a tick: cpu.max
+/// 1000/100000 on wakeprobe's message thread and 4 workers, on two
+/// one-CPU LLCs (fuzz seed 740233). They use the 1 ms in 0.93 ms of
+/// short wake-ups, all park in the group's DSQ, and the CPUs go idle
+/// without a tick; the period timer, started only by a tick, never ran
+/// and the group stayed throttled until the watchdog ejected scx_arbor
+/// ("wakeprobe-m0-w[1003] failed to run"). The throttle starts the timer
+/// (throttle_cfs_rq -> start_cfs_bandwidth): the run ends, throttled
+/// about once a period of its 1 s.
+#[test]
+fn cpu_max_used_before_the_first_tick_comes_back() {
+    let m = arbor_sim::presets::find("shape:n=1,l=2,c=1,t=1").unwrap();
+    let cfg = arbor_sim::core::Config {
+        time_limit: 2000 * MS,
+        watchdog_ns: 1000 * MS,
+        ..arbor_sim::core::Config::default()
+    };
+    let s = arbor_sim::sched::SchedSpec::parse("arbor:stock").unwrap();
+    let w = "wakeprobe:m=1,w=4,t=1,cg=/w:max=1000/100000";
+    let o = arbor_sim::run::simulate_defaults(&m, &s, w, cfg, 740233).unwrap();
+    let c: BTreeMap<_, _> = o.counters.iter().cloned().collect();
+    eprintln!("{}: {} throttles", o.stop, c["cg_throttles"]);
+    assert!(o.ok && !o.ejected, "{w}: {}", o.stop);
+    assert!((8..=12).contains(&c["cg_throttles"]), "{c:?}");
+}
+
 /// 20 spinning threads in a group of cpu.weight 1 against one thread in a
 /// group of weight 100, on one CPU for 10 s: fair.c gives the 20 together
 /// the group's 10 / (10 + 1024) of the CPU (sched_weight_from_cgroup: 1 ->
