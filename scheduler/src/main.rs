@@ -159,6 +159,12 @@ impl<'a> Scheduler<'a> {
             .context("BPF rodata missing")?;
         let rd = Rodata::new(&opts.knobs, topo);
         rodata.nr_cpus = rd.nr_cpus;
+        // the kernel's nr_cpu_ids, past the highest online CPU when the
+        // highest are offline (common.bpf.h allowed_everywhere)
+        rodata.kern_nr_cpu_ids = libbpf_rs::num_possible_cpus()
+            .context("reading the possible CPUs")?
+            .try_into()
+            .context("nr_cpu_ids")?;
         rodata.nr_llcs = rd.nr_llcs;
         rodata.nr_nodes = rd.nr_nodes;
         rodata.smt_width = rd.smt_width;

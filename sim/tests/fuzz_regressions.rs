@@ -200,3 +200,27 @@ fn seed4_campaign_cases_are_bounded_by_the_starvation_bound() {
         assert_no_stall(&c);
     }
 }
+
+/// A task pinned to CPUs 0, 1 and 3 (a 50 us run on a 150 us timer) beside
+/// a thread that holds a lock for 20 ms (fuzz seed 45, case 3fe6c4e7,
+/// seed 443938): CPU 3 goes offline at 267 ms, then CPU 0 at 946 ms, each
+/// time scx_arbor is loaded again. Its loader sees the online CPUs only,
+/// so nr_cpus became 3, the pinned task's count of allowed CPUs: allowed()
+/// took it for a task allowed everywhere, it was queued on CPU 2, and its
+/// move to CPU 2's local DSQ ejected scx_arbor ("scx_bpf_dsq_move to CPU
+/// 2, which t0 may not run on", ext.c task_can_run_on_remote_rq). The
+/// count is now held against the kernel's nr_cpu_ids.
+#[test]
+fn a_pinned_task_is_not_taken_for_unpinned_with_the_highest_cpu_offline() {
+    for sched in ["arbor:seeds", "arbor:stock", "arbor:default"] {
+        assert_no_stall(&Case {
+            machine: "shape:n=1,l=2,c=1,t=2",
+            sched,
+            workload: fixture("rtapp-3fe6c4e71f71b5bb.json"),
+            seed: 443938,
+            time_limit_ms: 2000,
+            watchdog_ms: 1000,
+            hotplug: "off:3@267ms,off:0@946ms",
+        });
+    }
+}

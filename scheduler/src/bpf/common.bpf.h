@@ -154,6 +154,25 @@ static __always_inline bool valid_cpu(s32 cpu)
 }
 
 /*
+ * The kernel's nr_cpu_ids (the highest possible CPU + 1: the loader reads
+ * it as libbpf_num_possible_cpus()): the CPU ids a task's cpumask can
+ * hold. nr_cpus is the highest online CPU + 1 (scx_utils reads the online
+ * CPUs): smaller when the highest CPUs are offline. Counted against
+ * nr_cpus, a task pinned to {0,1,3} with CPU 3 offline (3 CPUs allowed,
+ * nr_cpus 3) passed for one allowed everywhere, CPU 2 included: queued
+ * there, its move to CPU 2's local DSQ was refused (ext.c
+ * task_can_run_on_remote_rq) and scx_arbor ejected (fuzz seed 443938).
+ * Not set by a loader: no task counts as allowed everywhere.
+ */
+const volatile s32 kern_nr_cpu_ids = 0x7fffffff;
+
+/* Is p allowed on every CPU id (its cpumask full: the usual case)? */
+static __always_inline bool allowed_everywhere(const struct task_struct *p)
+{
+	return p->nr_cpus_allowed >= kern_nr_cpu_ids;
+}
+
+/*
  * May p run on cpu? A task allowed on every CPU (the usual case) needs no
  * kfunc call: its count of allowed CPUs says so (the kernel's cpumask_and
  * with cpus_ptr is then the identity). Same answer as
@@ -161,7 +180,7 @@ static __always_inline bool valid_cpu(s32 cpu)
  */
 static __always_inline bool allowed(const struct task_struct *p, s32 cpu)
 {
-	if (p->nr_cpus_allowed >= (int)nr_cpus)
+	if (allowed_everywhere(p))
 		return valid_cpu(cpu);
 	return valid_cpu(cpu) && bpf_cpumask_test_cpu(cpu, p->cpus_ptr);
 }

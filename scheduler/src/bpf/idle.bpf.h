@@ -99,7 +99,7 @@ static __always_inline void snapshot_llc_topo(struct scratch *sc, u32 llc)
 static __always_inline void snapshot_llc_idle(struct llc_snapshot *s, const struct task_struct *p,
 					      const u64 *ib, u32 start, u32 len)
 {
-	bool any = p->nr_cpus_allowed >= (int)nr_cpus;
+	bool any = allowed_everywhere(p);
 	u32 k;
 
 	bpf_for(k, 0, MAX_LLC_CPUS) {
@@ -342,7 +342,7 @@ static __always_inline s32 select_idle_sibling(struct task_struct *p, struct tas
 	 */
 	tn = node_of(target) & (MAX_NODES - 1);
 	if (feat(FEAT_SIS_NODE) &&
-	    arbor_sis_node_try(p->nr_cpus_allowed >= (int)nr_cpus, node_nr_llcs[tn],
+	    arbor_sis_node_try(allowed_everywhere(p), node_nr_llcs[tn],
 			       READ_ONCE(node_busy[tn].nr), node_busy[tn].cpus,
 			       balance_cfg.imbalance_pct)) {
 		cpu = arbor_sis_node(this, target, prev, now);
@@ -433,7 +433,7 @@ __noinline int arbor_fork_node_stats(struct task_struct *p __arg_trusted, s32 th
 
 	if (!sc || !p)
 		return 0;
-	any = p->nr_cpus_allowed >= (int)nr_cpus;
+	any = allowed_everywhere(p);
 	bpf_for(i, 0, MAX_NODES) {
 		if (i >= nr_nodes)
 			break;
@@ -464,7 +464,7 @@ __noinline int arbor_fork_llc_stats(struct task_struct *p __arg_trusted, s32 thi
 
 	if (!sc || !p)
 		return 0;
-	any = p->nr_cpus_allowed >= (int)nr_cpus;
+	any = allowed_everywhere(p);
 	sc->cnt = 0;
 	sc->fork_local = -1;
 	sc->fork_idle_grp = -1;

@@ -102,8 +102,8 @@ impl SchedSpec {
     }
 
     /// Loads a fresh instance, configured for `topo` (the CPUs online at
-    /// load) as scx_arbor would be; a peer is also told `nr_cpu_ids`, the
-    /// machine's (peers::Peer::build).
+    /// load) as scx_arbor would be; scx_arbor and a peer are also told
+    /// `nr_cpu_ids`, the machine's (peers::Peer::build).
     pub fn build(&self, topo: &Topo, nr_cpu_ids: usize, knobs: &Knobs) -> Result<Box<dyn Ops>> {
         if let Some(p) = self.peer {
             return Ok(Box::new(p.build(topo, nr_cpu_ids)?));
@@ -111,12 +111,12 @@ impl SchedSpec {
         if let Some(k) = self.kernel {
             return Ok(Box::new(ksft::load(k, topo)?));
         }
-        Ok(Box::new(self.load_arbor(topo, knobs)?))
+        Ok(Box::new(self.load_arbor(topo, nr_cpu_ids, knobs)?))
     }
 
     /// scx_arbor's program, loaded and given its read-only data as the
     /// loader gives it (knobs::Rodata, one source for both).
-    fn load_arbor(&self, topo: &Topo, knobs: &Knobs) -> Result<native::Native> {
+    fn load_arbor(&self, topo: &Topo, nr_cpu_ids: usize, knobs: &Knobs) -> Result<native::Native> {
         let (names, limits) = stats::NAMES.split_at(stats::NAMES.len() - stats::GROUP_LIMIT_NAMES);
         let mut n = native::Native::load(native::ARBOR_SO, &self.label, names.to_vec())?;
         // cgroup.bpf.h keeps no context for the root
@@ -136,6 +136,9 @@ impl SchedSpec {
             n.write_global(name, off, &bytes)?;
         }
         n.write_global("features", 0, &self.features.to_ne_bytes())?;
+        // the machine's nr_cpu_ids, which the loader reads as
+        // libbpf_num_possible_cpus() (an offline CPU keeps its id)
+        n.write_global("kern_nr_cpu_ids", 0, &(nr_cpu_ids as i32).to_ne_bytes())?;
         if self.preempt_rt {
             n.write_global("CONFIG_PREEMPT_RT", 0, &[1])?;
         }
@@ -190,7 +193,7 @@ mod tests {
         .unwrap();
         let topo = Topo::from_raw(&[(0, 0, 0, 0, 1024), (1, 1, 0, 0, 1024)]).unwrap();
         let k = spec.knobs(&Knobs::default()).unwrap();
-        let n = spec.load_arbor(&topo, &Knobs::default()).unwrap();
+        let n = spec.load_arbor(&topo, 2, &Knobs::default()).unwrap();
         let s: c::arbor_slice_cfg = n.read_global("slice_cfg").unwrap();
         assert_eq!(s.slice_ns, 1_234_000);
         let b: c::arbor_balance_cfg = n.read_global("balance_cfg").unwrap();
@@ -270,7 +273,9 @@ mod tests {
         let m = crate::presets::find("xeon-88").unwrap();
         let topo = m.topo().unwrap();
         let spec = SchedSpec::parse("arbor:stock").unwrap();
-        let mut n = spec.load_arbor(&topo, &Knobs::default()).unwrap();
+        let mut n = spec
+            .load_arbor(&topo, topo.nr_cpu_ids(), &Knobs::default())
+            .unwrap();
         let mut core = Core::new(m, CostModel::default(), Config::default()).unwrap();
         let stop = core.run(&mut n, &mut One(0), |_| {});
         assert_eq!(stop, Stop::Finished);
