@@ -276,7 +276,8 @@ static int cg_bw_timerfn(void *map, int *key, struct bpf_timer *timer)
  * cgroup_init or cgroup_set_bandwidth: programs allowed the unlocked
  * kfuncs (cg_release's scx_bpf_dsq_move; ext.c's scx_kf_allow_flags: a
  * callback is verified as part of the program that sets it). It is
- * started by a tick (cg_bw_tick), as the balancer's.
+ * started by a tick (cg_bw_tick), as the balancer's, or by a throttle
+ * (cg_charge), which may come before any tick.
  */
 static __always_inline void cg_bw_timer_init(void)
 {
