@@ -30,9 +30,16 @@
  * 2/1024 of a unit of the 1024 scale, where it was 2 units before (a task
  * of a group of weight 1 with 100 tasks, or one three levels down, came
  * out at the floor and took many times its group's share).
- * Against fair.c it is exact when every group's load is spread over the
- * CPUs as its tasks are; it ignores calc_group_shares' per-CPU split of a
- * group whose tasks sit unevenly across CPUs (the balancer's job there).
+ * Summed over one CPU's tasks of a group, the flattened weights are the
+ * group's shares times its runnable weight on that CPU over its runnable
+ * weight everywhere: calc_group_shares' per-CPU split of the group entity,
+ * with the tasks' weights for fair.c's PELT loads. So it is exact against
+ * fair.c while the group's tasks are runnable, wherever they sit; the
+ * balancer places them by the same weights (arbor_h_weight below, fair.c's
+ * task_h_load). Not ported: the PELT averages themselves (a group of
+ * tasks that sleep often counts, while they are runnable, as a busy one),
+ * and the per-balance refresh of task_h_load (a queued task's flattened
+ * weight changes at its next placement or tick).
  */
 #define ARBOR_CG_MAX_DEPTH	8
 #define ARBOR_CG_MIN_SHARES	2
@@ -78,6 +85,86 @@ ARBOR_POLICY u64 arbor_cg_weight(u64 w, u32 depth, const u64 *gw, const u64 *act
 		child = gw[i];
 	}
 	return arbor_cg_floor(eff);
+}
+
+/*
+ * Hierarchical load: what the balancer (update_sg_lb_stats, detach_tasks)
+ * and wake_affine_weight() read as a CPU's and a task's load. fair.c's CPU
+ * load is its root cfs_rq's (cfs_rq_load_avg): the root's own tasks and one
+ * entity per group, which weighs the group's shares times its load on this
+ * CPU over its load on all CPUs (calc_group_shares); a task of a group
+ * counts task_h_load(), its fraction of that entity's load, level by level
+ * (update_cfs_rq_h_load). Flattened, that fraction is the task's flattened
+ * weight (arbor_cg_weight): summed over a CPU's tasks of one group, it is
+ * the group's shares times its runnable weight there over its runnable
+ * weight everywhere, calc_group_shares' split with the runnable weights
+ * for the PELT loads. A CPU holding one of the six tasks of a group of
+ * weight 100 thus counts a sixth of a nice-0 task's load for it.
+ *
+ * The CPU's sum of its tasks' h weights is on the sched_ext scale (100 =
+ * nice 0) made 2^ARBOR_W_SHIFT finer, so that a task of a crowded group
+ * keeps a load above 0; a task of the root weighs its p->scx.weight shifted
+ * up, and the CPU's load and the task's (arbor_h_cpu_load, arbor_h_load)
+ * come out as on the 100 scale to the unit: the shift cancels in the floor
+ * of the division.
+ */
+#define ARBOR_H_ONE	(100ULL << ARBOR_W_SHIFT)
+
+/*
+ * A task's h weight: `cg_fine` is its flattened weight on the fine scale
+ * (arbor_cg_weight) if it is in a group below the root, else 0.
+ */
+ARBOR_POLICY u64 arbor_h_weight(u32 scx_weight, u64 cg_fine)
+{
+	u64 w;
+
+	if (!cg_fine)
+		return (u64)scx_weight << ARBOR_W_SHIFT;
+	w = cg_fine * 100 / ARBOR_NICE_0_LOAD;
+	return w ? w : 1;
+}
+
+/*
+ * task_h_load(): the task's runnable average (1024: always runnable) by its
+ * h weight; 1024 for a nice-0 task of the root always runnable.
+ */
+ARBOR_POLICY u64 arbor_h_load(u64 runnable_avg, u64 h_weight)
+{
+	return runnable_avg * h_weight / ARBOR_H_ONE;
+}
+
+/* A CPU's load signal from its tasks' summed h weights (1024: one nice-0 task). */
+ARBOR_POLICY u64 arbor_h_cpu_load(u64 h_sum)
+{
+	return (h_sum * ARBOR_NICE_0_LOAD / 100) >> ARBOR_W_SHIFT;
+}
+
+/*
+ * migrate_task_rq_fair(): a task's load leaves its old CPU's and joins its
+ * new CPU's at once (detach_entity_load_avg, attach_entity_load_avg),
+ * where scx_arbor's CPU load, a PELT average of the CPU's weight sum, would
+ * take tens of milliseconds to show the move, and the balancer, its loads
+ * unchanged meanwhile, would pull again. For a task of a group (tasks of
+ * the root keep the averages as they were), the CPU keeps the load moved
+ * in (+) and out (-) beside its average, decayed as the average catches
+ * up with the move: `moved` after delta_ns. `moved` is on a scale
+ * 2^ARBOR_W_SHIFT finer than the load's: arbor_pelt_decay rounds to units,
+ * and a few units of load decayed a period at a time would never reach 0.
+ */
+ARBOR_POLICY s64 arbor_h_moved_decay(s64 moved, u64 delta_ns)
+{
+	u64 m = moved < 0 ? (u64)-moved : (u64)moved;
+
+	m = arbor_pelt_decay(m, delta_ns);
+	return moved < 0 ? -(s64)m : (s64)m;
+}
+
+/* The CPU's load with the moves: its average plus what moved, at least 0. */
+ARBOR_POLICY u64 arbor_h_load_moved(u64 load, s64 moved)
+{
+	s64 v = (s64)load + moved / (1 << ARBOR_W_SHIFT);
+
+	return v > 0 ? (u64)v : 0;
 }
 
 /*

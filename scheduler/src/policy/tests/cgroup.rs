@@ -347,3 +347,139 @@ fn fine_weights_of_whole_units_give_the_1024_scales_results() {
         );
     }
 }
+
+/// A task of the root counts in its CPU's load and in task_h_load exactly
+/// as on the sched_ext scale (100 = nice 0) it had before the h weights:
+/// runnable_avg * w / 100 and sum(w) * 1024 / 100, to the unit.
+#[test]
+fn h_loads_of_root_tasks_are_the_100_scales() {
+    unsafe {
+        for w in [1u32, 3, 15, 99, 100, 101, 335, 1024, 8672, 10000] {
+            let hw = ffi::arbor_h_weight(w, 0);
+            for r in [0u64, 1, 47, 512, 1001, 1023, 1024] {
+                assert_eq!(ffi::arbor_h_load(r, hw), r * w as u64 / 100, "w {w} r {r}");
+            }
+        }
+        let ws = [100u32, 100, 15, 8672, 1, 335, 99, 10000];
+        for n in 0..=ws.len() {
+            let (sum, hsum) = ws[..n].iter().fold((0u64, 0u64), |(s, h), &w| {
+                (s + w as u64, h + ffi::arbor_h_weight(w, 0))
+            });
+            assert_eq!(
+                ffi::arbor_h_cpu_load(hsum),
+                sum * 1024 / 100,
+                "{:?}",
+                &ws[..n]
+            );
+        }
+    }
+}
+
+/// fair.c's CPU load with groups (cfs_rq_load_avg of the root): a
+/// top-level group of `tasks` nice-0 tasks, `here` of them on this CPU,
+/// has an entity of tg->shares * here / tasks (calc_group_shares, every
+/// task always runnable), and each of its tasks has task_h_load = the
+/// entity's load / here. The flattened h weights give both, per task and
+/// summed over a CPU: 6 tasks of /a and 2 of /b, both of weight 100, on
+/// two CPUs holding 3 + 1 each are 1024 each (and a task of /a 1024/6),
+/// where the tasks' own weights made 4 * 1024 each.
+#[test]
+fn h_loads_of_group_tasks_are_calc_group_shares_split() {
+    // each group's flattened weight per task, every task runnable
+    let fine = |gw: u32, n: u64| -> u64 {
+        let (g, act) = (shares(gw), n * eevdf_w(100));
+        unsafe { ffi::arbor_cg_weight(eevdf_w(100), 1, [g].as_ptr(), [act].as_ptr()) }
+    };
+    let r = 1024u64;
+    for (gw, n) in [
+        (100u32, 1u64),
+        (100, 2),
+        (100, 3),
+        (100, 6),
+        (300, 5),
+        (100, 100),
+        (10000, 7),
+    ] {
+        let hw = unsafe { ffi::arbor_h_weight(100, fine(gw, n)) };
+        let want = shares(gw) * r / (n * 1024);
+        let got = unsafe { ffi::arbor_h_load(r, hw) };
+        // one unit of the 100 scale's rounding at most
+        assert!(
+            got.abs_diff(want) <= 1 + want / 100,
+            "w {gw} n {n}: {got} against {want}"
+        );
+        for here in 0..=n {
+            let sum = here * hw;
+            let kernel = shares(gw) * here / n;
+            let got = unsafe { ffi::arbor_h_cpu_load(sum) };
+            assert!(
+                got.abs_diff(kernel) <= 1 + kernel / 100,
+                "w {gw}, {here} of {n}: {got} against fair.c's {kernel}"
+            );
+        }
+    }
+    let (a, b) = unsafe {
+        (
+            ffi::arbor_h_weight(100, fine(100, 6)),
+            ffi::arbor_h_weight(100, fine(100, 2)),
+        )
+    };
+    let cpu = unsafe { ffi::arbor_h_cpu_load(3 * a + b) };
+    assert!(cpu.abs_diff(1024) <= 2, "3 of /a + 1 of /b: {cpu}");
+    let own = unsafe { ffi::arbor_h_cpu_load(4 * ffi::arbor_h_weight(100, 0)) };
+    assert_eq!(own, 4096, "the tasks' own weights");
+    // a task of a crowded group keeps a load above 0
+    let tiny = unsafe { ffi::arbor_h_weight(100, 2) };
+    assert!(tiny >= 1);
+}
+
+/// migrate_task_rq_fair's move of a task's load, against a CPU load that
+/// is a PELT average of the CPU's weight sum: a task of load `l` arriving
+/// on a CPU settled at `v0` (or leaving it) shows in full at once: the
+/// average plus the decaying move (on the fine scale) follows the average
+/// of a CPU that had the new sum all along (fair.c's
+/// attach_entity_load_avg) within 3% of a nice-0 task's load while the
+/// average catches up (the average's own rounding, a unit a period, makes
+/// it lag the exact decay of the move: 31 at most here, against 341 to
+/// 1024 at once without the move), with nothing of the move left after a
+/// second; the settled part and the rest add up to the move; a CPU's load
+/// never goes below 0.
+#[test]
+fn a_moved_load_shows_at_once_and_hands_over_to_the_average() {
+    unsafe {
+        for (v0, l) in [
+            (1024u64, 341i64),
+            (2048, 1024),
+            (683, -341),
+            (1024, -1024),
+            (0, 170),
+        ] {
+            let v1 = (v0 as i64 + l) as u64;
+            let (mut avg, mut all_along) = (v0, v1);
+            let (mut settled, mut moved, mut worst) = (0i64, l << 10, 0u64);
+            for step in 0..1000u64 {
+                let dt = 1_000_000 + step % 7 * 100_000;
+                avg = ffi::arbor_pelt_accum(avg, dt, v1);
+                all_along = ffi::arbor_pelt_accum(all_along, dt, v1);
+                let s = moved - ffi::arbor_h_moved_decay(moved, dt);
+                moved -= s;
+                settled += s;
+                let got = ffi::arbor_h_load_moved(avg, moved);
+                worst = worst.max(got.abs_diff(all_along));
+            }
+            eprintln!(
+                "v0 {v0} move {l}: at most {worst} from the load had it been there all along"
+            );
+            assert!(worst <= 32, "v0 {v0} move {l}: {worst} off");
+            assert_eq!(settled + moved, l << 10);
+            assert!(
+                moved.abs() < 1 << 10,
+                "v0 {v0} move {l}: {moved} left after 1 s"
+            );
+        }
+        assert_eq!(ffi::arbor_h_load_moved(100, -341 << 10), 0);
+        assert_eq!(ffi::arbor_h_load_moved(100, 341 << 10), 441);
+        assert_eq!(ffi::arbor_h_moved_decay(-1000, 0), -1000);
+        assert_eq!(ffi::arbor_h_moved_decay(1000, 32 << 20), 500);
+    }
+}
