@@ -309,7 +309,9 @@ struct cpu_ctx {
 	u64 util_avg;		/* PELT of "a task is running" x 1024 */
 	u64 pelt_ts;
 	u32 nr_running;		/* tasks accounted here: running + queued */
-	u32 weight_sum;		/* their weights (100 = nice 0) */
+	u32 pad_ws;		/* weight_sum's alignment */
+	u64 weight_sum;		/* their h weights (policy.h arbor_h_weight: 100 << ARBOR_W_SHIFT = nice 0) */
+	s64 h_moved;		/* load of group tasks moved in - out, decaying, << ARBOR_W_SHIFT (policy.h arbor_h_moved_decay) */
 	u64 running_since;	/* 0 when no task runs */
 	u64 acct_since;		/* the running task's run is accounted up to here (running, keep_prev) */
 	u64 curr_deadline;	/* deadline of the running task */
@@ -431,8 +433,8 @@ struct task_ctx {
 	s32 recent_used_cpu;
 	s32 last_cpu;
 	s32 acct_cpu;		/* CPU whose nr_running counts us, -1 if none */
-	u32 acct_weight;
 	u32 waiting;		/* runnable but not running */
+	u64 acct_weight;	/* its h weight in acct_cpu's weight_sum (policy.h arbor_h_weight) */
 	u64 next_wake_affine;	/* seed 001: no wake_affine before this time */
 	s32 move_cpu;		/* chosen at tick (seed 004 misfit, seed 002 aggregation), -1 if none */
 	u32 move_misfit;	/* the move is a misfit migration */

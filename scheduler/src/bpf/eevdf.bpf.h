@@ -343,7 +343,9 @@ static __always_inline void eevdf_charge_rq(struct task_ctx *tctx, u64 dv, bool 
 /*
  * update_cfs_group() at the tick, for a task of a cgroup: its queued weight
  * follows its groups' shares, as reweight_entity() moves a queued entity
- * (policy.h arbor_reweight), in its queue's average under the queue's lock.
+ * (policy.h arbor_reweight), in its queue's average under the queue's lock;
+ * and its CPU's load sum follows the weight (acct_reweight), which its
+ * wake-up accounted before placing it.
  */
 static __always_inline void eevdf_reweight(struct task_struct *p, struct task_ctx *tctx)
 {
@@ -353,21 +355,22 @@ static __always_inline void eevdf_reweight(struct task_struct *p, struct task_ct
 	if (!tctx->cg_id || !valid_cpu(tctx->rq_cpu) || !tctx->rq_w)
 		return;
 	w = task_weight(p, tctx);
-	if (w == tctx->rq_w || !(rq = lookup_rq(tctx->rq_cpu)))
-		return;
-	v = tctx->vruntime;
-	dl = tctx->deadline;
-	bpf_spin_lock(&rq->lock);
-	avg = arbor_avg_vruntime(&rq->avg);
-	arbor_avg_rebase(&rq->avg, avg);
-	arbor_avg_sub(&rq->avg, v, arbor_w_down(tctx->rq_w));
-	arbor_reweight(avg, &v, &dl, tctx->rq_w, w);
-	arbor_avg_add(&rq->avg, v, arbor_w_down(w));
-	bpf_spin_unlock(&rq->lock);
-	tctx->vruntime = v;
-	tctx->deadline = dl;
-	tctx->rq_w = w;
-	stat_inc(STAT_CG_REWEIGHTS);
+	if (w != tctx->rq_w && (rq = lookup_rq(tctx->rq_cpu))) {
+		v = tctx->vruntime;
+		dl = tctx->deadline;
+		bpf_spin_lock(&rq->lock);
+		avg = arbor_avg_vruntime(&rq->avg);
+		arbor_avg_rebase(&rq->avg, avg);
+		arbor_avg_sub(&rq->avg, v, arbor_w_down(tctx->rq_w));
+		arbor_reweight(avg, &v, &dl, tctx->rq_w, w);
+		arbor_avg_add(&rq->avg, v, arbor_w_down(w));
+		bpf_spin_unlock(&rq->lock);
+		tctx->vruntime = v;
+		tctx->deadline = dl;
+		tctx->rq_w = w;
+		stat_inc(STAT_CG_REWEIGHTS);
+	}
+	acct_reweight(p, tctx);
 }
 
 /* update_curr() at the tick: charge the run since exec_start to vruntime and the average. */

@@ -14,10 +14,86 @@
 
 #include "common.bpf.h"
 
-/* Weight-scaled load of a task: 1024 for an always-runnable nice-0 task. */
+/*
+ * A task's weight in its CPU's load (policy.h arbor_h_weight): its own, or
+ * for a task of a group (cg_id) the flattened weight it was last queued
+ * with (rq_w, from its last placement or tick; its CPU's sum follows at
+ * the tick: acct_reweight).
+ * This and the load rules below are global functions of scalars, verified
+ * once and called without a branch: inlined, their branches and look-ups
+ * multiplied the verifier's paths through every callback that accounts a
+ * task or reads a CPU's load.
+ */
+__noinline u64 h_weight_of(u32 scx_weight, u64 cg_id, u64 rq_w)
+{
+	return arbor_h_weight(scx_weight, cg_id ? rq_w : 0);
+}
+
+static __always_inline u64 task_h_weight(const struct task_struct *p, const struct task_ctx *tctx)
+{
+	return h_weight_of(p->scx.weight, tctx->cg_id, tctx->rq_w);
+}
+
+/*
+ * Weight-scaled load of a task, task_h_load(): 1024 for an always-runnable
+ * nice-0 task of the root, its group's fraction of that for a task of a
+ * group (policy.h arbor_h_load).
+ */
 static __always_inline u64 task_load(const struct task_struct *p, const struct task_ctx *tctx)
 {
-	return tctx->runnable_avg * p->scx.weight / 100;
+	return arbor_h_load(tctx->runnable_avg, task_h_weight(p, tctx));
+}
+
+/*
+ * A CPU's load at `now` from its average at pelt_ts, its weight sum since
+ * and the load of group tasks moved in and out (arbor_h_moved_decay).
+ */
+__noinline u64 cpu_load_at(u64 load_avg, u64 weight_sum, s64 moved, u64 pelt_ts, u64 now)
+{
+	u64 delta = now > pelt_ts ? now - pelt_ts : 0;
+
+	return arbor_h_load_moved(arbor_pelt_accum(load_avg, delta, arbor_h_cpu_load(weight_sum)),
+				  arbor_h_moved_decay(moved, delta));
+}
+
+/* how much of `moved` the average caught up with in `delta` */
+__noinline s64 h_moved_settled(s64 moved, u64 delta)
+{
+	return moved - arbor_h_moved_decay(moved, delta);
+}
+
+/*
+ * migrate_task_rq_fair(): a group task's load leaves CPU `from` for CPU
+ * `to`; nothing for a task of the root (cg_id 0) or one accounted nowhere.
+ */
+__noinline int h_move(s32 from, s32 to, u64 cg_id, u64 load)
+{
+	struct cpu_ctx *oc, *nc;
+
+	if (!cg_id || !valid_cpu(from) || !valid_cpu(to) || !(oc = lookup_cpu_ctx(from)) ||
+	    !(nc = lookup_cpu_ctx(to)))
+		return 0;
+	__sync_fetch_and_sub(&oc->h_moved, (s64)(load << ARBOR_W_SHIFT));
+	__sync_fetch_and_add(&nc->h_moved, (s64)(load << ARBOR_W_SHIFT));
+	return 1;
+}
+
+/*
+ * A task of a group accounted on `cpu` with h weight `old` now weighs
+ * h_weight_of(scx_weight, cg_id, rq_w): the CPU's weight sum moves by the
+ * difference. Returns the weight it is accounted with now.
+ */
+__noinline u64 h_reweight(s32 cpu, u32 scx_weight, u64 cg_id, u64 rq_w, u64 old)
+{
+	struct cpu_ctx *c;
+	u64 w;
+
+	if (!cg_id || !valid_cpu(cpu) || !(c = lookup_cpu_ctx(cpu)))
+		return old;
+	w = arbor_h_weight(scx_weight, rq_w);
+	if (w != old)
+		__sync_fetch_and_add(&c->weight_sum, w - old);
+	return w;
 }
 
 /*
@@ -43,18 +119,20 @@ static __always_inline void task_pelt(struct task_ctx *tctx, u64 now, u32 run_ca
 static __always_inline void cpu_pelt(struct cpu_ctx *c, u64 now)
 {
 	u64 delta = now > c->pelt_ts ? now - c->pelt_ts : 0;
+	s64 m = READ_ONCE(c->h_moved);
 
 	c->load_avg = arbor_pelt_accum(c->load_avg, delta, c->load_val);
 	c->util_avg = arbor_pelt_accum(c->util_avg, delta, c->running_since ? 1024 : 0);
-	c->load_val = (u64)c->weight_sum * 1024 / 100;
+	c->load_val = arbor_h_cpu_load(c->weight_sum);
 	c->pelt_ts = now;
+	/* the moved load decays as the average caught up; moves since are kept */
+	if (m)
+		__sync_fetch_and_sub(&c->h_moved, h_moved_settled(m, delta));
 }
 
 static __always_inline u64 cpu_load(struct cpu_ctx *c, u64 now)
 {
-	u64 delta = now > c->pelt_ts ? now - c->pelt_ts : 0;
-
-	return arbor_pelt_accum(c->load_avg, delta, (u64)c->weight_sum * 1024 / 100);
+	return cpu_load_at(c->load_avg, c->weight_sum, READ_ONCE(c->h_moved), c->pelt_ts, now);
 }
 
 static __always_inline u64 cpu_util(struct cpu_ctx *c, u64 now)
@@ -124,14 +202,30 @@ static __always_inline void acct_add(struct task_ctx *tctx, const struct task_st
 
 	if (tctx->acct_cpu == cpu)
 		return;
+	/* a task of a group moving between CPUs takes its load along (arbor_h_moved_decay) */
+	h_move(tctx->acct_cpu, cpu, tctx->cg_id, task_load(p, tctx));
 	acct_remove(tctx);
 	if (!valid_cpu(cpu) || !(c = lookup_cpu_ctx(cpu)))
 		return;
-	tctx->acct_weight = p->scx.weight;
+	/* (the weight again, not kept across acct_remove: fewer verifier paths) */
+	tctx->acct_weight = task_h_weight(p, tctx);
 	/* seed 003: set when the count reaches 2 */
 	sync_overloaded(c, cpu, __sync_fetch_and_add(&c->nr_running, 1), 1);
 	__sync_fetch_and_add(&c->weight_sum, tctx->acct_weight);
 	tctx->acct_cpu = cpu;
+}
+
+/*
+ * At the tick (update_cfs_group()), a task of a group whose flattened
+ * weight changed since it was accounted (its wake-up's placement, the
+ * tick's reweight) moves its CPU's load sum with it,
+ * as the group entity's reweight moves the root cfs_rq's load in fair.c.
+ * Tasks of the root keep the weight acct_add() gave them.
+ */
+static __always_inline void acct_reweight(const struct task_struct *p, struct task_ctx *tctx)
+{
+	tctx->acct_weight = h_reweight(tctx->acct_cpu, p->scx.weight, tctx->cg_id, tctx->rq_w,
+				       tctx->acct_weight);
 }
 
 /*
