@@ -33,6 +33,13 @@
 /* groups with cpu.idle set, and with a cpu.max quota: their paths cost nothing otherwise */
 static s32 cg_nr_idle, cg_nr_bw;
 
+/*
+ * Top-level groups with a runnable task below them: while there is one, a
+ * busy CPU balances by load with tasks queued too (main.bpf.c dispatch),
+ * where the groups' hierarchical loads differ from the task counts.
+ */
+static s32 cg_nr_top_active;
+
 /* struct cg_ctx: intf.h (--stats reads the map) */
 
 struct {
@@ -74,8 +81,10 @@ static __always_inline void cg_activate(u64 id, u64 w)
 		c = g->shares;
 		g->contrib = c;
 		pg = lookup_cg(g->parent);
-		if (!pg)
+		if (!pg) {
+			__sync_fetch_and_add(&cg_nr_top_active, 1);
 			break;
+		}
 		__sync_fetch_and_add(&pg->active, c);
 		g = pg;
 	}
@@ -96,8 +105,10 @@ static __always_inline void cg_deactivate(u64 id, u64 w)
 		if (__sync_fetch_and_sub(&g->nr_active, 1) != 1)
 			break;
 		pg = lookup_cg(g->parent);
-		if (!pg)
+		if (!pg) {
+			__sync_fetch_and_sub(&cg_nr_top_active, 1);
 			break;
+		}
 		__sync_fetch_and_sub(&pg->active, g->contrib);
 		g = pg;
 	}

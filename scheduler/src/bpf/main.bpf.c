@@ -655,6 +655,26 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 		cc->starve_pending = 0;
 	}
 
+	/*
+	 * LB_IMBALANCE with tasks of groups runnable: a CPU balances by load
+	 * at its balance interval whether or not tasks wait in its queue, as
+	 * fair.c's periodic sched_balance_rq() does from every CPU's tick. A
+	 * CPU whose own queue holds work otherwise does not balance (below),
+	 * which task counts make right for tasks of the root; the
+	 * hierarchical loads of groups (policy.h arbor_h_weight) need it: two
+	 * CPUs of two tasks each, one holding two of a three-task group, the
+	 * other its third beside a one-task group's, carry loads of 2/3 and
+	 * 4/3 of a task.
+	 */
+	if (cg_nr_top_active && cc && feat(FEAT_LB_IMBALANCE) && cc->nr_running >= 2) {
+		now = bpf_ktime_get_ns();
+		if (now >= cc->next_busy_balance) {
+			cc->next_busy_balance = now + balance_cfg.interval_ns;
+			if (lb_balance(cpu, false) > 0)
+				return;
+		}
+	}
+
 	/* Our own queue first, in EEVDF order: that is where placement put our tasks. */
 	if (eevdf_dispatch(cpu, prev, prev_runnable))
 		return;
