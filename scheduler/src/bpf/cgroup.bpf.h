@@ -34,11 +34,13 @@
 static s32 cg_nr_idle, cg_nr_bw;
 
 /*
- * Top-level groups with a runnable task below them: while there is one, a
+ * Groups below the root scx_arbor has a context for: while there is one, a
  * busy CPU balances by load with tasks queued too (main.bpf.c dispatch),
- * where the groups' hierarchical loads differ from the task counts.
+ * where the groups' hierarchical loads differ from the task counts. (A
+ * count of groups, not of active ones: nothing on the paths that make a
+ * task runnable; a host under systemd has groups from the start anyway.)
  */
-static s32 cg_nr_top_active;
+static s32 cg_nr_groups;
 
 /* struct cg_ctx: intf.h (--stats reads the map) */
 
@@ -81,10 +83,8 @@ static __always_inline void cg_activate(u64 id, u64 w)
 		c = g->shares;
 		g->contrib = c;
 		pg = lookup_cg(g->parent);
-		if (!pg) {
-			__sync_fetch_and_add(&cg_nr_top_active, 1);
+		if (!pg)
 			break;
-		}
 		__sync_fetch_and_add(&pg->active, c);
 		g = pg;
 	}
@@ -105,10 +105,8 @@ static __always_inline void cg_deactivate(u64 id, u64 w)
 		if (__sync_fetch_and_sub(&g->nr_active, 1) != 1)
 			break;
 		pg = lookup_cg(g->parent);
-		if (!pg) {
-			__sync_fetch_and_sub(&cg_nr_top_active, 1);
+		if (!pg)
 			break;
-		}
 		__sync_fetch_and_sub(&pg->active, g->contrib);
 		g = pg;
 	}

@@ -208,7 +208,9 @@ static __always_inline void cg_release(u64 id, u64 now)
 			continue;
 		}
 		eevdf_join(p, tctx, cpu);
-		acct_add(tctx, p, cpu);
+		/* accounted nowhere since cg_throttle_enqueue: no load to move (acct_add) */
+		acct_remove(tctx);
+		acct_join(tctx, p, cpu);
 		cg_task_runnable(p, tctx);
 		set_waiting_on(tctx, lookup_cpu_ctx(cpu), true, now);
 		scx_bpf_dsq_move_set_slice(BPF_FOR_EACH_ITER, eevdf_slice(tctx));
@@ -382,6 +384,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(arbor_cgroup_init, struct cgroup *cgrp,
 	err = bpf_map_update_elem(&cg_ctxs, &id, &g, BPF_ANY);
 	if (err)
 		return err;
+	__sync_fetch_and_add(&cg_nr_groups, 1);
 	/* where its tasks wait while it is throttled */
 	err = scx_bpf_create_dsq(cg_dsq(id), -1);
 	if (err)
@@ -406,6 +409,7 @@ void BPF_STRUCT_OPS(arbor_cgroup_exit, struct cgroup *cgrp)
 		return;
 	g = lookup_cg(id);
 	if (g) {
+		__sync_fetch_and_sub(&cg_nr_groups, 1);
 		if (g->quota)
 			cg_bw_slot_free(id);
 		if (g->idle)

@@ -196,23 +196,31 @@ static __always_inline void acct_remove(struct task_ctx *tctx)
 	tctx->acct_cpu = -1;
 }
 
-static __always_inline void acct_add(struct task_ctx *tctx, const struct task_struct *p, s32 cpu)
+/* Account the task to `cpu`, where it is accounted nowhere now. */
+static __always_inline void acct_join(struct task_ctx *tctx, const struct task_struct *p, s32 cpu)
 {
 	struct cpu_ctx *c;
 
-	if (tctx->acct_cpu == cpu)
-		return;
-	/* a task of a group moving between CPUs takes its load along (arbor_h_moved_decay) */
-	h_move(tctx->acct_cpu, cpu, tctx->cg_id, task_load(p, tctx));
-	acct_remove(tctx);
 	if (!valid_cpu(cpu) || !(c = lookup_cpu_ctx(cpu)))
 		return;
-	/* (the weight again, not kept across acct_remove: fewer verifier paths) */
 	tctx->acct_weight = task_h_weight(p, tctx);
 	/* seed 003: set when the count reaches 2 */
 	sync_overloaded(c, cpu, __sync_fetch_and_add(&c->nr_running, 1), 1);
 	__sync_fetch_and_add(&c->weight_sum, tctx->acct_weight);
 	tctx->acct_cpu = cpu;
+}
+
+static __always_inline void acct_add(struct task_ctx *tctx, const struct task_struct *p, s32 cpu)
+{
+	if (tctx->acct_cpu == cpu)
+		return;
+	/*
+	 * a task of a group moving between CPUs takes its load along
+	 * (arbor_h_moved_decay): the load of the weight it is counted with
+	 */
+	h_move(tctx->acct_cpu, cpu, tctx->cg_id, arbor_h_load(tctx->runnable_avg, tctx->acct_weight));
+	acct_remove(tctx);
+	acct_join(tctx, p, cpu);
 }
 
 /*

@@ -656,7 +656,7 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 	}
 
 	/*
-	 * LB_IMBALANCE with tasks of groups runnable: a CPU balances by load
+	 * LB_IMBALANCE with groups (cgroup.bpf.h cg_nr_groups): a CPU balances by load
 	 * at its balance interval whether or not tasks wait in its queue, as
 	 * fair.c's periodic sched_balance_rq() does from every CPU's tick. A
 	 * CPU whose own queue holds work otherwise does not balance (below),
@@ -666,7 +666,7 @@ void BPF_STRUCT_OPS(arbor_dispatch, s32 cpu, struct task_struct *prev)
 	 * other its third beside a one-task group's, carry loads of 2/3 and
 	 * 4/3 of a task.
 	 */
-	if (cg_nr_top_active && cc && feat(FEAT_LB_IMBALANCE) && cc->nr_running >= 2) {
+	if (cg_enabled && cg_nr_groups && cc && feat(FEAT_LB_IMBALANCE) && cc->nr_running >= 2) {
 		now = bpf_ktime_get_ns();
 		if (now >= cc->next_busy_balance) {
 			cc->next_busy_balance = now + balance_cfg.interval_ns;
