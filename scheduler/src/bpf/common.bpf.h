@@ -428,7 +428,7 @@ struct task_ctx {
 	u64 vruntime;
 	u64 deadline;
 	u64 last_ran;		/* end of the last stint: cache hotness */
-	u64 avg_stint;		/* its average run from pick to stop (policy.h arbor_stint_avg): NEXT_BUDDY */
+	u64 avg_stint;		/* its average run from pick to stop (policy.h arbor_update_avg): NEXT_BUDDY */
 	struct waker_state ws;	/* as a waker; while it runs, its CPU's copy is the live one */
 	s32 recent_used_cpu;
 	s32 last_cpu;

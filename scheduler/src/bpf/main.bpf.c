@@ -899,7 +899,7 @@ void BPF_STRUCT_OPS(arbor_stopping, struct task_struct *p, bool runnable)
 						  tctx->rq_w ?: ARBOR_NICE_0_HI);
 	tctx->last_ran = now;
 	if (c->running_since && now > c->running_since)
-		tctx->avg_stint = arbor_stint_avg(tctx->avg_stint, now - c->running_since);
+		tctx->avg_stint = arbor_update_avg(tctx->avg_stint, now - c->running_since);
 	/* its waker state back from the CPU's copy (not if running() made none) */
 	if (c->curr_ws_pid == p->pid)
 		tctx->ws = c->curr_ws;

@@ -473,19 +473,13 @@ ARBOR_POLICY bool arbor_next_buddy(u64 curr_running_since, bool sync, bool buddy
  * 13.8. schbench's message thread, the case NEXT_BUDDY is in default
  * for, preempts a worker whose math runs for milliseconds.
  *
- * `avg` moves 1/8 of the way to each stint (the kernel's update_avg()
- * weight for avg_idle and the former avg_overlap).
+ * The average is the task's runs from pick to stop through the kernel's
+ * update_avg() (arbor_update_avg, as avg_idle's), as the former
+ * avg_overlap was kept.
  */
 ARBOR_POLICY bool arbor_buddy_long_run(bool enabled, u64 curr_avg_stint, u64 min_stint)
 {
 	return !enabled || curr_avg_stint >= min_stint;
-}
-
-ARBOR_POLICY u64 arbor_stint_avg(u64 avg, u64 stint)
-{
-	if (stint >= avg)
-		return avg + ((stint - avg) >> 3);
-	return avg - ((avg - stint) >> 3);
 }
 
 /*

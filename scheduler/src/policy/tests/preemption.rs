@@ -120,19 +120,19 @@ fn buddy_preempts_only_a_long_runner() {
 #[test]
 fn stint_average_moves_an_eighth_of_the_way() {
     unsafe {
-        assert_eq!(arbor_stint_avg(0, 800), 100);
-        assert_eq!(arbor_stint_avg(800, 0), 700);
-        assert_eq!(arbor_stint_avg(500, 500), 500);
+        assert_eq!(arbor_update_avg(0, 800), 100);
+        assert_eq!(arbor_update_avg(800, 0), 700);
+        assert_eq!(arbor_update_avg(500, 500), 500);
         let mut a = 0;
         for _ in 0..100 {
-            a = arbor_stint_avg(a, 3_000_000);
+            a = arbor_update_avg(a, 3_000_000);
         }
         assert!(
             a > 2_990_000 && a <= 3_000_000,
             "settles on the run length: {a}"
         );
         for _ in 0..100 {
-            a = arbor_stint_avg(a, 10_000);
+            a = arbor_update_avg(a, 10_000);
         }
         assert!(a < 20_000, "and follows it down: {a}");
     }
