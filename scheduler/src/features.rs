@@ -319,6 +319,14 @@ pub const FEATURES: &[Feature] = &[
         seed: None,
         help: "with NEXT_BUDDY: the buddy preempts only a task whose runs, from its pick to its stop, average --migration-cost-us / 4 (125 us) or more; a task that runs a few microseconds at a time finishes soon anyway, and preempted it would wait for the next free CPU (preempt_sync's \"some runtime\"; the average as the kernel's update_avg)",
     },
+    // Ours: policy.h arbor_sync_local_fits has the rule and its sources.
+    Feature {
+        name: "SYNC_LOCAL_BIG_BUSY",
+        bit: bpf_intf::arbor_feature_FEAT_SYNC_LOCAL_BIG_BUSY,
+        default: false,
+        seed: None,
+        help: "with SYNC_LOCAL on an asymmetric machine: a sync wakee too big for the waker's CPU is queued there anyway while no CPU of more capacity is idle; the idle search would find only a CPU no bigger (select_idle_capacity's fallback: the idle CPU of highest capacity) and pay its idle exit. Counter: sync_local_big_busy",
+    },
     Feature {
         name: "LB_IMBALANCE",
         bit: bpf_intf::arbor_feature_FEAT_LB_IMBALANCE,
@@ -439,6 +447,14 @@ pub const DEFAULT_ONLY: &[(&str, &str)] = &[
          +-8.6 against stock, a tie without the window; x86-12, seed 001's own single-LLC \
          machine, the same to the digit on pgbench without it \
          (sim, 5 seeds; docs/findings/2026-12-06-asym-capacity)",
+    ),
+    (
+        "SYNC_LOCAL_BIG_BUSY",
+        "on a hybrid of 2 P-cores x SMT2 + 16 E-cores pgbench's backends, too big for an E-core, \
+         left their client's E-core at each query for another idle E-core while the 4 P-CPUs were \
+         busy; the idle E-cores reached their deepest states (up to 680 us to exit) and 19% of \
+         wake-ups waited: 71,895 tps against stock's 77,937, 96,585 with the rule (sim, 5 seeds; \
+         docs/findings/2026-12-07-sync-local-big-busy)",
     ),
     (
         "BUDDY_LONG_RUN",

@@ -110,6 +110,7 @@ pub const NAMES: &[&str] = &[
     "next_buddy",
     "sync_pair",
     "slice_kept",
+    "sync_local_big_busy",
     "cg_shares",
     "cg_reweights",
     "cg_throttles",
@@ -429,6 +430,11 @@ pub struct Metrics {
     )]
     #[serde(default)]
     pub slice_kept: u64,
+    #[stat(
+        desc = "SYNC_LOCAL_BIG_BUSY: of sync_local, wakees too big for the waker's CPU queued there because no CPU of more capacity was idle"
+    )]
+    #[serde(default)]
+    pub sync_local_big_busy: u64,
     #[stat(
         desc = "Group scheduling: flattened weights computed for tasks in a cgroup below the root (at enqueue and at the tick)"
     )]

@@ -54,6 +54,25 @@ static __always_inline u32 capacity_snapshot(struct scratch *sc, const struct ta
 	return n;
 }
 
+/*
+ * SYNC_LOCAL_BIG_BUSY: is a CPU of more capacity than `this` idle, in the
+ * wake-up's copy of the idle mask (the task's affinity not consulted: a
+ * bigger idle CPU it may not use only keeps the wake-up on the idle
+ * search, as without the rule)?
+ */
+static __always_inline bool bigger_cpu_idle(const u64 *ib, s32 this)
+{
+	u32 n = nr_cpus < MAX_CPUS ? nr_cpus : MAX_CPUS, c = cap_of(this), i;
+
+	bpf_for(i, 0, MAX_CPUS) {
+		if (i >= n)
+			break;
+		if (cap_of(i) > c && idle_bit(ib, i))
+			return true;
+	}
+	return false;
+}
+
 /* ASYM_WAKE_CAP's slow path: a CPU by spare capacity. -1 if none. */
 static __always_inline s32 select_by_capacity(struct task_struct *p, struct task_ctx *tctx,
 					      s32 this, bool *found_idle)

@@ -140,7 +140,8 @@ enum arbor_feature {
 	FEAT_SYNC_PAIR	= 30,	/* ours: a sync wake-up of the task that last woke its waker is an ordinary one (not deferred, may be a buddy) */
 	FEAT_WA_THROTTLE_XLLC = 31,	/* ours: seed 001's throttle only where this and prev are in different LLCs */
 	FEAT_BUDDY_LONG_RUN = 32,	/* ours: with NEXT_BUDDY, the buddy preempts only a task whose runs average migration_cost/4 */
-	NR_FEATURES	= 33,
+	FEAT_SYNC_LOCAL_BIG_BUSY = 33,	/* ours: with SYNC_LOCAL, a wakee too big for the waker's CPU stays there while no bigger CPU is idle */
+	NR_FEATURES	= 34,
 };
 
 /*
@@ -289,6 +290,8 @@ enum arbor_stat {
 	STAT_SYNC_PAIR,
 	/* slice ends where a task alone on its CPU kept it, with no switch (dispatch's keep_prev) */
 	STAT_SLICE_KEPT,
+	/* SYNC_LOCAL_BIG_BUSY: of sync_local, wakees too big for the waker's CPU, with no bigger CPU idle */
+	STAT_SYNC_LOCAL_BIG_BUSY,
 	/* group scheduling (cgroup.bpf.h): flattened weights computed, queued weights changed */
 	STAT_CG_SHARES,
 	STAT_CG_REWEIGHTS,

@@ -207,8 +207,19 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	if (sync && ws && feat(FEAT_SYNC_LOCAL)) {
 		bool local;
 
-		local = want_affine && here && (!asym || task_fits(tctx, this)) &&
+		local = want_affine && here &&
 			arbor_sync_local(ws->sync_hist, ws->sync_since, here->nr_running);
+		/*
+		 * a wakee too big for this CPU stays only while nothing bigger
+		 * is idle (SYNC_LOCAL_BIG_BUSY, policy.h arbor_sync_local_fits)
+		 */
+		if (local && asym && !task_fits(tctx, this)) {
+			local = arbor_sync_local_fits(false,
+						      bigger_cpu_idle(copy_idle_mask(this), this),
+						      feat(FEAT_SYNC_LOCAL_BIG_BUSY));
+			if (local)
+				stat_inc_on(this, STAT_SYNC_LOCAL_BIG_BUSY);
+		}
 		if (ws->sync_since) {
 			/* a second sync wake-up before it slept: the first was not kept */
 			ws->sync_hist = arbor_sync_record(ws->sync_hist, false);

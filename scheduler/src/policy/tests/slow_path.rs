@@ -243,6 +243,30 @@ fn sync_local_follows_wakers_that_keep_their_promise() {
     assert_eq!(unsafe { arbor_sync_record(0x80, true) }, 0x01);
 }
 
+/// SYNC_LOCAL on an asymmetric machine: the waker's CPU takes a wakee that
+/// fits it; one too big for it only with SYNC_LOCAL_BIG_BUSY and only while
+/// no CPU of more capacity is idle (the idle search could find no bigger).
+#[test]
+fn sync_local_keeps_a_big_wakee_only_while_nothing_bigger_idles() {
+    for bigger_idle in [false, true] {
+        for on in [false, true] {
+            assert!(
+                unsafe { arbor_sync_local_fits(true, bigger_idle, on) },
+                "a wakee that fits stays (bigger idle {bigger_idle}, rule {on})"
+            );
+        }
+    }
+    assert!(unsafe { arbor_sync_local_fits(false, false, true) });
+    assert!(
+        !unsafe { arbor_sync_local_fits(false, true, true) },
+        "a bigger CPU idle: the idle search takes it there"
+    );
+    assert!(
+        !unsafe { arbor_sync_local_fits(false, false, false) },
+        "without the rule a wakee that does not fit always leaves"
+    );
+}
+
 /// WAKE_LOCAL on event sequences: `W(t)` the waker wakes a task whose
 /// prev is its CPU, `S(t)` the waker sleeps (t in units of 0.25 µs);
 /// the alternative (a wake-up onto an idle CPU) takes `lat` µs.
