@@ -591,6 +591,10 @@ pub(super) struct Outcome {
     pub metrics: BTreeMap<String, (String, bool)>,
     pub wall_s: f64,
     pub cpu_s: f64,
+    /// why the lost cells are lost (why.rs), computed once, at first use:
+    /// the printed table, report.md, results.json and a shard's meta
+    /// all show it
+    pub why: std::cell::OnceCell<Vec<Why>>,
 }
 
 /// results.json after `meta`: the inputs, the counts (overall and per
@@ -605,7 +609,7 @@ pub(super) struct Body<'a> {
     metrics: &'a BTreeMap<String, (String, bool)>,
     runs: &'a [serde_json::Value],
     /// every lost cell's counters (why.rs)
-    why: Vec<Why>,
+    why: &'a [Why],
     wall_s: f64,
     cpu_s: f64,
 }
@@ -665,10 +669,17 @@ fn outcome(
         metrics: st.units.clone(),
         wall_s,
         cpu_s,
+        why: Default::default(),
     }
 }
 
 impl Outcome {
+    /// The lost cells' counters; the cells and runs are final by then.
+    fn why(&self) -> &[Why] {
+        self.why
+            .get_or_init(|| why::of(&self.verdict.cells, &self.runs))
+    }
+
     pub(super) fn body(&self) -> Body<'_> {
         let v = &self.verdict;
         let per_machine = self
@@ -690,7 +701,7 @@ impl Outcome {
             decisions: &v.cells,
             metrics: &self.metrics,
             runs: &self.runs,
-            why: why::of(&v.cells, &self.runs),
+            why: self.why(),
             wall_s: self.wall_s,
             cpu_s: self.cpu_s,
         }
@@ -699,11 +710,7 @@ impl Outcome {
     /// The cells' table, the counts and why the lost cells are lost.
     pub(super) fn text(&self) -> String {
         let v = &self.verdict;
-        format!(
-            "{}{}",
-            v.text(),
-            why::text(&why::of(&v.cells, &self.runs), &v.candidate)
-        )
+        format!("{}{}", v.text(), why::text(self.why(), &v.candidate))
     }
 
     /// report.md, results.json (`meta` first) and summary.json in `out`.

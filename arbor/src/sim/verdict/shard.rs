@@ -56,6 +56,7 @@ fn read(p: &Part) -> Result<(Outcome, ShardPart)> {
         metrics,
         wall_s: num("wall_s"),
         cpu_s: num("cpu_s"),
+        why: Default::default(),
     };
     Ok((o, s))
 }
@@ -80,6 +81,7 @@ pub fn merge(parts: &[Part], out: &Path) -> Result<i32> {
         metrics: BTreeMap::new(),
         wall_s: 0.0,
         cpu_s: 0.0,
+        why: Default::default(),
     };
     // where each part's cells start in its runs
     let run_at: Vec<Vec<usize>> = read
