@@ -214,9 +214,12 @@ s32 BPF_STRUCT_OPS(arbor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 		 * is idle (SYNC_LOCAL_BIG_BUSY, policy.h arbor_sync_local_fits)
 		 */
 		if (local && asym && !task_fits(tctx, this)) {
+			bool on = feat(FEAT_SYNC_LOCAL_BIG_BUSY);
+
+			/* the scan only where the rule would read it */
 			local = arbor_sync_local_fits(false,
-						      bigger_cpu_idle(copy_idle_mask(this), this),
-						      feat(FEAT_SYNC_LOCAL_BIG_BUSY));
+						      on && bigger_cpu_idle(copy_idle_mask(this), this),
+						      on);
 			if (local)
 				stat_inc_on(this, STAT_SYNC_LOCAL_BIG_BUSY);
 		}
