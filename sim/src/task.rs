@@ -126,6 +126,13 @@ pub struct Effects {
     /// order: sched_setaffinity(task, CPUs) and setpriority(task, nice)
     /// (as the weight it gives). The task may be itself (core/affinity.rs).
     pub props: Vec<(TaskId, Prop)>,
+    /// Each wake-up is a system call of its own (schbench's and
+    /// wakeprobe's loop of FUTEX_WAKE of one): the waker may be preempted
+    /// between two of them, at the return to user space. Otherwise the
+    /// wake-ups are one kernel call (a wait queue's __wake_up_common under
+    /// its lock, futex_wake's wake_up_q), which a non-full preemption model
+    /// (Debian's PREEMPT_VOLUNTARY / PREEMPT_LAZY) does not preempt.
+    pub wakes_apart: bool,
 }
 
 /// A change of a task's scheduling properties (core/affinity.rs).
@@ -148,6 +155,7 @@ impl Effects {
         self.wakes.clear();
         self.forks.clear();
         self.props.clear();
+        self.wakes_apart = false;
     }
 
     pub fn fork(&mut self, t: TaskId) {

@@ -25,9 +25,10 @@ pub mod slots;
 pub mod stats;
 #[cfg(test)]
 pub(crate) mod tests;
+mod wake_batch;
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 
 use crate::abi::{self, CpuMask, Signal, TaskStruct};
 use crate::cost::CostModel;
@@ -168,6 +169,17 @@ pub struct Task {
     /// its CPU (a sched_setaffinity on itself that excluded its CPU): it
     /// takes it when it next runs (affinity.rs).
     pub deferred: Option<Step>,
+    /// The rest of a batch of wake-ups this task issued in one step, made
+    /// one at a time as its CPU finishes the one before (wake_batch.rs).
+    pub batch: VecDeque<(TaskId, bool, u64)>,
+    /// The batch's wake-ups are system calls of their own
+    /// ([`Effects::wakes_apart`]): preemptible between them.
+    pub batch_apart: bool,
+    /// Its current Run step is the gap before the batch's next wake-up.
+    pub in_wake_gap: bool,
+    /// Woken (at this time) while inside its batch, before the block or
+    /// sleep its workload asked for after it (wake_batch.rs).
+    pub woken_in_batch: Option<Ns>,
 }
 
 /// SplitMix64's finaliser of (seed, i)
@@ -222,6 +234,9 @@ pub struct Cpu {
     /// Extra time charged to this CPU by callbacks and wake-ups in the
     /// current step, added before its next run.
     pub pending_stall: f64,
+    /// A resched that came while its task was inside a batch of wake-ups
+    /// it may not be preempted in: taken at the batch's end (wake_batch.rs).
+    pub held_resched: bool,
     pub trace_start: Ns,
     /// rq->next_class is ext (not idle): an SCX task runs, is being
     /// picked, or was woken onto this idle CPU (immed.rs rq_is_open).
@@ -340,8 +355,8 @@ pub struct Core {
     /// The latest time a callback read (kf_ktime): no later reading is
     /// earlier.
     ktime_last: Ns,
-    /// Inside a task's batch of wake-ups: (waker's CPU, its pending stall
-    /// when the batch began); see apply_effects.
+    /// Inside a wake-up: (waker's CPU, its pending stall when the wake-up
+    /// began); see wake_one.
     wake_batch: Option<(usize, f64)>,
     ops_name: String,
     /// The per-node idle masks a peer last asked for (cpu, smt).
@@ -509,6 +524,7 @@ impl Core {
                 cstate: 0,
                 last_idle_ns: 0,
                 pending_stall: 0.0,
+                held_resched: false,
                 trace_start: 0,
                 next_ext: false,
                 rt: Vec::new(),
@@ -884,6 +900,10 @@ impl Core {
                 immed: false,
                 custody: false,
                 deferred: None,
+                batch: VecDeque::new(),
+                batch_apart: false,
+                in_wake_gap: false,
+                woken_in_batch: None,
             });
             if !on_fork {
                 self.push(start, Ev::Start(i));
@@ -910,12 +930,11 @@ impl Core {
     // every step, stays small without it
     #[inline(never)]
     fn apply_effects(&mut self, ops: &mut dyn Ops, fx: &Effects, waker_cpu: usize, waker: TaskId) {
-        // The waker issues its wake-ups one after the other (schbench's
-        // xlist_wake_all: one fpost, i.e. one futex_wake -> try_to_wake_up,
-        // per worker): the IPI of the k-th goes out only after the waker's
-        // work for the k first ones (`wakeup_ns` and the BPF callbacks,
-        // both already charged to its CPU), so `resched` adds what the
-        // waker's CPU has been charged since the batch began.
+        // A wake-up's IPI goes out only after the waker's work for it
+        // (`wakeup_ns` and the BPF callbacks, charged to its CPU), so
+        // `resched` adds what the waker's CPU has been charged since the
+        // wake-up began. Several wake-ups are made one at a time
+        // (wake_batch.rs).
         // property changes first (sched_setaffinity, setpriority: affinity.rs)
         for (t, p) in &fx.props {
             match p {
@@ -939,23 +958,59 @@ impl Core {
                 }
             }
         }
+        self.apply_wakes(ops, fx, waker_cpu, waker);
+    }
+
+    fn apply_wakes(&mut self, ops: &mut dyn Ops, fx: &Effects, waker_cpu: usize, waker: TaskId) {
+        let asleep =
+            |c: &Self, w: TaskId| w < c.tasks.len() && c.tasks[w].state == TaskState::Sleeping;
+        let mut first = None;
+        for (i, &(w, ..)) in fx.wakes.iter().enumerate() {
+            if !asleep(self, w) {
+                // ttwu on a task that is not asleep does nothing (but see
+                // note_wake_in_batch)
+                if w < self.tasks.len() {
+                    self.note_wake_in_batch(w);
+                }
+                continue;
+            }
+            if first.is_some() {
+                // more than one: the first now, the rest in turn
+                self.start_batch(fx, i, waker_cpu, waker);
+                break;
+            }
+            first = Some(fx.wakes[i]);
+        }
+        if let Some(wk) = first {
+            self.wake_one(ops, wk, waker_cpu);
+        }
+    }
+
+    /// One wake-up from `waker_cpu`: its cost, then try_to_wake_up.
+    pub(super) fn wake_one(
+        &mut self,
+        ops: &mut dyn Ops,
+        (w, sync, bytes): (TaskId, bool, u64),
+        waker_cpu: usize,
+    ) {
+        if w >= self.tasks.len() {
+            return;
+        }
+        if self.tasks[w].state != TaskState::Sleeping {
+            // ttwu on a task that is not asleep does nothing, but one that
+            // will block after its batch of wake-ups finds the wake-up
+            // when it gets there (wake_batch.rs)
+            self.note_wake_in_batch(w);
+            return;
+        }
         let saved = self
             .wake_batch
             .replace((waker_cpu, self.cpus[waker_cpu].pending_stall));
-        self.apply_wakes(ops, fx, waker_cpu);
+        self.cpus[waker_cpu].pending_stall += self.cost.wakeup_ns;
+        self.tasks[w].message = (bytes > 0).then_some((waker_cpu, bytes));
+        let flags = abi::SCX_WAKE_TTWU | if sync { abi::SCX_WAKE_SYNC } else { 0 };
+        self.wake_up(ops, w, waker_cpu, flags);
         self.wake_batch = saved;
-    }
-
-    fn apply_wakes(&mut self, ops: &mut dyn Ops, fx: &Effects, waker_cpu: usize) {
-        for &(w, sync, bytes) in &fx.wakes {
-            if w >= self.tasks.len() || self.tasks[w].state != TaskState::Sleeping {
-                continue; // ttwu on a task that is not asleep does nothing
-            }
-            self.cpus[waker_cpu].pending_stall += self.cost.wakeup_ns;
-            self.tasks[w].message = (bytes > 0).then_some((waker_cpu, bytes));
-            let flags = abi::SCX_WAKE_TTWU | if sync { abi::SCX_WAKE_SYNC } else { 0 };
-            self.wake_up(ops, w, waker_cpu, flags);
-        }
     }
 
     /// try_to_wake_up(): select_task_rq_scx, then enqueue_task_scx.
@@ -1237,8 +1292,8 @@ impl Core {
         let remote = cpu != self.this_cpu;
         let mut delay = if remote { self.cost.ipi_ns } else { 0.0 };
         if let Some((wc, base)) = self.wake_batch.filter(|_| remote) {
-            // sent by a waker from inside a batch of wake-ups: after the
-            // work it has done for them so far (apply_effects)
+            // sent by a waker from inside its wake-up: after the work it
+            // has done for it so far (wake_one)
             let inflight = if self.ctx != Ctx::None && self.this_cpu == wc {
                 self.cost.bpf_callback_ns + self.cb_ns
             } else {

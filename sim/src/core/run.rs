@@ -596,7 +596,15 @@ impl Core {
     /// blocks or exits.
     fn advance(&mut self, ops: &mut dyn Ops, wl: &mut dyn Workload, x: usize, t: TaskId) {
         loop {
-            // a step taken before the stopper moved it off its last CPU
+            // inside a batch of wake-ups (wake_batch.rs)
+            if !self.tasks[t].batch.is_empty() {
+                if self.batch_step(ops, x, t) {
+                    return;
+                }
+                self.end_batch(wl, t);
+            }
+            // a step taken before the stopper moved it off its last CPU,
+            // or the step after a batch of wake-ups
             let step = match self.tasks[t].deferred.take() {
                 Some(s) => s,
                 None => {
@@ -608,7 +616,14 @@ impl Core {
                         self.apply_effects(ops, &fx, x, t);
                         fx.clear();
                     }
+                    // (a step may mark wake-ups apart and make none)
+                    fx.wakes_apart = false;
                     self.fx_pool.push(fx);
+                    if !self.tasks[t].batch.is_empty() {
+                        // the step after the batch waits for its end
+                        self.tasks[t].deferred = Some(s);
+                        continue;
+                    }
                     s
                 }
             };
@@ -873,6 +888,9 @@ impl Core {
                     return;
                 }
                 self.cpus[x].resched_at = None;
+                if self.hold_resched(x) {
+                    return; // its task is inside a batch of wake-ups
+                }
                 self.this_cpu = x;
                 self.schedule(ops, wl, x, None);
             }

@@ -109,6 +109,10 @@ struct Worker {
     phase: Phase,
     /// The message thread has issued our wake-up; `on_run` records it.
     woken: bool,
+    /// When the message thread began the batch of wake-ups ours is in:
+    /// xlist_wake_all reads the time once, before its first fpost, so a
+    /// worker's latency counts the wake-ups made before its own.
+    wake_stamp: Ns,
     req_start: Ns,
     /// v2020: its first spin is done.
     started: bool,
@@ -187,6 +191,7 @@ impl Schbench {
                     msg: i * (w as usize + 1),
                     phase: Phase::Idle,
                     woken: false,
+                    wake_stamp: 0,
                     req_start: 0,
                     started: false,
                 }));
@@ -254,10 +259,13 @@ impl Schbench {
         // the loop's top: xlist_wake_all, then stop or wait for a post
         let m = &mut self.msgs[t];
         let mut k = 0;
+        // one fpost (FUTEX_WAKE system call) a worker
+        fx.wakes_apart = true;
         for wk in m.posted.drain(..) {
             fx.wake(wk, false, LINE);
             if let Some(w) = self.workers[wk].as_mut() {
                 w.woken = true;
+                w.wake_stamp = now;
             }
             k += 1;
             self.batch_pos.record(k);
@@ -381,7 +389,7 @@ impl Workload for Schbench {
         if let Some(w) = self.workers[t].as_mut() {
             if w.woken && w.phase == Phase::Waiting {
                 w.woken = false;
-                self.wakeup.record(now.saturating_sub(woken_at));
+                self.wakeup.record(now.saturating_sub(w.wake_stamp));
             }
         } else if let Some(m) = self.msgs.get_mut(t) {
             if m.woken {

@@ -131,6 +131,8 @@ impl Wakeprobe {
             m.filling = false;
             m.done = 0;
             m.stamp = now;
+            // one FUTEX_WAKE system call a worker (msg_fn)
+            fx.wakes_apart = true;
             for i in 0..nw as usize {
                 Self::post(&mut self.workers[t + 1 + i], t + 1 + i, bytes, fx);
             }
@@ -147,6 +149,7 @@ impl Wakeprobe {
         if now >= self.end {
             // release the workers (they are all waiting) and stop
             m.stopped = true;
+            fx.wakes_apart = true;
             for i in 0..nw as usize {
                 Self::post(&mut self.workers[t + 1 + i], t + 1 + i, 0, fx);
             }

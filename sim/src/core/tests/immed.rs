@@ -70,11 +70,12 @@ fn immed_insert_onto_an_idle_cpu_runs_there() {
     assert_eq!(core.stats.reenq_immed, 0);
 }
 
-/// ext.c:1415 (dsq->nr > 1) and 4281-4296: two tasks woken together onto
-/// one idle CPU with IMMED: the second insert finds the local DSQ holding
-/// another task; at the re-enqueue the CPU is no longer open (the first
-/// wake-up raised its next class to ext), so both go back through
-/// ops.enqueue, and neither waits in the local DSQ.
+/// ext.c:1415 (dsq->nr > 1) and 4281-4296: two tasks woken one after the
+/// other onto one idle CPU with IMMED, the second before the IPI of the
+/// first has reached it (a wake-up costs 500 ns, the IPI 1 us): the second
+/// insert finds the local DSQ holding another task; at the re-enqueue the
+/// CPU is no longer open (the first wake-up raised its next class to ext),
+/// so both go back through ops.enqueue, and neither waits in the local DSQ.
 #[test]
 fn two_immed_inserts_onto_one_cpu_are_both_reenqueued() {
     let mut s = Sched::fifo_kick();
@@ -94,7 +95,12 @@ fn two_immed_inserts_onto_one_cpu_are_both_reenqueued() {
         )
         .task_at("a", 0, None, &[Act::Block, Act::Run(MS)])
         .task_at("b", 0, None, &[Act::Block, Act::Run(MS)]);
-    let (core, stop) = run(flat(4), &mut s, &mut w);
+    let cost = CostModel {
+        wakeup_ns: 500.0,
+        ipi_ns: 1000.0,
+        ..zero_cost()
+    };
+    let (core, stop) = run_with(flat(4), cost, cfg(), &mut s, &mut w);
     stopped_ok(&stop);
     // (their forks at 0 went through the same path; the wake-ups at 1 ms)
     assert_eq!(reenqueues(&s.log, 1, MS), 1, "{:?}", of_task(&s.log, 1));

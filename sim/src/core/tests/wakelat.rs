@@ -11,8 +11,10 @@ use super::*;
 /// idle CPU 2) in one step, as schbench's message thread wakes its posted
 /// workers. try_to_wake_up runs on the waker (`wakeup_ns` each) before it
 /// sends the IPI; the wakee then pays the context switch before its code
-/// runs. So b resumes wakeup + ipi + ctx after the batch's start, and c one
-/// `wakeup_ns` later than b (its fpost comes after b's).
+/// runs. So b resumes wakeup + ipi + ctx after the batch's start, and c the
+/// same after its own wake-up, which comes one `wakeup_ns` after b's (its
+/// fpost comes after b's; core/wake_batch.rs): 2 wakeup + ipi + ctx after
+/// the batch's start.
 #[test]
 fn wake_latency_holds_the_wakers_work_the_ipi_and_the_switch() {
     let (wake, ipi, ctx) = (500, 1000, 1000);
@@ -35,16 +37,18 @@ fn wake_latency_holds_the_wakers_work_the_ipi_and_the_switch() {
     let (_c, stop) = run_with(flat(3), cost, cfg(), &mut s, &mut w);
     stopped_ok(&stop);
     // the last sample of each (the first is its start, a fork's wake-up)
-    let lat = |t: TaskId| {
-        let v: Vec<Ns> = w
+    let sample = |t: TaskId| {
+        let v: Vec<(Ns, Ns)> = w
             .resumed
             .iter()
             .filter(|r| r.0 == t)
-            .map(|r| r.2 - r.1)
+            .map(|r| (r.1, r.2))
             .collect();
         assert_eq!(v.len(), 2, "task {t}: {:?}", w.resumed);
         v[1]
     };
-    assert_eq!(lat(1), wake + ipi + ctx, "b");
-    assert_eq!(lat(2), 2 * wake + ipi + ctx, "c");
+    let ((b_woken, b_ran), (c_woken, c_ran)) = (sample(1), sample(2));
+    assert_eq!(b_ran - b_woken, wake + ipi + ctx, "b");
+    assert_eq!(c_woken - b_woken, wake, "c's wake-up after b's");
+    assert_eq!(c_ran - b_woken, 2 * wake + ipi + ctx, "c");
 }
