@@ -126,11 +126,13 @@ test: unit-test sim-test vm-test
 # 2026-11-23-sim-reproduce-fourth); seed 000's schbench is worse, robustly, since
 # the 2020 schbench model (2026-11-23-sim-reproduce-fourth).
 sim-test: build
-	# 5 runs, not 3: seed 000's schbench line is 5-7x worse with the patch,
-	# but its baseline's 3 runs can be equal (spread 0) and one slow run of
-	# the patch then widened Welch's interval past 0 (-532% [-1161, +97] at
-	# the cheaper wake-up path's binary; 5 runs: -556% [-794, -318])
-	./target/release/arbor sim reproduce idler-llc --quick -r 5
+	# 20 runs: seed 000's schbench line is worse with the patch, but the
+	# patch's p99 spreads widely between seeds (the message thread wakes
+	# its 32 workers in turn, and where they land moves the last ones'
+	# latency): 5 runs left it undecided (-129.7% [-382.0, +122.6]), 10
+	# barely decided (-114.2% [-227.5, -0.9]), 20 decide it (-78.8%
+	# [-134.7, -22.8]); about 8 s
+	./target/release/arbor sim reproduce idler-llc --quick -r 20
 	# steal: 5 runs too. Its base cell on e5-2630v4 can have one slow seed
 	# of 3 (0.091 +- 0.009 s at the waker-state copy, against +- 0.001
 	# before; its calls-free runs are identical to before: a timing shift,
