@@ -26,7 +26,7 @@ use scx_arbor::knobs::Knobs;
 use serde::Serialize;
 
 use crate::report::summary;
-use crate::workload::{Env, Workload};
+use crate::workload::{Env, Kind, Workload};
 
 #[derive(Debug, Args)]
 pub struct CalibrateArgs {
@@ -234,6 +234,8 @@ fn hypervisor() -> Option<String> {
 #[derive(Clone, Debug, Serialize)]
 pub struct Row {
     pub workload: String,
+    /// What is compared: `time_s` (s) or the probe's `p99_us` (µs).
+    pub metric: String,
     /// "model" or "trace FILE"
     pub sim_by: String,
     pub real: Option<Spread>,
@@ -293,18 +295,44 @@ pub fn main(a: &CalibrateArgs) -> Result<i32> {
         "--cost ctx_switch_ns={:.0} --cost wakeup_ns={:.0} --cost ipi_ns={:.0}",
         after.ctx_switch_ns, after.wakeup_ns, after.ipi_ns
     );
-    let suite: Vec<&str> = if a.quick {
-        vec!["hackbench:g=2,l=50", "perf-pipe:l=2000"]
+    // (workload, the metric compared): message passing by its time, and
+    // a message thread waking 8 workers in turn (one FUTEX_WAKE each) by
+    // the probe's wake-up p99, which counts each worker's place in the
+    // batch (core/wake_batch.rs)
+    let suite: Vec<(&str, &str)> = if a.quick {
+        vec![
+            ("hackbench:g=2,l=50", "time_s"),
+            ("perf-pipe:l=2000", "time_s"),
+            ("wakeprobe:m=1,w=8,t=1,k=4", "p99_us"),
+        ]
     } else {
-        vec!["hackbench:g=4,l=200", "perf-pipe:l=20000"]
+        vec![
+            ("hackbench:g=4,l=200", "time_s"),
+            ("perf-pipe:l=20000", "time_s"),
+            ("wakeprobe:m=1,w=8,t=2,k=4", "p99_us"),
+        ]
+    };
+    // the probe as `make build` builds it (guest/wakeprobe.c)
+    let probe = crate::vm::repo_root().join("target/guest/wakeprobe");
+    let env = Env {
+        wakeprobe: &probe.to_string_lossy(),
+        pg_host: Env::SHOWN.pg_host,
     };
     let tmp = tempfile::tempdir().context("a temporary directory for traces")?;
     let mut rows = Vec::new();
-    for spec in &suite {
+    for &(spec, metric) in &suite {
         eprintln!("arbor sim calibrate: {spec}: {} real runs ...", a.reps);
         let w = Workload::parse(spec, ncpu as u32)?;
-        let argv = w.argv(&Env::SHOWN);
-        let (real, note) = match real_runs(&w, &argv, a.reps) {
+        let argv = w.argv(&env);
+        let runs = if matches!(w.kind, Kind::Wakeprobe { .. }) && !probe.is_file() {
+            Err(anyhow::anyhow!(
+                "{} not found: `make build` builds it from guest/wakeprobe.c",
+                probe.display()
+            ))
+        } else {
+            real_runs(&w, &argv, a.reps, metric)
+        };
+        let (real, note) = match runs {
             Ok(v) => (Spread::of(&v), String::new()),
             Err(e) => (None, format!("real runs skipped: {e:#}")),
         };
@@ -326,10 +354,10 @@ pub fn main(a: &CalibrateArgs) -> Result<i32> {
                     |_| {},
                 )?;
                 for m in &o.metrics {
-                    match m.name.as_str() {
-                        "time_s" => v.push(m.value),
-                        "recorded_time_s" => rec = Some(m.value),
-                        _ => {}
+                    if m.name == metric {
+                        v.push(m.value);
+                    } else if m.name == "recorded_time_s" {
+                        rec = Some(m.value);
                     }
                 }
             }
@@ -341,6 +369,7 @@ pub fn main(a: &CalibrateArgs) -> Result<i32> {
                    f: Option<Spread>,
                    note: String| Row {
             workload: spec.to_string(),
+            metric: metric.to_string(),
             sim_by: by,
             real,
             ratio_before: b.zip(real).map(|(s, r)| Ratio::of(&s, &r)),
@@ -357,7 +386,11 @@ pub fn main(a: &CalibrateArgs) -> Result<i32> {
             note.clone(),
         ));
         // the same program, recorded here and replayed: compared with the
-        // recorded run itself (recording slows a program down)
+        // recorded run itself (recording slows a program down); a replay
+        // gives the run's time, so only a timed workload has this row
+        if metric != "time_s" {
+            continue;
+        }
         match record(&argv, &tmp.path().join(format!("{}.data", rows.len()))) {
             Ok(f) => {
                 let t = format!("trace:{}", f.display());
@@ -423,7 +456,7 @@ pub fn main(a: &CalibrateArgs) -> Result<i32> {
 
 /// `reps` native runs of the workload's real command (as `arbor bench`
 /// runs it in a guest); its `time_s`.
-fn real_runs(w: &Workload, argv: &[String], reps: u32) -> Result<Vec<f64>> {
+fn real_runs(w: &Workload, argv: &[String], reps: u32, metric: &str) -> Result<Vec<f64>> {
     let mut v = Vec::new();
     for _ in 0..reps {
         let out = Command::new(&argv[0])
@@ -439,9 +472,9 @@ fn real_runs(w: &Workload, argv: &[String], reps: u32) -> Result<Vec<f64>> {
         let t = w
             .parse_output(&text)
             .into_iter()
-            .find(|(k, _)| *k == "time_s")
+            .find(|(k, _)| *k == metric)
             .map(|(_, x)| x)
-            .with_context(|| format!("no time in the output of {}", argv.join(" ")))?;
+            .with_context(|| format!("no {metric} in the output of {}", argv.join(" ")))?;
         v.push(t);
     }
     Ok(v)
@@ -796,7 +829,7 @@ fn markdown(c: &Calibration) -> String {
     }
     let _ = writeln!(
         md,
-        "## Real against simulated (`time_s`, s)\n\n| workload | simulated by | real | sim, preset costs | ratio | sim, measured costs | ratio | note |\n|---|---|---|---|---|---|---|---|"
+        "## Real against simulated\n\n| workload | metric | simulated by | real | sim, preset costs | ratio | sim, measured costs | ratio | note |\n|---|---|---|---|---|---|---|---|---|"
     );
     let s = |x: &Option<Spread>| x.map_or("-".into(), |s| s.show(1.0));
     let r = |x: &Option<Ratio>| {
@@ -807,8 +840,9 @@ fn markdown(c: &Calibration) -> String {
     for row in &c.rows {
         let _ = writeln!(
             md,
-            "| `{}` | {} | {} | {} | {} | {} | {} | {} |",
+            "| `{}` | `{}` | {} | {} | {} | {} | {} | {} | {} |",
             row.workload,
+            row.metric,
             row.sim_by,
             s(&row.real),
             s(&row.before),
