@@ -455,7 +455,7 @@ pub fn main(a: &CalibrateArgs) -> Result<i32> {
 }
 
 /// `reps` native runs of the workload's real command (as `arbor bench`
-/// runs it in a guest); its `time_s`.
+/// runs it in a guest); its `metric` from each run's output.
 fn real_runs(w: &Workload, argv: &[String], reps: u32, metric: &str) -> Result<Vec<f64>> {
     let mut v = Vec::new();
     for _ in 0..reps {
