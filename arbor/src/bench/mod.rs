@@ -293,7 +293,7 @@ pub fn main(a: BenchArgs) -> Result<i32> {
         reps,
         scheds: scheds.iter().map(|s| s.to_plan(&repo(), &bin)).collect(),
         workloads,
-        wakeprobe: repo().join("target/guest/wakeprobe"),
+        wakeprobe: crate::workload::wakeprobe_bin(),
         record: match &a.record_traces {
             Some(d) => Some(record_dir(d, &scheds)?),
             None => None,

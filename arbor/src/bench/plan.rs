@@ -5,10 +5,10 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::workload::{Kind, Workload};
+use crate::workload::Workload;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GuestPlan {
@@ -58,17 +58,7 @@ impl GuestPlan {
 
     /// The probe a wakeprobe workload runs must have been built.
     pub fn check_wakeprobe(&self) -> Result<()> {
-        let needed = self
-            .workloads
-            .iter()
-            .any(|w| matches!(w.kind, Kind::Wakeprobe { .. }));
-        if needed && !self.wakeprobe.is_file() {
-            bail!(
-                "{} not found: `make build` builds it from guest/wakeprobe.c",
-                self.wakeprobe.display()
-            );
-        }
-        Ok(())
+        crate::workload::check_wakeprobe(&self.wakeprobe, &self.workloads)
     }
 
     pub fn runs(&self) -> usize {

@@ -26,7 +26,7 @@ use scx_arbor::knobs::Knobs;
 use serde::Serialize;
 
 use crate::report::summary;
-use crate::workload::{Env, Kind, Workload};
+use crate::workload::{check_wakeprobe, wakeprobe_bin, Env, Workload};
 
 #[derive(Debug, Args)]
 pub struct CalibrateArgs {
@@ -312,8 +312,7 @@ pub fn main(a: &CalibrateArgs) -> Result<i32> {
             ("wakeprobe:m=1,w=8,t=2,k=4", "p99_us"),
         ]
     };
-    // the probe as `make build` builds it (guest/wakeprobe.c)
-    let probe = crate::vm::repo_root().join("target/guest/wakeprobe");
+    let probe = wakeprobe_bin();
     let env = Env {
         wakeprobe: &probe.to_string_lossy(),
         pg_host: Env::SHOWN.pg_host,
@@ -324,14 +323,8 @@ pub fn main(a: &CalibrateArgs) -> Result<i32> {
         eprintln!("arbor sim calibrate: {spec}: {} real runs ...", a.reps);
         let w = Workload::parse(spec, ncpu as u32)?;
         let argv = w.argv(&env);
-        let runs = if matches!(w.kind, Kind::Wakeprobe { .. }) && !probe.is_file() {
-            Err(anyhow::anyhow!(
-                "{} not found: `make build` builds it from guest/wakeprobe.c",
-                probe.display()
-            ))
-        } else {
-            real_runs(&w, &argv, a.reps, metric)
-        };
+        let runs = check_wakeprobe(&probe, std::slice::from_ref(&w))
+            .and_then(|()| real_runs(&w, &argv, a.reps, metric));
         let (real, note) = match runs {
             Ok(v) => (Spread::of(&v), String::new()),
             Err(e) => (None, format!("real runs skipped: {e:#}")),

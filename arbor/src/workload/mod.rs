@@ -124,6 +124,26 @@ const WAKEPROBE: &[Def] = &[
 const CYCLICTEST: &[Def] = &[def("max_us", "us", false), def("avg_us", "us", false)];
 const STRESS_NG: &[Def] = &[def("bogo_ops_s", "bogo ops/s", true)];
 
+/// guest/wakeprobe.c as the Makefile builds it (target/guest/wakeprobe).
+pub fn wakeprobe_bin() -> PathBuf {
+    crate::vm::repo_root().join("target/guest/wakeprobe")
+}
+
+/// The probe a wakeprobe workload among `workloads` runs must have been
+/// built at `probe`.
+pub fn check_wakeprobe(probe: &Path, workloads: &[Workload]) -> Result<()> {
+    let needed = workloads
+        .iter()
+        .any(|w| matches!(w.kind, Kind::Wakeprobe { .. }));
+    if needed && !probe.is_file() {
+        bail!(
+            "{} not found: `make build` builds it from guest/wakeprobe.c",
+            probe.display()
+        );
+    }
+    Ok(())
+}
+
 impl Workload {
     /// Parses a spec; `ncpu` is the guest's CPU count (defaults scale with it).
     pub fn parse(s: &str, ncpu: u32) -> Result<Self> {
@@ -526,6 +546,17 @@ mod tests {
 
     fn w(s: &str) -> Workload {
         Workload::parse(s, 8).unwrap()
+    }
+
+    /// A wakeprobe workload needs the probe built; others do not.
+    #[test]
+    fn a_missing_probe_is_named_only_where_needed() {
+        let gone = Path::new("/nonexistent/target/guest/wakeprobe");
+        let e = check_wakeprobe(gone, &[w("hackbench"), w("wakeprobe")]).unwrap_err();
+        assert!(format!("{e}").contains("`make build` builds it"), "{e}");
+        check_wakeprobe(gone, &[w("hackbench")]).unwrap();
+        let here = std::env::current_exe().unwrap();
+        check_wakeprobe(&here, &[w("wakeprobe")]).unwrap();
     }
 
     #[test]
