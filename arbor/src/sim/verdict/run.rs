@@ -5,8 +5,9 @@
 //! baseline), up to --max-reps, while the other cells run. Each run is a
 //! child process, `arbor sim ... --job 0` (the same simulation `arbor sim`
 //! runs for run k with seed + k), as many at once as --jobs. A run keeps
-//! only its workload's metrics (no counters), so memory grows with the
-//! runs made, not with what a run measures; the results are the same
+//! only its workload's metrics and the simulator's four charged totals
+//! (no scheduler counters), so memory grows with the runs made, not with
+//! what a run measures; the results are the same
 //! whatever the order the runs finish in.
 
 use std::collections::{BTreeMap, VecDeque};
@@ -49,6 +50,13 @@ struct RunRec {
     #[serde(skip_serializing_if = "Option::is_none")]
     failed: Option<String>,
     metrics: BTreeMap<String, f64>,
+    /// the machine's CPUs: with busy_pct and time_s, the run's CPU work
+    cpus: u32,
+    /// what the simulator charged beyond the scheduler's counters (cache
+    /// refills, idle-state exits: counts and ns), for why a lost cell's
+    /// CPU work is larger
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    charged: BTreeMap<String, f64>,
 }
 
 struct CellState {
@@ -224,11 +232,17 @@ impl Setup<'_> {
             ),
         };
         let metrics = job.iter().flat_map(|j| j.metrics.iter().cloned()).collect();
+        let charged = job
+            .iter()
+            .flat_map(|j| j.charged.iter().map(|(k, v)| (k.clone(), *v as f64)))
+            .collect();
         Ok((
             RunRec {
                 rep,
                 failed,
                 metrics,
+                cpus: m.machine.nr_cpus() as u32,
+                charged,
             },
             job,
         ))

@@ -59,6 +59,13 @@ const COUNTERS: &[(&str, &str, f64)] = &[
     ),
 ];
 
+/// The derived per-run value `means` adds: busy_pct × time_s / 100.
+const WORK: &str = "cpu_work";
+/// The same in ms of CPU time, where a run records its machine's CPUs.
+const WORK_MS: &str = "cpu_work_ms";
+/// The cache refill the simulator charged at switch-ins, ns a run.
+const REFILL_NS: &str = "charged:refill_ns";
+
 /// How many of the differing counters a cell lists.
 const SHOWN: usize = 4;
 
@@ -80,6 +87,84 @@ pub struct Why {
     pub against: String,
     pub pct: f64,
     pub counters: Vec<Counter>,
+    /// for a run-to-completion cell (metric time_s): its time split
+    pub split: Option<Split>,
+}
+
+/// Where a run-to-completion cell's time went. A run's time is its CPU
+/// work over the CPUs it kept busy (time_s = work / (CPUs × busy_pct /
+/// 100)), so a longer time is either more work (CPU time per message:
+/// context switches, migrations' cache refills, slower cores) or fewer
+/// busy CPUs; and an idle CPU either had a task waiting somewhere (work
+/// conservation: balancing and the idle search) or nothing to run (tasks
+/// blocked on each other, or stragglers finishing alone).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Split {
+    /// the candidate's CPU work against the other side's, % (+ = more)
+    pub work_pct: f64,
+    /// busy_pct: candidate, other
+    pub busy_pct: (f64, f64),
+    /// idle_while_queued_pct: candidate, other
+    pub idle_queued_pct: (f64, f64),
+    /// CPU work in ms and, of it, the cache refill the simulator charged
+    /// at switch-ins (a migrated or long-off task's working set), candidate
+    /// and other; None for runs that do not record them
+    pub work_ms: Option<(f64, f64)>,
+    pub refill_ms: Option<(f64, f64)>,
+    pub cause: Cause,
+}
+
+/// The larger share of a run-to-completion loss.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cause {
+    /// more CPU time for the same work
+    MoreWork,
+    /// fewer busy CPUs, mostly while tasks waited in some queue
+    IdleWhileQueued,
+    /// fewer busy CPUs, mostly with no task waiting anywhere
+    IdleNothingQueued,
+}
+
+impl Cause {
+    fn about(self) -> &'static str {
+        match self {
+            Cause::MoreWork => "more CPU work",
+            Cause::IdleWhileQueued => "CPUs idle while tasks waited",
+            Cause::IdleNothingQueued => "CPUs idle with nothing queued",
+        }
+    }
+}
+
+/// The split of a time_s cell from both sides' means; None where a side
+/// lacks busy_pct or its work.
+fn split(a: &BTreeMap<String, f64>, b: &BTreeMap<String, f64>) -> Option<Split> {
+    let (wa, wb) = (*a.get(WORK)?, *b.get(WORK)?);
+    let (ba, bb) = (*a.get("busy_pct")?, *b.get("busy_pct")?);
+    let q = |m: &BTreeMap<String, f64>| m.get("idle_while_queued_pct").copied().unwrap_or(0.0);
+    let (qa, qb) = (q(a), q(b));
+    if !(wa > 0.0 && wb > 0.0 && ba > 0.0 && bb > 0.0) {
+        return None;
+    }
+    // time ratio = work ratio × utilisation ratio: compare the logs
+    let from_work = (wa / wb).ln();
+    let from_idle = (bb / ba).ln();
+    let cause = if from_work >= from_idle {
+        Cause::MoreWork
+    } else if qa - qb >= ((100.0 - ba) - (100.0 - bb)) / 2.0 {
+        Cause::IdleWhileQueued
+    } else {
+        Cause::IdleNothingQueued
+    };
+    let both = |k: &str, scale: f64| Some((*a.get(k)? * scale, *b.get(k)? * scale));
+    Some(Split {
+        work_pct: 100.0 * (wa / wb - 1.0),
+        busy_pct: (ba, bb),
+        idle_queued_pct: (qa, qb),
+        work_ms: both(WORK_MS, 1.0),
+        refill_ms: both(REFILL_NS, 1e-6),
+        cause,
+    })
 }
 
 /// The mean of each counter over the good runs of (machine, workload,
@@ -97,11 +182,35 @@ fn means(runs: &[Value], machine: &str, workload: &str, sched: &str) -> BTreeMap
         let Some(m) = r.pointer("/run/metrics").and_then(|m| m.as_object()) else {
             continue;
         };
-        for (k, _, _) in COUNTERS {
-            if let Some(x) = m.get(*k).and_then(|x| x.as_f64()).filter(|x| x.is_finite()) {
-                let e = sum.entry(k.to_string()).or_default();
-                e.0 += x;
-                e.1 += 1;
+        let mut add = |k: &str, x: f64| {
+            let e = sum.entry(k.to_string()).or_default();
+            e.0 += x;
+            e.1 += 1;
+        };
+        for (k, v) in m {
+            if let Some(x) = v.as_f64().filter(|x| x.is_finite()) {
+                add(k, x);
+            }
+        }
+        // a run's CPU time busy, in units of the machine's CPUs × 1 s
+        // (busy_pct × time_s / 100): the work a run-to-completion cell did;
+        // in ms where the run records its machine's CPUs
+        if let (Some(b), Some(t)) = (
+            m.get("busy_pct").and_then(|x| x.as_f64()),
+            m.get("time_s").and_then(|x| x.as_f64()),
+        ) {
+            if (b * t).is_finite() {
+                add(WORK, b * t / 100.0);
+                if let Some(n) = r.pointer("/run/cpus").and_then(|x| x.as_f64()) {
+                    add(WORK_MS, b * t / 100.0 * n * 1e3);
+                }
+            }
+        }
+        if let Some(c) = r.pointer("/run/charged").and_then(|c| c.as_object()) {
+            for (k, v) in c {
+                if let Some(x) = v.as_f64().filter(|x| x.is_finite()) {
+                    add(&format!("charged:{k}"), x);
+                }
             }
         }
     }
@@ -171,6 +280,7 @@ pub fn of(cells: &[Cell], runs: &[Value]) -> Vec<Why> {
                 against,
                 pct,
                 counters: counters.into_iter().take(SHOWN).map(|x| x.1).collect(),
+                split: (c.metric == "time_s").then(|| split(&a, &b)).flatten(),
             })
         })
         .collect()
@@ -191,10 +301,11 @@ pub fn text(whys: &[Why], candidate: &str) -> String {
         return String::new();
     }
     let mut o = format!(
-        "\nWhy {candidate} is worse where it is: the counters that differ most, {} against the side it lost to (means of their runs)\n\n| machine | workload | against | change | counters |\n|---|---|---|---|---|\n",
+        "\nWhy {candidate} is worse where it is: the counters that differ most, {} against the side it lost to (means of their runs); for a run to completion (time_s), its time split into CPU work and busy CPUs\n\n| machine | workload | against | change | counters | time split |\n|---|---|---|---|---|---|\n",
         short(candidate)
     );
     let mut lead: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    let mut causes: BTreeMap<Cause, usize> = BTreeMap::new();
     for w in whys {
         let cs: Vec<String> = w
             .counters
@@ -209,9 +320,32 @@ pub fn text(whys: &[Why], candidate: &str) -> String {
             };
             *lead.entry((c.name.as_str(), way)).or_default() += 1;
         }
+        let sp = w.split.as_ref().map_or("-".to_string(), |sp| {
+            *causes.entry(sp.cause).or_default() += 1;
+            let ms = match (sp.work_ms, sp.refill_ms) {
+                (Some(w), Some(r)) => format!(
+                    " ({} vs {} ms, cache refill {} vs {})",
+                    g4(w.0),
+                    g4(w.1),
+                    g4(r.0),
+                    g4(r.1)
+                ),
+                (Some(w), None) => format!(" ({} vs {} ms)", g4(w.0), g4(w.1)),
+                _ => String::new(),
+            };
+            format!(
+                "{}: CPU work {:+.1}%{ms}, busy {}% vs {}% (idle while queued {} vs {})",
+                sp.cause.about(),
+                sp.work_pct,
+                g4(sp.busy_pct.0),
+                g4(sp.busy_pct.1),
+                g4(sp.idle_queued_pct.0),
+                g4(sp.idle_queued_pct.1)
+            )
+        });
         let _ = writeln!(
             o,
-            "| {} | {} | {} | {:+.1}% | {} |",
+            "| {} | {} | {} | {:+.1}% | {} | {sp} |",
             w.machine,
             w.workload,
             w.against,
@@ -232,6 +366,15 @@ pub fn text(whys: &[Why], candidate: &str) -> String {
     );
     for ((k, way), n) in lead {
         let _ = writeln!(o, "  {n:3}  {k} {way} ({})", about(k));
+    }
+    if !causes.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nLost runs to completion (time_s) by the larger share of their longer time:"
+        );
+        for (c, n) in causes {
+            let _ = writeln!(o, "  {n:3}  {}", c.about());
+        }
     }
     o
 }
@@ -314,6 +457,133 @@ mod tests {
         };
         assert!(of(&[lost], &[run("arbor:default", 1.0, 1.0, 1.0)]).is_empty());
         assert_eq!(text(&[], "arbor:default"), "");
+    }
+
+    fn timed(sched: &str, t: f64, busy: f64, queued: f64) -> Value {
+        serde_json::json!({"machine": "m", "workload": "w", "scheduler": sched,
+            "run": {"rep": 0, "metrics": {"time_s": t, "busy_pct": busy,
+                "idle_while_queued_pct": queued}}})
+    }
+
+    /// A run of a verdict that records its machine's CPUs and the
+    /// simulator's charges.
+    fn charged(sched: &str, t: f64, busy: f64, refill_ns: f64) -> Value {
+        let mut v = timed(sched, t, busy, 0.0);
+        v["run"]["cpus"] = 4.into();
+        v["run"]["charged"] = serde_json::json!({"refill_ns": refill_ns, "refills": 9});
+        v
+    }
+
+    #[test]
+    fn more_work_is_given_in_ms_with_its_cache_refill() {
+        let sides = [
+            side("arbor:default", &[2.0, 2.1, 2.0]),
+            side("arbor:stock", &[2.0, 2.1, 2.0]),
+            side("cosmos", &[1.0, 1.01, 1.0]),
+        ];
+        let c = cell(&sides);
+        // 4 CPUs 90% busy for 2 s = 7,200 ms, 3,000 of them refill
+        let runs = [
+            charged("arbor:default", 2.0, 90.0, 3e9),
+            charged("cosmos", 1.0, 90.0, 1e9),
+        ];
+        let w = of(std::slice::from_ref(&c), &runs);
+        let s = w[0].split.clone().unwrap();
+        assert_eq!(s.cause, Cause::MoreWork);
+        assert_eq!(s.work_ms, Some((7200.0, 3600.0)));
+        assert_eq!(s.refill_ms, Some((3000.0, 1000.0)));
+        let t = text(&w, "arbor:default");
+        assert!(
+            t.contains(
+                "more CPU work: CPU work +100.0% (7200 vs 3600 ms, cache refill 3000 vs 1000)"
+            ),
+            "{t}"
+        );
+        // without the machine's CPUs and the charges, the share alone
+        let s = split_of([90.0, 1.0], [90.0, 1.0]);
+        assert_eq!((s.work_ms, s.refill_ms), (None, None));
+    }
+
+    /// The split of a cell default loses to cosmos, 2.0 s against 1.0,
+    /// with default's runs `ours` and cosmos's `theirs`.
+    fn split_of(ours: [f64; 2], theirs: [f64; 2]) -> Split {
+        let sides = [
+            side("arbor:default", &[2.0, 2.1, 2.0]),
+            side("arbor:stock", &[2.0, 2.1, 2.0]),
+            side("cosmos", &[1.0, 1.01, 1.0]),
+        ];
+        let c = cell(&sides);
+        let runs = [
+            timed("arbor:default", 2.0, ours[0], ours[1]),
+            timed("cosmos", 1.0, theirs[0], theirs[1]),
+        ];
+        let w = of(std::slice::from_ref(&c), &runs);
+        w[0].split.clone().expect("a time_s cell has a split")
+    }
+
+    #[test]
+    fn a_lost_run_to_completion_is_split_into_work_and_idle() {
+        // same busy share, twice the time: twice the work
+        let s = split_of([90.0, 1.0], [90.0, 1.0]);
+        assert_eq!(s.cause, Cause::MoreWork);
+        assert!((s.work_pct - 100.0).abs() < 1e-9, "{s:?}");
+        // same work (45 × 2 = 90 × 1), half the CPUs busy, most of the idle
+        // time with a task waiting
+        let s = split_of([45.0, 40.0], [90.0, 1.0]);
+        assert_eq!(s.cause, Cause::IdleWhileQueued);
+        assert!(s.work_pct.abs() < 1e-9, "{s:?}");
+        // the same idle time, with nothing queued
+        let s = split_of([45.0, 2.0], [90.0, 1.0]);
+        assert_eq!(s.cause, Cause::IdleNothingQueued);
+        // both: the larger share names it (work ×1.2, utilisation ×1.67)
+        let s = split_of([54.0, 1.0], [90.0, 1.0]);
+        assert_eq!(s.cause, Cause::IdleNothingQueued);
+        assert!((s.work_pct - 20.0).abs() < 1e-9, "{s:?}");
+        let sides = [
+            side("arbor:default", &[2.0, 2.1, 2.0]),
+            side("arbor:stock", &[2.0, 2.1, 2.0]),
+            side("cosmos", &[1.0, 1.01, 1.0]),
+        ];
+        let c = cell(&sides);
+        let runs = [
+            timed("arbor:default", 2.0, 45.0, 2.0),
+            timed("cosmos", 1.0, 90.0, 1.0),
+        ];
+        let w = of(std::slice::from_ref(&c), &runs);
+        let t = text(&w, "arbor:default");
+        assert!(
+            t.contains("CPUs idle with nothing queued: CPU work +0.0%, busy 45% vs 90%"),
+            "{t}"
+        );
+        assert!(t.contains("1  CPUs idle with nothing queued"), "{t}");
+    }
+
+    #[test]
+    fn only_runs_to_completion_are_split() {
+        let sides = [
+            side("arbor:default", &[2.0, 2.1, 2.0]),
+            side("arbor:stock", &[2.0, 2.1, 2.0]),
+            side("cosmos", &[1.0, 1.01, 1.0]),
+        ];
+        let peers = ["cosmos".to_string()];
+        let c = judge(
+            "m",
+            "w",
+            "wake_p99_us",
+            false,
+            &sides,
+            "arbor:default",
+            "arbor:stock",
+            &peers,
+        );
+        let runs = [
+            timed("arbor:default", 2.0, 45.0, 2.0),
+            timed("cosmos", 1.0, 90.0, 1.0),
+        ];
+        let w = of(std::slice::from_ref(&c), &runs);
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].split, None);
+        assert!(!text(&w, "arbor:default").contains("by the larger share"));
     }
 
     #[test]
