@@ -52,6 +52,9 @@ pub struct JobOut {
     /// refills, idle-state exits): --explain's rows, not the report's
     #[serde(default)]
     pub charged: Vec<(String, u64)>,
+    /// what the run's switch-ins charged their CPUs, ns (Outcome::switch_in_ns)
+    #[serde(default)]
+    pub switch_in_ns: f64,
 }
 
 impl From<&Outcome> for JobOut {
@@ -84,6 +87,7 @@ impl From<&Outcome> for JobOut {
                 .map(|r| (r.at_ns, r.why.clone()))
                 .collect(),
             charged: o.charged.clone(),
+            switch_in_ns: o.switch_in_ns,
         }
     }
 }

@@ -70,6 +70,11 @@ pub struct Outcome {
     /// refills and idle-state exits, counts and ns (core::Stats::charged).
     #[serde(skip)]
     pub charged: Vec<(String, u64)>,
+    /// Everything the switch-ins of the run charged their CPUs, in ns:
+    /// context switches, the wake-up work a waker's CPU carried over, cache
+    /// refills and the reads of messages (core::Stats::stall_ns).
+    #[serde(skip)]
+    pub switch_in_ns: f64,
 }
 
 impl Outcome {
@@ -296,6 +301,7 @@ pub fn simulate(spec: &RunSpec, progress: impl FnMut(Ns)) -> Result<Outcome> {
         wakeups: core.stats.wakeups,
         reenq_immed: core.stats.reenq_immed,
         charged: core.stats.charged(),
+        switch_in_ns: core.stats.stall_ns,
         timers_armed: core.timers.iter().map(|t| t.0).sum(),
     })
 }

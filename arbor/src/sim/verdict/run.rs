@@ -5,7 +5,7 @@
 //! baseline), up to --max-reps, while the other cells run. Each run is a
 //! child process, `arbor sim ... --job 0` (the same simulation `arbor sim`
 //! runs for run k with seed + k), as many at once as --jobs. A run keeps
-//! only its workload's metrics and the simulator's four charged totals
+//! only its workload's metrics and the simulator's five charged totals
 //! (no scheduler counters), so memory grows with the runs made, not with
 //! what a run measures; the results are the same
 //! whatever the order the runs finish in.
@@ -53,8 +53,8 @@ struct RunRec {
     /// the machine's CPUs: with busy_pct and time_s, the run's CPU work
     cpus: u32,
     /// what the simulator charged beyond the scheduler's counters (cache
-    /// refills, idle-state exits: counts and ns), for why a lost cell's
-    /// CPU work is larger
+    /// refills, idle-state exits: counts and ns; all its switch-ins, ns),
+    /// for why a lost cell's CPU work is larger
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     charged: BTreeMap<String, f64>,
 }
@@ -234,7 +234,12 @@ impl Setup<'_> {
         let metrics = job.iter().flat_map(|j| j.metrics.iter().cloned()).collect();
         let charged = job
             .iter()
-            .flat_map(|j| j.charged.iter().map(|(k, v)| (k.clone(), *v as f64)))
+            .flat_map(|j| {
+                j.charged
+                    .iter()
+                    .map(|(k, v)| (k.clone(), *v as f64))
+                    .chain([("switch_in_ns".to_string(), j.switch_in_ns)])
+            })
             .collect();
         Ok((
             RunRec {

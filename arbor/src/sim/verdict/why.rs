@@ -65,6 +65,9 @@ const WORK: &str = "cpu_work";
 const WORK_MS: &str = "cpu_work_ms";
 /// The cache refill the simulator charged at switch-ins, ns a run.
 const REFILL_NS: &str = "charged:refill_ns";
+/// All the switch-ins charged (context switch, carried-over wake-up work,
+/// refill, message reads), ns a run.
+const SWITCH_NS: &str = "charged:switch_in_ns";
 
 /// How many of the differing counters a cell lists.
 const SHOWN: usize = 4;
@@ -110,6 +113,10 @@ pub struct Split {
     /// at switch-ins (a migrated or long-off task's working set), candidate
     /// and other; None for runs that do not record them
     pub work_ms: Option<(f64, f64)>,
+    /// of that work, what the switch-ins cost (context switch, the wake-up
+    /// work a waker's CPU carried over, cache refill, message reads): what
+    /// is left is the tasks' own code, longer on slower or colder CPUs
+    pub switch_in_ms: Option<(f64, f64)>,
     pub refill_ms: Option<(f64, f64)>,
     pub cause: Cause,
 }
@@ -162,6 +169,7 @@ fn split(a: &BTreeMap<String, f64>, b: &BTreeMap<String, f64>) -> Option<Split> 
         busy_pct: (ba, bb),
         idle_queued_pct: (qa, qb),
         work_ms: both(WORK_MS, 1.0),
+        switch_in_ms: both(SWITCH_NS, 1e-6),
         refill_ms: both(REFILL_NS, 1e-6),
         cause,
     })
@@ -322,17 +330,20 @@ pub fn text(whys: &[Why], candidate: &str) -> String {
         }
         let sp = w.split.as_ref().map_or("-".to_string(), |sp| {
             *causes.entry(sp.cause).or_default() += 1;
-            let ms = match (sp.work_ms, sp.refill_ms) {
-                (Some(w), Some(r)) => format!(
-                    " ({} vs {} ms, cache refill {} vs {})",
+            let pair = |what: &str, p: Option<(f64, f64)>| {
+                p.map_or(String::new(), |p| {
+                    format!(", {what} {} vs {}", g4(p.0), g4(p.1))
+                })
+            };
+            let ms = sp.work_ms.map_or(String::new(), |w| {
+                format!(
+                    " ({} vs {} ms{}{})",
                     g4(w.0),
                     g4(w.1),
-                    g4(r.0),
-                    g4(r.1)
-                ),
-                (Some(w), None) => format!(" ({} vs {} ms)", g4(w.0), g4(w.1)),
-                _ => String::new(),
-            };
+                    pair("switch-ins", sp.switch_in_ms),
+                    pair("cache refill", sp.refill_ms)
+                )
+            });
             format!(
                 "{}: CPU work {:+.1}%{ms}, busy {}% vs {}% (idle while queued {} vs {})",
                 sp.cause.about(),
@@ -470,7 +481,7 @@ mod tests {
     fn charged(sched: &str, t: f64, busy: f64, refill_ns: f64) -> Value {
         let mut v = timed(sched, t, busy, 0.0);
         v["run"]["cpus"] = 4.into();
-        v["run"]["charged"] = serde_json::json!({"refill_ns": refill_ns, "refills": 9});
+        v["run"]["charged"] = serde_json::json!({"refill_ns": refill_ns, "refills": 9, "switch_in_ns": 2.0 * refill_ns});
         v
     }
 
@@ -492,16 +503,15 @@ mod tests {
         assert_eq!(s.cause, Cause::MoreWork);
         assert_eq!(s.work_ms, Some((7200.0, 3600.0)));
         assert_eq!(s.refill_ms, Some((3000.0, 1000.0)));
+        assert_eq!(s.switch_in_ms, Some((6000.0, 2000.0)));
         let t = text(&w, "arbor:default");
         assert!(
-            t.contains(
-                "more CPU work: CPU work +100.0% (7200 vs 3600 ms, cache refill 3000 vs 1000)"
-            ),
+            t.contains("more CPU work: CPU work +100.0% (7200 vs 3600 ms, switch-ins 6000 vs 2000, cache refill 3000 vs 1000)"),
             "{t}"
         );
         // without the machine's CPUs and the charges, the share alone
         let s = split_of([90.0, 1.0], [90.0, 1.0]);
-        assert_eq!((s.work_ms, s.refill_ms), (None, None));
+        assert_eq!((s.work_ms, s.switch_in_ms, s.refill_ms), (None, None, None));
     }
 
     /// The split of a cell default loses to cosmos, 2.0 s against 1.0,
