@@ -129,7 +129,9 @@ impl Core {
         rate
     }
 
-    /// Brings the running task's remaining work up to now.
+    /// Brings the running task's remaining work up to now. (Inline: every
+    /// Run step's end settles, and the call's frame was a fifth of it.)
+    #[inline(always)]
     pub(super) fn settle(&mut self, cpu: usize) {
         let Some(t) = self.cpus[cpu].curr else { return };
         let c = &mut self.cpus[cpu];
