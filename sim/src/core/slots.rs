@@ -86,7 +86,8 @@ impl CpuSlots {
     #[inline]
     pub fn set(&mut self, i: usize, key: Key, gen: u64) {
         assert!(i < self.size, "CPU {i} out of range");
-        if self.taken == Some(i) {
+        let rearm = self.taken == Some(i);
+        if rearm {
             self.taken = None;
         }
         // SAFETY: i < size = entries.len() (new); the one check above
@@ -97,7 +98,11 @@ impl CpuSlots {
                 seq: key.1,
                 gen,
             };
-            self.put_unchecked(i, key.0);
+            if rearm {
+                self.put_through(i, key.0);
+            } else {
+                self.put_unchecked(i, key.0);
+            }
         }
     }
 
@@ -155,6 +160,27 @@ impl CpuSlots {
                     break; // unchanged here, so above too
                 }
                 *k = w;
+            }
+        }
+    }
+
+    /// `put_unchecked` for the CPU `take` took, re-armed: every node of
+    /// its path held its old key (the root's), so each changes unless
+    /// another CPU's arm since took it over, and the path is written to the
+    /// root without comparing each node first (the same keys, three
+    /// instructions fewer a level on most Run steps' arms).
+    #[inline(always)]
+    unsafe fn put_through(&mut self, i: usize, t: Ns) {
+        let keys = &mut self.keys;
+        let mut p = self.size + i;
+        let mut w = pack(t, i);
+        // SAFETY: as in put_unchecked
+        unsafe {
+            *keys.get_unchecked_mut(p) = w;
+            while p > 1 {
+                w = w.min(*keys.get_unchecked(p ^ 1));
+                p /= 2;
+                *keys.get_unchecked_mut(p) = w;
             }
         }
     }
