@@ -177,7 +177,9 @@ impl CpuSlots {
         // SAFETY: as in put_unchecked
         unsafe {
             *keys.get_unchecked_mut(p) = w;
-            while p > 1 {
+            // size is a power of two: log2(size) levels from a leaf to the
+            // root (a count down, one instruction fewer a level than p > 1)
+            for _ in 0..self.size.trailing_zeros() {
                 w = w.min(*keys.get_unchecked(p ^ 1));
                 p /= 2;
                 *keys.get_unchecked_mut(p) = w;
