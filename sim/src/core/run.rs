@@ -12,12 +12,61 @@ const SCX_DSP_MAX_LOOPS: u32 = 32;
 /// rounding instruction): the same value for every f64, NaN and negatives
 /// (0) and values past Ns::MAX (saturated) included.
 fn ceil_ns(x: f64) -> Ns {
+    // in [0, 2^63), every step's duration: the signed conversions give the
+    // same integer and the same f64 in one instruction each, where the
+    // unsigned ones take a dozen (no unsigned cvt before AVX-512)
+    if (0.0..I64_END).contains(&x) {
+        // SAFETY: x is in [0, 2^63), so its truncation fits an i64 (the
+        // checked cast would test the range again)
+        let i: i64 = unsafe { x.to_int_unchecked() };
+        return if (i as f64) < x { i as Ns + 1 } else { i as Ns };
+    }
     let i = x as Ns;
     if (i as f64) < x && i < Ns::MAX {
         i + 1
     } else {
         i
     }
+}
+
+/// 2^63: the f64s below it (and not below 0) truncate into an i64.
+const I64_END: f64 = 9_223_372_036_854_775_808.0;
+
+/// `x as Ns`, by the signed conversion where that gives the same value (as
+/// `ceil_ns`).
+#[inline(always)]
+fn trunc_ns(x: f64) -> Ns {
+    if (0.0..I64_END).contains(&x) {
+        // SAFETY: as in ceil_ns
+        unsafe { x.to_int_unchecked::<i64>() as Ns }
+    } else {
+        trunc_ns_slow(x)
+    }
+}
+
+/// Out of line, so that the compiler keeps the branch above (it would
+/// merge both arms into the dozen instructions of the unsigned cast).
+#[cold]
+#[inline(never)]
+fn trunc_ns_slow(x: f64) -> Ns {
+    x as Ns
+}
+
+/// `x as f64`, by the signed conversion below 2^63 (the same rounding).
+#[inline(always)]
+fn ns_f64(x: Ns) -> f64 {
+    if (x as i64) >= 0 {
+        x as i64 as f64
+    } else {
+        ns_f64_slow(x)
+    }
+}
+
+/// Out of line, as `trunc_ns_slow`.
+#[cold]
+#[inline(never)]
+fn ns_f64_slow(x: Ns) -> f64 {
+    x as f64
 }
 
 impl Core {
@@ -80,12 +129,14 @@ impl Core {
         rate
     }
 
-    /// Brings the running task's remaining work up to now.
+    /// Brings the running task's remaining work up to now. (Inline: every
+    /// Run step's end settles, and the call's frame was a fifth of it.)
+    #[inline(always)]
     pub(super) fn settle(&mut self, cpu: usize) {
         let Some(t) = self.cpus[cpu].curr else { return };
         let c = &mut self.cpus[cpu];
         if self.now > c.seg_start {
-            let done = (self.now - c.seg_start) as f64 * c.rate;
+            let done = ns_f64(self.now - c.seg_start) * c.rate;
             self.tasks[t].remaining = (self.tasks[t].remaining - done).max(0.0);
             c.seg_start = self.now;
         }
@@ -640,10 +691,10 @@ impl Core {
             match step {
                 Step::Run(0) => continue,
                 Step::Run(w) => {
-                    self.tasks[t].remaining = w as f64;
+                    self.tasks[t].remaining = ns_f64(w);
                     self.tasks[t].in_run = true;
                     let c = &mut self.cpus[x];
-                    c.seg_start = c.seg_start.max(self.now) + c.pending_stall as Ns;
+                    c.seg_start = c.seg_start.max(self.now) + trunc_ns(c.pending_stall);
                     c.pending_stall = 0.0;
                     self.arm_run_end(x);
                     return;
@@ -1222,7 +1273,7 @@ impl Core {
 
 #[cfg(test)]
 mod tests {
-    use super::ceil_ns;
+    use super::{ceil_ns, ns_f64, trunc_ns};
 
     /// Against f64::ceil, on the edges of the cast.
     #[test]
@@ -1248,6 +1299,30 @@ mod tests {
         ];
         for x in xs {
             assert_eq!(ceil_ns(x), x.ceil() as u64, "{x}");
+            assert_eq!(trunc_ns(x), x as u64, "{x}");
+        }
+        // the largest f64 below 2^63 and 2^63 itself, either side of the
+        // signed path's bound
+        for x in [9223372036854774784.0, 9223372036854775808.0] {
+            assert_eq!(ceil_ns(x), x.ceil() as u64, "{x}");
+            assert_eq!(trunc_ns(x), x as u64, "{x}");
+        }
+    }
+
+    /// Against the unsigned cast, both sides of 2^63.
+    #[test]
+    fn ns_f64_is_the_cast() {
+        let ns = [
+            0,
+            1,
+            (1 << 53) + 1,
+            (1 << 63) - 1,
+            1 << 63,
+            (1 << 63) + 1025,
+            u64::MAX,
+        ];
+        for n in ns {
+            assert_eq!(ns_f64(n).to_bits(), (n as f64).to_bits(), "{n}");
         }
     }
 }

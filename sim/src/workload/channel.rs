@@ -213,6 +213,11 @@ impl Channel {
     ///
     /// Pipe (pipe_write): a write merges into the last page when it fits
     /// there, else takes a new page unless all are in use (pipe_full).
+    ///
+    /// (This and the other three calls of a message inline, their rare
+    /// paths out of line: each ran once a message, and the frames their
+    /// rare paths needed were half their instructions.)
+    #[inline]
     pub fn begin_write(&mut self, t: TaskId) -> bool {
         let ok = match self.ipc {
             Ipc::Pipe => {
@@ -238,6 +243,18 @@ impl Channel {
                 }
             }
         };
+        // (an empty `waited` holds no `t`)
+        if !ok || !self.waited.is_empty() {
+            self.write_waits(t, ok);
+        }
+        ok
+    }
+
+    /// begin_write's waits: a writer woken from the queue (`waited`) gets
+    /// its write and wakes the next one at its end; one that found the
+    /// channel full queues.
+    #[inline(never)]
+    fn write_waits(&mut self, t: TaskId, ok: bool) {
         if ok {
             if let Some(i) = self.waited.iter().position(|&w| w == t) {
                 self.waited.swap_remove(i);
@@ -246,15 +263,24 @@ impl Channel {
         } else if !self.writers.contains(&t) {
             self.writers.push_back(t);
         }
-        ok
     }
 
     /// `t`'s write syscall finished: the message is readable; wake waiting
     /// readers (sync, carrying the message). Pipe: a writer that had slept
     /// in this call wakes the next waiting writer if the pipe is not full
     /// (pipe_write's `wake_next_writer`).
+    #[inline]
     pub fn end_write(&mut self, t: TaskId, fx: &mut Effects) {
         self.ready += 1;
+        // (no reader asleep and no writer woken from the queue: nothing to wake)
+        if !self.readers.is_empty() || !self.wake_next.is_empty() {
+            self.end_write_wakes(t, fx);
+        }
+    }
+
+    /// end_write's wake-ups.
+    #[inline(never)]
+    fn end_write_wakes(&mut self, t: TaskId, fx: &mut Effects) {
         for r in self.readers.drain(..) {
             fx.wake(r, true, self.msg_bytes);
         }
@@ -268,20 +294,28 @@ impl Channel {
 
     /// Take a readable message; when empty, register `t` as a waiting reader
     /// and return false (the caller returns `Step::Block`).
+    #[inline]
     pub fn begin_read(&mut self, t: TaskId) -> bool {
         if self.ready > 0 {
             self.ready -= 1;
             true
         } else {
-            if !self.readers.contains(&t) {
-                self.readers.push(t);
-            }
+            self.wait_read(t);
             false
+        }
+    }
+
+    /// begin_read's wait: `t` queues once.
+    #[inline(never)]
+    fn wait_read(&mut self, t: TaskId) {
+        if !self.readers.contains(&t) {
+            self.readers.push(t);
         }
     }
 
     /// The read syscall finished: free the slot and wake writers as the
     /// kernel would (see the module doc).
+    #[inline]
     pub fn end_read(&mut self, fx: &mut Effects) {
         match self.ipc {
             Ipc::Pipe => {
@@ -300,10 +334,8 @@ impl Channel {
             }
             Ipc::Socket => {
                 self.used -= 1;
-                if self.used * 4 <= self.cap {
-                    for w in self.writers.drain(..) {
-                        fx.wake(w, true, 0);
-                    }
+                if self.used * 4 <= self.cap && !self.writers.is_empty() {
+                    self.wake_all_writers(fx);
                 }
             }
         }
@@ -312,12 +344,21 @@ impl Channel {
     /// A sync wake-up of wr_wait with exclusive waiters: the first one
     /// (autoremove_wake_function takes it off the queue; if it finds the
     /// pipe still full it queues again at the tail).
+    #[inline(never)]
     fn wake_one_writer(&mut self, fx: &mut Effects) {
         if let Some(w) = self.writers.pop_front() {
             fx.wake(w, true, 0);
             if !self.waited.contains(&w) {
                 self.waited.push(w);
             }
+        }
+    }
+
+    /// A socket's sk_write_space: every waiting writer.
+    #[inline(never)]
+    fn wake_all_writers(&mut self, fx: &mut Effects) {
+        for w in self.writers.drain(..) {
+            fx.wake(w, true, 0);
         }
     }
 }

@@ -63,19 +63,25 @@ enum Role {
     Receiver { chan: usize },
 }
 
-#[derive(Clone, Copy, Debug, Default)]
-struct Progress {
+/// A task's role and progress, one record (one look-up a step).
+#[derive(Clone, Copy, Debug)]
+struct Member {
+    role: Role,
     /// Messages fully written / read.
     done: u64,
     /// A write or read syscall is under way (its `end_*` is due).
     in_call: bool,
+    /// A sender's `done % FDS`, its receiver in turn, kept rather than
+    /// computed twice a message.
+    slot: u32,
 }
 
 pub struct Hackbench {
     p: Params,
     chans: Vec<Channel>,
-    roles: Vec<Role>,
-    prog: Vec<Progress>,
+    members: Vec<Member>,
+    /// Messages each sender writes and each receiver reads.
+    per_task: u64,
     received: u64,
     exits: Exits,
 }
@@ -102,19 +108,23 @@ impl Hackbench {
                 roles.push(Role::Sender { group: g });
             }
         }
+        let members = roles
+            .into_iter()
+            .map(|role| Member {
+                role,
+                done: 0,
+                in_call: false,
+                slot: 0,
+            })
+            .collect::<Vec<_>>();
         Hackbench {
-            prog: vec![Progress::default(); roles.len()],
+            per_task: p.loops as u64 * FDS as u64,
             p,
             chans,
-            exits: Exits::new(roles.len()),
-            roles,
+            exits: Exits::new(members.len()),
+            members,
             received: 0,
         }
-    }
-
-    /// Messages each sender writes and each receiver reads.
-    fn per_task(&self) -> u64 {
-        self.p.loops as u64 * FDS as u64
     }
 
     pub fn received(&self) -> u64 {
@@ -124,9 +134,9 @@ impl Hackbench {
 
 impl Workload for Hackbench {
     fn tasks(&self) -> Vec<TaskSpec> {
-        let mut v = Vec::with_capacity(self.roles.len());
-        for (i, r) in self.roles.iter().enumerate() {
-            let (g, kind) = match *r {
+        let mut v = Vec::with_capacity(self.members.len());
+        for (i, m) in self.members.iter().enumerate() {
+            let (g, kind) = match m.role {
                 Role::Sender { group } => (group, "snd"),
                 Role::Receiver { chan } => (chan as u32 / FDS, "rcv"),
             };
@@ -143,41 +153,41 @@ impl Workload for Hackbench {
     }
 
     fn next(&mut self, t: TaskId, now: Ns, fx: &mut Effects) -> Step {
-        let total = self.per_task();
-        match self.roles[t] {
+        let total = self.per_task;
+        let m = &mut self.members[t];
+        match m.role {
             Role::Sender { group } => {
-                let pr = &mut self.prog[t];
-                if pr.in_call {
+                if m.in_call {
                     // the message written by the last write: done % 20
-                    let c = (group * FDS) as usize + (pr.done % FDS as u64) as usize;
+                    let c = (group * FDS + m.slot) as usize;
                     self.chans[c].end_write(t, fx);
-                    pr.in_call = false;
-                    pr.done += 1;
+                    m.in_call = false;
+                    m.done += 1;
+                    m.slot = if m.slot + 1 == FDS { 0 } else { m.slot + 1 };
                 }
-                if pr.done == total {
+                if m.done == total {
                     return self.exits.exit(now);
                 }
-                let c = (group * FDS) as usize + (pr.done % FDS as u64) as usize;
+                let c = (group * FDS + m.slot) as usize;
                 if self.chans[c].begin_write(t) {
-                    pr.in_call = true;
+                    m.in_call = true;
                     Step::Run(channel::write_ns(self.p.ipc))
                 } else {
                     Step::Block
                 }
             }
             Role::Receiver { chan } => {
-                let pr = &mut self.prog[t];
-                if pr.in_call {
+                if m.in_call {
                     self.chans[chan].end_read(fx);
-                    pr.in_call = false;
-                    pr.done += 1;
+                    m.in_call = false;
+                    m.done += 1;
                     self.received += 1;
                 }
-                if pr.done == total {
+                if m.done == total {
                     return self.exits.exit(now);
                 }
                 if self.chans[chan].begin_read(t) {
-                    pr.in_call = true;
+                    m.in_call = true;
                     Step::Run(channel::read_ns(self.p.ipc))
                 } else {
                     Step::Block
@@ -227,8 +237,8 @@ mod tests {
         let t = metric(&w, 0, "time_s");
         assert!(t > 0.0 && (t * 1e9) as Ns <= out.end, "{t}");
         // every sender ran exactly 200 writes, every receiver 200 reads
-        for (i, r) in w.roles.iter().enumerate() {
-            let want = match r {
+        for (i, m) in w.members.iter().enumerate() {
+            let want = match m.role {
                 Role::Sender { .. } => 200 * channel::write_ns(Ipc::Pipe),
                 Role::Receiver { .. } => 200 * channel::read_ns(Ipc::Pipe),
             };
