@@ -179,7 +179,8 @@ enum SimCmd {
     /// (more runs in batches up to --max-reps), prints one table per
     /// machine, the counts and, for each lost cell, the simulator's
     /// counters that differ most from the winner's (idle while a task
-    /// waited, wake-up moves by distance, run-queue wait, scheduler cost)
+    /// waited, wake-up moves by distance, run-queue wait, scheduler cost,
+    /// a schbench wakee's place in its batch)
     /// and, for a run to completion, whether its longer time is more CPU
     /// work or fewer busy CPUs, writes results.json and summary.json. With DIRs, judges earlier
     /// runs by the same rule instead.

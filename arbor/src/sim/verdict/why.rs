@@ -1,7 +1,8 @@
 //! Why a cell is lost: for every cell where the candidate is worse than the
 //! best peer or the baseline, the simulator's counters of both sides (means
 //! over their good runs) that differ most. The counters are those every
-//! `arbor sim` run reports beside its workload's metrics: CPU time idle
+//! `arbor sim` run reports beside its workload's metrics (and schbench's
+//! place of a wakee in its batch): CPU time idle
 //! while a task waited (work conservation: what the kernel's idle balancing
 //! and wake-up idle search exist to keep low), run-queue wait per wake-up,
 //! wake-up migrations by distance (locality: the cost the simulator charges
@@ -56,6 +57,15 @@ const COUNTERS: &[(&str, &str, f64)] = &[
         "bpf_ns_per_wakeup",
         "ns of scheduler code per wake-up",
         100.0,
+    ),
+    // schbench's own: its message thread wakes the workers that posted in
+    // turn, each wake-up one more wake-up's cost after the batch began, so
+    // the p99 latency follows the batch's size (workers kept in step by
+    // being woken together post together again)
+    (
+        "wake_pos_p99",
+        "a worker's place in its message thread's batch of wake-ups, p99",
+        0.5,
     ),
 ];
 
@@ -594,6 +604,45 @@ mod tests {
         assert_eq!(w.len(), 1);
         assert_eq!(w[0].split, None);
         assert!(!text(&w, "arbor:default").contains("by the larger share"));
+    }
+
+    #[test]
+    fn a_schbench_loss_names_the_wakees_place_in_its_batch() {
+        let sides = [
+            side("arbor:default", &[21.9, 22.0, 21.8]),
+            side("arbor:stock", &[39.0, 40.0, 39.5]),
+            side("lavd", &[17.4, 17.3, 17.5]),
+        ];
+        let peers = ["lavd".to_string()];
+        let c = judge(
+            "m",
+            "w",
+            "wakeup_p99_us",
+            false,
+            &sides,
+            "arbor:default",
+            "arbor:stock",
+            &peers,
+        );
+        let run = |s: &str, pos: f64, wait: f64| {
+            serde_json::json!({"machine": "m", "workload": "w", "scheduler": s,
+                "run": {"rep": 0, "metrics": {"wakeup_p99_us": 20.0, "wake_pos_p99": pos,
+                    "rq_wait_us_per_wakeup": wait}}})
+        };
+        let w = of(
+            std::slice::from_ref(&c),
+            &[run("arbor:default", 11.0, 4.7), run("lavd", 5.0, 73.5)],
+        );
+        let names: Vec<&str> = w[0].counters.iter().map(|c| c.name.as_str()).collect();
+        // run-queue wait 4.7 vs 73.5 (0.94 apart) first, then the place
+        // in the batch 11 vs 5 (0.55)
+        assert_eq!(names, ["rq_wait_us_per_wakeup", "wake_pos_p99"]);
+        // a place differing by less than half a wakee does not count
+        let w = of(
+            std::slice::from_ref(&c),
+            &[run("arbor:default", 1.2, 4.7), run("lavd", 1.0, 4.7)],
+        );
+        assert!(w[0].counters.is_empty(), "{:?}", w[0].counters);
     }
 
     #[test]
