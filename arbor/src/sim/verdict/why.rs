@@ -119,14 +119,15 @@ pub struct Split {
     pub busy_pct: (f64, f64),
     /// idle_while_queued_pct: candidate, other
     pub idle_queued_pct: (f64, f64),
-    /// CPU work in ms and, of it, the cache refill the simulator charged
-    /// at switch-ins (a migrated or long-off task's working set), candidate
-    /// and other; None for runs that do not record them
+    /// CPU work in ms, candidate and other; None (as the two below) for
+    /// runs that do not record their machine's CPUs and the charges
     pub work_ms: Option<(f64, f64)>,
     /// of that work, what the switch-ins cost (context switch, the wake-up
     /// work a waker's CPU carried over, cache refill, message reads): what
     /// is left is the tasks' own code, longer on slower or colder CPUs
     pub switch_in_ms: Option<(f64, f64)>,
+    /// of the switch-ins, the cache refill (a migrated or long-off task's
+    /// working set)
     pub refill_ms: Option<(f64, f64)>,
     pub cause: Cause,
 }
