@@ -418,11 +418,16 @@ mod tests {
 
     /// The cell of `sides` (time_s, lower is better) against cosmos.
     fn cell(sides: &[Side]) -> Cell {
-        let peers = ["cosmos".to_string()];
+        judged("time_s", "cosmos", sides)
+    }
+
+    /// The cell of `sides` on `metric` (lower is better) against `peer`.
+    fn judged(metric: &str, peer: &str, sides: &[Side]) -> Cell {
+        let peers = [peer.to_string()];
         judge(
             "m",
             "w",
-            "time_s",
+            metric,
             false,
             sides,
             "arbor:default",
@@ -431,13 +436,18 @@ mod tests {
         )
     }
 
-    #[test]
-    fn a_lost_cell_names_the_counters_that_differ_largest_first() {
-        let sides = [
+    /// default and stock twice cosmos's time: default loses to cosmos.
+    fn cosmos_twice_as_fast() -> [Side; 3] {
+        [
             side("arbor:default", &[2.0, 2.1, 2.0]),
             side("arbor:stock", &[2.0, 2.1, 2.0]),
             side("cosmos", &[1.0, 1.01, 1.0]),
-        ];
+        ]
+    }
+
+    #[test]
+    fn a_lost_cell_names_the_counters_that_differ_largest_first() {
+        let sides = cosmos_twice_as_fast();
         let c = cell(&sides);
         assert_eq!(c.vs_peer.call, Call::Worse);
         let runs = [
@@ -498,11 +508,7 @@ mod tests {
 
     #[test]
     fn more_work_is_given_in_ms_with_its_cache_refill() {
-        let sides = [
-            side("arbor:default", &[2.0, 2.1, 2.0]),
-            side("arbor:stock", &[2.0, 2.1, 2.0]),
-            side("cosmos", &[1.0, 1.01, 1.0]),
-        ];
+        let sides = cosmos_twice_as_fast();
         let c = cell(&sides);
         // 4 CPUs 90% busy for 2 s = 7,200 ms, 3,000 of them refill
         let runs = [
@@ -528,11 +534,7 @@ mod tests {
     /// The split of a cell default loses to cosmos, 2.0 s against 1.0,
     /// with default's runs `ours` and cosmos's `theirs`.
     fn split_of(ours: [f64; 2], theirs: [f64; 2]) -> Split {
-        let sides = [
-            side("arbor:default", &[2.0, 2.1, 2.0]),
-            side("arbor:stock", &[2.0, 2.1, 2.0]),
-            side("cosmos", &[1.0, 1.01, 1.0]),
-        ];
+        let sides = cosmos_twice_as_fast();
         let c = cell(&sides);
         let runs = [
             timed("arbor:default", 2.0, ours[0], ours[1]),
@@ -560,11 +562,7 @@ mod tests {
         let s = split_of([54.0, 1.0], [90.0, 1.0]);
         assert_eq!(s.cause, Cause::IdleNothingQueued);
         assert!((s.work_pct - 20.0).abs() < 1e-9, "{s:?}");
-        let sides = [
-            side("arbor:default", &[2.0, 2.1, 2.0]),
-            side("arbor:stock", &[2.0, 2.1, 2.0]),
-            side("cosmos", &[1.0, 1.01, 1.0]),
-        ];
+        let sides = cosmos_twice_as_fast();
         let c = cell(&sides);
         let runs = [
             timed("arbor:default", 2.0, 45.0, 2.0),
@@ -581,22 +579,8 @@ mod tests {
 
     #[test]
     fn only_runs_to_completion_are_split() {
-        let sides = [
-            side("arbor:default", &[2.0, 2.1, 2.0]),
-            side("arbor:stock", &[2.0, 2.1, 2.0]),
-            side("cosmos", &[1.0, 1.01, 1.0]),
-        ];
-        let peers = ["cosmos".to_string()];
-        let c = judge(
-            "m",
-            "w",
-            "wake_p99_us",
-            false,
-            &sides,
-            "arbor:default",
-            "arbor:stock",
-            &peers,
-        );
+        let sides = cosmos_twice_as_fast();
+        let c = judged("wake_p99_us", "cosmos", &sides);
         let runs = [
             timed("arbor:default", 2.0, 45.0, 2.0),
             timed("cosmos", 1.0, 90.0, 1.0),
@@ -614,17 +598,7 @@ mod tests {
             side("arbor:stock", &[39.0, 40.0, 39.5]),
             side("lavd", &[17.4, 17.3, 17.5]),
         ];
-        let peers = ["lavd".to_string()];
-        let c = judge(
-            "m",
-            "w",
-            "wakeup_p99_us",
-            false,
-            &sides,
-            "arbor:default",
-            "arbor:stock",
-            &peers,
-        );
+        let c = judged("wakeup_p99_us", "lavd", &sides);
         let run = |s: &str, pos: f64, wait: f64| {
             serde_json::json!({"machine": "m", "workload": "w", "scheduler": s,
                 "run": {"rep": 0, "metrics": {"wakeup_p99_us": 20.0, "wake_pos_p99": pos,
