@@ -116,6 +116,8 @@ struct Worker {
     req_start: Ns,
     /// v2020: its first spin is done.
     started: bool,
+    /// SplitMix64 state for the request work's jitter (`cj=`).
+    rng: u64,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -149,6 +151,13 @@ pub struct Schbench {
     end: Ns,
     sleep_ns: Ns,
     cpu_ns: Ns,
+    /// `cj=`: each request's work is `cpu_ns` times a factor drawn
+    /// uniformly from [1 - cj%, 1 + cj%]; 0 (the default) draws nothing.
+    /// The real math's time varies with its cache misses and its
+    /// sibling's load; the model's varies only with the SMT and cache
+    /// charges, which lets workers woken together post together again.
+    /// A knob to test that reading, not a calibration.
+    jitter_pct: u32,
     footprint: u64,
     msgs: Vec<Msg>,
     /// Indexed by task id; None for message threads.
@@ -194,6 +203,7 @@ impl Schbench {
                     wake_stamp: 0,
                     req_start: 0,
                     started: false,
+                    rng: 0,
                 }));
             }
         }
@@ -210,6 +220,7 @@ impl Schbench {
             end: runtime_s as Ns * 1_000_000_000,
             sleep_ns: sleep_us as Ns * 1000,
             cpu_ns: cpu_us as Ns * 1000,
+            jitter_pct: 0,
             footprint: match version {
                 Version::V2023 => FOOTPRINT_KB as u64 * 1024,
                 Version::V2020 { .. } => 0,
@@ -224,6 +235,28 @@ impl Schbench {
             msg_wakeup: Hist::default(),
             requests: 0,
         }
+    }
+
+    /// Draws each request's work from [1 - pct%, 1 + pct%] of its mean,
+    /// each worker from its own generator seeded with `seed`.
+    pub fn with_jitter(mut self, pct: u32, seed: u64) -> Schbench {
+        self.jitter_pct = pct.min(50);
+        for (i, w) in self.workers.iter_mut().enumerate() {
+            if let Some(w) = w {
+                w.rng = seed.wrapping_mul(0xd1b5_4a32_d192_ed03) ^ (i as u64 + 1);
+            }
+        }
+        self
+    }
+
+    /// One request's work: `cpu_ns`, or with `cj=` a draw around it.
+    fn request_ns(cpu_ns: Ns, pct: u32, rng: &mut u64) -> Ns {
+        if pct == 0 {
+            return cpu_ns;
+        }
+        *rng = splitmix(*rng);
+        let span = cpu_ns * pct as Ns / 100;
+        cpu_ns - span + *rng % (2 * span + 1)
     }
 
     pub fn requests(&self) -> u64 {
@@ -300,14 +333,14 @@ impl Schbench {
                 // spins at once (abe4f96:867)
                 if self.sleep_ns == 0 || self.version != Version::V2023 {
                     w.phase = Phase::Working;
-                    return Step::Run(self.cpu_ns);
+                    return Step::Run(Self::request_ns(self.cpu_ns, self.jitter_pct, &mut w.rng));
                 }
                 w.phase = Phase::Sleeping;
                 return Step::Sleep(self.sleep_ns);
             }
             Phase::Sleeping => {
                 w.phase = Phase::Working;
-                return Step::Run(self.cpu_ns);
+                return Step::Run(Self::request_ns(self.cpu_ns, self.jitter_pct, &mut w.rng));
             }
             Phase::Working => {
                 if now <= self.end {
@@ -322,7 +355,7 @@ impl Schbench {
                     w.started = true;
                     w.req_start = now;
                     w.phase = Phase::Working;
-                    return Step::Run(self.cpu_ns);
+                    return Step::Run(Self::request_ns(self.cpu_ns, self.jitter_pct, &mut w.rng));
                 }
             }
         }
@@ -523,6 +556,37 @@ mod tests {
         let mut w23 = Schbench::new(1, 3, 1, 0, 1000);
         drive(&mut w23, 5_000, u64::MAX);
         assert!(w23.requests() as f64 > 3.5 * r, "{} vs {r}", w23.requests());
+    }
+
+    /// `cj=`: workers woken together run identical requests and post
+    /// together again, so the message thread wakes them in batches; drawn
+    /// request times spread them apart. The draw is the seed's alone.
+    #[test]
+    fn request_jitter_breaks_the_workers_lockstep() {
+        let run = |cj: u32, seed: u64| {
+            let mut w = Schbench::new(1, 8, 1, 100, 1000).with_jitter(cj, seed);
+            let out = drive(&mut w, 5_000, u64::MAX);
+            assert_eq!(out.exited, 9);
+            let m = |n| metric(&w, 0, n);
+            (m("wake_batch_mean"), m("request_p99_us"), w.requests())
+        };
+        let (b0, p99_0, r0) = run(0, 1);
+        let (b10, p99_10, r10) = run(10, 1);
+        // in lockstep all eight post together every cycle
+        assert!(b0 > 7.0, "{b0}");
+        assert!(b10 < 0.5 * b0, "{b10} vs {b0}");
+        // the requests' mean is kept (requests served within 2%); the
+        // slowest are up to 10% longer (the request holds the 100 us sleep)
+        assert!(r10.abs_diff(r0) * 50 < r0, "{r10} vs {r0}");
+        assert!(
+            p99_10 > 1.05 * p99_0 && p99_10 < 1.15 * p99_0,
+            "{p99_10} vs {p99_0}"
+        );
+        // the same seed draws the same requests; another seed others
+        assert_eq!(run(10, 1), (b10, p99_10, r10));
+        assert_ne!(run(10, 2), (b10, p99_10, r10));
+        // cj=0 draws nothing: any seed gives the same run
+        assert_eq!(run(0, 2), (b0, p99_0, r0));
     }
 
     #[test]

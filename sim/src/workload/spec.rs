@@ -24,7 +24,7 @@ perf-pipe[:l=20000,mode=process|thread,cpu=N (both tasks pinned to CPU N)]
 sysbench[:threads=NCPU,time=5,event_us=570]
 pgbench[:clients=8,jobs=min(clients,NCPU),scale=4,mode=select|tpcb,time=10,think_us=0,wal_us=0]
 wakeprobe[:m=2,w=NCPU/2,t=5,k=64]
-schbench[:v=2023,m=2,w=ceil(NCPU/m),r=5,s=100,c=17000] (v=2020: seed 000's schbench, w=16,s=30000 (message thread's sleep),c=30000,mc=30000)
+schbench[:v=2023,m=2,w=ceil(NCPU/m),r=5,s=100,c=17000,cj=0] (v=2020: seed 000's schbench, w=16,s=30000 (message thread's sleep),c=30000,mc=30000)
 spinners[:procs=2,threads=4,ws_kb=1024,work_us=1000,sleep_us=0,time=5,sweeps=1]
 rt-app:FILE.json (as rt-app 1.0 reads it; tasks: instance, delay, loop, phases, cpus, priority, policy, taskgroup (its cgroup, weight 100); events: run, runtime, sleep, timer, suspend, resume, lock, unlock, wait, signal, broad, sync, mem, iorun, barrier, yield; global: duration, mem_buffer_size, io_device; resources)
 trace:FILE.data[,comm=NAME|..,pid=PID|..,all=1,from=S,to=S,scale=F,sync=0|1,cap=CPUS:CAP;..] (a `perf sched record -a -- PROGRAM` trace, replayed causally; default: what the recorder ran)
@@ -347,12 +347,13 @@ fn parse_with(s: &str, nr_cpus: usize, seed: u64, parent: bool) -> Result<Box<dy
             let v = o.u32("v", 2023, 2020, 2023)?;
             let m = o.u32("m", 2, 1, 64)?;
             let r = o.u32("r", 5, 1, 3600)?;
+            let cj = o.u32("cj", 0, 0, 50)?;
             match v {
                 2023 => {
                     let w = o.u32("w", ncpu.div_ceil(m).clamp(1, 1024), 1, 1024)?;
                     let sl = o.u32("s", schbench::SLEEP_US, 0, 1_000_000)?;
                     let c = o.u32("c", schbench::CPUTIME_US, 1, 10_000_000)?;
-                    Box::new(schbench::Schbench::new(m, w, r, sl, c))
+                    Box::new(schbench::Schbench::new(m, w, r, sl, c).with_jitter(cj, seed))
                 }
                 2020 => {
                     let w = o.u32("w", schbench::V2020_WORKERS, 1, 1024)?;
@@ -366,7 +367,8 @@ fn parse_with(s: &str, nr_cpus: usize, seed: u64, parent: bool) -> Result<Box<dy
                         sl,
                         c,
                         schbench::Version::V2020 { msg_cpu_us: mc, seed },
-                    ))
+                    )
+                    .with_jitter(cj, seed))
                 }
                 _ => bail!("workload '{s}': schbench v={v}: the versions are 2020 (seed 000's, abe4f96) and 2023 (the v1.0 design)"),
             }
