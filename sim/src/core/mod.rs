@@ -389,6 +389,14 @@ pub struct Core {
     nr_busy: usize,
     /// Each CPU's capacity / 1024 (the same f64 rate_of computed each time).
     cap_frac: Vec<f64>,
+    /// Each CPU's speed at its core's busy count (recount_core keeps it):
+    /// [capacity x SMT share, that / cfg.slowdown], the two values rate_of
+    /// computes on the way for a task that shares no lines, so that a Run
+    /// step's re-arm reads one figure instead of four.
+    smt_rate: Vec<[f64; 2]>,
+    /// Each core's CPUs, online or not (rate_of reads an offline CPU's
+    /// core's busy count too).
+    core_all_cpus: Vec<Vec<usize>>,
     /// Some core has two online threads (smt_active).
     smt_on: bool,
     /// CPUs 0..nr_cpus, and each node's CPUs, for word-wise mask scans.
@@ -541,7 +549,7 @@ impl Core {
         for c in 0..n {
             smt_mask.set(c, online[c]);
         }
-        Ok(Core {
+        let mut core = Core {
             now: 0,
             cache: CacheModel::new(&machine),
             cpu_core: machine.cpus.iter().map(|c| c.core).collect(),
@@ -553,6 +561,14 @@ impl Core {
                 .iter()
                 .map(|c| c.capacity as f64 / 1024.0)
                 .collect(),
+            smt_rate: vec![[0.0; 2]; n],
+            core_all_cpus: {
+                let mut v = vec![Vec::new(); cores];
+                for c in &machine.cpus {
+                    v[c.core].push(c.id);
+                }
+                v
+            },
             smt_on: core_cpus.iter().any(|c| c.len() > 1),
             machine_cpus: CpuMask::first(n),
             node_cpus: (0..nodes)
@@ -621,7 +637,12 @@ impl Core {
             pending_deq: Vec::new(),
             restoring: None,
             machine,
-        })
+        };
+        // every CPU's speed at no busy thread (smt_rate)
+        for c in 0..core.core_all_cpus.len() {
+            core.recount_core(c);
+        }
+        Ok(core)
     }
 
     pub fn nr_cpus(&self) -> usize {
