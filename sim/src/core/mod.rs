@@ -394,6 +394,9 @@ pub struct Core {
     /// computes on the way for a task that shares no lines, so that a Run
     /// step's re-arm reads one figure instead of four.
     smt_rate: Vec<[f64; 2]>,
+    /// Each core's busy count (at least 1) that its CPUs' smt_rate is for
+    /// (0 before the first recount).
+    smt_rate_k: Vec<usize>,
     /// Each core's CPUs, online or not (rate_of reads an offline CPU's
     /// core's busy count too).
     core_all_cpus: Vec<Vec<usize>>,
@@ -562,6 +565,7 @@ impl Core {
                 .map(|c| c.capacity as f64 / 1024.0)
                 .collect(),
             smt_rate: vec![[0.0; 2]; n],
+            smt_rate_k: vec![0; cores],
             core_all_cpus: {
                 let mut v = vec![Vec::new(); cores];
                 for c in &machine.cpus {

@@ -92,11 +92,21 @@ impl Core {
     /// The core's online threads that run a task, and its CPUs' speed at
     /// that count (smt_rate).
     pub(super) fn recount_core(&mut self, core: usize) {
-        self.core_busy[core] = self.core_cpus[core]
+        let cpus = &self.cpus;
+        let busy = self.core_cpus[core]
             .iter()
-            .filter(|&&c| self.cpus[c].curr.is_some())
+            .filter(|&&c| cpus[c].curr.is_some())
             .count();
-        let k = self.core_busy[core].max(1);
+        self.core_busy[core] = busy;
+        // the speed depends on the count from 1 on only (a CPU that runs
+        // a task on an otherwise idle core, or none, runs at 1): unchanged
+        // when the count went between 0 and 1, as on most switches of a
+        // machine with idle cores
+        let k = busy.max(1);
+        if self.smt_rate_k[core] == k {
+            return;
+        }
+        self.smt_rate_k[core] = k;
         let smt = self
             .machine
             .smt
@@ -104,12 +114,12 @@ impl Core {
             .get(k - 1)
             .copied()
             .unwrap_or(1.0);
-        for i in 0..self.core_all_cpus[core].len() {
-            let c = self.core_all_cpus[core][i];
+        let slowdown = self.cfg.slowdown;
+        for &c in &self.core_all_cpus[core] {
             let rate = self.cap_frac[c] * smt;
             // (a division by 1.0 is exact: skipping it gives the same rate)
-            let plain = if self.cfg.slowdown != 1.0 {
-                rate / self.cfg.slowdown
+            let plain = if slowdown != 1.0 {
+                rate / slowdown
             } else {
                 rate
             };
