@@ -398,8 +398,11 @@ pub struct Core {
     /// (0 before the first recount).
     smt_rate_k: Vec<usize>,
     /// Each core's CPUs, online or not (rate_of reads an offline CPU's
-    /// core's busy count too).
-    core_all_cpus: Vec<Vec<usize>>,
+    /// core's busy count too): core k's are
+    /// core_all_cpus[core_all_at[k]..core_all_at[k + 1]] (two vectors, not
+    /// one a core: a short run's setup is much of its cost).
+    core_all_cpus: Vec<usize>,
+    core_all_at: Vec<usize>,
     /// Some core has two online threads (smt_active).
     smt_on: bool,
     /// CPUs 0..nr_cpus, and each node's CPUs, for word-wise mask scans.
@@ -552,7 +555,21 @@ impl Core {
         for c in 0..n {
             smt_mask.set(c, online[c]);
         }
-        let mut core = Core {
+        // each core's CPUs, online or not, by a counting sort
+        let mut core_all_at = vec![0; cores + 1];
+        for c in &machine.cpus {
+            core_all_at[c.core + 1] += 1;
+        }
+        for k in 0..cores {
+            core_all_at[k + 1] += core_all_at[k];
+        }
+        let mut core_all_cpus = vec![0; machine.cpus.len()];
+        let mut next = core_all_at.clone();
+        for c in &machine.cpus {
+            core_all_cpus[next[c.core]] = c.id;
+            next[c.core] += 1;
+        }
+        Ok(Core {
             now: 0,
             cache: CacheModel::new(&machine),
             cpu_core: machine.cpus.iter().map(|c| c.core).collect(),
@@ -564,15 +581,25 @@ impl Core {
                 .iter()
                 .map(|c| c.capacity as f64 / 1024.0)
                 .collect(),
-            smt_rate: vec![[0.0; 2]; n],
-            smt_rate_k: vec![0; cores],
-            core_all_cpus: {
-                let mut v = vec![Vec::new(); cores];
-                for c in &machine.cpus {
-                    v[c.core].push(c.id);
-                }
-                v
-            },
+            // every CPU's speed at no busy thread, as recount_core
+            // computes it for a busy count of 0 or 1
+            smt_rate: machine
+                .cpus
+                .iter()
+                .map(|c| {
+                    let smt = machine.smt.throughput.first().copied().unwrap_or(1.0);
+                    let rate = c.capacity as f64 / 1024.0 * smt;
+                    let plain = if cfg.slowdown != 1.0 {
+                        rate / cfg.slowdown
+                    } else {
+                        rate
+                    };
+                    [rate, plain]
+                })
+                .collect(),
+            smt_rate_k: vec![1; cores],
+            core_all_cpus,
+            core_all_at,
             smt_on: core_cpus.iter().any(|c| c.len() > 1),
             machine_cpus: CpuMask::first(n),
             node_cpus: (0..nodes)
@@ -641,12 +668,7 @@ impl Core {
             pending_deq: Vec::new(),
             restoring: None,
             machine,
-        };
-        // every CPU's speed at no busy thread (smt_rate)
-        for c in 0..core.core_all_cpus.len() {
-            core.recount_core(c);
-        }
-        Ok(core)
+        })
     }
 
     pub fn nr_cpus(&self) -> usize {

@@ -115,7 +115,8 @@ impl Core {
             .copied()
             .unwrap_or(1.0);
         let slowdown = self.cfg.slowdown;
-        for &c in &self.core_all_cpus[core] {
+        let cpus = &self.core_all_cpus[self.core_all_at[core]..self.core_all_at[core + 1]];
+        for &c in cpus {
             let rate = self.cap_frac[c] * smt;
             // (a division by 1.0 is exact: skipping it gives the same rate)
             let plain = if slowdown != 1.0 {

@@ -361,7 +361,10 @@ fn each_cpus_speed_follows_its_cores_busy_count() {
     };
     let mut core = Core::new(m.clone(), zero_cost(), slow).unwrap();
     check(&core);
-    let (a, b) = (0, core.core_all_cpus[core.cpu_core[0]][1]);
+    let k = core.cpu_core[0];
+    let siblings = &core.core_all_cpus[core.core_all_at[k]..core.core_all_at[k + 1]];
+    assert_eq!(siblings.len(), 2);
+    let (a, b) = (0, siblings[1]);
     assert_ne!(
         core.machine.smt.throughput[0],
         core.machine.smt.throughput[1]
