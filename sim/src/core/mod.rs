@@ -389,6 +389,20 @@ pub struct Core {
     nr_busy: usize,
     /// Each CPU's capacity / 1024 (the same f64 rate_of computed each time).
     cap_frac: Vec<f64>,
+    /// Each CPU's speed at its core's busy count (recount_core keeps it):
+    /// [capacity x SMT share, that / cfg.slowdown], the two values rate_of
+    /// computes on the way for a task that shares no lines, so that a Run
+    /// step's re-arm reads one figure instead of four.
+    smt_rate: Vec<[f64; 2]>,
+    /// Each core's busy count (at least 1) that its CPUs' smt_rate is for
+    /// (0 before the first recount).
+    smt_rate_k: Vec<usize>,
+    /// Each core's CPUs, online or not (rate_of reads an offline CPU's
+    /// core's busy count too): core k's are
+    /// core_all_cpus[core_all_at[k]..core_all_at[k + 1]] (two vectors, not
+    /// one a core: a short run's setup is much of its cost).
+    core_all_cpus: Vec<usize>,
+    core_all_at: Vec<usize>,
     /// Some core has two online threads (smt_active).
     smt_on: bool,
     /// CPUs 0..nr_cpus, and each node's CPUs, for word-wise mask scans.
@@ -541,6 +555,20 @@ impl Core {
         for c in 0..n {
             smt_mask.set(c, online[c]);
         }
+        // each core's CPUs, online or not, by a counting sort
+        let mut core_all_at = vec![0; cores + 1];
+        for c in &machine.cpus {
+            core_all_at[c.core + 1] += 1;
+        }
+        for k in 0..cores {
+            core_all_at[k + 1] += core_all_at[k];
+        }
+        let mut core_all_cpus = vec![0; machine.cpus.len()];
+        let mut next = core_all_at.clone();
+        for c in &machine.cpus {
+            core_all_cpus[next[c.core]] = c.id;
+            next[c.core] += 1;
+        }
         Ok(Core {
             now: 0,
             cache: CacheModel::new(&machine),
@@ -553,6 +581,25 @@ impl Core {
                 .iter()
                 .map(|c| c.capacity as f64 / 1024.0)
                 .collect(),
+            // every CPU's speed at no busy thread, as recount_core
+            // computes it for a busy count of 0 or 1
+            smt_rate: machine
+                .cpus
+                .iter()
+                .map(|c| {
+                    let smt = machine.smt.throughput.first().copied().unwrap_or(1.0);
+                    let rate = c.capacity as f64 / 1024.0 * smt;
+                    let plain = if cfg.slowdown != 1.0 {
+                        rate / cfg.slowdown
+                    } else {
+                        rate
+                    };
+                    [rate, plain]
+                })
+                .collect(),
+            smt_rate_k: vec![1; cores],
+            core_all_cpus,
+            core_all_at,
             smt_on: core_cpus.iter().any(|c| c.len() > 1),
             machine_cpus: CpuMask::first(n),
             node_cpus: (0..nodes)

@@ -89,26 +89,24 @@ impl Core {
         }
     }
 
-    /// The core's online threads that run a task.
+    /// The core's online threads that run a task, and its CPUs' speed at
+    /// that count (smt_rate).
     pub(super) fn recount_core(&mut self, core: usize) {
-        self.core_busy[core] = self.core_cpus[core]
+        let cpus = &self.cpus;
+        let busy = self.core_cpus[core]
             .iter()
-            .filter(|&&c| self.cpus[c].curr.is_some())
+            .filter(|&&c| cpus[c].curr.is_some())
             .count();
-    }
-
-    /// Speed of the task running on `cpu`: capacity x SMT share x the
-    /// slowdown from sharing data across LLCs; on one host thread
-    /// (`Config::one_host_thread`), capacity / the number of busy CPUs.
-    fn rate_of(&self, cpu: usize) -> f64 {
-        let Some(t) = self.cpus[cpu].curr else {
-            return 1.0;
-        };
-        let cap = self.cap_frac[cpu];
-        if self.cfg.one_host_thread {
-            return cap / self.nr_busy.max(1) as f64 / self.cfg.slowdown;
+        self.core_busy[core] = busy;
+        // the speed depends on the count from 1 on only (a CPU that runs
+        // a task on an otherwise idle core, or none, runs at 1): unchanged
+        // when the count went between 0 and 1, as on most switches of a
+        // machine with idle cores
+        let k = busy.max(1);
+        if self.smt_rate_k[core] == k {
+            return;
         }
-        let k = self.core_busy[self.cpu_core[cpu]].max(1);
+        self.smt_rate_k[core] = k;
         let smt = self
             .machine
             .smt
@@ -116,17 +114,42 @@ impl Core {
             .get(k - 1)
             .copied()
             .unwrap_or(1.0);
+        let slowdown = self.cfg.slowdown;
+        let cpus = &self.core_all_cpus[self.core_all_at[core]..self.core_all_at[core + 1]];
+        for &c in cpus {
+            let rate = self.cap_frac[c] * smt;
+            // (a division by 1.0 is exact: skipping it gives the same rate)
+            let plain = if slowdown != 1.0 {
+                rate / slowdown
+            } else {
+                rate
+            };
+            self.smt_rate[c] = [rate, plain];
+        }
+    }
+
+    /// Speed of the task running on `cpu`: capacity x SMT share x the
+    /// slowdown from sharing data across LLCs; on one host thread
+    /// (`Config::one_host_thread`), capacity / the number of busy CPUs.
+    #[inline(always)]
+    fn rate_of(&self, cpu: usize) -> f64 {
+        let Some(t) = self.cpus[cpu].curr else {
+            return 1.0;
+        };
+        if self.cfg.one_host_thread {
+            return self.cap_frac[cpu] / self.nr_busy.max(1) as f64 / self.cfg.slowdown;
+        }
+        let [mut rate, plain] = self.smt_rate[cpu];
         let spec = &self.tasks[t].spec;
-        let mut rate = cap * smt;
-        // (a division by 1.0 is exact: skipping it gives the same rate)
         if spec.shared_lines_per_us > 0.0 {
             let away = self.stats.proc_away(spec.tgid, self.cache.llc_of(cpu));
             rate /= 1.0 + self.cache.sharing_slowdown(spec.shared_lines_per_us, away);
+            if self.cfg.slowdown != 1.0 {
+                rate /= self.cfg.slowdown;
+            }
+            return rate;
         }
-        if self.cfg.slowdown != 1.0 {
-            rate /= self.cfg.slowdown;
-        }
-        rate
+        plain
     }
 
     /// Brings the running task's remaining work up to now. (Inline: every

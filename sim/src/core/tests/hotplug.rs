@@ -336,3 +336,56 @@ fn bad_hotplug_events_are_refused() {
     assert!(hotplug::parse("down:1@1ms").is_err());
     assert!(hotplug::parse("off:1@1h").is_err());
 }
+
+/// rate_of's speed of a task that shares no lines, kept per CPU by
+/// recount_core (smt_rate), is capacity x the SMT share at its core's busy
+/// count (/ slowdown) for every CPU, online or not: as tasks start and stop
+/// on a core's threads, and after a hotplug changes a core's threads.
+#[test]
+fn each_cpus_speed_follows_its_cores_busy_count() {
+    fn check(core: &Core) {
+        for c in 0..core.cpus.len() {
+            let busy = core.core_cpus[core.cpu_core[c]]
+                .iter()
+                .filter(|&&s| core.cpus[s].curr.is_some())
+                .count();
+            let smt = core.machine.smt.throughput.get(busy.max(1) - 1);
+            let r = core.cap_frac[c] * smt.copied().unwrap_or(1.0);
+            assert_eq!(core.smt_rate[c], [r, r / core.cfg.slowdown], "CPU {c}");
+        }
+    }
+    let m = preset("xeon-88");
+    let slow = Config {
+        slowdown: 2.0,
+        ..cfg()
+    };
+    let mut core = Core::new(m.clone(), zero_cost(), slow).unwrap();
+    check(&core);
+    let k = core.cpu_core[0];
+    let siblings = &core.core_all_cpus[core.core_all_at[k]..core.core_all_at[k + 1]];
+    assert_eq!(siblings.len(), 2);
+    let (a, b) = (0, siblings[1]);
+    assert_ne!(
+        core.machine.smt.throughput[0],
+        core.machine.smt.throughput[1]
+    );
+    core.set_curr(a, Some(0));
+    check(&core);
+    core.set_curr(b, Some(1));
+    check(&core);
+    let both = core.smt_rate[a];
+    core.set_curr(a, None);
+    check(&core);
+    assert_ne!(core.smt_rate[b], both, "a sibling's stop changes the speed");
+    // a run with CPU 1 going offline at 1 ms
+    let mut s = Sched::fifo();
+    s.hotplug = true;
+    let mut w = Script::new();
+    for i in 0..100 {
+        w = w.task(&format!("t{i}"), &[Act::Run(3 * MS)]);
+    }
+    let mut core = Core::new(m, zero_cost(), with_events(&[(MS, 1, false)])).unwrap();
+    let stop = core.run(&mut s, &mut w, |_| {});
+    stopped_ok(&stop);
+    check(&core);
+}
