@@ -6,7 +6,7 @@
 # (BEFORE, default 351fe700, in a worktree) and at this one; with CELLS=1,
 # also every cell's instructions by callgrind at both builds (exact; about
 # half an hour a build); then all of it in one summary.json.
-#   OUT=/tmp/speed6 N=3 CELLS=1 docs/findings/2026-12-08-sim-speed-6/run.sh
+#   OUT=/tmp/speed6 N=3 CELLS=1 docs/findings/2026-12-07-sim-speed-6/run.sh
 # Needs valgrind and jq; the worktree (WT, default /tmp/arbor-speed6-BEFORE)
 # is made if missing and its build takes a few minutes.
 . "$(dirname "$0")/../lib.sh"
@@ -34,7 +34,7 @@ if [ "${CELLS:-0}" = 1 ]; then
 	cells "$wt/target/release/examples/speed" "$OUT/cells-before.json"
 	cells ./target/release/examples/speed "$OUT/cells-after.json"
 fi
-jq -n --arg cmd "OUT=$OUT N=$N BEFORE=$BEFORE CELLS=${CELLS:-0}${WT:+ WT=$WT} docs/findings/2026-12-08-sim-speed-6/run.sh" \
+jq -n --arg cmd "OUT=$OUT N=$N BEFORE=$BEFORE CELLS=${CELLS:-0}${WT:+ WT=$WT} docs/findings/2026-12-07-sim-speed-6/run.sh" \
 	--slurpfile b "$OUT/before/summary.json" --slurpfile a "$OUT/after/summary.json" \
 	--slurpfile cb "$OUT/cells-before.json" --slurpfile ca "$OUT/cells-after.json" \
 	'{command: $cmd,
