@@ -237,7 +237,7 @@ pub const FEATURES: &[Feature] = &[
         bit: bpf_intf::arbor_feature_FEAT_IDLE_PULL,
         default: false,
         seed: None,
-        help: "a CPU going idle while a task waits in its LLC tries its core and its LLC, past newidle's cost bound and NI_RANDOM dice, and where its node holds several LLCs (POWER cores, CCXs, clusters) the node too, cache-hot tasks included; across nodes those still decide (kernel: sched_balance_newidle's two predictions, replaced by the fact; cosmos: an idle CPU always drains its node's queue). Counter: idle_pulls",
+        help: "a CPU going idle while a task waits in its LLC tries its core and its LLC, past newidle's cost bound and NI_RANDOM dice, where its node holds several LLCs (POWER cores, CCXs, clusters) the node too, and where its node is one LLC on a machine of several (sockets, SNC nodes) the other nodes, cache-hot tasks included; beyond a node of several LLCs those still decide (kernel: sched_balance_newidle's two predictions, replaced by the fact; cosmos: an idle CPU always drains its node's queue). Counter: idle_pulls",
     },
     // Ours, as WAKE_NODE: policy.h arbor_sync_local has the
     // rule and its sources.
@@ -392,7 +392,10 @@ pub const DEFAULT_ONLY: &[(&str, &str)] = &[
          power11 schbench p99 was 23.9 us forced everywhere, 16.2 within the LLC \
          (docs/findings/2026-11-28-idle-pull-llc). Forced in the node where it holds several LLCs: \
          power10 hackbench -30.7% -> -11.7% against cosmos, perf-messaging -7.0% -> +0.5%, a POWER SMT4 \
-         hackbench -40.6% -> -13.2% (sim, 5-20 seeds; policy.h arbor_idle_pull_level)",
+         hackbench -40.6% -> -13.2% (sim, 5-20 seeds; policy.h arbor_idle_pull_level). Forced across \
+         nodes where a node is one LLC: an 8-socket SNC2 machine of 4-CPU nodes idled 11% of the time \
+         while tasks waited (cosmos 3%); with it hackbench, perf-messaging and wakeprobe went from \
+         worse than the best peer to better (sim, up to 40 seeds; policy.h arbor_idle_pull_level)",
     ),
     (
         "SYNC_LOCAL",

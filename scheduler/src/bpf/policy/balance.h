@@ -357,10 +357,11 @@ ARBOR_POLICY u32 arbor_newidle_level(bool idle_pull, bool within_llc, bool cost_
 
 /*
  * The levels IDLE_PULL forces (arbor_newidle_level's within_llc): those
- * within the LLC (SMT, LLC) on every machine, and, where the CPU's node
- * holds several LLCs, the level that spans the node: LVL_NODE, or
- * LVL_MACHINE on a machine of one node (whose walk skips the node level).
- * Never across nodes.
+ * within the LLC (SMT, LLC) on every machine; where the CPU's node holds
+ * several LLCs, the level that spans the node: LVL_NODE, or LVL_MACHINE on
+ * a machine of one node (whose walk skips the node level); and where the
+ * node is one LLC on a machine of several nodes, the machine level (the
+ * other nodes).
  *
  * Why the node where LLCs are small. On POWER an LLC is one core's 4
  * threads (28 per power11 node, 16 on a power10 LPAR), on an EPYC a CCX,
@@ -385,13 +386,31 @@ ARBOR_POLICY u32 arbor_newidle_level(bool idle_pull, bool within_llc, bool cost_
  * -4.2% -> -2.4% (power10), -8.0% -> -4.3% and -37.6% -> -16.0% (a 256-CPU
  * two-socket AMD-like NPS1, random-20261206-5); never worse than stock in 63
  * cells of ten machines.
+ *
+ * Why the other nodes where a node is one LLC. There the node level adds
+ * nothing to the LLC, and the next level with CPUs to pull from is the
+ * machine's other nodes, where the baseline's pulls refuse every task that
+ * ran within the migration cost (task_hot()): on a waiting wakee, nearly
+ * all. On an 8-socket SNC2 Intel-like machine of 4-CPU nodes
+ * (random-20261210-9) CPUs idled 11% of the time while a task waited
+ * (cosmos 3%), and default lost hackbench (-8.9%), perf-messaging (-7.4%)
+ * and wakeprobe (-6.7%) to the best peer. Forcing the machine level there
+ * (a forced level above the LLC takes a cache-hot task: arbor_pull_hot_test)
+ * made all three better than the best peer; over the 126 cells of that
+ * draw (`arbor sim verdict --candidate`, up to 40 runs), the cells that
+ * changed were those three and spr-2s schbench (lavd: worse -> not worse),
+ * with none worse than before and none worse than stock. xeon-88 (2 nodes of
+ * one LLC) changed no decision. The pull still comes from the nearest busy
+ * CPU with a waiting task (find_busiest); on machines whose nodes hold
+ * several LLCs (power11) nothing changes, as the forced-everywhere version
+ * above showed that crossing there costs more than it gains.
  */
 ARBOR_POLICY bool arbor_idle_pull_level(u32 level, u32 nr_nodes, u32 node_llcs)
 {
 	if (level <= LVL_LLC)
 		return true;
 	if (node_llcs <= 1)
-		return false;
+		return level == LVL_MACHINE && nr_nodes > 1;
 	return level == LVL_NODE || (level == LVL_MACHINE && nr_nodes <= 1);
 }
 

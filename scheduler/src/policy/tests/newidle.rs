@@ -166,21 +166,26 @@ fn avg_idle_cap_is_twice_the_summed_level_costs_floored_by_migration_cost() {
 
 /// IDLE_PULL's reach (arbor_idle_pull_level) and the cache-hot test of each
 /// pull (arbor_pull_hot_test), on crafted machines: within the LLC always;
-/// the node's level only where the node holds several LLCs (power11: 2
-/// nodes of 28 LLCs; power10: one node of 16, whose walk has no node level,
-/// so the machine level is the node); never across nodes; and a forced
-/// node-level pull takes a cache-hot task where the baseline's would not.
+/// the node's level where the node holds several LLCs (power11: 2 nodes of
+/// 28 LLCs; power10: one node of 16, whose walk has no node level, so the
+/// machine level is the node), and then not the other nodes; the other
+/// nodes where a node is one LLC (xeon-88, an SNC machine); and a forced
+/// pull above the LLC takes a cache-hot task where the baseline's would not.
 #[test]
-fn idle_pull_reaches_the_node_only_where_the_node_holds_several_llcs() {
+fn idle_pull_reaches_the_node_or_where_a_node_is_one_llc_the_other_nodes() {
     use crate::bpf_intf::{
         arbor_level_LVL_LLC as LLC, arbor_level_LVL_MACHINE as MACHINE,
         arbor_level_LVL_NODE as NODE, arbor_level_LVL_SMT as SMT,
     };
     let reach = |level, nodes, llcs| unsafe { arbor_idle_pull_level(level, nodes, llcs) };
-    // x86-12 (1 node, 1 LLC) and xeon-88 (2 nodes, 1 LLC each): the LLC only
-    for (nodes, llcs) in [(1, 1), (2, 1)] {
-        assert!(reach(SMT, nodes, llcs) && reach(LLC, nodes, llcs));
-        assert!(!reach(NODE, nodes, llcs) && !reach(MACHINE, nodes, llcs));
+    // x86-12 (1 node, 1 LLC): the LLC only, which is the machine
+    assert!(reach(SMT, 1, 1) && reach(LLC, 1, 1));
+    assert!(!reach(NODE, 1, 1) && !reach(MACHINE, 1, 1));
+    // xeon-88 (2 nodes, 1 LLC each), 16 SNC nodes of 1 LLC: the node adds
+    // nothing to the LLC; the other nodes
+    for nodes in [2, 16] {
+        assert!(reach(SMT, nodes, 1) && reach(LLC, nodes, 1));
+        assert!(!reach(NODE, nodes, 1) && reach(MACHINE, nodes, 1));
     }
     // power11: the node, not the machine
     assert!(reach(LLC, 2, 28) && reach(NODE, 2, 28));
