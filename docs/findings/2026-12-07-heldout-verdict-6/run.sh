@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The sixth held-out verdict: arbor:default against arbor:stock and the
+# five peers on the six presets and 12 machines drawn from the seed
+# 20261211, named in the closing note of the stop before the last change
+# (IDLE_PULL forcing the other nodes where a node is one LLC) and run once
+# after it. The command is the fifth held-out verdict's with the new seed.
+# The simulator is deterministic: at that commit a rerun writes the same
+# summary.json.
+. "$(dirname "$0")/../lib.sh"
+$A sim verdict -t x86-12 -t xeon-88 -t power11 -t epyc -t spr-2s -t tc2 \
+	--machines random:12@20261211 \
+	-w hackbench:g=2,l=100 -w perf-messaging:g=2,l=50,mode=thread -w perf-pipe:l=5000 \
+	-w pgbench:clients=8,time=2 -w wakeprobe:t=1 -w schbench -w sysbench:time=2 \
+	--max-reps 80 --require 80 --out "$OUT"
