@@ -389,14 +389,12 @@ pub struct Core {
     nr_busy: usize,
     /// Each CPU's capacity / 1024 (the same f64 rate_of computed each time).
     cap_frac: Vec<f64>,
-    /// Each CPU's speed at its core's busy count (recount_core keeps it):
-    /// [capacity x SMT share, that / cfg.slowdown], the two values rate_of
+    /// Each CPU's speed at its core's busy count, at least 1
+    /// (recount_core keeps it with core_busy): [capacity x SMT share,
+    /// that / cfg.slowdown] (run.rs cpu_speed), the two values rate_of
     /// computes on the way for a task that shares no lines, so that a Run
     /// step's re-arm reads one figure instead of four.
     smt_rate: Vec<[f64; 2]>,
-    /// Each core's busy count (at least 1) that its CPUs' smt_rate is for
-    /// (0 before the first recount).
-    smt_rate_k: Vec<usize>,
     /// Each core's CPUs, online or not (rate_of reads an offline CPU's
     /// core's busy count too): core k's are
     /// core_all_cpus[core_all_at[k]..core_all_at[k + 1]] (two vectors, not
@@ -555,6 +553,11 @@ impl Core {
         for c in 0..n {
             smt_mask.set(c, online[c]);
         }
+        let cap_frac: Vec<f64> = machine
+            .cpus
+            .iter()
+            .map(|c| c.capacity as f64 / 1024.0)
+            .collect();
         // each core's CPUs, online or not, by a counting sort
         let mut core_all_at = vec![0; cores + 1];
         for c in &machine.cpus {
@@ -576,28 +579,13 @@ impl Core {
             cpu_node: machine.cpus.iter().map(|c| c.node).collect(),
             core_busy: vec![0; core_cpus.len()],
             nr_busy: 0,
-            cap_frac: machine
-                .cpus
+            // every CPU's speed with no busy thread on its core, as
+            // recount_core computes it for a busy count of 0 or 1
+            smt_rate: cap_frac
                 .iter()
-                .map(|c| c.capacity as f64 / 1024.0)
+                .map(|&f| run::cpu_speed(f, &machine.smt.throughput, 1, cfg.slowdown))
                 .collect(),
-            // every CPU's speed at no busy thread, as recount_core
-            // computes it for a busy count of 0 or 1
-            smt_rate: machine
-                .cpus
-                .iter()
-                .map(|c| {
-                    let smt = machine.smt.throughput.first().copied().unwrap_or(1.0);
-                    let rate = c.capacity as f64 / 1024.0 * smt;
-                    let plain = if cfg.slowdown != 1.0 {
-                        rate / cfg.slowdown
-                    } else {
-                        rate
-                    };
-                    [rate, plain]
-                })
-                .collect(),
-            smt_rate_k: vec![1; cores],
+            cap_frac,
             core_all_cpus,
             core_all_at,
             smt_on: core_cpus.iter().any(|c| c.len() > 1),

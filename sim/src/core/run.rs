@@ -69,6 +69,28 @@ fn ns_f64_slow(x: Ns) -> f64 {
     x as f64
 }
 
+/// A CPU's speed with `k` busy threads on its core (at least 1):
+/// [capacity x the SMT share at k, that / slowdown] (Core::smt_rate).
+pub(super) fn cpu_speed(
+    cap_frac: f64,
+    smt_throughput: &[f64],
+    k: usize,
+    slowdown: f64,
+) -> [f64; 2] {
+    let rate = cap_frac * smt_throughput.get(k - 1).copied().unwrap_or(1.0);
+    [rate, slowed(rate, slowdown)]
+}
+
+/// `rate` / `slowdown`, the division skipped at 1.0, where it is exact.
+#[inline(always)]
+fn slowed(rate: f64, slowdown: f64) -> f64 {
+    if slowdown != 1.0 {
+        rate / slowdown
+    } else {
+        rate
+    }
+}
+
 impl Core {
     // ---------------------------------------------------------------
     // Progress of running tasks
@@ -97,34 +119,23 @@ impl Core {
             .iter()
             .filter(|&&c| cpus[c].curr.is_some())
             .count();
-        self.core_busy[core] = busy;
         // the speed depends on the count from 1 on only (a CPU that runs
         // a task on an otherwise idle core, or none, runs at 1): unchanged
         // when the count went between 0 and 1, as on most switches of a
         // machine with idle cores
-        let k = busy.max(1);
-        if self.smt_rate_k[core] == k {
+        let (was, k) = (self.core_busy[core].max(1), busy.max(1));
+        self.core_busy[core] = busy;
+        if was == k {
             return;
         }
-        self.smt_rate_k[core] = k;
-        let smt = self
-            .machine
-            .smt
-            .throughput
-            .get(k - 1)
-            .copied()
-            .unwrap_or(1.0);
-        let slowdown = self.cfg.slowdown;
         let cpus = &self.core_all_cpus[self.core_all_at[core]..self.core_all_at[core + 1]];
         for &c in cpus {
-            let rate = self.cap_frac[c] * smt;
-            // (a division by 1.0 is exact: skipping it gives the same rate)
-            let plain = if slowdown != 1.0 {
-                rate / slowdown
-            } else {
-                rate
-            };
-            self.smt_rate[c] = [rate, plain];
+            self.smt_rate[c] = cpu_speed(
+                self.cap_frac[c],
+                &self.machine.smt.throughput,
+                k,
+                self.cfg.slowdown,
+            );
         }
     }
 
@@ -144,10 +155,7 @@ impl Core {
         if spec.shared_lines_per_us > 0.0 {
             let away = self.stats.proc_away(spec.tgid, self.cache.llc_of(cpu));
             rate /= 1.0 + self.cache.sharing_slowdown(spec.shared_lines_per_us, away);
-            if self.cfg.slowdown != 1.0 {
-                rate /= self.cfg.slowdown;
-            }
-            return rate;
+            return slowed(rate, self.cfg.slowdown);
         }
         plain
     }
