@@ -343,7 +343,9 @@ ARBOR_POLICY bool arbor_newidle_level_ok(u64 avg_idle, u64 spent, u64 level_cost
  * waits in would, warm; the price is the pull, and the baseline's rules
  * still apply (affinity, no cache-hot task at a forced LLC level). The
  * walk's cost stays bounded: the forced levels are the CPU's own core and
- * LLC.
+ * LLC and, on the machines arbor_idle_pull_level names, the node or the
+ * other nodes, where find_busiest() skips every LLC with no CPU running
+ * two tasks without touching its CPUs.
  */
 ARBOR_POLICY u32 arbor_newidle_level(bool idle_pull, bool within_llc, bool cost_ok,
 				     u32 dice_weight)
