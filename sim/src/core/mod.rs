@@ -13,6 +13,7 @@ pub mod cache;
 pub mod cgroup;
 pub mod cgroup_events;
 pub mod dsq;
+pub mod governor;
 pub mod hotplug;
 mod immed;
 pub mod kfuncs;
@@ -36,6 +37,7 @@ use crate::machine::Machine;
 use crate::task::{Effects, Ns, Step, TaskId, TaskSpec, Workload};
 use cache::{CacheModel, Warmth};
 use dsq::{Dsq, DsqRef};
+use governor::IDLE_HISTORY;
 pub use ops::Ops;
 use stats::Stats;
 
@@ -231,6 +233,10 @@ pub struct Cpu {
     /// Index of the idle state entered, and the last idle period (predictor).
     pub cstate: usize,
     pub last_idle_ns: u64,
+    /// The last `IDLE_HISTORY` idle periods (a ring, oldest overwritten
+    /// first) and the next slot: the menu governor's `intervals[]`.
+    pub idle_hist: [u64; IDLE_HISTORY],
+    pub idle_hist_at: u8,
     /// Extra time charged to this CPU by callbacks and wake-ups in the
     /// current step, added before its next run.
     pub pending_stall: f64,
@@ -535,6 +541,8 @@ impl Core {
                 tick_armed: false,
                 cstate: 0,
                 last_idle_ns: 0,
+                idle_hist: [0; IDLE_HISTORY],
+                idle_hist_at: 0,
                 pending_stall: 0.0,
                 held_resched: false,
                 trace_start: 0,

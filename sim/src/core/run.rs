@@ -2,6 +2,7 @@
 //! put_prev_task_scx, set_next_task_scx), task progress, ticks, and the
 //! invariants and watchdog checked during every run.
 
+use super::governor::{predicted_idle_ns, IDLE_HISTORY};
 use super::*;
 
 /// The dispatch rounds of one balance_one before the CPU kicks itself
@@ -633,7 +634,10 @@ impl Core {
     pub(super) fn leave_idle(&mut self, ops: &mut dyn Ops, x: usize) {
         if let Some(s) = self.cpus[x].idle_since.take() {
             self.cpus[x].idle_ns += self.now - s;
-            self.cpus[x].last_idle_ns = self.now - s;
+            let c = &mut self.cpus[x];
+            c.last_idle_ns = self.now - s;
+            c.idle_hist[c.idle_hist_at as usize] = c.last_idle_ns;
+            c.idle_hist_at = ((c.idle_hist_at as usize + 1) % IDLE_HISTORY) as u8;
         }
         self.cpus[x].busy_since = Some(self.now);
         self.stats.set_idle(x, false, self.now);
@@ -652,8 +656,9 @@ impl Core {
         self.cpus[x].pending_stall = 0.0;
         self.cpus[x].gen += 1;
         self.run_ends.clear(x);
-        // the deepest state whose target residency the last idle period met
-        let predicted = self.cpus[x].last_idle_ns;
+        // the deepest state whose target residency the predicted idle
+        // period meets (governor.rs: menu's prediction)
+        let predicted = predicted_idle_ns(&self.cpus[x].idle_hist, self.cpus[x].last_idle_ns);
         self.cpus[x].cstate = self
             .machine
             .idle_states
