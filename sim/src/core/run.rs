@@ -152,6 +152,12 @@ impl Core {
             return self.cap_frac[cpu] / self.nr_busy.max(1) as f64 / self.cfg.slowdown;
         }
         let [mut rate, plain] = self.smt_rate[cpu];
+        // track_occupancy is set at spawn when some task shares lines
+        // (Core::spawn): without one, the task's spec (a cache line of its
+        // own, past the fields a step touches) is not read
+        if !self.stats.track_occupancy {
+            return plain;
+        }
         let spec = &self.tasks[t].spec;
         if spec.shared_lines_per_us > 0.0 {
             let away = self.stats.proc_away(spec.tgid, self.cache.llc_of(cpu));
