@@ -180,6 +180,16 @@ impl CacheModel {
         lines * self.line_latency(from, to) / self.spec.mlp
     }
 
+    /// Of `message_cost`'s total, the message's first line: what a woken
+    /// task reads before anything else (its futex word, a timestamp), the
+    /// rest being its own work's reads that follow.
+    pub fn message_head_cost(&self, bytes: u64, from: usize, to: usize) -> f64 {
+        if bytes == 0 {
+            return 0.0;
+        }
+        self.line_latency(from, to) / self.spec.mlp
+    }
+
     /// Extra ns per ns of work for a thread of a process that touches
     /// `lines_per_us` shared lines, when `away` (0..=1) of the process's
     /// recent running was in other LLCs. Coherence misses are dependent

@@ -597,18 +597,25 @@ impl Core {
             self.stats.refill(refill_stall);
         }
         self.tasks[t].warmth = w;
+        // charged after the woken task's code resumes: its working set's
+        // refill and all but the first line of its message
+        let mut later = refill_stall;
         if let Some((from, bytes)) = self.tasks[t].message.take() {
             let m = self.cache.message_cost(bytes, from, x);
+            let head = self.cache.message_head_cost(bytes, from, x);
             if !self.cfg.one_host_thread {
                 stall += m * self.cfg.slowdown;
+                later += (m - head) * self.cfg.slowdown;
             }
         }
         // the woken task's own code resumes once the switch is done and it
-        // has read what its waker wrote (schbench's gettimeofday after
-        // fwait's cmpxchg on the futex word, rt-app's clock read): a
-        // wake-up latency probe's interval ends there, not at the pick.
-        // The refill of its working set comes later, in its own work.
-        let resumed = self.now + (stall - refill_stall) as Ns;
+        // has read the first line its waker wrote (schbench's gettimeofday
+        // after fwait's cmpxchg on the futex word, wakeprobe.c's clock read
+        // after its futex, before it touches the buffer; rt-app's clock
+        // read): a wake-up latency probe's interval ends there, not at the
+        // pick. The rest of the message and the refill of its working set
+        // come later, in its own work.
+        let resumed = self.now + (stall - later) as Ns;
         self.stats.stall_ns += stall;
         self.cpus[x].seg_start = self.now + stall as Ns;
         if let Some(w) = woken_at {

@@ -19,7 +19,10 @@
 //! read-modify-write per 64-byte line at ~1 ns when the line is local.
 //! Misses are the machine model's: the message thread's wake-up carries the
 //! k KiB the worker will read, and the last worker's wake-up carries the
-//! k KiB it dirtied, which the next memset overwrites.
+//! k KiB it dirtied, which the next memset overwrites. The worker reads its
+//! clock after the futex returns and before it touches the buffer, so its
+//! latency ends after the message's first line; the rest of the buffer's
+//! misses are in its work (core/run.rs switch_in).
 
 use super::hist::Hist;
 use super::{Effects, Exits, Metric, Ns, Step, TaskId, TaskSpec, Workload};
