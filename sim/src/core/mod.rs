@@ -249,7 +249,8 @@ pub struct Cpu {
     pub idle_ns: u64,
     pub resched_at: Option<Ns>,
     pub tick_armed: bool,
-    /// Index of the idle state entered, and the last idle period (predictor).
+    /// Index of the idle state entered, and the last idle period (the
+    /// governor's stand-in for its timer guess: governor.rs).
     pub cstate: usize,
     pub last_idle_ns: u64,
     /// The last `IDLE_HISTORY` idle periods (a ring, oldest overwritten
