@@ -20,8 +20,8 @@ pub const IDLE_HISTORY: usize = 8;
 /// above a threshold (at first all), the mean is typical when their variance
 /// is at most 400 µs² (a standard deviation of 20 µs), or when the mean
 /// exceeds 6 standard deviations and at least 3/4 of the periods are
-/// counted. Otherwise the largest period counted is dropped and the test
-/// repeated, while more than 3/4 remain. None: no typical period (the
+/// counted. Otherwise the largest period counted (with any equal to it) is
+/// dropped and the test repeated, while more than 3/4 remain. None: no typical period (the
 /// history is all zero, or too spread), the timer guess alone decides.
 pub fn typical_interval_us(hist: &[u64; IDLE_HISTORY]) -> Option<u64> {
     let mut thresh = u64::MAX;
