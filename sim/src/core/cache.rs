@@ -170,24 +170,18 @@ impl CacheModel {
         }
     }
 
-    /// Cost of reading `bytes` written on `from` while running on `to`.
-    pub fn message_cost(&mut self, bytes: u64, from: usize, to: usize) -> f64 {
+    /// Cost of reading `bytes` written on `from` while running on `to`:
+    /// [all of it, its first line]. The first line is what a woken task
+    /// reads before anything else (its futex word, a timestamp); the rest
+    /// are its own work's reads that follow.
+    pub fn message_cost(&mut self, bytes: u64, from: usize, to: usize) -> [f64; 2] {
         if bytes == 0 {
-            return 0.0;
+            return [0.0; 2];
         }
         let lines = (bytes as f64 / self.spec.line_bytes as f64).ceil();
         self.llc_fill[self.cpu_llc[to]] += bytes as f64;
-        lines * self.line_latency(from, to) / self.spec.mlp
-    }
-
-    /// Of `message_cost`'s total, the message's first line: what a woken
-    /// task reads before anything else (its futex word, a timestamp), the
-    /// rest being its own work's reads that follow.
-    pub fn message_head_cost(&self, bytes: u64, from: usize, to: usize) -> f64 {
-        if bytes == 0 {
-            return 0.0;
-        }
-        self.line_latency(from, to) / self.spec.mlp
+        let lat = self.line_latency(from, to);
+        [lines * lat / self.spec.mlp, lat / self.spec.mlp]
     }
 
     /// Extra ns per ns of work for a thread of a process that touches

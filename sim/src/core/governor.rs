@@ -59,13 +59,9 @@ pub fn typical_interval_us(hist: &[u64; IDLE_HISTORY]) -> Option<u64> {
 }
 
 /// The idle period (ns) the CPU expects: the smaller of the last one (the
-/// timer guess's stand-in) and the typical one.
-pub fn predicted_idle_ns(hist: &[u64; IDLE_HISTORY], last_ns: u64) -> u64 {
-    let mut us = [0u64; IDLE_HISTORY];
-    for (u, &h) in us.iter_mut().zip(hist) {
-        *u = h / 1000;
-    }
-    match typical_interval_us(&us) {
+/// timer guess's stand-in) and the typical one of `hist_us`.
+pub fn predicted_idle_ns(hist_us: &[u64; IDLE_HISTORY], last_ns: u64) -> u64 {
+    match typical_interval_us(hist_us) {
         Some(t) => last_ns.min(t.saturating_mul(1000)),
         None => last_ns,
     }
@@ -90,8 +86,7 @@ mod tests {
         let h = [60, 60, 60, 1000, 60, 60, 60, 60];
         assert_eq!(typical_interval_us(&h), Some(60));
         // so a CPU that idled 1 ms once still expects 60 us
-        let ns = h.map(|v| v * 1000);
-        assert_eq!(predicted_idle_ns(&ns, 1_000_000), 60_000);
+        assert_eq!(predicted_idle_ns(&h, 1_000_000), 60_000);
     }
 
     #[test]
@@ -107,16 +102,15 @@ mod tests {
         // two drops leave 6 periods still spread: the last period decides
         let h = [10, 300, 50, 900, 120, 1000, 700, 2000];
         assert_eq!(typical_interval_us(&h), None);
-        let ns = h.map(|v| v * 1000);
-        assert_eq!(predicted_idle_ns(&ns, 2_000_000), 2_000_000);
+        assert_eq!(predicted_idle_ns(&h, 2_000_000), 2_000_000);
     }
 
     #[test]
     fn steady_long_periods_are_typical() {
-        let ns = [1_000_000u64; 8];
-        assert_eq!(predicted_idle_ns(&ns, 1_000_000), 1_000_000);
+        let us = [1_000u64; 8];
+        assert_eq!(predicted_idle_ns(&us, 1_000_000), 1_000_000);
         // a short last period wins over a long typical one (the minimum)
-        assert_eq!(predicted_idle_ns(&ns, 30_000), 30_000);
+        assert_eq!(predicted_idle_ns(&us, 30_000), 30_000);
     }
 
     #[test]

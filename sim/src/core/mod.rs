@@ -253,9 +253,10 @@ pub struct Cpu {
     /// governor's stand-in for its timer guess: governor.rs).
     pub cstate: usize,
     pub last_idle_ns: u64,
-    /// The last `IDLE_HISTORY` idle periods (a ring, oldest overwritten
-    /// first) and the next slot: the menu governor's `intervals[]`.
-    pub idle_hist: [u64; IDLE_HISTORY],
+    /// The last `IDLE_HISTORY` idle periods in us (a ring, oldest
+    /// overwritten first) and the next slot: the menu governor's
+    /// `intervals[]`.
+    pub idle_hist_us: [u64; IDLE_HISTORY],
     pub idle_hist_at: u8,
     /// A resched that came while its task was inside a batch of wake-ups
     /// it may not be preempted in: taken at the batch's end (wake_batch.rs).
@@ -558,7 +559,7 @@ impl Core {
                 tick_armed: false,
                 cstate: 0,
                 last_idle_ns: 0,
-                idle_hist: [0; IDLE_HISTORY],
+                idle_hist_us: [0; IDLE_HISTORY],
                 idle_hist_at: 0,
                 pending_stall: 0.0,
                 held_resched: false,

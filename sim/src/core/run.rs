@@ -601,8 +601,7 @@ impl Core {
         // refill and all but the first line of its message
         let mut later = refill_stall;
         if let Some((from, bytes)) = self.tasks[t].message.take() {
-            let m = self.cache.message_cost(bytes, from, x);
-            let head = self.cache.message_head_cost(bytes, from, x);
+            let [m, head] = self.cache.message_cost(bytes, from, x);
             if !self.cfg.one_host_thread {
                 stall += m * self.cfg.slowdown;
                 later += (m - head) * self.cfg.slowdown;
@@ -645,11 +644,12 @@ impl Core {
     }
 
     pub(super) fn leave_idle(&mut self, ops: &mut dyn Ops, x: usize) {
-        if let Some(s) = self.cpus[x].idle_since.take() {
-            self.cpus[x].idle_ns += self.now - s;
-            let c = &mut self.cpus[x];
+        let c = &mut self.cpus[x];
+        if let Some(s) = c.idle_since.take() {
+            c.idle_ns += self.now - s;
             c.last_idle_ns = self.now - s;
-            c.idle_hist[c.idle_hist_at as usize] = c.last_idle_ns;
+            // in menu's unit, us
+            c.idle_hist_us[c.idle_hist_at as usize] = c.last_idle_ns / 1000;
             c.idle_hist_at = ((c.idle_hist_at as usize + 1) % IDLE_HISTORY) as u8;
         }
         self.cpus[x].busy_since = Some(self.now);
@@ -671,7 +671,7 @@ impl Core {
         self.run_ends.clear(x);
         // the deepest state whose target residency the predicted idle
         // period meets (governor.rs: menu's prediction)
-        let predicted = predicted_idle_ns(&self.cpus[x].idle_hist, self.cpus[x].last_idle_ns);
+        let predicted = predicted_idle_ns(&self.cpus[x].idle_hist_us, self.cpus[x].last_idle_ns);
         self.cpus[x].cstate = self
             .machine
             .idle_states
